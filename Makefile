@@ -1,0 +1,47 @@
+# Ben10 — build, test, lint, fuzz, bench, demo.
+GO        ?= go
+BIN       ?= bin/ben10
+FUZZTIME  ?= 30s
+BENCHTIME ?= 1s
+STATICCHECK_VERSION ?= 2026.2.2
+GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
+STATICCHECK := $(GOBIN_DIR)/staticcheck
+
+.PHONY: all build test bench fuzz lint demo clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/ben10
+
+## test: every test in the module (unit, golden, property, end-to-end).
+test:
+	$(GO) test -count=1 ./...
+
+## bench: every benchmark; see docs/PERFORMANCE.md for the comparisons.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
+
+## fuzz: each fuzz target in ./fuzz for FUZZTIME (default 30s).
+fuzz:
+	@set -e; for t in $$($(GO) test -list '^Fuzz' ./fuzz | grep '^Fuzz'); do \
+		echo "== $$t ($(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) ./fuzz; \
+	done
+
+$(STATICCHECK):
+	GOBIN=$(GOBIN_DIR) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+## lint: gofmt check, go vet, staticcheck.
+lint: $(STATICCHECK)
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(STATICCHECK) ./...
+
+## demo: the main job on the bundled sample (see scripts/demo.sh).
+demo: build
+	@BEN10=$(abspath $(BIN)) bash scripts/demo.sh
+
+clean:
+	rm -rf bin

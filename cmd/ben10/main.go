@@ -1,0 +1,72 @@
+// Command ben10 keeps an AI coding assistant's context: it captures sessions
+// into .ctx archives, snapshots them before compaction and gives them back.
+//
+// The command is a thin layer over the library packages: it parses flags,
+// calls the library and formats the result. Each command group lives in its
+// own file and registers itself on the root command from an init function.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// globalFlags are shared by every command.
+var globalFlags struct {
+	json  bool
+	quiet bool
+}
+
+var rootCmd = &cobra.Command{
+	Use:   "ben10",
+	Short: "Keep your AI coding assistant's context: capture, snapshot, restore",
+	Long: `Ben10 captures a coding assistant's session losslessly into a portable
+.ctx archive, snapshots the full context right before every compaction, and
+gives it back: a recovery digest, a resumable transcript, search, diff,
+extract and export.`,
+	SilenceUsage:  true,
+	SilenceErrors: true,
+}
+
+func init() {
+	rootCmd.PersistentFlags().BoolVar(&globalFlags.json, "json", false, "machine-readable JSON output")
+	rootCmd.PersistentFlags().BoolVarP(&globalFlags.quiet, "quiet", "q", false, "print only errors")
+	rootCmd.AddCommand(&cobra.Command{
+		Use:   "version",
+		Short: "Print the ben10 version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if globalFlags.json {
+				return printJSON(cmd.OutOrStdout(), map[string]string{"version": version})
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "ben10 %s\n", version)
+			return nil
+		},
+	})
+}
+
+// exitError carries a specific exit code out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func main() {
+	if err := rootCmd.Execute(); err != nil {
+		fmt.Fprintf(os.Stderr, "ben10: %v\n", err)
+		var ee *exitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.code)
+		}
+		os.Exit(1)
+	}
+}

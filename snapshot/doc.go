@@ -1,0 +1,3 @@
+// Package snapshot manages pre-compaction snapshots: creation, the index,
+// retention and pinning, diff, restore, extract and search.
+package snapshot
