@@ -171,3 +171,12 @@ type ImportReport struct {
 	UnknownTypes map[string]int `msgpack:"unknown_types" json:"unknown_types,omitempty"`
 	Problems     []string       `msgpack:"problems" json:"problems,omitempty"` // first few, "file:line: what"
 }
+
+// ImportOptions tune an importer (package transcript/...).
+type ImportOptions struct {
+	// ProjectDir is the project root that file paths are made relative to.
+	// Empty: the session's own working directory as the transcript records it.
+	ProjectDir string
+	// NoSubagents skips sidechain files next to the main transcript.
+	NoSubagents bool
+}
