@@ -107,6 +107,7 @@ func (c *conv) parse(lines []imp.Line) {
 			}
 		}
 	}
+	b.Cwd = b.S.Meta.DirectoryPath
 	b.Root = c.opt.ProjectDir
 	if b.Root == "" {
 		b.Root = b.S.Meta.DirectoryPath
@@ -118,6 +119,14 @@ func (c *conv) parse(lines []imp.Line) {
 
 func (c *conv) record(r rec) {
 	b := c.b
+	switch r.env.Type {
+	case "session_meta", "turn_context", "response_item", "event_msg", "compacted":
+		if p := r.env.Payload; len(p) == 0 || p[0] != '{' {
+			b.S.Import.Partial++
+			b.Problem(c.raw, r.line, "%s payload is not an object", r.env.Type)
+			return
+		}
+	}
 	switch r.env.Type {
 	case "session_meta":
 		c.sessionMeta(r)

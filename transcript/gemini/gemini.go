@@ -473,6 +473,7 @@ func functionOutput(raw json.RawMessage) string {
 func (g *conv) finish() *archive.State {
 	b := g.b
 	m := &b.S.Meta
+	b.Cwd = m.DirectoryPath
 	b.Root = g.opt.ProjectDir
 	if b.Root == "" {
 		b.Root = m.DirectoryPath

@@ -95,6 +95,7 @@ func trimCR(b []byte) []byte {
 type Builder struct {
 	S     *archive.State
 	Root  string // absolute directory file paths are made relative to
+	Cwd   string // the session's working directory, for relative paths
 	files map[string]*archive.FileRecord
 	tools map[string]int // tool call id -> index in S.Tools
 }
@@ -186,13 +187,17 @@ const (
 )
 
 // Rel makes p relative to the builder's root when it is inside it; other
-// absolute paths stay absolute. Relative paths are cleaned.
+// absolute paths stay absolute. Relative paths are taken from Cwd when
+// known, else kept (cleaned).
 func (b *Builder) Rel(p string) string {
 	p = strings.TrimSpace(p)
 	if p == "" {
 		return ""
 	}
 	p = filepath.Clean(p)
+	if !filepath.IsAbs(p) && b.Cwd != "" && filepath.IsAbs(b.Cwd) {
+		p = filepath.Join(b.Cwd, p)
+	}
 	if b.Root != "" && filepath.IsAbs(p) {
 		if r, err := filepath.Rel(b.Root, p); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
 			return r
