@@ -124,6 +124,9 @@ func CUSF(w io.Writer, s *archive.State) error {
 		switch {
 		case e.Message != nil:
 			x := e.Message
+			if x.Kind == "tool_use" && x.Text == "" {
+				return nil // a carrier for tool calls only: the tool_use lines follow
+			}
 			messages++
 			cm := cusfMessage{Type: "message", Role: x.Role, Content: x.Text, Timestamp: ts(x.Timestamp), MessageID: x.ID,
 				Kind: x.Kind, Files: x.Files, Sidechain: x.Sidechain, AgentID: x.AgentID}
