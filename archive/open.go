@@ -409,4 +409,3 @@ func (a *Archive) Summary() Summary {
 		TasksActive: c.Active, TasksPend: c.Pending, TasksDone: c.Completed, Contents: len(a.meta.Contents),
 	}
 }
-
