@@ -137,7 +137,7 @@ func genericValueOK(v []byte, quoted, password bool) bool {
 	}
 	lower, upper, digit, other := classes(v)
 	letters := !digit && !other
-	if reCodeRef.Match(v) && !digit {
+	if !digit && reCodeRef.Match(v) && (len(v) < 20 || bytes.ContainsAny(v, "._$") || entropy(v) < 4.2) {
 		// identifiers and dotted references: code, not a literal
 		return false
 	}

@@ -188,7 +188,7 @@ var (
 	reDiscordHook = regexp.MustCompile(`(?i)discord(?:app)?\.com/api/webhooks/([0-9]{5,30}/[A-Za-z0-9_-]{60,})`)
 	reAzureKey    = regexp.MustCompile(`(?i)(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{40,100}={0,2})`)
 	reAzureSAS    = regexp.MustCompile(`sv=\d{4}-\d{2}-\d{2}[^\s"'<>]{0,300}?[?&]sig=([A-Za-z0-9%+/]{40,}(?:%3D|=){0,2})`)
-	reTelegram    = regexp.MustCompile(`\b\d{8,10}:AA[A-Za-z0-9_-]{33}(?:[^A-Za-z0-9_-]|$)`)
+	reTelegram    = regexp.MustCompile(`(?:^|[^0-9])([0-9]{8,10}:AA[A-Za-z0-9_-]{33})(?:[^A-Za-z0-9_-]|$)`)
 	reDiscordBot  = regexp.MustCompile(`^[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}$`)
 	reMailgunNew  = regexp.MustCompile(`^[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}$`)
 )
@@ -250,7 +250,7 @@ func builtinMatchers() []matcher {
 		slackMatcher(),
 		regexMatcher("slack-webhook", []string{"hooks.slack.com"}, reSlackHook, 0, 200, nil),
 		regexMatcher("discord-webhook", []string{"discord.com", "discordapp.com"}, reDiscordHook, 0, 200, nil),
-		regexMatcher("telegram-bot-token", []string{":aa"}, reTelegram, 11, 37, func(v []byte) bool { return entropy(v) >= 3.5 }),
+		regexMatcher("telegram-bot-token", []string{":aa"}, reTelegram, 12, 37, func(v []byte) bool { return entropy(v) >= 3.5 }),
 		sendgridMatcher(),
 		tokenMatcher("twilio-api-key", tokenSpec{prefix: "SK", cs: csHexLower, min: 32, max: 32, minEntropy: 3}),
 		tokenMatcher("mailgun-api-key", tokenSpec{prefix: "key-", cs: csHexLower, min: 32, max: 32, minEntropy: 3}),
@@ -565,7 +565,7 @@ var dbSchemes = map[string]bool{
 	"db2": true, "cassandra": true, "neo4j": true, "neo4j+s": true, "couchdb": true, "memcached": true,
 }
 
-var csUserinfoStop = newCharset("/@ \t\r\n\"'`<>\\?#[]{}")
+var csUserinfoStop = newCharset("/@ \t\r\n\"'`<>\\[]{}")
 
 func urlMatcher() matcher {
 	return matcher{
