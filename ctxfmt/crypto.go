@@ -25,15 +25,15 @@ const (
 )
 
 const (
-	aeadAES256GCM    uint8 = 1
-	cryptoParamsV1   uint8 = 1
-	saltSize               = 32
-	keyCheckSize           = 32
-	infoSegmentKey         = "ben10/ctx/v1/segment-key"
-	infoKeyCheck           = "ben10/ctx/v1/key-check"
-	defaultArgonTime       = 3
-	defaultArgonMemKiB     = 64 * 1024
-	defaultArgonThreads    = 4
+	aeadAES256GCM       uint8 = 1
+	cryptoParamsV1      uint8 = 1
+	saltSize                  = 32
+	keyCheckSize              = 32
+	infoSegmentKey            = "ben10/ctx/v1/segment-key"
+	infoKeyCheck              = "ben10/ctx/v1/key-check"
+	defaultArgonTime          = 3
+	defaultArgonMemKiB        = 64 * 1024
+	defaultArgonThreads       = 4
 )
 
 // Caps on the Argon2id parameters a reader accepts (and a writer writes):

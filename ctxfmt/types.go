@@ -214,9 +214,9 @@ const (
 	// ciphertext followed by the 16-byte tag.
 	FlagEncrypted SegmentFlags = 1 << 1
 
-	segFlagsKnown      = FlagRequired | FlagEncrypted
-	segFlagsMustKnow   = SegmentFlags(0x00FF)
-	headerFlagsKnown   = HeaderEncrypted
+	segFlagsKnown       = FlagRequired | FlagEncrypted
+	segFlagsMustKnow    = SegmentFlags(0x00FF)
+	headerFlagsKnown    = HeaderEncrypted
 	headerFlagsMustKnow = uint16(0x00FF)
 )
 

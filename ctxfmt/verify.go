@@ -121,4 +121,3 @@ func copySection(w io.Writer, ra io.ReaderAt, off, n int64, region string) error
 	}
 	return nil
 }
-
