@@ -1,8 +1,10 @@
 package ctxfmt
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"sync"
 
@@ -115,6 +117,36 @@ func compress(c Codec, l Level, src []byte) (Codec, []byte, error) {
 	return c, out, nil
 }
 
+// Above this compression ratio a zstd segment is decoded by streaming into
+// a buffer that grows with the output actually produced, instead of
+// allocating the claimed raw length up front: a tiny hostile segment that
+// claims a huge raw length then costs only what it really decodes to.
+const (
+	zstdFastRatio = 64
+	zstdFastSlack = 1 << 20
+)
+
+func zstdStream(src []byte, rawLen int) ([]byte, error) {
+	d, err := zstd.NewReader(bytes.NewReader(src),
+		zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxWindow(maxZstdWindow),
+		zstd.WithDecoderMaxMemory(uint64(max(rawLen, zstd.MinWindowSize))),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	defer d.Close()
+	var buf bytes.Buffer
+	if _, err := io.Copy(&buf, io.LimitReader(d, int64(rawLen)+1)); err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	if buf.Len() != rawLen {
+		return nil, errLength
+	}
+	return buf.Bytes(), nil
+}
+
 var errLength = errors.New("decoded length differs from the index")
 
 // decompress decodes src (codec c) into exactly rawLen bytes. rawLen has
@@ -143,6 +175,9 @@ func decompress(c Codec, src []byte, rawLen int) ([]byte, error) {
 		dec, err := zstdDecoder()
 		if err != nil {
 			return nil, fmt.Errorf("zstd decoder: %w", err)
+		}
+		if rawLen > zstdFastRatio*len(src)+zstdFastSlack {
+			return zstdStream(src, rawLen)
 		}
 		// The decoder writes at most cap(dst) bytes (WithDecodeAllCapLimit);
 		// one spare byte lets an over-long frame show itself.
