@@ -208,3 +208,14 @@ func TestWindows(t *testing.T) {
 		t.Error("codex windows")
 	}
 }
+
+func TestImportClaude(t *testing.T) {
+	p := filepath.Join("claude", "testdata", "v1.jsonl")
+	if h, err := transcript.Detect(p); err != nil || h != archive.HarnessClaude {
+		t.Fatalf("detect: %q %v", h, err)
+	}
+	s, err := transcript.Import(p, "", archive.ImportOptions{})
+	if err != nil || s.Meta.Harness != archive.HarnessClaude || len(s.Messages) == 0 {
+		t.Fatalf("import: %v", err)
+	}
+}

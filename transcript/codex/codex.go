@@ -20,7 +20,18 @@ func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("codex: %w", err)
 	}
-	return ImportBytes(filepath.Base(path), data, opt)
+	s, _ := ImportBytes(filepath.Base(path), data, opt)
+	if err := imp.CaptureFiles(s, root(s, opt), opt); err != nil {
+		return nil, fmt.Errorf("codex: %w", err)
+	}
+	return s, nil
+}
+
+func root(s *archive.State, opt archive.ImportOptions) string {
+	if opt.ProjectDir != "" {
+		return opt.ProjectDir
+	}
+	return s.Meta.DirectoryPath
 }
 
 // ImportBytes imports a rollout held in memory; name becomes the raw

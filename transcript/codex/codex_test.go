@@ -182,3 +182,34 @@ func TestCorpus(t *testing.T) {
 		})
 	}
 }
+
+func TestIncludeFileContents(t *testing.T) {
+	proj := t.TempDir()
+	if err := os.WriteFile(filepath.Join(proj, "calc.go"), []byte("package calc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opt := archive.ImportOptions{ProjectDir: proj, IncludeFileContents: true, ExcludePatterns: []string{"*.md"}}
+	// The fixture's cwd is /home/dev/proj; make its relative paths land in proj.
+	data, err := os.ReadFile(filepath.Join("testdata", "basic.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "rollout.jsonl")
+	if err := os.WriteFile(p, []byte(strings.ReplaceAll(string(data), "/home/dev/proj", proj)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := codex.Import(p, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.FileContents) != 1 || s.FileContents[0].Path != "calc.go" || string(s.FileContents[0].Data) != "package calc\n" || s.Files[0].Hash == "" {
+		t.Errorf("contents %+v files %+v", s.FileContents, s.Files)
+	}
+	if s.Import.Files != 1 {
+		t.Errorf("report files %d", s.Import.Files)
+	}
+	opt.ExcludePatterns = []string{"["}
+	if _, err := codex.Import(p, opt); err == nil {
+		t.Error("bad exclude pattern accepted")
+	}
+}

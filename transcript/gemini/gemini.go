@@ -34,7 +34,15 @@ func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
 	if !opt.NoSubagents && g.b.S.Meta.SessionID != "" {
 		g.subagents(filepath.Join(filepath.Dir(path), g.b.S.Meta.SessionID))
 	}
-	return g.finish(), nil
+	s := g.finish()
+	root := opt.ProjectDir
+	if root == "" {
+		root = s.Meta.DirectoryPath
+	}
+	if err := imp.CaptureFiles(s, root, opt); err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
+	}
+	return s, nil
 }
 
 // ImportBytes imports a session held in memory (legacy JSON or JSONL,

@@ -104,6 +104,9 @@ func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
 	if m.ContextWindow == 0 && m.Model != "" {
 		m.ContextWindow = ContextWindow(m.Model)
 	}
+	if err := imp.CaptureFiles(s, root, opt); err != nil {
+		return nil, fmt.Errorf("kimi: %w", err)
+	}
 	return s, nil
 }
 

@@ -5,11 +5,14 @@ package imp
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -64,7 +67,8 @@ type Line struct {
 	Terminated bool   // false for a last line with no newline
 }
 
-// Blank reports a line holding only white space.
+// Blank reports a line holding only white space (counted in
+// ImportReport.Blank, not an error).
 func (l Line) Blank() bool { return len(bytes.TrimSpace(l.Data)) == 0 }
 
 // Split cuts data into lines. It never copies and has no line length limit.
@@ -116,6 +120,7 @@ func NewBuilder(h archive.Harness) *Builder {
 // AddRaw appends an original file and returns its index for RawRef.File.
 func (b *Builder) AddRaw(name string, data []byte) int {
 	b.S.Raw = append(b.S.Raw, archive.RawFile{Name: name, Data: data})
+	b.S.Import.Files++
 	return len(b.S.Raw) - 1
 }
 
@@ -148,6 +153,9 @@ func (b *Builder) Unknown(typ string) {
 // the line is not JSON. Blank lines return false and count nothing.
 func (b *Builder) Decode(file int, l Line, v any) bool {
 	if l.Blank() {
+		if l.Terminated || len(l.Data) > 0 {
+			b.S.Import.Blank++
+		}
 		return false
 	}
 	b.S.Import.Lines++
@@ -463,4 +471,66 @@ func (b *Builder) SetTasks(items []archive.Task, ts time.Time) {
 	}
 	ts2.UpdatedAt = ts
 	b.S.Tasks = ts2
+}
+
+// defaultMaxFileContent caps one captured file when the options do not.
+const defaultMaxFileContent = 8 << 20
+
+// CaptureFiles implements ImportOptions.IncludeFileContents: it reads the
+// registry's files inside root (relative paths) from disk into
+// FileContents and sets their hash. Missing, non-regular, oversized and
+// excluded files keep only their registry record.
+func CaptureFiles(s *archive.State, root string, opt archive.ImportOptions) error {
+	if !opt.IncludeFileContents || root == "" {
+		return nil
+	}
+	limit := opt.MaxFileContent
+	if limit <= 0 {
+		limit = defaultMaxFileContent
+	}
+	for _, p := range opt.ExcludePatterns {
+		if _, err := path.Match(p, ""); err != nil {
+			return fmt.Errorf("exclude pattern %q: %w", p, err)
+		}
+	}
+	for i := range s.Files {
+		rel := s.Files[i].Path
+		clean := filepath.Clean(rel)
+		if filepath.IsAbs(rel) || clean == "." || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) || excluded(filepath.ToSlash(clean), opt.ExcludePatterns) {
+			continue
+		}
+		f, err := os.Open(filepath.Join(root, clean))
+		if err != nil {
+			continue
+		}
+		st, err := f.Stat()
+		if err != nil || !st.Mode().IsRegular() || st.Size() > limit {
+			f.Close()
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(f, limit+1))
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("capturing %s: %w", rel, err)
+		}
+		if int64(len(data)) > limit {
+			continue
+		}
+		h := sha256.Sum256(data)
+		s.Files[i].Hash = hex.EncodeToString(h[:])
+		s.FileContents = append(s.FileContents, archive.FileContent{Path: rel, Data: data})
+	}
+	return nil
+}
+
+func excluded(rel string, patterns []string) bool {
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, rel); ok {
+			return true
+		}
+		if ok, _ := path.Match(p, path.Base(rel)); ok {
+			return true
+		}
+	}
+	return false
 }
