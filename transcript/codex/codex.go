@@ -67,15 +67,20 @@ type conv struct {
 	opt archive.ImportOptions
 	raw int
 
-	respTexts map[string][]string // role -> response_item texts, for dedupe
-	lastUser  int                 // index of the latest user prompt message
-	turnStart int                 // first message index of the current turn
+	// response_item texts by role, for deduplicating event_msg copies:
+	// exact texts anywhere, and texts by record position for the
+	// containment check near an event.
+	respExact map[string]map[string]bool
+	respNear  map[string][]posText
+	cur       int // index of the record being converted
+	turnStart int // first message index of the current turn
 }
 
 func (c *conv) parse(lines []imp.Line) {
 	b := c.b
 	var recs []rec
-	c.respTexts = map[string][]string{}
+	c.respExact = map[string]map[string]bool{}
+	c.respNear = map[string][]posText{}
 	for _, l := range lines {
 		var e envelope
 		if !b.Decode(c.raw, l, &e) {
@@ -95,12 +100,12 @@ func (c *conv) parse(lines []imp.Line) {
 			case "message":
 				var m respMessage
 				if json.Unmarshal(e.Payload, &m) == nil {
-					c.respTexts[normRole(m.Role)] = append(c.respTexts[normRole(m.Role)], norm(contentText(m.Content)))
+					c.addResp(normRole(m.Role), len(recs)-1, contentText(m.Content))
 				}
 			case "reasoning":
 				var m respReasoning
 				if json.Unmarshal(e.Payload, &m) == nil {
-					c.respTexts["reasoning"] = append(c.respTexts["reasoning"], norm(reasoningText(m)))
+					c.addResp("reasoning", len(recs)-1, reasoningText(m))
 				}
 			}
 		}
@@ -123,7 +128,8 @@ func (c *conv) parse(lines []imp.Line) {
 	if b.Root == "" {
 		b.Root = b.S.Meta.DirectoryPath
 	}
-	for _, r := range recs {
+	for i, r := range recs {
+		c.cur = i
 		c.record(r)
 	}
 }
@@ -311,7 +317,6 @@ func (c *conv) responseItem(r rec) {
 		}
 		i := b.AddMessage(archive.Message{ID: c.msgID(r), Role: role, Kind: kind, Text: text, Timestamp: r.ts, Ref: c.ref(r)})
 		if kind == "prompt" {
-			c.lastUser = i
 			c.turnStart = i
 		}
 	case "reasoning":
@@ -573,7 +578,6 @@ func (c *conv) eventMsg(r rec) {
 		}
 		i := b.AddMessage(archive.Message{ID: c.msgID(r), Role: role, Kind: kind, Text: e.Message, Timestamp: r.ts, Ref: c.ref(r)})
 		if kind == "prompt" {
-			c.lastUser = i
 			c.turnStart = i
 		}
 	case "agent_reasoning", "agent_reasoning_raw_content":
@@ -670,20 +674,36 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// duplicate reports an event text already present as a response item
-// (exactly, or contained in one: user events omit injected context).
+type posText struct {
+	rec  int
+	text string
+}
+
+func (c *conv) addResp(role string, rec int, text string) {
+	t := norm(text)
+	if c.respExact[role] == nil {
+		c.respExact[role] = map[string]bool{}
+	}
+	c.respExact[role][t] = true
+	c.respNear[role] = append(c.respNear[role], posText{rec, t})
+}
+
+// nearWindow is how many records around an event are searched for the
+// response item it copies (they are written next to each other).
+const nearWindow = 16
+
+// duplicate reports an event text already present as a response item:
+// exactly anywhere, or contained in a response item written near it (user
+// events omit the context Codex injects into the item).
 func (c *conv) duplicate(role, text string) bool {
 	t := norm(text)
-	if t == "" {
+	if t == "" || c.respExact[role][t] {
 		return true
 	}
-	for _, s := range c.respTexts[role] {
-		if s == t {
-			return true
-		}
-	}
-	for _, s := range c.respTexts[role] {
-		if strings.Contains(s, t) {
+	near := c.respNear[role]
+	i := sort.Search(len(near), func(i int) bool { return near[i].rec >= c.cur-nearWindow })
+	for ; i < len(near) && near[i].rec <= c.cur+nearWindow; i++ {
+		if strings.Contains(near[i].text, t) {
 			return true
 		}
 	}

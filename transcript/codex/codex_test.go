@@ -1,6 +1,7 @@
 package codex_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -211,5 +212,23 @@ func TestIncludeFileContents(t *testing.T) {
 	opt.ExcludePatterns = []string{"["}
 	if _, err := codex.Import(p, opt); err == nil {
 		t.Error("bad exclude pattern accepted")
+	}
+}
+
+// TestManyEvents imports a long rollout whose events have no response
+// items: each becomes a message, and the dedupe search stays local.
+func TestManyEvents(t *testing.T) {
+	var b strings.Builder
+	const n = 20000
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `{"timestamp":"2026-01-01T00:00:00Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"item %d %s"}]}}`+"\n", i, strings.Repeat("z", 200))
+		fmt.Fprintf(&b, `{"timestamp":"2026-01-01T00:00:00Z","type":"event_msg","payload":{"type":"agent_message","message":"event %d"}}`+"\n", i)
+	}
+	s, err := codex.ImportBytes("r.jsonl", []byte(b.String()), archive.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Messages) != 2*n || s.Import.Lines != 2*n {
+		t.Errorf("%d messages, %d lines", len(s.Messages), s.Import.Lines)
 	}
 }

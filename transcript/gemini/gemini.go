@@ -248,14 +248,28 @@ func (g *conv) reindex() {
 }
 
 func (g *conv) rewind(id string) bool {
-	for i, x := range g.list {
-		if x.id == id && !x.side {
-			g.list = g.list[:i]
-			g.reindex()
-			return true
+	if g.pos == nil {
+		g.reindex()
+	}
+	i, ok := g.pos[(&entry{id: id}).key()]
+	if !ok || id == "" {
+		return false
+	}
+	for _, x := range g.list[i:] {
+		delete(g.pos, x.key())
+	}
+	// Subagent entries are not part of the main conversation's rewind.
+	var side []*entry
+	for _, x := range g.list[i:] {
+		if x.side {
+			side = append(side, x)
 		}
 	}
-	return false
+	g.list = append(g.list[:i], side...)
+	for j := i; j < len(g.list); j++ {
+		g.pos[g.list[j].key()] = j
+	}
+	return true
 }
 
 func (g *conv) set(f, line int, raw json.RawMessage, side bool) {

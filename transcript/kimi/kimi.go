@@ -653,6 +653,9 @@ func (k *conv) readWire(f int, agent string) {
 	}
 }
 
+// turnWindow bounds how far ahead a prompt looks for its TurnBegin.
+const turnWindow = 64
+
 // applyWire spreads the wire log's timestamps over the context messages:
 // user prompts take their TurnBegin's time (in order, by text when it
 // matches), tools their ToolCall/ToolResult times, and every other message
@@ -679,7 +682,7 @@ func (k *conv) applyWire() {
 		if m.Role == "user" && m.Kind == "prompt" && ti < len(k.turns) {
 			// Find the next turn whose input matches; else take the next.
 			j := ti
-			for x := ti; x < len(k.turns); x++ {
+			for x := ti; x < len(k.turns) && x < ti+turnWindow; x++ {
 				if k.turns[x].text == strings.TrimSpace(m.Text) {
 					j = x
 					break
