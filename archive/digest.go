@@ -102,7 +102,11 @@ type dsection struct {
 
 func (s *dsection) hidden() int { return len(s.items) - s.taken + s.extra }
 
-func (s *dsection) shown() bool { return s.taken > 0 || s.always }
+// shown: a section appears with at least one item, or, when always, with
+// its "empty" line if it has nothing at all.
+func (s *dsection) shown() bool {
+	return s.taken > 0 || (s.always && len(s.items) == 0 && s.extra == 0)
+}
 
 func (s *dsection) moreLine() string {
 	return fmt.Sprintf("- … %d more %s not shown", s.hidden(), s.noun)
@@ -175,12 +179,21 @@ func (d *digester) run() string {
 			s.always = false
 		}
 	}
-	for _, s := range d.sections {
-		for i := 0; i < s.min; i++ {
-			if !try(s) {
-				break
+	// First every section's minimum, one item per section and round so
+	// that a small budget is shared; then the rest, weighted.
+	for round := 0; ; round++ {
+		more := false
+		for _, s := range d.sections {
+			if round < s.min && try(s) {
+				more = true
 			}
 		}
+		if !more {
+			break
+		}
+	}
+	for _, s := range d.sections {
+		s.full = false
 	}
 	for {
 		added := false
@@ -342,6 +355,9 @@ func (d *digester) build() {
 		h += " · " + strings.Join(facts, " · ")
 	}
 	d.header = append(d.header, h)
+	if d.budget < 1200 {
+		return // a small budget goes to the sections
+	}
 	var line []string
 	if r.Session.Directory != "" {
 		line = append(line, "project "+clip(r.Session.Directory, 160))
@@ -524,7 +540,7 @@ func (d *digester) commandSection() *dsection {
 	s := &dsection{title: "## Commands (newest first, with outcome)", noun: "commands", min: 3, weight: 3}
 	pos := 0
 	for _, c := range d.r.Commands {
-		if d.summary != "" && strings.Contains(d.summary, c.Command) {
+		if d.summary != "" && containsTerm(d.summary, c.Command) {
 			d.sumCmds++
 			continue
 		}
@@ -618,7 +634,13 @@ func isWinAbs(p string) bool {
 
 // containsPath reports whether text holds p with no path character right
 // before it and no name character right after it.
-func containsPath(text, p string) bool {
+func containsPath(text, p string) bool { return containsTerm(text, p) }
+
+// containsTerm reports whether text holds term as a whole: no path
+// character (letter, digit, _ - . / \) right before it and no name
+// character (the same but '.') right after it. "ls" is not in "tools", and
+// "a.ex" is not in "a.exs", but "lib/a.ex" is in "see `lib/a.ex`.".
+func containsTerm(text, p string) bool {
 	if p == "" {
 		return false
 	}

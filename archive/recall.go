@@ -429,9 +429,7 @@ func (b *recallBuilder) tools(s *State, r *Recall) {
 				}
 			}
 		}
-		for _, p := range t.RelatedFiles {
-			paths = append(paths, p)
-		}
+		paths = append(paths, t.RelatedFiles...)
 		var touched []string
 		seen := map[string]bool{}
 		for _, raw := range paths {
