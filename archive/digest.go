@@ -552,6 +552,8 @@ func (d *digester) commandSection() *dsection {
 			line += fmt.Sprintf(" ×%d", c.Runs)
 		}
 		switch {
+		case c.NoResult:
+			line += " → no result recorded"
 		case c.OK:
 			line += " → ok"
 		case c.ExitKnown:

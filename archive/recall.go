@@ -127,6 +127,7 @@ type RecallCommand struct {
 	Exit      int       `msgpack:"exit,omitempty" json:"exit,omitempty"`
 	ExitKnown bool      `msgpack:"exit_known,omitempty" json:"exit_known,omitempty"`
 	Error     string    `msgpack:"err,omitempty" json:"error,omitempty"` // short error line of the latest failed run
+	NoResult  bool      `msgpack:"nores,omitempty" json:"no_result,omitempty"` // the latest run has no recorded result (yet)
 	Last      time.Time `msgpack:"ts" json:"last_run"`
 	Seq       int       `msgpack:"seq" json:"seq"`
 }
@@ -478,10 +479,14 @@ func (b *recallBuilder) tools(s *State, r *Recall) {
 			c.Seq = seq
 			c.Exit, c.ExitKnown = exitCode(t.Output)
 			c.Error = ""
-			if !t.Success {
+			c.NoResult = noResult(t)
+			if !t.Success && !c.NoResult {
 				c.Failures++
 				c.Error = capBytes(errorLine(t.Output), RecallErrorBytes)
 			}
+		}
+		if noResult(t) {
+			continue // still running, interrupted, or cut off: no outcome to learn from
 		}
 
 		if t.Success {
@@ -494,9 +499,6 @@ func (b *recallBuilder) tools(s *State, r *Recall) {
 			continue
 		}
 		msg := errorLine(t.Output)
-		if msg == "" && key == "" && len(touched) == 0 {
-			msg = "failed"
-		}
 		if strings.Contains(msg, "Sibling tool call errored") {
 			continue // a parallel call failed; that failure is recorded on its own
 		}
@@ -601,6 +603,10 @@ func (b *recallBuilder) tools(s *State, r *Recall) {
 		r.Errors = append(r.Errors, e.RecallError)
 	}
 }
+
+// noResult reports a tool call without a recorded result: importers leave
+// Success false and Output empty until the result line arrives.
+func noResult(t *ToolExec) bool { return !t.Success && t.Output == "" && len(t.OutputSpans) == 0 }
 
 // decisions gathers corrections and preferences, and plans the user saw
 // (ExitPlanMode), newest first.
@@ -876,26 +882,36 @@ func errorLine(out string) string {
 	}
 	out = errTagRe.ReplaceAllString(out, "")
 	out = strings.ReplaceAll(out, `\n`, "\n") // some hooks print escaped newlines
-	var fallback, test string
+	var lines []string
 	for _, l := range strings.Split(out, "\n") {
-		l = strings.TrimSpace(l)
-		if l == "" || errNoiseRe.MatchString(l) {
-			continue
+		if l = strings.TrimSpace(l); l != "" && !errNoiseRe.MatchString(l) {
+			lines = append(lines, l)
 		}
-		if fallback == "" {
-			fallback = l
+	}
+	// A line ending in ':' introduces the next one: keep both.
+	pick := func(i int) string {
+		l := lines[i]
+		if strings.HasSuffix(l, ":") && i+1 < len(lines) {
+			l += " " + lines[i+1]
 		}
+		return capBytes(oneLine(l), RecallErrorBytes)
+	}
+	test := -1
+	for i, l := range lines {
 		if errStrongRe.MatchString(l) {
-			return capBytes(oneLine(l), RecallErrorBytes)
+			return pick(i)
 		}
-		if test == "" && errTestRe.MatchString(l) {
-			test = l
+		if test < 0 && errTestRe.MatchString(l) {
+			test = i
 		}
 	}
-	if test != "" {
-		return capBytes(oneLine(test), RecallErrorBytes)
+	if test >= 0 {
+		return pick(test)
 	}
-	return capBytes(oneLine(fallback), RecallErrorBytes)
+	if len(lines) > 0 {
+		return pick(0)
+	}
+	return ""
 }
 
 func firstLines(s string, n int) []string {

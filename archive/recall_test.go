@@ -67,6 +67,7 @@ func synthState() *State {
 			{ID: "t13", Name: "Bash", Input: input("command", "git add -A && git commit -m \"$(cat <<'EOF'\nfeat: retry\n\nwith backoff\nEOF\n)\""), Success: true, Timestamp: at(75)},
 			{ID: "t14", Name: "Bash", Input: input("command", "git push"), Output: "Exit code 128\nfatal: The current branch feature-x has no upstream branch.", Success: false, Timestamp: at(85)},
 			{ID: "t15", Name: "Bash", Input: input("command", "rm -rf /tmp/side"), Success: true, Timestamp: at(86), Sidechain: true},
+			{ID: "t17", Name: "Bash", Input: input("command", "make deploy"), Timestamp: at(89)},
 			{ID: "t16", Name: "ExitPlanMode", Input: input("plan", "# Retry with backoff\n\n## Steps\n1. add option\n## Tests\n"), Success: true, Timestamp: at(15)},
 		},
 		Tasks: TaskState{
@@ -121,9 +122,12 @@ func TestBuildRecall(t *testing.T) {
 		cmds[c.Command] = c
 		corder = append(corder, c.Command)
 	}
-	wantC := []string{"git push", `git add -A && git commit -m "$(cat <<'EOF'`, "go test ./uploader/... -run TestRetry", "go test ./uploader/... 2>&1"}
+	wantC := []string{"make deploy", "git push", `git add -A && git commit -m "$(cat <<'EOF'`, "go test ./uploader/... -run TestRetry", "go test ./uploader/... 2>&1"}
 	if strings.Join(corder, "|") != strings.Join(wantC, "|") {
 		t.Errorf("commands = %q, want %q", corder, wantC)
+	}
+	if c := cmds["make deploy"]; !c.NoResult || c.Failures != 0 {
+		t.Errorf("make deploy = %+v", c)
 	}
 	if c := cmds["git push"]; c.OK || !c.ExitKnown || c.Exit != 128 || !strings.HasPrefix(c.Error, "fatal: The current branch") {
 		t.Errorf("git push = %+v", c)
@@ -275,7 +279,8 @@ func TestErrorLine(t *testing.T) {
 		{"Exit code 128\nfatal: no upstream", "fatal: no upstream"},
 		{"Exit code 3", ""},
 		{"something odd\nhappened", "something odd"},
-		{`Pre-commit validation failed:\n\n[FORMAT] Code is not formatted.`, "Pre-commit validation failed:"},
+		{`Pre-commit validation failed:\n\n[FORMAT] Code is not formatted.`, "Pre-commit validation failed: [FORMAT] Code is not formatted."},
+		{"Exit code 1\n(eval):1: permission denied:\n/dev/urandom", "(eval):1: permission denied: /dev/urandom"},
 		{"", ""},
 	} {
 		if got := errorLine(tc.in); got != tc.want {
