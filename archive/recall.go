@@ -126,7 +126,7 @@ type RecallCommand struct {
 	OK        bool      `msgpack:"ok" json:"ok"` // outcome of the latest run
 	Exit      int       `msgpack:"exit,omitempty" json:"exit,omitempty"`
 	ExitKnown bool      `msgpack:"exit_known,omitempty" json:"exit_known,omitempty"`
-	Error     string    `msgpack:"err,omitempty" json:"error,omitempty"` // short error line of the latest failed run
+	Error     string    `msgpack:"err,omitempty" json:"error,omitempty"`       // short error line of the latest failed run
 	NoResult  bool      `msgpack:"nores,omitempty" json:"no_result,omitempty"` // the latest run has no recorded result (yet)
 	Last      time.Time `msgpack:"ts" json:"last_run"`
 	Seq       int       `msgpack:"seq" json:"seq"`
