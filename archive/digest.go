@@ -338,11 +338,11 @@ func (d *digester) build() {
 		}
 		facts = append(facts, "session "+oneLine(id))
 	}
-	if r.Session.Title != "" {
-		facts = append(facts, "“"+clip(r.Session.Title, 80)+"”")
+	if oneLine(r.Session.Title) != "" {
+		facts = append(facts, "“"+clip(oneLine(r.Session.Title), 80)+"”")
 	}
-	if r.Session.GitBranch != "" {
-		facts = append(facts, "branch "+clip(r.Session.GitBranch, 60))
+	if oneLine(r.Session.GitBranch) != "" {
+		facts = append(facts, "branch "+clip(oneLine(r.Session.GitBranch), 60))
 	}
 	if !r.Session.LastActivity.IsZero() {
 		t := "last activity " + r.Session.LastActivity.UTC().Format("2006-01-02 15:04 UTC")
@@ -359,8 +359,8 @@ func (d *digester) build() {
 		return // a small budget goes to the sections
 	}
 	var line []string
-	if r.Session.Directory != "" {
-		line = append(line, "project "+clip(r.Session.Directory, 160))
+	if oneLine(r.Session.Directory) != "" {
+		line = append(line, "project "+clip(oneLine(r.Session.Directory), 160))
 	}
 	line = append(line, fmt.Sprintf("%d messages, %d tool calls, %d files", r.Session.Messages, r.Session.ToolCalls, r.Session.Files))
 	if n := len(r.Compactions); n > 0 {

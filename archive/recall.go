@@ -1,7 +1,9 @@
 package archive
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
@@ -9,6 +11,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // RecallVersion is the version of the Recall payload. It changes when a
@@ -182,7 +186,7 @@ func BuildRecall(s *State) Recall {
 		Harness:       s.Meta.Harness,
 		SessionID:     capBytes(s.Meta.SessionID, recallSessionIDBytes),
 		Title:         capBytes(oneLine(s.Meta.Title), recallTitleBytes),
-		Directory:     capBytes(s.Meta.DirectoryPath, RecallPathBytes),
+		Directory:     capBytes(oneLine(s.Meta.DirectoryPath), RecallPathBytes),
 		GitBranch:     capBytes(oneLine(s.Meta.GitBranch), recallShortFieldBytes),
 		Model:         capBytes(oneLine(s.Meta.Model), recallShortFieldBytes),
 		ClientVersion: capBytes(oneLine(s.Meta.ClientVersion), recallShortFieldBytes),
@@ -210,6 +214,28 @@ func BuildRecall(s *State) Recall {
 	b.compactions(s, &r)
 	r.trim(RecallMaxBytes)
 	return r
+}
+
+// DecodeRecall decodes a Recall from its msgpack form (as stored in an
+// archive's summaries segment). Hostile bytes give an error wrapping
+// ErrCorrupt, never a panic: msgpack v5.4.1 panics when a nil stands where
+// a struct such as time.Time is expected, so the decoder runs under
+// recover. A Recall of a newer version (Version > RecallVersion) gives
+// ErrSchema.
+func DecodeRecall(data []byte) (r Recall, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r, err = Recall{}, fmt.Errorf("%w: recall: %v", ErrCorrupt, p)
+		}
+	}()
+	dec := msgpack.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&r); err != nil {
+		return Recall{}, fmt.Errorf("%w: recall: %v", ErrCorrupt, err)
+	}
+	if r.Version > RecallVersion {
+		return Recall{}, fmt.Errorf("%w: recall version %d (this build reads up to %d)", ErrSchema, r.Version, RecallVersion)
+	}
+	return r, nil
 }
 
 type recallBuilder struct {

@@ -2,6 +2,7 @@ package archive
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -184,8 +185,8 @@ func TestRecallMsgpackRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back Recall
-	if err := msgpack.Unmarshal(b, &back); err != nil {
+	back, err := DecodeRecall(b)
+	if err != nil {
 		t.Fatal(err)
 	}
 	b2, err := msgpack.Marshal(&back)
@@ -324,3 +325,23 @@ func TestCapBytes(t *testing.T) {
 }
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "?") == s }
+
+func TestDecodeRecallHostile(t *testing.T) {
+	// A nil where a time.Time is expected makes msgpack v5.4.1 panic.
+	nilTime := []byte("\x81\xa8requests\x91\x82\xa4text\xa1x\xa2ts\xc0")
+	newer, _ := msgpack.Marshal(&Recall{Version: RecallVersion + 1})
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		want error
+	}{
+		{"nil time", nilTime, ErrCorrupt},
+		{"truncated", []byte{0x8a, 0xa1}, ErrCorrupt},
+		{"not a map", []byte{0xc3}, ErrCorrupt},
+		{"newer version", newer, ErrSchema},
+	} {
+		if _, err := DecodeRecall(tc.in); !errors.Is(err, tc.want) {
+			t.Errorf("%s: DecodeRecall error %v, want %v", tc.name, err, tc.want)
+		}
+	}
+}
