@@ -861,7 +861,7 @@ func commandKey(cmd string) string {
 // environment assignments and a leading `cd DIR &&`: "mix test", "git push".
 func commandFamily(cmd string) string {
 	f := strings.Fields(commandKey(cmd)) // a key is its own key
-	wrapper := false // after sudo/env/time, skip their options too
+	wrapper := false                     // after sudo/env/time, skip their options too
 	for len(f) > 0 {
 		switch {
 		case wrapper && strings.HasPrefix(f[0], "-"):
