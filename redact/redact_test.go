@@ -200,7 +200,7 @@ func TestJSONLine(t *testing.T) {
 func TestWidenEscapes(t *testing.T) {
 	b := []byte(`ab\u00e9cd\nef\\gh`)
 	for _, tc := range []struct{ s, e, ws, we int }{
-		{3, 5, 2, 8},   // inside \u00e9
+		{3, 5, 2, 8},     // inside \u00e9
 		{11, 12, 10, 12}, // the n of \n
 		{15, 16, 14, 16}, // second backslash of \\
 		{12, 13, 12, 13},
