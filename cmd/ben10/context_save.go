@@ -33,7 +33,7 @@ var contextSaveCmd = &cobra.Command{
 When FILE already exists and the transcript only grew, the unchanged raw
 segments are copied and only the new tail is compressed.`,
 	Args: cobra.NoArgs,
-	RunE: runSave,
+	RunE: runContextSave,
 }
 
 var inspectFlags struct {
@@ -45,7 +45,7 @@ var contextInspectCmd = &cobra.Command{
 	Use:   "inspect FILE",
 	Short: "Show what a .ctx archive holds",
 	Args:  cobra.ExactArgs(1),
-	RunE:  runInspect,
+	RunE:  runContextInspect,
 }
 
 var exportFlags struct{ format, dir, passFile string }
@@ -54,7 +54,7 @@ var contextExportCmd = &cobra.Command{
 	Use:   "export FILE --format jsonl --dir D",
 	Short: "Write an archive's raw transcript files under a directory",
 	Args:  cobra.ExactArgs(1),
-	RunE:  runExport,
+	RunE:  runContextExport,
 }
 
 var restoreFlags struct {
@@ -70,7 +70,7 @@ for the project directory (default: the current directory) under a fresh
 session id, so that 'claude --resume <id>' opens the full conversation. It
 never overwrites an existing file.`,
 	Args: cobra.ExactArgs(1),
-	RunE: runRestore,
+	RunE: runContextRestore,
 }
 
 func init() {
@@ -135,7 +135,7 @@ func openArchive(path, passFile string) (*archive.Archive, error) {
 	return archive.OpenFile(path, archive.OpenOptions{Passphrase: pass})
 }
 
-func runSave(cmd *cobra.Command, _ []string) error {
+func runContextSave(cmd *cobra.Command, _ []string) error {
 	lvl, err := ctxfmt.ParseLevel(saveFlags.level)
 	if err != nil {
 		return err
@@ -174,7 +174,7 @@ func runSave(cmd *cobra.Command, _ []string) error {
 		}
 	}
 	var stats archive.EncodeStats
-	size, err := writeFileAtomic(saveFlags.out, func(w io.Writer) error {
+	size, err := writeArchiveAtomic(saveFlags.out, func(w io.Writer) error {
 		var err error
 		stats, err = archive.EncodeWithStats(w, st, opts)
 		return err
@@ -204,9 +204,9 @@ func runSave(cmd *cobra.Command, _ []string) error {
 	return nil
 }
 
-// writeFileAtomic writes a file through a temporary file in the same
+// writeArchiveAtomic writes a file through a temporary file in the same
 // directory, synced and renamed over path, then syncs the directory.
-func writeFileAtomic(path string, write func(io.Writer) error) (int64, error) {
+func writeArchiveAtomic(path string, write func(io.Writer) error) (int64, error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return 0, err
@@ -265,7 +265,7 @@ func oneLine(s string, n int) string {
 	return s
 }
 
-func runInspect(cmd *cobra.Command, args []string) error {
+func runContextInspect(cmd *cobra.Command, args []string) error {
 	a, err := openArchive(args[0], inspectFlags.passFile)
 	if err != nil {
 		return err
@@ -399,7 +399,7 @@ func runInspect(cmd *cobra.Command, args []string) error {
 	return tw.Flush()
 }
 
-func runExport(cmd *cobra.Command, args []string) error {
+func runContextExport(cmd *cobra.Command, args []string) error {
 	if exportFlags.format != "jsonl" {
 		return fmt.Errorf("export format %q not supported (jsonl writes the raw transcript files)", exportFlags.format)
 	}
@@ -421,7 +421,7 @@ func runExport(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-func runRestore(cmd *cobra.Command, args []string) error {
+func runContextRestore(cmd *cobra.Command, args []string) error {
 	if !restoreFlags.resume {
 		return errors.New("restore needs --resume (the only restore mode so far: a resumable Claude Code session)")
 	}
