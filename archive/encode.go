@@ -159,6 +159,10 @@ type encoder struct {
 	changed []map[int]bool
 	man     []rawManifest
 	report  RedactionReport
+	// reuse[i] leading chunks of file i are copied from the previous
+	// archive's segments prevSegs[i].
+	reuse    []int
+	prevSegs [][]int
 }
 
 func (e *encoder) run() error {
@@ -222,7 +226,7 @@ func (e *encoder) run() error {
 		ms.Contents = append(ms.Contents, contentEntry{Path: fc.Path, Size: int64(len(fc.Data)), SHA256: hex.EncodeToString(h[:])})
 	}
 	var recall []byte
-	if r, err := recallPayload(s); err != nil {
+	if r, err := recallPayload(e.redactedView()); err != nil {
 		return err
 	} else {
 		recall = r
@@ -338,6 +342,7 @@ func (e *encoder) planRaw() error {
 	n := len(s.Raw)
 	e.stored, e.starts, e.changed = make([][]byte, n), make([][]int, n), make([]map[int]bool, n)
 	e.man = make([]rawManifest, n)
+	e.reuse, e.prevSegs = make([]int, n), make([][]int, n)
 	for i, f := range s.Raw {
 		data, changed, origStarts := f.Data, map[int]bool{}, []int(nil)
 		if e.opts.RedactLine != nil {
@@ -357,6 +362,7 @@ func (e *encoder) planRaw() error {
 		sortInts(m.RedactedLines)
 		m.Chunks = chunkLines(f.Data, data, origStarts, e.starts[i], changed, e.chunkSize())
 		e.man[i] = m
+		e.planReuse(i)
 	}
 	return nil
 }
@@ -480,48 +486,52 @@ func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map
 }
 
 // writeRaw writes the raw segments, copying those the previous archive
-// holds unchanged.
+// holds unchanged (as planned by planRaw).
 func (e *encoder) writeRaw() error {
-	prev := e.opts.Previous
 	for i := range e.man {
 		m := &e.man[i]
-		reuse, prevSegs := e.reusable(i)
 		off := int64(0)
 		stored := e.stored[i]
-		if reuse > 0 {
-			// Replace this file's plan: reused chunks, then the rest re-cut.
-			pm := prev.meta.Raw[prevFile(prev, m.Name)]
-			var origOff, storedOff int64
-			for k := 0; k < reuse; k++ {
-				if err := e.w.CopyRaw(prev.r, prevSegs[k]); err != nil {
+		for k, c := range m.Chunks {
+			if k < e.reuse[i] {
+				if err := e.w.CopyRaw(e.opts.Previous.r, e.prevSegs[i][k]); err != nil {
 					return fmt.Errorf("archive: copying raw segment of %s: %w", m.Name, err)
 				}
-				origOff += pm.Chunks[k].OrigLen
-				storedOff += pm.Chunks[k].StoredLen
+				e.stats.RawBytes += c.StoredLen
 				e.stats.CopiedSegments++
-				e.stats.CopiedBytes += pm.Chunks[k].StoredLen
-			}
-			rest := e.s.Raw[i].Data[origOff:]
-			restStored := stored[storedOff:]
-			ch := chunkLines(rest, restStored, lineStarts(rest), lineStarts(restStored), shiftChanged(e.changed[i], pm.Chunks[:reuse]), e.chunkSize())
-			m.Chunks = append(append([]rawChunk(nil), pm.Chunks[:reuse]...), ch...)
-			off = storedOff
-			for _, c := range ch {
-				if err := e.addRaw(stored[off : off+c.StoredLen]); err != nil {
-					return fmt.Errorf("archive: raw segment of %s: %w", m.Name, err)
-				}
-				off += c.StoredLen
-			}
-			continue
-		}
-		for _, c := range m.Chunks {
-			if err := e.addRaw(stored[off : off+c.StoredLen]); err != nil {
+				e.stats.CopiedBytes += c.StoredLen
+			} else if err := e.addRaw(stored[off : off+c.StoredLen]); err != nil {
 				return fmt.Errorf("archive: raw segment of %s: %w", m.Name, err)
 			}
 			off += c.StoredLen
 		}
 	}
 	return nil
+}
+
+// planReuse replaces file i's chunk plan by the previous archive's
+// reusable chunks followed by the rest of the file, re-cut.
+func (e *encoder) planReuse(i int) {
+	reuse, segs := e.reusable(i)
+	if reuse == 0 {
+		return
+	}
+	prev := e.opts.Previous
+	pm := prev.meta.Raw[prevFile(prev, e.man[i].Name)]
+	var origOff, storedOff int64
+	for k := 0; k < reuse; k++ {
+		origOff += pm.Chunks[k].OrigLen
+		storedOff += pm.Chunks[k].StoredLen
+	}
+	stored := e.stored[i]
+	if storedOff > int64(len(stored)) {
+		return
+	}
+	rest := e.s.Raw[i].Data[origOff:]
+	restStored := stored[storedOff:]
+	ch := chunkLines(rest, restStored, lineStarts(rest), lineStarts(restStored), shiftChanged(e.changed[i], pm.Chunks[:reuse]), e.chunkSize())
+	e.man[i].Chunks = append(append([]rawChunk(nil), pm.Chunks[:reuse]...), ch...)
+	e.reuse[i], e.prevSegs[i] = reuse, segs
 }
 
 func (e *encoder) addRaw(b []byte) error {
@@ -592,4 +602,45 @@ func (e *encoder) reusable(i int) (int, []int) {
 		n--
 	}
 	return n, segs
+}
+
+// redactedView is the State the recall is built from: s itself, or with
+// RedactText applied to every text when redacting.
+func (e *encoder) redactedView() *State {
+	f := e.opts.RedactText
+	if f == nil {
+		return e.s
+	}
+	v := *e.s
+	v.Messages = make([]Message, len(e.s.Messages))
+	for i, m := range e.s.Messages {
+		m.Text = f(m.Text)
+		v.Messages[i] = m
+	}
+	v.Tools = make([]ToolExec, len(e.s.Tools))
+	for i, t := range e.s.Tools {
+		t.Input, t.Output, t.Command = f(t.Input), f(t.Output), f(t.Command)
+		v.Tools[i] = t
+	}
+	v.Compactions = make([]Compaction, len(e.s.Compactions))
+	for i, c := range e.s.Compactions {
+		c.Summary = f(c.Summary)
+		v.Compactions[i] = c
+	}
+	v.Preferences = make([]Preference, len(e.s.Preferences))
+	for i, p := range e.s.Preferences {
+		p.Text = f(p.Text)
+		v.Preferences[i] = p
+	}
+	v.Tasks.Active, v.Tasks.Pending, v.Tasks.Completed = e.redactTasksQuiet(v.Tasks.Active), e.redactTasksQuiet(v.Tasks.Pending), e.redactTasksQuiet(v.Tasks.Completed)
+	return &v
+}
+
+func (e *encoder) redactTasksQuiet(ts []Task) []Task {
+	out := make([]Task, len(ts))
+	for i, t := range ts {
+		t.Content, t.ActiveForm = e.opts.RedactText(t.Content), e.opts.RedactText(t.ActiveForm)
+		out[i] = t
+	}
+	return out
 }

@@ -181,8 +181,12 @@ func (a *Archive) Recall() (r Recall, ok bool, err error) {
 	if len(idx) == 0 {
 		return r, false, nil
 	}
-	if err := a.decode(idx[0], "summaries", &r); err != nil {
-		return r, false, err
+	b, err := a.r.ReadSegment(idx[0])
+	if err != nil {
+		return r, false, &SegmentError{Segment: "summaries", Err: err}
+	}
+	if r, err = DecodeRecall(b); err != nil {
+		return r, false, &SegmentError{Segment: "summaries", Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
 	}
 	return r, true, nil
 }
@@ -409,4 +413,3 @@ func (a *Archive) Summary() Summary {
 		TasksActive: c.Active, TasksPend: c.Pending, TasksDone: c.Completed, Contents: len(a.meta.Contents),
 	}
 }
-
