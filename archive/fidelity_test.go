@@ -249,7 +249,7 @@ func TestDigestFidelityCorpus(t *testing.T) {
 	dir := filepath.Join(corpusDir(t), "claude")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	sort.Strings(files)
-	var rows, smallRows []string
+	var rows, smallRows, aloneRows []string
 	found := 0
 	for _, f := range files {
 		cs, ok := cutAtBoundary(t, f)
@@ -324,6 +324,9 @@ func TestDigestFidelityCorpus(t *testing.T) {
 			if len(r.Errors) > 0 && !strings.Contains(small, "## Errors (unresolved first)\n") {
 				t.Errorf("2,000-character digest lacks the errors:\n%s", small)
 			}
+			alone := archive.Digest(r, archive.DigestOptions{Budget: archive.RecoveryDigestBudget})
+			al := measure(cs, alone)
+			aloneRows = append(aloneRows, fmt.Sprintf("| `%s` | %d | %d/%d | %d/%d | %.0f%% |", cs.name[:8], archive.DigestLen(alone), al.pathsOK, al.paths, al.cmdsOK, al.cmds, 100*al.ratio()))
 			c := measure(cs, small)
 			smallRows = append(smallRows, fmt.Sprintf("| `%s` | %d | %d/%d | %d/%d |", cs.name[:8], archive.DigestLen(small), c.pathsOK, c.paths, c.cmdsOK, c.cmds))
 
@@ -355,6 +358,7 @@ func TestDigestFidelityCorpus(t *testing.T) {
 		t.Skip("no compacted session in the corpus")
 	}
 	t.Logf("\n| session | paths | commands | (a) paths | (a) commands | (a) all | (b) paths | (b) commands | (b) all | digest chars | recall |\n|---|---|---|---|---|---|---|---|---|---|---|\n%s", strings.Join(rows, "\n"))
+	t.Logf("\n| session | 9,500-char digest, no summary | paths | commands | all |\n|---|---|---|---|---|\n%s", strings.Join(aloneRows, "\n"))
 	t.Logf("\n| session | 2,000-char digest | paths | commands |\n|---|---|---|---|\n%s", strings.Join(smallRows, "\n"))
 }
 
