@@ -278,6 +278,7 @@ func (b *recallBuilder) requests(s *State, r *Recall) {
 var (
 	commandNameRe = regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`)
 	commandArgsRe = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+	bashInputRe   = regexp.MustCompile(`(?s)^<bash-input>(.*?)</bash-input>`)
 )
 
 // requestText turns a user message's text into a request, or reports that
@@ -299,6 +300,13 @@ func requestText(t string) (string, bool) {
 			return "", false
 		}
 		return clean(cmd, RecallRequestBytes), true
+	}
+	if m := bashInputRe.FindStringSubmatch(t); m != nil {
+		// A command the user ran with "!" in the prompt.
+		if cmd := strings.TrimSpace(m[1]); cmd != "" {
+			return clean("! "+cmd, RecallRequestBytes), true
+		}
+		return "", false
 	}
 	for _, p := range []string{
 		"<local-command-", "<system-reminder>", "<command-message>", "<bash-stdout>", "<bash-stderr>",
@@ -348,6 +356,7 @@ func (b *recallBuilder) tasks(s *State, r *Recall) {
 type toolInput struct {
 	Command      string `json:"command"`
 	FilePath     string `json:"file_path"`
+	AbsolutePath string `json:"absolute_path"` // Gemini CLI read_file
 	NotebookPath string `json:"notebook_path"`
 	Path         string `json:"path"`
 	Pattern      string `json:"pattern"`
@@ -367,6 +376,7 @@ var fileTools = map[string]byte{
 	"Read": 'R', "Edit": 'E', "MultiEdit": 'E', "Write": 'W', "NotebookEdit": 'E', "NotebookRead": 'R',
 	"read_file": 'R', "read_many_files": 'R', "write_file": 'W', "replace": 'E', "edit": 'E',
 	"ReadFile": 'R', "WriteFile": 'W', "StrReplaceFile": 'E', "PatchFile": 'E',
+	"apply_patch": 'E',
 }
 
 type fileAcc struct {
@@ -471,7 +481,7 @@ func (b *recallBuilder) tools(s *State, r *Recall) {
 				}
 			}
 		default:
-			for _, p := range []string{in.FilePath, in.NotebookPath, in.Path} {
+			for _, p := range []string{in.FilePath, in.NotebookPath, in.AbsolutePath, in.Path} {
 				if p != "" {
 					paths = append(paths, p)
 					break
