@@ -310,7 +310,7 @@ func requestText(t string) (string, bool) {
 	}
 	for _, p := range []string{
 		"<local-command-", "<system-reminder>", "<command-message>", "<bash-stdout>", "<bash-stderr>",
-		"<user-prompt-submit-hook>", "Caveat: The messages below were generated",
+		"<user-prompt-submit-hook>", "<task-notification>", "Caveat: The messages below were generated",
 		"[Request interrupted", "This session is being continued from a previous conversation",
 	} {
 		if strings.HasPrefix(t, p) {
@@ -939,6 +939,9 @@ func errorLine(out string) string {
 	}
 	if len(out) > 16<<10 {
 		out = out[:16<<10]
+	}
+	if strings.Contains(out, "The user doesn't want to proceed with this tool use") || strings.HasPrefix(out, "User rejected tool use") {
+		return "rejected by the user (not run)"
 	}
 	out = errTagRe.ReplaceAllString(out, "")
 	out = strings.ReplaceAll(out, `\n`, "\n") // some hooks print escaped newlines

@@ -283,6 +283,7 @@ func TestErrorLine(t *testing.T) {
 		{`Pre-commit validation failed:\n\n[FORMAT] Code is not formatted.`, "Pre-commit validation failed: [FORMAT] Code is not formatted."},
 		{"Exit code 1\n(eval):1: permission denied:\n/dev/urandom", "(eval):1: permission denied: /dev/urandom"},
 		{"", ""},
+		{"The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file).", "rejected by the user (not run)"},
 	} {
 		if got := errorLine(tc.in); got != tc.want {
 			t.Errorf("errorLine(%q) = %q, want %q", tc.in, got, tc.want)
@@ -362,6 +363,7 @@ func TestRequestText(t *testing.T) {
 		{"[Request interrupted by user]", "", false},
 		{"This session is being continued from a previous conversation that ran out of context.", "", false},
 		{"   ", "", false},
+		{"<task-notification> <task-id>b0</task-id> <status>completed</status></task-notification>", "", false},
 	} {
 		got, ok := requestText(tc.in)
 		if got != tc.want || ok != tc.ok {
