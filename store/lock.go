@@ -46,9 +46,10 @@ func readHolder(path string) LockHolder {
 // Lock takes the store's exclusive lock: first within this process (one
 // holder per Store), then across processes with an OS file lock on
 // <root>/.lock (flock on Unix, LockFileEx on Windows). It waits at most the
-// configured lock timeout (context.lock_timeout, default 2 s) or until ctx
-// is done, whichever comes first, and then returns a *LockTimeoutError
-// (errors.Is ErrLockTimeout). The returned unlock function releases the
+// configured lock timeout (context.lock_timeout, default 2 s) or until
+// ctx's deadline, whichever comes first, and then returns a
+// *LockTimeoutError (errors.Is ErrLockTimeout); a cancelled ctx returns
+// ctx.Err(). The returned unlock function releases the
 // lock; calling it more than once is harmless.
 //
 // Stale locks: the OS releases a file lock when its holder exits or is
@@ -63,6 +64,9 @@ func readHolder(path string) LockHolder {
 // Lock checks that the locked descriptor is still the file at the lock
 // path). Holders on other hosts are never considered stale.
 func (s *Store) Lock(ctx context.Context) (unlock func() error, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	timeout := s.lockTimeout
 	deadline := time.Now().Add(timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
@@ -85,9 +89,12 @@ func (s *Store) Lock(ctx context.Context) (unlock func() error, err error) {
 	select {
 	case s.mu <- struct{}{}:
 	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, timeoutErr(s.holderRecord())
+		}
 		return nil, ctx.Err()
 	case <-tm.C:
-		return nil, timeoutErr(LockHolder{PID: os.Getpid(), Host: s.host, Session: s.session})
+		return nil, timeoutErr(s.holderRecord())
 	}
 	release := func() { <-s.mu }
 
@@ -125,12 +132,14 @@ func (s *Store) Lock(ctx context.Context) (unlock func() error, err error) {
 					f.WriteAt(data, 0)
 				}
 			}
+			s.setHolder(h)
 			s.held.Store(true)
 			var once sync.Once
 			var uerr error
 			return func() error {
 				once.Do(func() {
 					s.held.Store(false)
+					s.setHolder(LockHolder{})
 					f.Truncate(0)
 					uerr = unlockFile(f)
 					if cerr := f.Close(); uerr == nil {
@@ -165,6 +174,9 @@ func (s *Store) Lock(ctx context.Context) (unlock func() error, err error) {
 		case <-ctx.Done():
 			t.Stop()
 			release()
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, timeoutErr(readHolder(path))
+			}
 			return nil, ctx.Err()
 		case <-t.C:
 		}
@@ -212,6 +224,18 @@ func lockedFileIsCurrent(f *os.File, path string) bool {
 		return false
 	}
 	return os.SameFile(fi, pi)
+}
+
+func (s *Store) setHolder(h LockHolder) {
+	s.wmu.Lock()
+	s.holder = h
+	s.wmu.Unlock()
+}
+
+func (s *Store) holderRecord() LockHolder {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.holder
 }
 
 // Locked reports whether this Store currently holds its lock.

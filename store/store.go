@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -81,6 +82,7 @@ type Store struct {
 
 	wmu      sync.Mutex
 	warnings []Warning
+	holder   LockHolder // while held by this Store
 }
 
 // HomeDir returns $HOME when set, else the platform's home directory.
@@ -283,8 +285,11 @@ func isDir(p string) bool {
 	return err == nil && fi.IsDir()
 }
 
+// isPermission reports whether err means the directory cannot be used
+// for storage by us: permission denied, a read-only file system, or a
+// non-directory in the way (e.g. a file named .claude).
 func isPermission(err error) bool {
-	return errors.Is(err, fs.ErrPermission) || isReadOnlyFS(err)
+	return errors.Is(err, fs.ErrPermission) || isReadOnlyFS(err) || errors.Is(err, syscall.ENOTDIR)
 }
 
 // probeWritable creates and removes a temporary file in dir.
