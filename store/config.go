@@ -248,7 +248,12 @@ func LoadConfig(projectDir, home string, flags map[string]string) (*Config, Prov
 			err = spec.apply(cfg, n)
 		}
 		if err != nil {
-			return nil, nil, warns, &ConfigError{File: "flag", Key: spec.key, Value: flags[k], Allowed: spec.allowed, Err: err}
+			ce := &ConfigError{File: "flag", Key: spec.key, Value: flags[k], Allowed: spec.allowed, Err: err}
+			var ie *itemError
+			if errors.As(err, &ie) {
+				ce.Err = ie.err
+			}
+			return nil, nil, warns, ce
 		}
 		prov[spec.key] = Source{Layer: LayerFlag}
 	}
@@ -399,7 +404,7 @@ func applyMapping(cfg *Config, prov Provenance, layer, path, prefix string, m *y
 		seen[key] = k.Line
 		if spec, ok := specs[key]; ok {
 			if err := spec.apply(cfg, v); err != nil {
-				return warns, &ConfigError{File: path, Line: v.Line, Key: key, Value: nodeText(v), Allowed: spec.allowed, Err: err}
+				return warns, valueError(path, key, spec, v, err)
 			}
 			prov[key] = Source{Layer: layer, File: path, Line: k.Line}
 			continue
@@ -433,6 +438,17 @@ func applyMapping(cfg *Config, prov Provenance, layer, path, prefix string, m *y
 		warns = append(warns, Warning{File: path, Line: k.Line, Key: "context." + key, Message: msg})
 	}
 	return warns, nil
+}
+
+// valueError builds the ConfigError for an invalid value, pointing at the
+// offending list element when there is one.
+func valueError(path, key string, spec *keySpec, v *yaml.Node, err error) *ConfigError {
+	ce := &ConfigError{File: path, Line: v.Line, Key: key, Value: nodeText(v), Allowed: spec.allowed, Err: err}
+	var ie *itemError
+	if errors.As(err, &ie) {
+		ce.Line, ce.Value, ce.Err = ie.line, ie.value, ie.err
+	}
+	return ce
 }
 
 // nodeText renders a value node for an error message, at most 80 bytes.
@@ -490,30 +506,28 @@ func editDistance(a, b string) int {
 }
 
 // valueNode turns a command-line value into a YAML node for spec: strings
-// stay literal; other kinds are parsed as YAML; a list also accepts a
-// comma-separated string.
+// stay literal; a list is either YAML flow syntax ("[a, b]") or a
+// comma-separated string ("a,b"); other kinds are parsed as YAML.
 func valueNode(spec *keySpec, raw string) (*yaml.Node, error) {
 	if spec.kind == kindString {
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: raw}, nil
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(raw), &doc); err != nil {
-		return nil, fmt.Errorf("not valid YAML: %w", err)
-	}
-	var n *yaml.Node
-	if doc.Kind == 0 || len(doc.Content) == 0 {
-		n = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
-	} else {
-		n = doc.Content[0]
-	}
-	if spec.kind == kindList && n.Kind == yaml.ScalarNode {
+	if spec.kind == kindList && !strings.HasPrefix(strings.TrimSpace(raw), "[") {
 		seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 		if strings.TrimSpace(raw) != "" {
 			for _, part := range strings.Split(raw, ",") {
 				seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: strings.TrimSpace(part)})
 			}
 		}
-		n = seq
+		return seq, nil
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(raw), &doc); err != nil {
+		return nil, fmt.Errorf("not valid YAML: %w", err)
+	}
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
+	if doc.Kind != 0 && len(doc.Content) > 0 {
+		n = doc.Content[0]
 	}
 	clearStyle(n)
 	return n, nil
@@ -639,7 +653,12 @@ func SetConfigValue(path, key, value string) error {
 		err = spec.apply(DefaultConfig(), n)
 	}
 	if err != nil {
-		return &ConfigError{Key: k, Value: value, Allowed: spec.allowed, Err: err}
+		ce := &ConfigError{Key: k, Value: value, Allowed: spec.allowed, Err: err}
+		var ie *itemError
+		if errors.As(err, &ie) {
+			ce.Err = ie.err
+		}
+		return ce
 	}
 	data, err := readConfigFile(path)
 	if err != nil {
@@ -650,25 +669,27 @@ func SetConfigValue(path, key, value string) error {
 		return err
 	}
 	parts := strings.Split(k, ".")
-	m := mapChild(doc.Content[0], "context")
-	for _, g := range parts[:len(parts)-1] {
-		m = mapChild(m, g)
-	}
-	setChild(m, parts[len(parts)-1], n)
-
-	indent := detectIndent(data)
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(indent)
-	if err := enc.Encode(doc); err != nil {
-		return fmt.Errorf("store: encoding %s: %w", path, err)
-	}
-	if err := enc.Close(); err != nil {
-		return fmt.Errorf("store: encoding %s: %w", path, err)
-	}
-	out := buf.Bytes()
-	if bytes.Contains(data, []byte("\r\n")) {
-		out = bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n"))
+	out, ok := editInPlace(data, doc, parts, n)
+	if !ok {
+		m := mapChild(doc.Content[0], "context")
+		for _, g := range parts[:len(parts)-1] {
+			m = mapChild(m, g)
+		}
+		setChild(m, parts[len(parts)-1], n)
+		indent := detectIndent(data)
+		var buf bytes.Buffer
+		enc := yaml.NewEncoder(&buf)
+		enc.SetIndent(indent)
+		if err := enc.Encode(doc); err != nil {
+			return fmt.Errorf("store: encoding %s: %w", path, err)
+		}
+		if err := enc.Close(); err != nil {
+			return fmt.Errorf("store: encoding %s: %w", path, err)
+		}
+		out = buf.Bytes()
+		if bytes.Contains(data, []byte("\r\n")) {
+			out = bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n"))
+		}
 	}
 	perm := os.FileMode(0o600)
 	target := path
@@ -683,6 +704,144 @@ func SetConfigValue(path, key, value string) error {
 	return writeFileAtomicPerm(target, out, perm)
 }
 
+// editInPlace handles the common case of replacing an existing
+// single-line scalar with another scalar by splicing the new value's text
+// into the original bytes, so everything else (comments, blank lines,
+// quoting, indentation) stays byte-for-byte the same. It reports false when
+// the case does not apply; the caller then re-encodes the whole document.
+func editInPlace(data []byte, doc *yaml.Node, parts []string, n *yaml.Node) ([]byte, bool) {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		return nil, false
+	}
+	if len(parts) == 2 && parts[0] == "encryption" && parts[1] == "enabled" {
+		// `encryption: true` is shorthand for encryption.enabled.
+		if e := lookup(doc.Content[0], "context", "encryption"); e != nil && e.Kind == yaml.ScalarNode {
+			parts = parts[:1]
+		}
+	}
+	m := doc.Content[0]
+	var old *yaml.Node
+	for i, p := range append([]string{"context"}, parts...) {
+		old = nil
+		for j := 0; j+1 < len(m.Content); j += 2 {
+			if m.Content[j].Value == p {
+				old = m.Content[j+1] // the last duplicate wins, as when loading
+			}
+		}
+		if old == nil {
+			return nil, false
+		}
+		if i < len(parts) {
+			if old.Kind != yaml.MappingNode {
+				return nil, false
+			}
+			m = old
+		}
+	}
+	if old.Kind != yaml.ScalarNode || old.Tag == "!!null" || old.Line < 1 || old.Column < 1 {
+		return nil, false
+	}
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if old.Line > len(lines) {
+		return nil, false
+	}
+	line := lines[old.Line-1]
+	start := old.Column - 1
+	if start >= len(line) {
+		return nil, false
+	}
+	rest := line[start:]
+	var tokLen int
+	switch old.Style {
+	case 0:
+		if !bytes.HasPrefix(rest, []byte(old.Value)) {
+			return nil, false
+		}
+		tokLen = len(old.Value)
+	case yaml.SingleQuotedStyle:
+		tokLen = closingQuote(rest, '\'')
+	case yaml.DoubleQuotedStyle:
+		tokLen = closingQuote(rest, '"')
+	default:
+		return nil, false
+	}
+	if tokLen <= 0 {
+		return nil, false
+	}
+	enc, err := yaml.Marshal(&yaml.Node{Kind: yaml.ScalarNode, Tag: n.Tag, Value: n.Value})
+	if err != nil {
+		return nil, false
+	}
+	text := bytes.TrimSuffix(enc, []byte("\n"))
+	if bytes.ContainsAny(text, "\n") {
+		return nil, false
+	}
+	var out bytes.Buffer
+	for i, l := range lines {
+		if i == old.Line-1 {
+			out.Write(l[:start])
+			out.Write(text)
+			out.Write(l[start+tokLen:])
+			continue
+		}
+		out.Write(l)
+	}
+	// Trust the splice only if it parses to the same document with the
+	// new value in place.
+	check, err := parseDoc("", out.Bytes())
+	if err != nil {
+		return nil, false
+	}
+	got := lookup(check.Content[0], append([]string{"context"}, parts...)...)
+	if got == nil || got.Kind != yaml.ScalarNode || got.Value != n.Value {
+		return nil, false
+	}
+	return out.Bytes(), true
+}
+
+// lookup follows keys through nested mappings (the last duplicate of a key
+// wins) and returns the value node, or nil.
+func lookup(m *yaml.Node, keys ...string) *yaml.Node {
+	var v *yaml.Node
+	for _, k := range keys {
+		if m == nil || m.Kind != yaml.MappingNode {
+			return nil
+		}
+		v = nil
+		for j := 0; j+1 < len(m.Content); j += 2 {
+			if m.Content[j].Value == k {
+				v = resolve(m.Content[j+1])
+			}
+		}
+		if v == nil {
+			return nil
+		}
+		m = v
+	}
+	return v
+}
+
+// closingQuote returns the length of the quoted token at the start of b
+// (including both quotes), or 0.
+func closingQuote(b []byte, q byte) int {
+	if len(b) == 0 || b[0] != q {
+		return 0
+	}
+	for i := 1; i < len(b); i++ {
+		switch {
+		case q == '"' && b[i] == '\\':
+			i++
+		case b[i] == q:
+			if q == '\'' && i+1 < len(b) && b[i+1] == '\'' {
+				i++
+				continue
+			}
+			return i + 1
+		}
+	}
+	return 0
+}
+
 // mapChild returns the mapping under key in m, creating it (or turning a
 // scalar such as `encryption: true` into {enabled: true}) as needed.
 func mapChild(m *yaml.Node, key string) *yaml.Node {
@@ -694,8 +853,19 @@ func mapChild(m *yaml.Node, key string) *yaml.Node {
 		if v.Kind == yaml.MappingNode {
 			return v
 		}
-		nm := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map",
-			HeadComment: v.HeadComment, LineComment: v.LineComment, FootComment: v.FootComment}
+		nm := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		// A mapping cannot carry the scalar's comments where they were;
+		// put them on the key line.
+		kn := m.Content[i]
+		if kn.LineComment == "" {
+			kn.LineComment = v.LineComment
+		}
+		if kn.HeadComment == "" {
+			kn.HeadComment = v.HeadComment
+		}
+		if kn.FootComment == "" {
+			kn.FootComment = v.FootComment
+		}
 		if key == "encryption" && v.Kind == yaml.ScalarNode && v.Tag != "!!null" {
 			nm.Content = append(nm.Content,
 				&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "enabled"},

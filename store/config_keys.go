@@ -175,6 +175,21 @@ func listKey(key, help, allowed string, check func(string) error, f func(*Config
 		get: func(c *Config) any { return append([]string{}, *f(c)...) }})
 }
 
+// itemError is a problem with one element of a list value: it carries
+// the element's line and text so the error points at the element.
+type itemError struct {
+	line  int
+	value string
+	err   error
+}
+
+func (e *itemError) Error() string { return e.err.Error() }
+func (e *itemError) Unwrap() error { return e.err }
+
+func itemErr(n *yaml.Node, format string, args ...any) error {
+	return &itemError{line: n.Line, value: nodeText(n), err: fmt.Errorf(format, args...)}
+}
+
 func stringList(n *yaml.Node, check func(string) error) ([]string, error) {
 	out := []string{}
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
@@ -186,14 +201,14 @@ func stringList(n *yaml.Node, check func(string) error) ([]string, error) {
 	for _, e := range n.Content {
 		e = resolve(e)
 		if e.Kind != yaml.ScalarNode || e.Tag == "!!null" {
-			return nil, fmt.Errorf("line %d: list items must be plain values", e.Line)
+			return nil, itemErr(e, "list items must be plain values")
 		}
 		if e.Value == "" {
-			return nil, fmt.Errorf("line %d: empty list item", e.Line)
+			return nil, itemErr(e, "empty list item")
 		}
 		if check != nil {
 			if err := check(e.Value); err != nil {
-				return nil, fmt.Errorf("line %d: %q: %w", e.Line, e.Value, err)
+				return nil, itemErr(e, "list item %q: %w", e.Value, err)
 			}
 		}
 		out = append(out, e.Value)
@@ -247,44 +262,45 @@ func extraRules(c *Config, n *yaml.Node) error {
 	for _, e := range n.Content {
 		e = resolve(e)
 		if e.Kind != yaml.MappingNode {
-			return fmt.Errorf("line %d: each rule is a mapping with id, regex and optional keywords", e.Line)
+			return itemErr(e, "each rule is a mapping with id, regex and optional keywords")
 		}
 		var r ExtraRule
+		var regexNode *yaml.Node
 		for i := 0; i+1 < len(e.Content); i += 2 {
 			k, v := e.Content[i], resolve(e.Content[i+1])
 			switch k.Value {
 			case "id", "regex":
 				s, err := scalar(v)
 				if err != nil {
-					return fmt.Errorf("line %d: %s: %w", v.Line, k.Value, err)
+					return itemErr(v, "%s: %w", k.Value, err)
 				}
 				if k.Value == "id" {
 					r.ID = s
 				} else {
-					r.Regex = s
+					r.Regex, regexNode = s, v
 				}
 			case "keywords":
 				kw, err := stringList(v, nil)
 				if err != nil {
-					return fmt.Errorf("line %d: keywords: %w", v.Line, err)
+					return err
 				}
 				r.Keywords = kw
 			default:
-				return fmt.Errorf("line %d: unknown rule field %q (id, regex, keywords)", k.Line, k.Value)
+				return itemErr(k, "unknown rule field %q (id, regex, keywords)", k.Value)
 			}
 		}
 		if err := checkRuleID(r.ID); err != nil {
-			return fmt.Errorf("line %d: id %q: %w", e.Line, r.ID, err)
+			return itemErr(e, "rule id %q: %w", r.ID, err)
 		}
 		if ids[r.ID] {
-			return fmt.Errorf("line %d: duplicate rule id %q", e.Line, r.ID)
+			return itemErr(e, "duplicate rule id %q", r.ID)
 		}
 		ids[r.ID] = true
 		if r.Regex == "" {
-			return fmt.Errorf("line %d: rule %q has no regex", e.Line, r.ID)
+			return itemErr(e, "rule %q has no regex", r.ID)
 		}
 		if err := checkRegex(r.Regex); err != nil {
-			return fmt.Errorf("line %d: rule %q: %w", e.Line, r.ID, err)
+			return itemErr(regexNode, "rule %q: %w", r.ID, err)
 		}
 		out = append(out, r)
 	}
