@@ -112,14 +112,6 @@ func existsNote(p string) string {
 	return ""
 }
 
-func oneLine(s string, max int) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) > max {
-		s = s[:max-3] + "..."
-	}
-	return s
-}
-
 func runConfigSet(cmd *cobra.Command, args []string) error {
 	project, home, files, err := configPaths()
 	if err != nil {
