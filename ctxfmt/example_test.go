@@ -33,7 +33,7 @@ func Example() {
 	fmt.Println(errors.Is(err, ctxfmt.ErrChecksum))
 	// Output:
 	// 0 metadata none raw=16
-	// 1 conversation zstd raw=2700
+	// 1 conversation zstd raw=2600
 	// {"session":"s1"}
 	// true
 }
