@@ -257,14 +257,6 @@ func utc(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
 func runContextInspect(cmd *cobra.Command, args []string) error {
 	a, err := openArchive(args[0], inspectFlags.passFile)
 	if err != nil {
