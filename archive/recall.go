@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -12,7 +11,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/vmihailenco/msgpack/v5"
 )
 
 // RecallVersion is the version of the Recall payload. It changes when a
@@ -223,13 +221,7 @@ func BuildRecall(s *State) Recall {
 // recover. A Recall of a newer version (Version > RecallVersion) gives
 // ErrSchema.
 func DecodeRecall(data []byte) (r Recall, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			r, err = Recall{}, fmt.Errorf("%w: recall: %v", ErrCorrupt, p)
-		}
-	}()
-	dec := msgpack.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&r); err != nil {
+	if err := unmarshal(data, &r); err != nil {
 		return Recall{}, fmt.Errorf("%w: recall: %v", ErrCorrupt, err)
 	}
 	if r.Version > RecallVersion {
