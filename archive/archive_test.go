@@ -354,3 +354,15 @@ func TestDeterministic(t *testing.T) {
 		t.Errorf("two encodings of one State differ")
 	}
 }
+
+func TestStoredRecallGivesDigest(t *testing.T) {
+	st := importFile(t, filepath.Join(fixtureDir, v2+".jsonl"))
+	a := open(t, encode(t, st, archive.EncodeOptions{}), archive.OpenOptions{})
+	r, ok, err := a.Recall()
+	if err != nil || !ok {
+		t.Fatalf("Recall: ok=%v err=%v", ok, err)
+	}
+	if want := archive.Digest(archive.BuildRecall(st), archive.DigestOptions{}); archive.Digest(r, archive.DigestOptions{}) != want || want == "" {
+		t.Errorf("digest from the stored recall differs from one built from the State")
+	}
+}

@@ -9,9 +9,9 @@ import (
 	"github.com/ben10ctx/ben10/archive"
 )
 
-// corpusDir finds the shared corpus: $BEN10_CORPUS, a `shared/corpus`
+// archiveCorpusDir finds the shared corpus: $BEN10_CORPUS, a `shared/corpus`
 // beside an ancestor of the working directory, or /work/shared/corpus.
-func corpusDir(t testing.TB, sub string) string {
+func archiveCorpusDir(t testing.TB, sub string) string {
 	t.Helper()
 	var cands []string
 	if c := os.Getenv("BEN10_CORPUS"); c != "" {
@@ -36,7 +36,7 @@ func corpusDir(t testing.TB, sub string) string {
 }
 
 func corpusFiles(t testing.TB) []string {
-	dir := corpusDir(t, "claude")
+	dir := archiveCorpusDir(t, "claude")
 	m, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if err != nil || len(m) == 0 {
 		t.Skip("no corpus transcripts")

@@ -141,9 +141,6 @@ func genericValueOK(v []byte, quoted, password bool) bool {
 		// identifiers and dotted references: code, not a literal
 		return false
 	}
-	if !quoted && reCodeRef.Match(v) && len(v) < 20 {
-		return false
-	}
 	if password {
 		if letters && (len(v) < 8 || entropy(v) < 2.8) {
 			return false
@@ -156,7 +153,10 @@ func genericValueOK(v []byte, quoted, password bool) bool {
 	return entropy(v) >= 3.0
 }
 
-var csUnquotedStop = newCharset(" \t\r\n\"'`;&,)]}<>\\([")
+var (
+	csUnquotedStop      = newCharset(" \t\r\n\"'`;,)]}<>\\([")
+	csUnquotedStopQuery = newCharset(" \t\r\n\"'`;&,)]}<>\\([#")
+)
 
 // assignmentMatcher finds `key <op> value` where key contains one of the
 // assignment keywords.
@@ -205,7 +205,8 @@ func assignmentMatcher() matcher {
 			if i >= len(b) {
 				return f
 			}
-			vs, ve, quoted := valueSpan(b, i)
+			query := ks > 0 && (b[ks-1] == '?' || b[ks-1] == '&')
+			vs, ve, quoted := valueSpan(b, i, query)
 			if ve <= vs {
 				return f
 			}
@@ -247,7 +248,8 @@ func firstKeywordIn(key []byte) int {
 
 // valueSpan parses a quoted (", ', `, or JSON-escaped \") or bare value
 // starting at i.
-func valueSpan(b []byte, i int) (start, end int, quoted bool) {
+// In a query string (query), '&' and '#' also end a bare value.
+func valueSpan(b []byte, i int, query bool) (start, end int, quoted bool) {
 	var q byte
 	switch b[i] {
 	case '"', '\'', '`':
@@ -284,7 +286,11 @@ func valueSpan(b []byte, i int) (start, end int, quoted bool) {
 		return start, start, true
 	}
 	start = i
-	i = scanUntil(b, i, csUnquotedStop, 4096)
+	stop := csUnquotedStop
+	if query {
+		stop = csUnquotedStopQuery
+	}
+	i = scanUntil(b, i, stop, 4096)
 	if i < len(b) && (b[i] == '(' || b[i] == '[') {
 		return start, start, false
 	}

@@ -146,7 +146,7 @@ func ruleSecrets(g *gen) map[string]func() (secret string, snips []snippet) {
 		"authorization-header": assign(func() string { return g.str(b64url, 40) },
 			snippet{"http", "GET / HTTP/1.1\r\nAuthorization: Bearer %s\r\n"}, snippet{"shell", `curl -H "Authorization: Bearer %s" https://api.example.net`},
 			snippet{"http", "Authorization: token %s"}),
-		"private-key": nil, // built below
+		"private-key":    nil, // built below
 		"age-secret-key": tok(func() string { return "AGE-SECRET-" + "KEY-1" + g.str(bech32, 58) }),
 		"url-password": assign(func() string { return g.password() },
 			snippet{"shell", "git clone https://deploy:%s@git.example.net/team/repo.git"}, snippet{"env", "PROXY=http://proxyuser:%s@proxy.internal:3128"}),

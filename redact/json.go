@@ -463,7 +463,6 @@ type jsonWalker struct {
 	b    []byte
 	i    int
 	hits []hit
-	fhit []hit
 	strs []strTok
 	nums []span
 }

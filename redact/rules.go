@@ -119,10 +119,6 @@ func regexMatcher(id string, keywords []string, re *regexp.Regexp, before, after
 
 func notExample(v []byte) bool { return !hasExampleMarker(v) && !isPlaceholder(v) }
 
-func hexBody(min float64) func([]byte) bool {
-	return func(b []byte) bool { return entropy(b) >= min }
-}
-
 // builtinRules documents every built-in rule; builtinMatchers implements
 // them. Keep the two in the same order as docs/REDACTION.md.
 var builtinRules = []Rule{

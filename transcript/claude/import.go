@@ -262,7 +262,7 @@ func (im *importer) file(fi int, f archive.RawFile) int {
 type hdr struct {
 	typ, subtype, uuid, parent, logicalParent, sessionID, cwd, version, branch, agentID, timestamp jscan.Val
 	message, content, compactMeta, toolUseResult, todos, summary, leafUUID, customTitle, requestID jscan.Val
-	isSidechain, isMeta, isCompactSummary, isVisibleOnly                                           bool
+	isSidechain, isMeta, isCompactSummary                                                          bool
 }
 
 func (im *importer) line(fi, ln int, b []byte, top jscan.Val, sideFile bool, agentFromName string) {
