@@ -96,7 +96,9 @@ func isOurs(cmd string) (bin string, ok bool) {
 	}
 	bin = strings.TrimSpace(cmd[:i])
 	bin = strings.Trim(strings.ReplaceAll(bin, `'\''`, `'`), `'"`)
-	base := strings.ToLower(filepath.Base(bin))
+	// The binary may be a Windows path seen from another OS: both
+	// separators end the directory part.
+	base := strings.ToLower(bin[strings.LastIndexAny(bin, `/\`)+1:])
 	return bin, strings.HasPrefix(base, "ben10")
 }
 
