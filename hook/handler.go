@@ -540,9 +540,6 @@ func (c *call) atStartup() (*Output, error) {
 		seen := map[string]bool{}
 		var problems []error
 		for _, cand := range c.candidates() {
-			if c.now.Sub(cand.mod) > maxAge {
-				break // newest first: the rest is older still
-			}
 			a, err := archive.OpenFile(cand.path, oo)
 			if err != nil {
 				if kerr != nil {
@@ -551,7 +548,7 @@ func (c *call) atStartup() (*Output, error) {
 				problems = append(problems, fmt.Errorf("%s: %w", filepath.Base(cand.path), err))
 				continue
 			}
-			text, msg, key, ok, err := c.startupDigest(s, a, cand, seen, budget)
+			text, msg, key, ok, err := c.startupDigest(s, a, cand, seen, budget, maxAge)
 			a.Close()
 			if err != nil {
 				problems = append(problems, fmt.Errorf("%s: %w", filepath.Base(cand.path), err))
@@ -586,7 +583,7 @@ func contextKey(m archive.Metadata) string {
 }
 
 // startupDigest decides whether the archive a is this startup's recovery.
-func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen map[string]bool, budget int) (text, msg, key string, ok bool, err error) {
+func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen map[string]bool, budget int, maxAge time.Duration) (text, msg, key string, ok bool, err error) {
 	m := a.Meta()
 	sid := m.SessionID
 	if sid == c.in.SessionID || seen[sid] {
@@ -601,6 +598,13 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 	}
 	if p, err := store.CanonicalDir(m.DirectoryPath); m.DirectoryPath != "" && err == nil && p != c.st.ProjectDir() {
 		return "", "", "", false, nil // another project's context (a shared fallback store)
+	}
+	saved := m.UpdatedAt
+	if saved.IsZero() {
+		saved = cand.mod
+	}
+	if c.now.Sub(saved) > maxAge {
+		return "", "", "", false, nil // too old to be the work being continued
 	}
 	key = contextKey(m)
 	if s.consumedKey(key) != nil {
@@ -617,7 +621,7 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 	body := archive.Digest(r, archive.DigestOptions{Budget: budget - archive.DigestLen(head), Now: c.now})
 	text = head + body
 	msg = fmt.Sprintf("Ben10: restored context of the previous session %s (%s, saved %s ago; %s characters)",
-		shortID(sid), cand.kind, store.FormatDuration(c.now.Sub(cand.mod).Round(time.Minute)), thousands(archive.DigestLen(text)))
+		shortID(sid), cand.kind, store.FormatDuration(max(c.now.Sub(saved), 0).Round(time.Minute)), thousands(archive.DigestLen(text)))
 	return text, msg, key, true, nil
 }
 

@@ -173,6 +173,7 @@ func (h *Handler) checkpoint(ctx context.Context, st *store.Store, cfg *store.Co
 	if err != nil {
 		return saveResult{}, err
 	}
+	opts.Now = h.now
 	var res saveResult
 	err = st.WithLock(ctx, func() error {
 		prev := previousFor(st, in.SessionID, oo)
@@ -212,6 +213,7 @@ func (h *Handler) saveCurrent(ctx context.Context, st *store.Store, cfg *store.C
 	if err != nil {
 		return saveResult{}, err
 	}
+	opts.Now = h.now
 	var res saveResult
 	err = st.WithLock(ctx, func() error {
 		rotate := false

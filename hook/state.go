@@ -22,7 +22,7 @@ const StateVersion = 1
 
 // Limits that keep the state file small however long a project lives.
 const (
-	maxStateBytes   = 4 << 20            // a larger file is treated as damaged
+	maxStateBytes   = 4 << 20             // a larger file is treated as damaged
 	sessionTTL      = 14 * 24 * time.Hour // sessions not seen for this long are forgotten
 	maxSessions     = 200
 	maxRecoveries   = 100
@@ -57,19 +57,19 @@ type State struct {
 
 // SessionState is what the hooks remember about one session.
 type SessionState struct {
-	Transcript       string    `json:"transcript,omitempty"`
-	Started          time.Time `json:"started,omitempty"`
-	LastEvent        time.Time `json:"last_event"`
-	Ended            time.Time `json:"ended,omitempty"`
-	EndReason        string    `json:"end_reason,omitempty"`
-	Prompts          int       `json:"prompts"`
-	SinceCheckpoint  int       `json:"prompts_since_checkpoint"`
-	Modifications    int       `json:"modifications_since_checkpoint"`
-	LastCheckpoint   time.Time `json:"last_checkpoint,omitempty"`
-	Checkpoints      int       `json:"checkpoints"`
-	Snapshots        int       `json:"snapshots"`
-	CompactSummary   string    `json:"compact_summary,omitempty"` // from PostCompact, until SessionStart(compact) uses it
-	LastCheckpointErr string   `json:"last_checkpoint_error,omitempty"`
+	Transcript        string    `json:"transcript,omitempty"`
+	Started           time.Time `json:"started,omitempty"`
+	LastEvent         time.Time `json:"last_event"`
+	Ended             time.Time `json:"ended,omitempty"`
+	EndReason         string    `json:"end_reason,omitempty"`
+	Prompts           int       `json:"prompts"`
+	SinceCheckpoint   int       `json:"prompts_since_checkpoint"`
+	Modifications     int       `json:"modifications_since_checkpoint"`
+	LastCheckpoint    time.Time `json:"last_checkpoint,omitempty"`
+	Checkpoints       int       `json:"checkpoints"`
+	Snapshots         int       `json:"snapshots"`
+	CompactSummary    string    `json:"compact_summary,omitempty"` // from PostCompact, until SessionStart(compact) uses it
+	LastCheckpointErr string    `json:"last_checkpoint_error,omitempty"`
 }
 
 // Recovery is one piece of saved context offered to a session, with its
