@@ -74,6 +74,10 @@ type Message struct {
 	Sidechain   bool      `msgpack:"sidechain,omitempty" json:"sidechain,omitempty"`
 	AgentID     string    `msgpack:"agent_id,omitempty" json:"agent_id,omitempty"`
 	Ref         RawRef    `msgpack:"ref" json:"-"`
+	// TextSpans, when set, say where Text sits in the raw line Ref: Text is
+	// the spans' texts joined with "\n" (see SpanText). Encode then stores
+	// the pointer instead of the text.
+	TextSpans []Span `msgpack:"tspans,omitempty" json:"-"`
 }
 
 // RawRef locates the raw line a record was read from: File indexes
@@ -108,6 +112,10 @@ type ToolExec struct {
 	Sidechain    bool      `msgpack:"sidechain,omitempty" json:"sidechain,omitempty"`
 	Ref          RawRef    `msgpack:"ref" json:"-"`
 	ResultRef    RawRef    `msgpack:"rref" json:"-"`
+	// InputSpans locate Input in line Ref, OutputSpans locate Output in
+	// line ResultRef (see Message.TextSpans).
+	InputSpans  []Span `msgpack:"ispans,omitempty" json:"-"`
+	OutputSpans []Span `msgpack:"ospans,omitempty" json:"-"`
 }
 
 // TaskState is the todo / task state (PRD TaskState).
@@ -138,6 +146,10 @@ type Compaction struct {
 	Legacy        bool      `msgpack:"legacy,omitempty" json:"legacy,omitempty"` // 1.0.x summary line
 	MessageIndex  int       `msgpack:"message_index" json:"message_index"`       // messages before the boundary
 	Ref           RawRef    `msgpack:"ref" json:"-"`
+	// SummaryRef and SummarySpans locate Summary in the raw transcript
+	// (the isCompactSummary line after the boundary).
+	SummaryRef   RawRef `msgpack:"sref" json:"-"`
+	SummarySpans []Span `msgpack:"sspans,omitempty" json:"-"`
 }
 
 // Preference is a user message that corrects the assistant or states a
@@ -170,6 +182,8 @@ type ImportReport struct {
 	InvalidUTF8  int            `msgpack:"invalid_utf8" json:"invalid_utf8"`
 	UnknownTypes map[string]int `msgpack:"unknown_types" json:"unknown_types,omitempty"`
 	Problems     []string       `msgpack:"problems" json:"problems,omitempty"` // first few, "file:line: what"
+	Blank        int            `msgpack:"blank" json:"blank"`                 // empty lines (skipped, not an error)
+	Files        int            `msgpack:"files" json:"files"`                 // raw files read
 }
 
 // ImportOptions tune an importer (package transcript/...).
@@ -179,4 +193,14 @@ type ImportOptions struct {
 	ProjectDir string
 	// NoSubagents skips sidechain files next to the main transcript.
 	NoSubagents bool
+	// IncludeFileContents captures the registry's files from disk (those
+	// inside ProjectDir) into State.FileContents and sets their hash.
+	IncludeFileContents bool
+	// ExcludePatterns are path.Match patterns, tried against the file's
+	// path relative to the project root and against its base name; a match
+	// keeps the file's content out of the archive.
+	ExcludePatterns []string
+	// MaxFileContent caps one captured file's size (default 8 MiB); larger
+	// files are recorded without content.
+	MaxFileContent int64
 }

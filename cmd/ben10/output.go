@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // printJSON writes v as indented JSON followed by a newline.
@@ -31,4 +32,14 @@ func infof(w io.Writer, format string, args ...any) {
 		return
 	}
 	fmt.Fprintf(w, format, args...)
+}
+
+// oneLine folds s onto one line (runs of white space become one space) and
+// cuts it to at most n characters, marking a cut with "…".
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }

@@ -1,0 +1,68 @@
+package archive_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ben10ctx/ben10/archive"
+)
+
+// archiveCorpusDir finds the shared corpus: $BEN10_CORPUS, a `shared/corpus`
+// beside an ancestor of the working directory, or /work/shared/corpus.
+func archiveCorpusDir(t testing.TB, sub string) string {
+	t.Helper()
+	var cands []string
+	if c := os.Getenv("BEN10_CORPUS"); c != "" {
+		cands = append(cands, c)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for d := wd; ; d = filepath.Dir(d) {
+			cands = append(cands, filepath.Join(d, "shared", "corpus"))
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	cands = append(cands, "/work/shared/corpus")
+	for _, c := range cands {
+		if fi, err := os.Stat(filepath.Join(c, sub)); err == nil && fi.IsDir() {
+			return filepath.Join(c, sub)
+		}
+	}
+	t.Skip("corpus not found (set BEN10_CORPUS)")
+	return ""
+}
+
+func corpusFiles(t testing.TB) []string {
+	dir := archiveCorpusDir(t, "claude")
+	m, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil || len(m) == 0 {
+		t.Skip("no corpus transcripts")
+	}
+	return m
+}
+
+func TestCorpusRoundTrip(t *testing.T) {
+	for _, p := range corpusFiles(t) {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			st := importFile(t, p)
+			r := st.Import
+			if r.Skipped != 0 || r.Partial != 0 || r.Truncated || len(r.Problems) != 0 {
+				t.Errorf("import report %+v", r)
+			}
+			if st.Meta.ContextTokens == 0 || len(st.Messages) == 0 {
+				t.Errorf("meta %+v", st.Meta)
+			}
+			if strings.Count(filepath.Base(p), "-") == 4 {
+				// The four full sessions each hold one compaction with its summary.
+				if len(st.Compactions) != 1 || !strings.HasPrefix(st.Compactions[0].Summary, "This session is being continued") || len(st.Raw) != 3 {
+					t.Errorf("compactions %d, raw files %d", len(st.Compactions), len(st.Raw))
+				}
+			}
+			b := encode(t, st, archive.EncodeOptions{})
+			checkRoundTrip(t, st, open(t, b, archive.OpenOptions{}))
+		})
+	}
+}

@@ -1,0 +1,669 @@
+package archive
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Digest budgets, in characters (see DigestLen).
+const (
+	// DefaultDigestBudget is the budget of periodic checkpoint digests and
+	// of the startup/clear injection.
+	DefaultDigestBudget = 2000
+	// RecoveryDigestBudget is the budget of the digest injected after a
+	// compaction. Claude Code replaces any additionalContext over 10,000
+	// characters with a short preview.
+	RecoveryDigestBudget = 9500
+	// MaxDigestBudget is the hard cap: larger budgets are lowered to it.
+	MaxDigestBudget = 10000
+)
+
+// DigestOptions tune Digest.
+type DigestOptions struct {
+	// Budget is the maximum length of the result in characters as
+	// DigestLen counts them; 0 or less means DefaultDigestBudget, and
+	// anything over MaxDigestBudget is lowered to it.
+	Budget int
+	// Summary is the compaction summary already in the new context. Files
+	// and commands it already names are left out, requests it already
+	// quotes are ranked down, and the budget is spent on the rest.
+	Summary string
+	// Now dates the header ("2h ago"); the zero time leaves the age out.
+	Now time.Time
+}
+
+// DigestLen is the length Digest budgets: UTF-16 code units, the way
+// Claude Code (JavaScript) counts characters. It is never less than the
+// number of runes.
+func DigestLen(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// Digest renders r as a deterministic recovery text of at most
+// opts.Budget characters: a header, then the sections Task, Latest
+// requests, Files, Commands, Errors and Decisions, always in that order,
+// each holding its most relevant items first. Every section gets a share
+// of the budget (a few items each, then the rest round-robin, weighted
+// towards files and commands), cut at line boundaries; a section that could
+// not show everything ends with a "… N more" line, and sections left out
+// entirely are named on a last "[not shown …]" line.
+func Digest(r Recall, opts DigestOptions) string {
+	budget := opts.Budget
+	if budget <= 0 {
+		budget = DefaultDigestBudget
+	}
+	if budget > MaxDigestBudget {
+		budget = MaxDigestBudget
+	}
+	d := digester{r: r, summary: normSpace(opts.Summary), now: opts.Now, budget: budget}
+	d.lineCap = budget / 8
+	if d.lineCap < 100 {
+		d.lineCap = 100
+	}
+	if d.lineCap > 640 {
+		d.lineCap = 640
+	}
+	return d.run()
+}
+
+type ditem struct {
+	text string
+	pos  int // rendering position; items are offered in priority order
+	n    int // DigestLen(text) + 1 for the newline
+}
+
+type dsection struct {
+	title   string
+	noun    string // for "… N more <noun>"
+	items   []ditem
+	extra   int // entries the Recall's caps already left out
+	min     int
+	weight  int
+	always  bool   // shown even when it has no items
+	empty   string // line shown when always and no items
+	taken   int
+	full    bool
+	titleN  int
+	emptyN  int
+	itemSum int // sum of n over taken items
+}
+
+func (s *dsection) hidden() int { return len(s.items) - s.taken + s.extra }
+
+// shown: a section appears with at least one item, or, when always, with
+// its "empty" line if it has nothing at all.
+func (s *dsection) shown() bool {
+	return s.taken > 0 || (s.always && len(s.items) == 0 && s.extra == 0)
+}
+
+func (s *dsection) moreLine() string {
+	return fmt.Sprintf("- … %d more %s not shown", s.hidden(), s.noun)
+}
+
+// cost is the section's rendered length with its current items.
+func (s *dsection) cost() int {
+	if !s.shown() {
+		return 0
+	}
+	c := s.titleN + s.itemSum
+	if len(s.items) == 0 && s.extra == 0 {
+		return c + s.emptyN
+	}
+	if s.hidden() > 0 {
+		c += DigestLen(s.moreLine()) + 1
+	}
+	return c
+}
+
+type digester struct {
+	r        Recall
+	summary  string
+	now      time.Time
+	budget   int
+	lineCap  int
+	header   []string
+	sections []*dsection
+	// counts of entries left out because the summary already names them
+	sumFiles, sumCmds int
+}
+
+func (d *digester) run() string {
+	d.build()
+	headerN := 0
+	for _, h := range d.header {
+		headerN += DigestLen(h) + 1
+	}
+	total := func() int {
+		t := headerN
+		var hiddenSecs []string
+		for _, s := range d.sections {
+			t += s.cost()
+			if !s.shown() && s.hidden() > 0 {
+				hiddenSecs = append(hiddenSecs, s.noun)
+			}
+		}
+		if len(hiddenSecs) > 0 {
+			t += DigestLen(d.notShownLine()) + 1
+		}
+		return t
+	}
+	try := func(s *dsection) bool {
+		if s.full || s.taken >= len(s.items) {
+			return false
+		}
+		s.taken++
+		s.itemSum += s.items[s.taken-1].n
+		if total() > d.budget {
+			s.itemSum -= s.items[s.taken-1].n
+			s.taken--
+			s.full = true
+			return false
+		}
+		return true
+	}
+	// Always-shown sections may not fit at all in a tiny budget.
+	for _, s := range d.sections {
+		if s.always && total() > d.budget {
+			s.always = false
+		}
+	}
+	// First every section's minimum, one item per section and round so
+	// that a small budget is shared; then the rest, weighted.
+	for round := 0; ; round++ {
+		more := false
+		for _, s := range d.sections {
+			if round < s.min && try(s) {
+				more = true
+			}
+		}
+		if !more {
+			break
+		}
+	}
+	for _, s := range d.sections {
+		s.full = false
+	}
+	for {
+		added := false
+		for _, s := range d.sections {
+			for i := 0; i < s.weight; i++ {
+				if !try(s) {
+					break
+				}
+				added = true
+			}
+		}
+		if !added {
+			break
+		}
+	}
+	return d.render()
+}
+
+func (d *digester) notShownLine() string {
+	var parts []string
+	for _, s := range d.sections {
+		if !s.shown() && s.hidden() > 0 {
+			parts = append(parts, fmt.Sprintf("%s (%d)", s.noun, s.hidden()))
+		}
+	}
+	return "[not shown for lack of space: " + strings.Join(parts, ", ") + "]"
+}
+
+func (d *digester) render() string {
+	var b strings.Builder
+	for _, h := range d.header {
+		b.WriteString(h)
+		b.WriteByte('\n')
+	}
+	anyHidden := false
+	for _, s := range d.sections {
+		if !s.shown() {
+			if s.hidden() > 0 {
+				anyHidden = true
+			}
+			continue
+		}
+		b.WriteString(s.title)
+		b.WriteByte('\n')
+		if len(s.items) == 0 && s.extra == 0 {
+			b.WriteString(s.empty)
+			b.WriteByte('\n')
+			continue
+		}
+		chosen := append([]ditem(nil), s.items[:s.taken]...)
+		sort.SliceStable(chosen, func(i, j int) bool { return chosen[i].pos < chosen[j].pos })
+		for _, it := range chosen {
+			b.WriteString(it.text)
+			b.WriteByte('\n')
+		}
+		if s.hidden() > 0 {
+			b.WriteString(s.moreLine())
+			b.WriteByte('\n')
+		}
+	}
+	if anyHidden {
+		b.WriteString(d.notShownLine())
+		b.WriteByte('\n')
+	}
+	return cutToBudget(strings.TrimRight(b.String(), "\n"), d.budget)
+}
+
+// cutToBudget is the last guard: it keeps whole lines within budget and
+// marks the cut. Digest's allocation normally makes it a no-op; it matters
+// when the header alone is longer than a tiny budget.
+func cutToBudget(s string, budget int) string {
+	if DigestLen(s) <= budget {
+		return s
+	}
+	const marker = "[… truncated]"
+	lines := strings.Split(s, "\n")
+	var b strings.Builder
+	n := 0
+	room := budget - DigestLen(marker) - 1
+	for _, l := range lines {
+		ln := DigestLen(l) + 1
+		if n+ln > room {
+			break
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+		n += ln
+	}
+	if room >= 0 {
+		b.WriteString(marker)
+		return b.String()
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func newItem(text string, pos int) ditem {
+	return ditem{text: text, pos: pos, n: DigestLen(text) + 1}
+}
+
+// clip shortens s to at most n characters (DigestLen), ending it with "…".
+func clip(s string, n int) string {
+	if DigestLen(s) <= n {
+		return s
+	}
+	if n <= 1 {
+		return "…"
+	}
+	c := 0
+	for i, r := range s {
+		w := 1
+		if r >= 0x10000 {
+			w = 2
+		}
+		if c+w > n-1 {
+			return s[:i] + "…"
+		}
+		c += w
+	}
+	return s
+}
+
+func (d *digester) build() {
+	r := d.r
+	d.sections = []*dsection{
+		d.taskSection(),
+		d.requestSection(),
+		d.fileSection(),
+		d.commandSection(),
+		d.errorSection(),
+		d.decisionSection(),
+	}
+	for _, s := range d.sections {
+		s.titleN = DigestLen(s.title) + 1
+		s.emptyN = DigestLen(s.empty) + 1
+	}
+	// Header: who, where, when; then what this digest is.
+	h := "# Ben10 context"
+	var facts []string
+	if id := r.Session.SessionID; id != "" {
+		if len(id) > 8 {
+			id = id[:8]
+		}
+		facts = append(facts, "session "+oneLine(id))
+	}
+	if oneLine(r.Session.Title) != "" {
+		facts = append(facts, "“"+clip(oneLine(r.Session.Title), 80)+"”")
+	}
+	if oneLine(r.Session.GitBranch) != "" {
+		facts = append(facts, "branch "+clip(oneLine(r.Session.GitBranch), 60))
+	}
+	if !r.Session.LastActivity.IsZero() {
+		t := "last activity " + r.Session.LastActivity.UTC().Format("2006-01-02 15:04 UTC")
+		if age := d.age(r.Session.LastActivity); age != "" {
+			t += " (" + age + ")"
+		}
+		facts = append(facts, t)
+	}
+	if len(facts) > 0 {
+		h += " · " + strings.Join(facts, " · ")
+	}
+	d.header = append(d.header, h)
+	if d.budget < 1200 {
+		return // a small budget goes to the sections
+	}
+	var line []string
+	if oneLine(r.Session.Directory) != "" {
+		line = append(line, "project "+clip(oneLine(r.Session.Directory), 160))
+	}
+	line = append(line, fmt.Sprintf("%d messages, %d tool calls, %d files", r.Session.Messages, r.Session.ToolCalls, r.Session.Files))
+	if n := len(r.Compactions); n > 0 {
+		c := r.Compactions[n-1]
+		t := fmt.Sprintf("%d compaction(s), latest %s", n+r.Omitted.Compactions, oneLine(c.Trigger))
+		if c.PreTokens > 0 {
+			t += " at " + tokens(c.PreTokens) + " tokens"
+		}
+		line = append(line, t)
+	}
+	if r.Session.ContextTokens > 0 {
+		line = append(line, "context "+tokens(r.Session.ContextTokens)+" tokens")
+	}
+	d.header = append(d.header, strings.Join(line, "; ")+".")
+	if d.summary != "" {
+		d.header = append(d.header, fmt.Sprintf("Details the compaction summary may lack; %d files and %d commands it already names are left out.", d.sumFiles, d.sumCmds))
+	}
+}
+
+func (d *digester) age(t time.Time) string {
+	if d.now.IsZero() || t.IsZero() {
+		return ""
+	}
+	a := d.now.Sub(t)
+	switch {
+	case a < 0:
+		return ""
+	case a < time.Minute:
+		return "just now"
+	case a < time.Hour:
+		return strconv.Itoa(int(a/time.Minute)) + " min ago"
+	case a < 48*time.Hour:
+		return strconv.Itoa(int(a/time.Hour)) + " h ago"
+	default:
+		return strconv.Itoa(int(a/(24*time.Hour))) + " days ago"
+	}
+}
+
+func tokens(n int64) string {
+	if n >= 1000 {
+		return strconv.FormatInt((n+500)/1000, 10) + "k"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func (d *digester) taskSection() *dsection {
+	s := &dsection{title: "## Task and todos", noun: "todos", min: 4, weight: 1, always: true,
+		empty: "- no todo list recorded; the latest request below is the current task"}
+	t := d.r.Tasks
+	pos := 0
+	add := func(tag string, task Task) {
+		text := task.Content
+		if tag == "in progress" && task.ActiveForm != "" && text == "" {
+			text = task.ActiveForm
+		}
+		s.items = append(s.items, newItem(clip("- ["+tag+"] "+oneLine(text), d.lineCap), pos))
+		pos++
+	}
+	for _, x := range t.Active {
+		tag := "in progress"
+		if x.Status == "pending" {
+			tag = "pending"
+		}
+		add(tag, x)
+	}
+	for _, x := range t.Pending {
+		add("pending", x)
+	}
+	for i := len(t.Completed) - 1; i >= 0; i-- {
+		add("done", t.Completed[i])
+	}
+	s.extra = d.r.Omitted.Tasks
+	return s
+}
+
+func (d *digester) requestSection() *dsection {
+	s := &dsection{title: "## Latest requests (newest first)", noun: "requests", min: 2, weight: 1, always: true,
+		empty: "- none recorded"}
+	type req struct {
+		text    string
+		pos     int
+		initial bool
+		inSum   bool
+	}
+	var rs []req
+	for i, q := range d.r.Requests {
+		rs = append(rs, req{text: q.Text, pos: i})
+	}
+	if in := d.r.Initial; in != nil {
+		rs = append(rs, req{text: in.Text, pos: len(rs), initial: true})
+	}
+	for i := range rs {
+		rs[i].inSum = d.summary != "" && len(rs[i].text) >= 12 && strings.Contains(d.summary, clipBytes(normSpace(rs[i].text), 80))
+	}
+	// Priority: the newest request, the first one (the session's intent),
+	// then the others newest first; requests the summary quotes come last.
+	rank := func(q req) int {
+		switch {
+		case q.pos == 0:
+			return 0
+		case q.inSum:
+			return 3
+		case q.initial:
+			return 1
+		default:
+			return 2
+		}
+	}
+	sort.SliceStable(rs, func(i, j int) bool { return rank(rs[i]) < rank(rs[j]) })
+	for _, q := range rs {
+		prefix := "- "
+		if q.initial {
+			prefix = "- first request: "
+		}
+		s.items = append(s.items, newItem(clip(prefix+"“"+oneLine(q.text)+"”", d.lineCap), q.pos))
+	}
+	s.extra = d.r.Omitted.Requests
+	return s
+}
+
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func (d *digester) fileSection() *dsection {
+	s := &dsection{title: "## Files (edited first, most recent first)", noun: "files", min: 4, weight: 3}
+	var mod, read, search []RecallFile
+	for _, f := range d.r.Files {
+		if d.summary != "" && d.mentionsPath(f.Path) {
+			d.sumFiles++
+			continue
+		}
+		switch {
+		case f.Modified():
+			mod = append(mod, f)
+		case f.Reads > 0:
+			read = append(read, f)
+		default:
+			search = append(search, f)
+		}
+	}
+	pos := 0
+	for _, group := range [][]RecallFile{mod, read, search} {
+		for _, f := range group {
+			var c []string
+			if f.Edits > 0 {
+				c = append(c, "edit "+strconv.Itoa(f.Edits))
+			}
+			if f.Writes > 0 {
+				c = append(c, "write "+strconv.Itoa(f.Writes))
+			}
+			if f.Reads > 0 {
+				c = append(c, "read "+strconv.Itoa(f.Reads))
+			}
+			if f.Searches > 0 {
+				c = append(c, "search "+strconv.Itoa(f.Searches))
+			}
+			line := "- " + oneLine(f.Path)
+			if len(c) > 0 {
+				line += " (" + strings.Join(c, ", ") + ")"
+			}
+			s.items = append(s.items, newItem(clip(line, d.lineCap), pos))
+			pos++
+		}
+	}
+	s.extra = d.r.Omitted.Files
+	return s
+}
+
+func (d *digester) commandSection() *dsection {
+	s := &dsection{title: "## Commands (newest first, with outcome)", noun: "commands", min: 3, weight: 3}
+	pos := 0
+	for _, c := range d.r.Commands {
+		if d.summary != "" && containsTerm(d.summary, c.Command) {
+			d.sumCmds++
+			continue
+		}
+		line := "- `" + oneLine(c.Command) + "`"
+		if c.Lines > 1 {
+			line += fmt.Sprintf(" (+%d lines)", c.Lines-1)
+		}
+		if c.Runs > 1 {
+			line += fmt.Sprintf(" ×%d", c.Runs)
+		}
+		switch {
+		case c.NoResult:
+			line += " → no result recorded"
+		case c.OK:
+			line += " → ok"
+		case c.ExitKnown:
+			line += fmt.Sprintf(" → exit %d", c.Exit)
+		default:
+			line += " → failed"
+		}
+		if !c.OK && c.Error != "" {
+			line += ": " + clip(oneLine(c.Error), 120)
+		}
+		if c.OK && c.Failures > 0 {
+			line += fmt.Sprintf(" (failed %d of %d runs)", c.Failures, c.Runs)
+		}
+		// A command is one line however long; clip it only beyond the
+		// Recall's own cap so that its text stays searchable.
+		s.items = append(s.items, newItem(clip(line, RecallCommandBytes+160), pos))
+		pos++
+	}
+	s.extra = d.r.Omitted.Commands
+	return s
+}
+
+func (d *digester) errorSection() *dsection {
+	s := &dsection{title: "## Errors (unresolved first)", noun: "errors", min: 2, weight: 1}
+	errs := append([]RecallError(nil), d.r.Errors...)
+	sort.SliceStable(errs, func(i, j int) bool { return !errs[i].Resolved && errs[j].Resolved })
+	for i, e := range errs {
+		state := "unresolved"
+		if e.Resolved {
+			state = "resolved later"
+		}
+		if e.Count > 1 {
+			state += fmt.Sprintf(", %d×", e.Count)
+		}
+		subj := oneLine(e.Subject)
+		if subj != "" && subj != e.Tool {
+			if strings.EqualFold(e.Tool, "bash") || strings.Contains(strings.ToLower(e.Tool), "shell") || strings.Contains(strings.ToLower(e.Tool), "exec") {
+				subj = "`" + clip(subj, 80) + "`"
+			} else {
+				subj = clip(subj, 120)
+			}
+			subj = oneLine(e.Tool) + " " + subj
+		} else {
+			subj = oneLine(e.Tool)
+		}
+		line := "- [" + state + "] " + subj
+		if e.Message != "" {
+			line += ": " + oneLine(e.Message)
+		}
+		s.items = append(s.items, newItem(clip(line, d.lineCap), i))
+	}
+	s.extra = d.r.Omitted.Errors
+	return s
+}
+
+func (d *digester) decisionSection() *dsection {
+	s := &dsection{title: "## Decisions and preferences", noun: "decisions", min: 1, weight: 1}
+	for i, x := range d.r.Decisions {
+		s.items = append(s.items, newItem(clip("- "+oneLine(x.Kind)+": "+oneLine(x.Text), d.lineCap), i))
+	}
+	s.extra = d.r.Omitted.Decisions
+	return s
+}
+
+// mentionsPath reports whether the normalised summary names path p, as
+// written or in absolute form, not as part of a longer path or name.
+func (d *digester) mentionsPath(p string) bool {
+	if containsPath(d.summary, p) {
+		return true
+	}
+	if dir := cleanDir(d.r.Session.Directory); dir != "" && !strings.HasPrefix(p, "/") && !isWinAbs(p) {
+		return containsPath(d.summary, dir+"/"+p)
+	}
+	return false
+}
+
+func isWinAbs(p string) bool {
+	return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
+}
+
+// containsPath reports whether text holds p with no path character right
+// before it and no name character right after it.
+func containsPath(text, p string) bool { return containsTerm(text, p) }
+
+// containsTerm reports whether text holds term as a whole: no path
+// character (letter, digit, _ - . / \) right before it and no name
+// character (the same but '.') right after it. "ls" is not in "tools", and
+// "a.ex" is not in "a.exs", but "lib/a.ex" is in "see `lib/a.ex`.".
+func containsTerm(text, p string) bool {
+	if p == "" {
+		return false
+	}
+	for off := 0; off <= len(text)-len(p); {
+		i := strings.Index(text[off:], p)
+		if i < 0 {
+			return false
+		}
+		i += off
+		before, _ := utf8.DecodeLastRuneInString(text[:i])
+		after, _ := utf8.DecodeRuneInString(text[i+len(p):])
+		if (i == 0 || !isPathRune(before)) && (i+len(p) == len(text) || !isNameRune(after)) {
+			return true
+		}
+		off = i + 1
+	}
+	return false
+}
+
+func isNameRune(r rune) bool {
+	return r == '_' || r == '/' || r == '\\' || r == '-' || ('0' <= r && r <= '9') || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z')
+}
+
+func isPathRune(r rune) bool { return isNameRune(r) || r == '.' }

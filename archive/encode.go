@@ -1,0 +1,646 @@
+package archive
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/ben10ctx/ben10/ctxfmt"
+)
+
+// LayoutVersion is the version of the archive's segment layout (which
+// segments exist and how raw files map onto them).
+const LayoutVersion = 1
+
+// DefaultChunkSize is the target size of one raw transcript segment. Raw
+// files are cut at line boundaries into segments of about this size; a
+// line longer than maxChunk is cut inside the line. See docs/PERFORMANCE.md
+// for the measurements behind the value.
+const DefaultChunkSize = 4 << 20
+
+// maxChunk is the hard cap of one raw segment.
+const maxChunk = 256 << 20
+
+// EncodeOptions tune Encode. The zero value writes zstd at the default
+// level, unencrypted, unredacted, without a previous archive.
+type EncodeOptions struct {
+	Codec       ctxfmt.Codec
+	Level       ctxfmt.Level
+	Concurrency int
+	Encryption  *ctxfmt.Encryption
+	// ChunkSize is the raw segment target size (default DefaultChunkSize).
+	ChunkSize int
+	// RedactLine, when set, is applied to every raw transcript line
+	// (without its line ending) before it is stored; it returns the line
+	// itself when nothing is to be hidden. RedactText is applied to every
+	// model text stored inline. Both must be deterministic. A record whose
+	// raw line was changed keeps its text inline (redacted by RedactText)
+	// instead of a pointer into the line.
+	RedactLine func(line []byte) []byte
+	RedactText func(s string) string
+	// Previous is the archive this one updates. When a raw file of the
+	// previous archive is a prefix of the new one, its unchanged segments
+	// are copied without recompression and only the tail is encoded.
+	Previous *Archive
+	// Now is the time stamped as UpdatedAt (default time.Now).
+	Now func() time.Time
+}
+
+// metaSegment is the payload of the metadata segment: the metadata proper
+// and the manifest that maps the other segments.
+type metaSegment struct {
+	Layout   int             `msgpack:"layout"`
+	Meta     Metadata        `msgpack:"meta"`
+	Import   ImportReport    `msgpack:"import"`
+	Raw      []rawManifest   `msgpack:"raw"`
+	Contents []contentEntry  `msgpack:"contents"`
+	Redacted bool            `msgpack:"redacted"`
+	Redact   RedactionReport `msgpack:"redaction"`
+	Counts   counts          `msgpack:"counts"`
+}
+
+// counts are small figures status reads show without decoding segments.
+type counts struct {
+	Compactions int `msgpack:"compactions"`
+	Preferences int `msgpack:"preferences"`
+	Active      int `msgpack:"active"`
+	Pending     int `msgpack:"pending"`
+	Completed   int `msgpack:"completed"`
+}
+
+// rawManifest describes one raw transcript file and its segments (the
+// TypeRawTranscript segments, in order, belong to the files in order).
+type rawManifest struct {
+	Name   string     `msgpack:"name"`
+	Size   int64      `msgpack:"size"`   // stored bytes
+	SHA256 string     `msgpack:"sha256"` // of the stored bytes
+	Chunks []rawChunk `msgpack:"chunks"`
+	// RedactedLines lists the lines the redactor changed.
+	RedactedLines []int `msgpack:"redacted_lines,omitempty"`
+}
+
+// rawChunk is one raw segment: StoredLen bytes of the stored file; it came
+// from OrigLen bytes of the original file with xxhash64 OrigHash (OrigLen
+// is -1 when the chunk cannot be matched against a new file).
+type rawChunk struct {
+	StoredLen int64  `msgpack:"n"`
+	OrigLen   int64  `msgpack:"on"`
+	OrigHash  uint64 `msgpack:"oh"`
+	Lines     int    `msgpack:"lines"` // line starts in the chunk
+}
+
+type contentEntry struct {
+	Path   string `msgpack:"path"`
+	Size   int64  `msgpack:"size"`
+	SHA256 string `msgpack:"sha256"`
+}
+
+// RedactionReport counts what the redaction hooks changed.
+type RedactionReport struct {
+	Enabled      bool `msgpack:"enabled" json:"enabled"`
+	LinesChanged int  `msgpack:"lines_changed" json:"lines_changed"`
+	TextsChanged int  `msgpack:"texts_changed" json:"texts_changed"`
+}
+
+// EncodeStats tells what an Encode did (returned by EncodeStats).
+type EncodeStats struct {
+	RawBytes       int64 // raw transcript bytes stored
+	CopiedSegments int   // raw segments copied from the previous archive
+	CopiedBytes    int64 // raw bytes those segments hold
+	EncodedBytes   int64 // raw bytes compressed by this call
+	InlineTexts    int   // model texts stored inline (no usable pointer)
+	PointerTexts   int   // model texts stored as pointers into raw lines
+}
+
+// Encode writes s as a .ctx archive to w.
+func Encode(w io.Writer, s *State, opts EncodeOptions) error {
+	_, err := EncodeWithStats(w, s, opts)
+	return err
+}
+
+// EncodeWithStats is Encode that also reports what it did.
+func EncodeWithStats(w io.Writer, s *State, opts EncodeOptions) (EncodeStats, error) {
+	var st EncodeStats
+	if s == nil {
+		return st, errors.New("archive: Encode: nil State")
+	}
+	cw, err := ctxfmt.NewWriter(w, ctxfmt.WriterOptions{
+		Codec: opts.Codec, Level: opts.Level, Concurrency: opts.Concurrency, Encryption: opts.Encryption,
+	})
+	if err != nil {
+		return st, fmt.Errorf("archive: %w", err)
+	}
+	e := &encoder{s: s, opts: opts, w: cw, stats: &st}
+	if err := e.run(); err != nil {
+		return st, err
+	}
+	if err := cw.Close(); err != nil {
+		return st, fmt.Errorf("archive: %w", err)
+	}
+	return st, nil
+}
+
+type encoder struct {
+	s     *State
+	opts  EncodeOptions
+	w     *ctxfmt.Writer
+	stats *EncodeStats
+	// per raw file: stored bytes, line starts of the stored bytes, and
+	// whether each line was changed by redaction.
+	stored  [][]byte
+	starts  [][]int
+	changed []map[int]bool
+	man     []rawManifest
+	report  RedactionReport
+	// reuse[i] leading chunks of file i are copied from the previous
+	// archive's segments prevSegs[i].
+	reuse    []int
+	prevSegs [][]int
+}
+
+func (e *encoder) run() error {
+	s := e.s
+	redacting := e.opts.RedactLine != nil || e.opts.RedactText != nil
+	e.report.Enabled = redacting
+	if err := e.planRaw(); err != nil {
+		return err
+	}
+	msgs := make([]Message, len(s.Messages))
+	for i, m := range s.Messages {
+		m.Text, m.TextSpans = e.text(m.Ref, m.Text, m.TextSpans)
+		msgs[i] = m
+	}
+	tools := make([]ToolExec, len(s.Tools))
+	for i, t := range s.Tools {
+		t.Input, t.InputSpans = e.text(t.Ref, t.Input, t.InputSpans)
+		t.Output, t.OutputSpans = e.text(t.ResultRef, t.Output, t.OutputSpans)
+		t.Command = e.redactText(t.Command)
+		tools[i] = t
+	}
+	comps := make([]Compaction, len(s.Compactions))
+	for i, c := range s.Compactions {
+		// Summaries stay inline: status reads show them without the raw
+		// transcript.
+		c.Summary, c.SummarySpans = e.redactText(c.Summary), nil
+		comps[i] = c
+	}
+	prefs := make([]Preference, len(s.Preferences))
+	for i, p := range s.Preferences {
+		p.Text = e.redactText(p.Text)
+		prefs[i] = p
+	}
+	tasks := s.Tasks
+	tasks.Active, tasks.Pending, tasks.Completed = e.redactTasks(tasks.Active), e.redactTasks(tasks.Pending), e.redactTasks(tasks.Completed)
+
+	meta := s.Meta
+	meta.SchemaVersion = SchemaVersion
+	now := time.Now
+	if e.opts.Now != nil {
+		now = e.opts.Now
+	}
+	meta.UpdatedAt = now().UTC()
+	if meta.CreatedAt.IsZero() {
+		meta.CreatedAt = meta.UpdatedAt
+		if p := e.opts.Previous; p != nil && !p.meta.Meta.CreatedAt.IsZero() {
+			meta.CreatedAt = p.meta.Meta.CreatedAt
+		}
+	}
+	meta.MessageCount, meta.ToolCount, meta.FileCount = len(s.Messages), len(s.Tools), len(s.Files)
+	ms := metaSegment{
+		Layout: LayoutVersion, Meta: meta, Import: s.Import, Raw: e.man,
+		Redacted: redacting, Redact: e.report,
+		Counts: counts{
+			Compactions: len(s.Compactions), Preferences: len(s.Preferences),
+			Active: len(s.Tasks.Active), Pending: len(s.Tasks.Pending), Completed: len(s.Tasks.Completed),
+		},
+	}
+	for _, fc := range s.FileContents {
+		h := sha256.Sum256(fc.Data)
+		ms.Contents = append(ms.Contents, contentEntry{Path: fc.Path, Size: int64(len(fc.Data)), SHA256: hex.EncodeToString(h[:])})
+	}
+	var recall []byte
+	if r, err := recallPayload(e.redactedView()); err != nil {
+		return err
+	} else {
+		recall = r
+	}
+	// Small segments first, so a reader of the metadata touches the
+	// beginning of the file only.
+	segs := []struct {
+		t ctxfmt.SegmentType
+		v any
+	}{
+		{ctxfmt.TypeMetadata, &ms},
+		{ctxfmt.TypeTaskState, &tasks},
+		{ctxfmt.TypeCompactions, comps},
+		{ctxfmt.TypePreferences, prefs},
+		{ctxfmt.TypeFileRegistry, s.Files},
+		{ctxfmt.TypeConversation, msgs},
+		{ctxfmt.TypeToolHistory, tools},
+	}
+	for _, sg := range segs {
+		b, err := marshal(sg.v)
+		if err != nil {
+			return fmt.Errorf("archive: encoding %s: %w", sg.t, err)
+		}
+		if err := e.w.Add(sg.t, b); err != nil {
+			return fmt.Errorf("archive: %w", err)
+		}
+		if sg.t == ctxfmt.TypeCompactions {
+			if err := e.w.Add(ctxfmt.TypeSummaries, recall); err != nil {
+				return fmt.Errorf("archive: %w", err)
+			}
+		}
+	}
+	if redacting {
+		b, err := marshal(&e.report)
+		if err != nil {
+			return fmt.Errorf("archive: encoding redaction report: %w", err)
+		}
+		if err := e.w.Add(ctxfmt.TypeRedactionReport, b); err != nil {
+			return fmt.Errorf("archive: %w", err)
+		}
+	}
+	if err := e.writeRaw(); err != nil {
+		return err
+	}
+	for _, fc := range s.FileContents {
+		data := fc.Data
+		if err := e.w.Add(ctxfmt.TypeFileContents, data); err != nil {
+			return fmt.Errorf("archive: file content %s: %w", fc.Path, err)
+		}
+	}
+	return nil
+}
+
+// marshal encodes v as msgpack with sorted map keys (deterministic).
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	enc.SetSortMapKeys(true)
+	enc.UseCompactInts(true)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func (e *encoder) redactText(s string) string {
+	if e.opts.RedactText == nil || s == "" {
+		return s
+	}
+	r := e.opts.RedactText(s)
+	if r != s {
+		e.report.TextsChanged++
+	}
+	return r
+}
+
+func (e *encoder) redactTasks(ts []Task) []Task {
+	if e.opts.RedactText == nil || len(ts) == 0 {
+		return ts
+	}
+	out := make([]Task, len(ts))
+	for i, t := range ts {
+		t.Content, t.ActiveForm = e.redactText(t.Content), e.redactText(t.ActiveForm)
+		out[i] = t
+	}
+	return out
+}
+
+// text decides how one model text is stored: as its spans (text empty)
+// when the stored raw line still resolves to exactly the text, otherwise
+// inline (redacted) without spans.
+func (e *encoder) text(ref RawRef, text string, spans []Span) (string, []Span) {
+	if len(spans) > 0 && ref.File >= 0 && ref.File < len(e.stored) && !e.changed[ref.File][ref.Line] {
+		if line, ok := lineAt(e.stored[ref.File], e.starts[ref.File], ref.Line); ok {
+			if got, ok := SpanText(line, spans); ok && got == text {
+				if e.opts.RedactText == nil || e.opts.RedactText(text) == text {
+					e.stats.PointerTexts++
+					return "", spans
+				}
+			}
+		}
+	}
+	if text != "" {
+		e.stats.InlineTexts++
+	}
+	return e.redactText(text), nil
+}
+
+// planRaw redacts the raw files (when asked), cuts them into chunks and
+// works out which chunks the previous archive already holds.
+func (e *encoder) planRaw() error {
+	s := e.s
+	n := len(s.Raw)
+	e.stored, e.starts, e.changed = make([][]byte, n), make([][]int, n), make([]map[int]bool, n)
+	e.man = make([]rawManifest, n)
+	e.reuse, e.prevSegs = make([]int, n), make([][]int, n)
+	for i, f := range s.Raw {
+		data, changed, origStarts := f.Data, map[int]bool{}, []int(nil)
+		if e.opts.RedactLine != nil {
+			data, changed, origStarts = redactLines(f.Data, e.opts.RedactLine)
+			e.report.LinesChanged += len(changed)
+		}
+		e.stored[i], e.changed[i] = data, changed
+		e.starts[i] = lineStarts(data)
+		if origStarts == nil {
+			origStarts = e.starts[i]
+		}
+		h := sha256.Sum256(data)
+		m := rawManifest{Name: f.Name, Size: int64(len(data)), SHA256: hex.EncodeToString(h[:])}
+		for l := range changed {
+			m.RedactedLines = append(m.RedactedLines, l)
+		}
+		sortInts(m.RedactedLines)
+		m.Chunks = chunkLines(f.Data, data, origStarts, e.starts[i], changed, e.chunkSize())
+		e.man[i] = m
+		e.planReuse(i)
+	}
+	return nil
+}
+
+func (e *encoder) chunkSize() int {
+	if e.opts.ChunkSize > 0 {
+		return min(e.opts.ChunkSize, maxChunk)
+	}
+	return DefaultChunkSize
+}
+
+func sortInts(a []int) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// redactLines applies fn to every line of data. It returns the new bytes,
+// the set of changed line numbers and the line starts of the original.
+func redactLines(data []byte, fn func([]byte) []byte) ([]byte, map[int]bool, []int) {
+	starts := lineStarts(data)
+	changed := map[int]bool{}
+	var out []byte
+	for ln, st := range starts {
+		end := len(data)
+		nl := false
+		if ln+1 < len(starts) {
+			end, nl = starts[ln+1]-1, true
+		} else if end > st && data[end-1] == '\n' {
+			end, nl = end-1, true
+		}
+		line := data[st:end]
+		body, cr := line, false
+		if len(body) > 0 && body[len(body)-1] == '\r' {
+			body, cr = body[:len(body)-1], true
+		}
+		r := fn(body)
+		if !bytes.Equal(r, body) {
+			if out == nil {
+				out = make([]byte, 0, len(data)+len(data)/64)
+				out = append(out, data[:st]...)
+			}
+			changed[ln] = true
+			out = append(out, r...)
+			if cr {
+				out = append(out, '\r')
+			}
+			if nl {
+				out = append(out, '\n')
+			}
+			continue
+		}
+		if out != nil {
+			out = append(out, line...)
+			if nl {
+				out = append(out, '\n')
+			}
+		}
+	}
+	if out == nil {
+		return data, changed, starts
+	}
+	return out, changed, starts
+}
+
+// chunkLines cuts the stored bytes at line boundaries into chunks of about
+// size bytes, recording each chunk's original extent for incremental
+// matching.
+func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map[int]bool, size int) []rawChunk {
+	var chunks []rawChunk
+	line, origOff, storedOff := 0, 0, 0
+	nlines := len(storedStarts)
+	for storedOff < len(stored) {
+		// Take lines until the chunk reaches size.
+		end := line
+		for end < nlines && storedStarts[end]-storedOff < size {
+			end++
+		}
+		if end == line {
+			end = line + 1
+		}
+		storedEnd, origEnd := len(stored), len(orig)
+		if end < nlines {
+			storedEnd, origEnd = storedStarts[end], origStarts[end]
+		}
+		if storedEnd-storedOff > maxChunk {
+			// One huge line: cut inside it.
+			storedEnd = storedOff + maxChunk
+			c := rawChunk{StoredLen: maxChunk, OrigLen: -1}
+			if !changed[line] {
+				origEnd = origOff + maxChunk
+				c.OrigLen, c.OrigHash = maxChunk, xxhash.Sum64(orig[origOff:origEnd])
+			}
+			if storedStarts[line] >= storedOff {
+				c.Lines = 1
+			}
+			chunks = append(chunks, c)
+			storedOff = storedEnd
+			if c.OrigLen >= 0 {
+				origOff = origEnd
+			} else {
+				origOff = -1 << 62
+			}
+			continue
+		}
+		c := rawChunk{StoredLen: int64(storedEnd - storedOff), OrigLen: -1}
+		if origOff >= 0 {
+			c.OrigLen, c.OrigHash = int64(origEnd-origOff), xxhash.Sum64(orig[origOff:origEnd])
+		}
+		for l := line; l < end; l++ {
+			if storedStarts[l] >= storedOff {
+				c.Lines++
+			}
+		}
+		chunks = append(chunks, c)
+		storedOff, origOff, line = storedEnd, origEnd, end
+	}
+	return chunks
+}
+
+// writeRaw writes the raw segments, copying those the previous archive
+// holds unchanged (as planned by planRaw).
+func (e *encoder) writeRaw() error {
+	for i := range e.man {
+		m := &e.man[i]
+		off := int64(0)
+		stored := e.stored[i]
+		for k, c := range m.Chunks {
+			if k < e.reuse[i] {
+				if err := e.w.CopyRaw(e.opts.Previous.r, e.prevSegs[i][k]); err != nil {
+					return fmt.Errorf("archive: copying raw segment of %s: %w", m.Name, err)
+				}
+				e.stats.RawBytes += c.StoredLen
+				e.stats.CopiedSegments++
+				e.stats.CopiedBytes += c.StoredLen
+			} else if err := e.addRaw(stored[off : off+c.StoredLen]); err != nil {
+				return fmt.Errorf("archive: raw segment of %s: %w", m.Name, err)
+			}
+			off += c.StoredLen
+		}
+	}
+	return nil
+}
+
+// planReuse replaces file i's chunk plan by the previous archive's
+// reusable chunks followed by the rest of the file, re-cut.
+func (e *encoder) planReuse(i int) {
+	reuse, segs := e.reusable(i)
+	if reuse == 0 {
+		return
+	}
+	prev := e.opts.Previous
+	pm := prev.meta.Raw[prevFile(prev, e.man[i].Name)]
+	var origOff, storedOff int64
+	for k := 0; k < reuse; k++ {
+		origOff += pm.Chunks[k].OrigLen
+		storedOff += pm.Chunks[k].StoredLen
+	}
+	stored := e.stored[i]
+	if storedOff > int64(len(stored)) {
+		return
+	}
+	rest := e.s.Raw[i].Data[origOff:]
+	restStored := stored[storedOff:]
+	ch := chunkLines(rest, restStored, lineStarts(rest), lineStarts(restStored), shiftChanged(e.changed[i], pm.Chunks[:reuse]), e.chunkSize())
+	e.man[i].Chunks = append(append([]rawChunk(nil), pm.Chunks[:reuse]...), ch...)
+	e.reuse[i], e.prevSegs[i] = reuse, segs
+}
+
+func (e *encoder) addRaw(b []byte) error {
+	e.stats.RawBytes += int64(len(b))
+	e.stats.EncodedBytes += int64(len(b))
+	return e.w.Add(ctxfmt.TypeRawTranscript, b)
+}
+
+// shiftChanged renumbers the changed-line set for the part of a file after
+// the reused chunks.
+func shiftChanged(changed map[int]bool, reused []rawChunk) map[int]bool {
+	skip := 0
+	for _, c := range reused {
+		skip += c.Lines
+	}
+	out := map[int]bool{}
+	for l := range changed {
+		if l >= skip {
+			out[l-skip] = true
+		}
+	}
+	return out
+}
+
+func prevFile(p *Archive, name string) int {
+	for i, m := range p.meta.Raw {
+		if m.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// reusable returns how many leading chunks of raw file i the previous
+// archive holds unchanged, and the previous archive's segment indices of
+// that file's chunks.
+func (e *encoder) reusable(i int) (int, []int) {
+	prev := e.opts.Previous
+	if prev == nil || prev.meta.Redacted != (e.opts.RedactLine != nil || e.opts.RedactText != nil) {
+		return 0, nil
+	}
+	pf := prevFile(prev, e.man[i].Name)
+	if pf < 0 {
+		return 0, nil
+	}
+	segs := prev.rawSegments(pf)
+	pm := prev.meta.Raw[pf]
+	data := e.s.Raw[i].Data
+	var off int64
+	n := 0
+	for k, c := range pm.Chunks {
+		if c.OrigLen < 0 || off+c.OrigLen > int64(len(data)) || k >= len(segs) {
+			break
+		}
+		chunk := data[off : off+c.OrigLen]
+		if xxhash.Sum64(chunk) != c.OrigHash {
+			break
+		}
+		if e.opts.RedactLine != nil && (len(chunk) == 0 || chunk[len(chunk)-1] != '\n') {
+			break
+		}
+		off += c.OrigLen
+		n = k + 1
+	}
+	// A short last chunk is merged with the new tail rather than kept, so
+	// repeated incremental saves do not pile up tiny segments.
+	if n > 0 && off < int64(len(data)) && pm.Chunks[n-1].StoredLen < int64(e.chunkSize()/4) {
+		n--
+	}
+	return n, segs
+}
+
+// redactedView is the State the recall is built from: s itself, or with
+// RedactText applied to every text when redacting.
+func (e *encoder) redactedView() *State {
+	f := e.opts.RedactText
+	if f == nil {
+		return e.s
+	}
+	v := *e.s
+	v.Messages = make([]Message, len(e.s.Messages))
+	for i, m := range e.s.Messages {
+		m.Text = f(m.Text)
+		v.Messages[i] = m
+	}
+	v.Tools = make([]ToolExec, len(e.s.Tools))
+	for i, t := range e.s.Tools {
+		t.Input, t.Output, t.Command = f(t.Input), f(t.Output), f(t.Command)
+		v.Tools[i] = t
+	}
+	v.Compactions = make([]Compaction, len(e.s.Compactions))
+	for i, c := range e.s.Compactions {
+		c.Summary = f(c.Summary)
+		v.Compactions[i] = c
+	}
+	v.Preferences = make([]Preference, len(e.s.Preferences))
+	for i, p := range e.s.Preferences {
+		p.Text = f(p.Text)
+		v.Preferences[i] = p
+	}
+	v.Tasks.Active, v.Tasks.Pending, v.Tasks.Completed = e.redactTasksQuiet(v.Tasks.Active), e.redactTasksQuiet(v.Tasks.Pending), e.redactTasksQuiet(v.Tasks.Completed)
+	return &v
+}
+
+func (e *encoder) redactTasksQuiet(ts []Task) []Task {
+	out := make([]Task, len(ts))
+	for i, t := range ts {
+		t.Content, t.ActiveForm = e.opts.RedactText(t.Content), e.opts.RedactText(t.ActiveForm)
+		out[i] = t
+	}
+	return out
+}

@@ -1,0 +1,35 @@
+package archive
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors, usable with errors.Is.
+var (
+	// ErrNotArchive: the container holds no Ben10 metadata segment.
+	ErrNotArchive = errors.New("archive: not a Ben10 context archive (no metadata segment)")
+	// ErrSchema: the archive was written by a newer Ben10 (layout or schema
+	// version this build does not know).
+	ErrSchema = errors.New("archive: unsupported archive version")
+	// ErrCorrupt: the segments decode but do not agree with each other
+	// (sizes, hashes, counts).
+	ErrCorrupt = errors.New("archive: corrupt archive")
+	// ErrExists: restore or export would overwrite an existing file.
+	ErrExists = errors.New("archive: file exists")
+	// ErrNoRaw: the archive holds no raw transcript to export or restore.
+	ErrNoRaw = errors.New("archive: no raw transcript in archive")
+)
+
+// SegmentError names the segment a read or decode failed on.
+type SegmentError struct {
+	Segment string // e.g. "conversation", "raw transcript chunk 3"
+	Err     error
+}
+
+func (e *SegmentError) Error() string { return fmt.Sprintf("archive: %s: %v", e.Segment, e.Err) }
+func (e *SegmentError) Unwrap() error { return e.Err }
+
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+}

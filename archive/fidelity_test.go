@@ -1,0 +1,357 @@
+package archive_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/transcript/claude"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// corpusDir finds the shared corpus: $BEN10_CORPUS, then a `shared/corpus`
+// next to an ancestor of the working directory, then /work/shared/corpus.
+func corpusDir(t testing.TB) string {
+	t.Helper()
+	if d := os.Getenv("BEN10_CORPUS"); d != "" {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			return d
+		}
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for d := wd; ; d = filepath.Dir(d) {
+			c := filepath.Join(filepath.Dir(d), "shared", "corpus")
+			if st, err := os.Stat(c); err == nil && st.IsDir() {
+				return c
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	if st, err := os.Stat("/work/shared/corpus"); err == nil && st.IsDir() {
+		return "/work/shared/corpus"
+	}
+	t.Skip("corpus not found (set BEN10_CORPUS)")
+	return ""
+}
+
+// compactedSession is a corpus transcript cut at its compact_boundary.
+type compactedSession struct {
+	name     string
+	pre      []byte // the lines before the boundary, as Claude Code wrote them
+	summary  string // the isCompactSummary text that follows the boundary
+	root     string // the project directory: cwd of the session's first line
+	paths    []string
+	commands []string
+}
+
+// cutAtBoundary reads a transcript, cuts it at its first compact_boundary
+// and collects, from the main chain's tool calls before the cut, the
+// distinct file paths (file_path, notebook_path, path inputs of any tool,
+// and Glob's pattern; the project root itself left out) and the distinct
+// Bash commands (identified by commandIdentity).
+func cutAtBoundary(t *testing.T, path string) (compactedSession, bool) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := compactedSession{name: filepath.Base(path)}
+	lines := bytes.Split(data, []byte("\n"))
+	boundary := -1
+	for i, l := range lines {
+		var h struct {
+			Type             string `json:"type"`
+			Subtype          string `json:"subtype"`
+			Cwd              string `json:"cwd"`
+			IsSidechain      bool   `json:"isSidechain"`
+			IsCompactSummary bool   `json:"isCompactSummary"`
+			Message          struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(l, &h) != nil {
+			continue
+		}
+		if cs.root == "" && h.Cwd != "" {
+			cs.root = h.Cwd
+		}
+		if boundary < 0 {
+			if h.Type == "system" && h.Subtype == "compact_boundary" {
+				boundary = i
+				cs.pre = bytes.Join(lines[:i], []byte("\n"))
+				cs.pre = append(cs.pre, '\n')
+			}
+			continue
+		}
+		if h.IsCompactSummary {
+			var s string
+			if json.Unmarshal(h.Message.Content, &s) != nil {
+				var blocks []struct {
+					Text string `json:"text"`
+				}
+				_ = json.Unmarshal(h.Message.Content, &blocks)
+				var parts []string
+				for _, b := range blocks {
+					parts = append(parts, b.Text)
+				}
+				s = strings.Join(parts, "\n")
+			}
+			cs.summary = s
+			break
+		}
+	}
+	if boundary < 0 || cs.summary == "" {
+		return cs, false
+	}
+	seenP, seenC := map[string]bool{}, map[string]bool{}
+	for _, l := range lines[:boundary] {
+		var h struct {
+			Type        string `json:"type"`
+			IsSidechain bool   `json:"isSidechain"`
+			Message     struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(l, &h) != nil || h.Type != "assistant" || h.IsSidechain {
+			continue
+		}
+		var blocks []struct {
+			Type  string          `json:"type"`
+			Name  string          `json:"name"`
+			Input json.RawMessage `json:"input"`
+		}
+		if json.Unmarshal(h.Message.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.Type != "tool_use" {
+				continue
+			}
+			var in map[string]any
+			_ = json.Unmarshal(b.Input, &in)
+			keys := []string{"file_path", "notebook_path", "path"}
+			if b.Name == "Glob" {
+				keys = append(keys, "pattern")
+			}
+			for _, k := range keys {
+				p, _ := in[k].(string)
+				if p == "" || strings.TrimSuffix(p, "/") == cs.root || seenP[p] {
+					continue
+				}
+				seenP[p] = true
+				cs.paths = append(cs.paths, p)
+			}
+			if b.Name == "Bash" {
+				c, _ := in["command"].(string)
+				if id := commandIdentity(c); id != "" && !seenC[id] {
+					seenC[id] = true
+					cs.commands = append(cs.commands, id)
+				}
+			}
+		}
+	}
+	return cs, true
+}
+
+// normWS collapses every run of whitespace to one space.
+func normWS(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// commandIdentity is what must appear for a command to count as present:
+// its whole text, whitespace-normalised; for a multi-line command, its
+// first line, whitespace-normalised.
+func commandIdentity(c string) string {
+	c = strings.TrimSpace(c)
+	if i := strings.IndexByte(c, '\n'); i >= 0 {
+		c = c[:i]
+	}
+	return normWS(c)
+}
+
+// appears reports whether term occurs in text as a whole: not preceded by
+// a letter, digit or one of _ - . / \ and not followed by a letter, digit
+// or one of _ - / \ ("ls" is not in "tools", "a.ex" not in "a.exs").
+func appears(text, term string) bool {
+	if term == "" {
+		return false
+	}
+	pathRune := func(r rune) bool {
+		return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_-./\\", r)
+	}
+	for off := 0; ; {
+		i := strings.Index(text[off:], term)
+		if i < 0 {
+			return false
+		}
+		i += off
+		before, _ := utf8.DecodeLastRuneInString(text[:i])
+		after, _ := utf8.DecodeRuneInString(text[i+len(term):])
+		okBefore := i == 0 || !pathRune(before)
+		okAfter := i+len(term) == len(text) || after == '.' || !pathRune(after)
+		if okBefore && okAfter {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+// pathPresent: the path as used, or its form relative to the project root.
+func pathPresent(text, root, p string) bool {
+	if appears(text, p) {
+		return true
+	}
+	if r := strings.TrimSuffix(root, "/") + "/"; strings.HasPrefix(p, r) {
+		return appears(text, p[len(r):])
+	}
+	return false
+}
+
+type share struct{ paths, cmds, pathsOK, cmdsOK int }
+
+func (s share) ratio() float64 {
+	if s.paths+s.cmds == 0 {
+		return 1
+	}
+	return float64(s.pathsOK+s.cmdsOK) / float64(s.paths+s.cmds)
+}
+
+func measure(cs compactedSession, text string) share {
+	n := normWS(text)
+	s := share{paths: len(cs.paths), cmds: len(cs.commands)}
+	for _, p := range cs.paths {
+		if pathPresent(n, cs.root, p) {
+			s.pathsOK++
+		}
+	}
+	for _, c := range cs.commands {
+		if appears(n, c) {
+			s.cmdsOK++
+		}
+	}
+	return s
+}
+
+// TestDigestFidelityCorpus is the measurement behind docs/FIDELITY.md: for
+// each corpus session with a compaction, the share of the distinct file
+// paths and shell commands used before the compact_boundary that are
+// present in (a) Claude's summary alone and (b) the summary plus Ben10's
+// recovery digest built from the state before the boundary.
+func TestDigestFidelityCorpus(t *testing.T) {
+	dir := filepath.Join(corpusDir(t), "claude")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	sort.Strings(files)
+	var rows []string
+	found := 0
+	for _, f := range files {
+		cs, ok := cutAtBoundary(t, f)
+		if !ok {
+			continue
+		}
+		found++
+		t.Run(cs.name, func(t *testing.T) {
+			tmp := filepath.Join(t.TempDir(), cs.name)
+			if err := os.WriteFile(tmp, cs.pre, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			st, err := claude.Import(tmp, archive.ImportOptions{NoSubagents: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := archive.BuildRecall(st)
+			opts := archive.DigestOptions{Budget: archive.RecoveryDigestBudget, Summary: cs.summary}
+			d := archive.Digest(r, opts)
+
+			if n := archive.DigestLen(d); n > archive.RecoveryDigestBudget {
+				t.Fatalf("digest is %d characters, over %d", n, archive.RecoveryDigestBudget)
+			}
+			if archive.Digest(r, opts) != d {
+				t.Fatal("digest is not deterministic")
+			}
+			enc, err := msgpack.Marshal(&r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back archive.Recall
+			if err := msgpack.Unmarshal(enc, &back); err != nil {
+				t.Fatal(err)
+			}
+			if archive.Digest(back, opts) != d {
+				t.Fatal("digest differs after the recall's msgpack round trip")
+			}
+			// What the digest must still carry besides paths and commands.
+			for _, want := range []string{"## Task and todos\n", "## Latest requests (newest first)\n"} {
+				if !strings.Contains(d, want) {
+					t.Errorf("digest lacks section %q", want)
+				}
+			}
+			latest := r.Initial
+			if len(r.Requests) > 0 {
+				latest = &r.Requests[0]
+			}
+			if latest == nil || !strings.Contains(d, firstRunes(latest.Text, 40)) {
+				t.Errorf("digest lacks the latest request")
+			}
+			if len(r.Errors) > 0 {
+				if !strings.Contains(d, "## Errors (unresolved first)\n") {
+					t.Errorf("digest lacks its errors section though the session had %d errors", len(r.Errors))
+				}
+				if !strings.Contains(d, "[unresolved") && !strings.Contains(d, "[resolved later") {
+					t.Errorf("digest shows no error outcome")
+				}
+			}
+
+			a := measure(cs, cs.summary)
+			b := measure(cs, cs.summary+"\n"+d)
+			dg := measure(cs, d)
+			rows = append(rows, fmt.Sprintf("| `%s` | %d | %d | %d/%d (%.0f%%) | %d/%d (%.0f%%) | %.0f%% | %d/%d (%.0f%%) | %d/%d (%.0f%%) | **%.0f%%** | %d | %d B |",
+				cs.name[:8], len(cs.paths), len(cs.commands),
+				a.pathsOK, a.paths, pct(a.pathsOK, a.paths), a.cmdsOK, a.cmds, pct(a.cmdsOK, a.cmds), 100*a.ratio(),
+				b.pathsOK, b.paths, pct(b.pathsOK, b.paths), b.cmdsOK, b.cmds, pct(b.cmdsOK, b.cmds), 100*b.ratio(),
+				archive.DigestLen(d), len(enc)))
+			t.Logf("digest alone holds %.0f%%", 100*dg.ratio())
+			for _, p := range cs.paths {
+				if !pathPresent(normWS(cs.summary+"\n"+d), cs.root, p) {
+					t.Logf("missing path %s", p)
+				}
+			}
+			for _, c := range cs.commands {
+				if !appears(normWS(cs.summary+"\n"+d), c) {
+					t.Logf("missing command %s", c)
+				}
+			}
+			if b.ratio() < 0.85 {
+				t.Errorf("summary + digest hold %.1f%% of paths and commands, want ≥ 85%%\n%s", 100*b.ratio(), d)
+			}
+		})
+	}
+	if found == 0 {
+		t.Skip("no compacted session in the corpus")
+	}
+	t.Logf("\n| session | paths | commands | (a) paths | (a) commands | (a) all | (b) paths | (b) commands | (b) all | digest chars | recall |\n|---|---|---|---|---|---|---|---|---|---|---|\n%s", strings.Join(rows, "\n"))
+}
+
+func pct(a, b int) float64 {
+	if b == 0 {
+		return 100
+	}
+	return 100 * float64(a) / float64(b)
+}
+
+func firstRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}

@@ -1,0 +1,415 @@
+package archive
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/ben10ctx/ben10/ctxfmt"
+)
+
+// OpenOptions tune Open.
+type OpenOptions struct {
+	// Passphrase or Key open an encrypted archive.
+	Passphrase []byte
+	Key        []byte
+	// MaxSegmentSize bounds one segment's decoded size (0: ctxfmt default).
+	MaxSegmentSize int64
+}
+
+// Archive is an opened .ctx archive. Open reads only the container index
+// and the metadata segment; every accessor decodes just the segments it
+// needs, once (results are cached). An Archive is safe for concurrent use.
+type Archive struct {
+	r      *ctxfmt.Reader
+	closer io.Closer
+	meta   metaSegment
+
+	mu    sync.Mutex
+	raw   [][]byte // stored raw files, once read
+	lines [][]int
+}
+
+// Open opens an archive from ra.
+func Open(ra io.ReaderAt, size int64, opts OpenOptions) (*Archive, error) {
+	r, err := ctxfmt.NewReader(ra, size, ctxfmt.ReaderOptions{Passphrase: opts.Passphrase, Key: opts.Key, MaxSegmentSize: opts.MaxSegmentSize})
+	if err != nil {
+		return nil, fmt.Errorf("archive: %w", err)
+	}
+	a := &Archive{r: r}
+	idx := r.Find(ctxfmt.TypeMetadata)
+	if len(idx) == 0 {
+		return nil, ErrNotArchive
+	}
+	if err := a.decode(idx[0], "metadata", &a.meta); err != nil {
+		return nil, err
+	}
+	if a.meta.Layout < 1 || a.meta.Layout > LayoutVersion {
+		return nil, fmt.Errorf("%w: layout %d (this build reads up to %d)", ErrSchema, a.meta.Layout, LayoutVersion)
+	}
+	if a.meta.Meta.SchemaVersion > SchemaVersion {
+		return nil, fmt.Errorf("%w: schema %d (this build reads up to %d)", ErrSchema, a.meta.Meta.SchemaVersion, SchemaVersion)
+	}
+	nraw := 0
+	for _, m := range a.meta.Raw {
+		nraw += len(m.Chunks)
+	}
+	if got := len(r.Find(ctxfmt.TypeRawTranscript)); got != nraw {
+		return nil, corrupt("manifest lists %d raw segments, container holds %d", nraw, got)
+	}
+	if got := len(r.Find(ctxfmt.TypeFileContents)); got != len(a.meta.Contents) {
+		return nil, corrupt("manifest lists %d file contents, container holds %d", len(a.meta.Contents), got)
+	}
+	return a, nil
+}
+
+// OpenFile opens the archive at path; Close releases the file.
+func OpenFile(path string, opts OpenOptions) (*Archive, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("archive: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("archive: %w", err)
+	}
+	a, err := Open(f, fi.Size(), opts)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	a.closer = f
+	return a, nil
+}
+
+// Close releases the file OpenFile opened (no-op for Open).
+func (a *Archive) Close() error {
+	if a.closer == nil {
+		return nil
+	}
+	return a.closer.Close()
+}
+
+func (a *Archive) decode(i int, what string, v any) error {
+	b, err := a.r.ReadSegment(i)
+	if err != nil {
+		return &SegmentError{Segment: what, Err: err}
+	}
+	if err := msgpack.Unmarshal(b, v); err != nil {
+		return &SegmentError{Segment: what, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+	}
+	return nil
+}
+
+// decodeType decodes the first segment of type t into v; a missing
+// segment leaves v untouched.
+func (a *Archive) decodeType(t ctxfmt.SegmentType, v any) error {
+	idx := a.r.Find(t)
+	if len(idx) == 0 {
+		return nil
+	}
+	return a.decode(idx[0], t.String(), v)
+}
+
+// Meta returns the metadata (no segment read: decoded at Open).
+func (a *Archive) Meta() Metadata { return a.meta.Meta }
+
+// ImportReport returns what the importer could not take in whole.
+func (a *Archive) ImportReport() ImportReport { return a.meta.Import }
+
+// Redaction reports whether and how much the archive was redacted.
+func (a *Archive) Redaction() RedactionReport { return a.meta.Redact }
+
+// Container gives access to the underlying ctxfmt reader (segment sizes).
+func (a *Archive) Container() *ctxfmt.Reader { return a.r }
+
+// RawFileInfo describes one stored raw transcript file.
+type RawFileInfo struct {
+	Name     string `json:"name"`
+	Size     int64  `json:"size"`
+	SHA256   string `json:"sha256"`
+	Segments int    `json:"segments"`
+}
+
+// RawFileInfos lists the stored raw files (no segment read).
+func (a *Archive) RawFileInfos() []RawFileInfo {
+	out := make([]RawFileInfo, len(a.meta.Raw))
+	for i, m := range a.meta.Raw {
+		out[i] = RawFileInfo{Name: m.Name, Size: m.Size, SHA256: m.SHA256, Segments: len(m.Chunks)}
+	}
+	return out
+}
+
+// Tasks decodes the task state segment.
+func (a *Archive) Tasks() (TaskState, error) {
+	var t TaskState
+	err := a.decodeType(ctxfmt.TypeTaskState, &t)
+	return t, err
+}
+
+// Compactions decodes the compactions segment (summaries included).
+func (a *Archive) Compactions() ([]Compaction, error) {
+	var c []Compaction
+	err := a.decodeType(ctxfmt.TypeCompactions, &c)
+	return c, err
+}
+
+// Preferences decodes the preferences segment.
+func (a *Archive) Preferences() ([]Preference, error) {
+	var p []Preference
+	err := a.decodeType(ctxfmt.TypePreferences, &p)
+	return p, err
+}
+
+// Files decodes the file registry segment.
+func (a *Archive) Files() ([]FileRecord, error) {
+	var f []FileRecord
+	err := a.decodeType(ctxfmt.TypeFileRegistry, &f)
+	return f, err
+}
+
+// Recall decodes the stored recall (the digest's input) from the
+// summaries segment; ok is false when the archive holds none.
+func (a *Archive) Recall() (r Recall, ok bool, err error) {
+	idx := a.r.Find(ctxfmt.TypeSummaries)
+	if len(idx) == 0 {
+		return r, false, nil
+	}
+	b, err := a.r.ReadSegment(idx[0])
+	if err != nil {
+		return r, false, &SegmentError{Segment: "summaries", Err: err}
+	}
+	if r, err = DecodeRecall(b); err != nil {
+		return r, false, &SegmentError{Segment: "summaries", Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+	}
+	return r, true, nil
+}
+
+// Messages decodes the conversation and fills each message's text from the
+// raw transcript where it is stored as a pointer.
+func (a *Archive) Messages() ([]Message, error) {
+	var ms []Message
+	if err := a.decodeType(ctxfmt.TypeConversation, &ms); err != nil {
+		return nil, err
+	}
+	for i := range ms {
+		m := &ms[i]
+		if len(m.TextSpans) == 0 {
+			continue
+		}
+		t, err := a.resolve(m.Ref, m.TextSpans)
+		if err != nil {
+			return nil, fmt.Errorf("archive: message %d (%s): %w", i, m.ID, err)
+		}
+		m.Text = t
+	}
+	return ms, nil
+}
+
+// Tools decodes the tool history and fills inputs and outputs from the
+// raw transcript.
+func (a *Archive) Tools() ([]ToolExec, error) {
+	var ts []ToolExec
+	if err := a.decodeType(ctxfmt.TypeToolHistory, &ts); err != nil {
+		return nil, err
+	}
+	for i := range ts {
+		t := &ts[i]
+		if len(t.InputSpans) > 0 {
+			s, err := a.resolve(t.Ref, t.InputSpans)
+			if err != nil {
+				return nil, fmt.Errorf("archive: tool %d (%s) input: %w", i, t.ID, err)
+			}
+			t.Input = s
+		}
+		if len(t.OutputSpans) > 0 {
+			s, err := a.resolve(t.ResultRef, t.OutputSpans)
+			if err != nil {
+				return nil, fmt.Errorf("archive: tool %d (%s) output: %w", i, t.ID, err)
+			}
+			t.Output = s
+		}
+	}
+	return ts, nil
+}
+
+func (a *Archive) resolve(ref RawRef, spans []Span) (string, error) {
+	raw, starts, err := a.rawAll()
+	if err != nil {
+		return "", err
+	}
+	if ref.File < 0 || ref.File >= len(raw) {
+		return "", corrupt("reference to raw file %d of %d", ref.File, len(raw))
+	}
+	line, ok := lineAt(raw[ref.File], starts[ref.File], ref.Line)
+	if !ok {
+		return "", corrupt("reference to line %d of raw file %s", ref.Line+1, a.meta.Raw[ref.File].Name)
+	}
+	s, ok := SpanText(line, spans)
+	if !ok {
+		return "", corrupt("text pointer outside line %d of raw file %s", ref.Line+1, a.meta.Raw[ref.File].Name)
+	}
+	return s, nil
+}
+
+// rawSegments returns the container indices of raw file f's segments.
+func (a *Archive) rawSegments(f int) []int {
+	all := a.r.Find(ctxfmt.TypeRawTranscript)
+	k := 0
+	for i := 0; i < f && i < len(a.meta.Raw); i++ {
+		k += len(a.meta.Raw[i].Chunks)
+	}
+	n := len(a.meta.Raw[f].Chunks)
+	if k+n > len(all) {
+		return nil
+	}
+	return all[k : k+n]
+}
+
+// rawFile reads and checks one stored raw file.
+func (a *Archive) rawFile(f int) ([]byte, error) {
+	m := a.meta.Raw[f]
+	if m.Size < 0 || m.Size > 1<<40 {
+		return nil, corrupt("raw file %s: size %d", m.Name, m.Size)
+	}
+	segs := a.rawSegments(f)
+	var total int64
+	for k := range m.Chunks {
+		if info := a.r.Segments()[segs[k]]; int64(info.RawLen) != m.Chunks[k].StoredLen {
+			return nil, corrupt("raw file %s chunk %d: %d bytes, manifest says %d", m.Name, k, info.RawLen, m.Chunks[k].StoredLen)
+		}
+		total += m.Chunks[k].StoredLen
+	}
+	if total != m.Size {
+		return nil, corrupt("raw file %s: chunks hold %d bytes, manifest says %d", m.Name, total, m.Size)
+	}
+	out := make([]byte, 0, m.Size)
+	for k, si := range segs {
+		b, err := a.r.ReadSegment(si)
+		if err != nil {
+			return nil, &SegmentError{Segment: fmt.Sprintf("raw transcript %s chunk %d", m.Name, k), Err: err}
+		}
+		out = append(out, b...)
+	}
+	h := sha256.Sum256(out)
+	if hex.EncodeToString(h[:]) != m.SHA256 {
+		return nil, corrupt("raw file %s: SHA-256 mismatch", m.Name)
+	}
+	return out, nil
+}
+
+func (a *Archive) rawAll() ([][]byte, [][]int, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.raw != nil {
+		return a.raw, a.lines, nil
+	}
+	raw := make([][]byte, len(a.meta.Raw))
+	lines := make([][]int, len(a.meta.Raw))
+	for i := range a.meta.Raw {
+		b, err := a.rawFile(i)
+		if err != nil {
+			return nil, nil, err
+		}
+		raw[i], lines[i] = b, lineStarts(b)
+	}
+	a.raw, a.lines = raw, lines
+	return raw, lines, nil
+}
+
+// RawFiles returns the stored raw transcript files (the original bytes
+// when the archive was saved without redaction), each checked against its
+// SHA-256.
+func (a *Archive) RawFiles() ([]RawFile, error) {
+	raw, _, err := a.rawAll()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RawFile, len(raw))
+	for i, b := range raw {
+		out[i] = RawFile{Name: a.meta.Raw[i].Name, Data: b}
+	}
+	return out, nil
+}
+
+// FileContents returns the project files captured at save time.
+func (a *Archive) FileContents() ([]FileContent, error) {
+	idx := a.r.Find(ctxfmt.TypeFileContents)
+	out := make([]FileContent, 0, len(idx))
+	for k, si := range idx {
+		c := a.meta.Contents[k]
+		b, err := a.r.ReadSegment(si)
+		if err != nil {
+			return nil, &SegmentError{Segment: "file content " + c.Path, Err: err}
+		}
+		h := sha256.Sum256(b)
+		if hex.EncodeToString(h[:]) != c.SHA256 {
+			return nil, corrupt("file content %s: SHA-256 mismatch", c.Path)
+		}
+		out = append(out, FileContent{Path: c.Path, Data: b})
+	}
+	return out, nil
+}
+
+// Load decodes the whole State, texts resolved, raw files and file
+// contents included.
+func (a *Archive) Load() (*State, error) {
+	s := &State{Meta: a.meta.Meta, Import: a.meta.Import}
+	var err error
+	if s.Messages, err = a.Messages(); err != nil {
+		return nil, err
+	}
+	if s.Tools, err = a.Tools(); err != nil {
+		return nil, err
+	}
+	if s.Files, err = a.Files(); err != nil {
+		return nil, err
+	}
+	if s.Tasks, err = a.Tasks(); err != nil {
+		return nil, err
+	}
+	if s.Compactions, err = a.Compactions(); err != nil {
+		return nil, err
+	}
+	if s.Preferences, err = a.Preferences(); err != nil {
+		return nil, err
+	}
+	if s.Raw, err = a.RawFiles(); err != nil {
+		return nil, err
+	}
+	if s.FileContents, err = a.FileContents(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Summary is what a status read shows: metadata and small counts, read
+// from the metadata segment alone.
+type Summary struct {
+	Meta        Metadata        `json:"meta"`
+	Import      ImportReport    `json:"import"`
+	Redaction   RedactionReport `json:"redaction"`
+	RawFiles    []RawFileInfo   `json:"raw_files"`
+	Compactions int             `json:"compactions"`
+	Preferences int             `json:"preferences"`
+	TasksActive int             `json:"tasks_active"`
+	TasksPend   int             `json:"tasks_pending"`
+	TasksDone   int             `json:"tasks_completed"`
+	Contents    int             `json:"file_contents"`
+}
+
+// Summary returns the status summary (no segment read).
+func (a *Archive) Summary() Summary {
+	c := a.meta.Counts
+	return Summary{
+		Meta: a.meta.Meta, Import: a.meta.Import, Redaction: a.meta.Redact, RawFiles: a.RawFileInfos(),
+		Compactions: c.Compactions, Preferences: c.Preferences,
+		TasksActive: c.Active, TasksPend: c.Pending, TasksDone: c.Completed, Contents: len(a.meta.Contents),
+	}
+}

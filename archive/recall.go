@@ -1,0 +1,1002 @@
+package archive
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// RecallVersion is the version of the Recall payload. It changes when a
+// field's meaning changes; adding a field does not change it.
+const RecallVersion = 1
+
+// Caps that keep a Recall small whatever the size of the session it was
+// built from. Lists keep their most relevant entries (the latest requests,
+// the most recent files and commands); strings are cut at a UTF-8 boundary
+// and marked with "…". After the per-list caps, the whole Recall is trimmed
+// to RecallMaxBytes of string payload by dropping its least relevant
+// entries, so that its msgpack encoding stays in the tens of kilobytes even
+// for a 100 MB transcript. Documented in docs/FIDELITY.md.
+const (
+	RecallMaxRequests     = 12   // latest user requests kept (plus the first one)
+	RecallRequestBytes    = 1200 // bytes per request text
+	RecallMaxFiles        = 150  // files and search targets
+	RecallPathBytes       = 300  // bytes per path
+	RecallMaxCommands     = 120  // distinct shell commands
+	RecallCommandBytes    = 600  // bytes per command (first line of a multi-line command)
+	RecallMaxErrors       = 40   // distinct errors
+	RecallErrorBytes      = 240  // bytes per error line
+	RecallMaxTasks        = 60   // todo items over all statuses
+	RecallTaskBytes       = 300  // bytes per todo item
+	RecallMaxDecisions    = 16   // decisions, corrections, preferences, plans
+	RecallDecisionBytes   = 400  // bytes per decision
+	RecallMaxCompactions  = 8    // latest compactions
+	RecallMaxBytes        = 64 << 10
+	recallFieldOverhead   = 24 // per-entry allowance for numbers, times and msgpack framing
+	recallTitleBytes      = 200
+	recallSessionIDBytes  = 128
+	recallShortFieldBytes = 200
+)
+
+// Recall is the small, bounded, msgpack-serializable distillate of a State
+// that a digest is built from. It is stored in the archive's summaries
+// segment so that a digest never needs the conversation: the latest user
+// requests, the files touched (with read/edit/write counts and recency),
+// the shell commands run with their outcome, the errors seen and whether
+// they were later resolved, the task/todo state, decisions, compaction info
+// and session facts. BuildRecall makes one; Digest renders one as text.
+//
+// Lists are ordered most relevant first: requests newest first, files and
+// commands most recent first, errors newest first.
+type Recall struct {
+	Version     int                `msgpack:"v" json:"version"`
+	Session     RecallSession      `msgpack:"session" json:"session"`
+	Initial     *RecallRequest     `msgpack:"initial,omitempty" json:"initial_request,omitempty"`
+	Requests    []RecallRequest    `msgpack:"requests" json:"requests"`
+	Tasks       RecallTasks        `msgpack:"tasks" json:"tasks"`
+	Files       []RecallFile       `msgpack:"files" json:"files"`
+	Commands    []RecallCommand    `msgpack:"commands" json:"commands"`
+	Errors      []RecallError      `msgpack:"errors" json:"errors"`
+	Decisions   []RecallDecision   `msgpack:"decisions" json:"decisions"`
+	Compactions []RecallCompaction `msgpack:"compactions" json:"compactions"`
+	Omitted     RecallOmitted      `msgpack:"omitted" json:"omitted"`
+}
+
+// RecallSession holds the session facts a digest header shows.
+type RecallSession struct {
+	Harness       Harness   `msgpack:"harness" json:"harness"`
+	SessionID     string    `msgpack:"session_id" json:"session_id"`
+	Title         string    `msgpack:"title,omitempty" json:"title,omitempty"`
+	Directory     string    `msgpack:"directory" json:"directory"`
+	GitBranch     string    `msgpack:"git_branch,omitempty" json:"git_branch,omitempty"`
+	Model         string    `msgpack:"model,omitempty" json:"model,omitempty"`
+	ClientVersion string    `msgpack:"client_version,omitempty" json:"client_version,omitempty"`
+	FirstActivity time.Time `msgpack:"first_activity" json:"first_activity"`
+	LastActivity  time.Time `msgpack:"last_activity" json:"last_activity"`
+	Messages      int       `msgpack:"messages" json:"messages"`
+	ToolCalls     int       `msgpack:"tool_calls" json:"tool_calls"`
+	Files         int       `msgpack:"files" json:"files"`
+	ContextTokens int64     `msgpack:"context_tokens" json:"context_tokens"`
+	ContextWindow int64     `msgpack:"context_window,omitempty" json:"context_window,omitempty"`
+}
+
+// RecallRequest is one user request (a typed prompt or slash command).
+type RecallRequest struct {
+	Text string    `msgpack:"text" json:"text"`
+	Time time.Time `msgpack:"ts" json:"timestamp"`
+}
+
+// RecallTasks is the todo state: items in progress, pending, and the
+// latest completed ones.
+type RecallTasks struct {
+	Active    []Task    `msgpack:"active" json:"active"`
+	Pending   []Task    `msgpack:"pending" json:"pending"`
+	Completed []Task    `msgpack:"completed" json:"completed"` // latest last
+	UpdatedAt time.Time `msgpack:"updated_at" json:"updated_at"`
+}
+
+// RecallFile is one file, directory or glob pattern the session touched.
+// Path is relative to the session's directory when inside it.
+type RecallFile struct {
+	Path     string    `msgpack:"path" json:"path"`
+	Reads    int       `msgpack:"r,omitempty" json:"reads,omitempty"`
+	Edits    int       `msgpack:"e,omitempty" json:"edits,omitempty"`
+	Writes   int       `msgpack:"w,omitempty" json:"writes,omitempty"`
+	Searches int       `msgpack:"s,omitempty" json:"searches,omitempty"` // Grep/Glob path or Glob pattern
+	Last     time.Time `msgpack:"ts" json:"last_access"`
+	Seq      int       `msgpack:"seq" json:"seq"` // order of last use (higher is later)
+}
+
+// Modified reports whether the file was edited or written.
+func (f RecallFile) Modified() bool { return f.Edits+f.Writes > 0 }
+
+// RecallCommand is one distinct shell command and its latest outcome.
+// Command is whitespace-normalised; for a multi-line command it is the
+// first line and Lines counts the original lines.
+type RecallCommand struct {
+	Command   string    `msgpack:"cmd" json:"command"`
+	Lines     int       `msgpack:"lines,omitempty" json:"lines,omitempty"`
+	Runs      int       `msgpack:"runs" json:"runs"`
+	Failures  int       `msgpack:"fails,omitempty" json:"failures,omitempty"`
+	OK        bool      `msgpack:"ok" json:"ok"` // outcome of the latest run
+	Exit      int       `msgpack:"exit,omitempty" json:"exit,omitempty"`
+	ExitKnown bool      `msgpack:"exit_known,omitempty" json:"exit_known,omitempty"`
+	Error     string    `msgpack:"err,omitempty" json:"error,omitempty"`       // short error line of the latest failed run
+	NoResult  bool      `msgpack:"nores,omitempty" json:"no_result,omitempty"` // the latest run has no recorded result (yet)
+	Last      time.Time `msgpack:"ts" json:"last_run"`
+	Seq       int       `msgpack:"seq" json:"seq"`
+}
+
+// RecallError is one distinct failure: a failed command or tool call.
+type RecallError struct {
+	Tool     string    `msgpack:"tool" json:"tool"`
+	Subject  string    `msgpack:"subject" json:"subject"` // command, path or tool name
+	Message  string    `msgpack:"msg" json:"message"`
+	Count    int       `msgpack:"n" json:"count"`
+	Resolved bool      `msgpack:"resolved" json:"resolved"`
+	Time     time.Time `msgpack:"ts" json:"timestamp"`
+	Seq      int       `msgpack:"seq" json:"seq"`
+}
+
+// RecallDecision is a decision, correction or stated preference.
+type RecallDecision struct {
+	Kind string    `msgpack:"kind" json:"kind"` // correction | preference | plan
+	Text string    `msgpack:"text" json:"text"`
+	Time time.Time `msgpack:"ts" json:"timestamp"`
+}
+
+// RecallCompaction is one compaction's facts (its summary text is not kept).
+type RecallCompaction struct {
+	Trigger   string    `msgpack:"trigger" json:"trigger"`
+	PreTokens int64     `msgpack:"pre_tokens" json:"pre_tokens"`
+	Time      time.Time `msgpack:"ts" json:"timestamp"`
+}
+
+// RecallOmitted counts the entries the caps left out, so a digest can say so.
+type RecallOmitted struct {
+	Requests    int `msgpack:"requests,omitempty" json:"requests,omitempty"`
+	Files       int `msgpack:"files,omitempty" json:"files,omitempty"`
+	Commands    int `msgpack:"commands,omitempty" json:"commands,omitempty"`
+	Errors      int `msgpack:"errors,omitempty" json:"errors,omitempty"`
+	Tasks       int `msgpack:"tasks,omitempty" json:"tasks,omitempty"`
+	Decisions   int `msgpack:"decisions,omitempty" json:"decisions,omitempty"`
+	Compactions int `msgpack:"compactions,omitempty" json:"compactions,omitempty"`
+}
+
+// BuildRecall distills s into a Recall. It reads only the main chain
+// (sidechain messages and tool calls belong to subagents' contexts), is
+// deterministic, and bounds its result by the Recall* caps. A nil State
+// gives an empty Recall.
+func BuildRecall(s *State) Recall {
+	r := Recall{Version: RecallVersion}
+	if s == nil {
+		return r
+	}
+	b := recallBuilder{dir: cleanDir(s.Meta.DirectoryPath)}
+	r.Session = RecallSession{
+		Harness:       s.Meta.Harness,
+		SessionID:     capBytes(s.Meta.SessionID, recallSessionIDBytes),
+		Title:         capBytes(oneLine(s.Meta.Title), recallTitleBytes),
+		Directory:     capBytes(oneLine(s.Meta.DirectoryPath), RecallPathBytes),
+		GitBranch:     capBytes(oneLine(s.Meta.GitBranch), recallShortFieldBytes),
+		Model:         capBytes(oneLine(s.Meta.Model), recallShortFieldBytes),
+		ClientVersion: capBytes(oneLine(s.Meta.ClientVersion), recallShortFieldBytes),
+		FirstActivity: s.Meta.FirstActivity,
+		LastActivity:  s.Meta.LastActivity,
+		Messages:      s.Meta.MessageCount,
+		ToolCalls:     s.Meta.ToolCount,
+		Files:         s.Meta.FileCount,
+		ContextTokens: s.Meta.ContextTokens,
+		ContextWindow: s.Meta.ContextWindow,
+	}
+	if r.Session.Messages == 0 {
+		r.Session.Messages = len(s.Messages)
+	}
+	if r.Session.ToolCalls == 0 {
+		r.Session.ToolCalls = len(s.Tools)
+	}
+	if r.Session.Files == 0 {
+		r.Session.Files = len(s.Files)
+	}
+	b.requests(s, &r)
+	b.tasks(s, &r)
+	b.tools(s, &r)
+	b.decisions(s, &r)
+	b.compactions(s, &r)
+	r.trim(RecallMaxBytes)
+	return r
+}
+
+// DecodeRecall decodes a Recall from its msgpack form (as stored in an
+// archive's summaries segment). Hostile bytes give an error wrapping
+// ErrCorrupt, never a panic: msgpack v5.4.1 panics when a nil stands where
+// a struct such as time.Time is expected, so the decoder runs under
+// recover. A Recall of a newer version (Version > RecallVersion) gives
+// ErrSchema.
+func DecodeRecall(data []byte) (r Recall, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r, err = Recall{}, fmt.Errorf("%w: recall: %v", ErrCorrupt, p)
+		}
+	}()
+	dec := msgpack.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&r); err != nil {
+		return Recall{}, fmt.Errorf("%w: recall: %v", ErrCorrupt, err)
+	}
+	if r.Version > RecallVersion {
+		return Recall{}, fmt.Errorf("%w: recall version %d (this build reads up to %d)", ErrSchema, r.Version, RecallVersion)
+	}
+	return r, nil
+}
+
+type recallBuilder struct {
+	dir string
+}
+
+// requests keeps the first and the latest user requests of the main chain.
+func (b *recallBuilder) requests(s *State, r *Recall) {
+	var all []RecallRequest
+	for i := range s.Messages {
+		m := &s.Messages[i]
+		if m.Sidechain || m.Role != "user" {
+			continue
+		}
+		if m.Kind != "" && m.Kind != "prompt" && m.Kind != "text" && m.Kind != "command" {
+			continue
+		}
+		text, ok := requestText(m.Text)
+		if !ok {
+			continue
+		}
+		all = append(all, RecallRequest{Text: capBytes(text, RecallRequestBytes), Time: m.Timestamp})
+	}
+	if len(all) == 0 {
+		return
+	}
+	first := all[0]
+	r.Initial = &first
+	latest := all[1:]
+	if len(latest) > RecallMaxRequests {
+		r.Omitted.Requests = len(latest) - RecallMaxRequests
+		latest = latest[len(latest)-RecallMaxRequests:]
+	}
+	r.Requests = make([]RecallRequest, 0, len(latest))
+	for i := len(latest) - 1; i >= 0; i-- {
+		r.Requests = append(r.Requests, latest[i])
+	}
+}
+
+var (
+	commandNameRe = regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`)
+	commandArgsRe = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+)
+
+// requestText turns a user message's text into a request, or reports that
+// it is not one (injected reminders, command output, interruptions, the
+// compaction summary).
+func requestText(t string) (string, bool) {
+	t = strings.TrimSpace(t)
+	if t == "" {
+		return "", false
+	}
+	if m := commandNameRe.FindStringSubmatch(t); m != nil {
+		cmd := strings.TrimSpace(m[1])
+		if a := commandArgsRe.FindStringSubmatch(t); a != nil {
+			if args := strings.TrimSpace(a[1]); args != "" {
+				cmd += " " + args
+			}
+		}
+		if cmd == "" {
+			return "", false
+		}
+		return oneLine(cmd), true
+	}
+	for _, p := range []string{
+		"<local-command-", "<system-reminder>", "<command-message>", "<bash-stdout>", "<bash-stderr>",
+		"<user-prompt-submit-hook>", "Caveat: The messages below were generated",
+		"[Request interrupted", "This session is being continued from a previous conversation",
+	} {
+		if strings.HasPrefix(t, p) {
+			return "", false
+		}
+	}
+	return oneLine(t), true
+}
+
+// tasks copies the todo state within the caps: every active item, then
+// pending items, then the latest completed ones.
+func (b *recallBuilder) tasks(s *State, r *Recall) {
+	budget := RecallMaxTasks
+	take := func(in []Task, latest bool) []Task {
+		n := len(in)
+		if n > budget {
+			r.Omitted.Tasks += n - budget
+			if latest {
+				in = in[n-budget:]
+			} else {
+				in = in[:budget]
+			}
+		}
+		budget -= len(in)
+		out := make([]Task, 0, len(in))
+		for _, t := range in {
+			out = append(out, Task{
+				ID:         capBytes(oneLine(t.ID), recallShortFieldBytes),
+				Content:    capBytes(oneLine(t.Content), RecallTaskBytes),
+				ActiveForm: capBytes(oneLine(t.ActiveForm), RecallTaskBytes),
+				Status:     capBytes(oneLine(t.Status), 32),
+			})
+		}
+		return out
+	}
+	r.Tasks.Active = take(s.Tasks.Active, false)
+	r.Tasks.Pending = take(s.Tasks.Pending, false)
+	r.Tasks.Completed = take(s.Tasks.Completed, true)
+	r.Tasks.UpdatedAt = s.Tasks.UpdatedAt
+}
+
+// toolInput is the subset of tool inputs a Recall reads.
+type toolInput struct {
+	Command      string `json:"command"`
+	FilePath     string `json:"file_path"`
+	NotebookPath string `json:"notebook_path"`
+	Path         string `json:"path"`
+	Pattern      string `json:"pattern"`
+	Plan         string `json:"plan"`
+}
+
+// shellTools name the tools whose `command` input is a shell command when
+// an importer did not fill ToolExec.Command.
+var shellTools = map[string]bool{
+	"Bash": true, "bash": true, "shell": true, "Shell": true, "local_shell": true,
+	"exec_command": true, "run_shell_command": true, "container.exec": true,
+}
+
+// fileTools name the tools whose file_path/notebook_path/path is a file
+// they read (R), edit (E) or write (W); Grep/Glob paths are searches.
+var fileTools = map[string]byte{
+	"Read": 'R', "Edit": 'E', "MultiEdit": 'E', "Write": 'W', "NotebookEdit": 'E', "NotebookRead": 'R',
+	"read_file": 'R', "read_many_files": 'R', "write_file": 'W', "replace": 'E', "edit": 'E',
+	"ReadFile": 'R', "WriteFile": 'W', "StrReplaceFile": 'E', "PatchFile": 'E',
+}
+
+type fileAcc struct {
+	RecallFile
+	known bool // from the file registry
+}
+
+type cmdAcc struct {
+	RecallCommand
+}
+
+type errAcc struct {
+	RecallError
+	key    string // command family or path, for resolution
+	family bool
+}
+
+// tools walks the tool history once for files, commands and errors.
+func (b *recallBuilder) tools(s *State, r *Recall) {
+	files := map[string]*fileAcc{}
+	getFile := func(p string) *fileAcc {
+		f := files[p]
+		if f == nil {
+			f = &fileAcc{RecallFile: RecallFile{Path: p, Seq: -1}}
+			files[p] = f
+		}
+		return f
+	}
+	for i := range s.Files {
+		fr := &s.Files[i]
+		p := b.relPath(fr.Path)
+		if p == "" {
+			continue
+		}
+		f := getFile(p)
+		f.known = true
+		f.Reads += fr.Reads
+		f.Edits += fr.Edits
+		f.Writes += fr.Writes
+		if fr.LastAccess.After(f.Last) {
+			f.Last = fr.LastAccess
+		}
+	}
+
+	cmds := map[string]*cmdAcc{}
+	errs := map[string]*errAcc{}
+	var errOrder []*errAcc
+	okFamily := map[string]int{} // command family → seq of its latest success
+	okPath := map[string]int{}   // path → seq of its latest successful tool call
+
+	for seq := range s.Tools {
+		t := &s.Tools[seq]
+		if t.Sidechain {
+			continue
+		}
+		var in toolInput
+		if t.Input != "" {
+			// Inputs are JSON objects written by the assistant; a malformed one
+			// leaves in empty and the tool still counts by name and command.
+			_ = json.Unmarshal([]byte(t.Input), &in)
+		}
+		command := t.Command
+		if command == "" && shellTools[t.Name] {
+			command = in.Command
+		}
+
+		// Files: the registry has the counts; the tool history adds recency,
+		// searches (Grep/Glob path, Glob pattern) and files the registry lacks.
+		var paths []string
+		kind := fileTools[t.Name]
+		switch {
+		case t.Name == "Grep" || t.Name == "Glob" || t.Name == "search_file_content" || t.Name == "glob":
+			kind = 'S'
+			if in.Path != "" {
+				paths = append(paths, in.Path)
+			}
+			if t.Name == "Glob" || t.Name == "glob" {
+				if in.Pattern != "" {
+					paths = append(paths, in.Pattern)
+				}
+			}
+		default:
+			for _, p := range []string{in.FilePath, in.NotebookPath, in.Path} {
+				if p != "" {
+					paths = append(paths, p)
+					break
+				}
+			}
+		}
+		paths = append(paths, t.RelatedFiles...)
+		var touched []string
+		seen := map[string]bool{}
+		for _, raw := range paths {
+			p := b.relPath(raw)
+			if p == "" || p == "." || seen[p] {
+				continue
+			}
+			seen[p] = true
+			touched = append(touched, p)
+			f := getFile(p)
+			f.Seq = seq
+			if t.Timestamp.After(f.Last) {
+				f.Last = t.Timestamp
+			}
+			if !f.known {
+				switch kind {
+				case 'R':
+					f.Reads++
+				case 'E':
+					f.Edits++
+				case 'W':
+					f.Writes++
+				}
+			}
+			if kind == 'S' {
+				f.Searches++
+			}
+		}
+
+		var key, fam string
+		if command != "" {
+			key, fam = commandKey(command), commandFamily(command)
+		}
+		if key != "" {
+			c := cmds[key]
+			if c == nil {
+				c = &cmdAcc{RecallCommand: RecallCommand{Command: capBytes(key, RecallCommandBytes)}}
+				if n := strings.Count(strings.TrimSpace(command), "\n") + 1; n > 1 {
+					c.Lines = n
+				}
+				cmds[key] = c
+			}
+			c.Runs++
+			c.OK = t.Success
+			c.Last = t.Timestamp
+			c.Seq = seq
+			c.Exit, c.ExitKnown = exitCode(t.Output)
+			c.Error = ""
+			c.NoResult = noResult(t)
+			if !t.Success && !c.NoResult {
+				c.Failures++
+				c.Error = capBytes(errorLine(t.Output), RecallErrorBytes)
+			}
+		}
+		if noResult(t) {
+			continue // still running, interrupted, or cut off: no outcome to learn from
+		}
+
+		if t.Success {
+			if key != "" {
+				okFamily[fam] = seq
+			}
+			for _, p := range touched {
+				okPath[p] = seq
+			}
+			continue
+		}
+		msg := errorLine(t.Output)
+		if strings.Contains(msg, "Sibling tool call errored") {
+			continue // a parallel call failed; that failure is recorded on its own
+		}
+		e := &errAcc{RecallError: RecallError{Tool: capBytes(oneLine(t.Name), recallShortFieldBytes), Message: capBytes(msg, RecallErrorBytes)}}
+		switch {
+		case key != "":
+			e.Subject, e.key, e.family = capBytes(key, RecallCommandBytes), fam, true
+		case len(touched) > 0:
+			e.Subject, e.key = touched[0], touched[0]
+		default:
+			e.Subject = e.Tool
+		}
+		id := e.Tool + "\x00" + e.Subject + "\x00" + e.Message
+		if old := errs[id]; old != nil {
+			old.Count++
+			old.Time, old.Seq = t.Timestamp, seq
+			continue
+		}
+		e.Count, e.Time, e.Seq = 1, t.Timestamp, seq
+		errs[id] = e
+		errOrder = append(errOrder, e)
+	}
+
+	// Files: most recent first; registry-only files (never seen in the tool
+	// history) after them by last access.
+	fl := make([]*fileAcc, 0, len(files))
+	for _, f := range files {
+		fl = append(fl, f)
+	}
+	sort.Slice(fl, func(i, j int) bool {
+		a, c := fl[i], fl[j]
+		if a.Seq != c.Seq {
+			return a.Seq > c.Seq
+		}
+		if !a.Last.Equal(c.Last) {
+			return a.Last.After(c.Last)
+		}
+		return a.Path < c.Path
+	})
+	if len(fl) > RecallMaxFiles {
+		// Keep every modified file we can, dropping the oldest read-only
+		// entries first.
+		keep := fl[:0:0]
+		drop := len(fl) - RecallMaxFiles
+		for i := len(fl) - 1; i >= 0; i-- {
+			if drop > 0 && !fl[i].Modified() {
+				drop--
+				continue
+			}
+			keep = append(keep, fl[i])
+		}
+		for i, j := 0, len(keep)-1; i < j; i, j = i+1, j-1 {
+			keep[i], keep[j] = keep[j], keep[i]
+		}
+		if len(keep) > RecallMaxFiles {
+			keep = keep[:RecallMaxFiles]
+		}
+		r.Omitted.Files = len(fl) - len(keep)
+		fl = keep
+	}
+	r.Files = make([]RecallFile, 0, len(fl))
+	for _, f := range fl {
+		rf := f.RecallFile
+		rf.Path = capBytes(rf.Path, RecallPathBytes)
+		r.Files = append(r.Files, rf)
+	}
+
+	cl := make([]*cmdAcc, 0, len(cmds))
+	for _, c := range cmds {
+		cl = append(cl, c)
+	}
+	sort.Slice(cl, func(i, j int) bool { return cl[i].Seq > cl[j].Seq })
+	if len(cl) > RecallMaxCommands {
+		r.Omitted.Commands = len(cl) - RecallMaxCommands
+		cl = cl[:RecallMaxCommands]
+	}
+	r.Commands = make([]RecallCommand, 0, len(cl))
+	for _, c := range cl {
+		r.Commands = append(r.Commands, c.RecallCommand)
+	}
+
+	for _, e := range errOrder {
+		var later int
+		var ok bool
+		if e.family {
+			later, ok = okFamily[e.key]
+		} else if e.key != "" {
+			later, ok = okPath[e.key]
+		}
+		e.Resolved = ok && later > e.Seq
+	}
+	sort.SliceStable(errOrder, func(i, j int) bool { return errOrder[i].Seq > errOrder[j].Seq })
+	if len(errOrder) > RecallMaxErrors {
+		// Keep unresolved errors before resolved ones when something must go.
+		sort.SliceStable(errOrder, func(i, j int) bool { return !errOrder[i].Resolved && errOrder[j].Resolved })
+		r.Omitted.Errors = len(errOrder) - RecallMaxErrors
+		errOrder = errOrder[:RecallMaxErrors]
+		sort.SliceStable(errOrder, func(i, j int) bool { return errOrder[i].Seq > errOrder[j].Seq })
+	}
+	r.Errors = make([]RecallError, 0, len(errOrder))
+	for _, e := range errOrder {
+		r.Errors = append(r.Errors, e.RecallError)
+	}
+}
+
+// noResult reports a tool call without a recorded result: importers leave
+// Success false and Output empty until the result line arrives.
+func noResult(t *ToolExec) bool { return !t.Success && t.Output == "" && len(t.OutputSpans) == 0 }
+
+// decisions gathers corrections and preferences, and plans the user saw
+// (ExitPlanMode), newest first.
+func (b *recallBuilder) decisions(s *State, r *Recall) {
+	var all []RecallDecision
+	for _, p := range s.Preferences {
+		t := oneLine(p.Text)
+		if t == "" {
+			continue
+		}
+		kind := p.Kind
+		if kind == "" {
+			kind = "preference"
+		}
+		all = append(all, RecallDecision{Kind: capBytes(oneLine(kind), 32), Text: capBytes(t, RecallDecisionBytes), Time: p.Timestamp})
+	}
+	for i := range s.Tools {
+		t := &s.Tools[i]
+		if t.Sidechain || t.Name != "ExitPlanMode" || t.Input == "" {
+			continue
+		}
+		var in toolInput
+		if json.Unmarshal([]byte(t.Input), &in) != nil || strings.TrimSpace(in.Plan) == "" {
+			continue
+		}
+		kind := "plan approved"
+		if !t.Success {
+			kind = "plan rejected"
+		}
+		all = append(all, RecallDecision{Kind: kind, Text: capBytes(planHeadline(in.Plan), RecallDecisionBytes), Time: t.Timestamp})
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Time.After(all[j].Time) })
+	if len(all) > RecallMaxDecisions {
+		r.Omitted.Decisions = len(all) - RecallMaxDecisions
+		all = all[:RecallMaxDecisions]
+	}
+	r.Decisions = all
+}
+
+// planHeadline is a plan's first heading or first non-empty line, followed
+// by its other headings.
+func planHeadline(plan string) string {
+	var parts []string
+	for _, l := range strings.Split(plan, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		if len(parts) == 0 || strings.HasPrefix(l, "#") {
+			parts = append(parts, strings.TrimSpace(strings.TrimLeft(l, "#")))
+		}
+	}
+	return oneLine(strings.Join(parts, "; "))
+}
+
+func (b *recallBuilder) compactions(s *State, r *Recall) {
+	cs := s.Compactions
+	if len(cs) > RecallMaxCompactions {
+		r.Omitted.Compactions = len(cs) - RecallMaxCompactions
+		cs = cs[len(cs)-RecallMaxCompactions:]
+	}
+	for _, c := range cs {
+		r.Compactions = append(r.Compactions, RecallCompaction{Trigger: capBytes(oneLine(c.Trigger), 32), PreTokens: c.PreTokens, Time: c.Timestamp})
+	}
+}
+
+// trim drops the least relevant entries until the Recall's string payload
+// (plus a per-entry allowance) is at most limit bytes.
+func (r *Recall) trim(limit int) {
+	for r.size() > limit {
+		// Take from the list that weighs most, at its least relevant end.
+		type cand struct {
+			weight int
+			drop   func()
+		}
+		cands := []cand{
+			{sizeOf(len(r.Commands), func(i int) int { return len(r.Commands[i].Command) + len(r.Commands[i].Error) }), func() {
+				r.Commands = r.Commands[:len(r.Commands)-1]
+				r.Omitted.Commands++
+			}},
+			{sizeOf(len(r.Files), func(i int) int { return len(r.Files[i].Path) }), func() {
+				r.Files = r.Files[:len(r.Files)-1]
+				r.Omitted.Files++
+			}},
+			{sizeOf(len(r.Errors), func(i int) int { return len(r.Errors[i].Subject) + len(r.Errors[i].Message) + len(r.Errors[i].Tool) }), func() {
+				r.Errors = r.Errors[:len(r.Errors)-1]
+				r.Omitted.Errors++
+			}},
+			{sizeOf(len(r.Requests), func(i int) int { return len(r.Requests[i].Text) }), func() {
+				r.Requests = r.Requests[:len(r.Requests)-1]
+				r.Omitted.Requests++
+			}},
+			{sizeOf(len(r.Tasks.Completed), func(i int) int { return taskSize(r.Tasks.Completed[i]) }), func() {
+				r.Tasks.Completed = r.Tasks.Completed[1:]
+				r.Omitted.Tasks++
+			}},
+			{sizeOf(len(r.Tasks.Pending), func(i int) int { return taskSize(r.Tasks.Pending[i]) }), func() {
+				r.Tasks.Pending = r.Tasks.Pending[:len(r.Tasks.Pending)-1]
+				r.Omitted.Tasks++
+			}},
+			{sizeOf(len(r.Decisions), func(i int) int { return len(r.Decisions[i].Text) }), func() {
+				r.Decisions = r.Decisions[:len(r.Decisions)-1]
+				r.Omitted.Decisions++
+			}},
+		}
+		best := -1
+		for i, c := range cands {
+			if c.weight > 0 && (best < 0 || c.weight > cands[best].weight) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return // only fixed-size fields remain; they are within their caps
+		}
+		cands[best].drop()
+	}
+}
+
+func sizeOf(n int, f func(int) int) int {
+	s := 0
+	for i := 0; i < n; i++ {
+		s += f(i) + recallFieldOverhead
+	}
+	return s
+}
+
+func taskSize(t Task) int { return len(t.ID) + len(t.Content) + len(t.ActiveForm) + len(t.Status) }
+
+// size estimates the Recall's encoded size: its strings plus a fixed
+// allowance per entry.
+func (r *Recall) size() int {
+	n := 256 + len(r.Session.SessionID) + len(r.Session.Title) + len(r.Session.Directory) +
+		len(r.Session.GitBranch) + len(r.Session.Model) + len(r.Session.ClientVersion) + len(r.Session.Harness)
+	if r.Initial != nil {
+		n += len(r.Initial.Text) + recallFieldOverhead
+	}
+	for _, q := range r.Requests {
+		n += len(q.Text) + recallFieldOverhead
+	}
+	for _, ts := range [][]Task{r.Tasks.Active, r.Tasks.Pending, r.Tasks.Completed} {
+		for _, t := range ts {
+			n += taskSize(t) + recallFieldOverhead
+		}
+	}
+	for _, f := range r.Files {
+		n += len(f.Path) + recallFieldOverhead
+	}
+	for _, c := range r.Commands {
+		n += len(c.Command) + len(c.Error) + recallFieldOverhead
+	}
+	for _, e := range r.Errors {
+		n += len(e.Tool) + len(e.Subject) + len(e.Message) + recallFieldOverhead
+	}
+	for _, d := range r.Decisions {
+		n += len(d.Kind) + len(d.Text) + recallFieldOverhead
+	}
+	for _, c := range r.Compactions {
+		n += len(c.Trigger) + recallFieldOverhead
+	}
+	return n
+}
+
+// relPath makes p relative to the session directory when inside it and
+// returns it as one clean line; "" for an empty path.
+func (b *recallBuilder) relPath(p string) string {
+	p = strings.TrimSpace(oneLine(p))
+	if p == "" {
+		return ""
+	}
+	if b.dir != "" {
+		if p == b.dir {
+			return "."
+		}
+		for _, sep := range []string{"/", `\`} {
+			if strings.HasPrefix(p, b.dir+sep) {
+				return strings.TrimPrefix(p[len(b.dir)+1:], "./")
+			}
+		}
+	}
+	return strings.TrimPrefix(p, "./")
+}
+
+func cleanDir(d string) string {
+	d = strings.TrimSpace(d)
+	for len(d) > 1 && (strings.HasSuffix(d, "/") || strings.HasSuffix(d, `\`)) {
+		d = d[:len(d)-1]
+	}
+	return d
+}
+
+// commandKey is a command's identity: its whitespace-normalised text, or
+// for a multi-line command its whitespace-normalised first line.
+func commandKey(cmd string) string {
+	cmd = strings.TrimSpace(strings.ReplaceAll(cmd, "\r\n", "\n"))
+	if i := strings.IndexByte(cmd, '\n'); i >= 0 {
+		cmd = cmd[:i]
+	}
+	return normSpace(cmd)
+}
+
+// commandFamily is the program and its first non-option argument, after
+// environment assignments and a leading `cd DIR &&`: "mix test", "git push".
+func commandFamily(cmd string) string {
+	f := strings.Fields(commandKey(cmd))
+	wrapper := false // after sudo/env/time, skip their options too
+	for len(f) > 0 {
+		switch {
+		case wrapper && strings.HasPrefix(f[0], "-"):
+			f = f[1:]
+		case strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "-"):
+			f = f[1:]
+		case f[0] == "cd" && len(f) >= 3 && (f[2] == "&&" || f[2] == ";"):
+			f = f[3:]
+		case f[0] == "sudo" || f[0] == "time" || f[0] == "env":
+			f, wrapper = f[1:], true
+		default:
+			goto done
+		}
+	}
+done:
+	if len(f) == 0 {
+		return ""
+	}
+	fam := f[0]
+	if i := strings.LastIndexByte(fam, '/'); i >= 0 && i < len(fam)-1 {
+		fam = fam[i+1:]
+	}
+	for _, a := range f[1:] {
+		if a == "&&" || a == "||" || a == "|" || a == ";" {
+			break
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		fam += " " + a
+		break
+	}
+	return fam
+}
+
+var exitCodeRe = regexp.MustCompile(`(?i)^\s*(?:error:\s*)?exit(?: code|_code|ed with code)?:?\s*(-?\d{1,6})\b`)
+
+// exitCode finds an exit status at the start of a tool's output ("Exit code
+// 1", Claude Code's form; "Exit code: 1" and "exit_code: 1" too).
+func exitCode(out string) (int, bool) {
+	for _, l := range firstLines(out, 3) {
+		if m := exitCodeRe.FindStringSubmatch(l); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				return n, true
+			}
+		}
+	}
+	return 0, false
+}
+
+var (
+	errStrongRe = regexp.MustCompile(`(?i)(^|[\s\[(*✘])(error|fatal|panic|exception|traceback|failed|failure|FAIL)\b|` +
+		`not found|no such file|does not exist|permission denied|rejected|cannot |can't |undefined|timed out|refused`)
+	errTestRe  = regexp.MustCompile(`^\s*\d+\) test\b|^---\s*FAIL|^FAIL\b|^\s*✗|^\s*×`)
+	errTagRe   = regexp.MustCompile(`</?tool_use_error>`)
+	errNoiseRe = regexp.MustCompile(`(?i)^\s*(?:error:\s*)?exit(?: code|_code)?:?\s*-?\d+\s*$`)
+)
+
+// errorLine picks the most telling line of a failed tool's output: the
+// first line naming an error or a failing test, else the first non-empty
+// line that is not just the exit status.
+func errorLine(out string) string {
+	if out == "" {
+		return ""
+	}
+	if len(out) > 64<<10 {
+		out = out[:64<<10]
+	}
+	out = errTagRe.ReplaceAllString(out, "")
+	out = strings.ReplaceAll(out, `\n`, "\n") // some hooks print escaped newlines
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !errNoiseRe.MatchString(l) {
+			lines = append(lines, l)
+		}
+	}
+	// A line ending in ':' introduces the next one: keep both.
+	pick := func(i int) string {
+		l := lines[i]
+		if strings.HasSuffix(l, ":") && i+1 < len(lines) {
+			l += " " + lines[i+1]
+		}
+		return capBytes(oneLine(l), RecallErrorBytes)
+	}
+	test := -1
+	for i, l := range lines {
+		if errStrongRe.MatchString(l) {
+			return pick(i)
+		}
+		if test < 0 && errTestRe.MatchString(l) {
+			test = i
+		}
+	}
+	if test >= 0 {
+		return pick(test)
+	}
+	if len(lines) > 0 {
+		return pick(0)
+	}
+	return ""
+}
+
+func firstLines(s string, n int) []string {
+	var out []string
+	for len(out) < n && s != "" {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 {
+			out = append(out, s)
+			break
+		}
+		out = append(out, s[:i])
+		s = s[i+1:]
+	}
+	return out
+}
+
+// oneLine makes s valid UTF-8 on one line: control characters and runs of
+// whitespace become one space.
+func oneLine(s string) string {
+	if s == "" {
+		return ""
+	}
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) || unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// normSpace is oneLine: whitespace-normalised text.
+func normSpace(s string) string { return oneLine(s) }
+
+// capBytes cuts s to at most n bytes at a rune boundary, ending it with "…"
+// when it was cut.
+func capBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const ell = "…"
+	cut, mark := n-len(ell), ell
+	if cut < 0 {
+		cut, mark = n, ""
+	}
+	if cut < 0 {
+		cut = 0
+	}
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
+}

@@ -1,0 +1,323 @@
+package archive
+
+import (
+	"bytes"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/ben10ctx/ben10/internal/jscan"
+)
+
+// RestoreOptions tune Restore.
+type RestoreOptions struct {
+	// ProjectDir is the directory the session is resumed in (default: the
+	// archive's recorded project directory).
+	ProjectDir string
+	// ConfigDir is Claude Code's configuration directory (default:
+	// $CLAUDE_CONFIG_DIR, else ~/.claude).
+	ConfigDir string
+	// SessionID is the new session id (default: a fresh random UUID).
+	SessionID string
+}
+
+// RestoreResult tells where a restored session went.
+type RestoreResult struct {
+	SessionID    string   `json:"session_id"`
+	OldSessionID string   `json:"old_session_id"`
+	ProjectDir   string   `json:"project_dir"`
+	Dir          string   `json:"transcript_dir"` // <config>/projects/<encoded>
+	Files        []string `json:"files"`          // written, main transcript first
+	Rewritten    int      `json:"session_ids_rewritten"`
+	// DroppedPartial is set when an incomplete last line (the transcript
+	// was being written when saved) was left out so the resumed file stays
+	// valid JSONL.
+	DroppedPartial bool `json:"dropped_partial_line"`
+	// Dangling counts conversation lines whose parentUuid names no line of
+	// the file (0 for an intact chain).
+	Dangling int `json:"dangling_parents"`
+}
+
+// ErrNotClaude: restore as a resumable session is defined for Claude Code
+// archives only.
+var ErrNotClaude = errors.New("archive: restore --resume needs a Claude Code archive")
+
+// Restore writes the archive's raw transcript into Claude Code's projects
+// folder for opts.ProjectDir under a fresh session id, so that `claude
+// --resume <id>` opens the full conversation: the main file becomes
+// `<config>/projects/<encoded>/<id>.jsonl`, sidechain files go to
+// `<id>/subagents/` beside it, every top-level "sessionId" is rewritten to
+// the new id and every other byte is kept (uuid/parentUuid chain
+// included). Nothing existing is overwritten (ErrExists).
+func (a *Archive) Restore(opts RestoreOptions) (*RestoreResult, error) {
+	if h := a.meta.Meta.Harness; h != "" && h != HarnessClaude {
+		return nil, fmt.Errorf("%w (archive is %s)", ErrNotClaude, h)
+	}
+	files, err := a.RawFiles()
+	if err != nil {
+		return nil, err
+	}
+	if opts.ProjectDir == "" {
+		opts.ProjectDir = a.meta.Meta.DirectoryPath
+	}
+	return RestoreFiles(files, a.meta.Meta.SessionID, opts)
+}
+
+// RestoreFiles is Restore over raw files in memory: files[0] is the main
+// transcript, the others its sidechain files named "<session>/…".
+func RestoreFiles(files []RawFile, oldID string, opts RestoreOptions) (*RestoreResult, error) {
+	if len(files) == 0 {
+		return nil, ErrNoRaw
+	}
+	if opts.ProjectDir == "" {
+		return nil, errors.New("archive: restore: no project directory given and none recorded")
+	}
+	proj, err := filepath.Abs(opts.ProjectDir)
+	if err != nil {
+		return nil, fmt.Errorf("archive: restore: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(proj); err == nil {
+		proj = real
+	}
+	cfg := opts.ConfigDir
+	if cfg == "" {
+		cfg = os.Getenv("CLAUDE_CONFIG_DIR")
+	}
+	if cfg == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil, fmt.Errorf("archive: restore: no home directory: %w", err)
+		}
+		cfg = filepath.Join(home, ".claude")
+	}
+	id := opts.SessionID
+	if id == "" {
+		if id, err = newUUID(); err != nil {
+			return nil, err
+		}
+	} else if !validSessionID(id) {
+		return nil, fmt.Errorf("archive: restore: invalid session id %q", id)
+	}
+	projects := filepath.Join(cfg, "projects")
+	dir := filepath.Join(projects, projectDirFor(projects, proj))
+	res := &RestoreResult{SessionID: id, OldSessionID: oldID, ProjectDir: proj, Dir: dir}
+	out := make([]RawFile, len(files))
+	for i, f := range files {
+		name := id + ".jsonl"
+		if i > 0 {
+			rest := f.Name
+			if j := strings.IndexByte(rest, '/'); j >= 0 {
+				rest = rest[j+1:]
+			} else {
+				rest = "subagents/" + path.Base(rest)
+			}
+			name = id + "/" + rest
+		}
+		data, n, dropped := rewriteSessionID(f.Data, id)
+		res.Rewritten += n
+		if i == 0 {
+			res.DroppedPartial = dropped
+			res.Dangling = danglingParents(data)
+		} else if dropped {
+			res.DroppedPartial = true
+		}
+		out[i] = RawFile{Name: name, Data: data}
+	}
+	paths, err := writeFiles(dir, out)
+	res.Files = paths
+	if err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func validSessionID(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// newUUID returns a random (version 4) UUID.
+func newUUID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("archive: session id: %w", err)
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]), nil
+}
+
+// rewriteSessionID replaces the value of every top-level "sessionId"
+// string member with id, keeping all other bytes. Lines that are not JSON
+// objects are kept as they are, except an incomplete last line (no line
+// ending and not a JSON object), which is dropped.
+func rewriteSessionID(data []byte, id string) ([]byte, int, bool) {
+	quoted := strconv.Quote(id)
+	out := make([]byte, 0, len(data))
+	n := 0
+	dropped := false
+	for off := 0; off < len(data); {
+		end := bytes.IndexByte(data[off:], '\n')
+		last := end < 0
+		if last {
+			end = len(data)
+		} else {
+			end += off + 1
+		}
+		line := data[off:end]
+		off = end
+		body := bytes.TrimRight(line, "\r\n")
+		top, err := jscan.ParseLine(body)
+		if err != nil {
+			if last && len(bytes.TrimSpace(body)) > 0 {
+				dropped = true
+				continue
+			}
+			out = append(out, line...)
+			continue
+		}
+		v := jscan.Field(body, top, "sessionId")
+		if !v.IsString(body) {
+			out = append(out, line...)
+			continue
+		}
+		out = append(out, line[:v.S]...)
+		out = append(out, quoted...)
+		out = append(out, line[v.E:]...)
+		n++
+	}
+	if len(out) > 0 && out[len(out)-1] != '\n' {
+		// Claude Code appends lines on resume: end the last one.
+		out = append(out, '\n')
+	}
+	return out, n, dropped
+}
+
+// danglingParents counts user/assistant/system lines whose parentUuid
+// names no uuid present in data.
+func danglingParents(data []byte) int {
+	uuids := map[string]bool{}
+	var parents []string
+	for _, line := range bytes.Split(data, []byte{'\n'}) {
+		body := bytes.TrimRight(line, "\r")
+		top, err := jscan.ParseLine(body)
+		if err != nil {
+			continue
+		}
+		if u := jscan.Field(body, top, "uuid"); u.IsString(body) {
+			s, _ := JSONString(u.Raw(body))
+			uuids[s] = true
+		}
+		switch t, _ := JSONString(jscan.Field(body, top, "type").Raw(body)); t {
+		case "user", "assistant", "system":
+			if p := jscan.Field(body, top, "parentUuid"); p.IsString(body) {
+				s, _ := JSONString(p.Raw(body))
+				parents = append(parents, s)
+			}
+		}
+	}
+	n := 0
+	for _, p := range parents {
+		if !uuids[p] {
+			n++
+		}
+	}
+	return n
+}
+
+// MaxProjectDirName is the longest encoded project directory name before
+// Claude Code truncates it and appends a hash.
+const MaxProjectDirName = 200
+
+// ProjectDirName encodes an absolute project path the way Claude Code
+// names its folder under ~/.claude/projects: every character that is not
+// an ASCII letter or digit becomes '-' (one per UTF-16 code unit, as the
+// JavaScript regexp /[^a-zA-Z0-9]/g does); a result longer than 200
+// characters is cut to 200 and gets '-' and a hash of the full path
+// appended. The hash is the one Claude Code computes under Node.js: the
+// 32-bit "djb2" string hash of its utils (h = h*31 + code unit, starting
+// at 0, wrapped to int32), absolute value, in base 36. Builds running on
+// Bun use Bun.hash (wyhash) instead; Restore therefore reuses an existing
+// folder with the same 200-character prefix when there is one.
+func ProjectDirName(abs string) string {
+	var sb strings.Builder
+	for _, r := range abs {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			sb.WriteRune(r)
+		case r >= 0x10000:
+			sb.WriteString("--")
+		default:
+			sb.WriteByte('-')
+		}
+	}
+	s := sb.String()
+	if len(s) <= MaxProjectDirName {
+		return s
+	}
+	return s[:MaxProjectDirName] + "-" + strconv.FormatInt(absInt32(jsHash(abs)), 36)
+}
+
+func jsHash(s string) int32 {
+	var h int32
+	for _, u := range utf16Units(s) {
+		h = (h << 5) - h + int32(u)
+	}
+	return h
+}
+
+func absInt32(h int32) int64 {
+	v := int64(h)
+	if v < 0 {
+		v = -v
+	}
+	return v
+}
+
+func utf16Units(s string) []uint16 {
+	out := make([]uint16, 0, len(s))
+	for _, r := range s {
+		if r >= 0x10000 {
+			r -= 0x10000
+			out = append(out, uint16(0xd800+(r>>10)), uint16(0xdc00+(r&0x3ff)))
+			continue
+		}
+		out = append(out, uint16(r))
+	}
+	return out
+}
+
+// projectDirFor picks the folder name under projects for proj: the encoded
+// name, or, for a truncated name, an existing folder with the same prefix.
+func projectDirFor(projects, proj string) string {
+	name := ProjectDirName(proj)
+	if len(name) <= MaxProjectDirName {
+		return name
+	}
+	if _, err := os.Stat(filepath.Join(projects, name)); err == nil {
+		return name
+	}
+	prefix := name[:MaxProjectDirName+1]
+	ents, err := os.ReadDir(projects)
+	if err != nil {
+		return name
+	}
+	for _, e := range ents {
+		if e.IsDir() && strings.HasPrefix(e.Name(), prefix) {
+			return e.Name()
+		}
+	}
+	return name
+}

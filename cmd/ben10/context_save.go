@@ -1,0 +1,454 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/redact"
+	"github.com/ben10ctx/ben10/transcript/claude"
+)
+
+var saveFlags struct {
+	transcript, out, passFile, level string
+	redact, encrypt, noSub           bool
+	full                             bool
+}
+
+var contextSaveCmd = &cobra.Command{
+	Use:   "save --transcript PATH --out FILE",
+	Short: "Capture a Claude Code session losslessly into a .ctx archive",
+	Long: `Save imports a Claude Code transcript (and its subagent files) and writes a
+.ctx archive holding the raw transcript byte for byte plus the context model.
+When FILE already exists and the transcript only grew, the unchanged raw
+segments are copied and only the new tail is compressed.`,
+	Args: cobra.NoArgs,
+	RunE: runContextSave,
+}
+
+var inspectFlags struct {
+	messages, files, tools, tasks, compactions bool
+	passFile                                   string
+}
+
+var contextInspectCmd = &cobra.Command{
+	Use:   "inspect FILE",
+	Short: "Show what a .ctx archive holds",
+	Args:  cobra.ExactArgs(1),
+	RunE:  runContextInspect,
+}
+
+var exportFlags struct{ format, dir, passFile string }
+
+var contextExportCmd = &cobra.Command{
+	Use:   "export FILE --format jsonl --dir D",
+	Short: "Write an archive's raw transcript files under a directory",
+	Args:  cobra.ExactArgs(1),
+	RunE:  runContextExport,
+}
+
+var restoreFlags struct {
+	resume                      bool
+	projectDir, passFile, cfgDr string
+}
+
+var contextRestoreCmd = &cobra.Command{
+	Use:   "restore FILE --resume [--project-dir DIR]",
+	Short: "Restore an archive as a resumable Claude Code session",
+	Long: `Restore writes the archive's transcript into Claude Code's projects folder
+for the project directory (default: the current directory) under a fresh
+session id, so that 'claude --resume <id>' opens the full conversation. It
+never overwrites an existing file.`,
+	Args: cobra.ExactArgs(1),
+	RunE: runContextRestore,
+}
+
+func init() {
+	f := contextSaveCmd.Flags()
+	f.StringVar(&saveFlags.transcript, "transcript", "", "Claude Code transcript (<session>.jsonl)")
+	f.StringVar(&saveFlags.out, "out", "", "archive to write (.ctx)")
+	f.BoolVar(&saveFlags.redact, "redact", true, "hide secrets before storing")
+	f.BoolVar(&saveFlags.encrypt, "encrypt", false, "encrypt the archive (needs --passphrase-file)")
+	f.StringVar(&saveFlags.passFile, "passphrase-file", "", "file holding the passphrase (first line)")
+	f.StringVar(&saveFlags.level, "level", "default", "compression level: fastest, default, better, best")
+	f.BoolVar(&saveFlags.noSub, "no-subagents", false, "leave out <session>/subagents/*.jsonl")
+	f.BoolVar(&saveFlags.full, "full", false, "re-encode everything even when --out can be updated")
+	_ = contextSaveCmd.MarkFlagRequired("transcript")
+	_ = contextSaveCmd.MarkFlagRequired("out")
+
+	f = contextInspectCmd.Flags()
+	f.BoolVar(&inspectFlags.messages, "messages", false, "list the conversation")
+	f.BoolVar(&inspectFlags.files, "files", false, "list the file registry")
+	f.BoolVar(&inspectFlags.tools, "tools", false, "list tool executions")
+	f.BoolVar(&inspectFlags.tasks, "tasks", false, "show the task state")
+	f.BoolVar(&inspectFlags.compactions, "compactions", false, "list compactions")
+	f.StringVar(&inspectFlags.passFile, "passphrase-file", "", "passphrase of an encrypted archive")
+
+	f = contextExportCmd.Flags()
+	f.StringVar(&exportFlags.format, "format", "jsonl", "export format (jsonl: the raw transcript files)")
+	f.StringVar(&exportFlags.dir, "dir", "", "directory to write into")
+	f.StringVar(&exportFlags.passFile, "passphrase-file", "", "passphrase of an encrypted archive")
+	_ = contextExportCmd.MarkFlagRequired("dir")
+
+	f = contextRestoreCmd.Flags()
+	f.BoolVar(&restoreFlags.resume, "resume", false, "restore as a resumable Claude Code session")
+	f.StringVar(&restoreFlags.projectDir, "project-dir", "", "project directory to resume in (default: current directory)")
+	f.StringVar(&restoreFlags.cfgDr, "config-dir", "", "Claude Code config directory (default: $CLAUDE_CONFIG_DIR or ~/.claude)")
+	f.StringVar(&restoreFlags.passFile, "passphrase-file", "", "passphrase of an encrypted archive")
+
+	contextCmd.AddCommand(contextSaveCmd, contextInspectCmd, contextExportCmd, contextRestoreCmd)
+}
+
+func readPassphrase(p string) ([]byte, error) {
+	if p == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("reading passphrase: %w", err)
+	}
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	b = bytes.TrimSuffix(b, []byte("\r"))
+	if len(b) == 0 {
+		return nil, fmt.Errorf("passphrase file %s: empty first line", p)
+	}
+	return b, nil
+}
+
+func openArchive(path, passFile string) (*archive.Archive, error) {
+	pass, err := readPassphrase(passFile)
+	if err != nil {
+		return nil, err
+	}
+	return archive.OpenFile(path, archive.OpenOptions{Passphrase: pass})
+}
+
+func runContextSave(cmd *cobra.Command, _ []string) error {
+	lvl, err := ctxfmt.ParseLevel(saveFlags.level)
+	if err != nil {
+		return err
+	}
+	var pass []byte
+	if saveFlags.encrypt {
+		if saveFlags.passFile == "" {
+			return errors.New("--encrypt needs --passphrase-file")
+		}
+		if pass, err = readPassphrase(saveFlags.passFile); err != nil {
+			return err
+		}
+	} else if saveFlags.passFile != "" {
+		return errors.New("--passphrase-file is only used with --encrypt")
+	}
+	start := time.Now()
+	st, err := claude.Import(saveFlags.transcript, archive.ImportOptions{NoSubagents: saveFlags.noSub})
+	if err != nil {
+		return err
+	}
+	opts := archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: lvl}
+	if pass != nil {
+		opts.Encryption = &ctxfmt.Encryption{Passphrase: pass}
+	}
+	if saveFlags.redact {
+		r := redact.Default()
+		opts.RedactLine = func(line []byte) []byte { out, _ := r.JSONLine(line); return out }
+		opts.RedactText = func(s string) string { out, _ := r.String(s); return out }
+	}
+	if !saveFlags.full {
+		// An existing archive this build can read is the base of an
+		// incremental save; anything else is simply replaced.
+		if prev, err := archive.OpenFile(saveFlags.out, archive.OpenOptions{Passphrase: pass}); err == nil {
+			defer prev.Close()
+			opts.Previous = prev
+		}
+	}
+	var stats archive.EncodeStats
+	size, err := writeArchiveAtomic(saveFlags.out, func(w io.Writer) error {
+		var err error
+		stats, err = archive.EncodeWithStats(w, st, opts)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(start)
+	out := cmd.OutOrStdout()
+	if globalFlags.json {
+		return printJSON(out, map[string]any{
+			"archive": saveFlags.out, "bytes": size, "raw_bytes": stats.RawBytes,
+			"copied_segments": stats.CopiedSegments, "copied_bytes": stats.CopiedBytes, "encoded_bytes": stats.EncodedBytes,
+			"session_id": st.Meta.SessionID, "messages": len(st.Messages), "tools": len(st.Tools), "files": len(st.Files),
+			"import": st.Import, "redacted": saveFlags.redact, "encrypted": pass != nil, "elapsed_ms": elapsed.Milliseconds(),
+		})
+	}
+	infof(out, "saved %s: %d bytes (raw transcript %d bytes in %d files), %d messages, %d tools, %d files",
+		saveFlags.out, size, stats.RawBytes, len(st.Raw), len(st.Messages), len(st.Tools), len(st.Files))
+	if stats.CopiedSegments > 0 {
+		infof(out, "; incremental: %d raw segments (%d bytes) copied", stats.CopiedSegments, stats.CopiedBytes)
+	}
+	infof(out, "\n")
+	if r := st.Import; r.Skipped+r.Partial > 0 {
+		fmt.Fprintf(cmd.ErrOrStderr(), "ben10: %d lines skipped, %d partial (kept raw); first: %s\n", r.Skipped, r.Partial, strings.Join(r.Problems[:min(3, len(r.Problems))], "; "))
+	}
+	return nil
+}
+
+// writeArchiveAtomic writes a file through a temporary file in the same
+// directory, synced and renamed over path, then syncs the directory.
+func writeArchiveAtomic(path string, write func(io.Writer) error) (int64, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return 0, err
+	}
+	f, err := os.CreateTemp(dir, ".ben10-*.tmp")
+	if err != nil {
+		return 0, err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err := f.Chmod(0o600); err != nil {
+		return 0, err
+	}
+	if err := write(f); err != nil {
+		return 0, err
+	}
+	if err := f.Sync(); err != nil {
+		return 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if err := f.Close(); err != nil {
+		return 0, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return 0, err
+	}
+	ok = true
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return fi.Size(), nil
+}
+
+func utc(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func runContextInspect(cmd *cobra.Command, args []string) error {
+	a, err := openArchive(args[0], inspectFlags.passFile)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	out := cmd.OutOrStdout()
+	js := globalFlags.json
+	switch {
+	case inspectFlags.messages:
+		ms, err := a.Messages()
+		if err != nil {
+			return err
+		}
+		if js {
+			return printJSON(out, ms)
+		}
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		for _, m := range ms {
+			side := ""
+			if m.Sidechain {
+				side = " [" + m.AgentID + "]"
+			}
+			fmt.Fprintf(tw, "%s\t%s/%s%s\t%s\n", utc(m.Timestamp), m.Role, m.Kind, side, oneLine(m.Text, 100))
+		}
+		return tw.Flush()
+	case inspectFlags.files:
+		fs, err := a.Files()
+		if err != nil {
+			return err
+		}
+		if js {
+			return printJSON(out, fs)
+		}
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "PATH\tREADS\tEDITS\tWRITES\tLAST ACCESS")
+		for _, f := range fs {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", f.Path, f.Reads, f.Edits, f.Writes, utc(f.LastAccess))
+		}
+		return tw.Flush()
+	case inspectFlags.tools:
+		ts, err := a.Tools()
+		if err != nil {
+			return err
+		}
+		if js {
+			return printJSON(out, ts)
+		}
+		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		for _, t := range ts {
+			status := "ok"
+			if !t.Success {
+				status = "error"
+			}
+			what := t.Command
+			if what == "" {
+				what = strings.Join(t.RelatedFiles, " ")
+			}
+			if what == "" {
+				what = t.Input
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", utc(t.Timestamp), t.Name, status, oneLine(what, 90))
+		}
+		return tw.Flush()
+	case inspectFlags.tasks:
+		ts, err := a.Tasks()
+		if err != nil {
+			return err
+		}
+		if js {
+			return printJSON(out, ts)
+		}
+		for _, g := range []struct {
+			name string
+			list []archive.Task
+		}{{"active", ts.Active}, {"pending", ts.Pending}, {"completed", ts.Completed}} {
+			fmt.Fprintf(out, "%s (%d)\n", g.name, len(g.list))
+			for _, t := range g.list {
+				fmt.Fprintf(out, "  - %s\n", oneLine(t.Content, 100))
+			}
+		}
+		return nil
+	case inspectFlags.compactions:
+		cs, err := a.Compactions()
+		if err != nil {
+			return err
+		}
+		if js {
+			return printJSON(out, cs)
+		}
+		for _, c := range cs {
+			fmt.Fprintf(out, "%s  trigger=%s pre_tokens=%d messages_before=%d\n  %s\n", utc(c.Timestamp), c.Trigger, c.PreTokens, c.MessageIndex, oneLine(c.Summary, 160))
+		}
+		return nil
+	}
+	s := a.Summary()
+	if js {
+		return printJSON(out, s)
+	}
+	m := s.Meta
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	rows := [][2]string{
+		{"harness", string(m.Harness)},
+		{"session", m.SessionID},
+		{"title", m.Title},
+		{"directory", m.DirectoryPath},
+		{"git branch", m.GitBranch},
+		{"model", m.Model},
+		{"client version", m.ClientVersion},
+		{"subagents", strings.Join(m.SubagentIDs, ", ")},
+		{"activity", utc(m.FirstActivity) + " .. " + utc(m.LastActivity)},
+		{"messages", fmt.Sprint(m.MessageCount)},
+		{"tool executions", fmt.Sprint(m.ToolCount)},
+		{"files", fmt.Sprint(m.FileCount)},
+		{"total tokens", fmt.Sprint(m.TotalTokens)},
+		{"context", fmt.Sprintf("%d / %d tokens", m.ContextTokens, m.ContextWindow)},
+		{"compactions", fmt.Sprint(s.Compactions)},
+		{"tasks", fmt.Sprintf("%d active, %d pending, %d completed", s.TasksActive, s.TasksPend, s.TasksDone)},
+		{"preferences", fmt.Sprint(s.Preferences)},
+		{"redacted", fmt.Sprintf("%v (%d lines changed)", s.Redaction.Enabled, s.Redaction.LinesChanged)},
+		{"import", fmt.Sprintf("%d lines, %d blank, %d skipped, %d partial, %d invalid UTF-8", s.Import.Lines, s.Import.Blank, s.Import.Skipped, s.Import.Partial, s.Import.InvalidUTF8)},
+	}
+	for _, r := range rows {
+		if r[1] == "" {
+			r[1] = "-"
+		}
+		fmt.Fprintf(tw, "%s:\t%s\n", r[0], r[1])
+	}
+	for _, f := range s.RawFiles {
+		fmt.Fprintf(tw, "raw:\t%s (%d bytes, %d segments)\n", f.Name, f.Size, f.Segments)
+	}
+	return tw.Flush()
+}
+
+func runContextExport(cmd *cobra.Command, args []string) error {
+	if exportFlags.format != "jsonl" {
+		return fmt.Errorf("export format %q not supported (jsonl writes the raw transcript files)", exportFlags.format)
+	}
+	a, err := openArchive(args[0], exportFlags.passFile)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	paths, err := a.ExportRaw(exportFlags.dir)
+	if err != nil {
+		return err
+	}
+	if globalFlags.json {
+		return printJSON(cmd.OutOrStdout(), map[string]any{"files": paths})
+	}
+	for _, p := range paths {
+		infof(cmd.OutOrStdout(), "%s\n", p)
+	}
+	return nil
+}
+
+func runContextRestore(cmd *cobra.Command, args []string) error {
+	if !restoreFlags.resume {
+		return errors.New("restore needs --resume (the only restore mode so far: a resumable Claude Code session)")
+	}
+	a, err := openArchive(args[0], restoreFlags.passFile)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	dir := restoreFlags.projectDir
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return err
+		}
+	}
+	res, err := a.Restore(archive.RestoreOptions{ProjectDir: dir, ConfigDir: restoreFlags.cfgDr})
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	if globalFlags.json {
+		return printJSON(out, res)
+	}
+	fmt.Fprintf(out, "restored session %s (was %s) into %s\n", res.SessionID, res.OldSessionID, res.Dir)
+	if res.DroppedPartial {
+		fmt.Fprintf(out, "note: an incomplete last line was left out\n")
+	}
+	fmt.Fprintf(out, "resume with: cd %s && claude --resume %s\n", shellQuote(res.ProjectDir), res.SessionID)
+	return nil
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files")
+	}
+}
+
+func updateGolden() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+const fixtureSession = "11111111-2222-4333-8444-555555555555"
+
+func fixtureTranscript(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "transcript", "claude", "testdata", fixtureSession+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name+".golden")
+	if updateGolden() {
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from %s:\n--- got\n%s--- want\n%s", name, p, got, want)
+	}
+}
+
+func mustRun(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	r := runBen10(t, nil, env, args...)
+	if r.code != 0 {
+		t.Fatalf("ben10 %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	}
+	return r
+}
+
+func TestContextSaveInspectExportRestore(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "s.ctx")
+	tr := fixtureTranscript(t)
+	mustRun(t, nil, "context", "save", "--transcript", tr, "--out", out, "--redact=false")
+	if fi, err := os.Stat(out); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("archive: %v %v", fi, err)
+	}
+	for _, view := range []string{"", "--tasks", "--compactions", "--files", "--tools", "--messages"} {
+		args := []string{"context", "inspect", out}
+		name := "inspect"
+		if view != "" {
+			args = append(args, view)
+			name += "_" + strings.TrimPrefix(view, "--")
+		}
+		golden(t, name, mustRun(t, nil, args...).stdout)
+	}
+	var summary map[string]any
+	if err := json.Unmarshal([]byte(mustRun(t, nil, "context", "inspect", out, "--json").stdout), &summary); err != nil {
+		t.Fatalf("inspect --json: %v", err)
+	}
+	if summary["compactions"].(float64) != 1 {
+		t.Errorf("json summary %v", summary)
+	}
+
+	exp := filepath.Join(dir, "export")
+	mustRun(t, nil, "context", "export", out, "--format", "jsonl", "--dir", exp)
+	for _, name := range []string{fixtureSession + ".jsonl", fixtureSession + "/subagents/agent-abc.jsonl"} {
+		got, err := os.ReadFile(filepath.Join(exp, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := os.ReadFile(filepath.Join(filepath.Dir(tr), name))
+		if !bytes.Equal(got, want) {
+			t.Errorf("exported %s differs from the original", name)
+		}
+	}
+	if r := runBen10(t, nil, nil, "context", "export", out, "--dir", exp); r.code == 0 || !strings.Contains(r.stderr, "exists") {
+		t.Errorf("export over existing files: exit %d, %s", r.code, r.stderr)
+	}
+
+	cfg, proj := filepath.Join(dir, "claude"), filepath.Join(dir, "proj")
+	if err := os.Mkdir(proj, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, []string{"CLAUDE_CONFIG_DIR=" + cfg}, "context", "restore", out, "--resume", "--project-dir", proj, "--json")
+	var res struct {
+		SessionID string   `json:"session_id"`
+		Files     []string `json:"files"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) != 2 || !strings.HasPrefix(res.Files[0], filepath.Join(cfg, "projects")) || !strings.HasSuffix(res.Files[0], res.SessionID+".jsonl") {
+		t.Errorf("restore result %+v", res)
+	}
+	r = mustRun(t, []string{"CLAUDE_CONFIG_DIR=" + cfg}, "context", "restore", out, "--resume", "--project-dir", proj)
+	if !strings.Contains(r.stdout, "claude --resume ") {
+		t.Errorf("restore output %q", r.stdout)
+	}
+	if r := runBen10(t, nil, nil, "context", "restore", out); r.code == 0 {
+		t.Errorf("restore without --resume succeeded")
+	}
+}
+
+func TestContextSaveEncryptedAndIncremental(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "s.ctx")
+	pf := filepath.Join(dir, "pass")
+	if err := os.WriteFile(pf, []byte("correct horse\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, nil, "context", "save", "--transcript", fixtureTranscript(t), "--out", out, "--encrypt", "--passphrase-file", pf)
+	if r := runBen10(t, nil, nil, "context", "inspect", out); r.code == 0 {
+		t.Errorf("inspect of an encrypted archive without passphrase succeeded")
+	}
+	r := mustRun(t, nil, "context", "inspect", out, "--passphrase-file", pf)
+	if !strings.Contains(r.stdout, fixtureSession) {
+		t.Errorf("inspect: %s", r.stdout)
+	}
+	// Saving again over the archive (redaction on, the default) keeps it
+	// readable.
+	r = mustRun(t, nil, "context", "save", "--transcript", fixtureTranscript(t), "--out", out, "--encrypt", "--passphrase-file", pf, "--json")
+	if !strings.Contains(r.stdout, `"redacted": true`) {
+		t.Errorf("save --json: %s", r.stdout)
+	}
+	if r := runBen10(t, nil, nil, "context", "save", "--transcript", filepath.Join(dir, "missing.jsonl"), "--out", out); r.code == 0 {
+		t.Errorf("save of a missing transcript succeeded")
+	}
+	if r := runBen10(t, nil, nil, "context", "save", "--transcript", fixtureTranscript(t), "--out", out, "--encrypt"); r.code == 0 {
+		t.Errorf("--encrypt without passphrase succeeded")
+	}
+}

@@ -1,0 +1,194 @@
+package ctxfmt
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+)
+
+// maxZstdWindow is the largest Zstandard window a reader accepts (128 MiB,
+// as `zstd --long=27`). The writer uses klauspost's default 8 MiB window.
+const maxZstdWindow = 1 << 27
+
+// lz4MaxRatio bounds a valid LZ4 block's expansion: a block of n bytes
+// never decodes to more than 255·n + 255 bytes... plus a little slack.
+const lz4MaxRatio = 256
+
+var (
+	zstdEncOnce [LevelBest + 1]sync.Once
+	zstdEnc     [LevelBest + 1]*zstd.Encoder
+	zstdEncErr  [LevelBest + 1]error
+
+	zstdDecOnce sync.Once
+	zstdDec     *zstd.Decoder
+	zstdDecErr  error
+
+	lz4Fast = sync.Pool{New: func() any { return new(lz4.Compressor) }}
+	lz4HC   = sync.Pool{New: func() any { return new(lz4.CompressorHC) }}
+)
+
+var zstdLevels = [LevelBest + 1]zstd.EncoderLevel{
+	LevelFastest: zstd.SpeedFastest,
+	LevelDefault: zstd.SpeedDefault,
+	LevelBetter:  zstd.SpeedBetterCompression,
+	LevelBest:    zstd.SpeedBestCompression,
+}
+
+// zstdEncoder returns the shared encoder of a level. EncodeAll is safe for
+// concurrent use; the encoder keeps up to GOMAXPROCS internal states.
+func zstdEncoder(l Level) (*zstd.Encoder, error) {
+	l = l.norm()
+	zstdEncOnce[l].Do(func() {
+		zstdEnc[l], zstdEncErr[l] = zstd.NewWriter(nil,
+			zstd.WithEncoderLevel(zstdLevels[l]),
+			zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)),
+			zstd.WithEncoderCRC(true),
+			zstd.WithZeroFrames(true),
+		)
+	})
+	return zstdEnc[l], zstdEncErr[l]
+}
+
+// zstdDecoder returns the shared decoder. DecodeAll is limited to the
+// capacity of dst (set to the segment's raw length), so a frame can never
+// make it allocate more than the index promised.
+func zstdDecoder() (*zstd.Decoder, error) {
+	zstdDecOnce.Do(func() {
+		zstdDec, zstdDecErr = zstd.NewReader(nil,
+			zstd.WithDecoderConcurrency(0),
+			zstd.WithDecoderMaxWindow(maxZstdWindow),
+			zstd.WithDecodeAllCapLimit(true),
+		)
+	})
+	return zstdDec, zstdDecErr
+}
+
+// compress encodes src with codec c at level l. It returns CodecNone and
+// src itself when compression does not make it smaller.
+func compress(c Codec, l Level, src []byte) (Codec, []byte, error) {
+	if len(src) == 0 || c == CodecNone {
+		return CodecNone, src, nil
+	}
+	var out []byte
+	switch c {
+	case CodecLZ4:
+		dst := make([]byte, lz4.CompressBlockBound(len(src)))
+		var n int
+		var err error
+		switch l.norm() {
+		case LevelFastest, LevelDefault:
+			cp := lz4Fast.Get().(*lz4.Compressor)
+			n, err = cp.CompressBlock(src, dst)
+			lz4Fast.Put(cp)
+		default:
+			cp := lz4HC.Get().(*lz4.CompressorHC)
+			cp.Level = lz4.Level4
+			if l.norm() == LevelBest {
+				cp.Level = lz4.Level9
+			}
+			n, err = cp.CompressBlock(src, dst)
+			lz4HC.Put(cp)
+		}
+		if err != nil {
+			return 0, nil, fmt.Errorf("ctxfmt: lz4: %w", err)
+		}
+		if n == 0 { // incompressible
+			return CodecNone, src, nil
+		}
+		out = dst[:n]
+	case CodecZstd:
+		enc, err := zstdEncoder(l)
+		if err != nil {
+			return 0, nil, fmt.Errorf("ctxfmt: zstd encoder: %w", err)
+		}
+		out = enc.EncodeAll(src, make([]byte, 0, len(src)/2+64))
+	default:
+		return 0, nil, fmt.Errorf("ctxfmt: cannot write codec %s", c)
+	}
+	if len(out) >= len(src) {
+		return CodecNone, src, nil
+	}
+	return c, out, nil
+}
+
+// Above this compression ratio a zstd segment is decoded by streaming into
+// a buffer that grows with the output actually produced, instead of
+// allocating the claimed raw length up front: a tiny hostile segment that
+// claims a huge raw length then costs only what it really decodes to.
+const (
+	zstdFastRatio = 64
+	zstdFastSlack = 1 << 20
+)
+
+func zstdStream(src []byte, rawLen int) ([]byte, error) {
+	d, err := zstd.NewReader(bytes.NewReader(src),
+		zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxWindow(maxZstdWindow),
+		zstd.WithDecoderMaxMemory(uint64(max(rawLen, zstd.MinWindowSize))),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	defer d.Close()
+	var buf bytes.Buffer
+	if _, err := io.Copy(&buf, io.LimitReader(d, int64(rawLen)+1)); err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	if buf.Len() != rawLen {
+		return nil, errLength
+	}
+	return buf.Bytes(), nil
+}
+
+var errLength = errors.New("decoded length differs from the index")
+
+// decompress decodes src (codec c) into exactly rawLen bytes. rawLen has
+// already been checked against the caller's cap.
+func decompress(c Codec, src []byte, rawLen int) ([]byte, error) {
+	switch c {
+	case CodecNone:
+		if len(src) != rawLen {
+			return nil, errLength
+		}
+		return src, nil
+	case CodecLZ4:
+		if rawLen > lz4MaxRatio*len(src)+64 {
+			return nil, fmt.Errorf("raw length %d impossible for a %d-byte LZ4 block", rawLen, len(src))
+		}
+		dst := make([]byte, rawLen)
+		n, err := lz4.UncompressBlock(src, dst)
+		if err != nil {
+			return nil, fmt.Errorf("lz4: %w", err)
+		}
+		if n != rawLen {
+			return nil, errLength
+		}
+		return dst, nil
+	case CodecZstd:
+		dec, err := zstdDecoder()
+		if err != nil {
+			return nil, fmt.Errorf("zstd decoder: %w", err)
+		}
+		if rawLen > zstdFastRatio*len(src)+zstdFastSlack {
+			return zstdStream(src, rawLen)
+		}
+		// The decoder writes at most cap(dst) bytes (WithDecodeAllCapLimit);
+		// one spare byte lets an over-long frame show itself.
+		dst, err := dec.DecodeAll(src, make([]byte, 0, rawLen+1))
+		if err != nil {
+			return nil, fmt.Errorf("zstd: %w", err)
+		}
+		if len(dst) != rawLen {
+			return nil, errLength
+		}
+		return dst, nil
+	}
+	return nil, fmt.Errorf("unknown codec %s", c)
+}

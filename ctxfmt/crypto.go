@@ -1,0 +1,248 @@
+package ctxfmt
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hkdf"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+
+	"golang.org/x/crypto/argon2"
+)
+
+// randReader supplies salts. Tests replace it to produce reproducible
+// golden files; nothing else may.
+var randReader io.Reader = rand.Reader
+
+// KDF identifiers stored in the crypto parameters segment.
+const (
+	KDFArgon2id uint8 = 1 // master key = Argon2id(passphrase, salt, t, m, p)
+	KDFRawKey   uint8 = 2 // master key = the caller's 32-byte key
+)
+
+const (
+	aeadAES256GCM       uint8 = 1
+	cryptoParamsV1      uint8 = 1
+	saltSize                  = 32
+	keyCheckSize              = 32
+	infoSegmentKey            = "ben10/ctx/v1/segment-key"
+	infoKeyCheck              = "ben10/ctx/v1/key-check"
+	defaultArgonTime          = 3
+	defaultArgonMemKiB        = 64 * 1024
+	defaultArgonThreads       = 4
+)
+
+// Caps on the Argon2id parameters a reader accepts (and a writer writes):
+// a hostile file cannot demand more than 256 MiB or ten passes.
+const (
+	MaxArgon2Time      = 10
+	MaxArgon2MemoryKiB = 256 * 1024
+	MaxArgon2Threads   = 16
+)
+
+// Argon2Params are the Argon2id cost parameters. A zero field takes its
+// default: Time 3, MemoryKiB 65536 (64 MiB), Threads 4 (RFC 9106's second
+// recommended setting).
+type Argon2Params struct {
+	Time      uint32 // passes, 1–10
+	MemoryKiB uint32 // memory in KiB, 8·Threads – 262144
+	Threads   uint8  // lanes, 1–16
+}
+
+func (p Argon2Params) withDefaults() Argon2Params {
+	if p.Time == 0 {
+		p.Time = defaultArgonTime
+	}
+	if p.MemoryKiB == 0 {
+		p.MemoryKiB = defaultArgonMemKiB
+	}
+	if p.Threads == 0 {
+		p.Threads = defaultArgonThreads
+	}
+	return p
+}
+
+func (p Argon2Params) check() error {
+	switch {
+	case p.Time < 1 || p.Time > MaxArgon2Time:
+		return fmt.Errorf("argon2id time %d outside 1–%d", p.Time, MaxArgon2Time)
+	case p.Threads < 1 || p.Threads > MaxArgon2Threads:
+		return fmt.Errorf("argon2id threads %d outside 1–%d", p.Threads, MaxArgon2Threads)
+	case p.MemoryKiB < 8*uint32(p.Threads) || p.MemoryKiB > MaxArgon2MemoryKiB:
+		return fmt.Errorf("argon2id memory %d KiB outside %d–%d", p.MemoryKiB, 8*uint32(p.Threads), MaxArgon2MemoryKiB)
+	}
+	return nil
+}
+
+// Encryption turns on encryption for a Writer. Exactly one of Passphrase
+// and Key must be set.
+type Encryption struct {
+	Passphrase []byte       // stretched with Argon2id
+	Key        []byte       // a raw 32-byte key (keychain or key file)
+	Argon2     Argon2Params // zero = defaults; ignored with Key
+}
+
+// CryptoInfo describes an encrypted file's key derivation (no secrets).
+type CryptoInfo struct {
+	KDF    string       // "argon2id" or "raw-key"
+	Argon2 Argon2Params // zero with a raw key
+	AEAD   string       // "aes-256-gcm"
+}
+
+// cryptoParams is the decoded crypto parameters segment.
+type cryptoParams struct {
+	kdf      uint8
+	argon    Argon2Params
+	salt     [saltSize]byte
+	keyCheck [keyCheckSize]byte
+}
+
+func (c *cryptoParams) marshal() []byte {
+	b := make([]byte, cryptoSegSize)
+	b[0] = cryptoParamsV1
+	b[1] = c.kdf
+	b[2] = aeadAES256GCM
+	le.PutUint32(b[4:], c.argon.Time)
+	le.PutUint32(b[8:], c.argon.MemoryKiB)
+	le.PutUint32(b[12:], uint32(c.argon.Threads))
+	copy(b[16:48], c.salt[:])
+	copy(b[48:80], c.keyCheck[:])
+	return b
+}
+
+func parseCryptoParams(b []byte) (*cryptoParams, error) {
+	if len(b) != cryptoSegSize {
+		return nil, fmt.Errorf("%w: crypto parameters are %d bytes, want %d", ErrCorrupt, len(b), cryptoSegSize)
+	}
+	if b[0] != cryptoParamsV1 {
+		return nil, fmt.Errorf("%w: crypto parameters version %d", ErrUnsupported, b[0])
+	}
+	if b[2] != aeadAES256GCM {
+		return nil, fmt.Errorf("%w: AEAD %d (only 1 = AES-256-GCM)", ErrUnsupported, b[2])
+	}
+	if b[3] != 0 {
+		return nil, fmt.Errorf("%w: reserved crypto parameter byte is %d", ErrUnsupported, b[3])
+	}
+	c := &cryptoParams{kdf: b[1]}
+	t, m, p := le.Uint32(b[4:]), le.Uint32(b[8:]), le.Uint32(b[12:])
+	switch c.kdf {
+	case KDFArgon2id:
+		if p > MaxArgon2Threads {
+			return nil, fmt.Errorf("%w: argon2id threads %d above the cap %d", ErrUnsupported, p, MaxArgon2Threads)
+		}
+		c.argon = Argon2Params{Time: t, MemoryKiB: m, Threads: uint8(p)}
+		if err := c.argon.check(); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		}
+	case KDFRawKey:
+		if t != 0 || m != 0 || p != 0 {
+			return nil, fmt.Errorf("%w: raw-key file has non-zero argon2id parameters", ErrCorrupt)
+		}
+	default:
+		return nil, fmt.Errorf("%w: key derivation %d", ErrUnsupported, c.kdf)
+	}
+	copy(c.salt[:], b[16:48])
+	copy(c.keyCheck[:], b[48:80])
+	return c, nil
+}
+
+func (c *cryptoParams) info() CryptoInfo {
+	ci := CryptoInfo{AEAD: "aes-256-gcm", KDF: "raw-key"}
+	if c.kdf == KDFArgon2id {
+		ci.KDF, ci.Argon2 = "argon2id", c.argon
+	}
+	return ci
+}
+
+var errKeyLen = errors.New("ctxfmt: a raw key must be exactly 32 bytes")
+
+// masterKey derives the 32-byte master key from a passphrase or raw key.
+func (c *cryptoParams) masterKey(passphrase, key []byte) ([]byte, error) {
+	switch c.kdf {
+	case KDFArgon2id:
+		if passphrase == nil {
+			return nil, fmt.Errorf("%w: the file is encrypted with a passphrase, a raw key was given", ErrWrongKey)
+		}
+		return argon2.IDKey(passphrase, c.salt[:], c.argon.Time, c.argon.MemoryKiB, c.argon.Threads, 32), nil
+	default:
+		if key == nil {
+			return nil, fmt.Errorf("%w: the file is encrypted with a raw key, a passphrase was given", ErrWrongKey)
+		}
+		if len(key) != 32 {
+			return nil, errKeyLen
+		}
+		return append([]byte(nil), key...), nil
+	}
+}
+
+// subkeys derives the segment key and the key-check value.
+func (c *cryptoParams) subkeys(master []byte) (segKey, check []byte, err error) {
+	segKey, err = hkdf.Key(sha256.New, master, c.salt[:], infoSegmentKey, 32)
+	if err != nil {
+		return nil, nil, err
+	}
+	check, err = hkdf.Key(sha256.New, master, c.salt[:], infoKeyCheck, keyCheckSize)
+	return segKey, check, err
+}
+
+// openAEAD derives the segment AEAD, checking the key against the stored
+// key-check value first: a mismatch is ErrWrongKey, never ErrAuth.
+func (c *cryptoParams) openAEAD(passphrase, key []byte) (cipher.AEAD, error) {
+	master, err := c.masterKey(passphrase, key)
+	if err != nil {
+		return nil, err
+	}
+	segKey, check, err := c.subkeys(master)
+	if err != nil {
+		return nil, err
+	}
+	if subtle.ConstantTimeCompare(check, c.keyCheck[:]) != 1 {
+		return nil, ErrWrongKey
+	}
+	return newGCM(segKey)
+}
+
+func newGCM(key []byte) (cipher.AEAD, error) {
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	return cipher.NewGCM(block)
+}
+
+// newCryptoParams creates fresh parameters (random salt) for a writer and
+// returns them with the segment AEAD.
+func newCryptoParams(e *Encryption) (*cryptoParams, cipher.AEAD, error) {
+	if (e.Passphrase == nil) == (e.Key == nil) {
+		return nil, nil, errors.New("ctxfmt: encryption needs exactly one of Passphrase and Key")
+	}
+	c := &cryptoParams{kdf: KDFRawKey}
+	if e.Passphrase != nil {
+		if len(e.Passphrase) == 0 {
+			return nil, nil, errors.New("ctxfmt: empty passphrase")
+		}
+		c.kdf = KDFArgon2id
+		c.argon = e.Argon2.withDefaults()
+		if err := c.argon.check(); err != nil {
+			return nil, nil, fmt.Errorf("ctxfmt: %v", err)
+		}
+	}
+	if _, err := io.ReadFull(randReader, c.salt[:]); err != nil {
+		return nil, nil, fmt.Errorf("ctxfmt: reading random salt: %w", err)
+	}
+	master, err := c.masterKey(e.Passphrase, e.Key)
+	if err != nil {
+		return nil, nil, err
+	}
+	segKey, check, err := c.subkeys(master)
+	if err != nil {
+		return nil, nil, err
+	}
+	copy(c.keyCheck[:], check)
+	aead, err := newGCM(segKey)
+	return c, aead, err
+}

@@ -1,0 +1,59 @@
+package ctxfmt_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/ben10ctx/ben10/ctxfmt"
+)
+
+func Example() {
+	var buf bytes.Buffer
+	w, _ := ctxfmt.NewWriter(&buf, ctxfmt.WriterOptions{Codec: ctxfmt.CodecZstd})
+	w.Add(ctxfmt.TypeMetadata, []byte(`{"session":"s1"}`))
+	w.Add(ctxfmt.TypeConversation, bytes.Repeat([]byte("user: hi\nassistant: hello\n"), 100))
+	if err := w.Close(); err != nil {
+		panic(err)
+	}
+
+	file := buf.Bytes()
+	r, err := ctxfmt.NewReader(bytes.NewReader(file), int64(len(file)), ctxfmt.ReaderOptions{})
+	if err != nil {
+		panic(err)
+	}
+	for _, s := range r.Segments() {
+		fmt.Printf("%d %s %s raw=%d\n", s.Index, s.Type, s.Codec, s.RawLen)
+	}
+	meta, _ := r.ReadSegment(r.Find(ctxfmt.TypeMetadata)[0])
+	fmt.Println(string(meta))
+
+	file[len(file)-20] ^= 1 // damage the last segment
+	err = ctxfmt.Verify(bytes.NewReader(file), int64(len(file)), ctxfmt.VerifyOptions{Deep: true})
+	fmt.Println(errors.Is(err, ctxfmt.ErrChecksum))
+	// Output:
+	// 0 metadata none raw=16
+	// 1 conversation zstd raw=2600
+	// {"session":"s1"}
+	// true
+}
+
+func ExampleWriter_encrypted() {
+	var buf bytes.Buffer
+	w, _ := ctxfmt.NewWriter(&buf, ctxfmt.WriterOptions{
+		Codec:      ctxfmt.CodecLZ4,
+		Encryption: &ctxfmt.Encryption{Passphrase: []byte("s3cret"), Argon2: ctxfmt.Argon2Params{Time: 1, MemoryKiB: 1024, Threads: 1}},
+	})
+	w.Add(ctxfmt.TypeConversation, []byte("private"))
+	w.Close()
+
+	file := buf.Bytes()
+	_, err := ctxfmt.NewReader(bytes.NewReader(file), int64(len(file)), ctxfmt.ReaderOptions{Passphrase: []byte("guess")})
+	fmt.Println(errors.Is(err, ctxfmt.ErrWrongKey))
+	r, _ := ctxfmt.NewReader(bytes.NewReader(file), int64(len(file)), ctxfmt.ReaderOptions{Passphrase: []byte("s3cret")})
+	p, _ := r.ReadSegment(1) // segment 0 is the crypto parameters
+	fmt.Println(string(p))
+	// Output:
+	// true
+	// private
+}

@@ -1,0 +1,264 @@
+// Package jscan is a minimal JSON walker over raw bytes that reports byte
+// offsets, so that model records can point into raw transcript lines instead
+// of copying their text. It never allocates for skipped values and never
+// panics on malformed input: every function bounds-checks and returns
+// ErrBadJSON.
+package jscan
+
+import (
+	"errors"
+	"strconv"
+)
+
+var ErrBadJSON = errors.New("malformed JSON")
+
+// maxDepth bounds nesting so hostile input cannot exhaust the stack.
+const maxDepth = 512
+
+func ws(b []byte, i int) int {
+	for i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipString returns the index just past the string literal starting at
+// b[i] == '"'.
+func skipString(b []byte, i int) (int, error) {
+	i++
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			return i + 1, nil
+		case '\\':
+			i += 2
+		default:
+			i++
+		}
+	}
+	return 0, ErrBadJSON
+}
+
+// skipValue returns the index just past the value starting at b[i]
+// (after whitespace).
+func skipValue(b []byte, i int, depth int) (int, error) {
+	if depth > maxDepth {
+		return 0, ErrBadJSON
+	}
+	i = ws(b, i)
+	if i >= len(b) {
+		return 0, ErrBadJSON
+	}
+	switch c := b[i]; c {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		close := byte('}')
+		if c == '[' {
+			close = ']'
+		}
+		i = ws(b, i+1)
+		if i < len(b) && b[i] == close {
+			return i + 1, nil
+		}
+		for {
+			if c == '{' {
+				i = ws(b, i)
+				if i >= len(b) || b[i] != '"' {
+					return 0, ErrBadJSON
+				}
+				var err error
+				if i, err = skipString(b, i); err != nil {
+					return 0, err
+				}
+				i = ws(b, i)
+				if i >= len(b) || b[i] != ':' {
+					return 0, ErrBadJSON
+				}
+				i++
+			}
+			var err error
+			if i, err = skipValue(b, i, depth+1); err != nil {
+				return 0, err
+			}
+			i = ws(b, i)
+			if i >= len(b) {
+				return 0, ErrBadJSON
+			}
+			if b[i] == ',' {
+				i++
+				continue
+			}
+			if b[i] == close {
+				return i + 1, nil
+			}
+			return 0, ErrBadJSON
+		}
+	default:
+		j := i
+		for j < len(b) {
+			switch b[j] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				goto done
+			}
+			j++
+		}
+	done:
+		if j == i {
+			return 0, ErrBadJSON
+		}
+		return j, nil
+	}
+}
+
+// Val is a JSON value inside a line: b[s:e].
+type Val struct{ S, E int }
+
+// OK reports whether v was found.
+func (v Val) OK() bool { return v.E > v.S }
+
+// Kind is the first byte of the value: '{', '[', '"', 't', 'f', 'n' or a
+// digit / '-'.
+func (v Val) Kind(b []byte) byte {
+	if !v.OK() {
+		return 0
+	}
+	return b[v.S]
+}
+
+// EachField calls fn for every member of the object v. Keys are compared
+// raw (without unescaping): Claude Code's keys never need escapes.
+func EachField(b []byte, v Val, fn func(key []byte, x Val)) error {
+	if v.Kind(b) != '{' {
+		return ErrBadJSON
+	}
+	i := ws(b, v.S+1)
+	if i < v.E && b[i] == '}' {
+		return nil
+	}
+	for i < v.E {
+		i = ws(b, i)
+		if i >= v.E || b[i] != '"' {
+			return ErrBadJSON
+		}
+		ke, err := skipString(b, i)
+		if err != nil {
+			return err
+		}
+		key := b[i+1 : ke-1]
+		i = ws(b, ke)
+		if i >= v.E || b[i] != ':' {
+			return ErrBadJSON
+		}
+		vs := ws(b, i+1)
+		ve, err := skipValue(b, vs, 1)
+		if err != nil {
+			return err
+		}
+		fn(key, Val{S: vs, E: ve})
+		i = ws(b, ve)
+		if i >= v.E {
+			return ErrBadJSON
+		}
+		if b[i] == '}' {
+			return nil
+		}
+		if b[i] != ',' {
+			return ErrBadJSON
+		}
+		i++
+	}
+	return ErrBadJSON
+}
+
+// EachElem calls fn for every element of the array v.
+func EachElem(b []byte, v Val, fn func(x Val)) error {
+	if v.Kind(b) != '[' {
+		return ErrBadJSON
+	}
+	i := ws(b, v.S+1)
+	if i < v.E && b[i] == ']' {
+		return nil
+	}
+	for i < v.E {
+		vs := ws(b, i)
+		ve, err := skipValue(b, vs, 1)
+		if err != nil {
+			return err
+		}
+		fn(Val{S: vs, E: ve})
+		i = ws(b, ve)
+		if i >= v.E {
+			return ErrBadJSON
+		}
+		if b[i] == ']' {
+			return nil
+		}
+		if b[i] != ',' {
+			return ErrBadJSON
+		}
+		i++
+	}
+	return ErrBadJSON
+}
+
+// Field returns the member named key of object v (zero Val when absent).
+func Field(b []byte, v Val, key string) Val {
+	var out Val
+	_ = EachField(b, v, func(k []byte, x Val) {
+		if !out.OK() && string(k) == key {
+			out = x
+		}
+	})
+	return out
+}
+
+// ParseLine checks that b holds exactly one JSON object and returns it.
+func ParseLine(b []byte) (Val, error) {
+	s := ws(b, 0)
+	if s >= len(b) || b[s] != '{' {
+		return Val{}, ErrBadJSON
+	}
+	e, err := skipValue(b, s, 0)
+	if err != nil {
+		return Val{}, err
+	}
+	if ws(b, e) != len(b) {
+		return Val{}, ErrBadJSON
+	}
+	return Val{S: s, E: e}, nil
+}
+
+// IsString reports whether v is a string literal.
+func (v Val) IsString(b []byte) bool { return v.Kind(b) == '"' }
+
+// Raw returns the value's bytes.
+func (v Val) Raw(b []byte) []byte {
+	if !v.OK() {
+		return nil
+	}
+	return b[v.S:v.E]
+}
+
+// Bool reports whether v is the literal true.
+func (v Val) Bool(b []byte) bool { return string(v.Raw(b)) == "true" }
+
+// Int64 parses a number value; non-numbers give 0.
+func (v Val) Int64(b []byte) int64 {
+	r := v.Raw(b)
+	if len(r) == 0 || !(r[0] == '-' || (r[0] >= '0' && r[0] <= '9')) {
+		return 0
+	}
+	if n, err := strconv.ParseInt(string(r), 10, 64); err == nil {
+		return n
+	}
+	if f, err := strconv.ParseFloat(string(r), 64); err == nil {
+		return int64(f)
+	}
+	return 0
+}

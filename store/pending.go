@@ -1,0 +1,161 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// PendingExt ends the name of every pending file.
+const PendingExt = ".pending"
+
+// Pending is data a writer could not apply because the store lock was busy.
+// It waits in <root>/pending/ until a lock holder merges it.
+type Pending struct {
+	Kind    string    // what the data is, chosen by the writer (e.g. "snapshot", "checkpoint")
+	Session string    // the writer's session id (sanitized)
+	Created time.Time // when it was written
+	PID     int       // the writing process
+	Path    string    // the pending file
+	Size    int64     // bytes
+}
+
+// WritePending stores data for a later locked operation to merge, for a
+// writer that could not take the lock in time. It needs no lock: the file
+// name is unique per process and nanosecond, and it is written atomically,
+// so a merger never sees a partial file. kind must be a non-empty word of
+// letters, digits, '_' or '.'; session is sanitized to those characters and '-'.
+func (s *Store) WritePending(kind, session string, data []byte) (string, error) {
+	if kind == "" || strings.Trim(kind, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") != "" {
+		return "", fmt.Errorf("store: invalid pending kind %q (letters, digits, '_' and '.' only)", kind)
+	}
+	if err := s.EnsureDir(s.PendingDir()); err != nil {
+		return "", err
+	}
+	name := fmt.Sprintf("%s-%s-%d-%d%s", kind, sanitizeName(session, 64), s.now().UnixNano(), os.Getpid(), PendingExt)
+	path := filepath.Join(s.PendingDir(), name)
+	if err := WriteFileAtomic(path, data); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// TakePending lists the pending files, oldest first. It requires the lock.
+// Files stay in place until DonePending, so a merger that crashes half-way
+// leaves them for the next one: nothing pended is ever lost. A merge must
+// therefore be idempotent (e.g. keyed by the data's hash).
+func (s *Store) TakePending() ([]Pending, error) {
+	if err := s.requireLock("store: TakePending"); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(s.PendingDir())
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("store: listing pending files: %w", err)
+	}
+	var out []Pending
+	for _, e := range entries {
+		p, ok := parsePendingName(e.Name())
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue
+		}
+		p.Path = filepath.Join(s.PendingDir(), e.Name())
+		p.Size = info.Size()
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Created.Equal(out[j].Created) {
+			return out[i].Created.Before(out[j].Created)
+		}
+		return out[i].Path < out[j].Path
+	})
+	return out, nil
+}
+
+// ReadPending returns a pending file's data.
+func (s *Store) ReadPending(p Pending) ([]byte, error) {
+	data, err := os.ReadFile(p.Path)
+	if err != nil {
+		return nil, fmt.Errorf("store: reading pending %s: %w", p.Path, err)
+	}
+	return data, nil
+}
+
+// DonePending removes a pending file after its data has been merged
+// durably. It requires the lock.
+func (s *Store) DonePending(p Pending) error {
+	if err := s.requireLock("store: DonePending"); err != nil {
+		return err
+	}
+	if filepath.Dir(p.Path) != s.PendingDir() {
+		return fmt.Errorf("store: %s is not a pending file of this store", p.Path)
+	}
+	if err := os.Remove(p.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("store: removing pending %s: %w", p.Path, err)
+	}
+	return syncDir(s.PendingDir())
+}
+
+// parsePendingName parses <kind>-<session>-<nanos>-<pid>.pending.
+func parsePendingName(name string) (Pending, bool) {
+	if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, PendingExt) {
+		return Pending{}, false
+	}
+	base := strings.TrimSuffix(name, PendingExt)
+	i := strings.IndexByte(base, '-')
+	if i <= 0 {
+		return Pending{}, false
+	}
+	kind, rest := base[:i], base[i+1:]
+	j := strings.LastIndexByte(rest, '-')
+	if j < 0 {
+		return Pending{}, false
+	}
+	pid, err := strconv.Atoi(rest[j+1:])
+	if err != nil {
+		return Pending{}, false
+	}
+	rest = rest[:j]
+	k := strings.LastIndexByte(rest, '-')
+	if k < 0 {
+		return Pending{}, false
+	}
+	nanos, err := strconv.ParseInt(rest[k+1:], 10, 64)
+	if err != nil {
+		return Pending{}, false
+	}
+	return Pending{Kind: kind, Session: rest[:k], Created: time.Unix(0, nanos).UTC(), PID: pid}, true
+}
+
+// sanitizeName keeps letters, digits, '_', '.' and '-', replaces anything else
+// with '_' and cuts the result to max bytes; an empty result becomes "none".
+func sanitizeName(s string, max int) string {
+	var b strings.Builder
+	for _, r := range s {
+		if b.Len() >= max {
+			break
+		}
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '.', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "none"
+	}
+	return b.String()
+}

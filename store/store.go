@@ -1,0 +1,470 @@
+package store
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Names inside a store directory (PRD FR-3.2 as amended by issue 5).
+const (
+	CurrentName     = "current.ctx"
+	MetaName        = "current.ctx.meta"
+	CheckpointsName = "checkpoints"
+	HistoryName     = "history"
+	SnapshotsName   = "compaction-snapshots"
+	IndexName       = "index.json"
+	PinnedName      = ".pinned"
+	ExportsName     = "exports"
+	CorruptName     = "corrupt"
+	PendingName     = "pending"
+	LockName        = ".lock"
+	// ProjectName is the file in a fallback store that records which
+	// project directory it belongs to.
+	ProjectName = "project"
+)
+
+// GitignoreEntry is the line Open adds to a project's .gitignore.
+const GitignoreEntry = ".claude/context/"
+
+// gitignoreComment precedes GitignoreEntry, as in the PRD.
+const gitignoreComment = "# Claude Code Context (added automatically)"
+
+// Options control Open. The zero value is ready to use.
+type Options struct {
+	// Home is the user's home directory; empty means $HOME (then the
+	// platform's home directory).
+	Home string
+	// Config is the effective configuration; nil means LoadConfig(project,
+	// Home, Flags).
+	Config *Config
+	// Flags are command-line configuration overrides (dotted keys) used
+	// when Config is nil.
+	Flags map[string]string
+	// ReadOnly opens without creating, sweeping or changing anything; Lock
+	// and every write then fail. For status and listing commands.
+	ReadOnly bool
+	// Session names the caller's assistant session; it is recorded in the
+	// lock file while the lock is held.
+	Session string
+	// Now replaces time.Now (tests).
+	Now func() time.Time
+}
+
+// Store is one project's context directory.
+type Store struct {
+	project  string
+	root     string
+	fallback bool
+	home     string
+	cfg      *Config
+	prov     Provenance
+	readOnly bool
+
+	lockTimeout time.Duration
+	host        string
+	session     string
+	now         func() time.Time
+
+	mu   chan struct{} // in-process lock, capacity 1
+	held atomic.Bool
+
+	wmu      sync.Mutex
+	warnings []Warning
+	holder   LockHolder // while held by this Store
+}
+
+// HomeDir returns $HOME when set, else the platform's home directory.
+func HomeDir() (string, error) {
+	if h := os.Getenv("HOME"); h != "" {
+		return h, nil
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("store: cannot find the home directory: %w", err)
+	}
+	return h, nil
+}
+
+// CanonicalDir returns the absolute, symlink-free form of dir, which must
+// be an existing directory.
+func CanonicalDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("store: project directory %q: %w", dir, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("store: project directory %q: %w", dir, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return "", fmt.Errorf("store: project directory %q: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("store: project directory %q is not a directory", dir)
+	}
+	return real, nil
+}
+
+// DirHash names a project's fallback store: the first 16 hexadecimal
+// digits of the SHA-256 of its canonical path (see CanonicalDir), with the
+// path lower-cased on Windows, whose file names are case-insensitive.
+func DirHash(canonical string) string {
+	if runtime.GOOS == "windows" {
+		canonical = strings.ToLower(canonical)
+	}
+	sum := sha256.Sum256([]byte(canonical))
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+// FallbackDir is the store used when the project directory is not
+// writable: ~/.claude-code/contexts/<DirHash>.
+func FallbackDir(home, canonical string) string {
+	return filepath.Join(home, ".claude-code", "contexts", DirHash(canonical))
+}
+
+// Open resolves the store of projectDir. The store lives in
+// <project>/.claude/context/ (or context.storage_location: relative to the
+// project, absolute, or starting with ~/). When that directory cannot be
+// created or written, Open uses FallbackDir instead; once a fallback store
+// exists and the primary does not, Open keeps using the fallback so a
+// project's data is never split. Subdirectories are created (0700) when
+// first written. Unless ReadOnly, Open creates the store directory,
+// removes temporary files older than SweepAge left by crashed writers, and
+// when it creates the store inside the project adds GitignoreEntry to the
+// project's .gitignore (see EnsureGitignore).
+func Open(projectDir string, opts Options) (*Store, error) {
+	project, err := CanonicalDir(projectDir)
+	if err != nil {
+		return nil, err
+	}
+	home := opts.Home
+	if home == "" {
+		if home, err = HomeDir(); err != nil {
+			return nil, err
+		}
+	}
+	s := &Store{
+		project:  project,
+		home:     home,
+		readOnly: opts.ReadOnly,
+		session:  opts.Session,
+		now:      opts.Now,
+		mu:       make(chan struct{}, 1),
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.host, _ = os.Hostname()
+	s.cfg = opts.Config
+	if s.cfg == nil {
+		cfg, prov, warns, err := LoadConfig(project, home, opts.Flags)
+		if err != nil {
+			return nil, err
+		}
+		s.cfg, s.prov, s.warnings = cfg, prov, warns
+	}
+	s.lockTimeout = s.cfg.LockTimeout
+	if s.lockTimeout <= 0 {
+		s.lockTimeout = DefaultLockTimeout
+	}
+
+	primary := s.cfg.StorageLocation
+	if primary == "" {
+		primary = DefaultStorageLocation
+	}
+	if rest, ok := strings.CutPrefix(primary, "~/"); ok {
+		primary = filepath.Join(home, rest)
+	} else if !filepath.IsAbs(primary) {
+		primary = filepath.Join(project, filepath.FromSlash(primary))
+	}
+	primary = filepath.Clean(primary)
+	fallback := FallbackDir(home, project)
+
+	created := false
+	switch {
+	case isDir(primary):
+		s.root = primary
+		if !s.readOnly {
+			if err := probeWritable(primary); err != nil {
+				if !isPermission(err) {
+					return nil, fmt.Errorf("store: %s: %w", primary, err)
+				}
+				s.root, s.fallback = fallback, true
+			}
+		}
+	case isDir(fallback):
+		s.root, s.fallback = fallback, true
+	case s.readOnly:
+		s.root = primary
+	default:
+		err := os.MkdirAll(primary, 0o700)
+		if err == nil {
+			err = probeWritable(primary)
+		}
+		switch {
+		case err == nil:
+			s.root, created = primary, true
+		case isPermission(err):
+			s.root, s.fallback = fallback, true
+		default:
+			return nil, fmt.Errorf("store: creating %s: %w", primary, err)
+		}
+	}
+	if s.readOnly {
+		return s, nil
+	}
+	if err := s.ensureRoot(); err != nil {
+		return nil, err
+	}
+	if s.fallback {
+		if err := s.recordProject(); err != nil {
+			return nil, err
+		}
+	}
+	if created && within(project, s.root) {
+		rel, _ := filepath.Rel(project, s.root)
+		if _, err := EnsureGitignore(project, filepath.ToSlash(rel)+"/"); err != nil {
+			s.addWarning(Warning{File: filepath.Join(project, ".gitignore"), Message: err.Error()})
+		}
+	}
+	now := s.now()
+	for _, d := range []string{s.root, s.CheckpointsDir(), s.HistoryDir(), s.SnapshotDir(),
+		s.ExportsDir(), s.PendingDir(), s.CorruptDir()} {
+		if _, err := Sweep(d, SweepAge, now); err != nil {
+			s.addWarning(Warning{File: d, Message: err.Error()})
+		}
+	}
+	return s, nil
+}
+
+// recordProject writes the project path into a fallback store so a human
+// (or a later lookup after the project moved) can tell whose store it is.
+func (s *Store) recordProject() error {
+	p := filepath.Join(s.root, ProjectName)
+	want := []byte(s.project + "\n")
+	if have, err := os.ReadFile(p); err == nil && bytes.Equal(have, want) {
+		return nil
+	}
+	return WriteFileAtomic(p, want)
+}
+
+func (s *Store) ensureRoot() error {
+	if s.readOnly {
+		return fmt.Errorf("store: %s was opened read-only", s.root)
+	}
+	return s.EnsureDir(s.root)
+}
+
+// EnsureDir creates dir (and missing parents) with mode 0700. Writers call
+// it before writing into a subdirectory of the store.
+func (s *Store) EnsureDir(dir string) error {
+	if s.readOnly {
+		return fmt.Errorf("store: %s was opened read-only", s.root)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("store: creating %s: %w", dir, err)
+	}
+	return nil
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// isPermission reports whether err means the directory cannot be used
+// for storage by us: permission denied, a read-only file system, or a
+// non-directory in the way (e.g. a file named .claude).
+func isPermission(err error) bool {
+	return errors.Is(err, fs.ErrPermission) || isReadOnlyFS(err) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// probeWritable creates and removes a temporary file in dir.
+func probeWritable(dir string) error {
+	f, err := os.CreateTemp(dir, TempPrefix+"probe-")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return pe.Err
+		}
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+// within reports whether p is inside dir (or dir itself).
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// Root is the store directory.
+func (s *Store) Root() string { return s.root }
+
+// ProjectDir is the canonical project directory.
+func (s *Store) ProjectDir() string { return s.project }
+
+// Home is the home directory the store was opened with.
+func (s *Store) Home() string { return s.home }
+
+// IsFallback reports whether the store lives under
+// ~/.claude-code/contexts/ because the project directory is not writable.
+func (s *Store) IsFallback() bool { return s.fallback }
+
+// ReadOnly reports whether the store was opened with Options.ReadOnly.
+func (s *Store) ReadOnly() bool { return s.readOnly }
+
+// Config is the effective configuration.
+func (s *Store) Config() *Config { return s.cfg }
+
+// Provenance tells where each configuration value came from (nil when the
+// configuration was passed in Options).
+func (s *Store) Provenance() Provenance { return s.prov }
+
+// Warnings returns the warnings collected so far: configuration warnings,
+// sweep failures, broken stale locks.
+func (s *Store) Warnings() []Warning {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return append([]Warning(nil), s.warnings...)
+}
+
+func (s *Store) addWarning(w Warning) {
+	s.wmu.Lock()
+	s.warnings = append(s.warnings, w)
+	s.wmu.Unlock()
+}
+
+// Path accessors. None of them creates anything.
+
+func (s *Store) CurrentPath() string    { return filepath.Join(s.root, CurrentName) }
+func (s *Store) MetaPath() string       { return filepath.Join(s.root, MetaName) }
+func (s *Store) CheckpointsDir() string { return filepath.Join(s.root, CheckpointsName) }
+func (s *Store) HistoryDir() string     { return filepath.Join(s.root, HistoryName) }
+func (s *Store) SnapshotDir() string    { return filepath.Join(s.root, SnapshotsName) }
+func (s *Store) IndexPath() string      { return filepath.Join(s.SnapshotDir(), IndexName) }
+func (s *Store) PinnedPath() string     { return filepath.Join(s.SnapshotDir(), PinnedName) }
+func (s *Store) ExportsDir() string     { return filepath.Join(s.root, ExportsName) }
+func (s *Store) CorruptDir() string     { return filepath.Join(s.root, CorruptName) }
+func (s *Store) PendingDir() string     { return filepath.Join(s.root, PendingName) }
+func (s *Store) LockPath() string       { return filepath.Join(s.root, LockName) }
+
+// CheckpointPath is checkpoints/cp-NNN.ctx (at least three digits).
+func (s *Store) CheckpointPath(n int) string {
+	return filepath.Join(s.CheckpointsDir(), fmt.Sprintf("cp-%03d.ctx", n))
+}
+
+// HistoryPath is history/session-<YYYYMMDD-HHMMSS>.ctx for t in UTC.
+func (s *Store) HistoryPath(t time.Time) string {
+	return filepath.Join(s.HistoryDir(), "session-"+t.UTC().Format("20060102-150405")+".ctx")
+}
+
+// EnsureGitignore adds entry (e.g. ".claude/context/") to
+// <project>/.gitignore, creating the file if needed, and reports whether it
+// changed the file. It does nothing unless the project looks like a git
+// work tree (has a .git directory or file) or already has a .gitignore. It
+// never duplicates: a line that already ignores the entry or one of its
+// parent directories (with or without leading or trailing slash, e.g.
+// ".claude", "/.claude/context") counts, and a negation of it ("!…")
+// means the user wants it tracked, so nothing is added. CRLF files get a
+// CRLF line; a missing final newline is supplied first. An existing file
+// keeps its permissions (a new one is 0644: it is a project file meant to
+// be committed); a symlinked .gitignore is updated at its target.
+func EnsureGitignore(project, entry string) (bool, error) {
+	gi := filepath.Join(project, ".gitignore")
+	_, gitErr := os.Lstat(filepath.Join(project, ".git"))
+	data, err := os.ReadFile(gi)
+	switch {
+	case err == nil:
+	case errors.Is(err, fs.ErrNotExist):
+		if gitErr != nil {
+			return false, nil
+		}
+		data = nil
+	default:
+		return false, fmt.Errorf("store: reading %s: %w", gi, err)
+	}
+	want := normGitignore(entry)
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(strings.TrimSuffix(line, "\r"))
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		n := normGitignore(strings.TrimPrefix(line, "!"))
+		if gitignoreCovers(n, want) {
+			// Either already ignored, or explicitly re-included by
+			// the user: leave the file alone in both cases.
+			return false, nil
+		}
+	}
+	nl := "\n"
+	if bytes.Contains(data, []byte("\r\n")) {
+		nl = "\r\n"
+	}
+	var b bytes.Buffer
+	b.Write(data)
+	if len(data) > 0 && !bytes.HasSuffix(data, []byte("\n")) {
+		b.WriteString(nl)
+	}
+	b.WriteString(gitignoreComment + nl + entry + nl)
+
+	perm := os.FileMode(0o644)
+	target := gi
+	if fi, err := os.Stat(gi); err == nil {
+		perm = fi.Mode().Perm()
+		if t, err := filepath.EvalSymlinks(gi); err == nil {
+			target = t
+		}
+	}
+	if err := writeFileAtomicPerm(target, b.Bytes(), perm); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// gitignoreCovers reports whether normalized pattern n ignores the
+// normalized directory want: the same path, a parent directory, or a
+// slash-free name matching any path component (git matches such patterns
+// at every level).
+func gitignoreCovers(n, want string) bool {
+	if n == "" {
+		return false
+	}
+	if n == want || strings.HasPrefix(want, n+"/") {
+		return true
+	}
+	if !strings.Contains(n, "/") {
+		for _, c := range strings.Split(want, "/") {
+			if c == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// normGitignore reduces a simple gitignore pattern to a slash-free-ended,
+// root-relative form: "/.claude/context/" and ".claude/context/**" both
+// become ".claude/context".
+func normGitignore(p string) string {
+	p = strings.TrimSpace(p)
+	p = strings.TrimPrefix(p, "/")
+	p = strings.TrimSuffix(p, "/**")
+	p = strings.TrimSuffix(p, "/*")
+	return strings.TrimSuffix(p, "/")
+}

@@ -1,0 +1,22 @@
+// Package claude imports Claude Code transcripts (`<session>.jsonl` plus
+// `<session>/subagents/*.jsonl`) into an archive.State.
+//
+// The raw files are kept byte for byte (State.Raw). The model is built
+// from each line with an offset-reporting JSON walker (internal/jscan), so
+// message texts, tool inputs and outputs carry archive.Span pointers into
+// their raw line and the archive stores them once. Claude Code 2.x and
+// 1.0.x lines are understood; unknown line types are counted in the import
+// report and kept raw; blank lines, CRLF endings, invalid UTF-8, lines that
+// are not JSON and a truncated last line never abort an import — each is
+// counted (ImportReport) and kept in the raw transcript.
+//
+// Token accounting: one API response is written as several assistant lines
+// sharing message.id and requestId with the same usage; it is counted once.
+// Metadata.TotalTokens sums input, output, cache-creation and cache-read
+// tokens over distinct responses; Metadata.ContextTokens is input +
+// cache_creation + cache_read of the last non-sidechain assistant line with
+// a usage.
+//
+// Preferences and corrections use the fixed heuristic documented in
+// prefs.go.
+package claude

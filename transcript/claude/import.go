@@ -1,0 +1,873 @@
+package claude
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/internal/jscan"
+)
+
+// Limits that keep hostile input from costing unbounded memory or time.
+const (
+	// MaxFileSize is the largest transcript file Import reads (4 GiB).
+	MaxFileSize = 4 << 30
+	// MaxModelLine is the longest line the model parses (64 MiB); longer
+	// lines stay in the raw transcript and are counted as skipped.
+	MaxModelLine = 64 << 20
+	// maxProblems caps ImportReport.Problems.
+	maxProblems = 20
+)
+
+// ErrNotTranscript is returned when the input holds no Claude Code line at
+// all (not one line parsed as a JSON object).
+var ErrNotTranscript = errors.New("claude: not a Claude Code transcript")
+
+// ErrTooLarge is returned for a file over MaxFileSize.
+var ErrTooLarge = errors.New("claude: transcript file too large")
+
+// Import reads a Claude Code transcript (`<session>.jsonl`) and, unless
+// opt.NoSubagents, every `<session>/subagents/*.jsonl` next to it, and
+// builds the context model. The raw files are kept byte for byte in
+// State.Raw (main file first, then subagent files sorted by name).
+func Import(p string, opt archive.ImportOptions) (*archive.State, error) {
+	data, err := readFileLimited(p)
+	if err != nil {
+		return nil, err
+	}
+	base := filepath.Base(p)
+	files := []archive.RawFile{{Name: base, Data: data}}
+	if !opt.NoSubagents {
+		session := strings.TrimSuffix(base, ".jsonl")
+		subdir := filepath.Join(filepath.Dir(p), session, "subagents")
+		ents, err := os.ReadDir(subdir)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("claude: reading subagents of %s: %w", p, err)
+		}
+		names := make([]string, 0, len(ents))
+		for _, e := range ents {
+			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
+				names = append(names, e.Name())
+			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			d, err := readFileLimited(filepath.Join(subdir, n))
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, archive.RawFile{Name: session + "/subagents/" + n, Data: d})
+		}
+	}
+	return ImportFiles(files, opt)
+}
+
+// ImportReader imports a single transcript read from r (no subagent
+// files); name is its file name, e.g. "<session>.jsonl".
+func ImportReader(r io.Reader, name string, opt archive.ImportOptions) (*archive.State, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("claude: reading %s: %w", name, err)
+	}
+	if int64(len(data)) > MaxFileSize {
+		return nil, fmt.Errorf("%w: %s", ErrTooLarge, name)
+	}
+	return ImportFiles([]archive.RawFile{{Name: name, Data: data}}, opt)
+}
+
+func readFileLimited(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("claude: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("claude: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("claude: %s is not a regular file", p)
+	}
+	if fi.Size() > MaxFileSize {
+		return nil, fmt.Errorf("%w: %s (%d bytes)", ErrTooLarge, p, fi.Size())
+	}
+	data := make([]byte, 0, fi.Size()+1)
+	data, err = readAllInto(f, data)
+	if err != nil {
+		return nil, fmt.Errorf("claude: reading %s: %w", p, err)
+	}
+	if int64(len(data)) > MaxFileSize {
+		return nil, fmt.Errorf("%w: %s", ErrTooLarge, p)
+	}
+	return data, nil
+}
+
+func readAllInto(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+		if int64(len(b)) > MaxFileSize {
+			return b, nil
+		}
+	}
+}
+
+// ImportFiles builds the model from raw transcript files already in
+// memory: files[0] is the main transcript, the others its sidechain
+// (subagent) files. The files are kept as State.Raw without copying.
+func ImportFiles(files []archive.RawFile, opt archive.ImportOptions) (*archive.State, error) {
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%w: no files", ErrNotTranscript)
+	}
+	im := newImporter(opt)
+	im.st.Raw = files
+	parsed := 0
+	for fi, f := range files {
+		parsed += im.file(fi, f)
+	}
+	if parsed == 0 {
+		return nil, fmt.Errorf("%w: %s has no JSON line", ErrNotTranscript, files[0].Name)
+	}
+	im.finish()
+	if opt.IncludeFileContents {
+		if err := captureFiles(im.st, im.root, opt); err != nil {
+			return nil, err
+		}
+	}
+	return im.st, nil
+}
+
+type importer struct {
+	opt   archive.ImportOptions
+	st    *archive.State
+	root  string
+	tools map[string]int // tool_use id → index in st.Tools
+	files map[string]int // path → index in st.Files
+	usage map[string]bool
+	// pendingSummary is the index of the compaction waiting for its
+	// isCompactSummary line, or -1.
+	pendingSummary int
+	todos          []archive.Task
+	todosAt        time.Time
+	agents         []archive.Task
+	agentIdx       map[string]int
+	lastCtx        int64
+	sessionSeen    bool
+}
+
+func newImporter(opt archive.ImportOptions) *importer {
+	root := opt.ProjectDir
+	if root != "" {
+		if abs, err := filepath.Abs(root); err == nil {
+			root = abs
+		}
+	}
+	return &importer{
+		opt:            opt,
+		st:             &archive.State{Meta: archive.Metadata{SchemaVersion: archive.SchemaVersion, Harness: archive.HarnessClaude, SessionCount: 1}},
+		root:           root,
+		tools:          map[string]int{},
+		files:          map[string]int{},
+		usage:          map[string]bool{},
+		pendingSummary: -1,
+		agentIdx:       map[string]int{},
+	}
+}
+
+func (im *importer) problem(file string, line int, format string, args ...any) {
+	r := &im.st.Import
+	if len(r.Problems) < maxProblems {
+		r.Problems = append(r.Problems, fmt.Sprintf("%s:%d: %s", file, line+1, fmt.Sprintf(format, args...)))
+	}
+}
+
+// file walks one raw file line by line; it returns the number of lines
+// that parsed.
+func (im *importer) file(fi int, f archive.RawFile) int {
+	r := &im.st.Import
+	r.Files++
+	sidechainFile := fi > 0
+	agentFromName := ""
+	if sidechainFile {
+		b := path.Base(f.Name)
+		agentFromName = strings.TrimPrefix(strings.TrimSuffix(b, ".jsonl"), "agent-")
+		im.st.Meta.SubagentIDs = append(im.st.Meta.SubagentIDs, agentFromName)
+	}
+	data := f.Data
+	parsed := 0
+	for ln, off := 0, 0; off < len(data); ln++ {
+		end := bytes.IndexByte(data[off:], '\n')
+		last := end < 0
+		if last {
+			end = len(data)
+		} else {
+			end += off
+		}
+		line := data[off:end]
+		off = end + 1
+		r.Lines++
+		body := bytes.TrimRight(line, "\r")
+		if len(bytes.TrimSpace(body)) == 0 {
+			r.Blank++
+			continue
+		}
+		if !utf8.Valid(body) {
+			r.InvalidUTF8++
+		}
+		if len(body) > MaxModelLine {
+			r.Skipped++
+			im.problem(f.Name, ln, "line of %d bytes over the %d-byte model limit (kept raw)", len(body), MaxModelLine)
+			continue
+		}
+		top, err := jscan.ParseLine(body)
+		if err != nil {
+			if last {
+				r.Truncated = true
+				r.Partial++
+				im.problem(f.Name, ln, "incomplete last line (%d bytes, kept raw)", len(body))
+			} else {
+				r.Skipped++
+				im.problem(f.Name, ln, "not a JSON object (kept raw)")
+			}
+			continue
+		}
+		parsed++
+		im.line(fi, ln, body, top, sidechainFile, agentFromName)
+	}
+	return parsed
+}
+
+// hdr holds the top-level fields of one line that the model uses.
+type hdr struct {
+	typ, subtype, uuid, parent, logicalParent, sessionID, cwd, version, branch, agentID, timestamp jscan.Val
+	message, content, compactMeta, toolUseResult, todos, summary, leafUUID, customTitle, requestID jscan.Val
+	isSidechain, isMeta, isCompactSummary                                                          bool
+}
+
+func (im *importer) line(fi, ln int, b []byte, top jscan.Val, sideFile bool, agentFromName string) {
+	var h hdr
+	_ = jscan.EachField(b, top, func(k []byte, v jscan.Val) {
+		switch string(k) {
+		case "type":
+			h.typ = v
+		case "subtype":
+			h.subtype = v
+		case "uuid":
+			h.uuid = v
+		case "parentUuid":
+			h.parent = v
+		case "logicalParentUuid":
+			h.logicalParent = v
+		case "sessionId":
+			h.sessionID = v
+		case "cwd":
+			h.cwd = v
+		case "version":
+			h.version = v
+		case "gitBranch":
+			h.branch = v
+		case "agentId":
+			h.agentID = v
+		case "timestamp":
+			h.timestamp = v
+		case "message":
+			h.message = v
+		case "content":
+			h.content = v
+		case "compactMetadata":
+			h.compactMeta = v
+		case "toolUseResult":
+			h.toolUseResult = v
+		case "todos":
+			h.todos = v
+		case "summary":
+			h.summary = v
+		case "leafUuid":
+			h.leafUUID = v
+		case "customTitle":
+			h.customTitle = v
+		case "requestId":
+			h.requestID = v
+		case "isSidechain":
+			h.isSidechain = v.Bool(b)
+		case "isMeta":
+			h.isMeta = v.Bool(b)
+		case "isCompactSummary":
+			h.isCompactSummary = v.Bool(b)
+		}
+	})
+	m := &im.st.Meta
+	ts := parseTime(str(b, h.timestamp))
+	if !ts.IsZero() {
+		if m.FirstActivity.IsZero() || ts.Before(m.FirstActivity) {
+			m.FirstActivity = ts
+		}
+		if ts.After(m.LastActivity) {
+			m.LastActivity = ts
+		}
+	}
+	if !sideFile {
+		if s := str(b, h.sessionID); s != "" && !im.sessionSeen {
+			m.SessionID, im.sessionSeen = s, true
+		}
+		if s := str(b, h.cwd); s != "" && m.DirectoryPath == "" {
+			m.DirectoryPath = s
+		}
+		if s := str(b, h.version); s != "" {
+			m.ClientVersion = s
+		}
+		if s := str(b, h.branch); s != "" {
+			m.GitBranch = s
+		}
+	}
+	side := sideFile || h.isSidechain
+	agent := str(b, h.agentID)
+	if agent == "" && sideFile {
+		agent = agentFromName
+	}
+	ref := archive.RawRef{File: fi, Line: ln}
+	typ := str(b, h.typ)
+	switch typ {
+	case "user", "assistant":
+		im.message(b, &h, typ, ts, side, agent, ref)
+	case "system":
+		im.system(b, &h, ts, side, agent, ref)
+	case "summary":
+		sum, sp := textOf(b, h.summary)
+		im.st.Compactions = append(im.st.Compactions, archive.Compaction{
+			Trigger: "legacy", Timestamp: ts, LogicalParent: str(b, h.leafUUID), Summary: sum,
+			Legacy: true, MessageIndex: len(im.st.Messages), Ref: ref, SummaryRef: ref, SummarySpans: sp,
+		})
+	case "custom-title":
+		if t := str(b, h.customTitle); t != "" {
+			m.Title = t
+		}
+	case "progress", "file-history-snapshot", "queue-operation", "attachment", "agent-name",
+		"last-prompt", "pr-link", "saved_hook_context", "tag", "worktree-state":
+		// Known, not part of the model: kept in the raw transcript.
+	default:
+		r := &im.st.Import
+		if r.UnknownTypes == nil {
+			r.UnknownTypes = map[string]int{}
+		}
+		if typ == "" {
+			typ = "(none)"
+		}
+		r.UnknownTypes[typ]++
+	}
+}
+
+func (im *importer) system(b []byte, h *hdr, ts time.Time, side bool, agent string, ref archive.RawRef) {
+	sub := str(b, h.subtype)
+	switch sub {
+	case "compact_boundary":
+		if side {
+			return
+		}
+		c := archive.Compaction{
+			UUID: str(b, h.uuid), Timestamp: ts, LogicalParent: str(b, h.logicalParent),
+			MessageIndex: len(im.st.Messages), Ref: ref,
+		}
+		if h.compactMeta.OK() {
+			c.Trigger = str(b, jscan.Field(b, h.compactMeta, "trigger"))
+			c.PreTokens = jscan.Field(b, h.compactMeta, "preTokens").Int64(b)
+			c.PostTokens = jscan.Field(b, h.compactMeta, "postTokens").Int64(b)
+		}
+		im.st.Compactions = append(im.st.Compactions, c)
+		im.pendingSummary = len(im.st.Compactions) - 1
+	case "local_command", "api_error", "informational":
+		text, sp := textOf(b, h.content)
+		im.st.Messages = append(im.st.Messages, archive.Message{
+			ID: str(b, h.uuid), ParentID: str(b, h.parent), Role: "system", Kind: sub,
+			Text: text, TextSpans: sp, Timestamp: ts, Sidechain: side, AgentID: agent, Ref: ref,
+		})
+	}
+}
+
+// textOf returns the text of a JSON string value and its span.
+func textOf(b []byte, v jscan.Val) (string, []archive.Span) {
+	if !v.IsString(b) {
+		return "", nil
+	}
+	sp := []archive.Span{{Off: uint32(v.S), Len: uint32(v.E - v.S)}}
+	t, _ := archive.SpanText(b, sp)
+	return t, sp
+}
+
+func str(b []byte, v jscan.Val) string {
+	if !v.IsString(b) {
+		return ""
+	}
+	s, _ := archive.JSONString(b[v.S:v.E])
+	return s
+}
+
+func parseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+func (im *importer) message(b []byte, h *hdr, role string, ts time.Time, side bool, agent string, ref archive.RawRef) {
+	msg := archive.Message{
+		ID: str(b, h.uuid), ParentID: str(b, h.parent), Role: role, Timestamp: ts,
+		Sidechain: side, AgentID: agent, Ref: ref,
+	}
+	var content, usage, msgID, model jscan.Val
+	if h.message.Kind(b) == '{' {
+		_ = jscan.EachField(b, h.message, func(k []byte, v jscan.Val) {
+			switch string(k) {
+			case "content":
+				content = v
+			case "usage":
+				usage = v
+			case "id":
+				msgID = v
+			case "model":
+				model = v
+			}
+		})
+	}
+	var spans []archive.Span
+	addText := func(v jscan.Val) {
+		if v.IsString(b) {
+			spans = append(spans, archive.Span{Off: uint32(v.S), Len: uint32(v.E - v.S)})
+		}
+	}
+	var thinking []archive.Span
+	switch content.Kind(b) {
+	case '"':
+		addText(content)
+	case '[':
+		_ = jscan.EachElem(b, content, func(blk jscan.Val) {
+			if blk.Kind(b) != '{' {
+				return
+			}
+			var bt, text, think, id, name, input, toolUseID, rc, isErr jscan.Val
+			_ = jscan.EachField(b, blk, func(k []byte, v jscan.Val) {
+				switch string(k) {
+				case "type":
+					bt = v
+				case "text":
+					text = v
+				case "thinking":
+					think = v
+				case "id":
+					id = v
+				case "name":
+					name = v
+				case "input":
+					input = v
+				case "tool_use_id":
+					toolUseID = v
+				case "content":
+					rc = v
+				case "is_error":
+					isErr = v
+				}
+			})
+			switch str(b, bt) {
+			case "text":
+				addText(text)
+			case "thinking":
+				if think.IsString(b) {
+					thinking = append(thinking, archive.Span{Off: uint32(think.S), Len: uint32(think.E - think.S)})
+				}
+			case "tool_use":
+				tid := str(b, id)
+				msg.ToolCallIDs = append(msg.ToolCallIDs, tid)
+				files := im.toolUse(b, tid, str(b, name), input, ts, side, ref)
+				msg.Files = appendUnique(msg.Files, files...)
+			case "tool_result":
+				tid := str(b, toolUseID)
+				msg.ToolCallIDs = append(msg.ToolCallIDs, tid)
+				im.toolResult(b, h, tid, rc, isErr.Bool(b), ts, ref)
+			}
+		})
+	}
+	switch {
+	case len(spans) > 0:
+		msg.TextSpans = spans
+	case len(thinking) > 0:
+		msg.TextSpans = thinking
+	}
+	if msg.TextSpans != nil {
+		msg.Text, _ = archive.SpanText(b, msg.TextSpans)
+	}
+	msg.Kind = im.kind(role, h, &msg, len(spans) == 0 && len(thinking) > 0)
+	if role == "assistant" {
+		if s := str(b, model); s != "" && s != "<synthetic>" && !side {
+			im.st.Meta.Model = s
+		}
+		if usage.Kind(b) == '{' {
+			in := jscan.Field(b, usage, "input_tokens").Int64(b)
+			out := jscan.Field(b, usage, "output_tokens").Int64(b)
+			cc := jscan.Field(b, usage, "cache_creation_input_tokens").Int64(b)
+			cr := jscan.Field(b, usage, "cache_read_input_tokens").Int64(b)
+			mid := str(b, msgID)
+			key := mid + "\x00" + str(b, h.requestID)
+			if mid == "" || !im.usage[key] {
+				if mid != "" {
+					im.usage[key] = true
+				}
+				im.st.Meta.TotalTokens += in + out + cc + cr
+				msg.Tokens = out
+			}
+			if !side {
+				im.lastCtx = in + cc + cr
+			}
+		}
+	}
+	if h.isCompactSummary && im.pendingSummary >= 0 {
+		c := &im.st.Compactions[im.pendingSummary]
+		c.Summary, c.SummaryRef, c.SummarySpans = msg.Text, ref, msg.TextSpans
+		im.pendingSummary = -1
+	}
+	if h.todos.Kind(b) == '[' && !side {
+		im.setTodos(b, h.todos, ts)
+	}
+	im.st.Messages = append(im.st.Messages, msg)
+}
+
+func (im *importer) kind(role string, h *hdr, m *archive.Message, thinkingOnly bool) string {
+	if role == "assistant" {
+		switch {
+		case len(m.ToolCallIDs) > 0 && m.Text == "":
+			return "tool_use"
+		case thinkingOnly:
+			return "thinking"
+		default:
+			return "text"
+		}
+	}
+	switch {
+	case h.isCompactSummary:
+		return "summary"
+	case len(m.ToolCallIDs) > 0:
+		return "tool_result"
+	case h.isMeta:
+		return "meta"
+	case strings.HasPrefix(m.Text, "<command-name>") || strings.HasPrefix(m.Text, "<command-message>") ||
+		strings.HasPrefix(m.Text, "<local-command-") || strings.HasPrefix(m.Text, "<bash-"):
+		return "command"
+	default:
+		return "prompt"
+	}
+}
+
+func appendUnique(dst []string, xs ...string) []string {
+outer:
+	for _, x := range xs {
+		for _, d := range dst {
+			if d == x {
+				continue outer
+			}
+		}
+		dst = append(dst, x)
+	}
+	return dst
+}
+
+// rel makes p relative to the project root when inside it.
+func (im *importer) rel(p string) string {
+	root := im.root
+	if root == "" {
+		root = im.st.Meta.DirectoryPath
+	}
+	if root == "" || !filepath.IsAbs(p) {
+		return p
+	}
+	r := strings.TrimSuffix(root, "/")
+	if p == r {
+		return "."
+	}
+	if strings.HasPrefix(p, r+"/") {
+		return p[len(r)+1:]
+	}
+	return p
+}
+
+func (im *importer) toolUse(b []byte, id, name string, input jscan.Val, ts time.Time, side bool, ref archive.RawRef) []string {
+	t := archive.ToolExec{ID: id, Name: name, Timestamp: ts, Sidechain: side, Ref: ref}
+	if input.OK() {
+		t.InputSpans = []archive.Span{{Off: uint32(input.S), Len: uint32(input.E - input.S), Verbatim: true}}
+		t.Input = string(input.Raw(b))
+	}
+	var files []string
+	if input.Kind(b) == '{' {
+		var fp, np, cmd, content, todos, desc jscan.Val
+		_ = jscan.EachField(b, input, func(k []byte, v jscan.Val) {
+			switch string(k) {
+			case "file_path":
+				fp = v
+			case "notebook_path":
+				np = v
+			case "command":
+				cmd = v
+			case "content":
+				content = v
+			case "todos":
+				todos = v
+			case "description":
+				desc = v
+			}
+		})
+		for _, v := range []jscan.Val{fp, np} {
+			if p := str(b, v); p != "" {
+				files = append(files, im.rel(p))
+			}
+		}
+		if name == "Bash" || name == "BashOutput" || name == "PowerShell" {
+			t.Command = str(b, cmd)
+		}
+		switch name {
+		case "Read":
+			im.touch(files, ts, 'r', "")
+		case "Edit", "MultiEdit", "NotebookEdit":
+			im.touch(files, ts, 'e', "")
+		case "Write":
+			h := ""
+			if content.IsString(b) {
+				h = hashString(str(b, content))
+			}
+			im.touch(files, ts, 'w', h)
+		case "TodoWrite":
+			if !side && todos.Kind(b) == '[' {
+				im.setTodos(b, todos, ts)
+			}
+		case "Task", "Agent":
+			if !side {
+				im.agentIdx[id] = len(im.agents)
+				im.agents = append(im.agents, archive.Task{ID: id, Content: str(b, desc), Status: "in_progress"})
+			}
+		}
+	}
+	t.RelatedFiles = files
+	if _, dup := im.tools[id]; !dup || id == "" {
+		im.tools[id] = len(im.st.Tools)
+	}
+	im.st.Tools = append(im.st.Tools, t)
+	return files
+}
+
+func hashString(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+func (im *importer) touch(files []string, ts time.Time, op byte, hash string) {
+	for _, p := range files {
+		i, ok := im.files[p]
+		if !ok {
+			i = len(im.st.Files)
+			im.files[p] = i
+			im.st.Files = append(im.st.Files, archive.FileRecord{Path: p})
+		}
+		f := &im.st.Files[i]
+		f.AccessCount++
+		switch op {
+		case 'r':
+			f.Reads++
+		case 'e':
+			f.Edits++
+			f.Hash = "" // unknown until the result tells
+		case 'w':
+			f.Writes++
+			f.Hash = hash
+		}
+		if ts.After(f.LastAccess) {
+			f.LastAccess = ts
+		}
+	}
+}
+
+func (im *importer) toolResult(b []byte, h *hdr, id string, rc jscan.Val, isErr bool, ts time.Time, ref archive.RawRef) {
+	i, ok := im.tools[id]
+	if !ok || id == "" {
+		return
+	}
+	t := &im.st.Tools[i]
+	t.ResultRef = ref
+	t.Success = !isErr
+	var spans []archive.Span
+	switch rc.Kind(b) {
+	case '"':
+		spans = append(spans, archive.Span{Off: uint32(rc.S), Len: uint32(rc.E - rc.S)})
+	case '[':
+		_ = jscan.EachElem(b, rc, func(blk jscan.Val) {
+			if blk.Kind(b) != '{' || str(b, jscan.Field(b, blk, "type")) != "text" {
+				return
+			}
+			if v := jscan.Field(b, blk, "text"); v.IsString(b) {
+				spans = append(spans, archive.Span{Off: uint32(v.S), Len: uint32(v.E - v.S)})
+			}
+		})
+	}
+	if spans != nil {
+		t.OutputSpans = spans
+		t.Output, _ = archive.SpanText(b, spans)
+	}
+	r := h.toolUseResult
+	if r.Kind(b) == '{' {
+		for _, k := range []string{"durationMs", "totalDurationMs"} {
+			if d := jscan.Field(b, r, k).Int64(b); d > 0 {
+				t.DurationMS = d
+				break
+			}
+		}
+		if t.DurationMS == 0 {
+			if v := jscan.Field(b, r, "durationSeconds"); v.OK() {
+				t.DurationMS = int64(parseFloat(v.Raw(b)) * 1000)
+			}
+		}
+		im.resultHash(b, t, r)
+	}
+	if j, ok := im.agentIdx[id]; ok {
+		if isErr {
+			im.agents[j].Status = "failed"
+		} else {
+			im.agents[j].Status = "completed"
+		}
+	}
+	_ = ts
+}
+
+// resultHash records the file content hash a tool result reveals: a full
+// Read, or an Edit's original file with the replacement applied.
+func (im *importer) resultHash(b []byte, t *archive.ToolExec, r jscan.Val) {
+	if len(t.RelatedFiles) == 0 {
+		return
+	}
+	setHash := func(h string) {
+		if i, ok := im.files[t.RelatedFiles[0]]; ok {
+			im.st.Files[i].Hash = h
+		}
+	}
+	switch t.Name {
+	case "Read":
+		f := jscan.Field(b, r, "file")
+		if f.Kind(b) != '{' {
+			return
+		}
+		start := jscan.Field(b, f, "startLine").Int64(b)
+		n := jscan.Field(b, f, "numLines").Int64(b)
+		total := jscan.Field(b, f, "totalLines").Int64(b)
+		if c := jscan.Field(b, f, "content"); c.IsString(b) && start <= 1 && n == total {
+			setHash(hashString(str(b, c)))
+		}
+	case "Edit":
+		orig := jscan.Field(b, r, "originalFile")
+		if !orig.IsString(b) {
+			return
+		}
+		old, nw := str(b, jscan.Field(b, r, "oldString")), str(b, jscan.Field(b, r, "newString"))
+		n := 1
+		if jscan.Field(b, r, "replaceAll").Bool(b) {
+			n = -1
+		}
+		if old == "" {
+			return
+		}
+		setHash(hashString(strings.Replace(str(b, orig), old, nw, n)))
+	}
+}
+
+func parseFloat(b []byte) float64 {
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || f != f || f > 1e12 || f < 0 {
+		return 0
+	}
+	return f
+}
+
+func (im *importer) setTodos(b []byte, todos jscan.Val, ts time.Time) {
+	var list []archive.Task
+	_ = jscan.EachElem(b, todos, func(x jscan.Val) {
+		if x.Kind(b) != '{' {
+			return
+		}
+		t := archive.Task{
+			ID:         str(b, jscan.Field(b, x, "id")),
+			Content:    str(b, jscan.Field(b, x, "content")),
+			ActiveForm: str(b, jscan.Field(b, x, "activeForm")),
+			Status:     str(b, jscan.Field(b, x, "status")),
+		}
+		if t.Content != "" {
+			list = append(list, t)
+		}
+	})
+	if ts.Before(im.todosAt) {
+		return
+	}
+	im.todos, im.todosAt = list, ts
+}
+
+func (im *importer) finish() {
+	st := im.st
+	m := &st.Meta
+	if m.SessionID == "" && len(st.Raw) > 0 {
+		m.SessionID = strings.TrimSuffix(path.Base(st.Raw[0].Name), ".jsonl")
+	}
+	if im.root != "" {
+		m.DirectoryPath = im.root
+	}
+	if m.DirectoryPath != "" {
+		h := sha256.Sum256([]byte(filepath.Clean(m.DirectoryPath)))
+		m.DirectoryHash = hex.EncodeToString(h[:])
+	}
+	m.ContextTokens = im.lastCtx
+	m.ContextWindow = 200000
+	if strings.Contains(m.Model, "[1m]") {
+		m.ContextWindow = 1000000
+	}
+	m.MessageCount = len(st.Messages)
+	m.ToolCount = len(st.Tools)
+	m.FileCount = len(st.Files)
+	var ts archive.TaskState
+	for _, t := range im.todos {
+		switch t.Status {
+		case "completed":
+			ts.Completed = append(ts.Completed, t)
+		case "in_progress":
+			ts.Active = append(ts.Active, t)
+		default:
+			ts.Pending = append(ts.Pending, t)
+		}
+	}
+	for _, t := range im.agents {
+		if t.Status == "in_progress" {
+			ts.Active = append(ts.Active, t)
+		} else {
+			ts.Completed = append(ts.Completed, t)
+		}
+	}
+	ts.UpdatedAt = im.todosAt
+	st.Tasks = ts
+	st.Preferences = preferences(st.Messages)
+}
