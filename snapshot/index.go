@@ -35,6 +35,14 @@ type Snapshot struct {
 	Pinned bool     `json:"pinned"`
 	Tags   []string `json:"tags"`
 	Notes  string   `json:"notes"`
+
+	// Ben10's additions.
+	Transcript   string `json:"transcript,omitempty"`    // the transcript the snapshot was taken from
+	Harness      string `json:"harness,omitempty"`       // claude | codex | gemini | kimi
+	FileContents int    `json:"file_contents,omitempty"` // project files captured
+	Redactions   int    `json:"redactions,omitempty"`    // secrets replaced before storing
+
+	placeholder bool // a pin remembered from .pinned while the index is rebuilt
 }
 
 // PreCompaction are the metrics of the context before compaction.
