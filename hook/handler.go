@@ -12,6 +12,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
 
@@ -534,7 +535,7 @@ func (c *call) atStartup() (*Output, error) {
 	if budget <= 0 {
 		budget = archive.DefaultDigestBudget
 	}
-	_, oo, kerr := keys(c.cfg, c.h.getenv)
+	oo := snapshot.OpenOptions(c.cfg)
 	var out *Output
 	err := c.update(func(s *State, ss *SessionState) error {
 		seen := map[string]bool{}
@@ -542,9 +543,6 @@ func (c *call) atStartup() (*Output, error) {
 		for _, cand := range c.candidates() {
 			a, err := archive.OpenFile(cand.path, oo)
 			if err != nil {
-				if kerr != nil {
-					err = kerr
-				}
 				problems = append(problems, fmt.Errorf("%s: %w", filepath.Base(cand.path), err))
 				continue
 			}

@@ -1,17 +1,15 @@
 package hook
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
-	"github.com/ben10ctx/ben10/redact"
+	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript/claude"
 )
@@ -19,80 +17,6 @@ import (
 // ErrNoTranscript: the hook input names no transcript, or it does not exist
 // (Claude Code creates it with the first message).
 var ErrNoTranscript = errors.New("hook: transcript not found")
-
-// ErrNoKey: encryption is on but no key is available.
-var ErrNoKey = errors.New("hook: encryption is enabled but no key is available")
-
-// keys returns the encryption to write with and the options to open with,
-// from context.encryption.
-func keys(cfg *store.Config, getenv func(string) string) (*ctxfmt.Encryption, archive.OpenOptions, error) {
-	e := cfg.Encryption
-	if !e.Enabled {
-		return nil, archive.OpenOptions{}, nil
-	}
-	firstLine := func(p string) ([]byte, error) {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrNoKey, err)
-		}
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			b = b[:i]
-		}
-		b = bytes.TrimSuffix(b, []byte("\r"))
-		if len(b) == 0 {
-			return nil, fmt.Errorf("%w: %s has an empty first line", ErrNoKey, p)
-		}
-		return b, nil
-	}
-	switch e.KeySource {
-	case "passphrase-file":
-		p, err := firstLine(e.PassphraseFile)
-		if err != nil {
-			return nil, archive.OpenOptions{}, err
-		}
-		return &ctxfmt.Encryption{Passphrase: p}, archive.OpenOptions{Passphrase: p}, nil
-	case "keyfile":
-		k, err := os.ReadFile(e.KeyFile)
-		if err != nil {
-			return nil, archive.OpenOptions{}, fmt.Errorf("%w: %v", ErrNoKey, err)
-		}
-		return &ctxfmt.Encryption{Key: k}, archive.OpenOptions{Key: k}, nil
-	default:
-		name := e.Env
-		if name == "" {
-			name = "BEN10_PASSPHRASE"
-		}
-		p := getenv(name)
-		if p == "" {
-			return nil, archive.OpenOptions{}, fmt.Errorf("%w: $%s is empty", ErrNoKey, name)
-		}
-		return &ctxfmt.Encryption{Passphrase: []byte(p)}, archive.OpenOptions{Passphrase: []byte(p)}, nil
-	}
-}
-
-// encodeOptions builds the archive options from the configuration:
-// compression, redaction, encryption.
-func encodeOptions(cfg *store.Config, enc *ctxfmt.Encryption, level ctxfmt.Level) (archive.EncodeOptions, error) {
-	opts := archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: level, Encryption: enc}
-	if !cfg.Compression {
-		opts.Codec = ctxfmt.CodecNone
-	}
-	if cfg.SensitiveRedaction {
-		rc := cfg.Redaction
-		extra := make([]redact.UserRule, len(rc.ExtraRules))
-		for i, r := range rc.ExtraRules {
-			extra[i] = redact.UserRule{ID: r.ID, Regex: r.Regex, Keywords: r.Keywords}
-		}
-		repl := strings.ReplaceAll(rc.Replacement, "<rule-id>", "%s")
-		r, err := redact.New(redact.Config{Disabled: rc.DisabledRules, Extra: extra, Allow: rc.Allowlist, AllowPaths: rc.AllowPaths, Replacement: repl})
-		if err != nil {
-			return opts, err
-		}
-		opts.RedactLine = func(line []byte) []byte { out, _ := r.JSONLine(line); return out }
-		opts.RedactText = func(s string) string { out, _ := r.String(s); return out }
-	}
-	return opts, nil
-}
 
 // importTranscript imports the session's transcript.
 func importTranscript(in *Input, st *store.Store, cfg *store.Config) (*archive.State, error) {
@@ -165,14 +89,11 @@ func (h *Handler) checkpoint(ctx context.Context, st *store.Store, cfg *store.Co
 	if err != nil {
 		return saveResult{}, err
 	}
-	enc, oo, err := keys(cfg, h.getenv)
+	opts, _, err := snapshot.EncodeOptions(cfg, ctxfmt.LevelDefault)
 	if err != nil {
 		return saveResult{}, err
 	}
-	opts, err := encodeOptions(cfg, enc, ctxfmt.LevelDefault)
-	if err != nil {
-		return saveResult{}, err
-	}
+	oo := snapshot.OpenOptions(cfg)
 	opts.Now = h.now
 	var res saveResult
 	err = st.WithLock(ctx, func() error {
@@ -205,14 +126,11 @@ func (h *Handler) saveCurrent(ctx context.Context, st *store.Store, cfg *store.C
 	if err != nil {
 		return saveResult{}, err
 	}
-	enc, oo, err := keys(cfg, h.getenv)
+	opts, _, err := snapshot.EncodeOptions(cfg, ctxfmt.LevelDefault)
 	if err != nil {
 		return saveResult{}, err
 	}
-	opts, err := encodeOptions(cfg, enc, ctxfmt.LevelDefault)
-	if err != nil {
-		return saveResult{}, err
-	}
+	oo := snapshot.OpenOptions(cfg)
 	opts.Now = h.now
 	var res saveResult
 	err = st.WithLock(ctx, func() error {
