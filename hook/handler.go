@@ -384,7 +384,19 @@ func compactHeader(id string) string {
 }
 
 func startupHeader(sid, kind string) string {
-	return fmt.Sprintf("[Ben10] Context of this project's previous session %s (%s). Use it if the user continues that work.\n\n", shortID(sid), kind)
+	return fmt.Sprintf("[Ben10] Context of this project's previous session %s (%s). Use it if the user continues that work.\n\n", shortID(sid), kindName(kind))
+}
+
+// kindName says what a saved context file is, for people.
+func kindName(kind string) string {
+	switch kind {
+	case store.KindCurrent:
+		return "its final save"
+	case store.KindCheckpoint:
+		return "its latest checkpoint"
+	default:
+		return "from history"
+	}
 }
 
 func shortID(s string) string {
@@ -619,7 +631,7 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 	body := archive.Digest(r, archive.DigestOptions{Budget: budget - archive.DigestLen(head), Now: c.now})
 	text = head + body
 	msg = fmt.Sprintf("Ben10: restored context of the previous session %s (%s, saved %s ago; %s characters)",
-		shortID(sid), cand.kind, store.FormatDuration(max(c.now.Sub(saved), 0).Round(time.Minute)), thousands(archive.DigestLen(text)))
+		shortID(sid), kindName(cand.kind), store.FormatDuration(max(c.now.Sub(saved), 0).Round(time.Minute)), thousands(archive.DigestLen(text)))
 	return text, msg, key, true, nil
 }
 

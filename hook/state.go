@@ -58,14 +58,14 @@ type State struct {
 // SessionState is what the hooks remember about one session.
 type SessionState struct {
 	Transcript        string    `json:"transcript,omitempty"`
-	Started           time.Time `json:"started,omitempty"`
+	Started           time.Time `json:"started,omitzero"`
 	LastEvent         time.Time `json:"last_event"`
-	Ended             time.Time `json:"ended,omitempty"`
+	Ended             time.Time `json:"ended,omitzero"`
 	EndReason         string    `json:"end_reason,omitempty"`
 	Prompts           int       `json:"prompts"`
 	SinceCheckpoint   int       `json:"prompts_since_checkpoint"`
 	Modifications     int       `json:"modifications_since_checkpoint"`
-	LastCheckpoint    time.Time `json:"last_checkpoint,omitempty"`
+	LastCheckpoint    time.Time `json:"last_checkpoint,omitzero"`
 	Checkpoints       int       `json:"checkpoints"`
 	Snapshots         int       `json:"snapshots"`
 	CompactSummary    string    `json:"compact_summary,omitempty"` // from PostCompact, until SessionStart(compact) uses it
@@ -85,7 +85,7 @@ type Recovery struct {
 	Key           string    `json:"key"`                      // identity of the saved content
 	Created       time.Time `json:"created"`
 	CreatedBy     int       `json:"created_by_pid,omitempty"`
-	ConsumedAt    time.Time `json:"consumed_at,omitempty"`
+	ConsumedAt    time.Time `json:"consumed_at,omitzero"`
 	ConsumedBy    string    `json:"consumed_by,omitempty"` // session
 	ConsumedPID   int       `json:"consumed_by_pid,omitempty"`
 	Chars         int       `json:"chars,omitempty"` // size of the injected text

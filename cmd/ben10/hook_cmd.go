@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -111,3 +114,40 @@ func init() {
 	internalCmd.AddCommand(internalRecompressCmd)
 	rootCmd.AddCommand(hookCmd, internalCmd)
 }
+
+// internalRenderCmd shows a hook's JSON output the way a user meets it:
+// the systemMessage as a notice, the additionalContext as the text Claude
+// receives. Used by scripts/demo.sh.
+var internalRenderCmd = &cobra.Command{
+	Use:   "render-hook-output",
+	Short: "Show hook output JSON (stdin) as the user and Claude see it",
+	Args:  cobra.NoArgs,
+	RunE: func(cmd *cobra.Command, _ []string) error {
+		data, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
+		if err != nil {
+			return err
+		}
+		w := cmd.OutOrStdout()
+		if len(bytes.TrimSpace(data)) == 0 {
+			fmt.Fprintln(w, "  (no output: nothing shown, nothing injected)")
+			return nil
+		}
+		var o hook.Output
+		if err := json.Unmarshal(data, &o); err != nil {
+			return fmt.Errorf("hook output is not JSON: %w", err)
+		}
+		if o.SystemMessage != "" {
+			fmt.Fprintf(w, "  ┌ shown to the user\n  │ %s\n  └\n", o.SystemMessage)
+		}
+		if o.HookSpecificOutput != nil && o.HookSpecificOutput.AdditionalContext != "" {
+			fmt.Fprintf(w, "  ┌ added to Claude's context (%d characters)\n", len([]rune(o.HookSpecificOutput.AdditionalContext)))
+			for _, l := range strings.Split(strings.TrimRight(o.HookSpecificOutput.AdditionalContext, "\n"), "\n") {
+				fmt.Fprintf(w, "  │ %s\n", l)
+			}
+			fmt.Fprintln(w, "  └")
+		}
+		return nil
+	},
+}
+
+func init() { internalCmd.AddCommand(internalRenderCmd) }
