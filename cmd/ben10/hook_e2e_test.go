@@ -206,11 +206,23 @@ func TestHookE2EDemo(t *testing.T) {
 		t.Fatalf("error log:\n%s", log)
 	}
 
+	// Doctor: everything healthy; then a damaged current.ctx fails it.
+	if r := runBen10(t, nil, w.env, "doctor", "--dir", w.project); r.code != 0 || !strings.Contains(r.stdout, "1 snapshot(s) verified") {
+		t.Fatalf("doctor: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	cur := filepath.Join(w.contextDir(), "current.ctx")
+	data, _ := os.ReadFile(cur)
+	data[len(data)/2] ^= 0xff
+	os.WriteFile(cur, data, 0o600)
+	if r := runBen10(t, nil, w.env, "doctor", "--dir", w.project); r.code != 1 || !strings.Contains(r.stdout, "damaged") {
+		t.Fatalf("doctor on a damaged archive: %d\n%s", r.code, r.stdout)
+	}
+
 	// Uninstall leaves the user's other settings.
 	var s map[string]any
 	_ = json.Unmarshal(first, &s)
 	s["model"] = "opus"
-	data, _ := json.Marshal(s)
+	data, _ = json.Marshal(s)
 	os.WriteFile(settings, data, 0o600)
 	if r := runBen10(t, nil, w.env, "hooks", "uninstall"); r.code != 0 {
 		t.Fatalf("uninstall: %q", r.stderr)
