@@ -36,16 +36,34 @@ its kebab-case form (pre-compact) and defaults to the input's hook_event_name.
 
 It always exits 0: a failure is one line on stderr and an entry in
 ~/.claude-code/ben10-errors.log, and never blocks Claude Code.`,
-	Example: `  echo '{"session_id":"s1","transcript_path":"/p/s1.jsonl","cwd":"/p","hook_event_name":"PreCompact","trigger":"auto"}' | ben10 hook
+	Example: `  ben10 hook pre-compact --input saved-input.json
+  echo '{"session_id":"s1","transcript_path":"/p/s1.jsonl","cwd":"/p","hook_event_name":"PreCompact","trigger":"auto"}' | ben10 hook
   ben10 hook session-start < input.json`,
 	Args:               cobra.ArbitraryArgs,
 	DisableFlagParsing: true,
 	RunE: func(cmd *cobra.Command, args []string) error {
+		var stdin io.Reader = os.Stdin
+		// --input FILE reads the hook JSON from a file (benchmarks, replays).
+		for i := 0; i < len(args); i++ {
+			switch args[i] {
+			case "--help", "-h":
+				return cmd.Help()
+			case "--input":
+				if i+1 < len(args) {
+					f, err := os.Open(args[i+1])
+					if err != nil {
+						fmt.Fprintf(cmd.ErrOrStderr(), "ben10 hook: %v\n", err)
+						return nil
+					}
+					defer f.Close()
+					stdin = f
+				}
+				args = append(args[:i:i], args[min(i+2, len(args)):]...)
+				i--
+			}
+		}
 		if len(args) > 1 {
 			fmt.Fprintf(cmd.ErrOrStderr(), "ben10 hook: expected at most one EVENT, got %q (ignored the rest)\n", strings.Join(args, " "))
-		}
-		if len(args) == 1 && (args[0] == "--help" || args[0] == "-h") {
-			return cmd.Help()
 		}
 		ev := ""
 		if len(args) > 0 {
@@ -53,7 +71,7 @@ It always exits 0: a failure is one line on stderr and an entry in
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 55*time.Second)
 		defer cancel()
-		code := (&hook.Handler{}).Run(ctx, ev, os.Stdin, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		code := (&hook.Handler{}).Run(ctx, ev, stdin, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		if code != 0 {
 			return &exitError{code: code, err: fmt.Errorf("hook exited %d", code)}
 		}
