@@ -163,6 +163,7 @@ type encoder struct {
 	// archive's segments prevSegs[i].
 	reuse    []int
 	prevSegs [][]int
+	scratch  []byte // spanTextEqual's buffer
 }
 
 func (e *encoder) run() error {
@@ -321,7 +322,7 @@ func (e *encoder) redactTasks(ts []Task) []Task {
 func (e *encoder) text(ref RawRef, text string, spans []Span) (string, []Span) {
 	if len(spans) > 0 && ref.File >= 0 && ref.File < len(e.stored) && !e.changed[ref.File][ref.Line] {
 		if line, ok := lineAt(e.stored[ref.File], e.starts[ref.File], ref.Line); ok {
-			if got, ok := SpanText(line, spans); ok && got == text {
+			if spanTextEqual(line, spans, text, &e.scratch) {
 				if e.opts.RedactText == nil || e.opts.RedactText(text) == text {
 					e.stats.PointerTexts++
 					return "", spans
