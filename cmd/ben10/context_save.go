@@ -152,10 +152,6 @@ func runContextSave(cmd *cobra.Command, _ []string) error {
 		return errors.New("--passphrase-file is only used with --encrypt")
 	}
 	start := time.Now()
-	st, err := claude.Import(saveFlags.transcript, archive.ImportOptions{NoSubagents: saveFlags.noSub})
-	if err != nil {
-		return err
-	}
 	opts := archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: lvl}
 	if pass != nil {
 		opts.Encryption = &ctxfmt.Encryption{Passphrase: pass}
@@ -173,10 +169,13 @@ func runContextSave(cmd *cobra.Command, _ []string) error {
 			opts.Previous = prev
 		}
 	}
-	var stats archive.EncodeStats
+	var (
+		st    *archive.State
+		stats archive.EncodeStats
+	)
 	size, err := writeArchiveAtomic(saveFlags.out, func(w io.Writer) error {
 		var err error
-		stats, err = archive.EncodeWithStats(w, st, opts)
+		st, stats, err = claude.Save(w, saveFlags.transcript, archive.ImportOptions{NoSubagents: saveFlags.noSub}, opts)
 		return err
 	})
 	if err != nil {

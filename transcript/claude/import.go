@@ -43,6 +43,17 @@ var ErrTooLarge = errors.New("claude: transcript file too large")
 // builds the context model. The raw files are kept byte for byte in
 // State.Raw (main file first, then subagent files sorted by name).
 func Import(p string, opt archive.ImportOptions) (*archive.State, error) {
+	files, err := ReadFiles(p, opt)
+	if err != nil {
+		return nil, err
+	}
+	return ImportFiles(files, opt)
+}
+
+// ReadFiles reads the raw files Import would import: the transcript at p
+// and, unless opt.NoSubagents, every `<session>/subagents/*.jsonl` next to
+// it (sorted by name), each checked against MaxFileSize.
+func ReadFiles(p string, opt archive.ImportOptions) ([]archive.RawFile, error) {
 	data, err := readFileLimited(p)
 	if err != nil {
 		return nil, err
@@ -71,7 +82,7 @@ func Import(p string, opt archive.ImportOptions) (*archive.State, error) {
 			files = append(files, archive.RawFile{Name: session + "/subagents/" + n, Data: d})
 		}
 	}
-	return ImportFiles(files, opt)
+	return files, nil
 }
 
 // ImportReader imports a single transcript read from r (no subagent
