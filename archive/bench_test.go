@@ -50,3 +50,14 @@ func BenchmarkSave(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkClaudeSave is what `ben10 context save` does: claude.Save,
+// import and raw compression overlapped.
+func BenchmarkClaudeSave(b *testing.B) {
+	p := benchSession(b)
+	for b.Loop() {
+		if _, _, err := claude.Save(io.Discard, p, archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

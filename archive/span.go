@@ -128,6 +128,17 @@ func plainASCII(b []byte) bool {
 // rejects: a control byte, an unescaped quote, a bad escape.
 func appendUnquoted(dst, in []byte) ([]byte, bool) {
 	for i := 0; i < len(in); {
+		// Copy a run of plain ASCII at once.
+		j := i
+		for j < len(in) && plainByte[in[j]] {
+			j++
+		}
+		if j > i {
+			dst = append(dst, in[i:j]...)
+			if i = j; i == len(in) {
+				break
+			}
+		}
 		c := in[i]
 		switch {
 		case c == '\\':
@@ -190,6 +201,15 @@ func appendUnquoted(dst, in []byte) ([]byte, bool) {
 	}
 	return dst, true
 }
+
+// plainByte marks the bytes appendUnquoted copies as they are: printable
+// ASCII other than quote and backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // hex4 parses four hex digits at the start of b, or returns -1.
 func hex4(b []byte) rune {
