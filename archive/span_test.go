@@ -55,7 +55,6 @@ func TestJSONStringRandom(t *testing.T) {
 	}
 }
 
-
 func TestSpanTextEqual(t *testing.T) {
 	line := []byte(`{"a":"x\ny","b":"plain","c":{"k":1},"d":"caf\u00e9"}`)
 	spans := [][]Span{
