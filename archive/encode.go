@@ -30,8 +30,9 @@ const DefaultChunkSize = 4 << 20
 // maxChunk is the hard cap of one raw segment.
 const maxChunk = 256 << 20
 
-// EncodeOptions tune Encode. The zero value writes zstd at the default
-// level, unencrypted, unredacted, without a previous archive.
+// EncodeOptions tune Encode. The zero value writes uncompressed segments
+// (ctxfmt.CodecNone; set Codec to ctxfmt.CodecZstd for the CLI's
+// default), unencrypted, unredacted, without a previous archive.
 type EncodeOptions struct {
 	Codec       ctxfmt.Codec
 	Level       ctxfmt.Level
