@@ -19,11 +19,11 @@ import (
 
 var compFlags struct {
 	dir, transcript, session, trigger, level string
-	verbose, force, regex, messages, files    bool
-	tools                                     bool
-	partial, out, format, rng, projectDir     string
-	cfgDir, glob, tool                        string
-	limit                                     int
+	verbose, force, regex, messages, files   bool
+	tools                                    bool
+	partial, out, format, rng, projectDir    string
+	cfgDir, glob, tool                       string
+	limit                                    int
 }
 
 var compactionCmd = &cobra.Command{

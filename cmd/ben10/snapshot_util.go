@@ -169,8 +169,8 @@ func tildePath(p string) string {
 	return p
 }
 
-func rule(n int) string  { return strings.Repeat("═", n) }
-func thin(n int) string  { return strings.Repeat("─", n) }
+func rule(n int) string       { return strings.Repeat("═", n) }
+func thin(n int) string       { return strings.Repeat("─", n) }
 func notExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 
 // verifyArchive is the check Recover and LatestValid apply to a saved
