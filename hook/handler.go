@@ -146,6 +146,13 @@ func (h *Handler) Handle(ctx context.Context, ev Event, in *Input) (*Output, err
 	if in.SessionID == "" {
 		return nil, fmt.Errorf("%w: session_id is empty", ErrBadInput)
 	}
+	counted := false
+	if ev == UserPromptSubmit {
+		var done bool
+		if done, counted = h.fastPrompt(in); done {
+			return nil, nil
+		}
+	}
 	dir, err := h.projectDir(in)
 	if err != nil {
 		return nil, err
@@ -160,7 +167,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event, in *Input) (*Output, err
 	case SessionStart:
 		return c.sessionStart()
 	case UserPromptSubmit:
-		return c.userPromptSubmit()
+		return c.userPromptSubmit(counted)
 	case PostToolUse:
 		return c.postToolUse()
 	case PreCompact:
@@ -195,7 +202,23 @@ func (c *call) update(fn func(*State, *SessionState) error) error {
 		if c.in.TranscriptPath != "" {
 			ss.Transcript = c.in.TranscriptPath
 		}
-		return fn(s, ss)
+		// Fold the prompts counted on the fast path into the state.
+		cp := counterPath(c.st.Root(), c.in.SessionID)
+		n, _ := readCounter(cp)
+		ss.Prompts += n
+		ss.SinceCheckpoint += n
+		if err := fn(s, ss); err != nil {
+			return err
+		}
+		ref := ss.LastCheckpoint
+		if ref.IsZero() {
+			ref = ss.Started
+		}
+		if err := writeCounter(cp, counterHeader{ref: ref, base: ss.SinceCheckpoint}); err != nil {
+			// The next fold must not count the same prompts twice.
+			_ = os.Remove(cp)
+		}
+		return nil
 	})
 }
 
@@ -216,11 +239,14 @@ func (c *call) snapshots() (Snapshotter, error) {
 
 // ---- UserPromptSubmit, PostToolUse: checkpoints ----
 
-func (c *call) userPromptSubmit() (*Output, error) {
+// counted: the fast path already recorded this prompt in the counter.
+func (c *call) userPromptSubmit(counted bool) (*Output, error) {
 	due := false
 	err := c.update(func(s *State, ss *SessionState) error {
-		ss.Prompts++
-		ss.SinceCheckpoint++
+		if !counted {
+			ss.Prompts++
+			ss.SinceCheckpoint++
+		}
 		due = c.checkpointDue(ss)
 		return nil
 	})
@@ -234,20 +260,11 @@ func (c *call) userPromptSubmit() (*Output, error) {
 // after the last checkpoint (or the session's first event), whichever
 // comes first.
 func (c *call) checkpointDue(ss *SessionState) bool {
-	if !c.cfg.AutoSave {
-		return false
+	ref := ss.LastCheckpoint
+	if ref.IsZero() {
+		ref = ss.Started
 	}
-	if n := c.cfg.CheckpointInterval; n > 0 && ss.SinceCheckpoint >= n {
-		return true
-	}
-	if m := c.cfg.CheckpointMinutes; m > 0 && ss.SinceCheckpoint > 0 {
-		ref := ss.LastCheckpoint
-		if ref.IsZero() {
-			ref = ss.Started
-		}
-		return c.now.Sub(ref) >= time.Duration(m)*time.Minute
-	}
-	return false
+	return checkpointDueAt(c.cfg, ss.SinceCheckpoint, ref, c.now)
 }
 
 // modifyingTools are the tools whose use is a significant event.
@@ -585,6 +602,17 @@ func (c *call) atStartup() (*Output, error) {
 	return out, nil
 }
 
+// promptedRecently: session sid has not ended and counted a prompt on the
+// fast path (which does not touch the state file) within liveWindow.
+func (c *call) promptedRecently(s *State, sid string) bool {
+	ss := s.Sessions[sid]
+	if ss == nil || !ss.Ended.IsZero() {
+		return false
+	}
+	n, mod := readCounter(counterPath(c.st.Root(), sid))
+	return n > 0 && c.now.Sub(mod) < liveWindow
+}
+
 // contextKey identifies one saved state of a session: its id and the time
 // of its last activity (from the transcript, so it does not depend on when
 // or how often the state was saved).
@@ -600,7 +628,7 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 		return "", "", "", false, nil
 	}
 	seen[sid] = true // only a session's newest saved state is a candidate
-	if s.live(sid, c.now) {
+	if s.live(sid, c.now) || c.promptedRecently(s, sid) {
 		return "", "", "", false, nil // another session still running: never inject its context
 	}
 	if m.Harness != "" && m.Harness != archive.HarnessClaude {

@@ -103,9 +103,23 @@ func newState(project string) *State {
 // statePath is the state file of a store directory.
 func statePath(root string) string { return filepath.Join(root, StateName) }
 
-// ReadState reads the state file in the store directory root. A missing
-// file is an empty state; a damaged one is ErrStateCorrupt.
+// ReadState reads the state file in the store directory root, with the
+// prompts counted on the fast path since the last update added in. A
+// missing file is an empty state; a damaged one is ErrStateCorrupt.
 func ReadState(root string) (*State, error) {
+	s, err := readState(root)
+	if err != nil {
+		return nil, err
+	}
+	for id, ss := range s.Sessions {
+		n, _ := readCounter(counterPath(root, id))
+		ss.Prompts += n
+		ss.SinceCheckpoint += n
+	}
+	return s, nil
+}
+
+func readState(root string) (*State, error) {
 	data, err := readBounded(statePath(root), maxStateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return newState(""), nil
@@ -159,7 +173,7 @@ func updateState(root, project string, now time.Time, fn func(*State) error) err
 		return err
 	}
 	defer unlock()
-	s, err := ReadState(root)
+	s, err := readState(root)
 	var damaged error
 	if errors.Is(err, ErrStateCorrupt) {
 		damaged = err
@@ -177,7 +191,9 @@ func updateState(root, project string, now time.Time, fn func(*State) error) err
 	if err := fn(s); err != nil {
 		return err
 	}
-	s.prune(now)
+	for _, id := range s.prune(now) {
+		removeCounter(root, id)
+	}
 	data, err := json.MarshalIndent(s, "", " ")
 	if err != nil {
 		return err
@@ -198,8 +214,9 @@ func (s *State) session(id string) *SessionState {
 	return ss
 }
 
-// prune forgets old sessions and recoveries so the file stays small.
-func (s *State) prune(now time.Time) {
+// prune forgets old sessions and recoveries so the file stays small. It
+// returns the sessions forgotten.
+func (s *State) prune(now time.Time) (gone []string) {
 	type kv struct {
 		id string
 		t  time.Time
@@ -208,6 +225,7 @@ func (s *State) prune(now time.Time) {
 	for id, ss := range s.Sessions {
 		if now.Sub(ss.LastEvent) > sessionTTL {
 			delete(s.Sessions, id)
+			gone = append(gone, id)
 			continue
 		}
 		all = append(all, kv{id, ss.LastEvent})
@@ -216,11 +234,13 @@ func (s *State) prune(now time.Time) {
 		sort.Slice(all, func(i, j int) bool { return all[i].t.After(all[j].t) })
 		for _, e := range all[maxSessions:] {
 			delete(s.Sessions, e.id)
+			gone = append(gone, e.id)
 		}
 	}
 	if len(s.Recoveries) > maxRecoveries {
 		s.Recoveries = append([]Recovery(nil), s.Recoveries[len(s.Recoveries)-maxRecoveries:]...)
 	}
+	return gone
 }
 
 // consumedKey reports whether the content identified by key was already
