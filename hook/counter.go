@@ -125,8 +125,20 @@ func appendPrompt(path string) (h counterHeader, n int, counted bool, err error)
 // its header was written, and when the last one was appended. A missing
 // or damaged counter counts nothing.
 func readCounter(path string) (n int, mod time.Time) {
-	fi, err := os.Stat(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, time.Time{}
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() < counterHeaderLen {
+		return 0, time.Time{}
+	}
+	var hb [counterHeaderLen]byte
+	if m, _ := f.ReadAt(hb[:], 0); m != len(hb) {
+		return 0, time.Time{}
+	}
+	if _, err := parseCounterHeader(hb[:]); err != nil {
 		return 0, time.Time{}
 	}
 	size := min(fi.Size(), maxCounterBytes)

@@ -157,7 +157,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event, in *Input) (*Output, err
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(dir, store.Options{Home: h.home(), Session: in.SessionID, Now: h.Now})
+	st, err := h.openStore(dir, in, lightEvent(ev, in))
 	if err != nil {
 		return nil, err
 	}
@@ -180,6 +180,33 @@ func (h *Handler) Handle(ctx context.Context, ev Event, in *Input) (*Output, err
 		return c.sessionEnd()
 	}
 	return nil, fmt.Errorf("%w %q", ErrUnknownEvent, ev)
+}
+
+// lightEvent: the event only reads saved context and updates the hook
+// state, so the store need not be probed, created or swept.
+func lightEvent(ev Event, in *Input) bool {
+	switch ev {
+	case SessionStart, Stop, PostCompact:
+		return true
+	case PostToolUse:
+		return !modifyingTools[in.ToolName]
+	}
+	return false
+}
+
+// openStore opens the project's store. For a light event it opens it
+// read-only (configuration and location, no probe file, no sweep of
+// temporary files) when the store directory exists and is writable; the
+// other events, and a store that must be created or moved to its
+// fallback, take the full open.
+func (h *Handler) openStore(dir string, in *Input, light bool) (*store.Store, error) {
+	if light {
+		st, err := store.Open(dir, store.Options{Home: h.home(), Session: in.SessionID, Now: h.Now, ReadOnly: true})
+		if err == nil && writableDir(st.Root()) {
+			return st, nil
+		}
+	}
+	return store.Open(dir, store.Options{Home: h.home(), Session: in.SessionID, Now: h.Now})
 }
 
 // call is one hook invocation.
@@ -324,6 +351,10 @@ func (c *call) preCompact() (*Output, error) {
 	if trigger != "manual" {
 		trigger = "auto"
 	}
+	var size int64
+	if fi, err := os.Stat(c.in.TranscriptPath); err == nil {
+		size = fi.Size()
+	}
 	info, err := sn.Create(SnapshotRequest{TranscriptPath: c.in.TranscriptPath, SessionID: c.in.SessionID, Trigger: trigger, Level: ctxfmt.LevelFastest, Now: c.now})
 	if err != nil {
 		return nil, fmt.Errorf("snapshot before compaction: %w", err)
@@ -336,6 +367,7 @@ func (c *call) preCompact() (*Output, error) {
 	err = c.update(func(s *State, ss *SessionState) error {
 		ss.Snapshots++
 		ss.CompactSummary = ""
+		ss.PreCompactSize, ss.PreCompactTranscript = size, c.in.TranscriptPath
 		if info.ID == "" {
 			return nil // pending: SessionStart(compact) finds it through LatestForSession
 		}
@@ -472,7 +504,11 @@ func (c *call) afterCompact() (*Output, error) {
 			summary = c.in.CompactSummary
 		}
 		if summary == "" && c.in.TranscriptPath != "" {
-			summary, _ = CompactSummary(c.in.TranscriptPath) // unreadable: digest everything
+			var off int64
+			if ss.PreCompactTranscript == c.in.TranscriptPath {
+				off = ss.PreCompactSize
+			}
+			summary, _ = CompactSummaryAfter(c.in.TranscriptPath, off) // unreadable: digest everything
 		}
 		head := compactHeader(id)
 		budget := min(c.cfg.Recovery.CompactDigestChars, archive.RecoveryDigestBudget)
@@ -486,6 +522,7 @@ func (c *call) afterCompact() (*Output, error) {
 		out = &Output{SystemMessage: msg, HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: text}}
 		c.consume(s, Recovery{ID: "rc-" + id, Kind: KindCompact, SourceSession: c.in.SessionID, Snapshot: id, Key: key, Chars: archive.DigestLen(text)})
 		ss.CompactSummary = ""
+		ss.PreCompactSize, ss.PreCompactTranscript = 0, ""
 		return nil
 	})
 	if err != nil {

@@ -57,19 +57,24 @@ type State struct {
 
 // SessionState is what the hooks remember about one session.
 type SessionState struct {
-	Transcript        string    `json:"transcript,omitempty"`
-	Started           time.Time `json:"started,omitzero"`
-	LastEvent         time.Time `json:"last_event"`
-	Ended             time.Time `json:"ended,omitzero"`
-	EndReason         string    `json:"end_reason,omitempty"`
-	Prompts           int       `json:"prompts"`
-	SinceCheckpoint   int       `json:"prompts_since_checkpoint"`
-	Modifications     int       `json:"modifications_since_checkpoint"`
-	LastCheckpoint    time.Time `json:"last_checkpoint,omitzero"`
-	Checkpoints       int       `json:"checkpoints"`
-	Snapshots         int       `json:"snapshots"`
-	CompactSummary    string    `json:"compact_summary,omitempty"` // from PostCompact, until SessionStart(compact) uses it
-	LastCheckpointErr string    `json:"last_checkpoint_error,omitempty"`
+	Transcript      string    `json:"transcript,omitempty"`
+	Started         time.Time `json:"started,omitzero"`
+	LastEvent       time.Time `json:"last_event"`
+	Ended           time.Time `json:"ended,omitzero"`
+	EndReason       string    `json:"end_reason,omitempty"`
+	Prompts         int       `json:"prompts"`
+	SinceCheckpoint int       `json:"prompts_since_checkpoint"`
+	Modifications   int       `json:"modifications_since_checkpoint"`
+	LastCheckpoint  time.Time `json:"last_checkpoint,omitzero"`
+	Checkpoints     int       `json:"checkpoints"`
+	Snapshots       int       `json:"snapshots"`
+	CompactSummary  string    `json:"compact_summary,omitempty"` // from PostCompact, until SessionStart(compact) uses it
+	// PreCompactSize is the transcript's size when PreCompact read it
+	// (PreCompactTranscript): the compaction's boundary and summary are
+	// appended after it, where SessionStart(compact) looks first.
+	PreCompactSize       int64  `json:"pre_compact_size,omitempty"`
+	PreCompactTranscript string `json:"pre_compact_transcript,omitempty"`
+	LastCheckpointErr    string `json:"last_checkpoint_error,omitempty"`
 }
 
 // Recovery is one piece of saved context offered to a session, with its
@@ -198,10 +203,33 @@ func updateState(root, project string, now time.Time, fn func(*State) error) err
 	if err != nil {
 		return err
 	}
-	if err := store.WriteFileAtomic(statePath(root), append(data, '\n')); err != nil {
+	if err := writeState(root, append(data, '\n')); err != nil {
 		return err
 	}
 	return damaged
+}
+
+// writeState replaces the state file atomically (temporary file in the
+// same directory, then rename), under the state lock, so the temporary
+// name is fixed. It is not fsynced: the state is the hooks' bookkeeping
+// (prompt counts, checkpoint times, which recoveries were injected), not
+// user data, and the fsyncs were most of a SessionStart hook's time. A
+// crash can at worst roll the file back to an earlier version, or — on a
+// file system without ext4's rename ordering — leave it damaged, which is
+// detected, moved aside and replaced by an empty state; either way a
+// recovery may be offered once more, nothing is lost. Archives, snapshots
+// and index.json keep their fsynced writes in packages store and snapshot.
+func writeState(root string, data []byte) error {
+	tmp := filepath.Join(root, store.TempPrefix+StateName)
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("hook: writing %s: %w", tmp, err)
+	}
+	if err := os.Rename(tmp, statePath(root)); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("hook: replacing %s: %w", statePath(root), err)
+	}
+	return nil
 }
 
 // session returns the state of session id, creating it.
