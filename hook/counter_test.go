@@ -303,3 +303,30 @@ func TestCompactSummaryAfter(t *testing.T) {
 		t.Errorf("boundary without summary: %q, %v", firstN(got, 60), err)
 	}
 }
+
+// TestPreCompactVerifyLevel: the hook asks for the quick verify only when
+// a recompression (which decodes every segment) follows.
+func TestPreCompactVerifyLevel(t *testing.T) {
+	for _, tc := range []struct {
+		name, mode, cfg string
+		quick           bool
+	}{
+		{"background recompression", "", "", true},
+		{"sync recompression", RecompressSync, "", true},
+		{"recompression off", RecompressOff, "", false},
+		{"fastest level configured", "", "  compaction_snapshots:\n    compression_level: 1\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.config(tc.cfg)
+			e.vars["BEN10_HOOK_RECOMPRESS"] = tc.mode
+			tp := e.transcript(demoSession, boundaryLine(t))
+			if r := e.fire("PreCompact", map[string]any{"session_id": demoSession, "transcript_path": tp, "trigger": "auto"}); r.stderr != "" {
+				t.Fatalf("PreCompact: %s", r.stderr)
+			}
+			if len(e.snaps.requests) != 1 || e.snaps.requests[0].QuickVerify != tc.quick {
+				t.Fatalf("requests %+v, want QuickVerify %v", e.snaps.requests, tc.quick)
+			}
+		})
+	}
+}

@@ -355,11 +355,17 @@ func (c *call) preCompact() (*Output, error) {
 	if fi, err := os.Stat(c.in.TranscriptPath); err == nil {
 		size = fi.Size()
 	}
-	info, err := sn.Create(SnapshotRequest{TranscriptPath: c.in.TranscriptPath, SessionID: c.in.SessionID, Trigger: trigger, Level: ctxfmt.LevelFastest, Now: c.now})
+	// The hook writes at the fastest level; a recompression to the
+	// configured level follows (in the background by default), and it
+	// decodes every segment, so the hook itself only checks the written
+	// file's structure and checksums.
+	best := ctxfmt.LevelFromZstd(c.cfg.CompactionSnapshots.CompressionLevel)
+	mode := c.h.getenv("BEN10_HOOK_RECOMPRESS")
+	quick := best > ctxfmt.LevelFastest && mode != RecompressOff
+	info, err := sn.Create(SnapshotRequest{TranscriptPath: c.in.TranscriptPath, SessionID: c.in.SessionID, Trigger: trigger, Level: ctxfmt.LevelFastest, Now: c.now, QuickVerify: quick})
 	if err != nil {
 		return nil, fmt.Errorf("snapshot before compaction: %w", err)
 	}
-	best := ctxfmt.LevelFromZstd(c.cfg.CompactionSnapshots.CompressionLevel)
 	var rerr error
 	if info.ID != "" && !info.Pending && best > ctxfmt.LevelFastest {
 		rerr = c.recompress(sn, info.ID, best)

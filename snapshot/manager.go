@@ -114,6 +114,12 @@ type CreateOptions struct {
 	Now   time.Time // zero = time.Now()
 	Tags  []string
 	Notes string
+	// QuickVerify checks the written file's structure (header, index,
+	// layout) and its footer checksum over every byte, but does not decode
+	// each segment again. For a caller that calls Recompress right after:
+	// Recompress decodes and checks every segment and writes a deeply
+	// verified file.
+	QuickVerify bool
 }
 
 // CreateResult tells what Create did.
@@ -191,7 +197,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	if err := m.st.EnsureDir(m.st.SnapshotDir()); err != nil {
 		return nil, err
 	}
-	tmp, info, err := m.writeTemp(func(w io.Writer) error { return archive.Encode(w, st, eopts) })
+	tmp, info, err := m.writeTemp(func(w io.Writer) error { return archive.Encode(w, st, eopts) }, !o.QuickVerify)
 	if err != nil {
 		return nil, err
 	}
@@ -322,9 +328,9 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 }
 
 // writeTemp writes a snapshot file to a temporary file in the snapshot
-// directory (0600, fsynced) and verifies it deeply. The caller renames or
-// removes it.
-func (m *Manager) writeTemp(write func(io.Writer) error) (string, fileInfo, error) {
+// directory (0600, fsynced) and verifies it (deeply unless deep is false).
+// The caller renames or removes it.
+func (m *Manager) writeTemp(write func(io.Writer) error, deep bool) (string, fileInfo, error) {
 	dir := m.st.SnapshotDir()
 	f, err := os.CreateTemp(dir, store.TempPrefix+"snap-*")
 	if err != nil {
@@ -350,7 +356,7 @@ func (m *Manager) writeTemp(write func(io.Writer) error) (string, fileInfo, erro
 		return fail(err)
 	}
 	info := fileInfo{hash: hex.EncodeToString(lw.h.Sum(nil)), size: MaxSnapshotBytes - lw.n}
-	raw, err := m.verify(tmp)
+	raw, err := m.verifyLevel(tmp, deep)
 	if err != nil {
 		os.Remove(tmp)
 		return "", fileInfo{}, err
@@ -361,9 +367,11 @@ func (m *Manager) writeTemp(write func(io.Writer) error) (string, fileInfo, erro
 
 // verify checks a snapshot file deeply (every segment's checksum and
 // decoding) and that it opens as an archive; it returns the decoded size.
-func (m *Manager) verify(path string) (int64, error) {
+func (m *Manager) verify(path string) (int64, error) { return m.verifyLevel(path, true) }
+
+func (m *Manager) verifyLevel(path string, deep bool) (int64, error) {
 	oo := OpenOptions(m.cfg)
-	if err := ctxfmt.VerifyFile(path, ctxfmt.VerifyOptions{Deep: true, Passphrase: oo.Passphrase, Key: oo.Key}); err != nil {
+	if err := ctxfmt.VerifyFile(path, ctxfmt.VerifyOptions{Deep: deep, Passphrase: oo.Passphrase, Key: oo.Key}); err != nil {
 		if errors.Is(err, ctxfmt.ErrKeyRequired) {
 			// Structure and checksums passed; without the key the
 			// contents cannot be checked further.
@@ -1071,7 +1079,7 @@ func (m *Manager) Recompress(id string, level ctxfmt.Level) error {
 			}
 		}
 		return cw.Close()
-	})
+	}, true)
 	if err != nil {
 		return err
 	}
