@@ -21,6 +21,7 @@ BEN10_BENCH_STORE="$work/project" BEN10_BENCH_SNAPSHOTS=${SNAPSHOTS:-500} \
 cd "$work/project"
 hyperfine -N --warmup 20 --runs ${RUNS:-300} \
 	-n noop-go "$work/noop-go" \
+	-n 'ben10 version' "$work/ben10 version" \
 	-n 'compaction list (500)' "$work/ben10 context compaction list" \
 	-n 'compaction list --json (500)' "$work/ben10 context compaction list --json" \
 	-n 'status --brief' "$work/ben10 context status --brief" \
