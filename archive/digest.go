@@ -121,8 +121,9 @@ func (s *dsection) cost() int {
 	if len(s.items) == 0 && s.extra == 0 {
 		return c + s.emptyN
 	}
-	if s.hidden() > 0 {
-		c += DigestLen(s.moreLine()) + 1
+	if h := s.hidden(); h > 0 {
+		// DigestLen(s.moreLine()) + 1, without formatting it
+		c += len("- … ") - len("…") + 1 + len(strconv.Itoa(h)) + len(" more  not shown") + DigestLen(s.noun) + 1
 	}
 	return c
 }

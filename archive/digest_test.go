@@ -276,6 +276,7 @@ func TestDigestLen(t *testing.T) {
 func BenchmarkDigest(b *testing.B) {
 	r := BuildRecall(hugeState(2000))
 	b.ReportAllocs()
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		_ = Digest(r, DigestOptions{Budget: RecoveryDigestBudget, Summary: "lib/x.go"})
 	}
@@ -284,6 +285,7 @@ func BenchmarkDigest(b *testing.B) {
 func BenchmarkBuildRecall(b *testing.B) {
 	s := hugeState(2000)
 	b.ReportAllocs()
+	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		_ = BuildRecall(s)
 	}
@@ -316,4 +318,16 @@ func ExampleDigest() {
 	// - `make` ×2 → ok (failed 1 of 2 runs)
 	// ## Errors (unresolved first)
 	// - [resolved later] Bash `make`: main.go:3: undefined: foo
+}
+
+func TestMoreLineCost(t *testing.T) {
+	for _, hidden := range []int{1, 9, 10, 12345} {
+		s := &dsection{noun: "files", items: make([]ditem, hidden+1), taken: 1}
+		s.items[0] = newItem("- x", 0)
+		s.itemSum = s.items[0].n
+		want := s.itemSum + DigestLen(s.moreLine()) + 1
+		if got := s.cost(); got != want || s.hidden() != hidden {
+			t.Errorf("hidden %d: cost %d, want %d", s.hidden(), got, want)
+		}
+	}
 }

@@ -249,7 +249,7 @@ func TestDigestFidelityCorpus(t *testing.T) {
 	dir := filepath.Join(corpusDir(t), "claude")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	sort.Strings(files)
-	var rows []string
+	var rows, smallRows, aloneRows []string
 	found := 0
 	for _, f := range files {
 		cs, ok := cutAtBoundary(t, f)
@@ -309,6 +309,27 @@ func TestDigestFidelityCorpus(t *testing.T) {
 				}
 			}
 
+			// The startup/clear injection: the same recall at the default
+			// budget, no summary, must still carry task, requests, files and
+			// the latest errors.
+			small := archive.Digest(r, archive.DigestOptions{Budget: archive.DefaultDigestBudget})
+			if n := archive.DigestLen(small); n > archive.DefaultDigestBudget {
+				t.Fatalf("2,000-character digest is %d characters", n)
+			}
+			for _, want := range []string{"## Task and todos\n", "## Latest requests (newest first)\n", "## Files (edited first, most recent first)\n", "## Commands (newest first, with outcome)\n"} {
+				if !strings.Contains(small, want) {
+					t.Errorf("2,000-character digest lacks %q:\n%s", want, small)
+				}
+			}
+			if len(r.Errors) > 0 && !strings.Contains(small, "## Errors (unresolved first)\n") {
+				t.Errorf("2,000-character digest lacks the errors:\n%s", small)
+			}
+			alone := archive.Digest(r, archive.DigestOptions{Budget: archive.RecoveryDigestBudget})
+			al := measure(cs, alone)
+			aloneRows = append(aloneRows, fmt.Sprintf("| `%s` | %d | %d/%d | %d/%d | %.0f%% |", cs.name[:8], archive.DigestLen(alone), al.pathsOK, al.paths, al.cmdsOK, al.cmds, 100*al.ratio()))
+			c := measure(cs, small)
+			smallRows = append(smallRows, fmt.Sprintf("| `%s` | %d | %d/%d | %d/%d |", cs.name[:8], archive.DigestLen(small), c.pathsOK, c.paths, c.cmdsOK, c.cmds))
+
 			a := measure(cs, cs.summary)
 			b := measure(cs, cs.summary+"\n"+d)
 			dg := measure(cs, d)
@@ -337,6 +358,8 @@ func TestDigestFidelityCorpus(t *testing.T) {
 		t.Skip("no compacted session in the corpus")
 	}
 	t.Logf("\n| session | paths | commands | (a) paths | (a) commands | (a) all | (b) paths | (b) commands | (b) all | digest chars | recall |\n|---|---|---|---|---|---|---|---|---|---|---|\n%s", strings.Join(rows, "\n"))
+	t.Logf("\n| session | 9,500-char digest, no summary | paths | commands | all |\n|---|---|---|---|---|\n%s", strings.Join(aloneRows, "\n"))
+	t.Logf("\n| session | 2,000-char digest | paths | commands |\n|---|---|---|---|\n%s", strings.Join(smallRows, "\n"))
 }
 
 func pct(a, b int) float64 {
@@ -354,4 +377,46 @@ func firstRunes(s string, n int) string {
 		n--
 	}
 	return s
+}
+
+// BenchmarkRecallCorpus builds the recall and the recovery digest of the
+// largest corpus transcript (3.2 MB), against importing it (the work a
+// save does anyway) as the reference.
+func BenchmarkRecallCorpus(b *testing.B) {
+	path := filepath.Join(corpusDir(b), "claude", "4d5611e5-241a-462a-8d15-5122611a9569.jsonl")
+	if _, err := os.Stat(path); err != nil {
+		b.Skip("corpus transcript missing")
+	}
+	st, err := claude.Import(path, archive.ImportOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("import", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := claude.Import(path, archive.ImportOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("BuildRecall", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			_ = archive.BuildRecall(st)
+		}
+	})
+	r := archive.BuildRecall(st)
+	enc, err := msgpack.Marshal(&r)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("DecodeRecall+Digest", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			r, err := archive.DecodeRecall(enc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = archive.Digest(r, archive.DigestOptions{Budget: archive.RecoveryDigestBudget, Summary: st.Compactions[0].Summary})
+		}
+	})
 }

@@ -101,10 +101,22 @@ func (a *Archive) decode(i int, what string, v any) error {
 	if err != nil {
 		return &SegmentError{Segment: what, Err: err}
 	}
-	if err := msgpack.Unmarshal(b, v); err != nil {
+	if err := unmarshal(b, v); err != nil {
 		return &SegmentError{Segment: what, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
 	}
 	return nil
+}
+
+// unmarshal decodes msgpack bytes from disk into v. Hostile bytes give an
+// error, never a panic: msgpack v5.4.1 panics when a nil stands where a
+// struct such as time.Time is expected, so decoding runs under recover.
+func unmarshal(b []byte, v any) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("malformed msgpack: %v", p)
+		}
+	}()
+	return msgpack.Unmarshal(b, v)
 }
 
 // decodeType decodes the first segment of type t into v; a missing

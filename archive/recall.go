@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -11,8 +10,6 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/vmihailenco/msgpack/v5"
 )
 
 // RecallVersion is the version of the Recall payload. It changes when a
@@ -185,11 +182,11 @@ func BuildRecall(s *State) Recall {
 	r.Session = RecallSession{
 		Harness:       s.Meta.Harness,
 		SessionID:     capBytes(s.Meta.SessionID, recallSessionIDBytes),
-		Title:         capBytes(oneLine(s.Meta.Title), recallTitleBytes),
-		Directory:     capBytes(oneLine(s.Meta.DirectoryPath), RecallPathBytes),
-		GitBranch:     capBytes(oneLine(s.Meta.GitBranch), recallShortFieldBytes),
-		Model:         capBytes(oneLine(s.Meta.Model), recallShortFieldBytes),
-		ClientVersion: capBytes(oneLine(s.Meta.ClientVersion), recallShortFieldBytes),
+		Title:         clean(s.Meta.Title, recallTitleBytes),
+		Directory:     clean(s.Meta.DirectoryPath, RecallPathBytes),
+		GitBranch:     clean(s.Meta.GitBranch, recallShortFieldBytes),
+		Model:         clean(s.Meta.Model, recallShortFieldBytes),
+		ClientVersion: clean(s.Meta.ClientVersion, recallShortFieldBytes),
 		FirstActivity: s.Meta.FirstActivity,
 		LastActivity:  s.Meta.LastActivity,
 		Messages:      s.Meta.MessageCount,
@@ -223,13 +220,7 @@ func BuildRecall(s *State) Recall {
 // recover. A Recall of a newer version (Version > RecallVersion) gives
 // ErrSchema.
 func DecodeRecall(data []byte) (r Recall, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			r, err = Recall{}, fmt.Errorf("%w: recall: %v", ErrCorrupt, p)
-		}
-	}()
-	dec := msgpack.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&r); err != nil {
+	if err := unmarshal(data, &r); err != nil {
 		return Recall{}, fmt.Errorf("%w: recall: %v", ErrCorrupt, err)
 	}
 	if r.Version > RecallVersion {
@@ -278,13 +269,14 @@ func (b *recallBuilder) requests(s *State, r *Recall) {
 var (
 	commandNameRe = regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`)
 	commandArgsRe = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
+	bashInputRe   = regexp.MustCompile(`(?s)^<bash-input>(.*?)</bash-input>`)
 )
 
 // requestText turns a user message's text into a request, or reports that
 // it is not one (injected reminders, command output, interruptions, the
 // compaction summary).
 func requestText(t string) (string, bool) {
-	t = strings.TrimSpace(t)
+	t = strings.TrimSpace(capBytes(t, 16<<10))
 	if t == "" {
 		return "", false
 	}
@@ -298,18 +290,25 @@ func requestText(t string) (string, bool) {
 		if cmd == "" {
 			return "", false
 		}
-		return oneLine(cmd), true
+		return clean(cmd, RecallRequestBytes), true
+	}
+	if m := bashInputRe.FindStringSubmatch(t); m != nil {
+		// A command the user ran with "!" in the prompt.
+		if cmd := strings.TrimSpace(m[1]); cmd != "" {
+			return clean("! "+cmd, RecallRequestBytes), true
+		}
+		return "", false
 	}
 	for _, p := range []string{
 		"<local-command-", "<system-reminder>", "<command-message>", "<bash-stdout>", "<bash-stderr>",
-		"<user-prompt-submit-hook>", "Caveat: The messages below were generated",
+		"<user-prompt-submit-hook>", "<task-notification>", "Caveat: The messages below were generated",
 		"[Request interrupted", "This session is being continued from a previous conversation",
 	} {
 		if strings.HasPrefix(t, p) {
 			return "", false
 		}
 	}
-	return oneLine(t), true
+	return clean(t, RecallRequestBytes), true
 }
 
 // tasks copies the todo state within the caps: every active item, then
@@ -330,10 +329,10 @@ func (b *recallBuilder) tasks(s *State, r *Recall) {
 		out := make([]Task, 0, len(in))
 		for _, t := range in {
 			out = append(out, Task{
-				ID:         capBytes(oneLine(t.ID), recallShortFieldBytes),
-				Content:    capBytes(oneLine(t.Content), RecallTaskBytes),
-				ActiveForm: capBytes(oneLine(t.ActiveForm), RecallTaskBytes),
-				Status:     capBytes(oneLine(t.Status), 32),
+				ID:         clean(t.ID, recallShortFieldBytes),
+				Content:    clean(t.Content, RecallTaskBytes),
+				ActiveForm: clean(t.ActiveForm, RecallTaskBytes),
+				Status:     clean(t.Status, 32),
 			})
 		}
 		return out
@@ -348,6 +347,7 @@ func (b *recallBuilder) tasks(s *State, r *Recall) {
 type toolInput struct {
 	Command      string `json:"command"`
 	FilePath     string `json:"file_path"`
+	AbsolutePath string `json:"absolute_path"` // Gemini CLI read_file
 	NotebookPath string `json:"notebook_path"`
 	Path         string `json:"path"`
 	Pattern      string `json:"pattern"`
@@ -367,6 +367,7 @@ var fileTools = map[string]byte{
 	"Read": 'R', "Edit": 'E', "MultiEdit": 'E', "Write": 'W', "NotebookEdit": 'E', "NotebookRead": 'R',
 	"read_file": 'R', "read_many_files": 'R', "write_file": 'W', "replace": 'E', "edit": 'E',
 	"ReadFile": 'R', "WriteFile": 'W', "StrReplaceFile": 'E', "PatchFile": 'E',
+	"apply_patch": 'E',
 }
 
 type fileAcc struct {
@@ -382,6 +383,28 @@ type errAcc struct {
 	RecallError
 	key    string // command family or path, for resolution
 	family bool
+}
+
+// searchTools name the tools whose path/pattern inputs are searches.
+var searchTools = map[string]bool{"Grep": true, "Glob": true, "search_file_content": true, "glob": true}
+
+// needInput reports whether t's JSON input must be decoded: small inputs
+// always; large ones (a Write's content, an Edit's strings) only when the
+// importer did not already extract what the Recall needs from them.
+func needInput(t *ToolExec) bool {
+	switch {
+	case t.Input == "":
+		return false
+	case len(t.Input) <= 4<<10:
+		return true
+	case shellTools[t.Name] && t.Command == "":
+		return true
+	case searchTools[t.Name]:
+		return true
+	case fileTools[t.Name] != 0 && len(t.RelatedFiles) == 0:
+		return true
+	}
+	return false
 }
 
 // tools walks the tool history once for files, commands and errors.
@@ -423,7 +446,7 @@ func (b *recallBuilder) tools(s *State, r *Recall) {
 			continue
 		}
 		var in toolInput
-		if t.Input != "" {
+		if needInput(t) {
 			// Inputs are JSON objects written by the assistant; a malformed one
 			// leaves in empty and the tool still counts by name and command.
 			_ = json.Unmarshal([]byte(t.Input), &in)
@@ -438,7 +461,7 @@ func (b *recallBuilder) tools(s *State, r *Recall) {
 		var paths []string
 		kind := fileTools[t.Name]
 		switch {
-		case t.Name == "Grep" || t.Name == "Glob" || t.Name == "search_file_content" || t.Name == "glob":
+		case searchTools[t.Name]:
 			kind = 'S'
 			if in.Path != "" {
 				paths = append(paths, in.Path)
@@ -449,7 +472,7 @@ func (b *recallBuilder) tools(s *State, r *Recall) {
 				}
 			}
 		default:
-			for _, p := range []string{in.FilePath, in.NotebookPath, in.Path} {
+			for _, p := range []string{in.FilePath, in.NotebookPath, in.AbsolutePath, in.Path} {
 				if p != "" {
 					paths = append(paths, p)
 					break
@@ -488,7 +511,8 @@ func (b *recallBuilder) tools(s *State, r *Recall) {
 
 		var key, fam string
 		if command != "" {
-			key, fam = commandKey(command), commandFamily(command)
+			key = commandKey(command)
+			fam = commandFamily(key)
 		}
 		if key != "" {
 			c := cmds[key]
@@ -528,7 +552,7 @@ func (b *recallBuilder) tools(s *State, r *Recall) {
 		if strings.Contains(msg, "Sibling tool call errored") {
 			continue // a parallel call failed; that failure is recorded on its own
 		}
-		e := &errAcc{RecallError: RecallError{Tool: capBytes(oneLine(t.Name), recallShortFieldBytes), Message: capBytes(msg, RecallErrorBytes)}}
+		e := &errAcc{RecallError: RecallError{Tool: clean(t.Name, recallShortFieldBytes), Message: capBytes(msg, RecallErrorBytes)}}
 		switch {
 		case key != "":
 			e.Subject, e.key, e.family = capBytes(key, RecallCommandBytes), fam, true
@@ -639,7 +663,7 @@ func noResult(t *ToolExec) bool { return !t.Success && t.Output == "" && len(t.O
 func (b *recallBuilder) decisions(s *State, r *Recall) {
 	var all []RecallDecision
 	for _, p := range s.Preferences {
-		t := oneLine(p.Text)
+		t := clean(p.Text, RecallDecisionBytes)
 		if t == "" {
 			continue
 		}
@@ -647,7 +671,7 @@ func (b *recallBuilder) decisions(s *State, r *Recall) {
 		if kind == "" {
 			kind = "preference"
 		}
-		all = append(all, RecallDecision{Kind: capBytes(oneLine(kind), 32), Text: capBytes(t, RecallDecisionBytes), Time: p.Timestamp})
+		all = append(all, RecallDecision{Kind: clean(kind, 32), Text: capBytes(t, RecallDecisionBytes), Time: p.Timestamp})
 	}
 	for i := range s.Tools {
 		t := &s.Tools[i]
@@ -675,6 +699,7 @@ func (b *recallBuilder) decisions(s *State, r *Recall) {
 // planHeadline is a plan's first heading or first non-empty line, followed
 // by its other headings.
 func planHeadline(plan string) string {
+	plan = capBytes(plan, 16<<10)
 	var parts []string
 	for _, l := range strings.Split(plan, "\n") {
 		l = strings.TrimSpace(l)
@@ -695,7 +720,7 @@ func (b *recallBuilder) compactions(s *State, r *Recall) {
 		cs = cs[len(cs)-RecallMaxCompactions:]
 	}
 	for _, c := range cs {
-		r.Compactions = append(r.Compactions, RecallCompaction{Trigger: capBytes(oneLine(c.Trigger), 32), PreTokens: c.PreTokens, Time: c.Timestamp})
+		r.Compactions = append(r.Compactions, RecallCompaction{Trigger: clean(c.Trigger, 32), PreTokens: c.PreTokens, Time: c.Timestamp})
 	}
 }
 
@@ -798,7 +823,7 @@ func (r *Recall) size() int {
 // relPath makes p relative to the session directory when inside it and
 // returns it as one clean line; "" for an empty path.
 func (b *recallBuilder) relPath(p string) string {
-	p = strings.TrimSpace(oneLine(p))
+	p = clean(p, 2*RecallPathBytes)
 	if p == "" {
 		return ""
 	}
@@ -830,14 +855,14 @@ func commandKey(cmd string) string {
 	if i := strings.IndexByte(cmd, '\n'); i >= 0 {
 		cmd = cmd[:i]
 	}
-	return normSpace(cmd)
+	return normSpace(capBytes(cmd, 2*RecallCommandBytes))
 }
 
 // commandFamily is the program and its first non-option argument, after
 // environment assignments and a leading `cd DIR &&`: "mix test", "git push".
 func commandFamily(cmd string) string {
-	f := strings.Fields(commandKey(cmd))
-	wrapper := false // after sudo/env/time, skip their options too
+	f := strings.Fields(commandKey(cmd)) // a key is its own key
+	wrapper := false                     // after sudo/env/time, skip their options too
 	for len(f) > 0 {
 		switch {
 		case wrapper && strings.HasPrefix(f[0], "-"):
@@ -903,8 +928,11 @@ func errorLine(out string) string {
 	if out == "" {
 		return ""
 	}
-	if len(out) > 64<<10 {
-		out = out[:64<<10]
+	if len(out) > 16<<10 {
+		out = out[:16<<10]
+	}
+	if strings.Contains(out, "The user doesn't want to proceed with this tool use") || strings.HasPrefix(out, "User rejected tool use") {
+		return "rejected by the user (not run)"
 	}
 	out = errTagRe.ReplaceAllString(out, "")
 	out = strings.ReplaceAll(out, `\n`, "\n") // some hooks print escaped newlines
@@ -920,7 +948,7 @@ func errorLine(out string) string {
 		if strings.HasSuffix(l, ":") && i+1 < len(lines) {
 			l += " " + lines[i+1]
 		}
-		return capBytes(oneLine(l), RecallErrorBytes)
+		return clean(l, RecallErrorBytes)
 	}
 	test := -1
 	for i, l := range lines {
@@ -955,17 +983,18 @@ func firstLines(s string, n int) []string {
 }
 
 // oneLine makes s valid UTF-8 on one line: control characters and runs of
-// whitespace become one space.
+// whitespace become one space, leading and trailing ones go. Text that is
+// already so comes back as is, without allocating.
 func oneLine(s string) string {
-	if s == "" {
-		return ""
+	if isOneLine(s) {
+		return s
 	}
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
 	for _, r := range s {
-		if unicode.IsSpace(r) || unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+		if isBreak(r) {
 			space = true
 			continue
 		}
@@ -976,6 +1005,46 @@ func oneLine(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+func isBreak(r rune) bool {
+	return unicode.IsSpace(r) || unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
+}
+
+// isOneLine reports whether oneLine(s) == s.
+func isOneLine(s string) bool {
+	prevSpace := true // no leading space
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == ' ':
+				if prevSpace {
+					return false
+				}
+				prevSpace = true
+			case c < 0x21 || c == 0x7f:
+				return false
+			default:
+				prevSpace = false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || isBreak(r) {
+			return false
+		}
+		prevSpace = false
+		i += n
+	}
+	return !prevSpace || s == ""
+}
+
+// clean is oneLine(s) cut to n bytes; s is cut first so that a huge
+// string costs no more than a small one.
+func clean(s string, n int) string {
+	return capBytes(oneLine(capBytes(s, 2*n+16)), n)
 }
 
 // normSpace is oneLine: whitespace-normalised text.

@@ -283,6 +283,7 @@ func TestErrorLine(t *testing.T) {
 		{`Pre-commit validation failed:\n\n[FORMAT] Code is not formatted.`, "Pre-commit validation failed: [FORMAT] Code is not formatted."},
 		{"Exit code 1\n(eval):1: permission denied:\n/dev/urandom", "(eval):1: permission denied: /dev/urandom"},
 		{"", ""},
+		{"The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file).", "rejected by the user (not run)"},
 	} {
 		if got := errorLine(tc.in); got != tc.want {
 			t.Errorf("errorLine(%q) = %q, want %q", tc.in, got, tc.want)
@@ -343,5 +344,61 @@ func TestDecodeRecallHostile(t *testing.T) {
 		if _, err := DecodeRecall(tc.in); !errors.Is(err, tc.want) {
 			t.Errorf("%s: DecodeRecall error %v, want %v", tc.name, err, tc.want)
 		}
+	}
+}
+
+func TestRequestText(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want string
+		ok   bool
+	}{
+		{"  Fix it\n\nplease ", "Fix it please", true},
+		{"<command-name>/compact</command-name>\n<command-message>compact</command-message>\n<command-args>keep the todo list</command-args>", "/compact keep the todo list", true},
+		{"<command-name>/clear</command-name><command-args></command-args>", "/clear", true},
+		{"<bash-input>git status</bash-input>", "! git status", true},
+		{"<bash-stdout>On branch main</bash-stdout><bash-stderr></bash-stderr>", "", false},
+		{"<local-command-stdout>done</local-command-stdout>", "", false},
+		{"<system-reminder>x</system-reminder>", "", false},
+		{"[Request interrupted by user]", "", false},
+		{"This session is being continued from a previous conversation that ran out of context.", "", false},
+		{"   ", "", false},
+		{"<task-notification> <task-id>b0</task-id> <status>completed</status></task-notification>", "", false},
+	} {
+		got, ok := requestText(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("requestText(%q) = %q,%v want %q,%v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// Other harnesses: the shell command is in ToolExec.Command, paths in
+// RelatedFiles or in their own input names.
+func TestBuildRecallOtherHarnesses(t *testing.T) {
+	s := &State{
+		Meta: Metadata{Harness: HarnessGemini, DirectoryPath: "/w"},
+		Tools: []ToolExec{
+			{Name: "run_shell_command", Command: "npm test", Output: "Exit code: 1\nError: 2 failing", Timestamp: at(1)},
+			{Name: "read_file", Input: `{"absolute_path":"/w/src/a.ts"}`, Success: true, Timestamp: at(2)},
+			{Name: "apply_patch", Input: `{"patch":"x"}`, RelatedFiles: []string{"/w/src/b.ts"}, Success: true, Timestamp: at(3)},
+			{Name: "shell", Command: "npm test", Success: true, Output: "ok", Timestamp: at(4)},
+		},
+	}
+	r := BuildRecall(s)
+	if len(r.Commands) != 1 || r.Commands[0].Command != "npm test" || r.Commands[0].Runs != 2 || !r.Commands[0].OK || r.Commands[0].Failures != 1 {
+		t.Fatalf("commands = %+v", r.Commands)
+	}
+	if len(r.Errors) != 1 || !r.Errors[0].Resolved || r.Errors[0].Message != "Error: 2 failing" {
+		t.Fatalf("errors = %+v", r.Errors)
+	}
+	var paths []string
+	for _, f := range r.Files {
+		paths = append(paths, f.Path)
+	}
+	if strings.Join(paths, " ") != "src/b.ts src/a.ts" {
+		t.Fatalf("files = %q", paths)
+	}
+	if r.Files[1].Reads != 1 {
+		t.Fatalf("read_file not counted as a read: %+v", r.Files[1])
 	}
 }

@@ -100,7 +100,7 @@ func runConfigShow(cmd *cobra.Command, _ []string) error {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tVALUE\tSOURCE")
 	for _, s := range settings {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, configCell(s.Text, 60), s.Source)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Key, oneLine(s.Text, 60), s.Source)
 	}
 	return tw.Flush()
 }
@@ -110,14 +110,6 @@ func existsNote(p string) string {
 		return " (not present)"
 	}
 	return ""
-}
-
-func configCell(s string, max int) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	if len(s) > max {
-		s = s[:max-3] + "..."
-	}
-	return s
 }
 
 func runConfigSet(cmd *cobra.Command, args []string) error {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -188,9 +189,12 @@ func runFileSave(cmd *cobra.Command) error {
 		return errors.New("--passphrase-file is only used with --encrypt")
 	}
 	start := time.Now()
-	st, err := claude.Import(saveFlags.transcript, archive.ImportOptions{NoSubagents: saveFlags.noSub})
-	if err != nil {
-		return err
+	// A save is one short burst of allocation: rather than collecting the
+	// young heap over and over, let it grow up to a limit proportional to
+	// the transcript (the garbage collector still runs at the limit).
+	if fi, err := os.Stat(saveFlags.transcript); err == nil {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(32<<20 + 2*fi.Size()))
+		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
 	opts := archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: lvl}
 	if pass != nil {
@@ -209,10 +213,13 @@ func runFileSave(cmd *cobra.Command) error {
 			opts.Previous = prev
 		}
 	}
-	var stats archive.EncodeStats
+	var (
+		st    *archive.State
+		stats archive.EncodeStats
+	)
 	size, err := writeArchiveAtomic(saveFlags.out, func(w io.Writer) error {
 		var err error
-		stats, err = archive.EncodeWithStats(w, st, opts)
+		st, stats, err = claude.Save(w, saveFlags.transcript, archive.ImportOptions{NoSubagents: saveFlags.noSub}, opts)
 		return err
 	})
 	if err != nil {

@@ -84,7 +84,14 @@ func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
 	}
 	hash := filepath.Base(filepath.Dir(abs))
 	share := filepath.Dir(filepath.Dir(filepath.Dir(abs)))
-	workDir := WorkDir(share, hash)
+	if !hashRe.MatchString(hash) {
+		// Not the <share>/sessions/<md5>/<uuid> layout: nothing to resolve.
+		hash, share = "", ""
+	}
+	workDir := ""
+	if share != "" {
+		workDir = WorkDir(share, hash)
+	}
 	if workDir == "" && opt.ProjectDir != "" && hashMatches(hash, opt.ProjectDir) {
 		workDir = opt.ProjectDir
 	}
@@ -98,7 +105,7 @@ func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
 	}
 	m := &s.Meta
 	m.DirectoryHash, m.DirectoryPath = hash, workDir
-	if m.Model == "" {
+	if m.Model == "" && share != "" {
 		m.Model = defaultModel(share)
 	}
 	if m.ContextWindow == 0 && m.Model != "" {
@@ -145,6 +152,9 @@ func WorkDir(share, hash string) string {
 	}
 	return ""
 }
+
+// hashRe matches a sessions/ folder name: md5 hex, or "<kaos>_<md5>".
+var hashRe = regexp.MustCompile(`^(?:[A-Za-z0-9-]+_)?[0-9a-f]{32}$`)
 
 var defaultModelRe = regexp.MustCompile(`(?m)^\s*default_model\s*=\s*"([^"]*)"`)
 

@@ -178,3 +178,23 @@ func TestWorkDirKaos(t *testing.T) {
 		t.Errorf("unknown hash %q", got)
 	}
 }
+
+func TestOutsideLayout(t *testing.T) {
+	d := filepath.Join(t.TempDir(), "loose")
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d, "context.jsonl"), []byte(`{"role":"user","content":"hi"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := kimi.Import(filepath.Join(d, "context.jsonl"), archive.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Meta.DirectoryHash != "" || s.Meta.DirectoryPath != "" || s.Meta.SessionID != "loose" || len(s.Messages) != 1 {
+		t.Errorf("meta %+v", s.Meta)
+	}
+	if _, err := kimi.Import(filepath.Join(d, "missing"), archive.ImportOptions{}); err == nil {
+		t.Error("missing path accepted")
+	}
+}
