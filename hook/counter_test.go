@@ -330,3 +330,37 @@ func TestPreCompactVerifyLevel(t *testing.T) {
 		})
 	}
 }
+
+// TestDeclineStored: after a fresh start the next startup injects nothing;
+// a later save of the session is offered again.
+func TestDeclineStored(t *testing.T) {
+	e := newEnv(t)
+	tp := e.transcript(demoSession, 0)
+	e.fire("SessionStart", map[string]any{"session_id": demoSession, "transcript_path": tp, "source": "startup"})
+	e.fire("SessionEnd", map[string]any{"session_id": demoSession, "transcript_path": tp, "reason": "logout"})
+	st, err := store.Open(e.project, store.Options{Home: e.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := DeclineStored(st, e.now)
+	if err != nil || len(d) != 1 || d[0].Session != demoSession || d[0].Kind != store.KindCurrent {
+		t.Fatalf("DeclineStored: %+v, %v", d, err)
+	}
+	if again, err := DeclineStored(st, e.now); err != nil || len(again) != 0 {
+		t.Fatalf("second DeclineStored: %+v, %v", again, err)
+	}
+	const next = "9a8b7c6d-0000-4000-8000-000000000001"
+	e.now = e.now.Add(time.Minute)
+	if r := e.fire("SessionStart", map[string]any{"session_id": next, "transcript_path": tp, "source": "startup"}); r.out != nil {
+		t.Fatalf("startup after a fresh start injected %+v", r.out)
+	}
+	var declined int
+	for _, r := range e.state().Recoveries {
+		if r.State == RecoveryDeclined {
+			declined++
+		}
+	}
+	if declined != 1 {
+		t.Fatalf("%d declined recoveries, want 1", declined)
+	}
+}

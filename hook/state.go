@@ -272,11 +272,12 @@ func (s *State) prune(now time.Time) (gone []string) {
 }
 
 // consumedKey reports whether the content identified by key was already
-// injected (into any session) — a re-fired event never injects it twice.
+// injected (into any session) — a re-fired event never injects it twice —
+// or declined by a fresh start.
 func (s *State) consumedKey(key string) *Recovery {
 	for i := range s.Recoveries {
 		r := &s.Recoveries[i]
-		if r.Key == key && r.State == RecoveryConsumed {
+		if r.Key == key && (r.State == RecoveryConsumed || r.State == RecoveryDeclined) {
 			return r
 		}
 	}

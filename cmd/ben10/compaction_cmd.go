@@ -610,7 +610,11 @@ func box(w io.Writer, lines []string) {
 			fmt.Fprintf(w, "├%s┤\n", thin(width+2))
 			continue
 		}
-		fmt.Fprintf(w, "│  %s%s│\n", l, strings.Repeat(" ", width-displayWidth(l)))
+		text := l
+		if i == 0 {
+			text = styled(w, styleBold, l) // the banner's title
+		}
+		fmt.Fprintf(w, "│  %s%s│\n", text, strings.Repeat(" ", width-displayWidth(l)))
 	}
 	fmt.Fprintf(w, "╰%s╯\n", thin(width+2))
 }

@@ -457,6 +457,9 @@ func runContextExport(cmd *cobra.Command, args []string) error {
 }
 
 func runContextRestore(cmd *cobra.Command, args []string) error {
+	if handled, err := runRestoreMode(cmd, args); handled {
+		return err
+	}
 	if len(args) == 0 {
 		return runStoreRestore(cmd)
 	}
