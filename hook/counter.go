@@ -125,24 +125,31 @@ func appendPrompt(path string) (h counterHeader, n int, counted bool, err error)
 // its header was written, and when the last one was appended. A missing
 // or damaged counter counts nothing.
 func readCounter(path string) (n int, mod time.Time) {
+	n, mod, _, _ = readCounterHeader(path)
+	return n, mod
+}
+
+// readCounterHeader is readCounter with the header; ok is false for a
+// missing or damaged counter.
+func readCounterHeader(path string) (n int, mod time.Time, h counterHeader, ok bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, time.Time{}
+		return 0, time.Time{}, h, false
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() < counterHeaderLen {
-		return 0, time.Time{}
+		return 0, time.Time{}, h, false
 	}
 	var hb [counterHeaderLen]byte
 	if m, _ := f.ReadAt(hb[:], 0); m != len(hb) {
-		return 0, time.Time{}
+		return 0, time.Time{}, h, false
 	}
-	if _, err := parseCounterHeader(hb[:]); err != nil {
-		return 0, time.Time{}
+	if h, err = parseCounterHeader(hb[:]); err != nil {
+		return 0, time.Time{}, h, false
 	}
 	size := min(fi.Size(), maxCounterBytes)
-	return int(size) - counterHeaderLen, fi.ModTime()
+	return int(size) - counterHeaderLen, fi.ModTime(), h, true
 }
 
 // writeCounter replaces the counter at path with a fresh header. It runs

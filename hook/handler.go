@@ -231,7 +231,7 @@ func (c *call) update(fn func(*State, *SessionState) error) error {
 		}
 		// Fold the prompts counted on the fast path into the state.
 		cp := counterPath(c.st.Root(), c.in.SessionID)
-		n, _ := readCounter(cp)
+		n, _, old, ok := readCounterHeader(cp)
 		ss.Prompts += n
 		ss.SinceCheckpoint += n
 		if err := fn(s, ss); err != nil {
@@ -241,7 +241,11 @@ func (c *call) update(fn func(*State, *SessionState) error) error {
 		if ref.IsZero() {
 			ref = ss.Started
 		}
-		if err := writeCounter(cp, counterHeader{ref: ref, base: ss.SinceCheckpoint}); err != nil {
+		hd := counterHeader{ref: ref, base: ss.SinceCheckpoint}
+		if ok && n == 0 && hd.base == old.base && hd.ref.Equal(old.ref) {
+			return nil // unchanged: no rewrite
+		}
+		if err := writeCounter(cp, hd); err != nil {
 			// The next fold must not count the same prompts twice.
 			_ = os.Remove(cp)
 		}

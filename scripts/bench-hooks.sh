@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-15}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 
 # The release build is static (CGO_ENABLED=0): a cgo build links libc
 # through os/user and net (pflag), and the dynamic loader alone costs about
