@@ -141,6 +141,17 @@ next=0b6c1d2e-3f40-4a51-8b62-7c8d9e0f1a2b
 hook session-start "{\"session_id\":\"$next\",\"transcript_path\":\"$HOME/.claude/projects/$encoded/$next.jsonl\",\"cwd\":\"$project\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}"
 
 echo
+echo "== 7. restoring by hand: the digest only, then selected components"
+echo "\$ ben10 context restore --mode summary"
+(cd "$project" && "$BEN10" context restore --mode summary)
+echo "\$ ben10 context restore --mode selective --components files,tasks"
+(cd "$project" && "$BEN10" context restore --mode selective --components files,tasks)
+echo "\$ ben10 context restore --mode fresh    # the next session starts clean"
+(cd "$project" && "$BEN10" context restore --mode fresh)
+third=7d8e9f00-1122-4334-8556-a7b8c9d0e1f2
+hook session-start "{\"session_id\":\"$third\",\"transcript_path\":\"$HOME/.claude/projects/$encoded/$third.jsonl\",\"cwd\":\"$project\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}"
+
+echo
 echo "== the hook state (prompt counts, checkpoints, recoveries with their audit trail)"
 cat "$project/.claude/context/hook-state.json"
 if [ -s "$HOME/.claude-code/ben10-errors.log" ]; then

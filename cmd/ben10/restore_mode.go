@@ -385,7 +385,7 @@ func runFresh(cmd *cobra.Command, st *store.Store) error {
 	}
 	out := cmd.OutOrStdout()
 	if len(declined) == 0 {
-		infof(out, "Fresh start: there is no stored context to ignore.\n")
+		infof(out, "Fresh start: no stored context is waiting to be injected into the next session (none saved, or already restored).\n")
 		return nil
 	}
 	infof(out, "Fresh start: the next session starts without stored context.\n")
