@@ -31,6 +31,24 @@ const (
 	maxProblems = 20
 )
 
+// importerName and importerVersion name this importer in archives whose
+// conversation is rebuilt from the raw transcript (archive.ModelSource).
+// The version changes whenever the model built from the same lines does.
+const (
+	importerName    = "claude"
+	importerVersion = 1
+)
+
+func init() {
+	archive.RegisterDeriver(importerName, func(raw []archive.RawFile, root string) ([]archive.Message, []archive.ToolExec, error) {
+		st, err := ImportFiles(raw, archive.ImportOptions{ProjectDir: root})
+		if err != nil {
+			return nil, nil, err
+		}
+		return st.Messages, st.Tools, nil
+	})
+}
+
 // ErrNotTranscript is returned when the input holds no Claude Code line at
 // all (not one line parsed as a JSON object).
 var ErrNotTranscript = errors.New("claude: not a Claude Code transcript")
@@ -161,6 +179,7 @@ func ImportFiles(files []archive.RawFile, opt archive.ImportOptions) (*archive.S
 		return nil, fmt.Errorf("%w: %s has no JSON line", ErrNotTranscript, files[0].Name)
 	}
 	im.finish()
+	im.st.SetSource(archive.ModelSource{Importer: importerName, Version: importerVersion, Root: im.root})
 	if opt.IncludeFileContents {
 		if err := captureFiles(im.st, im.root, opt); err != nil {
 			return nil, err
