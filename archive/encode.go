@@ -426,7 +426,7 @@ func (e *encoder) run() error {
 		}
 	}
 	if derived && len(s.Source.Resume) > 0 {
-		if err := e.w.Add(TypeResumeState, s.Source.Resume); err != nil {
+		if err := e.w.AddWith(TypeResumeState, s.Source.Resume, ctxfmt.SegmentOptions{UseDefaults: true, Optional: true}); err != nil {
 			return fmt.Errorf("archive: %w", err)
 		}
 	}
