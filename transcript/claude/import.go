@@ -16,6 +16,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/internal/jscan"
 )
@@ -215,7 +217,7 @@ type importer struct {
 	root  string
 	tools map[string]int // tool_use id → index in st.Tools
 	files map[string]int // path → index in st.Files
-	usage map[string]bool
+	usage map[uint64]bool // xxhash64 of message.id + requestId of responses counted
 	// pendingSummary is the index of the compaction waiting for its
 	// isCompactSummary line, or -1.
 	pendingSummary int
@@ -277,7 +279,7 @@ func newImporter(opt archive.ImportOptions) *importer {
 		root:           root,
 		tools:          map[string]int{},
 		files:          map[string]int{},
-		usage:          map[string]bool{},
+		usage:          map[uint64]bool{},
 		pendingSummary: -1,
 		agentIdx:       map[string]int{},
 		hashes:         map[int]hashSource{},
@@ -638,7 +640,7 @@ func (im *importer) message(b []byte, h *hdr, role string, ts time.Time, side bo
 			cc := jscan.Field(b, usage, "cache_creation_input_tokens").Int64(b)
 			cr := jscan.Field(b, usage, "cache_read_input_tokens").Int64(b)
 			mid := str(b, msgID)
-			key := mid + "\x00" + str(b, h.requestID)
+			key := xxhash.Sum64String(mid + "\x00" + str(b, h.requestID))
 			if mid == "" || !im.usage[key] {
 				if mid != "" {
 					im.usage[key] = true

@@ -57,7 +57,7 @@ type resumeState struct {
 	Todos       []archive.Task       `msgpack:"todos"`
 	TodosAt     time.Time            `msgpack:"todos_at"`
 	Agents      []archive.Task       `msgpack:"agents"`
-	Usage       []string             `msgpack:"usage"`
+	Usage       []uint64             `msgpack:"usage"`
 	LastCtx     int64                `msgpack:"last_ctx"`
 	SessionSeen bool                 `msgpack:"session_seen"`
 }
@@ -111,7 +111,7 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 	for k := range im.usage {
 		rs.Usage = append(rs.Usage, k)
 	}
-	sortStrings(rs.Usage)
+	sort.Slice(rs.Usage, func(i, j int) bool { return rs.Usage[i] < rs.Usage[j] })
 	var buf bytes.Buffer
 	enc := msgpack.NewEncoder(&buf)
 	enc.SetSortMapKeys(true)
@@ -287,8 +287,6 @@ func lineCount(data []byte) int {
 var errSnapshot = errors.New("claude: resume snapshot: hash source outside the main file's read part")
 
 func sortHashRefs(h []hashRef) { sort.Slice(h, func(i, j int) bool { return h[i].File < h[j].File }) }
-
-func sortStrings(s []string) { sort.Strings(s) }
 
 // unmarshalSafe decodes msgpack from an archive; hostile bytes give an
 // error, never a panic.
