@@ -215,8 +215,8 @@ type importer struct {
 	opt   archive.ImportOptions
 	st    *archive.State
 	root  string
-	tools map[string]int // tool_use id → index in st.Tools
-	files map[string]int // path → index in st.Files
+	tools map[string]int  // tool_use id → index in st.Tools
+	files map[string]int  // path → index in st.Files
 	usage map[uint64]bool // xxhash64 of message.id + requestId of responses counted
 	// pendingSummary is the index of the compaction waiting for its
 	// isCompactSummary line, or -1.
