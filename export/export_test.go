@@ -1,0 +1,212 @@
+package export_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/export"
+	"github.com/ben10ctx/ben10/transcript/codex"
+	"github.com/ben10ctx/ben10/transcript/gemini"
+	"github.com/ben10ctx/ben10/transcript/kimi"
+)
+
+func ExampleCUSF() {
+	s := &archive.State{
+		Meta:     archive.Metadata{Harness: archive.HarnessCodex, SessionID: "s1", Model: "gpt-5", TotalTokens: 42},
+		Messages: []archive.Message{{ID: "m1", Role: "user", Kind: "prompt", Text: "hi"}},
+	}
+	export.Now = func() time.Time { return time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC) }
+	_ = export.CUSF(os.Stdout, s)
+	// Output:
+	// {"_meta":{"format":"cusf","version":"1.0.0","exported_at":"2026-05-01T00:00:00Z","exporter":"ben10/1"}}
+	// {"type":"session_start","session_id":"s1","llm_source":"codex","llm_model":"gpt-5"}
+	// {"type":"message","role":"user","content":"hi","message_id":"m1","kind":"prompt"}
+	// {"type":"session_end","session_id":"s1","total_messages":1,"total_tool_calls":0,"total_files":0,"compactions":0,"total_tokens":{"total":42,"context":0}}
+}
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func fixedNow() time.Time { return time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC) }
+
+// fixtures are the importers' own test sessions.
+var fixtures = []struct {
+	name string
+	load func() (*archive.State, error)
+}{
+	{"codex", func() (*archive.State, error) {
+		return codex.Import("../transcript/codex/testdata/basic.jsonl", archive.ImportOptions{})
+	}},
+	{"gemini", func() (*archive.State, error) {
+		return gemini.Import("../transcript/gemini/testdata/session-2026-04-23T12-00-5e550001.jsonl", archive.ImportOptions{ProjectDir: "/home/dev/proj"})
+	}},
+	{"kimi", func() (*archive.State, error) {
+		return kimi.Import("../transcript/kimi/testdata/share/sessions/2b8c70fb72d8a087e5dee109778f74cf/0b9c5d2e-1111-4a2b-9c3d-000000000001", archive.ImportOptions{})
+	}},
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test ./export -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from golden (run go test ./export -update and review the diff)\n got: %.600s", name, got)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	export.Now = fixedNow
+	for _, f := range fixtures {
+		t.Run(f.name, func(t *testing.T) {
+			s, err := f.load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range []struct {
+				ext string
+				fn  func(*bytes.Buffer, *archive.State) error
+			}{
+				{"cusf.jsonl", func(b *bytes.Buffer, s *archive.State) error { return export.CUSF(b, s) }},
+				{"md", func(b *bytes.Buffer, s *archive.State) error { return export.Markdown(b, s) }},
+				{"json", func(b *bytes.Buffer, s *archive.State) error { return export.JSON(b, s) }},
+			} {
+				var buf bytes.Buffer
+				if err := w.fn(&buf, s); err != nil {
+					t.Fatal(err)
+				}
+				golden(t, f.name+"."+w.ext, buf.Bytes())
+			}
+		})
+	}
+}
+
+// TestCUSFShape checks the CUSF invariants on every fixture: _meta first,
+// session_start second, session_end last with matching totals, every
+// tool_result after its tool_use, every tool exported once.
+func TestCUSFShape(t *testing.T) {
+	for _, f := range fixtures {
+		t.Run(f.name, func(t *testing.T) {
+			s, err := f.load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := export.CUSF(&buf, s); err != nil {
+				t.Fatal(err)
+			}
+			var recs []map[string]any
+			sc := bufio.NewScanner(&buf)
+			sc.Buffer(nil, 1<<26)
+			for sc.Scan() {
+				var r map[string]any
+				if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+					t.Fatalf("line %d: %v", len(recs)+1, err)
+				}
+				recs = append(recs, r)
+			}
+			if _, ok := recs[0]["_meta"]; !ok || recs[1]["type"] != "session_start" || recs[len(recs)-1]["type"] != "session_end" {
+				t.Fatalf("framing: %v … %v", recs[0], recs[len(recs)-1])
+			}
+			if recs[1]["llm_source"] != string(s.Meta.Harness) || recs[1]["session_id"] != s.Meta.SessionID {
+				t.Errorf("session_start %v", recs[1])
+			}
+			used := map[string]int{}
+			results := map[string]int{}
+			messages := 0
+			for _, r := range recs[2 : len(recs)-1] {
+				switch r["type"] {
+				case "message":
+					if r["kind"] == "tool_use" && r["content"] == "" {
+						t.Errorf("empty tool_use carrier exported: %v", r)
+					}
+					if r["kind"] != "compaction" {
+						messages++
+					}
+				case "tool_use":
+					used[r["tool_id"].(string)]++
+				case "tool_result":
+					id := r["tool_id"].(string)
+					if used[id] == 0 {
+						t.Errorf("result for %s before its use", id)
+					}
+					results[id]++
+				default:
+					t.Errorf("unexpected record %v", r)
+				}
+			}
+			for _, x := range s.Tools {
+				if used[x.ID] != 1 || results[x.ID] > 1 {
+					t.Errorf("tool %s: %d uses, %d results", x.ID, used[x.ID], results[x.ID])
+				}
+			}
+			end := recs[len(recs)-1]
+			if int(end["total_messages"].(float64)) != messages || int(end["total_tool_calls"].(float64)) != len(s.Tools) {
+				t.Errorf("session_end %v (messages %d)", end, messages)
+			}
+			tt := end["total_tokens"].(map[string]any)
+			if int64(tt["total"].(float64)) != s.Meta.TotalTokens {
+				t.Errorf("total tokens %v", tt)
+			}
+		})
+	}
+}
+
+func TestMarkdownFences(t *testing.T) {
+	s := &archive.State{Meta: archive.Metadata{Harness: archive.HarnessCodex, SessionID: "x"},
+		Messages: []archive.Message{{ID: "1", Role: "assistant", Kind: "text", Text: "hi", ToolCallIDs: []string{"t"}}},
+		Tools:    []archive.ToolExec{{ID: "t", Name: "shell", Command: "echo '```'", Output: strings.Repeat("y", export.MarkdownOutputLimit+10), Success: true}},
+	}
+	var buf bytes.Buffer
+	if err := export.Markdown(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, "````sh\necho '```'\n````") || !strings.Contains(out, "(10 more bytes)") {
+		t.Errorf("markdown:\n%s", out)
+	}
+}
+
+func TestOrphansAndEmpty(t *testing.T) {
+	// A tool no message references and a tool_result for an unknown call
+	// are still exported.
+	s := &archive.State{
+		Messages: []archive.Message{{ID: "r", Role: "user", Kind: "tool_result", Text: "lost", ToolCallIDs: []string{"ghost"}}},
+		Tools:    []archive.ToolExec{{ID: "lone", Name: "x", Input: "not json", Output: "o", Success: true}},
+	}
+	var buf bytes.Buffer
+	if err := export.CUSF(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{`"tool_id":"ghost","result":"lost"`, `"tool_input":"not json","tool_id":"lone"`, `"tool_id":"lone","result":"o"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %s in\n%s", want, out)
+		}
+	}
+	for _, fn := range []func(*bytes.Buffer, *archive.State) error{
+		func(b *bytes.Buffer, s *archive.State) error { return export.CUSF(b, s) },
+		func(b *bytes.Buffer, s *archive.State) error { return export.Markdown(b, s) },
+		func(b *bytes.Buffer, s *archive.State) error { return export.JSON(b, s) },
+	} {
+		var b bytes.Buffer
+		if err := fn(&b, &archive.State{}); err != nil || b.Len() == 0 {
+			t.Errorf("empty state: %v", err)
+		}
+	}
+}

@@ -1,0 +1,536 @@
+// Package imp holds what the per-assistant importers share: splitting a
+// file into lines without size limits, the import report, the file registry
+// and small JSON helpers. It is internal to package transcript.
+package imp
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ben10ctx/ben10/archive"
+)
+
+// MaxFileSize bounds one transcript file an importer reads into memory.
+const MaxFileSize = 4 << 30
+
+// MaxProblems bounds ImportReport.Problems.
+const MaxProblems = 20
+
+// ErrTooLarge reports a file above MaxFileSize.
+var ErrTooLarge = errors.New("transcript file too large")
+
+// ReadFile reads a whole file, refusing files above MaxFileSize and
+// anything that is not a regular file.
+func ReadFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	if st.Size() > MaxFileSize {
+		return nil, fmt.Errorf("%s: %d bytes: %w", path, st.Size(), ErrTooLarge)
+	}
+	// Read to EOF rather than trusting Stat: the file may be growing.
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("%s: %w", path, ErrTooLarge)
+	}
+	return data, nil
+}
+
+// Line is one line of a JSONL file.
+type Line struct {
+	N          int    // 0-based line number
+	Data       []byte // without the line terminator (\n or \r\n)
+	Terminated bool   // false for a last line with no newline
+}
+
+// Blank reports a line holding only white space (counted in
+// ImportReport.Blank, not an error).
+func (l Line) Blank() bool { return len(bytes.TrimSpace(l.Data)) == 0 }
+
+// Split cuts data into lines. It never copies and has no line length limit.
+func Split(data []byte) []Line {
+	var out []Line
+	n := 0
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			out = append(out, Line{N: n, Data: trimCR(data)})
+			break
+		}
+		out = append(out, Line{N: n, Data: trimCR(data[:i]), Terminated: true})
+		data = data[i+1:]
+		n++
+	}
+	return out
+}
+
+func trimCR(b []byte) []byte {
+	if len(b) > 0 && b[len(b)-1] == '\r' {
+		return b[:len(b)-1]
+	}
+	return b
+}
+
+// Builder accumulates a State and its report while an importer runs.
+type Builder struct {
+	S     *archive.State
+	Root  string // absolute directory file paths are made relative to
+	Cwd   string // the session's working directory, for relative paths
+	files map[string]*archive.FileRecord
+	tools map[string]int // tool call id -> index in S.Tools
+}
+
+// NewBuilder starts a State for harness h.
+func NewBuilder(h archive.Harness) *Builder {
+	return &Builder{
+		S: &archive.State{Meta: archive.Metadata{
+			SchemaVersion: archive.SchemaVersion,
+			Harness:       h,
+			SessionCount:  1,
+		}},
+		files: map[string]*archive.FileRecord{},
+		tools: map[string]int{},
+	}
+}
+
+// AddRaw appends an original file and returns its index for RawRef.File.
+func (b *Builder) AddRaw(name string, data []byte) int {
+	b.S.Raw = append(b.S.Raw, archive.RawFile{Name: name, Data: data})
+	b.S.Import.Files++
+	return len(b.S.Raw) - 1
+}
+
+// Problem records a problem "file:line: what" (line is 1-based in the text).
+func (b *Builder) Problem(file int, line int, format string, args ...any) {
+	if len(b.S.Import.Problems) >= MaxProblems {
+		return
+	}
+	name := "?"
+	if file >= 0 && file < len(b.S.Raw) {
+		name = b.S.Raw[file].Name
+	}
+	b.S.Import.Problems = append(b.S.Import.Problems, fmt.Sprintf("%s:%d: %s", name, line+1, fmt.Sprintf(format, args...)))
+}
+
+// Unknown counts a record type the importer does not interpret; the
+// record stays in the raw file.
+func (b *Builder) Unknown(typ string) {
+	if b.S.Import.UnknownTypes == nil {
+		b.S.Import.UnknownTypes = map[string]int{}
+	}
+	if len(typ) > 80 {
+		typ = typ[:80]
+	}
+	b.S.Import.UnknownTypes[typ]++
+}
+
+// Decode unmarshals one JSONL line into v, counting it in the report.
+// It returns false (after counting a skip or a truncated last line) when
+// the line is not JSON. Blank lines return false and count nothing.
+func (b *Builder) Decode(file int, l Line, v any) bool {
+	if l.Blank() {
+		if l.Terminated || len(l.Data) > 0 {
+			b.S.Import.Blank++
+		}
+		return false
+	}
+	b.S.Import.Lines++
+	if !utf8.Valid(l.Data) {
+		b.S.Import.InvalidUTF8++
+	}
+	if err := json.Unmarshal(l.Data, v); err != nil {
+		if !l.Terminated {
+			b.S.Import.Truncated = true
+			b.Problem(file, l.N, "incomplete last line (%d bytes)", len(l.Data))
+		} else {
+			b.Problem(file, l.N, "not JSON: %v", shortErr(err))
+		}
+		b.S.Import.Skipped++
+		return false
+	}
+	return true
+}
+
+func shortErr(err error) string {
+	s := err.Error()
+	if len(s) > 120 {
+		s = s[:120]
+	}
+	return s
+}
+
+// FileOp is how a tool touched a file.
+type FileOp int
+
+// File operations.
+const (
+	OpRead FileOp = iota
+	OpEdit
+	OpWrite
+	OpOther
+)
+
+// Rel makes p relative to the builder's root when it is inside it; other
+// absolute paths stay absolute. Relative paths are taken from Cwd when
+// known, else kept (cleaned).
+func (b *Builder) Rel(p string) string {
+	p = strings.TrimSpace(p)
+	if p == "" {
+		return ""
+	}
+	p = filepath.Clean(p)
+	if !filepath.IsAbs(p) && b.Cwd != "" && filepath.IsAbs(b.Cwd) {
+		p = filepath.Join(b.Cwd, p)
+	}
+	if b.Root != "" && filepath.IsAbs(p) {
+		if r, err := filepath.Rel(b.Root, p); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return r
+		}
+	}
+	return p
+}
+
+// Touch registers an access to path and returns its registry name.
+func (b *Builder) Touch(path string, op FileOp, ts time.Time) string {
+	p := b.Rel(path)
+	if p == "" {
+		return ""
+	}
+	r := b.files[p]
+	if r == nil {
+		r = &archive.FileRecord{Path: p}
+		b.files[p] = r
+	}
+	r.AccessCount++
+	switch op {
+	case OpRead:
+		r.Reads++
+	case OpEdit:
+		r.Edits++
+	case OpWrite:
+		r.Writes++
+	}
+	if ts.After(r.LastAccess) {
+		r.LastAccess = ts
+	}
+	return p
+}
+
+// AddTool appends a tool execution and indexes it by ID.
+func (b *Builder) AddTool(t archive.ToolExec) int {
+	b.S.Tools = append(b.S.Tools, t)
+	i := len(b.S.Tools) - 1
+	if t.ID != "" {
+		if _, dup := b.tools[t.ID]; !dup {
+			b.tools[t.ID] = i
+		}
+	}
+	return i
+}
+
+// Tool returns the tool execution with the given call ID.
+func (b *Builder) Tool(id string) *archive.ToolExec {
+	i, ok := b.tools[id]
+	if !ok {
+		return nil
+	}
+	return &b.S.Tools[i]
+}
+
+// AddMessage appends a message and returns its index.
+func (b *Builder) AddMessage(m archive.Message) int {
+	b.S.Messages = append(b.S.Messages, m)
+	return len(b.S.Messages) - 1
+}
+
+// SeeTime widens the session's activity window.
+func (b *Builder) SeeTime(t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	m := &b.S.Meta
+	if m.FirstActivity.IsZero() || t.Before(m.FirstActivity) {
+		m.FirstActivity = t
+	}
+	if t.After(m.LastActivity) {
+		m.LastActivity = t
+	}
+}
+
+// Finish fills the derived fields: file registry, counts, activity window,
+// message file references.
+func (b *Builder) Finish() *archive.State {
+	s := b.S
+	for _, m := range s.Messages {
+		b.SeeTime(m.Timestamp)
+	}
+	for _, t := range s.Tools {
+		b.SeeTime(t.Timestamp)
+	}
+	files := make([]archive.FileRecord, 0, len(b.files))
+	for _, r := range b.files {
+		files = append(files, *r)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	s.Files = files
+	// Messages that issued tool calls reference the tools' files.
+	for i := range s.Messages {
+		m := &s.Messages[i]
+		if m.Kind == "tool_result" || len(m.ToolCallIDs) == 0 {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, f := range m.Files {
+			seen[f] = true
+		}
+		for _, id := range m.ToolCallIDs {
+			if t := b.Tool(id); t != nil {
+				for _, f := range t.RelatedFiles {
+					if !seen[f] {
+						seen[f] = true
+						m.Files = append(m.Files, f)
+					}
+				}
+			}
+		}
+	}
+	s.Meta.MessageCount = len(s.Messages)
+	s.Meta.ToolCount = len(s.Tools)
+	s.Meta.FileCount = len(s.Files)
+	if s.Meta.CreatedAt.IsZero() {
+		s.Meta.CreatedAt = s.Meta.FirstActivity
+	}
+	if s.Meta.UpdatedAt.IsZero() || s.Meta.LastActivity.After(s.Meta.UpdatedAt) {
+		s.Meta.UpdatedAt = s.Meta.LastActivity
+	}
+	return s
+}
+
+// ParseTime reads an RFC 3339 timestamp; the zero time when it is not one.
+func ParseTime(s string) time.Time {
+	if s == "" {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t.UTC()
+}
+
+// EpochTime converts float seconds since the epoch; zero when out of range.
+func EpochTime(f float64) time.Time {
+	if f <= 0 || f > 1e11 {
+		return time.Time{}
+	}
+	sec := int64(f)
+	return time.Unix(sec, int64((f-float64(sec))*1e9)).UTC().Round(time.Microsecond)
+}
+
+// JSONText returns raw if it is valid JSON, else raw encoded as a JSON
+// string, so ToolExec.Input is always JSON text.
+func JSONText(raw []byte) string {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 {
+		return "null"
+	}
+	if json.Valid(t) {
+		return string(t)
+	}
+	q, _ := json.Marshal(string(raw))
+	return string(q)
+}
+
+// StringJSON returns s when it holds valid JSON, else s as a JSON string.
+func StringJSON(s string) string { return JSONText([]byte(s)) }
+
+// Quote encodes s as a JSON string.
+func Quote(s string) string {
+	q, _ := json.Marshal(s)
+	return string(q)
+}
+
+// Str returns the string held by a raw JSON value, or "" when it is not a
+// string.
+func Str(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return ""
+}
+
+// ShellCommand renders a command given as a string or an argv list; an
+// argv of the form [bash -lc script] becomes the script.
+func ShellCommand(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var argv []string
+	if json.Unmarshal(raw, &argv) != nil || len(argv) == 0 {
+		return ""
+	}
+	if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") && (strings.HasSuffix(argv[0], "sh")) {
+		return argv[2]
+	}
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"$`\\|&;<>()*?[]{}") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		parts[i] = a
+	}
+	return strings.Join(parts, " ")
+}
+
+// PatchFiles lists the files an apply_patch envelope touches, with the
+// operation on each ("*** Add File:", "*** Update File:", "*** Delete
+// File:", "*** Move to:").
+func PatchFiles(patch string) (paths []string, ops []FileOp) {
+	for _, line := range strings.Split(patch, "\n") {
+		line = strings.TrimRight(line, "\r")
+		for _, p := range []struct {
+			prefix string
+			op     FileOp
+		}{{"*** Add File: ", OpWrite}, {"*** Update File: ", OpEdit}, {"*** Delete File: ", OpEdit}, {"*** Move to: ", OpWrite}} {
+			if strings.HasPrefix(line, p.prefix) {
+				if f := strings.TrimSpace(line[len(p.prefix):]); f != "" {
+					paths = append(paths, f)
+					ops = append(ops, p.op)
+				}
+			}
+		}
+	}
+	return paths, ops
+}
+
+// AppendUnique appends s to list unless present or empty.
+func AppendUnique(list []string, s string) []string {
+	if s == "" {
+		return list
+	}
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// TaskStatus maps an assistant's todo status to pending, in_progress or
+// completed ("" for cancelled or unknown).
+func TaskStatus(s string) string {
+	switch strings.ToLower(strings.TrimSpace(strings.ReplaceAll(s, " ", "_"))) {
+	case "pending", "todo", "not_started":
+		return "pending"
+	case "in_progress", "inprogress", "active", "doing":
+		return "in_progress"
+	case "completed", "done", "complete", "finished":
+		return "completed"
+	}
+	return ""
+}
+
+// SetTasks replaces the task state with the given items.
+func (b *Builder) SetTasks(items []archive.Task, ts time.Time) {
+	var ts2 archive.TaskState
+	for _, t := range items {
+		switch t.Status {
+		case "completed":
+			ts2.Completed = append(ts2.Completed, t)
+		case "in_progress":
+			ts2.Active = append(ts2.Active, t)
+		case "pending":
+			ts2.Pending = append(ts2.Pending, t)
+		}
+	}
+	ts2.UpdatedAt = ts
+	b.S.Tasks = ts2
+}
+
+// defaultMaxFileContent caps one captured file when the options do not.
+const defaultMaxFileContent = 8 << 20
+
+// CaptureFiles implements ImportOptions.IncludeFileContents: it reads the
+// registry's files inside root (relative paths) from disk into
+// FileContents and sets their hash. Missing, non-regular, oversized and
+// excluded files keep only their registry record.
+func CaptureFiles(s *archive.State, root string, opt archive.ImportOptions) error {
+	if !opt.IncludeFileContents || root == "" {
+		return nil
+	}
+	limit := opt.MaxFileContent
+	if limit <= 0 {
+		limit = defaultMaxFileContent
+	}
+	for _, p := range opt.ExcludePatterns {
+		if _, err := path.Match(p, ""); err != nil {
+			return fmt.Errorf("exclude pattern %q: %w", p, err)
+		}
+	}
+	for i := range s.Files {
+		rel := s.Files[i].Path
+		clean := filepath.Clean(rel)
+		if filepath.IsAbs(rel) || clean == "." || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) || excluded(filepath.ToSlash(clean), opt.ExcludePatterns) {
+			continue
+		}
+		f, err := os.Open(filepath.Join(root, clean))
+		if err != nil {
+			continue
+		}
+		st, err := f.Stat()
+		if err != nil || !st.Mode().IsRegular() || st.Size() > limit {
+			f.Close()
+			continue
+		}
+		data, err := io.ReadAll(io.LimitReader(f, limit+1))
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("capturing %s: %w", rel, err)
+		}
+		if int64(len(data)) > limit {
+			continue
+		}
+		h := sha256.Sum256(data)
+		s.Files[i].Hash = hex.EncodeToString(h[:])
+		s.FileContents = append(s.FileContents, archive.FileContent{Path: rel, Data: data})
+	}
+	return nil
+}
+
+func excluded(rel string, patterns []string) bool {
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, rel); ok {
+			return true
+		}
+		if ok, _ := path.Match(p, path.Base(rel)); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,82 @@
+// Package imptest holds test helpers shared by the importers' tests.
+package imptest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ben10ctx/ben10/archive"
+)
+
+// Corpus returns the real-session corpus folder for one assistant
+// (claude, codex, gemini), skipping the test when it is absent. It looks
+// at $BEN10_CORPUS, then shared/corpus next to an ancestor of the working
+// directory, then /work/shared/corpus.
+func Corpus(t testing.TB, sub string) string {
+	t.Helper()
+	var cands []string
+	if e := os.Getenv("BEN10_CORPUS"); e != "" {
+		cands = append(cands, e)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for d := wd; ; d = filepath.Dir(d) {
+			cands = append(cands, filepath.Join(filepath.Dir(d), "shared", "corpus"))
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	cands = append(cands, "/work/shared/corpus")
+	for _, c := range cands {
+		p := filepath.Join(c, sub)
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+	}
+	t.Skipf("corpus %s not found", sub)
+	return ""
+}
+
+// CheckRaw fails unless the State holds raw file name with exactly the
+// bytes of path (compared by SHA-256).
+func CheckRaw(t testing.TB, s *archive.State, name, path string) {
+	t.Helper()
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range s.Raw {
+		if r.Name == name {
+			if sha256.Sum256(r.Data) != sha256.Sum256(want) || !bytes.Equal(r.Data, want) {
+				t.Errorf("raw %s: %d bytes differ from %s (%d bytes)", name, len(r.Data), path, len(want))
+			}
+			return
+		}
+	}
+	names := []string{}
+	for _, r := range s.Raw {
+		names = append(names, r.Name)
+	}
+	t.Errorf("raw %s missing; have %v", name, names)
+}
+
+// CheckRefs fails when a message or tool points outside the raw files.
+func CheckRefs(t testing.TB, s *archive.State) {
+	t.Helper()
+	ok := func(r archive.RawRef) bool {
+		return r.File == -1 && r.Line == -1 || r.File >= 0 && r.File < len(s.Raw) && r.Line >= 0 && r.Line <= bytes.Count(s.Raw[r.File].Data, []byte("\n"))
+	}
+	for i, m := range s.Messages {
+		if !ok(m.Ref) {
+			t.Errorf("message %d (%s) ref %+v out of range", i, m.ID, m.Ref)
+		}
+	}
+	for i, x := range s.Tools {
+		if !ok(x.Ref) || !ok(x.ResultRef) {
+			t.Errorf("tool %d (%s) refs %+v %+v out of range", i, x.ID, x.Ref, x.ResultRef)
+		}
+	}
+}

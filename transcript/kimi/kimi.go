@@ -1,0 +1,783 @@
+package kimi
+
+import (
+	"crypto/md5"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/transcript/internal/imp"
+)
+
+// MaxSessionFiles bounds how many files of one session directory are read.
+const MaxSessionFiles = 10000
+
+// ErrNoContext reports a session directory without any context*.jsonl.
+var ErrNoContext = errors.New("kimi: no context.jsonl in session directory")
+
+// SessionDir returns the session directory for path: path itself when it
+// is a directory, else the directory holding the file (context.jsonl,
+// context_N.jsonl, wire.jsonl or state.json).
+func SessionDir(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("kimi: %w", err)
+	}
+	if st.IsDir() {
+		return path, nil
+	}
+	return filepath.Dir(path), nil
+}
+
+// Import reads a Kimi CLI session: path is the session directory
+// (<share>/sessions/<md5(workdir)>/<uuid>/) or a file in it. Every file
+// of the directory is kept raw as "<uuid>/<relative path>" (subagents/ only
+// unless opt.NoSubagents).
+func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
+	dir, err := SessionDir(path)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("kimi: %w", err)
+	}
+	uuid := filepath.Base(abs)
+	var files []archive.RawFile
+	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(abs, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if opt.NoSubagents && rel == "subagents" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if len(files) >= MaxSessionFiles {
+			return fmt.Errorf("more than %d files", MaxSessionFiles)
+		}
+		data, err := imp.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files = append(files, archive.RawFile{Name: uuid + "/" + rel, Data: data})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("kimi: %s: %w", dir, err)
+	}
+	hash := filepath.Base(filepath.Dir(abs))
+	share := filepath.Dir(filepath.Dir(filepath.Dir(abs)))
+	if !hashRe.MatchString(hash) {
+		// Not the <share>/sessions/<md5>/<uuid> layout: nothing to resolve.
+		hash, share = "", ""
+	}
+	workDir := ""
+	if share != "" {
+		workDir = WorkDir(share, hash)
+	}
+	if workDir == "" && opt.ProjectDir != "" && hashMatches(hash, opt.ProjectDir) {
+		workDir = opt.ProjectDir
+	}
+	root := opt.ProjectDir
+	if root == "" {
+		root = workDir
+	}
+	s, err := importFiles(files, opt, root)
+	if err != nil {
+		return nil, err
+	}
+	m := &s.Meta
+	m.DirectoryHash, m.DirectoryPath = hash, workDir
+	if m.Model == "" && share != "" {
+		m.Model = defaultModel(share)
+	}
+	if m.ContextWindow == 0 && m.Model != "" {
+		m.ContextWindow = ContextWindow(m.Model)
+	}
+	if err := imp.CaptureFiles(s, root, opt); err != nil {
+		return nil, fmt.Errorf("kimi: %w", err)
+	}
+	return s, nil
+}
+
+// MD5Dir is Kimi's session folder name for a work directory.
+func MD5Dir(workDir string) string {
+	sum := md5.Sum([]byte(workDir))
+	return hex.EncodeToString(sum[:])
+}
+
+func hashMatches(hash, dir string) bool {
+	h := MD5Dir(dir)
+	return hash == h || strings.HasSuffix(hash, "_"+h)
+}
+
+// WorkDir maps a sessions/<hash> folder name back to its work directory
+// through <share>/kimi.json {"work_dirs":[{path,kaos}]}; "" when unknown.
+func WorkDir(share, hash string) string {
+	data, err := os.ReadFile(filepath.Join(share, "kimi.json"))
+	if err != nil {
+		return ""
+	}
+	var k struct {
+		WorkDirs []struct {
+			Path string `json:"path"`
+			Kaos string `json:"kaos"`
+		} `json:"work_dirs"`
+	}
+	if json.Unmarshal(data, &k) != nil {
+		return ""
+	}
+	for _, w := range k.WorkDirs {
+		h := MD5Dir(w.Path)
+		if hash == h || (w.Kaos != "" && w.Kaos != "local" && hash == w.Kaos+"_"+h) {
+			return w.Path
+		}
+	}
+	return ""
+}
+
+// hashRe matches a sessions/ folder name: md5 hex, or "<kaos>_<md5>".
+var hashRe = regexp.MustCompile(`^(?:[A-Za-z0-9-]+_)?[0-9a-f]{32}$`)
+
+var defaultModelRe = regexp.MustCompile(`(?m)^\s*default_model\s*=\s*"([^"]*)"`)
+
+// defaultModel reads default_model from <share>/config.toml (Kimi records
+// no model in the session itself).
+func defaultModel(share string) string {
+	data, err := os.ReadFile(filepath.Join(share, "config.toml"))
+	if err != nil {
+		return ""
+	}
+	if m := defaultModelRe.FindSubmatch(data); m != nil {
+		return string(m[1])
+	}
+	return ""
+}
+
+// ContextWindow is the context size assumed for a Kimi model when the
+// wire log carries no StatusUpdate.max_context_tokens:
+//
+//	kimi-k2*, kimi-for-coding, kimi-latest   262,144
+//	moonshot-v1-8k / -32k / -128k            8,192 / 32,768 / 131,072
+//	anything else                            262,144
+func ContextWindow(model string) int64 {
+	m := strings.ToLower(model)
+	switch {
+	case strings.Contains(m, "8k"):
+		return 8192
+	case strings.Contains(m, "32k"):
+		return 32768
+	case strings.Contains(m, "128k"):
+		return 131072
+	}
+	return 262144
+}
+
+// ImportBytes imports one context.jsonl held in memory (name is its raw
+// name, e.g. "<uuid>/context.jsonl").
+func ImportBytes(name string, data []byte, opt archive.ImportOptions) (*archive.State, error) {
+	if name == "" {
+		name = "session/context.jsonl"
+	}
+	return ImportFiles([]archive.RawFile{{Name: name, Data: data}}, opt)
+}
+
+// ImportFiles imports a session from its files in memory, named
+// "<uuid>/context.jsonl", "<uuid>/context_1.jsonl", "<uuid>/wire.jsonl",
+// "<uuid>/state.json", "<uuid>/subagents/<id>/context.jsonl", …. Every
+// file is kept raw in the given order.
+func ImportFiles(files []archive.RawFile, opt archive.ImportOptions) (*archive.State, error) {
+	return importFiles(files, opt, opt.ProjectDir)
+}
+
+func importFiles(files []archive.RawFile, opt archive.ImportOptions, root string) (*archive.State, error) {
+	k := &conv{b: imp.NewBuilder(archive.HarnessKimi), opt: opt, prevKeys: map[string]bool{}}
+	k.b.Root = root
+	type ctxFile struct {
+		idx, n int
+	}
+	var main []ctxFile
+	subs := map[string][]ctxFile{}
+	var subNames []string
+	wire, state := -1, -1
+	subWire := map[string]int{}
+	for _, f := range files {
+		i := k.b.AddRaw(f.Name, f.Data)
+		dir, base := splitName(f.Name)
+		agent := ""
+		if j := strings.Index(dir, "subagents/"); j >= 0 {
+			agent = strings.SplitN(dir[j+len("subagents/"):], "/", 2)[0]
+		}
+		if agent != "" && opt.NoSubagents {
+			continue
+		}
+		switch {
+		case base == "wire.jsonl":
+			if agent == "" {
+				wire = i
+			} else {
+				subWire[agent] = i
+			}
+		case base == "state.json" && agent == "":
+			state = i
+		case strings.HasPrefix(base, "context") && strings.HasSuffix(base, ".jsonl"):
+			n, ok := rotation(base)
+			if !ok {
+				continue
+			}
+			if agent == "" {
+				main = append(main, ctxFile{i, n})
+			} else {
+				if _, seen := subs[agent]; !seen {
+					subNames = append(subNames, agent)
+				}
+				subs[agent] = append(subs[agent], ctxFile{i, n})
+			}
+		}
+		if k.b.S.Meta.SessionID == "" {
+			if top := strings.SplitN(f.Name, "/", 2); len(top) == 2 {
+				k.b.S.Meta.SessionID = top[0]
+			}
+		}
+	}
+	if len(main) == 0 {
+		return nil, ErrNoContext
+	}
+	if wire >= 0 {
+		k.readWire(wire, "")
+	}
+	for _, a := range subNames {
+		if w, ok := subWire[a]; ok {
+			k.readWire(w, a)
+		}
+	}
+	order := func(cs []ctxFile) {
+		// context_1, context_2, … hold older history; context.jsonl (n=∞)
+		// is the current one.
+		sort.SliceStable(cs, func(i, j int) bool { return cs[i].n < cs[j].n })
+	}
+	order(main)
+	for j, c := range main {
+		k.readContext(c.idx, "", j > 0)
+	}
+	sort.Strings(subNames)
+	for _, a := range subNames {
+		order(subs[a])
+		k.b.S.Meta.SubagentIDs = append(k.b.S.Meta.SubagentIDs, a)
+		k.prevKeys = map[string]bool{}
+		for j, c := range subs[a] {
+			k.readContext(c.idx, a, j > 0)
+		}
+	}
+	if state >= 0 {
+		k.readState(state)
+	}
+	k.applyWire()
+	return k.b.Finish(), nil
+}
+
+func splitName(name string) (dir, base string) {
+	i := strings.LastIndex(name, "/")
+	if i < 0 {
+		return "", name
+	}
+	return name[:i], name[i+1:]
+}
+
+// rotation orders context.jsonl (last) after context_N.jsonl.
+func rotation(base string) (int, bool) {
+	if base == "context.jsonl" {
+		return int(^uint(0) >> 1), true
+	}
+	s := strings.TrimSuffix(strings.TrimPrefix(base, "context_"), ".jsonl")
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+type conv struct {
+	b   *imp.Builder
+	opt archive.ImportOptions
+
+	prevKeys map[string]bool // message keys of the previous context file
+
+	// from wire.jsonl
+	turns     []wireTurn
+	toolTimes map[string]wireTool
+	first     time.Time
+	last      time.Time
+	ctxTokens int64
+	maxTokens int64
+	total     int64
+	haveUsage bool
+}
+
+type wireTurn struct {
+	ts   time.Time
+	text string
+}
+
+type wireTool struct {
+	call, result time.Time
+	isError      *bool
+}
+
+type ctxLine struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	ToolCalls  []ctxToolCall   `json:"tool_calls"`
+	ToolCallID string          `json:"tool_call_id"`
+	TokenCount int64           `json:"token_count"`
+	ID         json.RawMessage `json:"id"`
+}
+
+type ctxToolCall struct {
+	ID       string `json:"id"`
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+type part struct {
+	Type  string `json:"type"`
+	Text  string `json:"text"`
+	Think string `json:"think"`
+}
+
+// contentText splits kosong content into visible text and thinking.
+func contentText(raw json.RawMessage) (text, think string) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, ""
+	}
+	var parts []part
+	if json.Unmarshal(raw, &parts) != nil {
+		return "", ""
+	}
+	var t, th []string
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			t = append(t, p.Text)
+		case "think":
+			if p.Think != "" {
+				th = append(th, p.Think)
+			}
+		case "image_url", "audio_url", "video_url":
+			t = append(t, "["+strings.TrimSuffix(p.Type, "_url")+"]")
+		}
+	}
+	return strings.Join(t, "\n"), strings.Join(th, "\n\n")
+}
+
+const compactedPrefix = "<system>Previous context has been compacted"
+
+func (k *conv) readContext(f int, agent string, rotated bool) {
+	b := k.b
+	side := agent != ""
+	ref := func(n int) archive.RawRef { return archive.RawRef{File: f, Line: n} }
+	keys := map[string]bool{}
+	leading := rotated // still in the head of a file after a rotation
+	compIdx := -1
+	if rotated {
+		b.S.Compactions = append(b.S.Compactions, archive.Compaction{
+			UUID:         b.S.Raw[f].Name,
+			Trigger:      "auto",
+			PreTokens:    k.ctxTokensSoFar(),
+			MessageIndex: len(b.S.Messages),
+			Ref:          ref(0),
+		})
+		compIdx = len(b.S.Compactions) - 1
+	}
+	for _, l := range imp.Split(b.S.Raw[f].Data) {
+		var c ctxLine
+		if !b.Decode(f, l, &c) {
+			continue
+		}
+		key := string(l.Data)
+		keys[key] = true
+		switch c.Role {
+		case "_system_prompt":
+			if !rotated && !side {
+				text, _ := contentText(c.Content)
+				b.AddMessage(archive.Message{ID: fmt.Sprintf("%d:%d", f, l.N), Role: "system", Kind: "meta", Text: text, Ref: ref(l.N)})
+			}
+			continue
+		case "_checkpoint":
+			continue
+		case "_usage":
+			if compIdx >= 0 && b.S.Compactions[compIdx].PostTokens == 0 {
+				b.S.Compactions[compIdx].PostTokens = c.TokenCount
+			}
+			if !side {
+				b.S.Meta.ContextTokens = c.TokenCount
+			}
+			continue
+		case "user", "assistant", "tool", "system":
+		default:
+			r := c.Role
+			if r == "" {
+				r = "(no role)"
+			}
+			b.Unknown("context/" + r)
+			continue
+		}
+		text, think := contentText(c.Content)
+		if leading {
+			if c.Role == "user" && strings.HasPrefix(strings.TrimSpace(text), compactedPrefix) {
+				if compIdx >= 0 {
+					b.S.Compactions[compIdx].Summary = text
+				}
+			} else if k.prevKeys[key] {
+				continue // kept across the rotation: already imported
+			} else if !strings.HasPrefix(text, "<system>CHECKPOINT") {
+				leading = false
+			}
+		}
+		id := fmt.Sprintf("%d:%d", f, l.N)
+		m := archive.Message{ID: id, Role: c.Role, Text: text, Sidechain: side, AgentID: agent, Ref: ref(l.N)}
+		switch c.Role {
+		case "user":
+			m.Kind = "prompt"
+			t := strings.TrimSpace(text)
+			switch {
+			case strings.HasPrefix(t, compactedPrefix):
+				m.Kind = "summary"
+			case strings.HasPrefix(t, "<system>"):
+				m.Kind = "meta"
+			}
+		case "system":
+			m.Kind = "meta"
+		case "tool":
+			m.Role, m.Kind = "user", "tool_result"
+			m.ToolCallIDs = []string{c.ToolCallID}
+			k.toolResult(c.ToolCallID, text, l.N, f)
+		case "assistant":
+			m.Kind = "text"
+			if think != "" {
+				b.AddMessage(archive.Message{ID: id + "#think", Role: "assistant", Kind: "thinking", Text: think, Sidechain: side, AgentID: agent, Ref: ref(l.N)})
+			}
+			for _, tc := range c.ToolCalls {
+				m.ToolCallIDs = append(m.ToolCallIDs, k.toolCall(tc, side, ref(l.N)))
+			}
+		}
+		b.AddMessage(m)
+	}
+	if compIdx >= 0 && b.S.Compactions[compIdx].Summary == "" {
+		b.S.Compactions[compIdx].Trigger = "manual"
+		b.S.Compactions[compIdx].Summary = "[context rotated without a compaction summary: /clear or revert]"
+	}
+	k.prevKeys = keys
+}
+
+// ctxTokensSoFar is the latest known context size before a rotation.
+func (k *conv) ctxTokensSoFar() int64 { return k.b.S.Meta.ContextTokens }
+
+func (k *conv) toolCall(tc ctxToolCall, side bool, ref archive.RawRef) string {
+	b := k.b
+	args := imp.Str(tc.Function.Arguments)
+	if args == "" && len(tc.Function.Arguments) > 0 && tc.Function.Arguments[0] == '{' {
+		args = string(tc.Function.Arguments)
+	}
+	id := tc.ID
+	if id == "" {
+		id = fmt.Sprintf("call_%d_%d", ref.File, ref.Line)
+	}
+	t := archive.ToolExec{ID: id, Name: tc.Function.Name, Input: imp.StringJSON(args), Sidechain: side, Ref: ref, ResultRef: archive.RawRef{File: -1, Line: -1}}
+	var a map[string]json.RawMessage
+	_ = json.Unmarshal([]byte(args), &a)
+	op := imp.OpOther
+	switch tc.Function.Name {
+	case "Shell", "Bash", "bash", "shell":
+		t.Command = imp.Str(a["command"])
+	case "ReadFile", "ReadMediaFile":
+		op = imp.OpRead
+	case "WriteFile":
+		op = imp.OpWrite
+	case "StrReplaceFile", "PatchFile", "EditFile":
+		op = imp.OpEdit
+	case "SetTodoList":
+		var p struct {
+			Todos []struct {
+				Title  string `json:"title"`
+				Status string `json:"status"`
+			} `json:"todos"`
+		}
+		if json.Unmarshal([]byte(args), &p) == nil && p.Todos != nil && !side {
+			var tasks []archive.Task
+			for _, x := range p.Todos {
+				tasks = append(tasks, archive.Task{Content: x.Title, Status: imp.TaskStatus(x.Status)})
+			}
+			b.SetTasks(tasks, time.Time{})
+		}
+	}
+	if op != imp.OpOther {
+		for _, key := range []string{"path", "file_path"} {
+			if p := imp.Str(a[key]); p != "" {
+				t.RelatedFiles = imp.AppendUnique(t.RelatedFiles, b.Touch(p, op, time.Time{}))
+			}
+		}
+	}
+	if old := b.Tool(id); old != nil {
+		// The same call re-read from a rotated file: keep the first.
+		return id
+	}
+	b.AddTool(t)
+	return id
+}
+
+func (k *conv) toolResult(id, text string, line, f int) {
+	t := k.b.Tool(id)
+	if t == nil {
+		return
+	}
+	t.Output = text
+	t.Success = !strings.HasPrefix(strings.TrimSpace(text), "<system>ERROR")
+	t.ResultRef = archive.RawRef{File: f, Line: line}
+}
+
+type wireLine struct {
+	Type            string  `json:"type"`
+	ProtocolVersion string  `json:"protocol_version"`
+	Timestamp       float64 `json:"timestamp"`
+	Message         *struct {
+		Type    string          `json:"type"`
+		Payload json.RawMessage `json:"payload"`
+	} `json:"message"`
+}
+
+func (k *conv) readWire(f int, agent string) {
+	b := k.b
+	if k.toolTimes == nil {
+		k.toolTimes = map[string]wireTool{}
+	}
+	for _, l := range imp.Split(b.S.Raw[f].Data) {
+		var w wireLine
+		if !b.Decode(f, l, &w) {
+			continue
+		}
+		if w.Type == "metadata" {
+			continue
+		}
+		if w.Message == nil {
+			b.Unknown("wire/" + w.Type)
+			continue
+		}
+		ts := imp.EpochTime(w.Timestamp)
+		if agent == "" && !ts.IsZero() {
+			if k.first.IsZero() || ts.Before(k.first) {
+				k.first = ts
+			}
+			if ts.After(k.last) {
+				k.last = ts
+			}
+		}
+		p := w.Message.Payload
+		switch w.Message.Type {
+		case "TurnBegin":
+			if agent != "" {
+				continue
+			}
+			var t struct {
+				UserInput json.RawMessage `json:"user_input"`
+			}
+			_ = json.Unmarshal(p, &t)
+			text, _ := contentText(t.UserInput)
+			k.turns = append(k.turns, wireTurn{ts: ts, text: strings.TrimSpace(text)})
+		case "ToolCall":
+			var t struct {
+				ID string `json:"id"`
+			}
+			if json.Unmarshal(p, &t) == nil && t.ID != "" {
+				x := k.toolTimes[t.ID]
+				x.call = ts
+				k.toolTimes[t.ID] = x
+			}
+		case "ToolResult":
+			var t struct {
+				ToolCallID  string `json:"tool_call_id"`
+				ReturnValue struct {
+					IsError *bool `json:"is_error"`
+				} `json:"return_value"`
+			}
+			if json.Unmarshal(p, &t) == nil && t.ToolCallID != "" {
+				x := k.toolTimes[t.ToolCallID]
+				x.result = ts
+				x.isError = t.ReturnValue.IsError
+				k.toolTimes[t.ToolCallID] = x
+			}
+		case "StatusUpdate":
+			if agent != "" {
+				continue
+			}
+			var s struct {
+				ContextTokens    *int64 `json:"context_tokens"`
+				MaxContextTokens *int64 `json:"max_context_tokens"`
+				TokenUsage       *struct {
+					InputOther         int64 `json:"input_other"`
+					Output             int64 `json:"output"`
+					InputCacheRead     int64 `json:"input_cache_read"`
+					InputCacheCreation int64 `json:"input_cache_creation"`
+				} `json:"token_usage"`
+			}
+			if json.Unmarshal(p, &s) != nil {
+				b.S.Import.Partial++
+				continue
+			}
+			if s.ContextTokens != nil {
+				k.ctxTokens, k.haveUsage = *s.ContextTokens, true
+			}
+			if s.MaxContextTokens != nil && *s.MaxContextTokens > 0 {
+				k.maxTokens = *s.MaxContextTokens
+			}
+			if u := s.TokenUsage; u != nil {
+				k.total += u.InputOther + u.Output + u.InputCacheRead + u.InputCacheCreation
+			}
+		case "TurnEnd", "StepBegin", "StepInterrupted", "CompactionBegin", "CompactionEnd", "ContentPart", "ToolCallPart",
+			"SubagentEvent", "ApprovalRequest", "ApprovalResponse", "ApprovalRequestResolved", "Notification", "HookEvent",
+			"HookTriggered", "HookResolved", "MCPLoadingBegin", "MCPLoadingEnd", "PlanDisplay", "ToolCallRequest",
+			"QuestionRequest", "BtwBegin", "BtwEnd", "SteerInput":
+		default:
+			b.Unknown("wire/" + w.Message.Type)
+		}
+	}
+}
+
+// turnWindow bounds how far ahead a prompt looks for its TurnBegin.
+const turnWindow = 64
+
+// applyWire spreads the wire log's timestamps over the context messages:
+// user prompts take their TurnBegin's time (in order, by text when it
+// matches), tools their ToolCall/ToolResult times, and every other message
+// the latest time known before it.
+func (k *conv) applyWire() {
+	b := k.b
+	s := b.S
+	ti := 0
+	var cur time.Time
+	for i := range s.Messages {
+		m := &s.Messages[i]
+		if m.Sidechain {
+			for _, id := range m.ToolCallIDs {
+				if w, ok := k.toolTimes[id]; ok {
+					if m.Kind == "tool_result" && !w.result.IsZero() {
+						m.Timestamp = w.result
+					} else if !w.call.IsZero() {
+						m.Timestamp = w.call
+					}
+				}
+			}
+			continue
+		}
+		if m.Role == "user" && m.Kind == "prompt" && ti < len(k.turns) {
+			// Find the next turn whose input matches; else take the next.
+			j := ti
+			for x := ti; x < len(k.turns) && x < ti+turnWindow; x++ {
+				if k.turns[x].text == strings.TrimSpace(m.Text) {
+					j = x
+					break
+				}
+			}
+			cur = k.turns[j].ts
+			ti = j + 1
+		}
+		for _, id := range m.ToolCallIDs {
+			if w, ok := k.toolTimes[id]; ok {
+				if m.Kind == "tool_result" && !w.result.IsZero() {
+					cur = w.result
+				} else if !w.call.IsZero() {
+					cur = w.call
+					break
+				}
+			}
+		}
+		if m.Timestamp.IsZero() {
+			m.Timestamp = cur
+		}
+	}
+	for i := range s.Tools {
+		t := &s.Tools[i]
+		if w, ok := k.toolTimes[t.ID]; ok {
+			t.Timestamp = w.call
+			if !w.call.IsZero() && w.result.After(w.call) {
+				t.DurationMS = w.result.Sub(w.call).Milliseconds()
+			}
+			if w.isError != nil {
+				t.Success = !*w.isError
+			}
+		}
+	}
+	for i := range s.Compactions {
+		c := &s.Compactions[i]
+		if c.MessageIndex < len(s.Messages) {
+			c.Timestamp = s.Messages[c.MessageIndex].Timestamp
+		}
+	}
+	if !s.Tasks.UpdatedAt.IsZero() || len(s.Tasks.Active)+len(s.Tasks.Pending)+len(s.Tasks.Completed) > 0 {
+		if s.Tasks.UpdatedAt.IsZero() {
+			s.Tasks.UpdatedAt = k.last
+		}
+	}
+	b.SeeTime(k.first)
+	b.SeeTime(k.last)
+	if k.haveUsage {
+		s.Meta.ContextTokens = k.ctxTokens
+	}
+	if k.maxTokens > 0 {
+		s.Meta.ContextWindow = k.maxTokens
+	}
+	s.Meta.TotalTokens = k.total
+}
+
+func (k *conv) readState(f int) {
+	b := k.b
+	data := b.S.Raw[f].Data
+	b.S.Import.Lines++
+	var st struct {
+		Title string `json:"title"`
+		Todos []struct {
+			Title   string `json:"title"`
+			Content string `json:"content"`
+			Status  string `json:"status"`
+		} `json:"todos"`
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		b.S.Import.Skipped++
+		b.Problem(f, 0, "state.json: %v", err)
+		return
+	}
+	if st.Title != "" {
+		b.S.Meta.Title = st.Title
+	}
+	if st.Todos != nil {
+		var tasks []archive.Task
+		for _, t := range st.Todos {
+			c := t.Title
+			if c == "" {
+				c = t.Content
+			}
+			tasks = append(tasks, archive.Task{Content: c, Status: imp.TaskStatus(t.Status)})
+		}
+		b.SetTasks(tasks, time.Time{})
+	}
+}

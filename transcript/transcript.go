@@ -1,0 +1,188 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/transcript/claude"
+	"github.com/ben10ctx/ben10/transcript/codex"
+	"github.com/ben10ctx/ben10/transcript/gemini"
+	"github.com/ben10ctx/ben10/transcript/kimi"
+)
+
+// ErrUnknownHarness reports a file no importer recognizes.
+var ErrUnknownHarness = errors.New("transcript: cannot tell which assistant wrote this file")
+
+// ErrBadHarness reports a harness name Ben10 does not import.
+var ErrBadHarness = errors.New("transcript: unknown harness")
+
+// Harnesses lists the harnesses Import understands.
+var Harnesses = []archive.Harness{archive.HarnessClaude, archive.HarnessCodex, archive.HarnessGemini, archive.HarnessKimi}
+
+// ParseHarness validates a harness name ("claude", "codex", "gemini",
+// "kimi"; "claude-code" is accepted for claude).
+func ParseHarness(s string) (archive.Harness, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "claude", "claude-code", "claudecode":
+		return archive.HarnessClaude, nil
+	case "codex":
+		return archive.HarnessCodex, nil
+	case "gemini":
+		return archive.HarnessGemini, nil
+	case "kimi":
+		return archive.HarnessKimi, nil
+	}
+	return "", fmt.Errorf("%w %q (want claude, codex, gemini or kimi)", ErrBadHarness, s)
+}
+
+// Import reads a session with the importer for h; h == "" detects it.
+// path is the session file (for Kimi the session directory or any file in
+// it).
+func Import(path string, h archive.Harness, opt archive.ImportOptions) (*archive.State, error) {
+	if h == "" {
+		var err error
+		if h, err = Detect(path); err != nil {
+			return nil, err
+		}
+	}
+	switch h {
+	case archive.HarnessClaude:
+		return claude.Import(path, opt)
+	case archive.HarnessCodex:
+		return codex.Import(path, opt)
+	case archive.HarnessGemini:
+		return gemini.Import(path, opt)
+	case archive.HarnessKimi:
+		return kimi.Import(path, opt)
+	}
+	return nil, fmt.Errorf("%w %q", ErrBadHarness, h)
+}
+
+// sniffSize is how much of a file Detect reads.
+const sniffSize = 1 << 20
+
+// Detect tells which assistant wrote a session file: by the content of
+// its first lines, then by its location (~/.claude/projects,
+// ~/.codex/sessions, ~/.gemini/tmp/…/chats, ~/.kimi/sessions). A
+// directory is a Kimi session directory when it holds context.jsonl.
+func Detect(path string) (archive.Harness, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", fmt.Errorf("transcript: %w", err)
+	}
+	if st.IsDir() {
+		if _, err := os.Stat(filepath.Join(path, "context.jsonl")); err == nil {
+			return archive.HarnessKimi, nil
+		}
+		return "", fmt.Errorf("%w: %s is a directory without context.jsonl", ErrUnknownHarness, path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("transcript: %w", err)
+	}
+	head, err := io.ReadAll(io.LimitReader(f, sniffSize))
+	f.Close()
+	if err != nil {
+		return "", fmt.Errorf("transcript: %w", err)
+	}
+	if h := Sniff(filepath.Base(path), head); h != "" {
+		return h, nil
+	}
+	if h := byLocation(path); h != "" {
+		return h, nil
+	}
+	return "", fmt.Errorf("%w: %s", ErrUnknownHarness, path)
+}
+
+// Sniff guesses the harness from a file's name and first bytes; "" when
+// the content is not conclusive.
+func Sniff(name string, head []byte) archive.Harness {
+	t := bytes.TrimLeft(head, " \t\r\n\xef\xbb\xbf")
+	if strings.HasSuffix(name, ".json") && len(t) > 0 && t[0] == '{' {
+		// Whole-file JSON: Gemini's legacy record or Kimi's state.json.
+		if bytes.Contains(head, []byte(`"projectHash"`)) || bytes.Contains(head, []byte(`"sessionId"`)) && bytes.Contains(head, []byte(`"messages"`)) {
+			return archive.HarnessGemini
+		}
+	}
+	lines := bytes.Split(head, []byte("\n"))
+	for i, l := range lines {
+		if i >= 20 {
+			break
+		}
+		l = bytes.TrimSpace(l)
+		if len(l) == 0 {
+			continue
+		}
+		if h := sniffLine(l); h != "" {
+			return h
+		}
+	}
+	return ""
+}
+
+func sniffLine(l []byte) archive.Harness {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(l, &obj) != nil {
+		// A line cut by the sniff limit: look at its opening keys.
+		switch {
+		case bytes.Contains(l, []byte(`"type":"session_meta"`)) || bytes.Contains(l, []byte(`"type":"response_item"`)):
+			return archive.HarnessCodex
+		case bytes.HasPrefix(l, []byte(`{"role":"_system_prompt"`)):
+			return archive.HarnessKimi
+		}
+		return ""
+	}
+	typ := str(obj["type"])
+	switch {
+	case obj["payload"] != nil && (typ == "session_meta" || typ == "response_item" || typ == "event_msg" || typ == "turn_context" || typ == "compacted"):
+		return archive.HarnessCodex
+	case obj["projectHash"] != nil || obj["$set"] != nil || obj["$rewindTo"] != nil:
+		return archive.HarnessGemini
+	case obj["id"] != nil && obj["timestamp"] != nil && obj["content"] != nil && (typ == "gemini" || typ == "info"):
+		return archive.HarnessGemini
+	case typ == "" && obj["role"] != nil:
+		return archive.HarnessKimi
+	case typ == "metadata" && obj["protocol_version"] != nil:
+		return archive.HarnessKimi
+	case typ == "" && obj["message"] != nil && obj["timestamp"] != nil:
+		var ts float64
+		if json.Unmarshal(obj["timestamp"], &ts) == nil {
+			return archive.HarnessKimi
+		}
+	case obj["sessionId"] != nil && (obj["uuid"] != nil || typ == "user" || typ == "assistant" || typ == "system"):
+		return archive.HarnessClaude
+	case typ == "summary" && obj["leafUuid"] != nil, typ == "file-history-snapshot", typ == "queue-operation":
+		return archive.HarnessClaude
+	}
+	return ""
+}
+
+func str(raw json.RawMessage) string {
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
+}
+
+// byLocation recognizes the assistants' default directory layouts.
+func byLocation(path string) archive.Harness {
+	p := filepath.ToSlash(path)
+	base := filepath.Base(p)
+	switch {
+	case strings.Contains(p, "/.codex/") || strings.HasPrefix(base, "rollout-") && strings.HasSuffix(base, ".jsonl"):
+		return archive.HarnessCodex
+	case strings.Contains(p, "/.gemini/") || strings.Contains(p, "/chats/session-"):
+		return archive.HarnessGemini
+	case strings.Contains(p, "/.kimi/") || strings.Contains(p, "/kimi/sessions/"):
+		return archive.HarnessKimi
+	case strings.Contains(p, "/.claude/projects/") || strings.Contains(p, "/projects/") && strings.HasSuffix(base, ".jsonl"):
+		return archive.HarnessClaude
+	}
+	return ""
+}
