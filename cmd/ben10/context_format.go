@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/export"
+	"github.com/ben10ctx/ben10/transcript"
+)
+
+// exportFormats are the formats `context export` writes from the model
+// (jsonl, the raw files, is handled by runContextExport itself).
+var exportFormats = map[string]func(io.Writer, *archive.State) error{
+	"cusf":     export.CUSF,
+	"markdown": export.Markdown,
+	"md":       export.Markdown,
+	"json":     export.JSON,
+}
+
+// importTranscript imports a session with the importer named by harness
+// ("" = detect from the file's content and location).
+func importTranscript(harness, path string, opt archive.ImportOptions) (*archive.State, error) {
+	var h archive.Harness
+	if harness != "" {
+		var err error
+		if h, err = transcript.ParseHarness(harness); err != nil {
+			return nil, fmt.Errorf("--harness: %w", err)
+		}
+	}
+	return transcript.Import(path, h, opt)
+}
+
+// loadForExport reads FILE as a .ctx archive, or, when it is not one, as
+// an assistant's session file (detected).
+func loadForExport(path, passFile string) (*archive.State, error) {
+	head := make([]byte, len(ctxfmt.Magic))
+	if f, err := os.Open(path); err == nil {
+		_, _ = io.ReadFull(f, head)
+		f.Close()
+	} else {
+		return nil, err
+	}
+	if bytes.Equal(head, ctxfmt.Magic[:]) {
+		a, err := openArchive(path, passFile)
+		if err != nil {
+			return nil, err
+		}
+		defer a.Close()
+		return a.Load()
+	}
+	if _, err := transcript.Detect(path); err != nil {
+		return nil, fmt.Errorf("%s is neither a .ctx archive nor a session file ben10 recognizes: %w", path, err)
+	}
+	return transcript.Import(path, "", archive.ImportOptions{})
+}
+
+// runFormattedExport writes FILE in format (cusf, markdown, json) to out
+// (atomically) or, when out is "", to stdout.
+func runFormattedExport(stdout io.Writer, path, format, out, passFile string) error {
+	write, ok := exportFormats[format]
+	if !ok {
+		return fmt.Errorf("export format %q not supported (jsonl, cusf, markdown, json)", format)
+	}
+	st, err := loadForExport(path, passFile)
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		return write(stdout, st)
+	}
+	n, err := writeArchiveAtomic(out, func(w io.Writer) error { return write(w, st) })
+	if err != nil {
+		return err
+	}
+	if globalFlags.json {
+		return printJSON(stdout, map[string]any{"path": out, "format": format, "bytes": n})
+	}
+	infof(stdout, "wrote %s (%s, %d bytes)\n", out, format, n)
+	return nil
+}
