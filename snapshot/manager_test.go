@@ -1,0 +1,390 @@
+package snapshot
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/store"
+)
+
+const fixtureSession = "11111111-2222-4333-8444-555555555555"
+
+// fixture copies the Claude importer's test session (and its subagent
+// folder) into dir and returns the main file. With upTo > 0 only the first
+// upTo lines are kept (a transcript before its compaction).
+func fixture(t *testing.T, dir string, upTo int) string {
+	t.Helper()
+	src := filepath.Join("..", "transcript", "claude", "testdata", fixtureSession+".jsonl")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if upTo > 0 {
+		lines := bytes.SplitAfter(data, []byte("\n"))
+		data = bytes.Join(lines[:upTo], nil)
+	}
+	p := filepath.Join(dir, fixtureSession+".jsonl")
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+type env struct {
+	project, home string
+	st            *store.Store
+	m             *Manager
+}
+
+// newEnv opens a store in a fresh project directory with config.yaml
+// content cfg (may be empty).
+func newEnv(t *testing.T, cfg string) *env {
+	t.Helper()
+	e := &env{project: t.TempDir(), home: t.TempDir()}
+	if cfg != "" {
+		os.MkdirAll(filepath.Join(e.project, ".claude"), 0o700)
+		if err := os.WriteFile(store.ProjectConfigPath(e.project), []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.reopen(t)
+	return e
+}
+
+func (e *env) reopen(t *testing.T) {
+	t.Helper()
+	st, err := store.Open(e.project, store.Options{Home: e.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.st, e.m = st, NewManager(st, nil)
+}
+
+func (e *env) create(t *testing.T, o CreateOptions) *CreateResult {
+	t.Helper()
+	if o.TranscriptPath == "" {
+		o.TranscriptPath = fixture(t, t.TempDir(), 0)
+	}
+	if o.Level == 0 {
+		o.Level = ctxfmt.LevelFastest
+	}
+	r, err := e.m.Create(o)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	return r
+}
+
+func TestCreateListVerify(t *testing.T) {
+	e := newEnv(t, "")
+	r := e.create(t, CreateOptions{Trigger: "auto", Source: "hook", Now: t0})
+	if r.Pending || r.Replaced != "" {
+		t.Fatalf("result %+v", r)
+	}
+	s := r.Snapshot
+	if s.ID != "pre-compact-20260127-143022-111111" || s.Trigger != "threshold" || s.Source != "hook" {
+		t.Fatalf("snapshot %+v", s)
+	}
+	if s.PreCompaction.MessageCount == 0 || s.PreCompaction.TokenCount == 0 || s.ContentHash == "" || s.CompressedBytes == 0 || s.UncompressedBytes <= 0 {
+		t.Fatalf("metrics missing: %+v", s)
+	}
+	fi, err := os.Stat(r.Path)
+	if err != nil || fi.Mode().Perm() != 0o600 || filepath.Dir(r.Path) != e.st.SnapshotDir() {
+		t.Fatalf("file %s: %v %v", r.Path, fi, err)
+	}
+	if err := e.m.Verify("111111"); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := e.m.Index()
+	if err != nil || len(ix.Snapshots) != 1 || ix.TotalSizeBytes != s.CompressedBytes {
+		t.Fatalf("index %+v %v", ix, err)
+	}
+	a, c, got, err := e.m.OpenArchive("20260127")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got.ID != s.ID || a.Meta().SessionID != fixtureSession {
+		t.Fatalf("OpenArchive: %+v %+v", got, a.Meta())
+	}
+	if latest, ok, _ := e.m.LatestForSession(fixtureSession); !ok || latest.ID != s.ID {
+		t.Fatalf("LatestForSession = %v %v", latest, ok)
+	}
+	audit, _ := os.ReadFile(store.AuditPath(e.home))
+	if !bytes.Contains(audit, []byte(`"snapshot_id":"`+s.ID+`"`)) {
+		t.Fatalf("audit log lacks the snapshot: %s", audit)
+	}
+}
+
+func TestDebounceAndForce(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second).Add(-3 * time.Hour)
+	e := newEnv(t, "")
+	first := e.create(t, CreateOptions{Now: now}).Snapshot
+	second := e.create(t, CreateOptions{Now: now.Add(2 * time.Minute)})
+	if second.Replaced != first.ID {
+		t.Fatalf("second snapshot within 5 min replaced %q, want %q", second.Replaced, first.ID)
+	}
+	if _, err := os.Stat(filepath.Join(e.st.SnapshotDir(), first.File)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("replaced file still there: %v", err)
+	}
+	third := e.create(t, CreateOptions{Now: now.Add(3 * time.Minute), Force: true})
+	if third.Replaced != "" {
+		t.Fatalf("forced snapshot replaced %q", third.Replaced)
+	}
+	fourth := e.create(t, CreateOptions{Now: now.Add(20 * time.Minute)})
+	if fourth.Replaced != "" {
+		t.Fatalf("snapshot after the window replaced %q", fourth.Replaced)
+	}
+	ix, _ := e.m.Index()
+	if len(ix.Snapshots) != 3 {
+		t.Fatalf("%d snapshots, want 3", len(ix.Snapshots))
+	}
+}
+
+func TestPinDeleteExportRecompressPinnedFile(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second).Add(-3 * time.Hour)
+	e := newEnv(t, "context:\n  compaction_snapshots:\n    retention_count: 2\n")
+	var ids []string
+	for i := 0; i < 2; i++ {
+		ids = append(ids, e.create(t, CreateOptions{Now: now.Add(time.Duration(i) * time.Hour), Force: true}).Snapshot.ID)
+	}
+	if err := e.m.Pin(ShortID(ids[0]), true); err != nil {
+		t.Fatal(err)
+	}
+	pinned, _ := os.ReadFile(e.st.PinnedPath())
+	if !strings.Contains(string(pinned), ids[0]+"\n") || strings.Contains(string(pinned), ids[1]) {
+		t.Fatalf(".pinned = %q", pinned)
+	}
+	// A third snapshot exceeds retention_count 2: the oldest unpinned goes.
+	r := e.create(t, CreateOptions{Now: now.Add(2 * time.Hour), Force: true})
+	if len(r.Pruned) != 1 || r.Pruned[0] != ids[1] {
+		t.Fatalf("pruned %v, want [%s]", r.Pruned, ids[1])
+	}
+	out := filepath.Join(t.TempDir(), "x.ctx")
+	if err := e.m.Export(ShortID(ids[0]), out); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.m.Export(ShortID(ids[0]), out); !errors.Is(err, ErrExists) {
+		t.Fatalf("second export: %v", err)
+	}
+	if err := ctxfmt.VerifyFile(out, ctxfmt.VerifyOptions{Deep: true}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := e.m.Get(ids[0])
+	if err := e.m.Recompress(ids[0], ctxfmt.LevelBest); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := e.m.Get(ids[0])
+	if after.ContentHash == before.ContentHash || after.Level != ctxfmt.LevelBest.String() || !after.Pinned {
+		t.Fatalf("recompress: before %+v after %+v", before, after)
+	}
+	if err := e.m.Verify(ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	a, c, _, err := e.m.OpenArchive(ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := a.Messages()
+	c.Close()
+	if err != nil || len(msgs) != before.PreCompaction.MessageCount {
+		t.Fatalf("recompressed archive: %d messages, %v", len(msgs), err)
+	}
+	if err := e.m.Delete(ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if pinned, _ := os.ReadFile(e.st.PinnedPath()); strings.Contains(string(pinned), ids[0]) {
+		t.Fatalf(".pinned still names the deleted snapshot: %q", pinned)
+	}
+	if _, err := e.m.Get(ids[0]); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("deleted snapshot still found: %v", err)
+	}
+}
+
+func TestPendingWhenLockBusy(t *testing.T) {
+	e := newEnv(t, "context:\n  lock_timeout: 100ms\n")
+	other, err := store.Open(e.project, store.Options{Home: e.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := other.Lock(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.create(t, CreateOptions{Now: t0})
+	if !r.Pending {
+		unlock()
+		t.Fatalf("lock busy but snapshot not pending: %+v", r)
+	}
+	unlock()
+	if ix, _ := e.m.Index(); len(ix.Snapshots) != 0 {
+		t.Fatalf("pending snapshot already listed")
+	}
+	if err := e.m.Sync(t0); err != nil {
+		t.Fatal(err)
+	}
+	ix, _ := e.m.Index()
+	if len(ix.Snapshots) != 1 || ix.Snapshots[0].ID != "pre-compact-20260127-143022-111111" {
+		t.Fatalf("after merge: %+v", ix.Snapshots)
+	}
+	if err := e.m.Verify(ix.Snapshots[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(e.st.PendingDir()); len(ents) != 0 {
+		t.Fatalf("pending files left: %v", ents)
+	}
+}
+
+func TestRepairIndex(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second).Add(-3 * time.Hour)
+	e := newEnv(t, "")
+	a := e.create(t, CreateOptions{Now: now, Force: true}).Snapshot
+	b := e.create(t, CreateOptions{Now: now.Add(time.Hour), Force: true}).Snapshot
+	if err := e.m.Pin(a.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	// Damage index.json: it is moved to corrupt/ and rebuilt, the pin
+	// coming back from .pinned.
+	if err := os.WriteFile(e.st.IndexPath(), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.m.Sync(now.Add(2 * time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	ix, _ := e.m.Index()
+	if len(ix.Snapshots) != 2 || !ix.Snapshots[0].Pinned || ix.Snapshots[0].ID != a.ID || ix.Snapshots[1].Pinned {
+		t.Fatalf("rebuilt index: %+v", ix.Snapshots)
+	}
+	if ents, _ := os.ReadDir(e.st.CorruptDir()); len(ents) != 1 {
+		t.Fatalf("damaged index.json not kept in corrupt/: %v", ents)
+	}
+	// A damaged snapshot file that the index does not list is quarantined;
+	// a listed file that vanished loses its entry.
+	bad := filepath.Join(e.st.SnapshotDir(), "pre-compact-20260101-000000-badbad.ctx")
+	os.WriteFile(bad, []byte("garbage"), 0o600)
+	os.Remove(filepath.Join(e.st.SnapshotDir(), b.File))
+	if err := e.m.Sync(now.Add(2 * time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	ix, _ = e.m.Index()
+	if len(ix.Snapshots) != 1 || ix.Snapshots[0].ID != a.ID {
+		t.Fatalf("after repair: %+v", ix.Snapshots)
+	}
+	if _, err := os.Stat(bad); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("damaged file left in place")
+	}
+	if w := strings.Join(e.m.Warnings(), "\n"); !strings.Contains(w, "failed verification") || !strings.Contains(w, "is gone") {
+		t.Fatalf("warnings: %s", w)
+	}
+}
+
+func TestDiffLostDetail(t *testing.T) {
+	e := newEnv(t, "")
+	dir := t.TempDir()
+	// The snapshot is the transcript just before its compaction boundary
+	// (line 19); afterwards the live file has the boundary and summary.
+	p := fixture(t, dir, 18)
+	snap := e.create(t, CreateOptions{TranscriptPath: p, Now: t0}).Snapshot
+	fixture(t, dir, 0)
+	d, err := e.m.Diff(snap.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.CurrentSource != p || !d.Compacted || d.Summarized == 0 || len(d.LostSpans) == 0 {
+		t.Fatalf("diff: %+v", d)
+	}
+	if d.Snap.Messages != snap.PreCompaction.MessageCount || d.Current.Messages >= d.Snap.Messages {
+		t.Fatalf("counts: snap %+v current %+v", d.Snap, d.Current)
+	}
+	if d.LostToolCount == 0 || len(d.LostTools) == 0 {
+		t.Fatalf("no lost tool outputs: %+v", d)
+	}
+	if !strings.Contains(d.LostSpans[0].Title, "Fix the failing test") || d.LostSpans[0].From != 1 {
+		t.Fatalf("first span %+v", d.LostSpans[0])
+	}
+	if len(d.Preserved) == 0 || !strings.Contains(d.Preserved[0], "Compaction summary") {
+		t.Fatalf("preserved %v", d.Preserved)
+	}
+	// Without compaction nothing is lost.
+	d, err = e.m.Diff(snap.ID, mustOpen(t, e, snap.ID))
+	if err != nil || len(d.LostSpans) != 0 || d.Summarized != 0 {
+		t.Fatalf("self diff: %+v %v", d, err)
+	}
+}
+
+func mustOpen(t *testing.T, e *env, id string) *archive.Archive {
+	a, c, _, err := e.m.OpenArchive(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return a
+}
+
+func TestSearchAndExtract(t *testing.T) {
+	e := newEnv(t, "")
+	s := e.create(t, CreateOptions{Now: t0}).Snapshot
+	var hits []Hit
+	if err := e.m.Search("FAILING test", false, func(h Hit) error { hits = append(hits, h); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].SnapshotID != s.ID || hits[0].Message != 1 || !strings.Contains(strings.ToLower(hits[0].Snippet), "failing test") {
+		t.Fatalf("hits %+v", hits)
+	}
+	var rx []Hit
+	if err := e.m.Search(`toolu_\d`, true, func(h Hit) error { rx = append(rx, h); return ErrStop }); err != nil {
+		t.Fatal(err)
+	}
+	if len(rx) > 1 {
+		t.Fatalf("ErrStop did not stop: %d hits", len(rx))
+	}
+	if err := e.m.Search("(", true, func(Hit) error { return nil }); err == nil {
+		t.Fatal("bad regex accepted")
+	}
+	var md bytes.Buffer
+	res, err := e.m.Extract(s.ID, ExtractOptions{Messages: true, Range: Range{From: 1, To: 2}, Out: &md})
+	if err != nil || res.Messages != 2 || !strings.Contains(md.String(), "Fix the failing test") {
+		t.Fatalf("extract: %+v %v\n%s", res, err, md.String())
+	}
+	var jl bytes.Buffer
+	if _, err := e.m.Extract(s.ID, ExtractOptions{Messages: true, Format: "jsonl", Out: &jl}); err != nil || bytes.Count(jl.Bytes(), []byte("\n")) != s.PreCompaction.MessageCount {
+		t.Fatalf("jsonl: %v\n%s", err, jl.String())
+	}
+}
+
+func TestParseRange(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Range
+		ok   bool
+	}{{"3-7", Range{3, 7}, true}, {"5", Range{5, 5}, true}, {"4-", Range{4, 0}, true}, {"-9", Range{0, 9}, true}, {"", Range{}, true},
+		{"7-3", Range{}, false}, {"a-b", Range{}, false}, {"0", Range{}, false}} {
+		got, err := ParseRange(tc.in)
+		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
+			t.Errorf("ParseRange(%q) = %+v, %v", tc.in, got, err)
+		}
+	}
+}
+
+func TestStripper(t *testing.T) {
+	s := NewStripper("/home/alice", "alice")
+	for in, want := range map[string]string{
+		`{"cwd":"/home/alice/proj"}`:        `{"cwd":"~/proj"}`,
+		`/home/alicex/y`:                    `/home/alicex/y`,
+		`see /Users/alice/x and /home/alice`: `see /Users/user/x and ~`,
+		`C:\\Users\\alice\\x`:               `C:\\Users\\user\\x`,
+		`alice wrote this`:                  `alice wrote this`,
+	} {
+		if got := s.String(in); got != want {
+			t.Errorf("strip %q = %q, want %q", in, got, want)
+		}
+	}
+}
