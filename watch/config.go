@@ -38,8 +38,10 @@ type Config struct {
 	// PollInterval is how often every session glob is rescanned and
 	// every active session re-evaluated (global.poll_interval_seconds).
 	PollInterval time.Duration
-	// Cooldown is every assistant's per-session cooldown unless the
-	// assistant sets its own (global.cooldown_minutes).
+	// Cooldown is the per-session cooldown of every assistant that sets
+	// none itself (global.cooldown_minutes, default 10 min); Kimi's
+	// built-in default is 5 min (Appendix C), changed only by
+	// llms.kimi.cooldown_minutes.
 	Cooldown time.Duration
 	// ActiveWindow: a session modified within it is active
 	// (global.active_minutes).
@@ -326,10 +328,6 @@ func (c *Config) parse(data []byte, home string) error {
 		}
 		l := c.LLM(h)
 		nl := defaultLLM(home, h, c.Cooldown)
-		if h == archive.HarnessKimi && c.Cooldown != DefaultCooldown {
-			// A global cooldown set explicitly applies to Kimi too.
-			nl.Cooldown = c.Cooldown
-		}
 		if p, ok := c.parseLLM(nl, v); !ok {
 			*l = *defaultLLM(home, h, c.Cooldown)
 			l.Enabled, l.Disabled = false, p.Msg
