@@ -330,7 +330,7 @@ func (c *Config) parse(data []byte, home string) error {
 		nl := defaultLLM(home, h, c.Cooldown)
 		if p, ok := c.parseLLM(nl, v); !ok {
 			*l = *defaultLLM(home, h, c.Cooldown)
-			l.Enabled, l.Disabled = false, p.Msg
+			l.Enabled, l.Disabled = false, p.Key+": "+p.Msg
 			continue
 		}
 		*l = *nl
@@ -385,7 +385,11 @@ func (c *Config) parseGlobal(m *yaml.Node) {
 func (c *Config) parseLLM(l *LLMConfig, m *yaml.Node) (Problem, bool) {
 	name := string(l.Name)
 	fail := func(n *yaml.Node, key, msg string) (Problem, bool) {
-		p := Problem{File: c.Path, Line: n.Line, LLM: name, Key: "llms." + name + "." + key, Msg: msg, Disabled: true}
+		full := "llms." + name
+		if key != "" {
+			full += "." + key
+		}
+		p := Problem{File: c.Path, Line: n.Line, LLM: name, Key: full, Msg: msg, Disabled: true}
 		c.Problems = append(c.Problems, p)
 		return p, false
 	}

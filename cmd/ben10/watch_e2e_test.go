@@ -188,8 +188,8 @@ func (s *fakeSession) turn(t testing.TB, pct float64) {
 				"content": []any{map[string]any{"type": "output_text", "text": reply}}}}),
 			js(map[string]any{"timestamp": ts, "type": "event_msg", "payload": map[string]any{"type": "token_count",
 				"info": map[string]any{
-					"total_token_usage": map[string]any{"input_tokens": used * int64(s.n), "cached_input_tokens": 0, "output_tokens": 50, "reasoning_output_tokens": 0, "total_tokens": used*int64(s.n) + 50},
-					"last_token_usage":  map[string]any{"input_tokens": used - 50, "cached_input_tokens": used / 2, "output_tokens": 50, "reasoning_output_tokens": 0, "total_tokens": used},
+					"total_token_usage":    map[string]any{"input_tokens": used * int64(s.n), "cached_input_tokens": 0, "output_tokens": 50, "reasoning_output_tokens": 0, "total_tokens": used*int64(s.n) + 50},
+					"last_token_usage":     map[string]any{"input_tokens": used - 50, "cached_input_tokens": used / 2, "output_tokens": 50, "reasoning_output_tokens": 0, "total_tokens": used},
 					"model_context_window": s.window},
 				"rate_limits": nil}}))
 	case "gemini":
