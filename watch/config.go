@@ -291,7 +291,7 @@ func (c *Config) parse(data []byte, home string) error {
 		return nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return fmt.Errorf("%w: %s:%d: the document must be a mapping with global: and llms:", ErrConfig, c.Path, root.Line)
+		return fmt.Errorf("%w: %s:%d: the document must be a mapping of global and llms", ErrConfig, c.Path, root.Line)
 	}
 	var llms *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {

@@ -82,3 +82,11 @@ func runFormattedExport(stdout io.Writer, path, format, out, passFile string) er
 	infof(stdout, "wrote %s (%s, %d bytes)\n", out, format, n)
 	return nil
 }
+
+// saveHarness is `context save --harness`; exportOut is `context export --out`.
+var saveHarness, exportOut string
+
+func init() {
+	contextSaveCmd.Flags().StringVar(&saveHarness, "harness", "", "claude, codex, gemini or kimi (default: detected from the file)")
+	contextExportCmd.Flags().StringVar(&exportOut, "out", "", "file to write (cusf, markdown, json; default: stdout)")
+}
