@@ -474,3 +474,70 @@ func containsID(l []string, id string) bool {
 	}
 	return false
 }
+
+// SIGHUP reloads the configuration: an assistant enabled in the file
+// afterwards is watched without a restart; a broken file keeps the old
+// configuration.
+func TestWatchSIGHUPReload(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	project, _ = filepath.EvalSymlinks(project)
+	cfgPath := filepath.Join(home, ".claude-code", "watch.yaml")
+	os.MkdirAll(filepath.Dir(cfgPath), 0o700)
+	os.WriteFile(cfgPath, []byte("global: {poll_interval_seconds: 0.1}\nllms:\n  claude: false\n"), 0o600)
+	sessions := newFakeSessions(t, home, project, 3)
+	sessions[0].turn(t, 30)
+	var log syncBuf
+	cmd := exec.Command(ben10Bin, "watch", "--llm", "claude")
+	cmd.Env = cleanEnv(home)
+	cmd.Stderr = &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("watcher output:\n%s", log.String())
+		}
+	}()
+	statePath := filepath.Join(home, ".claude-code", "watch-state.json")
+	waitFor(t, 10*time.Second, "claude reported disabled", func() (bool, string) {
+		st, err := readWatchState(statePath)
+		if err != nil {
+			return false, err.Error()
+		}
+		l := st.LLMs["claude"]
+		return l != nil && !l.Enabled && l.Disabled == "enabled: false", "not yet"
+	})
+	os.WriteFile(cfgPath, []byte("global: {poll_interval_seconds: 0.1}\nllms:\n  claude: true\n"), 0o600)
+	cmd.Process.Signal(syscall.SIGHUP)
+	waitFor(t, 10*time.Second, "claude watched after SIGHUP", func() (bool, string) {
+		st, err := readWatchState(statePath)
+		if err != nil {
+			return false, err.Error()
+		}
+		l := st.LLMs["claude"]
+		return l.Enabled && containsID(l.ActiveSessions, sessions[0].id), "not yet"
+	})
+	os.WriteFile(cfgPath, []byte("llms: [broken\n"), 0o600)
+	cmd.Process.Signal(syscall.SIGHUP)
+	waitFor(t, 10*time.Second, "the reload error", func() (bool, string) {
+		return strings.Contains(log.String(), "keeping the previous configuration"), "not yet"
+	})
+	cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("exit after SIGINT: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no exit within 5 s of SIGINT")
+	}
+	if st, _ := readWatchState(statePath); st == nil || st.Running || !st.LLMs["claude"].Enabled {
+		t.Errorf("final state: %+v", st)
+	}
+}
