@@ -14,11 +14,16 @@ import (
 	"github.com/ben10ctx/ben10/transcript/claude"
 	"github.com/ben10ctx/ben10/transcript/codex"
 	"github.com/ben10ctx/ben10/transcript/gemini"
+	"github.com/ben10ctx/ben10/transcript/internal/imp"
 	"github.com/ben10ctx/ben10/transcript/kimi"
 )
 
 // ErrUnknownHarness reports a file no importer recognizes.
 var ErrUnknownHarness = errors.New("transcript: cannot tell which assistant wrote this file")
+
+// ErrTooLarge reports a session file above the importers' size limit
+// (4 GiB); errors from the Codex, Gemini and Kimi importers wrap it.
+var ErrTooLarge = imp.ErrTooLarge
 
 // ErrBadHarness reports a harness name Ben10 does not import.
 var ErrBadHarness = errors.New("transcript: unknown harness")

@@ -67,9 +67,11 @@ func CodexWindow(model string) int64 {
 //	        cache_read tokens, against ClaudeWindow(model); 0 used right
 //	        after a compact_boundary
 //	codex   last token_count's last_token_usage.total_tokens against its
-//	        model_context_window (else task_started's, else CodexWindow)
+//	        model_context_window (else task_started's, else CodexWindow);
+//	        0 used right after a compacted record
 //	gemini  last gemini message's tokens input + output against
-//	        gemini.TokenLimit(model)
+//	        gemini.TokenLimit(model); 0 used right after a $set.messages
+//	        compression
 //	kimi    last wire.jsonl StatusUpdate context_tokens / max_context_tokens,
 //	        else the last context.jsonl _usage against kimi.ContextWindow
 //
@@ -232,6 +234,19 @@ func geminiUsage(path string) (used, window int64, err error) {
 	}
 	found := false
 	err = scanBack(path, func(l []byte) bool {
+		if bytes.HasPrefix(l, []byte(`{"$set"`)) && bytes.Contains(l, []byte(`"messages"`)) {
+			// A compression replaced the history after the last reply:
+			// the earlier token counts are stale.
+			var r struct {
+				Set struct {
+					Messages []json.RawMessage `json:"messages"`
+				} `json:"$set"`
+			}
+			if json.Unmarshal(l, &r) == nil && r.Set.Messages != nil {
+				used, window, found = 0, gemini.TokenLimit(""), true
+				return true
+			}
+		}
 		if !bytes.Contains(l, []byte(`"tokens"`)) {
 			return false
 		}
