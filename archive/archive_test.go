@@ -366,3 +366,23 @@ func TestStoredRecallGivesDigest(t *testing.T) {
 		t.Errorf("digest from the stored recall differs from one built from the State")
 	}
 }
+
+func TestEncoderMisuse(t *testing.T) {
+	st := importFile(t, filepath.Join(fixtureDir, v2+".jsonl"))
+	other := importFile(t, filepath.Join(fixtureDir, "v1.jsonl"))
+	enc, err := archive.NewEncoder(&bytes.Buffer{}, archive.EncodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc.StartRaw(st.Raw)
+	if _, err := enc.Finish(other); err == nil {
+		t.Error("Finish accepted a State whose raw files were not the ones started")
+	}
+	if _, err := enc.Finish(st); err == nil {
+		t.Error("second Finish accepted")
+	}
+	enc, _ = archive.NewEncoder(&bytes.Buffer{}, archive.EncodeOptions{})
+	if _, err := enc.Finish(nil); err == nil {
+		t.Error("Finish(nil) accepted")
+	}
+}

@@ -19,6 +19,11 @@
 // transcript. Meta, Summary, Tasks, Compactions, Preferences, Files and
 // Recall never decompress the conversation or the raw transcript.
 //
+// Saving fast: NewEncoder, StartRaw and Finish split Encode so that the
+// raw transcript is redacted, cut and compressed in the background while
+// the caller builds the model from the same bytes (transcript/claude.Save
+// does this); the bytes written are those of Encode.
+//
 // Incremental save: EncodeOptions.Previous names the archive being
 // updated; the leading raw segments whose original bytes (xxhash64) are a
 // prefix of the new file are copied without recompression.

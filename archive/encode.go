@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -28,8 +30,9 @@ const DefaultChunkSize = 4 << 20
 // maxChunk is the hard cap of one raw segment.
 const maxChunk = 256 << 20
 
-// EncodeOptions tune Encode. The zero value writes zstd at the default
-// level, unencrypted, unredacted, without a previous archive.
+// EncodeOptions tune Encode. The zero value writes uncompressed segments
+// (ctxfmt.CodecNone; set Codec to ctxfmt.CodecZstd for the CLI's
+// default), unencrypted, unredacted, without a previous archive.
 type EncodeOptions struct {
 	Codec       ctxfmt.Codec
 	Level       ctxfmt.Level
@@ -127,28 +130,107 @@ func Encode(w io.Writer, s *State, opts EncodeOptions) error {
 
 // EncodeWithStats is Encode that also reports what it did.
 func EncodeWithStats(w io.Writer, s *State, opts EncodeOptions) (EncodeStats, error) {
-	var st EncodeStats
 	if s == nil {
-		return st, errors.New("archive: Encode: nil State")
+		return EncodeStats{}, errors.New("archive: Encode: nil State")
 	}
+	enc, err := NewEncoder(w, opts)
+	if err != nil {
+		return EncodeStats{}, err
+	}
+	return enc.Finish(s)
+}
+
+// Encoder writes one archive in two steps, so that the raw transcript can
+// be redacted and compressed (StartRaw) while the caller still builds the
+// model from it, then the model is added (Finish). Encode is NewEncoder,
+// StartRaw(s.Raw) and Finish(s); the bytes written are the same.
+type Encoder struct {
+	e       *encoder
+	started bool
+	done    chan struct{}
+	rawErr  error
+	used    bool
+}
+
+// NewEncoder returns an Encoder writing to w on Finish.
+func NewEncoder(w io.Writer, opts EncodeOptions) (*Encoder, error) {
 	cw, err := ctxfmt.NewWriter(w, ctxfmt.WriterOptions{
 		Codec: opts.Codec, Level: opts.Level, Concurrency: opts.Concurrency, Encryption: opts.Encryption,
 	})
 	if err != nil {
-		return st, fmt.Errorf("archive: %w", err)
+		return nil, fmt.Errorf("archive: %w", err)
 	}
-	e := &encoder{s: s, opts: opts, w: cw, stats: &st}
+	return &Encoder{e: &encoder{opts: opts, w: cw, stats: &EncodeStats{}}}, nil
+}
+
+// StartRaw starts redacting, cutting and compressing the raw transcript
+// files in the background. files must be the State.Raw later given to
+// Finish (the same slices, unmodified until Finish returns). Calling it
+// is optional: Finish starts the work itself when it was not started.
+func (enc *Encoder) StartRaw(files []RawFile) {
+	if enc.started {
+		return
+	}
+	enc.started = true
+	enc.e.files = files
+	enc.done = make(chan struct{})
+	go func() {
+		defer close(enc.done)
+		enc.rawErr = enc.e.prepareRaw()
+	}()
+}
+
+// Finish builds the model segments from s, adds them and the raw segments
+// and writes the archive. An Encoder writes one archive: a second Finish
+// fails.
+func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
+	if enc.used {
+		return EncodeStats{}, errors.New("archive: Encoder already finished")
+	}
+	enc.used = true
+	if s == nil {
+		return EncodeStats{}, errors.New("archive: Encode: nil State")
+	}
+	if !enc.started {
+		enc.StartRaw(s.Raw)
+	}
+	<-enc.done
+	e := enc.e
+	if !sameFiles(e.files, s.Raw) {
+		return *e.stats, errors.New("archive: Finish: State.Raw is not the file list given to StartRaw")
+	}
+	if enc.rawErr != nil {
+		return *e.stats, enc.rawErr
+	}
+	e.s = s
 	if err := e.run(); err != nil {
-		return st, err
+		return *e.stats, err
 	}
-	if err := cw.Close(); err != nil {
-		return st, fmt.Errorf("archive: %w", err)
+	if err := e.w.Close(); err != nil {
+		return *e.stats, fmt.Errorf("archive: %w", err)
 	}
-	return st, nil
+	return *e.stats, nil
+}
+
+// sameFiles reports whether a and b name the same byte slices.
+func sameFiles(a, b []RawFile) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || len(a[i].Data) != len(b[i].Data) {
+			return false
+		}
+		if len(a[i].Data) > 0 && &a[i].Data[0] != &b[i].Data[0] {
+			return false
+		}
+	}
+	return true
 }
 
 type encoder struct {
 	s     *State
+	files []RawFile
 	opts  EncodeOptions
 	w     *ctxfmt.Writer
 	stats *EncodeStats
@@ -163,15 +245,66 @@ type encoder struct {
 	// archive's segments prevSegs[i].
 	reuse    []int
 	prevSegs [][]int
+	// prepared[i][k] is chunk k of file i compressed (nil for reused
+	// chunks).
+	prepared [][]*ctxfmt.Prepared
+	scratch  []byte // spanTextEqual's buffer
+}
+
+// prepareRaw plans the raw segments and compresses the new ones.
+func (e *encoder) prepareRaw() error {
+	if err := e.planRaw(); err != nil {
+		return err
+	}
+	type job struct {
+		i, k int
+		b    []byte
+	}
+	var jobs []job
+	e.prepared = make([][]*ctxfmt.Prepared, len(e.man))
+	for i := range e.man {
+		e.prepared[i] = make([]*ctxfmt.Prepared, len(e.man[i].Chunks))
+		off := int64(0)
+		for k, c := range e.man[i].Chunks {
+			if k >= e.reuse[i] {
+				jobs = append(jobs, job{i, k, e.stored[i][off : off+c.StoredLen]})
+			}
+			off += c.StoredLen
+		}
+	}
+	workers := e.opts.Concurrency
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, len(jobs)))
+	errs := make([]error, len(jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for j := range next {
+				p, err := ctxfmt.Prepare(e.opts.Codec, e.opts.Level, jobs[j].b)
+				e.prepared[jobs[j].i][jobs[j].k], errs[j] = p, err
+			}
+		})
+	}
+	for j := range jobs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	for j, err := range errs {
+		if err != nil {
+			return fmt.Errorf("archive: raw segment of %s: %w", e.man[jobs[j].i].Name, err)
+		}
+	}
+	return nil
 }
 
 func (e *encoder) run() error {
 	s := e.s
 	redacting := e.opts.RedactLine != nil || e.opts.RedactText != nil
 	e.report.Enabled = redacting
-	if err := e.planRaw(); err != nil {
-		return err
-	}
 	msgs := make([]Message, len(s.Messages))
 	for i, m := range s.Messages {
 		m.Text, m.TextSpans = e.text(m.Ref, m.Text, m.TextSpans)
@@ -321,7 +454,7 @@ func (e *encoder) redactTasks(ts []Task) []Task {
 func (e *encoder) text(ref RawRef, text string, spans []Span) (string, []Span) {
 	if len(spans) > 0 && ref.File >= 0 && ref.File < len(e.stored) && !e.changed[ref.File][ref.Line] {
 		if line, ok := lineAt(e.stored[ref.File], e.starts[ref.File], ref.Line); ok {
-			if got, ok := SpanText(line, spans); ok && got == text {
+			if spanTextEqual(line, spans, text, &e.scratch) {
 				if e.opts.RedactText == nil || e.opts.RedactText(text) == text {
 					e.stats.PointerTexts++
 					return "", spans
@@ -338,12 +471,11 @@ func (e *encoder) text(ref RawRef, text string, spans []Span) (string, []Span) {
 // planRaw redacts the raw files (when asked), cuts them into chunks and
 // works out which chunks the previous archive already holds.
 func (e *encoder) planRaw() error {
-	s := e.s
-	n := len(s.Raw)
+	n := len(e.files)
 	e.stored, e.starts, e.changed = make([][]byte, n), make([][]int, n), make([]map[int]bool, n)
 	e.man = make([]rawManifest, n)
 	e.reuse, e.prevSegs = make([]int, n), make([][]int, n)
-	for i, f := range s.Raw {
+	for i, f := range e.files {
 		data, changed, origStarts := f.Data, map[int]bool{}, []int(nil)
 		if e.opts.RedactLine != nil {
 			data, changed, origStarts = redactLines(f.Data, e.opts.RedactLine)
@@ -491,7 +623,6 @@ func (e *encoder) writeRaw() error {
 	for i := range e.man {
 		m := &e.man[i]
 		off := int64(0)
-		stored := e.stored[i]
 		for k, c := range m.Chunks {
 			if k < e.reuse[i] {
 				if err := e.w.CopyRaw(e.opts.Previous.r, e.prevSegs[i][k]); err != nil {
@@ -500,8 +631,12 @@ func (e *encoder) writeRaw() error {
 				e.stats.RawBytes += c.StoredLen
 				e.stats.CopiedSegments++
 				e.stats.CopiedBytes += c.StoredLen
-			} else if err := e.addRaw(stored[off : off+c.StoredLen]); err != nil {
-				return fmt.Errorf("archive: raw segment of %s: %w", m.Name, err)
+			} else {
+				e.stats.RawBytes += c.StoredLen
+				e.stats.EncodedBytes += c.StoredLen
+				if err := e.w.AddPrepared(ctxfmt.TypeRawTranscript, e.prepared[i][k]); err != nil {
+					return fmt.Errorf("archive: raw segment of %s: %w", m.Name, err)
+				}
 			}
 			off += c.StoredLen
 		}
@@ -527,17 +662,11 @@ func (e *encoder) planReuse(i int) {
 	if storedOff > int64(len(stored)) {
 		return
 	}
-	rest := e.s.Raw[i].Data[origOff:]
+	rest := e.files[i].Data[origOff:]
 	restStored := stored[storedOff:]
 	ch := chunkLines(rest, restStored, lineStarts(rest), lineStarts(restStored), shiftChanged(e.changed[i], pm.Chunks[:reuse]), e.chunkSize())
 	e.man[i].Chunks = append(append([]rawChunk(nil), pm.Chunks[:reuse]...), ch...)
 	e.reuse[i], e.prevSegs[i] = reuse, segs
-}
-
-func (e *encoder) addRaw(b []byte) error {
-	e.stats.RawBytes += int64(len(b))
-	e.stats.EncodedBytes += int64(len(b))
-	return e.w.Add(ctxfmt.TypeRawTranscript, b)
 }
 
 // shiftChanged renumbers the changed-line set for the part of a file after
@@ -579,7 +708,7 @@ func (e *encoder) reusable(i int) (int, []int) {
 	}
 	segs := prev.rawSegments(pf)
 	pm := prev.meta.Raw[pf]
-	data := e.s.Raw[i].Data
+	data := e.files[i].Data
 	var off int64
 	n := 0
 	for k, c := range pm.Chunks {

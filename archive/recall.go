@@ -10,7 +10,6 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
 )
 
 // RecallVersion is the version of the Recall payload. It changes when a

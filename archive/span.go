@@ -2,8 +2,8 @@ package archive
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -40,6 +40,46 @@ func SpanText(line []byte, spans []Span) (string, bool) {
 	return sb.String(), true
 }
 
+// spanTextEqual reports whether SpanText(line, spans) would return text,
+// without building the string: plain pieces are compared in place, escaped
+// ones decoded into *scratch (reused between calls).
+func spanTextEqual(line []byte, spans []Span, text string, scratch *[]byte) bool {
+	rest := text
+	for i, s := range spans {
+		if i > 0 {
+			if len(rest) == 0 || rest[0] != '\n' {
+				return false
+			}
+			rest = rest[1:]
+		}
+		end := uint64(s.Off) + uint64(s.Len)
+		if end > uint64(len(line)) {
+			return false
+		}
+		b := line[s.Off:end]
+		if !s.Verbatim {
+			if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+				return false
+			}
+			in := b[1 : len(b)-1]
+			if !plainASCII(in) && !(bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) && !hasControl(in)) {
+				out, ok := appendUnquoted((*scratch)[:0], in)
+				*scratch = out
+				if !ok {
+					return false
+				}
+				in = out
+			}
+			b = in
+		}
+		if len(b) > len(rest) || string(b) != rest[:len(b)] {
+			return false
+		}
+		rest = rest[len(b):]
+	}
+	return len(rest) == 0
+}
+
 func spanPiece(line []byte, s Span) (string, bool) {
 	end := uint64(s.Off) + uint64(s.Len)
 	if end > uint64(len(line)) {
@@ -53,20 +93,144 @@ func spanPiece(line []byte, s Span) (string, bool) {
 }
 
 // JSONString decodes one JSON string literal (with quotes). Invalid UTF-8
-// and lone surrogates become U+FFFD, as encoding/json does.
+// and lone surrogates become U+FFFD, as encoding/json does; it reports
+// false exactly when encoding/json would refuse the literal.
 func JSONString(b []byte) (string, bool) {
 	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
 		return "", false
 	}
 	in := b[1 : len(b)-1]
-	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) && !hasControl(in) {
+	if plainASCII(in) || (bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) && !hasControl(in)) {
 		return string(in), true
 	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	out, ok := appendUnquoted(make([]byte, 0, len(in)), in)
+	if !ok {
 		return "", false
 	}
-	return s, true
+	return string(out), true
+}
+
+// plainASCII reports whether b is printable ASCII without quote or
+// backslash: the common case, decoded by a plain copy.
+func plainASCII(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// appendUnquoted appends the decoded contents of a JSON string literal
+// (without its quotes) to dst, with encoding/json's rules: the escapes of
+// RFC 8259, surrogate pairs combined, lone surrogates and invalid UTF-8
+// bytes replaced by U+FFFD. It reports false for what encoding/json
+// rejects: a control byte, an unescaped quote, a bad escape.
+func appendUnquoted(dst, in []byte) ([]byte, bool) {
+	for i := 0; i < len(in); {
+		// Copy a run of plain ASCII at once.
+		j := i
+		for j < len(in) && plainByte[in[j]] {
+			j++
+		}
+		if j > i {
+			dst = append(dst, in[i:j]...)
+			if i = j; i == len(in) {
+				break
+			}
+		}
+		c := in[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(in) {
+				return dst, false
+			}
+			switch in[i+1] {
+			case '"', '\\', '/':
+				dst = append(dst, in[i+1])
+			case 'b':
+				dst = append(dst, '\b')
+			case 'f':
+				dst = append(dst, '\f')
+			case 'n':
+				dst = append(dst, '\n')
+			case 'r':
+				dst = append(dst, '\r')
+			case 't':
+				dst = append(dst, '\t')
+			case 'u':
+				r := hex4(in[i+2:])
+				if r < 0 {
+					return dst, false
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if i+1 < len(in) && in[i] == '\\' && in[i+1] == 'u' {
+						r2 := hex4(in[i+2:])
+						if r2 < 0 {
+							return dst, false
+						}
+						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+							dst = utf8.AppendRune(dst, d)
+							i += 6
+							continue
+						}
+					}
+					r = utf8.RuneError
+				}
+				dst = utf8.AppendRune(dst, r)
+				continue
+			default:
+				return dst, false
+			}
+			i += 2
+		case c == '"' || c < 0x20:
+			return dst, false
+		case c < utf8.RuneSelf:
+			dst = append(dst, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(in[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = utf8.AppendRune(dst, utf8.RuneError)
+			} else {
+				dst = append(dst, in[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	return dst, true
+}
+
+// plainByte marks the bytes appendUnquoted copies as they are: printable
+// ASCII other than quote and backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// hex4 parses four hex digits at the start of b, or returns -1.
+func hex4(b []byte) rune {
+	if len(b) < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
 }
 
 func hasControl(b []byte) bool {

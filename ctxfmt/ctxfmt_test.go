@@ -200,3 +200,34 @@ func TestMaxSegmentSize(t *testing.T) {
 		t.Fatalf("verify: %v", err)
 	}
 }
+
+func TestAddPreparedSameBytes(t *testing.T) {
+	payload := bytes.Repeat([]byte("prepared segment payload "), 4000)
+	for _, c := range []Codec{CodecNone, CodecLZ4, CodecZstd} {
+		var a, b bytes.Buffer
+		wa, _ := NewWriter(&a, WriterOptions{Codec: c})
+		if err := wa.Add(TypeRawTranscript, payload); err != nil {
+			t.Fatal(err)
+		}
+		if err := wa.Close(); err != nil {
+			t.Fatal(err)
+		}
+		p, err := Prepare(c, LevelDefault, payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wb, _ := NewWriter(&b, WriterOptions{Codec: c})
+		if err := wb.AddPrepared(TypeRawTranscript, p); err != nil {
+			t.Fatal(err)
+		}
+		if err := wb.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Errorf("%s: AddPrepared wrote different bytes than Add", c)
+		}
+	}
+	if _, err := Prepare(Codec(9), LevelDefault, payload); err == nil {
+		t.Error("Prepare accepted an unknown codec")
+	}
+}

@@ -303,3 +303,44 @@ func firstErr(errs []error) error {
 	}
 	return nil
 }
+
+// Prepared is a payload compressed ahead of time by Prepare, to be added
+// to a Writer with AddPrepared. It lets a caller compress large segments
+// while it still computes the ones that come before them in the file.
+type Prepared struct {
+	codec  Codec
+	comp   []byte
+	rawLen uint64
+}
+
+// Prepare compresses payload with codec c at level l, exactly as Add would
+// at Close (same bytes). It is safe for concurrent use. payload is
+// retained when it is stored uncompressed.
+func Prepare(c Codec, l Level, payload []byte) (*Prepared, error) {
+	if !c.Known() {
+		return nil, fmt.Errorf("ctxfmt: unknown codec %s", c)
+	}
+	codec, out, err := compress(c, l, payload)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{codec: codec, comp: out, rawLen: uint64(len(payload))}, nil
+}
+
+// StoredLen is the prepared segment's compressed size (before any
+// encryption).
+func (p *Prepared) StoredLen() int { return len(p.comp) }
+
+// AddPrepared appends a required segment whose payload was compressed by
+// Prepare; the file holds the same bytes as if the payload had been given
+// to AddWith with the same codec and level.
+func (w *Writer) AddPrepared(t SegmentType, p *Prepared) error {
+	if p == nil {
+		return errors.New("ctxfmt: AddPrepared: nil segment")
+	}
+	if err := w.checkAdd(t); err != nil {
+		return err
+	}
+	w.segs = append(w.segs, &pending{typ: t, flags: FlagRequired, codec: p.codec, ready: true, comp: p.comp, rawLen: p.rawLen})
+	return nil
+}

@@ -2,7 +2,6 @@ package redact
 
 import (
 	"bytes"
-	"regexp"
 )
 
 // assignmentKeywords trigger the assignment matcher: a key naming a secret,
@@ -116,8 +115,6 @@ func allIn(v []byte, cs *charset) bool {
 	}
 	return true
 }
-
-var reCodeRef = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|->|::)[A-Za-z_$][A-Za-z0-9_$]*)*$`)
 
 // genericValueOK applies the placeholder, reference and entropy checks to
 // a value assigned to a secret-sounding key.

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -285,17 +286,19 @@ func userMatcher(id string, keywords []string, re *regexp.Regexp) matcher {
 	}
 }
 
-var defaultRedactor = func() *Redactor {
+// defaultRedactor is built on first use, not at package init, so that
+// commands that never redact do not pay for it at start-up.
+var defaultRedactor = sync.OnceValue(func() *Redactor {
 	r, err := New(Config{})
 	if err != nil {
 		panic(err) // the built-in configuration is a constant
 	}
 	return r
-}()
+})
 
 // Default returns a Redactor with every built-in rule, the default
 // replacement and a random per-process fingerprint salt.
-func Default() *Redactor { return defaultRedactor }
+func Default() *Redactor { return defaultRedactor() }
 
 // allowed reports whether secret matches the allowlist or is our own
 // replacement text.

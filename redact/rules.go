@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"regexp"
+	"sync"
 )
 
 // Rule describes one kind of secret. The built-in rules are listed by
@@ -179,17 +180,36 @@ func Rules() []Rule {
 	return out
 }
 
+// The rules' regular expressions are compiled on first use (by New), not
+// at package init: some are large (reAzureSAS's bounded repetition) and
+// commands that never redact should not pay for them at start-up.
 var (
-	reSlackHook   = regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/]{20,})`)
-	reDiscordHook = regexp.MustCompile(`(?i)discord(?:app)?\.com/api/webhooks/([0-9]{5,30}/[A-Za-z0-9_-]{60,})`)
-	reAzureKey    = regexp.MustCompile(`(?i)(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{40,100}={0,2})`)
-	reAzureSAS    = regexp.MustCompile(`sv=\d{4}-\d{2}-\d{2}[^\s"'<>]{0,300}?[?&]sig=([A-Za-z0-9%+/]{40,}(?:%3D|=){0,2})`)
-	reTelegram    = regexp.MustCompile(`(?:^|[^0-9])([0-9]{8,10}:AA[A-Za-z0-9_-]{33})(?:[^A-Za-z0-9_-]|$)`)
-	reDiscordBot  = regexp.MustCompile(`^[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}$`)
-	reMailgunNew  = regexp.MustCompile(`^[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}$`)
+	compileOnce   sync.Once
+	reSlackHook   *regexp.Regexp
+	reDiscordHook *regexp.Regexp
+	reAzureKey    *regexp.Regexp
+	reAzureSAS    *regexp.Regexp
+	reTelegram    *regexp.Regexp
+	reDiscordBot  *regexp.Regexp
+	reMailgunNew  *regexp.Regexp
+	reCodeRef     *regexp.Regexp
 )
 
+func compileRules() {
+	compileOnce.Do(func() {
+		reSlackHook = regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/]{20,})`)
+		reDiscordHook = regexp.MustCompile(`(?i)discord(?:app)?\.com/api/webhooks/([0-9]{5,30}/[A-Za-z0-9_-]{60,})`)
+		reAzureKey = regexp.MustCompile(`(?i)(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{40,100}={0,2})`)
+		reAzureSAS = regexp.MustCompile(`sv=\d{4}-\d{2}-\d{2}[^\s"'<>]{0,300}?[?&]sig=([A-Za-z0-9%+/]{40,}(?:%3D|=){0,2})`)
+		reTelegram = regexp.MustCompile(`(?:^|[^0-9])([0-9]{8,10}:AA[A-Za-z0-9_-]{33})(?:[^A-Za-z0-9_-]|$)`)
+		reDiscordBot = regexp.MustCompile(`^[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}$`)
+		reMailgunNew = regexp.MustCompile(`^[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}$`)
+		reCodeRef = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|->|::)[A-Za-z_$][A-Za-z0-9_$]*)*$`)
+	})
+}
+
 func builtinMatchers() []matcher {
+	compileRules()
 	ms := []matcher{
 		tokenMatcher("aws-access-key-id",
 			tokenSpec{prefix: "AKIA", cs: csUpperNum, min: 16, max: 16, minEntropy: 2.5},

@@ -46,4 +46,110 @@ if "$BEN10" archive verify --deep "$work/damaged.ctx"; then
 	echo "demo: damage not detected" >&2
 	exit 1
 fi
+echo "== archive demo: ok"
+
+# ---------------------------------------------------------------------------
+# The main job: Claude Code hooks, driven with real hook JSON on stdin, on the
+# bundled synthetic session (testdata/demo/claude-session.jsonl), in a
+# temporary HOME so nothing of yours is touched.
+# ---------------------------------------------------------------------------
+export HOME="$work/home"
+mkdir -p "$HOME"
+project="$work/cart-service"
+mkdir -p "$project"
+project=$(cd "$project" && pwd -P)
+session=5e1f0c2a-8b3d-4e6f-9a7b-1c2d3e4f5a6b
+encoded=$(printf '%s' "$project" | sed 's/[^a-zA-Z0-9]/-/g')
+transcript="$HOME/.claude/projects/$encoded/$session.jsonl"
+mkdir -p "$(dirname "$transcript")"
+# The session's transcript, as Claude Code would have written it in this
+# project (the sample's cwd is replaced by the demo project's).
+sed "s#/home/dev/cart-service#$project#g" "$sample/claude-session.jsonl" >"$work/full.jsonl"
+boundary=$(grep -n '"subtype":"compact_boundary"' "$work/full.jsonl" | cut -d: -f1)
+head -n $((boundary - 1)) "$work/full.jsonl" >"$transcript"
+
+# hook EVENT JSON: run `ben10 hook` the way Claude Code does and show what
+# the user and Claude get.
+hook() {
+	local event=$1 json=$2 out
+	echo "\$ ben10 hook $event  <<< '${json:0:110}…'"
+	out=$(printf '%s' "$json" | (cd "$project" && "$BEN10" hook "$event"))
+	printf '%s' "$out" | "$BEN10" internal render-hook-output
+}
+common="\"session_id\":\"$session\",\"transcript_path\":\"$transcript\",\"cwd\":\"$project\""
+
+echo
+echo "== install the hooks (user scope: \$HOME/.claude/settings.json)"
+"$BEN10" hooks install
+"$BEN10" hooks install # idempotent
+"$BEN10" hooks status --dir "$project"
+cat "$HOME/.claude/settings.json"
+
+mkdir -p "$project/.claude"
+printf 'context:\n  checkpoint_interval: 3\n' >"$project/.claude/config.yaml"
+echo "(project config: checkpoint every 3 prompts)"
+
+echo
+echo "== 1. a session starts in a project with no saved context"
+hook session-start "{$common,\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}"
+
+echo
+echo "== 2. the user works: 4 prompts (a checkpoint after the 3rd)"
+grep '"permissionMode"' "$work/full.jsonl" | head -n 4 | while IFS= read -r line; do
+	prompt=$(printf '%s' "$line" | sed 's/.*"content":"\([^"]*\)".*/\1/' | cut -c1-60)
+	hook user-prompt-submit "{$common,\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"$prompt\"}"
+done
+ls -l "$project/.claude/context/checkpoints/"
+
+echo
+echo "== 3. the context fills up: PreCompact snapshots it before compaction"
+hook pre-compact "{$common,\"hook_event_name\":\"PreCompact\",\"trigger\":\"auto\",\"custom_instructions\":\"\"}"
+ls -l "$project/.claude/context/compaction-snapshots/"
+echo "(written at the fast level; a detached 'ben10 internal recompress' brings it to the configured level)"
+for _ in $(seq 1 100); do
+	grep -q '"level": "best"' "$project/.claude/context/compaction-snapshots/index.json" && break
+	sleep 0.2
+done
+grep '"level"' "$project/.claude/context/compaction-snapshots/index.json"
+
+echo
+echo "== 4. Claude Code compacts: the transcript gains the boundary and the summary"
+cat "$work/full.jsonl" >"$transcript"
+hook session-start "{$common,\"hook_event_name\":\"SessionStart\",\"source\":\"compact\"}"
+echo "-- the same event fired again injects nothing:"
+hook session-start "{$common,\"hook_event_name\":\"SessionStart\",\"source\":\"compact\"}"
+
+has() { "$BEN10" "$@" --help 2>/dev/null | grep -q "^  ben10 $* "; }
+if has context compaction list; then
+	echo
+	echo "\$ ben10 context compaction list"
+	(cd "$project" && "$BEN10" context compaction list)
+fi
+
+echo
+echo "== 5. the session ends: final save into current.ctx"
+hook session-end "{$common,\"hook_event_name\":\"SessionEnd\",\"reason\":\"prompt_input_exit\"}"
+ls -l "$project/.claude/context/"
+if has context status; then
+	echo "\$ ben10 context status"
+	(cd "$project" && "$BEN10" context status)
+fi
+
+echo
+echo "== 6. a new session starts in the same project: the handoff is injected, once"
+next=0b6c1d2e-3f40-4a51-8b62-7c8d9e0f1a2b
+hook session-start "{\"session_id\":\"$next\",\"transcript_path\":\"$HOME/.claude/projects/$encoded/$next.jsonl\",\"cwd\":\"$project\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}"
+
+echo
+echo "== the hook state (prompt counts, checkpoints, recoveries with their audit trail)"
+cat "$project/.claude/context/hook-state.json"
+if [ -s "$HOME/.claude-code/ben10-errors.log" ]; then
+	echo "demo: hooks logged errors:" >&2
+	cat "$HOME/.claude-code/ben10-errors.log" >&2
+	exit 1
+fi
+echo
+echo "== uninstall removes only Ben10's entries"
+"$BEN10" hooks uninstall
+cat "$HOME/.claude/settings.json"
 echo "demo: ok"

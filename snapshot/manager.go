@@ -56,6 +56,7 @@ type Manager struct {
 	// Warnings collects non-fatal problems of the last operations (pruning
 	// blocked by pinned snapshots, repaired index entries).
 	warnings []string
+	clock    func() time.Time // time.Now; tests replace it
 }
 
 // NewManager returns a Manager for st. A nil cfg means st.Config().
@@ -66,7 +67,7 @@ func NewManager(st *store.Store, cfg *store.Config) *Manager {
 	if cfg == nil {
 		cfg = store.DefaultConfig()
 	}
-	return &Manager{st: st, cfg: cfg}
+	return &Manager{st: st, cfg: cfg, clock: time.Now}
 }
 
 // Store returns the store the manager works in.
@@ -164,7 +165,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	}
 	now := o.Now
 	if now.IsZero() {
-		now = time.Now()
+		now = m.clock()
 	}
 	now = now.UTC()
 	st, err := transcript.Import(o.TranscriptPath, o.Harness, archive.ImportOptions{
@@ -855,7 +856,7 @@ func idTime(id string) (time.Time, bool) {
 // withLock runs fn on the index under the store lock (see update).
 func (m *Manager) withLock(now time.Time, fn func(ix *Index) error) error {
 	if now.IsZero() {
-		now = time.Now()
+		now = m.clock()
 	}
 	return m.st.WithLock(context.Background(), func() error { return m.update(now.UTC(), fn, nil) })
 }
@@ -980,7 +981,7 @@ func (m *Manager) Delete(id string) error {
 func (m *Manager) Prune(now time.Time) (Plan, error) {
 	var plan Plan
 	if now.IsZero() {
-		now = time.Now()
+		now = m.clock()
 	}
 	err := m.st.WithLock(context.Background(), func() error {
 		res := &CreateResult{}

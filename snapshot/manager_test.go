@@ -377,11 +377,11 @@ func TestParseRange(t *testing.T) {
 func TestStripper(t *testing.T) {
 	s := NewStripper("/home/alice", "alice")
 	for in, want := range map[string]string{
-		`{"cwd":"/home/alice/proj"}`:        `{"cwd":"~/proj"}`,
-		`/home/alicex/y`:                    `/home/alicex/y`,
+		`{"cwd":"/home/alice/proj"}`:         `{"cwd":"~/proj"}`,
+		`/home/alicex/y`:                     `/home/alicex/y`,
 		`see /Users/alice/x and /home/alice`: `see /Users/user/x and ~`,
-		`C:\\Users\\alice\\x`:               `C:\\Users\\user\\x`,
-		`alice wrote this`:                  `alice wrote this`,
+		`C:\\Users\\alice\\x`:                `C:\\Users\\user\\x`,
+		`alice wrote this`:                   `alice wrote this`,
 	} {
 		if got := s.String(in); got != want {
 			t.Errorf("strip %q = %q, want %q", in, got, want)

@@ -10,6 +10,7 @@ import (
 	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/export"
 	"github.com/ben10ctx/ben10/transcript"
+	"github.com/ben10ctx/ben10/transcript/claude"
 )
 
 // exportFormats are the formats `context export` writes from the model
@@ -19,19 +20,6 @@ var exportFormats = map[string]func(io.Writer, *archive.State) error{
 	"markdown": export.Markdown,
 	"md":       export.Markdown,
 	"json":     export.JSON,
-}
-
-// importTranscript imports a session with the importer named by harness
-// ("" = detect from the file's content and location).
-func importTranscript(harness, path string, opt archive.ImportOptions) (*archive.State, error) {
-	var h archive.Harness
-	if harness != "" {
-		var err error
-		if h, err = transcript.ParseHarness(harness); err != nil {
-			return nil, fmt.Errorf("--harness: %w", err)
-		}
-	}
-	return transcript.Import(path, h, opt)
 }
 
 // loadForExport reads FILE as a .ctx archive, or, when it is not one, as
@@ -89,4 +77,28 @@ var saveHarness, exportOut string
 func init() {
 	contextSaveCmd.Flags().StringVar(&saveHarness, "harness", "", "claude, codex, gemini or kimi (default: detected from the file)")
 	contextExportCmd.Flags().StringVar(&exportOut, "out", "", "file to write (cusf, markdown, json; default: stdout)")
+}
+
+// saveTranscript imports a session (harness "" = detected) and encodes it
+// to w; Claude Code transcripts go through claude.Save, which streams.
+func saveTranscript(w io.Writer, harness, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
+	var h archive.Harness
+	var err error
+	if harness != "" {
+		h, err = transcript.ParseHarness(harness)
+		if err != nil {
+			return nil, archive.EncodeStats{}, fmt.Errorf("--harness: %w", err)
+		}
+	} else if h, err = transcript.Detect(path); err != nil {
+		return nil, archive.EncodeStats{}, err
+	}
+	if h == archive.HarnessClaude {
+		return claude.Save(w, path, iopt, eopt)
+	}
+	st, err := transcript.Import(path, h, iopt)
+	if err != nil {
+		return nil, archive.EncodeStats{}, err
+	}
+	stats, err := archive.EncodeWithStats(w, st, eopt)
+	return st, stats, err
 }

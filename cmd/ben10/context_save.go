@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -22,15 +23,29 @@ var saveFlags struct {
 	transcript, out, passFile, level string
 	redact, encrypt, noSub           bool
 	full                             bool
+	name, export, dir                string
 }
 
 var contextSaveCmd = &cobra.Command{
-	Use:   "save --transcript PATH --out FILE",
-	Short: "Capture a Claude Code session losslessly into a .ctx archive",
-	Long: `Save imports a Claude Code transcript (and its subagent files) and writes a
-.ctx archive holding the raw transcript byte for byte plus the context model.
-When FILE already exists and the transcript only grew, the unchanged raw
-segments are copied and only the new tail is compressed.`,
+	Use:   "save [--transcript PATH] [--out FILE | --name N] [--export NAME|PATH] [--dir DIR]",
+	Short: "Capture a session losslessly into a .ctx archive (by default the project's current.ctx)",
+	Long: `Save imports a session transcript (Claude Code, Codex, Gemini CLI or Kimi;
+detected) and writes a .ctx archive holding the raw transcript byte for byte
+plus the context model. Without --transcript it takes the most recently
+modified transcript of the project's Claude Code folder
+($CLAUDE_CONFIG_DIR or ~/.claude, projects/<encoded project path>/).
+
+Without --out the archive becomes the project's .claude/context/current.ctx
+(the previous one moves to history/ when the session changed), written under
+the store lock with redaction, compression and encryption from the
+configuration; --name N saves it as .claude/context/named/N.ctx instead.
+--export also writes a portable package with user-specific data stripped:
+a bare NAME goes to .claude/context/exports/NAME.ctxpkg. Stripping replaces
+the absolute home directory by "~" and the user name in /home/NAME,
+/Users/NAME and C:\Users\NAME paths by "user".
+
+When the target already exists and the transcript only grew, the unchanged
+raw segments are copied and only the new tail is compressed.`,
 	Args: cobra.NoArgs,
 	RunE: runContextSave,
 }
@@ -59,16 +74,26 @@ var contextExportCmd = &cobra.Command{
 var restoreFlags struct {
 	resume                      bool
 	projectDir, passFile, cfgDr string
+	name, from, dir             string
+	checkpoint                  int
 }
 
 var contextRestoreCmd = &cobra.Command{
-	Use:   "restore FILE --resume [--project-dir DIR]",
-	Short: "Restore an archive as a resumable Claude Code session",
-	Long: `Restore writes the archive's transcript into Claude Code's projects folder
-for the project directory (default: the current directory) under a fresh
-session id, so that 'claude --resume <id>' opens the full conversation. It
-never overwrites an existing file.`,
-	Args: cobra.ExactArgs(1),
+	Use:   "restore [FILE --resume | --name N | --from PATH | --checkpoint K] [--dir DIR]",
+	Short: "Restore a saved context as a resumable Claude Code session",
+	Long: `Restore writes an archive's transcript into Claude Code's projects folder
+for the project directory under a fresh session id, so that
+'claude --resume <id>' opens the full conversation. It never overwrites an
+existing file.
+
+FILE --resume restores that archive. Otherwise the source is a named save
+(--name), an archive or export (--from), a checkpoint (--checkpoint K), or by
+default the project's current.ctx — when that fails verification, the newest
+valid checkpoint, then history file, says which one and how old. A source
+other than current.ctx is first installed as current.ctx (the previous one
+moves to history/). With reconcile_on_restore, changed tracked files are
+reported.`,
+	Args: cobra.MaximumNArgs(1),
 	RunE: runContextRestore,
 }
 
@@ -82,8 +107,9 @@ func init() {
 	f.StringVar(&saveFlags.level, "level", "default", "compression level: fastest, default, better, best")
 	f.BoolVar(&saveFlags.noSub, "no-subagents", false, "leave out <session>/subagents/*.jsonl")
 	f.BoolVar(&saveFlags.full, "full", false, "re-encode everything even when --out can be updated")
-	_ = contextSaveCmd.MarkFlagRequired("transcript")
-	_ = contextSaveCmd.MarkFlagRequired("out")
+	f.StringVar(&saveFlags.name, "name", "", "save as a named context (.claude/context/named/NAME.ctx)")
+	f.StringVar(&saveFlags.export, "export", "", "also write a portable .ctxpkg (NAME → .claude/context/exports/NAME.ctxpkg, or a path)")
+	f.StringVar(&saveFlags.dir, "dir", "", "project directory (default: the current directory)")
 
 	f = contextInspectCmd.Flags()
 	f.BoolVar(&inspectFlags.messages, "messages", false, "list the conversation")
@@ -103,6 +129,10 @@ func init() {
 	f.StringVar(&restoreFlags.projectDir, "project-dir", "", "project directory to resume in (default: current directory)")
 	f.StringVar(&restoreFlags.cfgDr, "config-dir", "", "Claude Code config directory (default: $CLAUDE_CONFIG_DIR or ~/.claude)")
 	f.StringVar(&restoreFlags.passFile, "passphrase-file", "", "passphrase of an encrypted archive")
+	f.StringVar(&restoreFlags.name, "name", "", "restore the named save NAME")
+	f.StringVar(&restoreFlags.from, "from", "", "restore this archive or .ctxpkg export")
+	f.IntVar(&restoreFlags.checkpoint, "checkpoint", 0, "restore checkpoint K (cp-K)")
+	f.StringVar(&restoreFlags.dir, "dir", "", "project directory (default: the current directory)")
 
 	contextCmd.AddCommand(contextSaveCmd, contextInspectCmd, contextExportCmd, contextRestoreCmd)
 }
@@ -133,7 +163,14 @@ func openArchive(path, passFile string) (*archive.Archive, error) {
 	return archive.OpenFile(path, archive.OpenOptions{Passphrase: pass})
 }
 
-func runContextSave(cmd *cobra.Command, _ []string) error {
+func runContextSave(cmd *cobra.Command, args []string) error {
+	if saveFlags.out == "" || saveFlags.transcript == "" || saveFlags.name != "" || saveFlags.export != "" {
+		return runStoreSave(cmd, args)
+	}
+	return runFileSave(cmd)
+}
+
+func runFileSave(cmd *cobra.Command) error {
 	lvl, err := ctxfmt.ParseLevel(saveFlags.level)
 	if err != nil {
 		return err
@@ -150,9 +187,12 @@ func runContextSave(cmd *cobra.Command, _ []string) error {
 		return errors.New("--passphrase-file is only used with --encrypt")
 	}
 	start := time.Now()
-	st, err := importTranscript(saveHarness, saveFlags.transcript, archive.ImportOptions{NoSubagents: saveFlags.noSub})
-	if err != nil {
-		return err
+	// A save is one short burst of allocation: rather than collecting the
+	// young heap over and over, let it grow up to a limit proportional to
+	// the transcript (the garbage collector still runs at the limit).
+	if fi, err := os.Stat(saveFlags.transcript); err == nil {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(32<<20 + 2*fi.Size()))
+		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
 	opts := archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: lvl}
 	if pass != nil {
@@ -171,10 +211,13 @@ func runContextSave(cmd *cobra.Command, _ []string) error {
 			opts.Previous = prev
 		}
 	}
-	var stats archive.EncodeStats
+	var (
+		st    *archive.State
+		stats archive.EncodeStats
+	)
 	size, err := writeArchiveAtomic(saveFlags.out, func(w io.Writer) error {
 		var err error
-		stats, err = archive.EncodeWithStats(w, st, opts)
+		st, stats, err = saveTranscript(w, saveHarness, saveFlags.transcript, archive.ImportOptions{NoSubagents: saveFlags.noSub}, opts)
 		return err
 	})
 	if err != nil {
@@ -415,8 +458,11 @@ func runContextExport(cmd *cobra.Command, args []string) error {
 }
 
 func runContextRestore(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return runStoreRestore(cmd)
+	}
 	if !restoreFlags.resume {
-		return errors.New("restore needs --resume (the only restore mode so far: a resumable Claude Code session)")
+		return errors.New("restore FILE needs --resume (or use --from FILE to install it as the project's context)")
 	}
 	a, err := openArchive(args[0], restoreFlags.passFile)
 	if err != nil {

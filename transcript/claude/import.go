@@ -43,6 +43,17 @@ var ErrTooLarge = errors.New("claude: transcript file too large")
 // builds the context model. The raw files are kept byte for byte in
 // State.Raw (main file first, then subagent files sorted by name).
 func Import(p string, opt archive.ImportOptions) (*archive.State, error) {
+	files, err := ReadFiles(p, opt)
+	if err != nil {
+		return nil, err
+	}
+	return ImportFiles(files, opt)
+}
+
+// ReadFiles reads the raw files Import would import: the transcript at p
+// and, unless opt.NoSubagents, every `<session>/subagents/*.jsonl` next to
+// it (sorted by name), each checked against MaxFileSize.
+func ReadFiles(p string, opt archive.ImportOptions) ([]archive.RawFile, error) {
 	data, err := readFileLimited(p)
 	if err != nil {
 		return nil, err
@@ -71,7 +82,7 @@ func Import(p string, opt archive.ImportOptions) (*archive.State, error) {
 			files = append(files, archive.RawFile{Name: session + "/subagents/" + n, Data: d})
 		}
 	}
-	return ImportFiles(files, opt)
+	return files, nil
 }
 
 // ImportReader imports a single transcript read from r (no subagent
@@ -174,6 +185,32 @@ type importer struct {
 	agentIdx       map[string]int
 	lastCtx        int64
 	sessionSeen    bool
+	// hashes holds, per file registry index, where the file's last-known
+	// content is: hashing is deferred to finish so that a file read or
+	// written many times is hashed once.
+	hashes map[int]hashSource
+}
+
+// hashSource locates a file's last-known content in a raw line: the
+// content string itself (Read, Write) or an Edit's original file with the
+// replacement to apply.
+type hashSource struct {
+	b          []byte
+	content    jscan.Val // Read/Write: the content; Edit: originalFile
+	old, new   jscan.Val // Edit only
+	replaceAll bool
+	edit       bool
+}
+
+func (h hashSource) hash() string {
+	if !h.edit {
+		return hashString(str(h.b, h.content))
+	}
+	n := 1
+	if h.replaceAll {
+		n = -1
+	}
+	return hashString(strings.Replace(str(h.b, h.content), str(h.b, h.old), str(h.b, h.new), n))
 }
 
 func newImporter(opt archive.ImportOptions) *importer {
@@ -192,6 +229,7 @@ func newImporter(opt archive.ImportOptions) *importer {
 		usage:          map[string]bool{},
 		pendingSummary: -1,
 		agentIdx:       map[string]int{},
+		hashes:         map[int]hashSource{},
 	}
 }
 
@@ -648,15 +686,15 @@ func (im *importer) toolUse(b []byte, id, name string, input jscan.Val, ts time.
 		}
 		switch name {
 		case "Read":
-			im.touch(files, ts, 'r', "")
+			im.touch(files, ts, 'r', nil)
 		case "Edit", "MultiEdit", "NotebookEdit":
-			im.touch(files, ts, 'e', "")
+			im.touch(files, ts, 'e', nil)
 		case "Write":
-			h := ""
+			var src *hashSource
 			if content.IsString(b) {
-				h = hashString(str(b, content))
+				src = &hashSource{b: b, content: content}
 			}
-			im.touch(files, ts, 'w', h)
+			im.touch(files, ts, 'w', src)
 		case "TodoWrite":
 			if !side && todos.Kind(b) == '[' {
 				im.setTodos(b, todos, ts)
@@ -681,7 +719,7 @@ func hashString(s string) string {
 	return hex.EncodeToString(h[:])
 }
 
-func (im *importer) touch(files []string, ts time.Time, op byte, hash string) {
+func (im *importer) touch(files []string, ts time.Time, op byte, src *hashSource) {
 	for _, p := range files {
 		i, ok := im.files[p]
 		if !ok {
@@ -697,9 +735,15 @@ func (im *importer) touch(files []string, ts time.Time, op byte, hash string) {
 		case 'e':
 			f.Edits++
 			f.Hash = "" // unknown until the result tells
+			delete(im.hashes, i)
 		case 'w':
 			f.Writes++
-			f.Hash = hash
+			f.Hash = ""
+			if src != nil {
+				im.hashes[i] = *src
+			} else {
+				delete(im.hashes, i)
+			}
 		}
 		if ts.After(f.LastAccess) {
 			f.LastAccess = ts
@@ -764,9 +808,10 @@ func (im *importer) resultHash(b []byte, t *archive.ToolExec, r jscan.Val) {
 	if len(t.RelatedFiles) == 0 {
 		return
 	}
-	setHash := func(h string) {
+	setHash := func(src hashSource) {
 		if i, ok := im.files[t.RelatedFiles[0]]; ok {
-			im.st.Files[i].Hash = h
+			im.st.Files[i].Hash = ""
+			im.hashes[i] = src
 		}
 	}
 	switch t.Name {
@@ -779,22 +824,19 @@ func (im *importer) resultHash(b []byte, t *archive.ToolExec, r jscan.Val) {
 		n := jscan.Field(b, f, "numLines").Int64(b)
 		total := jscan.Field(b, f, "totalLines").Int64(b)
 		if c := jscan.Field(b, f, "content"); c.IsString(b) && start <= 1 && n == total {
-			setHash(hashString(str(b, c)))
+			setHash(hashSource{b: b, content: c})
 		}
 	case "Edit":
 		orig := jscan.Field(b, r, "originalFile")
-		if !orig.IsString(b) {
+		old := jscan.Field(b, r, "oldString")
+		if !orig.IsString(b) || str(b, old) == "" {
 			return
 		}
-		old, nw := str(b, jscan.Field(b, r, "oldString")), str(b, jscan.Field(b, r, "newString"))
-		n := 1
-		if jscan.Field(b, r, "replaceAll").Bool(b) {
-			n = -1
-		}
-		if old == "" {
-			return
-		}
-		setHash(hashString(strings.Replace(str(b, orig), old, nw, n)))
+		setHash(hashSource{
+			b: b, content: orig, edit: true,
+			old: old, new: jscan.Field(b, r, "newString"),
+			replaceAll: jscan.Field(b, r, "replaceAll").Bool(b),
+		})
 	}
 }
 
@@ -840,6 +882,9 @@ func (im *importer) finish() {
 	if m.DirectoryPath != "" {
 		h := sha256.Sum256([]byte(filepath.Clean(m.DirectoryPath)))
 		m.DirectoryHash = hex.EncodeToString(h[:])
+	}
+	for i, src := range im.hashes {
+		st.Files[i].Hash = src.hash()
 	}
 	m.ContextTokens = im.lastCtx
 	m.ContextWindow = 200000

@@ -1,0 +1,188 @@
+package archive_test
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/internal/benchdata"
+	"github.com/ben10ctx/ben10/redact"
+	"github.com/ben10ctx/ben10/transcript/claude"
+)
+
+// The benchmarks below back the archive section of docs/PERFORMANCE.md;
+// the CLI comparisons against zstd are in scripts/bench-archive.sh.
+
+func benchSession(b *testing.B) string {
+	return filepath.Join(archiveCorpusDir(b, "claude"), "4d5611e5-241a-462a-8d15-5122611a9569.jsonl")
+}
+
+func zstdOpts() archive.EncodeOptions { return archive.EncodeOptions{Codec: ctxfmt.CodecZstd} }
+
+func redactOpts(o archive.EncodeOptions) archive.EncodeOptions {
+	r := redact.Default()
+	o.RedactLine = func(line []byte) []byte { out, _ := r.JSONLine(line); return out }
+	o.RedactText = func(s string) string { out, _ := r.String(s); return out }
+	return o
+}
+
+// BenchmarkImport is the model import of one 3 MB corpus session (main
+// file and subagents).
+func BenchmarkImport(b *testing.B) {
+	p := benchSession(b)
+	b.SetBytes(sessionBytes(b, p))
+	for b.Loop() {
+		if _, err := claude.Import(p, archive.ImportOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func sessionBytes(b *testing.B, p string) int64 {
+	files, err := claude.ReadFiles(p, archive.ImportOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var n int64
+	for _, f := range files {
+		n += int64(len(f.Data))
+	}
+	return n
+}
+
+// BenchmarkSave is what `ben10 context save` does (claude.Save: import and
+// raw compression overlapped), without and with redaction; "sequential"
+// is Import followed by Encode.
+func BenchmarkSave(b *testing.B) {
+	p := benchSession(b)
+	n := sessionBytes(b, p)
+	for _, c := range []struct {
+		name string
+		opts archive.EncodeOptions
+	}{{"plain", zstdOpts()}, {"redacted", redactOpts(zstdOpts())}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(n)
+			for b.Loop() {
+				if _, _, err := claude.Save(io.Discard, p, archive.ImportOptions{}, c.opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("sequential", func(b *testing.B) {
+		b.SetBytes(n)
+		for b.Loop() {
+			st, err := claude.Import(p, archive.ImportOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := archive.Encode(io.Discard, st, zstdOpts()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkIncrementalSave saves the session after 20 new lines, with the
+// archive of the session without them as EncodeOptions.Previous
+// ("incremental") and from scratch ("full").
+func BenchmarkIncrementalSave(b *testing.B) {
+	p := benchSession(b)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cut := len(data)
+	for range 21 {
+		cut = bytes.LastIndexByte(data[:cut-1], '\n') + 1
+	}
+	dir := b.TempDir()
+	tp := filepath.Join(dir, filepath.Base(p))
+	if err := os.WriteFile(tp, data[:cut], 0o600); err != nil {
+		b.Fatal(err)
+	}
+	var base bytes.Buffer
+	if _, _, err := claude.Save(&base, tp, archive.ImportOptions{NoSubagents: true}, zstdOpts()); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(tp, data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	prev, err := archive.Open(bytes.NewReader(base.Bytes()), int64(base.Len()), archive.OpenOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		prev *archive.Archive
+	}{{"incremental", prev}, {"full", nil}} {
+		b.Run(c.name, func(b *testing.B) {
+			o := zstdOpts()
+			o.Previous = c.prev
+			for b.Loop() {
+				_, st, err := claude.Save(io.Discard, tp, archive.ImportOptions{NoSubagents: true}, o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if c.prev != nil && st.CopiedSegments == 0 {
+					b.Fatal("nothing copied")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkOpenDigest opens an archive, reads its metadata and builds the
+// recovery digest from the stored recall, for a 1 MB and a 100 MB
+// transcript (corpus sessions repeated with fresh UUIDs).
+func BenchmarkOpenDigest(b *testing.B) {
+	corpus := archiveCorpusDir(b, "claude")
+	for _, c := range []struct {
+		name string
+		size int64
+	}{{"1MB", 1 << 20}, {"10MB", 10 << 20}, {"100MB", 100 << 20}} {
+		b.Run(c.name, func(b *testing.B) {
+			dir := b.TempDir()
+			tp, err := benchdata.Transcript(corpus, dir, c.size)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ap := filepath.Join(dir, "a.ctx")
+			f, err := os.Create(ap)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, _, err := claude.Save(f, tp, archive.ImportOptions{}, zstdOpts()); err != nil {
+				b.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.Remove(tp); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				a, err := archive.OpenFile(ap, archive.OpenOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if a.Meta().MessageCount == 0 {
+					b.Fatal("no messages")
+				}
+				r, ok, err := a.Recall()
+				if err != nil || !ok {
+					b.Fatal(ok, err)
+				}
+				if archive.Digest(r, archive.DigestOptions{Budget: archive.RecoveryDigestBudget}) == "" {
+					b.Fatal("empty digest")
+				}
+				a.Close()
+			}
+		})
+	}
+}

@@ -1,0 +1,668 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/snapshot"
+	"github.com/ben10ctx/ben10/store"
+)
+
+var compFlags struct {
+	dir, transcript, session, trigger, level string
+	verbose, force, regex, messages, files   bool
+	tools                                    bool
+	partial, out, format, rng, projectDir    string
+	cfgDir, glob, tool                       string
+	limit                                    int
+}
+
+var compactionCmd = &cobra.Command{
+	Use:   "compaction",
+	Short: "Pre-compaction snapshots: list, show, diff, restore, extract, search, pin, prune",
+	Long: `Ben10 snapshots the full context right before Claude Code compacts it.
+Snapshots live in .claude/context/compaction-snapshots/ and are listed in
+index.json. Wherever an ID is asked for, a unique prefix of the
+YYYYMMDD-HHMMSS-<session> part or the session suffix (a1b2c3) works.`,
+}
+
+func init() {
+	pf := compactionCmd.PersistentFlags()
+	pf.StringVar(&compFlags.dir, "dir", "", "project directory (default: the current directory)")
+	sub := func(use, short string, args cobra.PositionalArgs, run func(*cobra.Command, []string) error) *cobra.Command {
+		c := &cobra.Command{Use: use, Short: short, Args: args, RunE: run}
+		compactionCmd.AddCommand(c)
+		return c
+	}
+	l := sub("list", "List snapshots (reads only index.json)", cobra.NoArgs, runCompList)
+	l.Flags().BoolVarP(&compFlags.verbose, "verbose", "v", false, "more columns and the command summary")
+	sub("show ID", "Show a snapshot's details", cobra.ExactArgs(1), runCompShow)
+	sub("diff ID", "Compare a snapshot with the current context, with the detail compaction lost", cobra.ExactArgs(1), runCompDiff)
+	r := sub("restore ID", "Restore a snapshot as a resumable session, or part of it", cobra.ExactArgs(1), runCompRestore)
+	r.Flags().StringVar(&compFlags.partial, "partial", "", "messages=A-B (Markdown) | tools[=NAME] (JSONL) | files[=GLOB] (back into the project)")
+	r.Flags().StringVar(&compFlags.out, "out", "", "with --partial messages/tools: file to write (default stdout)")
+	r.Flags().BoolVar(&compFlags.force, "force", false, "with --partial files: overwrite files that differ")
+	r.Flags().StringVar(&compFlags.projectDir, "project-dir", "", "project to resume in (default: the project)")
+	r.Flags().StringVar(&compFlags.cfgDir, "config-dir", "", "Claude Code config directory (default: $CLAUDE_CONFIG_DIR or ~/.claude)")
+	x := sub("extract ID (--messages | --files | --tools)", "Extract messages (Markdown/JSONL), tool executions (JSONL) or captured files", cobra.ExactArgs(1), runCompExtract)
+	x.Flags().BoolVar(&compFlags.messages, "messages", false, "the conversation")
+	x.Flags().BoolVar(&compFlags.files, "files", false, "captured file contents (into --out DIR)")
+	x.Flags().BoolVar(&compFlags.tools, "tools", false, "tool executions as JSONL")
+	x.Flags().StringVar(&compFlags.format, "format", "markdown", "messages: markdown or jsonl")
+	x.Flags().StringVar(&compFlags.rng, "range", "", "messages: A-B (1-based, inclusive)")
+	x.Flags().StringVar(&compFlags.out, "out", "", "file (messages, tools; default stdout) or directory (files)")
+	x.Flags().StringVar(&compFlags.glob, "glob", "", "files: only paths matching this pattern")
+	x.Flags().StringVar(&compFlags.tool, "tool", "", "tools: only this tool")
+	x.Flags().BoolVar(&compFlags.force, "force", false, "files: overwrite existing files")
+	sub("pin ID", "Pin a snapshot (never pruned)", cobra.ExactArgs(1), func(c *cobra.Command, a []string) error { return runCompPin(c, a, true) })
+	sub("unpin ID", "Unpin a snapshot", cobra.ExactArgs(1), func(c *cobra.Command, a []string) error { return runCompPin(c, a, false) })
+	sub("delete ID", "Delete a snapshot", cobra.ExactArgs(1), runCompDelete)
+	sub("prune", "Apply the retention policy now", cobra.NoArgs, runCompPrune)
+	sub("export ID PATH", "Write a snapshot as a standalone .ctx file", cobra.ExactArgs(2), runCompExport)
+	s := sub("snapshot", "Take a snapshot now (what the PreCompact hook does)", cobra.NoArgs, runCompSnapshot)
+	s.Flags().StringVar(&compFlags.transcript, "transcript", "", "transcript (default: the newest of this project's Claude Code folder)")
+	s.Flags().StringVar(&compFlags.session, "session", "", "session id (default: the transcript's)")
+	s.Flags().StringVar(&compFlags.trigger, "trigger", "manual", "auto | manual")
+	s.Flags().StringVar(&compFlags.level, "level", "", "compression level (default: compaction_snapshots.compression_level)")
+	s.Flags().BoolVar(&compFlags.force, "force", false, "bypass the debounce (and compaction_snapshots.enabled)")
+	q := sub("search QUERY", "Search every snapshot's messages and tool inputs/outputs", cobra.ExactArgs(1), runCompSearch)
+	q.Flags().BoolVar(&compFlags.regex, "regex", false, "QUERY is a Go regular expression (default: literal, case-insensitive)")
+	q.Flags().IntVar(&compFlags.limit, "limit", 0, "stop after this many hits (0 = all)")
+	contextCmd.AddCommand(compactionCmd)
+}
+
+// handles gives each snapshot the shortest id users can type: the session
+// suffix when unique, else the timestamp form.
+func handles(ix *snapshot.Index) []string {
+	suffix := map[string]int{}
+	for _, s := range ix.Snapshots {
+		suffix[lastPart(s.ID)]++
+	}
+	out := make([]string, len(ix.Snapshots))
+	for i, s := range ix.Snapshots {
+		if suffix[lastPart(s.ID)] == 1 {
+			out[i] = lastPart(s.ID)
+		} else {
+			out[i] = snapshot.ShortID(s.ID)
+		}
+	}
+	return out
+}
+
+func lastPart(id string) string {
+	short := snapshot.ShortID(id)
+	// YYYYMMDD-HHMMSS-<prefix>[-N]
+	if len(short) > 16 {
+		return short[16:]
+	}
+	return short
+}
+
+func runCompList(cmd *cobra.Command, _ []string) error {
+	st, m, err := openProject(compFlags.dir, true)
+	if err != nil {
+		return err
+	}
+	ix, err := m.Index()
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	if globalFlags.json {
+		return printJSON(out, ix)
+	}
+	cfg := st.Config().CompactionSnapshots
+	fmt.Fprintf(out, "Compaction Snapshots for %s\n%s\n\n", tildePath(st.ProjectDir()), rule(62))
+	if len(ix.Snapshots) == 0 {
+		fmt.Fprintf(out, "No snapshots yet. One is taken before every compaction (or: ben10 context compaction snapshot).\n")
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	h := handles(ix)
+	if compFlags.verbose {
+		fmt.Fprintln(tw, "ID\tDate\tTokens\tMessages\tFiles\tTools\tTrigger\tSize\tPinned")
+	} else {
+		fmt.Fprintln(tw, "ID\tDate\tTokens\tMessages\tSize\tPinned")
+	}
+	for i := len(ix.Snapshots) - 1; i >= 0; i-- {
+		s := ix.Snapshots[i]
+		pin := ""
+		if s.Pinned {
+			pin = "📌"
+		}
+		if compFlags.verbose {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", h[i], shortDate(s.CreatedAt), commas(s.PreCompaction.TokenCount),
+				s.PreCompaction.MessageCount, s.PreCompaction.FileCount, s.PreCompaction.ToolExecutionCount, s.Trigger, humanBytes(s.CompressedBytes), pin)
+		} else {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", h[i], shortDate(s.CreatedAt), commas(s.PreCompaction.TokenCount),
+				s.PreCompaction.MessageCount, humanBytes(s.CompressedBytes), pin)
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(out, "\nTotal: %d snapshots (%s)\n", len(ix.Snapshots), humanBytes(ix.TotalSizeBytes))
+	fmt.Fprintf(out, "Retention: %d snapshots / %d days / %d MB max\n", cfg.RetentionCount, cfg.RetentionDays, cfg.MaxStorageMB)
+	if compFlags.verbose {
+		fmt.Fprintf(out, "\nCommands:\n  ben10 context compaction show <id>     View snapshot details\n  ben10 context compaction diff <id>     Compare with current context\n  ben10 context compaction restore <id>  Restore pre-compaction state\n")
+	}
+	return nil
+}
+
+func runCompShow(cmd *cobra.Command, args []string) error {
+	_, m, err := openProject(compFlags.dir, true)
+	if err != nil {
+		return err
+	}
+	a, c, s, err := m.OpenArchive(args[0])
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	sum := a.Summary()
+	out := cmd.OutOrStdout()
+	if globalFlags.json {
+		return printJSON(out, map[string]any{"snapshot": s, "path": m.Path(s), "archive": sum})
+	}
+	pin := "no"
+	if s.Pinned {
+		pin = "yes 📌"
+	}
+	post := "~unknown"
+	if s.PostCompaction.TokenCount > 0 {
+		post = commas(s.PostCompaction.TokenCount)
+	}
+	fmt.Fprintf(out, "Snapshot %s\n%s\n\n", s.ID, rule(62))
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	rows := [][2]string{
+		{"Created", s.CreatedAt.Local().Format("Jan 2, 2006 3:04:05 PM MST") + " (" + ago(s.CreatedAt, time.Now()) + ")"},
+		{"Session", s.SessionID},
+		{"Trigger", s.Trigger + " (" + orNone(s.Source) + ")"},
+		{"Token count", commas(s.PreCompaction.TokenCount) + " (before) → " + post + " (after)"},
+		{"Messages", fmt.Sprintf("%d preserved", s.PreCompaction.MessageCount)},
+		{"Tool executions", fmt.Sprint(s.PreCompaction.ToolExecutionCount)},
+		{"Files", fmt.Sprintf("%d tracked, %d contents captured", s.PreCompaction.FileCount, s.FileContents)},
+		{"Size", fmt.Sprintf("%s (compressed: %s, level %s)", humanBytes(s.UncompressedBytes), humanBytes(s.CompressedBytes), orNone(s.Level))},
+		{"Redactions", fmt.Sprintf("%d secrets replaced", s.Redactions)},
+		{"SHA-256", s.ContentHash},
+		{"Pinned", pin},
+		{"Tags", orNone(strings.Join(s.Tags, ", "))},
+		{"Notes", orNone(s.Notes)},
+		{"Title", orNone(sum.Meta.Title)},
+		{"Model", orNone(sum.Meta.Model)},
+		{"Tasks", fmt.Sprintf("%d active, %d pending, %d completed", sum.TasksActive, sum.TasksPend, sum.TasksDone)},
+		{"Transcript", orNone(s.Transcript)},
+		{"File", m.Path(s)},
+	}
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s:\t%s\n", r[0], r[1])
+	}
+	tw.Flush()
+	fmt.Fprintf(out, "\nRestore anytime: ben10 context compaction restore %s\n", lastPart(s.ID))
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func runCompDiff(cmd *cobra.Command, args []string) error {
+	_, m, err := openProject(compFlags.dir, true)
+	if err != nil {
+		return err
+	}
+	d, err := m.Diff(args[0], nil)
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	if globalFlags.json {
+		return printJSON(out, d)
+	}
+	fmt.Fprintf(out, "Comparing: %s vs Current Context\n%s\n", d.Snapshot.ID, rule(62))
+	fmt.Fprintf(out, "Current:   %s\n\n", tildePath(d.CurrentSource))
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "\tSnapshot\tCurrent\tDelta")
+	summ := ""
+	if d.Compacted {
+		summ = fmt.Sprintf(" (+%d summarized)", d.Summarized)
+	}
+	fmt.Fprintf(tw, "Tokens\t%s\t%s\t%s\n", commas(d.Snap.Tokens), commas(d.Current.Tokens), signed(d.Current.Tokens-d.Snap.Tokens))
+	fmt.Fprintf(tw, "Messages in context\t%d\t%d%s\t%s\n", d.Snap.Messages-d.EarlierSummarized, d.Current.Messages, summ, signed(int64(d.Current.Messages-(d.Snap.Messages-d.EarlierSummarized))))
+	fmt.Fprintf(tw, "Files in context\t%d\t%d\t%s\n", d.Snap.Files, d.Current.Files, signed(int64(d.Current.Files-d.Snap.Files)))
+	fmt.Fprintf(tw, "Tool executions\t%d\t%d\t%s\n", d.Snap.ToolExecutions, d.Current.ToolExecutions, signed(int64(d.Current.ToolExecutions-d.Snap.ToolExecutions)))
+	tw.Flush()
+	fmt.Fprintf(out, "\nLost Detail (in current compacted context):\n%s\n", thin(62))
+	if len(d.LostSpans)+len(d.LostTools)+len(d.LostFiles) == 0 {
+		fmt.Fprintln(out, "• Nothing: every message of the snapshot is still in the context")
+	}
+	for i, sp := range d.LostSpans {
+		if i == 12 {
+			fmt.Fprintf(out, "• … %d more spans\n", len(d.LostSpans)-i)
+			break
+		}
+		fmt.Fprintf(out, "• %s %q (messages %d-%d, %d tool calls, %d errors, %s)\n", titleCase(sp.Status), sp.Title, sp.From, sp.To, sp.ToolCalls, sp.Errors, humanBytes(int64(sp.Bytes)))
+	}
+	for _, f := range d.LostFiles {
+		fmt.Fprintf(out, "• Complete file contents: %s (%s lines, %s)\n", f.Path, commas(int64(f.Lines)), f.Source)
+	}
+	if d.LostToolCount > 0 {
+		fmt.Fprintf(out, "• %d tool outputs (%s), largest:\n", d.LostToolCount, humanBytes(int64(d.LostToolBytes)))
+		for i, t := range d.LostTools {
+			if i == 5 {
+				break
+			}
+			status := ""
+			if !t.Success {
+				status = ", failed"
+			}
+			fmt.Fprintf(out, "    %s %s (message %d, %s lines%s)\n", t.Name, oneLine(t.Subject, 60), t.Message, commas(int64(t.OutputLines)), status)
+		}
+	}
+	fmt.Fprintf(out, "\nPreserved (in current compacted context):\n%s\n", thin(62))
+	for _, p := range d.Preserved {
+		fmt.Fprintf(out, "• %s\n", p)
+	}
+	id := lastPart(d.Snapshot.ID)
+	fmt.Fprintf(out, "\nActions:\n  ben10 context compaction restore %s                      Restore the full snapshot as a session\n  ben10 context compaction extract %s --messages --range A-B  Extract messages to a file\n  ben10 context compaction search QUERY                  Search within snapshots\n", id, id)
+	return nil
+}
+
+func titleCase(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func signed(n int64) string {
+	if n > 0 {
+		return "+" + commas(n)
+	}
+	if n == 0 {
+		return "0"
+	}
+	return commas(n)
+}
+
+func runCompRestore(cmd *cobra.Command, args []string) error {
+	st, m, err := openProject(compFlags.dir, false)
+	if err != nil {
+		return err
+	}
+	a, c, s, err := m.OpenArchive(args[0])
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	out := cmd.OutOrStdout()
+	audit := func(detail string) {
+		_ = st.Audit(store.AuditEntry{Action: store.ActionRestore, SnapshotID: s.ID, Path: m.Path(s), Messages: s.PreCompaction.MessageCount, Detail: detail})
+	}
+	if compFlags.partial == "" {
+		proj := compFlags.projectDir
+		if proj == "" {
+			proj = st.ProjectDir()
+		}
+		res, err := a.Restore(archive.RestoreOptions{ProjectDir: proj, ConfigDir: compFlags.cfgDir})
+		if err != nil {
+			return err
+		}
+		audit("full restore as session " + res.SessionID)
+		if globalFlags.json {
+			return printJSON(out, map[string]any{"snapshot": s.ID, "restore": res})
+		}
+		fmt.Fprintf(out, "Restored snapshot %s as session %s\n  %s\n", s.ID, res.SessionID, res.Files[0])
+		fmt.Fprintf(out, "Resume with: cd %s && claude --resume %s\n", shellQuote(res.ProjectDir), res.SessionID)
+		return nil
+	}
+	what, arg, _ := strings.Cut(compFlags.partial, "=")
+	o := snapshot.ExtractOptions{Force: compFlags.force, Out: out}
+	var af *store.AtomicFile
+	if compFlags.out != "" && what != "files" {
+		if af, err = store.CreateAtomic(compFlags.out, 0o600); err != nil {
+			return err
+		}
+		defer af.Abort()
+		o.Out = af
+	}
+	switch what {
+	case "messages":
+		if o.Range, err = snapshot.ParseRange(arg); err != nil {
+			return err
+		}
+		o.Messages = true
+	case "tools":
+		o.Tools, o.Tool = true, arg
+	case "files":
+		o.Files, o.Glob, o.Dir = true, arg, st.ProjectDir()
+	default:
+		return fmt.Errorf("--partial %q: use messages=A-B, tools[=NAME] or files[=GLOB]", compFlags.partial)
+	}
+	if globalFlags.json && what != "files" && compFlags.out == "" {
+		return errors.New("--json with --partial messages/tools needs --out (the content goes to stdout otherwise)")
+	}
+	res, err := snapshot.ExtractArchive(a, o)
+	if err != nil {
+		return err
+	}
+	if af != nil {
+		if err := af.Commit(); err != nil {
+			return err
+		}
+	}
+	audit("partial restore: " + compFlags.partial)
+	if globalFlags.json {
+		return printJSON(out, res)
+	}
+	if what == "files" {
+		for _, f := range res.Files {
+			fmt.Fprintf(out, "restored %s\n", f)
+		}
+		for _, f := range res.Skipped {
+			fmt.Fprintf(out, "skipped %s (exists and differs; --force overwrites)\n", f)
+		}
+	} else if compFlags.out != "" {
+		fmt.Fprintf(out, "wrote %d messages, %d tools to %s\n", res.Messages, res.Tools, compFlags.out)
+	}
+	return nil
+}
+
+func runCompExtract(cmd *cobra.Command, args []string) error {
+	_, m, err := openProject(compFlags.dir, true)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, b := range []bool{compFlags.messages, compFlags.files, compFlags.tools} {
+		if b {
+			n++
+		}
+	}
+	if n != 1 {
+		return errors.New("extract needs exactly one of --messages, --files, --tools")
+	}
+	o := snapshot.ExtractOptions{Messages: compFlags.messages, Files: compFlags.files, Tools: compFlags.tools,
+		Format: compFlags.format, Glob: compFlags.glob, Tool: compFlags.tool, Force: compFlags.force}
+	if o.Range, err = snapshot.ParseRange(compFlags.rng); err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	o.Out = out
+	var af *store.AtomicFile
+	if compFlags.files {
+		if compFlags.out == "" {
+			return errors.New("extract --files needs --out DIR")
+		}
+		o.Dir = compFlags.out
+	} else if compFlags.out != "" {
+		if af, err = store.CreateAtomic(compFlags.out, 0o600); err != nil {
+			return err
+		}
+		defer af.Abort()
+		o.Out = af
+	} else if globalFlags.json {
+		return errors.New("--json needs --out (the extracted content goes to stdout otherwise)")
+	}
+	res, err := m.Extract(args[0], o)
+	if err != nil {
+		return err
+	}
+	if af != nil {
+		if err := af.Commit(); err != nil {
+			return err
+		}
+	}
+	if globalFlags.json {
+		return printJSON(out, res)
+	}
+	if compFlags.files {
+		for _, f := range res.Files {
+			fmt.Fprintf(out, "%s\n", f)
+		}
+		for _, f := range res.Skipped {
+			fmt.Fprintf(cmd.ErrOrStderr(), "ben10: skipped %s (exists and differs, or outside the project; --force overwrites)\n", f)
+		}
+	}
+	return nil
+}
+
+func runCompPin(cmd *cobra.Command, args []string, pin bool) error {
+	_, m, err := openProject(compFlags.dir, false)
+	if err != nil {
+		return err
+	}
+	if err := m.Pin(args[0], pin); err != nil {
+		return err
+	}
+	s, err := m.Get(args[0])
+	if err != nil {
+		return err
+	}
+	printWarnings(cmd, m.Warnings())
+	if globalFlags.json {
+		return printJSON(cmd.OutOrStdout(), s)
+	}
+	verb := "pinned"
+	if !pin {
+		verb = "unpinned"
+	}
+	infof(cmd.OutOrStdout(), "%s %s\n", verb, s.ID)
+	return nil
+}
+
+func printWarnings(cmd *cobra.Command, ws []string) {
+	if globalFlags.quiet {
+		return
+	}
+	for _, w := range ws {
+		fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: %s\n", w)
+	}
+}
+
+func runCompDelete(cmd *cobra.Command, args []string) error {
+	_, m, err := openProject(compFlags.dir, false)
+	if err != nil {
+		return err
+	}
+	s, err := m.Get(args[0])
+	if err != nil {
+		return err
+	}
+	if err := m.Delete(s.ID); err != nil {
+		return err
+	}
+	printWarnings(cmd, m.Warnings())
+	if globalFlags.json {
+		return printJSON(cmd.OutOrStdout(), map[string]any{"deleted": s.ID})
+	}
+	infof(cmd.OutOrStdout(), "deleted %s (%s)\n", s.ID, humanBytes(s.CompressedBytes))
+	return nil
+}
+
+func runCompPrune(cmd *cobra.Command, _ []string) error {
+	_, m, err := openProject(compFlags.dir, false)
+	if err != nil {
+		return err
+	}
+	plan, err := m.Prune(time.Time{})
+	if err != nil {
+		return err
+	}
+	if globalFlags.json {
+		return printJSON(cmd.OutOrStdout(), map[string]any{"deleted": nonNil(plan.Delete), "warnings": nonNil(plan.Warnings)})
+	}
+	printWarnings(cmd, plan.Warnings)
+	for _, id := range plan.Delete {
+		infof(cmd.OutOrStdout(), "pruned %s\n", id)
+	}
+	infof(cmd.OutOrStdout(), "%d snapshots pruned\n", len(plan.Delete))
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func runCompExport(cmd *cobra.Command, args []string) error {
+	_, m, err := openProject(compFlags.dir, true)
+	if err != nil {
+		return err
+	}
+	s, err := m.Get(args[0])
+	if err != nil {
+		return err
+	}
+	if err := m.Export(s.ID, args[1]); err != nil {
+		return err
+	}
+	if globalFlags.json {
+		return printJSON(cmd.OutOrStdout(), map[string]any{"snapshot": s.ID, "path": args[1], "bytes": s.CompressedBytes})
+	}
+	infof(cmd.OutOrStdout(), "exported %s to %s (%s)\n", s.ID, args[1], humanBytes(s.CompressedBytes))
+	return nil
+}
+
+func runCompSnapshot(cmd *cobra.Command, _ []string) error {
+	st, m, err := openProject(compFlags.dir, false)
+	if err != nil {
+		return err
+	}
+	tr := compFlags.transcript
+	if tr == "" {
+		if tr, err = latestTranscript(st.ProjectDir()); err != nil {
+			return err
+		}
+	}
+	var lvl ctxfmt.Level
+	if compFlags.level != "" {
+		if lvl, err = ctxfmt.ParseLevel(compFlags.level); err != nil {
+			return err
+		}
+	}
+	res, err := m.Create(snapshot.CreateOptions{TranscriptPath: tr, SessionID: compFlags.session, Trigger: compFlags.trigger,
+		Source: "cli", Force: compFlags.force, Level: lvl})
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	printWarnings(cmd, res.Warnings)
+	if globalFlags.json {
+		return printJSON(out, res)
+	}
+	if res.Pending {
+		infof(out, "The store is busy: snapshot saved as %s; the next ben10 operation files it.\n", res.Path)
+		return nil
+	}
+	s := res.Snapshot
+	lines := []string{
+		"📸 Pre-Compaction Snapshot Saved",
+		"",
+		"Snapshot ID:    " + s.ID,
+		"Token count:    " + commas(s.PreCompaction.TokenCount) + " (before)",
+		fmt.Sprintf("Messages:       %d preserved", s.PreCompaction.MessageCount),
+		fmt.Sprintf("File contents:  %d files captured", s.FileContents),
+		fmt.Sprintf("Size:           %s (compressed: %s)", humanBytes(s.UncompressedBytes), humanBytes(s.CompressedBytes)),
+	}
+	if res.Replaced != "" {
+		lines = append(lines, "Replaces:       "+res.Replaced+" (same session, within the debounce)")
+	}
+	lines = append(lines, "", "Restore anytime: ben10 context compaction restore "+lastPart(s.ID))
+	if !globalFlags.quiet {
+		box(out, lines)
+	}
+	return nil
+}
+
+// box draws lines in the PRD's notification frame; an empty line after
+// the first becomes the separator.
+func box(w io.Writer, lines []string) {
+	width := 0
+	for _, l := range lines {
+		if n := displayWidth(l); n > width {
+			width = n
+		}
+	}
+	width += 2
+	fmt.Fprintf(w, "╭%s╮\n", thin(width+2))
+	for i, l := range lines {
+		if i == 1 && l == "" {
+			fmt.Fprintf(w, "├%s┤\n", thin(width+2))
+			continue
+		}
+		fmt.Fprintf(w, "│  %s%s│\n", l, strings.Repeat(" ", width-displayWidth(l)))
+	}
+	fmt.Fprintf(w, "╰%s╯\n", thin(width+2))
+}
+
+// displayWidth counts runes, with emoji as two columns.
+func displayWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x1F000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+func runCompSearch(cmd *cobra.Command, args []string) error {
+	_, m, err := openProject(compFlags.dir, true)
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	n := 0
+	var enc func(any) error
+	if globalFlags.json {
+		enc = func(v any) error { return printJSONLine(out, v) }
+	}
+	err = m.Search(args[0], compFlags.regex, func(h snapshot.Hit) error {
+		n++
+		if enc != nil {
+			if err := enc(h); err != nil {
+				return err
+			}
+		} else {
+			where := fmt.Sprintf("message %d", h.Message)
+			if h.Kind != "message" {
+				where += " " + h.Tool + " " + strings.TrimPrefix(h.Kind, "tool_")
+			}
+			fmt.Fprintf(out, "%s  %s: %s\n", lastPart(h.SnapshotID), where, h.Snippet)
+		}
+		if compFlags.limit > 0 && n >= compFlags.limit {
+			return snapshot.ErrStop
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 && !globalFlags.json {
+		fmt.Fprintf(cmd.ErrOrStderr(), "no match for %q\n", args[0])
+		return &exitError{code: 1, err: fmt.Errorf("no match")}
+	}
+	return nil
+}
+
+// printJSONLine writes v as one compact JSON line (for streamed output).
+func printJSONLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

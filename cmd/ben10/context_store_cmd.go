@@ -1,0 +1,457 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/snapshot"
+	"github.com/ben10ctx/ben10/store"
+)
+
+var ctxFlags struct {
+	dir              string
+	brief, reconcile bool
+	force            bool
+}
+
+// reconciledKey is where `context diff --reconcile` records the current
+// file hashes in current.ctx.meta.
+const reconciledKey = "reconciled_hashes"
+
+// namedDir holds `context save --name N` archives.
+const namedDir = "named"
+
+func init() {
+	add := func(use, short string, run func(*cobra.Command, []string) error) *cobra.Command {
+		c := &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs, RunE: run}
+		c.Flags().StringVar(&ctxFlags.dir, "dir", "", "project directory (default: the current directory)")
+		contextCmd.AddCommand(c)
+		return c
+	}
+	s := add("status", "Show the project's saved context, checkpoints and snapshots", runStatus)
+	s.Flags().BoolVar(&ctxFlags.brief, "brief", false, "one line (for prompts and status lines)")
+	add("list", "List saved contexts: current, checkpoints, history, named saves, exports", runList)
+	d := add("diff", "Compare the saved file registry with the working tree", runDiff)
+	d.Flags().BoolVar(&ctxFlags.reconcile, "reconcile", false, "record the current file hashes as the new baseline")
+	c := add("clear", "Clear the current context (it is moved to history, not deleted)", runClear)
+	c.Flags().BoolVar(&ctxFlags.force, "force", false, "do not ask for confirmation")
+	add("prune", "Apply retention to checkpoints, history and compaction snapshots now", runPrune)
+}
+
+// statusInfo is what status shows; status --brief reads only
+// current.ctx.meta, the checkpoints directory and index.json.
+type statusInfo struct {
+	Project     string      `json:"project"`
+	Store       string      `json:"store"`
+	Fallback    bool        `json:"fallback"`
+	Current     *store.Meta `json:"current,omitempty"`
+	Checkpoints int         `json:"checkpoints"`
+	LatestCP    string      `json:"latest_checkpoint,omitempty"`
+	LatestCPAt  time.Time   `json:"latest_checkpoint_at,omitzero"`
+	History     int         `json:"history"`
+	Snapshots   int         `json:"snapshots"`
+	SnapBytes   int64       `json:"snapshot_bytes"`
+	Pinned      int         `json:"pinned"`
+	Health      string      `json:"health,omitempty"`
+	Problems    []string    `json:"problems,omitempty"`
+}
+
+func gatherStatus(st *store.Store, m *snapshot.Manager) statusInfo {
+	info := statusInfo{Project: st.ProjectDir(), Store: st.Root(), Fallback: st.IsFallback()}
+	if meta, err := st.ReadMeta(); err == nil {
+		info.Current = &meta
+	}
+	if cps, err := st.Checkpoints(); err == nil {
+		info.Checkpoints = len(cps)
+		if n := len(cps); n > 0 {
+			info.LatestCP, info.LatestCPAt = filepath.Base(cps[n-1].Path), cps[n-1].ModTime
+		}
+	}
+	if ix, err := m.Index(); err == nil {
+		info.Snapshots, info.SnapBytes = len(ix.Snapshots), ix.TotalSizeBytes
+		for _, s := range ix.Snapshots {
+			if s.Pinned {
+				info.Pinned++
+			}
+		}
+	} else {
+		info.Problems = append(info.Problems, err.Error())
+	}
+	return info
+}
+
+func runStatus(cmd *cobra.Command, _ []string) error {
+	st, m, err := openProject(ctxFlags.dir, true)
+	if err != nil {
+		return err
+	}
+	info := gatherStatus(st, m)
+	out := cmd.OutOrStdout()
+	now := time.Now()
+	if ctxFlags.brief {
+		if globalFlags.json {
+			return printJSON(out, info)
+		}
+		parts := []string{}
+		if c := info.Current; c != nil {
+			parts = append(parts, fmt.Sprintf("%d msgs", c.Messages), commas(c.Tokens)+" tok", "saved "+ago(c.SavedAt, now))
+		} else {
+			parts = append(parts, "no saved context")
+		}
+		parts = append(parts, fmt.Sprintf("%d cp", info.Checkpoints), fmt.Sprintf("%d snap", info.Snapshots))
+		fmt.Fprintln(out, strings.Join(parts, " · "))
+		return nil
+	}
+	// The full status also checks current.ctx.
+	if _, err := os.Stat(st.CurrentPath()); err == nil {
+		if err := verifyArchive(st)(st.CurrentPath()); err != nil {
+			info.Problems = append(info.Problems, "current.ctx fails verification: "+err.Error())
+		}
+	}
+	if h, err := st.History(); err == nil {
+		info.History = len(h)
+	}
+	info.Health = "Good (no issues detected)"
+	if len(info.Problems) > 0 {
+		info.Health = "Problems: " + strings.Join(info.Problems, "; ")
+	}
+	if globalFlags.json {
+		return printJSON(out, info)
+	}
+	cfg := st.Config()
+	fmt.Fprintf(out, "Context Status for %s\n%s\n\n", tildePath(info.Project), rule(62))
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	loc, _ := filepath.Rel(info.Project, st.Root())
+	if info.Fallback || strings.HasPrefix(loc, "..") {
+		loc = tildePath(st.Root())
+	}
+	if c := info.Current; c != nil {
+		fmt.Fprintf(tw, "State:\tSaved %s (%s)\n", ago(c.SavedAt, now), c.SavedAt.Local().Format("Jan 2, 2006 3:04 PM"))
+		fmt.Fprintf(tw, "Location:\t%s\n", filepath.Join(loc, store.CurrentName))
+		fmt.Fprintf(tw, "Size:\t%s compressed\n", humanBytes(c.SizeBytes))
+		tw.Flush()
+		fmt.Fprintf(out, "\nConversation:\n")
+		fmt.Fprintf(tw, "  Session:\t%s (%s)\n", orNone(c.SessionID), orNone(c.Assistant))
+		fmt.Fprintf(tw, "  Messages:\t%d\n", c.Messages)
+		fmt.Fprintf(tw, "  Tokens:\t%s\n", commas(c.Tokens))
+		fmt.Fprintf(tw, "  Tools:\t%d executions\n", c.ToolExecutions)
+		tw.Flush()
+		fmt.Fprintf(out, "\nFile Registry:\n")
+		fmt.Fprintf(tw, "  Tracked:\t%d files (ben10 context diff shows changes)\n", c.Files)
+	} else {
+		fmt.Fprintf(tw, "State:\tNo saved context (ben10 context save)\n")
+		fmt.Fprintf(tw, "Location:\t%s\n", loc)
+	}
+	tw.Flush()
+	fmt.Fprintf(out, "\nCheckpoints:\n")
+	if info.Checkpoints > 0 {
+		fmt.Fprintf(tw, "  Latest:\t%s (%s)\n", ago(info.LatestCPAt, now), strings.TrimSuffix(info.LatestCP, ".ctx"))
+	}
+	fmt.Fprintf(tw, "  Count:\t%d available\n", info.Checkpoints)
+	fmt.Fprintf(tw, "  Auto-save:\tEvery %d messages\n", cfg.CheckpointInterval)
+	fmt.Fprintf(tw, "  History:\t%d sessions\n", info.History)
+	tw.Flush()
+	fmt.Fprintf(out, "\nCompaction Snapshots:\n")
+	fmt.Fprintf(tw, "  Count:\t%d (%d pinned, %s)\n", info.Snapshots, info.Pinned, humanBytes(info.SnapBytes))
+	tw.Flush()
+	mark := "✓"
+	if len(info.Problems) > 0 {
+		mark = "✗"
+	}
+	fmt.Fprintf(out, "\nHealth:         %s %s\n", mark, info.Health)
+	return nil
+}
+
+type listEntry struct {
+	Kind    string    `json:"kind"` // current | checkpoint | history | named | export | snapshot
+	Name    string    `json:"name"`
+	Path    string    `json:"path"`
+	Size    int64     `json:"size"`
+	ModTime time.Time `json:"mod_time"`
+}
+
+func runList(cmd *cobra.Command, _ []string) error {
+	st, m, err := openProject(ctxFlags.dir, true)
+	if err != nil {
+		return err
+	}
+	var list []listEntry
+	if fi, err := os.Stat(st.CurrentPath()); err == nil {
+		list = append(list, listEntry{"current", store.CurrentName, st.CurrentPath(), fi.Size(), fi.ModTime()})
+	}
+	if cps, err := st.Checkpoints(); err == nil {
+		for _, c := range cps {
+			list = append(list, listEntry{"checkpoint", fmt.Sprint(c.N), c.Path, c.Size, c.ModTime})
+		}
+	}
+	if hs, err := st.History(); err == nil {
+		for _, h := range hs {
+			list = append(list, listEntry{"history", strings.TrimSuffix(filepath.Base(h.Path), ".ctx"), h.Path, h.Size, h.ModTime})
+		}
+	}
+	for _, d := range []struct{ kind, dir, ext string }{{"named", filepath.Join(st.Root(), namedDir), ".ctx"}, {"export", st.ExportsDir(), ".ctxpkg"}} {
+		ents, _ := os.ReadDir(d.dir)
+		for _, e := range ents {
+			if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && strings.HasSuffix(e.Name(), d.ext) {
+				list = append(list, listEntry{d.kind, strings.TrimSuffix(e.Name(), d.ext), filepath.Join(d.dir, e.Name()), fi.Size(), fi.ModTime()})
+			}
+		}
+	}
+	if ix, err := m.Index(); err == nil {
+		h := handles(ix)
+		for i, s := range ix.Snapshots {
+			list = append(list, listEntry{"snapshot", h[i], m.Path(s), s.CompressedBytes, s.CreatedAt})
+		}
+	}
+	out := cmd.OutOrStdout()
+	if globalFlags.json {
+		if list == nil {
+			list = []listEntry{}
+		}
+		return printJSON(out, list)
+	}
+	fmt.Fprintf(out, "Saved contexts for %s\n%s\n\n", tildePath(st.ProjectDir()), rule(62))
+	if len(list) == 0 {
+		fmt.Fprintln(out, "Nothing saved yet (ben10 context save).")
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KIND\tNAME\tSAVED\tSIZE\tRESTORE WITH")
+	now := time.Now()
+	for _, e := range list {
+		how := ""
+		switch e.Kind {
+		case "current":
+			how = "ben10 context restore"
+		case "checkpoint":
+			how = "ben10 context restore --checkpoint " + e.Name
+		case "history", "export":
+			how = "ben10 context restore --from " + shellQuote(e.Path)
+		case "named":
+			how = "ben10 context restore --name " + shellQuote(e.Name)
+		case "snapshot":
+			how = "ben10 context compaction restore " + e.Name
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Kind, e.Name, ago(e.ModTime, now), humanBytes(e.Size), how)
+	}
+	return tw.Flush()
+}
+
+func runDiff(cmd *cobra.Command, _ []string) error {
+	st, _, err := openProject(ctxFlags.dir, !ctxFlags.reconcile)
+	if err != nil {
+		return err
+	}
+	rec, err := st.Recover(verifyArchive(st))
+	if err != nil {
+		return fmt.Errorf("no saved context to compare with: %w", err)
+	}
+	out := cmd.OutOrStdout()
+	if rec.Kind != store.KindCurrent && !globalFlags.quiet {
+		fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: current.ctx is missing or damaged; using %s %s (%s old)\n", rec.Kind, rec.Path, store.FormatDuration(rec.Age.Round(time.Second)))
+	}
+	a, err := archive.OpenFile(rec.Path, snapshot.OpenOptions(st.Config()))
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	files, err := a.Files()
+	if err != nil {
+		return err
+	}
+	contents, err := a.FileContents()
+	if err != nil {
+		return err
+	}
+	var baseline map[string]string
+	meta, merr := st.ReadMeta()
+	if merr == nil && rec.Kind == store.KindCurrent {
+		if raw, ok := meta.Extra[reconciledKey]; ok {
+			b, _ := json.Marshal(raw)
+			_ = json.Unmarshal(b, &baseline)
+		}
+	}
+	res, err := snapshot.Reconcile(st.ProjectDir(), files, contents, baseline, snapshot.ExcludePatterns(st.Config()))
+	if err != nil {
+		return err
+	}
+	if ctxFlags.reconcile {
+		if merr != nil || rec.Kind != store.KindCurrent {
+			return errors.New("--reconcile needs a valid current.ctx and its current.ctx.meta (save first)")
+		}
+		err := st.WithLock(context.Background(), func() error {
+			meta, err := st.ReadMeta()
+			if err != nil {
+				return err
+			}
+			if meta.Extra == nil {
+				meta.Extra = map[string]any{}
+			}
+			meta.Extra[reconciledKey] = res.Hashes
+			data, _ := json.MarshalIndent(meta, "", "  ")
+			return store.WriteFileAtomic(st.MetaPath(), append(data, '\n'))
+		})
+		if err != nil {
+			return fmt.Errorf("recording the reconciled hashes: %w", err)
+		}
+	}
+	if globalFlags.json {
+		return printJSON(out, map[string]any{"baseline": rec.Path, "saved_at": rec.ModTime, "result": res, "reconciled": ctxFlags.reconcile})
+	}
+	fmt.Fprintf(out, "Changes since last session (%s)\n%s\n\n", rec.ModTime.Local().Format("Jan 2, 2006 3:04 PM"), rule(62))
+	if !res.Changed() {
+		fmt.Fprintf(out, "No changes: %d tracked files unchanged", res.Unchanged)
+		if res.Unknown > 0 {
+			fmt.Fprintf(out, ", %d without a recorded hash", res.Unknown)
+		}
+		fmt.Fprintln(out)
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	if len(res.Modified) > 0 {
+		fmt.Fprintln(out, "Modified Files:")
+		for _, c := range res.Modified {
+			lines := "(content not saved; hash changed)"
+			if c.Counted {
+				lines = fmt.Sprintf("(+%d, -%d lines)", c.Added, c.Removed)
+			}
+			fmt.Fprintf(tw, "  M  %s\t%s\n", c.Path, lines)
+		}
+		tw.Flush()
+		fmt.Fprintln(out)
+	}
+	if len(res.Deleted) > 0 {
+		fmt.Fprintln(out, "Deleted Files:")
+		for _, c := range res.Deleted {
+			fmt.Fprintf(tw, "  D  %s\t(was tracked)\n", c.Path)
+		}
+		tw.Flush()
+		fmt.Fprintln(out)
+	}
+	if len(res.New) > 0 {
+		fmt.Fprintln(out, "New Files (untracked):")
+		for _, c := range res.New {
+			fmt.Fprintf(out, "  ?  %s\n", c.Path)
+		}
+		fmt.Fprintln(out)
+	}
+	if ctxFlags.reconcile {
+		fmt.Fprintf(out, "Reconciled: the current hashes of %d files are the new baseline.\n", len(res.Hashes))
+	} else if res.Changed() {
+		fmt.Fprintf(out, "Actions:\n  ben10 context diff --reconcile   Update context with current file states\n")
+	}
+	return nil
+}
+
+func runClear(cmd *cobra.Command, _ []string) error {
+	st, _, err := openProject(ctxFlags.dir, false)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(st.CurrentPath()); err != nil {
+		if notExist(err) {
+			infof(cmd.OutOrStdout(), "nothing to clear: no current context\n")
+			return nil
+		}
+		return err
+	}
+	if !ctxFlags.force {
+		fmt.Fprintf(cmd.ErrOrStderr(), "Clear the current context of %s? It is kept in history/. [y/N] ", tildePath(st.ProjectDir()))
+		line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+			return &exitError{code: 1, err: errors.New("not cleared (answer y, or pass --force)")}
+		}
+	}
+	var dst string
+	err = st.WithLock(context.Background(), func() error {
+		fi, err := os.Stat(st.CurrentPath())
+		if err != nil {
+			return err
+		}
+		t := fi.ModTime()
+		if meta, err := st.ReadMeta(); err == nil && !meta.SavedAt.IsZero() {
+			t = meta.SavedAt
+		}
+		if err := st.EnsureDir(st.HistoryDir()); err != nil {
+			return err
+		}
+		dst = st.HistoryPath(t)
+		for i := 2; ; i++ {
+			if _, err := os.Lstat(dst); notExist(err) {
+				break
+			}
+			dst = strings.TrimSuffix(st.HistoryPath(t), ".ctx") + fmt.Sprintf("-%d.ctx", i)
+		}
+		if err := os.Remove(st.MetaPath()); err != nil && !notExist(err) {
+			return err
+		}
+		if err := os.Rename(st.CurrentPath(), dst); err != nil {
+			return err
+		}
+		if d, err := os.Open(filepath.Dir(dst)); err == nil {
+			_ = d.Sync()
+			d.Close()
+		}
+		if d, err := os.Open(st.Root()); err == nil {
+			_ = d.Sync()
+			d.Close()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	_ = st.Audit(store.AuditEntry{Action: store.ActionDelete, Path: st.CurrentPath(), Detail: "context clear: moved to " + dst})
+	if globalFlags.json {
+		return printJSON(cmd.OutOrStdout(), map[string]any{"cleared": st.CurrentPath(), "moved_to": dst})
+	}
+	infof(cmd.OutOrStdout(), "cleared: current context moved to %s\n", dst)
+	return nil
+}
+
+func runPrune(cmd *cobra.Command, _ []string) error {
+	st, m, err := openProject(ctxFlags.dir, false)
+	if err != nil {
+		return err
+	}
+	var removed []string
+	err = st.WithLock(context.Background(), func() error {
+		removed, err = st.Prune()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if len(removed) > 0 {
+		_ = st.Audit(store.AuditEntry{Action: store.ActionPrune, Count: len(removed), Detail: "checkpoints and history: " + strings.Join(removed, ", ")})
+	}
+	plan, err := m.Prune(time.Time{})
+	if err != nil {
+		return err
+	}
+	sort.Strings(removed)
+	if globalFlags.json {
+		return printJSON(cmd.OutOrStdout(), map[string]any{"removed": nonNil(removed), "snapshots_pruned": nonNil(plan.Delete), "warnings": nonNil(plan.Warnings)})
+	}
+	printWarnings(cmd, plan.Warnings)
+	out := cmd.OutOrStdout()
+	for _, r := range removed {
+		infof(out, "removed %s\n", r)
+	}
+	for _, id := range plan.Delete {
+		infof(out, "pruned snapshot %s\n", id)
+	}
+	infof(out, "%d checkpoint/history files and %d snapshots pruned\n", len(removed), len(plan.Delete))
+	return nil
+}

@@ -1,0 +1,339 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/snapshot"
+	"github.com/ben10ctx/ben10/store"
+	"github.com/ben10ctx/ben10/transcript"
+)
+
+// validName accepts names for named saves and exports: letters, digits,
+// '.', '_' and '-', not starting with '.'.
+func validName(n string) error {
+	if n == "" || strings.HasPrefix(n, ".") || strings.Trim(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != "" || len(n) > 100 {
+		return fmt.Errorf("name %q: use letters, digits, '.', '_' and '-' (not starting with '.')", n)
+	}
+	return nil
+}
+
+// storeEncodeOptions are the encoder options of a save into the store:
+// the configuration's, with the command's flags on top.
+func storeEncodeOptions(cmd *cobra.Command, cfg *store.Config) (archive.EncodeOptions, *snapshot.Redactions, error) {
+	lvl, err := ctxfmt.ParseLevel(saveFlags.level)
+	if err != nil {
+		return archive.EncodeOptions{}, nil, err
+	}
+	c := *cfg
+	if cmd.Flags().Changed("redact") {
+		c.SensitiveRedaction = saveFlags.redact
+	}
+	opts, red, err := snapshot.EncodeOptions(&c, lvl)
+	if err != nil {
+		return opts, nil, err
+	}
+	if saveFlags.encrypt {
+		pass, err := readPassphrase(saveFlags.passFile)
+		if err != nil {
+			return opts, nil, err
+		}
+		if pass == nil {
+			return opts, nil, errors.New("--encrypt needs --passphrase-file")
+		}
+		opts.Encryption = &ctxfmt.Encryption{Passphrase: pass}
+	}
+	return opts, red, nil
+}
+
+func runStoreSave(cmd *cobra.Command, _ []string) error {
+	if saveFlags.out != "" && saveFlags.name != "" {
+		return errors.New("--out and --name exclude each other")
+	}
+	if saveFlags.name != "" {
+		if err := validName(saveFlags.name); err != nil {
+			return err
+		}
+	}
+	st, _, err := openProject(saveFlags.dir, false)
+	if err != nil {
+		return err
+	}
+	cfg := st.Config()
+	tr := saveFlags.transcript
+	if tr == "" {
+		if tr, err = latestTranscript(st.ProjectDir()); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	state, err := transcript.Import(tr, "", archive.ImportOptions{ProjectDir: st.ProjectDir(), NoSubagents: saveFlags.noSub,
+		IncludeFileContents: true, ExcludePatterns: snapshot.ExcludePatterns(cfg)})
+	if err != nil {
+		return err
+	}
+	opts, red, err := storeEncodeOptions(cmd, cfg)
+	if err != nil {
+		return err
+	}
+	oo := snapshot.OpenOptions(cfg)
+	if opts.Encryption != nil {
+		oo = archive.OpenOptions{Passphrase: opts.Encryption.Passphrase, Key: opts.Encryption.Key}
+	}
+	target := ""
+	switch {
+	case saveFlags.out != "":
+		target = saveFlags.out
+	case saveFlags.name != "":
+		target = filepath.Join(st.Root(), namedDir, saveFlags.name+".ctx")
+	default:
+		target = st.CurrentPath()
+	}
+	if !saveFlags.full {
+		if prev, err := archive.OpenFile(target, oo); err == nil {
+			defer prev.Close()
+			opts.Previous = prev
+		}
+	}
+	var stats archive.EncodeStats
+	write := func(w io.Writer) error {
+		var err error
+		stats, err = archive.EncodeWithStats(w, state, opts)
+		return err
+	}
+	var size int64
+	var warns []string
+	rotated := ""
+	err = st.WithLock(context.Background(), func() error {
+		if target != st.CurrentPath() {
+			if err := st.EnsureDir(filepath.Dir(target)); err != nil {
+				return err
+			}
+			size, err = writeArchiveAtomic(target, write)
+			return err
+		}
+		rotate := false
+		if old, err := st.ReadMeta(); err == nil && old.SessionID != "" && old.SessionID != state.Meta.SessionID {
+			rotate = true // a new session: keep the previous one's final state in history/
+		}
+		meta := store.Meta{SessionID: state.Meta.SessionID, Assistant: string(state.Meta.Harness), Transcript: absOr(tr),
+			Messages: len(state.Messages), Tokens: state.Meta.ContextTokens, Files: len(state.Files), ToolExecutions: len(state.Tools),
+			Extra: map[string]any{"redactions": red.Counts()}}
+		res, err := st.SaveCurrentFunc(write, meta, store.SaveOptions{Rotate: rotate})
+		if err != nil {
+			return err
+		}
+		size, rotated = res.Meta.SizeBytes, res.Rotated
+		for _, w := range res.Warnings {
+			warns = append(warns, w.String())
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	_ = st.Audit(store.AuditEntry{Action: store.ActionSave, Path: target, SizeBytes: size, Messages: len(state.Messages),
+		RedactionsApplied: red.Total(), Session: state.Meta.SessionID})
+	exported := ""
+	if saveFlags.export != "" {
+		if exported, err = writeExport(st, state, opts, saveFlags.export); err != nil {
+			return err
+		}
+	}
+	out := cmd.OutOrStdout()
+	printWarnings(cmd, warns)
+	if globalFlags.json {
+		return printJSON(out, map[string]any{
+			"archive": target, "bytes": size, "raw_bytes": stats.RawBytes, "copied_segments": stats.CopiedSegments,
+			"session_id": state.Meta.SessionID, "transcript": tr, "messages": len(state.Messages), "tools": len(state.Tools),
+			"files": len(state.Files), "file_contents": len(state.FileContents), "redactions": red.Counts(),
+			"encrypted": opts.Encryption != nil, "rotated": rotated, "export": exported, "elapsed_ms": time.Since(start).Milliseconds(),
+		})
+	}
+	infof(out, "saved %s (%s): %d messages, %d tools, %d files, %d secrets redacted\n", target, humanBytes(size),
+		len(state.Messages), len(state.Tools), len(state.Files), red.Total())
+	if rotated != "" {
+		infof(out, "previous session's context kept as %s\n", rotated)
+	}
+	if exported != "" {
+		infof(out, "exported %s (home directory and user name stripped)\n", exported)
+	}
+	return nil
+}
+
+func absOr(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// writeExport writes the portable package: the same archive with the
+// user's home directory and name stripped from every raw line and text.
+func writeExport(st *store.Store, state *archive.State, opts archive.EncodeOptions, name string) (string, error) {
+	path := name
+	if !strings.ContainsAny(name, `/\`) && !strings.HasSuffix(name, ".ctxpkg") {
+		if err := validName(name); err != nil {
+			return "", err
+		}
+		if err := st.EnsureDir(st.ExportsDir()); err != nil {
+			return "", err
+		}
+		path = filepath.Join(st.ExportsDir(), name+".ctxpkg")
+	}
+	strip := snapshot.NewStripper(st.Home(), "")
+	redLine, redText := opts.RedactLine, opts.RedactText
+	opts.RedactLine = func(l []byte) []byte {
+		if redLine != nil {
+			l = redLine(l)
+		}
+		return strip.Bytes(l)
+	}
+	opts.RedactText = func(s string) string {
+		if redText != nil {
+			s = redText(s)
+		}
+		return strip.String(s)
+	}
+	opts.Previous = nil
+	cp := *state
+	cp.Meta.DirectoryPath = strip.String(cp.Meta.DirectoryPath)
+	size, err := writeArchiveAtomic(path, func(w io.Writer) error { return archive.Encode(w, &cp, opts) })
+	if err != nil {
+		return "", err
+	}
+	_ = st.Audit(store.AuditEntry{Action: store.ActionExport, ExportPath: path, SizeBytes: size, Messages: len(state.Messages)})
+	return path, nil
+}
+
+// runStoreRestore restores from the project's store (or --from).
+func runStoreRestore(cmd *cobra.Command) error {
+	st, _, err := openProject(restoreFlags.dir, false)
+	if err != nil {
+		return err
+	}
+	oo := snapshot.OpenOptions(st.Config())
+	if restoreFlags.passFile != "" {
+		pass, err := readPassphrase(restoreFlags.passFile)
+		if err != nil {
+			return err
+		}
+		oo = archive.OpenOptions{Passphrase: pass}
+	}
+	verify := func(p string) error {
+		if err := ctxfmt.VerifyFile(p, ctxfmt.VerifyOptions{}); err != nil {
+			return err
+		}
+		a, err := archive.OpenFile(p, oo)
+		if err != nil {
+			return err
+		}
+		return a.Close()
+	}
+	n := 0
+	for _, set := range []bool{restoreFlags.name != "", restoreFlags.from != "", restoreFlags.checkpoint != 0} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return errors.New("--name, --from and --checkpoint exclude each other")
+	}
+	src, note := "", ""
+	switch {
+	case restoreFlags.name != "":
+		if err := validName(restoreFlags.name); err != nil {
+			return err
+		}
+		src = filepath.Join(st.Root(), namedDir, restoreFlags.name+".ctx")
+	case restoreFlags.from != "":
+		src = restoreFlags.from
+	case restoreFlags.checkpoint != 0:
+		src = st.CheckpointPath(restoreFlags.checkpoint)
+	default:
+		rec, err := st.Recover(verify)
+		for _, q := range rec.Quarantined {
+			fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: damaged file moved to %s\n", q)
+		}
+		if err != nil {
+			return fmt.Errorf("nothing to restore: %w", err)
+		}
+		src = rec.Path
+		if rec.Kind != store.KindCurrent {
+			note = fmt.Sprintf("current.ctx is missing or damaged: restoring the newest valid %s, %s, saved %s", rec.Kind, filepath.Base(rec.Path), ago(rec.ModTime, time.Now()))
+			fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: %s\n", note)
+		}
+	}
+	if err := verify(src); err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	a, err := archive.OpenFile(src, oo)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	installed := ""
+	if src != st.CurrentPath() {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return err
+		}
+		md := a.Meta()
+		err = st.WithLock(context.Background(), func() error {
+			res, err := st.SaveCurrent(data, store.Meta{SessionID: md.SessionID, Assistant: string(md.Harness), Messages: md.MessageCount,
+				Tokens: md.ContextTokens, Files: md.FileCount, ToolExecutions: md.ToolCount}, store.SaveOptions{Rotate: true})
+			installed = res.Path
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	proj := restoreFlags.projectDir
+	if proj == "" {
+		proj = st.ProjectDir()
+	}
+	res, err := a.Restore(archive.RestoreOptions{ProjectDir: proj, ConfigDir: restoreFlags.cfgDr})
+	if err != nil {
+		return err
+	}
+	_ = st.Audit(store.AuditEntry{Action: store.ActionRestore, Path: src, Messages: a.Meta().MessageCount, Session: res.SessionID, Detail: note})
+	var changes *snapshot.ReconcileResult
+	if st.Config().ReconcileOnRestore {
+		files, ferr := a.Files()
+		contents, cerr := a.FileContents()
+		if ferr == nil && cerr == nil {
+			changes, _ = snapshot.Reconcile(st.ProjectDir(), files, contents, nil, snapshot.ExcludePatterns(st.Config()))
+		}
+	}
+	out := cmd.OutOrStdout()
+	if globalFlags.json {
+		return printJSON(out, map[string]any{"source": src, "installed": installed, "note": note, "restore": res, "file_changes": changes})
+	}
+	md := a.Meta()
+	lines := []string{
+		"Context Restored",
+		"",
+		"Source:        " + tildePath(src),
+		fmt.Sprintf("Last session:  %s (%s)", ago(md.LastActivity, time.Now()), md.LastActivity.Local().Format("Jan 2, 2006 3:04 PM")),
+		fmt.Sprintf("Messages:      %d (%s tokens in context)", md.MessageCount, commas(md.ContextTokens)),
+		fmt.Sprintf("Files tracked: %d", md.FileCount),
+	}
+	if changes != nil && changes.Changed() {
+		lines = append(lines, "", fmt.Sprintf("⚠ %d tracked files have changed since last session", len(changes.Modified)+len(changes.Deleted)),
+			"  Run `ben10 context diff` for details")
+	}
+	box(out, lines)
+	fmt.Fprintf(out, "Resume with: cd %s && claude --resume %s\n", shellQuote(res.ProjectDir), res.SessionID)
+	return nil
+}

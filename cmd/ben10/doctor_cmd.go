@@ -1,0 +1,252 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/hook"
+	"github.com/ben10ctx/ben10/snapshot"
+	"github.com/ben10ctx/ben10/store"
+	"github.com/spf13/cobra"
+)
+
+// check is one line of `ben10 doctor`.
+type check struct {
+	Name   string `json:"name"`
+	Status string `json:"status"` // ok | warn | fail
+	Detail string `json:"detail"`
+}
+
+var doctorFlags struct{ dir string }
+
+var doctorCmd = &cobra.Command{
+	Use:   "doctor",
+	Short: "Check hooks, storage, configuration and archive health",
+	Long: `Checks that Ben10's Claude Code hooks are installed and point at an existing
+binary, that the project's context storage is writable with private
+permissions, that the configuration is valid, that every saved context and
+snapshot verifies, and warns about Claude Code's cleanupPeriodDays (Claude
+Code deletes transcripts after 30 days by default; Ben10's archives keep them).
+Exits 1 when a check fails.`,
+	Example: `  ben10 doctor
+  ben10 doctor --dir ~/src/app --json`,
+	Args: cobra.NoArgs,
+	RunE: func(cmd *cobra.Command, _ []string) error {
+		checks := runDoctor(doctorFlags.dir)
+		failed := 0
+		for _, c := range checks {
+			if c.Status == "fail" {
+				failed++
+			}
+		}
+		if globalFlags.json {
+			if err := printJSON(cmd.OutOrStdout(), checks); err != nil {
+				return err
+			}
+		} else {
+			printChecks(cmd.OutOrStdout(), checks)
+		}
+		if failed > 0 {
+			return &exitError{code: 1, err: fmt.Errorf("%d check(s) failed", failed)}
+		}
+		return nil
+	},
+}
+
+func printChecks(w io.Writer, checks []check) {
+	mark := map[string]string{"ok": "✓", "warn": "!", "fail": "✗"}
+	for _, c := range checks {
+		fmt.Fprintf(w, "%s %-14s %s\n", mark[c.Status], c.Name, c.Detail)
+	}
+}
+
+func runDoctor(dir string) []check {
+	var out []check
+	add := func(name, status, format string, args ...any) {
+		out = append(out, check{name, status, fmt.Sprintf(format, args...)})
+	}
+	home, err := store.HomeDir()
+	if err != nil {
+		add("home", "fail", "%v", err)
+		return out
+	}
+	project, err := projectDir(dir)
+	if err != nil {
+		add("project", "fail", "%v", err)
+		return out
+	}
+
+	// Hooks.
+	installed := false
+	for _, sc := range hook.Scopes {
+		p := hook.SettingsPath(sc, home, project)
+		st, err := hook.Status(p, sc)
+		switch {
+		case err != nil:
+			add("hooks", "fail", "%s: %v", p, err)
+		case len(st.Events) == 0:
+			continue
+		case st.Binary == "":
+			add("hooks", "fail", "%s: hook command without a binary path", p)
+		default:
+			installed = true
+			if fi, err := os.Stat(st.Binary); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+				add("hooks", "fail", "%s (%s): binary %s is missing or not executable; run `ben10 hooks install --scope %s`", sc, p, st.Binary, sc)
+			} else if len(st.Missing) > 0 {
+				add("hooks", "warn", "%s (%s): missing %s; run `ben10 hooks install --scope %s`", sc, p, joinEvents(st.Missing), sc)
+			} else {
+				add("hooks", "ok", "%s (%s) → %s", sc, p, st.Binary)
+			}
+			if t, ok := st.Timeout[hook.SessionEnd]; !ok || t <= 0 {
+				add("hooks", "warn", "%s: SessionEnd has no explicit timeout; Claude Code then gives all SessionEnd hooks 1.5 s", p)
+			}
+		}
+	}
+	if !installed {
+		add("hooks", "fail", "not installed in any settings file; run `ben10 hooks install`")
+	}
+
+	// Configuration.
+	cfg, _, warns, err := store.LoadConfig(project, home, nil)
+	if err != nil {
+		add("config", "fail", "%v", err)
+		cfg = nil
+	} else if len(warns) > 0 {
+		for _, w := range warns {
+			add("config", "warn", "%v", w)
+		}
+	} else {
+		add("config", "ok", "valid (%s, %s)", store.UserConfigPath(home), store.ProjectConfigPath(project))
+	}
+
+	// Storage.
+	var st *store.Store
+	if cfg != nil {
+		st, err = store.Open(project, store.Options{Home: home, Config: cfg, ReadOnly: true})
+	}
+	switch {
+	case cfg == nil:
+	case err != nil:
+		add("storage", "fail", "%v", err)
+	default:
+		out = append(out, storageChecks(st)...)
+	}
+
+	// Archive health.
+	if st != nil {
+		out = append(out, archiveChecks(st, cfg)...)
+	}
+
+	// Claude Code's transcript cleanup.
+	out = append(out, cleanupCheck(home, project))
+	return out
+}
+
+func storageChecks(st *store.Store) []check {
+	root := st.Root()
+	fi, err := os.Stat(root)
+	if errors.Is(err, os.ErrNotExist) {
+		return []check{{"storage", "ok", root + " (not created yet; created 0700 on first save)"}}
+	}
+	if err != nil {
+		return []check{{"storage", "fail", err.Error()}}
+	}
+	var cs []check
+	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+		cs = append(cs, check{"storage", "warn", fmt.Sprintf("%s is %04o; other users can read it (chmod 700)", root, perm)})
+	}
+	f, err := os.CreateTemp(root, store.TempPrefix+"doctor-")
+	if err != nil {
+		return append(cs, check{"storage", "fail", fmt.Sprintf("%s is not writable: %v", root, err)})
+	}
+	f.Close()
+	os.Remove(f.Name())
+	var loose []string
+	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if info, err := d.Info(); err == nil && info.Mode().Perm()&0o077 != 0 {
+			loose = append(loose, filepath.Base(p))
+		}
+		return nil
+	})
+	if len(loose) > 0 {
+		cs = append(cs, check{"storage", "warn", fmt.Sprintf("%d file(s) readable by others (e.g. %s); chmod 600", len(loose), loose[0])})
+	}
+	u, err := st.Usage()
+	if err == nil {
+		cs = append(cs, check{"storage", "ok", fmt.Sprintf("%s writable; %.1f MB context, %.1f MB snapshots", root, float64(u.Context)/(1<<20), float64(u.Snapshots)/(1<<20))})
+	}
+	return cs
+}
+
+func archiveChecks(st *store.Store, cfg *store.Config) []check {
+	oo := snapshot.OpenOptions(cfg)
+	vo := ctxfmt.VerifyOptions{Deep: true, Passphrase: oo.Passphrase, Key: oo.Key}
+	var files []string
+	if _, err := os.Stat(st.CurrentPath()); err == nil {
+		files = append(files, st.CurrentPath())
+	}
+	for _, list := range []func() ([]store.Entry, error){st.Checkpoints, st.History} {
+		es, _ := list()
+		for _, e := range es {
+			files = append(files, e.Path)
+		}
+	}
+	var bad []string
+	for _, f := range files {
+		if err := ctxfmt.VerifyFile(f, vo); err != nil {
+			bad = append(bad, fmt.Sprintf("%s: %v", filepath.Base(f), err))
+		}
+	}
+	m := snapshot.NewManager(st, cfg)
+	snaps := 0
+	if ix, err := m.Index(); err != nil {
+		bad = append(bad, "compaction-snapshots/index.json: "+err.Error())
+	} else {
+		for _, s := range ix.Snapshots {
+			snaps++
+			if err := m.Verify(s.ID); err != nil {
+				bad = append(bad, fmt.Sprintf("%s: %v", s.ID, err))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		return []check{{"archives", "fail", fmt.Sprintf("%d of %d damaged: %s (see `ben10 context restore` for recovery choices)", len(bad), len(files)+snaps, strings.Join(bad, "; "))}}
+	}
+	return []check{{"archives", "ok", fmt.Sprintf("%d saved context(s) and %d snapshot(s) verified", len(files), snaps)}}
+}
+
+// cleanupCheck reads cleanupPeriodDays from Claude Code's settings files.
+func cleanupCheck(home, project string) check {
+	days, from := 0, ""
+	for _, sc := range hook.Scopes {
+		p := hook.SettingsPath(sc, home, project)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		var s struct {
+			CleanupPeriodDays *int `json:"cleanupPeriodDays"`
+		}
+		if json.Unmarshal(data, &s) == nil && s.CleanupPeriodDays != nil {
+			days, from = *s.CleanupPeriodDays, p
+		}
+	}
+	if from == "" {
+		return check{"transcripts", "warn", "Claude Code deletes transcripts after 30 days (cleanupPeriodDays unset); Ben10's archives keep them — set cleanupPeriodDays in ~/.claude/settings.json to keep the originals longer"}
+	}
+	return check{"transcripts", "warn", fmt.Sprintf("Claude Code deletes transcripts after %d days (cleanupPeriodDays in %s); Ben10's archives keep them", days, from)}
+}
+
+func init() {
+	doctorCmd.Flags().StringVar(&doctorFlags.dir, "dir", "", "project directory (default: current directory)")
+	rootCmd.AddCommand(doctorCmd)
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/hook"
+	"github.com/ben10ctx/ben10/store"
+	"github.com/spf13/cobra"
+)
+
+var hookCmd = &cobra.Command{
+	Use:   "hook [EVENT]",
+	Short: "Handle one Claude Code hook event (reads the hook JSON on stdin)",
+	Long: `Claude Code runs this command for the events ` + "`ben10 hooks install`" + ` registers.
+It reads the hook JSON on stdin; EVENT is Claude Code's name (PreCompact) or
+its kebab-case form (pre-compact) and defaults to the input's hook_event_name.
+
+  SessionStart      compact: inject the recovery digest of the snapshot taken
+                    before the compaction; startup/clear: inject the digest of
+                    this project's previous session when recent
+  UserPromptSubmit  count prompts; checkpoint every checkpoint_interval
+                    prompts or checkpoint_minutes
+  PostToolUse       checkpoint after file modifications (debounced)
+  PreCompact        snapshot the full context before compaction proceeds
+  PostCompact       remember the compaction summary
+  SessionEnd        final save into current.ctx (previous one into history/)
+  Stop              note activity only
+
+It always exits 0: a failure is one line on stderr and an entry in
+~/.claude-code/ben10-errors.log, and never blocks Claude Code.`,
+	Example: `  ben10 hook pre-compact --input saved-input.json
+  echo '{"session_id":"s1","transcript_path":"/p/s1.jsonl","cwd":"/p","hook_event_name":"PreCompact","trigger":"auto"}' | ben10 hook
+  ben10 hook session-start < input.json`,
+	Args:               cobra.ArbitraryArgs,
+	DisableFlagParsing: true,
+	RunE: func(cmd *cobra.Command, args []string) error {
+		var stdin io.Reader = os.Stdin
+		// --input FILE reads the hook JSON from a file (benchmarks, replays).
+		for i := 0; i < len(args); i++ {
+			switch args[i] {
+			case "--help", "-h":
+				return cmd.Help()
+			case "--input":
+				if i+1 < len(args) {
+					f, err := os.Open(args[i+1])
+					if err != nil {
+						fmt.Fprintf(cmd.ErrOrStderr(), "ben10 hook: %v\n", err)
+						return nil
+					}
+					defer f.Close()
+					stdin = f
+				}
+				args = append(args[:i:i], args[min(i+2, len(args)):]...)
+				i--
+			}
+		}
+		if len(args) > 1 {
+			fmt.Fprintf(cmd.ErrOrStderr(), "ben10 hook: expected at most one EVENT, got %q (ignored the rest)\n", strings.Join(args, " "))
+		}
+		ev := ""
+		if len(args) > 0 {
+			ev = args[0]
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 55*time.Second)
+		defer cancel()
+		code := (&hook.Handler{}).Run(ctx, ev, stdin, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		if code != 0 {
+			return &exitError{code: code, err: fmt.Errorf("hook exited %d", code)}
+		}
+		return nil
+	},
+}
+
+var internalCmd = &cobra.Command{
+	Use:    "internal",
+	Short:  "Commands ben10 runs itself",
+	Hidden: true,
+}
+
+var recompressFlags struct {
+	project string
+	level   string
+}
+
+var internalRecompressCmd = &cobra.Command{
+	Use:   "recompress --project DIR [--level LEVEL] SNAPSHOT-ID",
+	Short: "Rewrite a snapshot at a better compression level (started in the background by PreCompact)",
+	Args:  cobra.ExactArgs(1),
+	RunE: func(cmd *cobra.Command, args []string) error {
+		err := runRecompress(recompressFlags.project, recompressFlags.level, args[0])
+		if err != nil {
+			// Nobody reads this process's stderr: log it where the hooks log.
+			home, _ := store.HomeDir()
+			_ = hook.AppendError(home, hook.ErrorEntry{Time: time.Now(), Event: "recompress", Project: recompressFlags.project, Error: err.Error()})
+		}
+		return err
+	},
+}
+
+func runRecompress(project, levelName, id string) error {
+	if project == "" {
+		return fmt.Errorf("--project is required")
+	}
+	st, err := store.Open(project, store.Options{})
+	if err != nil {
+		return err
+	}
+	cfg := st.Config()
+	level := ctxfmt.LevelFromZstd(cfg.CompactionSnapshots.CompressionLevel)
+	if levelName != "" {
+		if level, err = ctxfmt.ParseLevel(levelName); err != nil {
+			return err
+		}
+	}
+	if hook.DefaultSnapshots == nil {
+		return fmt.Errorf("no snapshot layer in this build")
+	}
+	return hook.DefaultSnapshots(st, cfg).Recompress(id, level)
+}
+
+func init() {
+	internalRecompressCmd.Flags().StringVar(&recompressFlags.project, "project", "", "project directory")
+	internalRecompressCmd.Flags().StringVar(&recompressFlags.level, "level", "", "target level (default: compaction_snapshots.compression_level)")
+	internalCmd.AddCommand(internalRecompressCmd)
+	rootCmd.AddCommand(hookCmd, internalCmd)
+}
+
+// internalRenderCmd shows a hook's JSON output the way a user meets it:
+// the systemMessage as a notice, the additionalContext as the text Claude
+// receives. Used by scripts/demo.sh.
+var internalRenderCmd = &cobra.Command{
+	Use:   "render-hook-output",
+	Short: "Show hook output JSON (stdin) as the user and Claude see it",
+	Args:  cobra.NoArgs,
+	RunE: func(cmd *cobra.Command, _ []string) error {
+		data, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
+		if err != nil {
+			return err
+		}
+		w := cmd.OutOrStdout()
+		if len(bytes.TrimSpace(data)) == 0 {
+			fmt.Fprintln(w, "  (no output: nothing shown, nothing injected)")
+			return nil
+		}
+		var o hook.Output
+		if err := json.Unmarshal(data, &o); err != nil {
+			return fmt.Errorf("hook output is not JSON: %w", err)
+		}
+		if o.SystemMessage != "" {
+			fmt.Fprintf(w, "  ┌ shown to the user\n  │ %s\n  └\n", o.SystemMessage)
+		}
+		if o.HookSpecificOutput != nil && o.HookSpecificOutput.AdditionalContext != "" {
+			fmt.Fprintf(w, "  ┌ added to Claude's context (%d characters)\n", len([]rune(o.HookSpecificOutput.AdditionalContext)))
+			for _, l := range strings.Split(strings.TrimRight(o.HookSpecificOutput.AdditionalContext, "\n"), "\n") {
+				fmt.Fprintf(w, "  │ %s\n", l)
+			}
+			fmt.Fprintln(w, "  └")
+		}
+		return nil
+	},
+}
+
+func init() { internalCmd.AddCommand(internalRenderCmd) }

@@ -1,0 +1,458 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/hook"
+)
+
+// hookWorld is a temporary HOME with a project and a Claude Code
+// transcript location, driven through the real binary.
+type hookWorld struct {
+	t          *testing.T
+	home       string
+	project    string
+	transcript string
+	session    string
+	env        []string
+}
+
+func newHookWorld(t *testing.T, session string) *hookWorld {
+	t.Helper()
+	base := t.TempDir()
+	w := &hookWorld{t: t, home: filepath.Join(base, "home"), project: filepath.Join(base, "cart-service"), session: session}
+	for _, d := range []string{w.home, w.project} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.project, _ = filepath.EvalSymlinks(w.project)
+	w.transcript = filepath.Join(w.home, ".claude", "projects", archive.ProjectDirName(w.project), session+".jsonl")
+	if err := os.MkdirAll(filepath.Dir(w.transcript), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w.env = []string{"HOME=" + w.home, "CLAUDE_CONFIG_DIR="}
+	return w
+}
+
+func (w *hookWorld) writeTranscript(data []byte) {
+	w.t.Helper()
+	if err := os.WriteFile(w.transcript, data, 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+// fire runs `ben10 hook EVENT` with the hook JSON Claude Code would send;
+// it fails the test unless the hook exits 0 with an empty stderr.
+func (w *hookWorld) fire(event string, fields map[string]any, env ...string) *hook.Output {
+	w.t.Helper()
+	in := map[string]any{"session_id": w.session, "transcript_path": w.transcript, "cwd": w.project, "hook_event_name": event}
+	for k, v := range fields {
+		in[k] = v
+	}
+	data, _ := json.Marshal(in)
+	r := runBen10(w.t, data, append(append([]string(nil), w.env...), env...), "hook", hook.Event(event).Kebab())
+	if r.code != 0 || r.stderr != "" {
+		w.t.Fatalf("hook %s: exit %d, stderr %q", event, r.code, r.stderr)
+	}
+	if strings.TrimSpace(r.stdout) == "" {
+		return nil
+	}
+	var out hook.Output
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		w.t.Fatalf("hook %s printed non-JSON stdout %q", event, r.stdout)
+	}
+	return &out
+}
+
+func (w *hookWorld) contextDir() string { return filepath.Join(w.project, ".claude", "context") }
+
+const demoSessionID = "5e1f0c2a-8b3d-4e6f-9a7b-1c2d3e4f5a6b"
+
+// TestHookE2EDemo is `make demo` with assertions: the bundled synthetic
+// session through install → SessionStart → prompts → PreCompact →
+// SessionStart(compact) → SessionEnd → a new SessionStart(startup).
+func TestHookE2EDemo(t *testing.T) {
+	w := newHookWorld(t, demoSessionID)
+	full, err := os.ReadFile("../../testdata/demo/claude-session.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	full = bytes.ReplaceAll(full, []byte("/home/dev/cart-service"), []byte(w.project))
+	cut := bytes.Index(full, []byte(`{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"`+w.project+`","sessionId":"`+demoSessionID+`","version":"2.1.39","gitBranch":"main","slug":"tidy-wandering-cart","type":"system","subtype":"compact_boundary"`))
+	if cut < 0 {
+		t.Fatal("no compact_boundary line in the demo transcript")
+	}
+	w.writeTranscript(full[:cut])
+
+	// Install, idempotently.
+	r := runBen10(t, nil, w.env, "hooks", "install")
+	if r.code != 0 || !strings.Contains(r.stdout, "Installed") {
+		t.Fatalf("hooks install: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	settings := filepath.Join(w.home, ".claude", "settings.json")
+	first, _ := os.ReadFile(settings)
+	if r := runBen10(t, nil, w.env, "hooks", "install"); r.code != 0 || !strings.Contains(r.stdout, "nothing changed") {
+		t.Fatalf("second install: %q", r.stdout)
+	}
+	if second, _ := os.ReadFile(settings); !bytes.Equal(first, second) {
+		t.Fatalf("second install changed the settings file")
+	}
+	for _, ev := range []string{"session-start", "user-prompt-submit", "post-tool-use", "pre-compact", "session-end"} {
+		if !bytes.Contains(first, []byte(" hook "+ev)) {
+			t.Errorf("settings lack %s:\n%s", ev, first)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(w.project, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.project, ".claude", "config.yaml"), []byte("context:\n  checkpoint_interval: 3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	if out := w.fire("SessionStart", map[string]any{"source": "startup"}); out != nil {
+		t.Fatalf("startup in an empty project injected %+v", out)
+	}
+	for i := 1; i <= 4; i++ {
+		if out := w.fire("UserPromptSubmit", map[string]any{"prompt": fmt.Sprint("prompt ", i)}); out != nil {
+			t.Fatalf("prompt %d printed %+v", i, out)
+		}
+	}
+	if cps, _ := filepath.Glob(filepath.Join(w.contextDir(), "checkpoints", "cp-*.ctx")); len(cps) != 1 {
+		t.Fatalf("checkpoints after 4 prompts (interval 3): %v", cps)
+	}
+
+	// PreCompact with the default background recompression.
+	if out := w.fire("PreCompact", map[string]any{"trigger": "auto", "custom_instructions": ""}); out != nil {
+		t.Fatalf("PreCompact printed %+v", out)
+	}
+	index := filepath.Join(w.contextDir(), "compaction-snapshots", "index.json")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		data, err := os.ReadFile(index)
+		if err != nil {
+			t.Fatalf("no snapshot index after PreCompact: %v", err)
+		}
+		if bytes.Contains(data, []byte(`"level": "best"`)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(hook.ErrorLogPath(w.home))
+			t.Fatalf("background recompression did not finish:\n%s\nerrors: %s", data, log)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	// Compaction: the full transcript, then SessionStart(compact).
+	w.writeTranscript(full)
+	out := w.fire("SessionStart", map[string]any{"source": "compact"})
+	if out == nil || out.HookSpecificOutput == nil || out.HookSpecificOutput.HookEventName != hook.SessionStart {
+		t.Fatalf("SessionStart(compact) output %+v", out)
+	}
+	text := out.HookSpecificOutput.AdditionalContext
+	if n := archive.DigestLen(text); n > archive.RecoveryDigestBudget {
+		t.Fatalf("recovery context is %d characters", n)
+	}
+	if !strings.Contains(out.SystemMessage, "restored after compaction") || strings.Contains(out.SystemMessage, "\n") {
+		t.Fatalf("systemMessage %q", out.SystemMessage)
+	}
+	for _, want := range []string{"testdata/carts/threshold.json", "internal/cart/total_test.go", "go vet ./...", "[pending] Check the free-shipping threshold"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("recovery context lacks %q", want)
+		}
+	}
+	if again := w.fire("SessionStart", map[string]any{"source": "compact"}); again != nil {
+		t.Fatalf("re-fired SessionStart(compact) injected again")
+	}
+
+	// SessionEnd: current.ctx.
+	if out := w.fire("SessionEnd", map[string]any{"reason": "prompt_input_exit"}); out != nil {
+		t.Fatalf("SessionEnd printed %+v", out)
+	}
+	if _, err := os.Stat(filepath.Join(w.contextDir(), "current.ctx")); err != nil {
+		t.Fatal(err)
+	}
+	if r := runBen10(t, nil, w.env, "context", "inspect", filepath.Join(w.contextDir(), "current.ctx")); r.code != 0 || !strings.Contains(r.stdout, demoSessionID) {
+		t.Fatalf("inspect current.ctx: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+
+	// A new session: the handoff, once.
+	next := newHookWorld(t, "0b6c1d2e-3f40-4a51-8b62-7c8d9e0f1a2b")
+	next.home, next.project, next.env = w.home, w.project, w.env
+	next.transcript = filepath.Join(filepath.Dir(w.transcript), next.session+".jsonl")
+	out = next.fire("SessionStart", map[string]any{"source": "startup"})
+	if out == nil || out.HookSpecificOutput == nil || archive.DigestLen(out.HookSpecificOutput.AdditionalContext) > 2000 {
+		t.Fatalf("startup handoff: %+v", out)
+	}
+	if !strings.Contains(out.HookSpecificOutput.AdditionalContext, "5e1f0c2a") {
+		t.Fatalf("handoff does not name the previous session:\n%s", out.HookSpecificOutput.AdditionalContext)
+	}
+	if again := next.fire("SessionStart", map[string]any{"source": "startup"}); again != nil {
+		t.Fatalf("re-fired startup injected again")
+	}
+	if log, err := os.ReadFile(hook.ErrorLogPath(w.home)); err == nil && len(log) > 0 {
+		t.Fatalf("error log:\n%s", log)
+	}
+
+	// Doctor: everything healthy; then a damaged current.ctx fails it.
+	if r := runBen10(t, nil, w.env, "doctor", "--dir", w.project); r.code != 0 || !strings.Contains(r.stdout, "1 snapshot(s) verified") {
+		t.Fatalf("doctor: %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	cur := filepath.Join(w.contextDir(), "current.ctx")
+	data, _ := os.ReadFile(cur)
+	data[len(data)/2] ^= 0xff
+	os.WriteFile(cur, data, 0o600)
+	if r := runBen10(t, nil, w.env, "doctor", "--dir", w.project); r.code != 1 || !strings.Contains(r.stdout, "damaged") {
+		t.Fatalf("doctor on a damaged archive: %d\n%s", r.code, r.stdout)
+	}
+
+	// Uninstall leaves the user's other settings.
+	var s map[string]any
+	_ = json.Unmarshal(first, &s)
+	s["model"] = "opus"
+	data, _ = json.Marshal(s)
+	os.WriteFile(settings, data, 0o600)
+	if r := runBen10(t, nil, w.env, "hooks", "uninstall"); r.code != 0 {
+		t.Fatalf("uninstall: %q", r.stderr)
+	}
+	if after, _ := os.ReadFile(settings); bytes.Contains(after, []byte("ben10")) || !bytes.Contains(after, []byte(`"opus"`)) {
+		t.Fatalf("after uninstall:\n%s", after)
+	}
+}
+
+func TestHookE2EFailuresExitZero(t *testing.T) {
+	w := newHookWorld(t, "s-fail")
+	for _, tc := range []struct {
+		name  string
+		stdin string
+		args  []string
+	}{
+		{"garbage stdin", "not json", []string{"hook", "pre-compact"}},
+		{"empty stdin", "", []string{"hook"}},
+		{"missing transcript", `{"session_id":"s1","transcript_path":"/nonexistent.jsonl","cwd":"` + w.project + `","trigger":"auto"}`, []string{"hook", "PreCompact"}},
+		{"unknown event", `{"session_id":"s1","cwd":"/"}`, []string{"hook", "no-such-event"}},
+	} {
+		r := runBen10(t, []byte(tc.stdin), w.env, tc.args...)
+		if r.code != 0 || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%s: exit %d stdout %q stderr %q", tc.name, r.code, r.stdout, r.stderr)
+		}
+	}
+	log, _ := os.ReadFile(hook.ErrorLogPath(w.home))
+	if n := bytes.Count(log, []byte("\n")); n != 4 {
+		t.Errorf("error log has %d lines:\n%s", n, log)
+	}
+}
+
+// ---- corpus: summary + digest fidelity after a real compaction ----
+
+// hookCorpusDir finds the shared corpus like the other corpus tests.
+func hookCorpusDir(t *testing.T) string {
+	if d := os.Getenv("BEN10_CORPUS"); d != "" {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			return d
+		}
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for d := wd; filepath.Dir(d) != d; d = filepath.Dir(d) {
+			c := filepath.Join(filepath.Dir(d), "shared", "corpus")
+			if st, err := os.Stat(c); err == nil && st.IsDir() {
+				return c
+			}
+		}
+	}
+	if st, err := os.Stat("/work/shared/corpus"); err == nil && st.IsDir() {
+		return "/work/shared/corpus"
+	}
+	t.Skip("corpus not found (set BEN10_CORPUS)")
+	return ""
+}
+
+// The fidelity measure below is the one of archive/fidelity_test.go
+// (docs/FIDELITY.md): distinct file paths (file_path, notebook_path, path,
+// Glob's pattern; the root left out) and Bash commands (first line,
+// whitespace-normalised) of the main chain before the boundary, present as
+// whole terms in the text.
+type usedBefore struct {
+	root            string
+	paths, commands []string
+}
+
+func collectUsed(t *testing.T, pre [][]byte) usedBefore {
+	var u usedBefore
+	seenP, seenC := map[string]bool{}, map[string]bool{}
+	for _, l := range pre {
+		var h struct {
+			Type        string `json:"type"`
+			Cwd         string `json:"cwd"`
+			IsSidechain bool   `json:"isSidechain"`
+			Message     struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(l, &h) != nil {
+			continue
+		}
+		if u.root == "" && h.Cwd != "" {
+			u.root = h.Cwd
+		}
+		if h.Type != "assistant" || h.IsSidechain {
+			continue
+		}
+		var blocks []struct {
+			Type  string         `json:"type"`
+			Name  string         `json:"name"`
+			Input map[string]any `json:"input"`
+		}
+		if json.Unmarshal(h.Message.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.Type != "tool_use" {
+				continue
+			}
+			keys := []string{"file_path", "notebook_path", "path"}
+			if b.Name == "Glob" {
+				keys = append(keys, "pattern")
+			}
+			for _, k := range keys {
+				p, _ := b.Input[k].(string)
+				if p == "" || strings.TrimSuffix(p, "/") == u.root || seenP[p] {
+					continue
+				}
+				seenP[p] = true
+				u.paths = append(u.paths, p)
+			}
+			if b.Name == "Bash" {
+				c, _ := b.Input["command"].(string)
+				c = strings.TrimSpace(c)
+				if i := strings.IndexByte(c, '\n'); i >= 0 {
+					c = c[:i]
+				}
+				c = strings.Join(strings.Fields(c), " ")
+				if c != "" && !seenC[c] {
+					seenC[c] = true
+					u.commands = append(u.commands, c)
+				}
+			}
+		}
+	}
+	return u
+}
+
+func appearsTerm(text, term string) bool {
+	if term == "" {
+		return false
+	}
+	pathRune := func(r rune) bool {
+		return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_-./\\", r)
+	}
+	for off := 0; ; {
+		i := strings.Index(text[off:], term)
+		if i < 0 {
+			return false
+		}
+		i += off
+		before, _ := utf8.DecodeLastRuneInString(text[:i])
+		after, _ := utf8.DecodeRuneInString(text[i+len(term):])
+		if (i == 0 || !pathRune(before)) && (i+len(term) == len(text) || after == '.' || !pathRune(after)) {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+func (u usedBefore) share(text string) (ok, total int) {
+	n := strings.Join(strings.Fields(text), " ")
+	for _, p := range u.paths {
+		if appearsTerm(n, p) {
+			ok++
+		} else if r := strings.TrimSuffix(u.root, "/") + "/"; strings.HasPrefix(p, r) && appearsTerm(n, p[len(r):]) {
+			ok++
+		}
+	}
+	for _, c := range u.commands {
+		if appearsTerm(n, c) {
+			ok++
+		}
+	}
+	return ok, len(u.paths) + len(u.commands)
+}
+
+var sessionIDRe = regexp.MustCompile(`"sessionId":"([^"]+)"`)
+
+// TestHookE2ECorpus cuts each corpus transcript at its compact_boundary to
+// reproduce the state PreCompact sees, then feeds the full file for
+// SessionStart(compact): the compaction summary plus the injected digest
+// must hold ≥ 85% of the distinct file paths and shell commands used before
+// the compaction.
+func TestHookE2ECorpus(t *testing.T) {
+	dir := filepath.Join(hookCorpusDir(t), "claude")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	sort.Strings(files)
+	found := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := bytes.Split(data, []byte("\n"))
+		cut := -1
+		for i, l := range lines {
+			if bytes.Contains(l, []byte(`"subtype":"compact_boundary"`)) {
+				cut = i
+				break
+			}
+		}
+		if cut < 0 {
+			continue
+		}
+		found++
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			m := sessionIDRe.FindSubmatch(data)
+			if m == nil {
+				t.Fatal("no sessionId")
+			}
+			w := newHookWorld(t, string(m[1]))
+			pre := append(bytes.Join(lines[:cut], []byte("\n")), '\n')
+			w.writeTranscript(pre)
+			w.fire("PreCompact", map[string]any{"trigger": "auto"}, "BEN10_HOOK_RECOMPRESS=off")
+			w.writeTranscript(data)
+			out := w.fire("SessionStart", map[string]any{"source": "compact"})
+			if out == nil || out.HookSpecificOutput == nil {
+				t.Fatal("nothing injected")
+			}
+			text := out.HookSpecificOutput.AdditionalContext
+			if n := archive.DigestLen(text); n > archive.RecoveryDigestBudget {
+				t.Fatalf("digest is %d characters", n)
+			}
+			summary, err := hook.CompactSummary(w.transcript)
+			if err != nil || summary == "" {
+				t.Fatalf("compact summary: %q, %v", summary, err)
+			}
+			u := collectUsed(t, lines[:cut])
+			sOK, total := u.share(summary)
+			ok, _ := u.share(summary + "\n" + text)
+			ratio := float64(ok) / float64(max(total, 1))
+			t.Logf("%s: %d paths + %d commands; summary alone %d (%.0f%%), summary + digest %d (%.0f%%); digest %d chars",
+				filepath.Base(f), len(u.paths), len(u.commands), sOK, 100*float64(sOK)/float64(max(total, 1)), ok, 100*ratio, archive.DigestLen(text))
+			if ratio < 0.85 {
+				t.Errorf("summary + digest hold %.1f%% of paths and commands, want ≥ 85%%", 100*ratio)
+			}
+		})
+	}
+	if found == 0 {
+		t.Skip("no corpus transcript with a compact_boundary")
+	}
+}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/snapshot"
+	"github.com/ben10ctx/ben10/store"
+)
+
+// openProject opens the store of dir ("" = the current directory) and a
+// snapshot manager on it. readOnly stores never create anything.
+func openProject(dir string, readOnly bool) (*store.Store, *snapshot.Manager, error) {
+	if dir == "" {
+		dir = "."
+	}
+	st, err := store.Open(dir, store.Options{ReadOnly: readOnly, Session: os.Getenv("CLAUDE_CODE_SESSION_ID")})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, w := range st.Warnings() {
+		if !globalFlags.quiet {
+			fmt.Fprintf(os.Stderr, "ben10: warning: %s\n", w)
+		}
+	}
+	return st, snapshot.NewManager(st, nil), nil
+}
+
+// claudeConfigDir is $CLAUDE_CONFIG_DIR, else ~/.claude.
+func claudeConfigDir() (string, error) {
+	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return d, nil
+	}
+	home, err := store.HomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".claude"), nil
+}
+
+// latestTranscript is the most recently modified <session>.jsonl of the
+// project's Claude Code folder (<config>/projects/<encoded project>/).
+func latestTranscript(project string) (string, error) {
+	abs, err := store.CanonicalDir(project)
+	if err != nil {
+		return "", err
+	}
+	cfg, err := claudeConfigDir()
+	if err != nil {
+		return "", err
+	}
+	name := archive.ProjectDirName(abs)
+	dirs := []string{filepath.Join(cfg, "projects", name)}
+	if len(name) > archive.MaxProjectDirName {
+		// Claude Code builds on Bun hash the long name differently: any
+		// folder with the same 200-character prefix is this project's.
+		m, _ := filepath.Glob(filepath.Join(cfg, "projects", name[:archive.MaxProjectDirName]+"-*"))
+		dirs = append(dirs, m...)
+	}
+	best, bestT := "", time.Time{}
+	for _, d := range dirs {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
+				continue
+			}
+			fi, err := e.Info()
+			if err != nil {
+				continue
+			}
+			if fi.ModTime().After(bestT) {
+				best, bestT = filepath.Join(d, e.Name()), fi.ModTime()
+			}
+		}
+	}
+	if best == "" {
+		return "", fmt.Errorf("no Claude Code transcript for %s in %s (pass --transcript)", abs, dirs[0])
+	}
+	return best, nil
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// commas prints n with thousands separators.
+func commas(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, r := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// ago prints how long before now t was: "5 minutes ago", "2 hours ago".
+func ago(t, now time.Time) string {
+	if t.IsZero() {
+		return "never"
+	}
+	d := now.Sub(t)
+	if d < 0 {
+		d = 0
+	}
+	unit := func(n int64, u string) string {
+		if n == 1 {
+			return "1 " + u + " ago"
+		}
+		return fmt.Sprintf("%d %ss ago", n, u)
+	}
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return unit(int64(d/time.Minute), "minute")
+	case d < 48*time.Hour:
+		return unit(int64(d/time.Hour), "hour")
+	}
+	return unit(int64(d/(24*time.Hour)), "day")
+}
+
+// shortDate is the PRD's list date: "Jan 27, 2026 2:30p" (local time).
+func shortDate(t time.Time) string {
+	t = t.Local()
+	s := t.Format("Jan 2, 2006 3:04")
+	if t.Hour() < 12 {
+		return s + "a"
+	}
+	return s + "p"
+}
+
+// tildePath shows p with the home directory as ~.
+func tildePath(p string) string {
+	if home, err := store.HomeDir(); err == nil && home != "" {
+		if p == home {
+			return "~"
+		}
+		if strings.HasPrefix(p, home+string(filepath.Separator)) {
+			return "~" + p[len(home):]
+		}
+	}
+	return p
+}
+
+func rule(n int) string       { return strings.Repeat("═", n) }
+func thin(n int) string       { return strings.Repeat("─", n) }
+func notExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+// verifyArchive is the check Recover and LatestValid apply to a saved
+// context: the container's structure and footer and the archive metadata.
+func verifyArchive(st *store.Store) func(string) error {
+	oo := snapshot.OpenOptions(st.Config())
+	return func(p string) error {
+		if err := ctxfmt.VerifyFile(p, ctxfmt.VerifyOptions{}); err != nil {
+			return err
+		}
+		a, err := archive.OpenFile(p, oo)
+		if err != nil {
+			return err
+		}
+		return a.Close()
+	}
+}

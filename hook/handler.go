@@ -1,0 +1,682 @@
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/snapshot"
+	"github.com/ben10ctx/ben10/store"
+)
+
+// Handler runs Ben10's Claude Code hook handlers. The zero value is ready
+// to use; the fields replace the environment in tests.
+type Handler struct {
+	// Home is the user's home directory (default store.HomeDir()).
+	Home string
+	// Getenv replaces os.Getenv.
+	Getenv func(string) string
+	// Now replaces time.Now.
+	Now func() time.Time
+	// Snapshots gives the snapshot layer of a store (default: package
+	// snapshot's Manager, set by DefaultSnapshots).
+	Snapshots SnapshotFactory
+	// Spawn starts a detached background process of this binary with args
+	// (default: os.Executable, detached, stdio closed). Used to recompress
+	// a snapshot after PreCompact returned.
+	Spawn func(args ...string) error
+}
+
+// DefaultSnapshots is the SnapshotFactory used when Handler.Snapshots is
+// nil. Package hook sets it to package snapshot's Manager.
+var DefaultSnapshots SnapshotFactory
+
+// Recompression modes, from $BEN10_HOOK_RECOMPRESS.
+const (
+	RecompressBackground = "background" // default: a detached `ben10 internal recompress`
+	RecompressSync       = "sync"       // inside the hook (tests, demos)
+	RecompressOff        = "off"        // keep the fast level
+)
+
+// Checkpoint pacing for PostToolUse: a file modification triggers a
+// checkpoint when the last one is at least this old.
+const toolCheckpointDebounce = 2 * time.Minute
+
+// maxSummaryKeep bounds the PostCompact summary kept in the state file.
+const maxSummaryKeep = 64 << 10
+
+func (h *Handler) getenv(k string) string {
+	if h.Getenv != nil {
+		return h.Getenv(k)
+	}
+	return os.Getenv(k)
+}
+
+func (h *Handler) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+func (h *Handler) home() string {
+	if h.Home != "" {
+		return h.Home
+	}
+	if d, err := store.HomeDir(); err == nil {
+		return d
+	}
+	return ""
+}
+
+// Run is `ben10 hook [EVENT]`: it reads the hook input from stdin, handles
+// it and prints the hook output on stdout. It never fails the hook: every
+// error is one line on stderr and a line in the error log, and Run returns
+// the exit code to use, which is always 0 (never a blocking 2).
+func (h *Handler) Run(ctx context.Context, eventArg string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var ev Event
+	in, err := ReadInput(stdin)
+	if err == nil {
+		name := eventArg
+		if name == "" {
+			name = in.HookEventName
+		}
+		if name == "" {
+			err = fmt.Errorf("%w: no event given and hook_event_name is empty", ErrBadInput)
+		} else {
+			ev, err = ParseEvent(name)
+		}
+	}
+	var out *Output
+	if err == nil {
+		out, err = h.Handle(ctx, ev, in)
+	}
+	if err != nil {
+		h.fail(ev, in, err, stderr)
+		return 0
+	}
+	if werr := out.Write(stdout); werr != nil {
+		h.fail(ev, in, werr, stderr)
+	}
+	return 0
+}
+
+// fail reports err: one line on stderr, one in the error log.
+func (h *Handler) fail(ev Event, in *Input, err error, stderr io.Writer) {
+	name := string(ev)
+	if name == "" {
+		name = "hook"
+	}
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	fmt.Fprintf(stderr, "ben10 %s: %s (continuing without Ben10; see %s)\n", name, msg, ErrorLogPath(h.home()))
+	sid, dir := "", ""
+	if in != nil {
+		sid, dir = in.SessionID, in.Cwd
+	}
+	_ = AppendError(h.home(), ErrorEntry{Time: h.now(), Event: name, Session: sid, Project: dir, Error: msg})
+}
+
+// projectDir is the directory whose store the hooks use: the session's
+// start directory ($CLAUDE_PROJECT_DIR) when known, else the hook's cwd.
+func (h *Handler) projectDir(in *Input) (string, error) {
+	d := h.getenv("CLAUDE_PROJECT_DIR")
+	if d == "" {
+		d = in.Cwd
+	}
+	if d == "" {
+		return "", fmt.Errorf("%w: no cwd in the hook input and $CLAUDE_PROJECT_DIR is not set", ErrBadInput)
+	}
+	c, err := store.CanonicalDir(d)
+	if err != nil {
+		return "", fmt.Errorf("project directory %s: %w", d, err)
+	}
+	return c, nil
+}
+
+// Handle runs the handler of ev. Events Ben10 does not act on return an
+// empty output.
+func (h *Handler) Handle(ctx context.Context, ev Event, in *Input) (*Output, error) {
+	if in.SessionID == "" {
+		return nil, fmt.Errorf("%w: session_id is empty", ErrBadInput)
+	}
+	dir, err := h.projectDir(in)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(dir, store.Options{Home: h.home(), Session: in.SessionID, Now: h.Now})
+	if err != nil {
+		return nil, err
+	}
+	cfg := st.Config()
+	c := &call{h: h, ctx: ctx, in: in, st: st, cfg: cfg, now: h.now()}
+	switch ev {
+	case SessionStart:
+		return c.sessionStart()
+	case UserPromptSubmit:
+		return c.userPromptSubmit()
+	case PostToolUse:
+		return c.postToolUse()
+	case PreCompact:
+		return c.preCompact()
+	case PostCompact:
+		return c.postCompact()
+	case Stop:
+		return nil, c.touch()
+	case SessionEnd:
+		return c.sessionEnd()
+	}
+	return nil, fmt.Errorf("%w %q", ErrUnknownEvent, ev)
+}
+
+// call is one hook invocation.
+type call struct {
+	h   *Handler
+	ctx context.Context
+	in  *Input
+	st  *store.Store
+	cfg *store.Config
+	now time.Time
+}
+
+func (c *call) update(fn func(*State, *SessionState) error) error {
+	return updateState(c.st.Root(), c.st.ProjectDir(), c.now, func(s *State) error {
+		ss := s.session(c.in.SessionID)
+		if ss.Started.IsZero() {
+			ss.Started = c.now
+		}
+		ss.LastEvent = c.now
+		if c.in.TranscriptPath != "" {
+			ss.Transcript = c.in.TranscriptPath
+		}
+		return fn(s, ss)
+	})
+}
+
+func (c *call) touch() error {
+	return c.update(func(*State, *SessionState) error { return nil })
+}
+
+func (c *call) snapshots() (Snapshotter, error) {
+	f := c.h.Snapshots
+	if f == nil {
+		f = DefaultSnapshots
+	}
+	if f == nil {
+		return nil, errors.New("hook: no snapshot layer configured")
+	}
+	return f(c.st, c.cfg), nil
+}
+
+// ---- UserPromptSubmit, PostToolUse: checkpoints ----
+
+func (c *call) userPromptSubmit() (*Output, error) {
+	due := false
+	err := c.update(func(s *State, ss *SessionState) error {
+		ss.Prompts++
+		ss.SinceCheckpoint++
+		due = c.checkpointDue(ss)
+		return nil
+	})
+	if err != nil || !due {
+		return nil, err
+	}
+	return nil, c.runCheckpoint("prompt")
+}
+
+// checkpointDue: every checkpoint_interval prompts, or checkpoint_minutes
+// after the last checkpoint (or the session's first event), whichever
+// comes first.
+func (c *call) checkpointDue(ss *SessionState) bool {
+	if !c.cfg.AutoSave {
+		return false
+	}
+	if n := c.cfg.CheckpointInterval; n > 0 && ss.SinceCheckpoint >= n {
+		return true
+	}
+	if m := c.cfg.CheckpointMinutes; m > 0 && ss.SinceCheckpoint > 0 {
+		ref := ss.LastCheckpoint
+		if ref.IsZero() {
+			ref = ss.Started
+		}
+		return c.now.Sub(ref) >= time.Duration(m)*time.Minute
+	}
+	return false
+}
+
+// modifyingTools are the tools whose use is a significant event.
+var modifyingTools = map[string]bool{"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true, "Bash": true}
+
+func (c *call) postToolUse() (*Output, error) {
+	if !modifyingTools[c.in.ToolName] {
+		return nil, c.touch()
+	}
+	due := false
+	err := c.update(func(s *State, ss *SessionState) error {
+		ss.Modifications++
+		due = c.cfg.AutoSave && (ss.LastCheckpoint.IsZero() || c.now.Sub(ss.LastCheckpoint) >= toolCheckpointDebounce)
+		return nil
+	})
+	if err != nil || !due {
+		return nil, err
+	}
+	return nil, c.runCheckpoint("tool")
+}
+
+func (c *call) runCheckpoint(why string) error {
+	res, cerr := c.h.checkpoint(c.ctx, c.st, c.cfg, c.in)
+	err := c.update(func(s *State, ss *SessionState) error {
+		// Counters restart even when the checkpoint failed, so a broken
+		// transcript is not re-read on every prompt; the next interval
+		// tries again.
+		ss.SinceCheckpoint = 0
+		ss.Modifications = 0
+		ss.LastCheckpoint = c.now
+		if cerr != nil {
+			ss.LastCheckpointErr = cerr.Error()
+			return nil
+		}
+		ss.LastCheckpointErr = ""
+		ss.Checkpoints++
+		return nil
+	})
+	if cerr != nil {
+		return fmt.Errorf("checkpoint (%s): %w", why, cerr)
+	}
+	_ = res
+	return err
+}
+
+// ---- PreCompact ----
+
+func (c *call) preCompact() (*Output, error) {
+	if !c.cfg.CompactionSnapshots.Enabled {
+		return nil, c.touch()
+	}
+	sn, err := c.snapshots()
+	if err != nil {
+		return nil, err
+	}
+	trigger := c.in.Trigger
+	if trigger != "manual" {
+		trigger = "auto"
+	}
+	info, err := sn.Create(SnapshotRequest{TranscriptPath: c.in.TranscriptPath, SessionID: c.in.SessionID, Trigger: trigger, Level: ctxfmt.LevelFastest, Now: c.now})
+	if err != nil {
+		return nil, fmt.Errorf("snapshot before compaction: %w", err)
+	}
+	best := ctxfmt.LevelFromZstd(c.cfg.CompactionSnapshots.CompressionLevel)
+	var rerr error
+	if info.ID != "" && !info.Pending && best > ctxfmt.LevelFastest {
+		rerr = c.recompress(sn, info.ID, best)
+	}
+	err = c.update(func(s *State, ss *SessionState) error {
+		ss.Snapshots++
+		ss.CompactSummary = ""
+		if info.ID == "" {
+			return nil // pending: SessionStart(compact) finds it through LatestForSession
+		}
+		s.addRecovery(Recovery{
+			ID: "rc-" + info.ID, Kind: KindCompact, State: RecoveryActive,
+			SourceSession: c.in.SessionID, TargetSession: c.in.SessionID,
+			Snapshot: info.ID, Key: "snapshot:" + info.ID, Created: c.now, CreatedBy: os.Getpid(),
+		})
+		return nil
+	})
+	return nil, errors.Join(err, rerr)
+}
+
+func (c *call) recompress(sn Snapshotter, id string, level ctxfmt.Level) error {
+	mode := c.h.getenv("BEN10_HOOK_RECOMPRESS")
+	switch mode {
+	case RecompressOff:
+		return nil
+	case RecompressSync:
+		return sn.Recompress(id, level)
+	case "", RecompressBackground:
+		spawn := c.h.Spawn
+		if spawn == nil {
+			spawn = spawnDetached
+		}
+		if err := spawn("internal", "recompress", "--project", c.st.ProjectDir(), "--level", level.String(), id); err != nil {
+			return fmt.Errorf("starting background recompression of %s: %w (the snapshot is kept at the fast level)", id, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("BEN10_HOOK_RECOMPRESS=%q: use background, sync or off", mode)
+}
+
+// ---- PostCompact ----
+
+func (c *call) postCompact() (*Output, error) {
+	return nil, c.update(func(s *State, ss *SessionState) error {
+		sum := c.in.CompactSummary
+		if len(sum) > maxSummaryKeep {
+			sum = "" // too big to keep; SessionStart reads the transcript tail instead
+		}
+		ss.CompactSummary = sum
+		return nil
+	})
+}
+
+// ---- SessionStart ----
+
+func (c *call) sessionStart() (*Output, error) {
+	switch c.in.Source {
+	case "compact":
+		return c.afterCompact()
+	case "startup", "clear", "":
+		return c.atStartup()
+	default: // resume, fork, and unknown future sources: the transcript is loaded
+		return nil, c.touch()
+	}
+}
+
+// header lines of the injected context.
+func compactHeader(id string) string {
+	return fmt.Sprintf("[Ben10] Context from before the compaction (snapshot %s). The summary above may have dropped some of it; the full transcript is kept: `ben10 context compaction show %s`.\n\n", id, id)
+}
+
+func startupHeader(sid, kind string) string {
+	return fmt.Sprintf("[Ben10] Context of this project's previous session %s (%s). Use it if the user continues that work.\n\n", shortID(sid), kindName(kind))
+}
+
+// kindName says what a saved context file is, for people.
+func kindName(kind string) string {
+	switch kind {
+	case store.KindCurrent:
+		return "its final save"
+	case store.KindCheckpoint:
+		return "its latest checkpoint"
+	default:
+		return "from history"
+	}
+}
+
+func shortID(s string) string {
+	if len(s) > 8 {
+		return s[:8]
+	}
+	return s
+}
+
+func (c *call) afterCompact() (*Output, error) {
+	if !c.cfg.AutoRestore {
+		return nil, c.touch()
+	}
+	sn, err := c.snapshots()
+	if err != nil {
+		return nil, err
+	}
+	var out *Output
+	err = c.update(func(s *State, ss *SessionState) error {
+		id := ""
+		for i := len(s.Recoveries) - 1; i >= 0; i-- {
+			r := s.Recoveries[i]
+			if r.Kind == KindCompact && r.TargetSession == c.in.SessionID && r.State == RecoveryActive {
+				id = r.Snapshot
+				break
+			}
+		}
+		if id == "" {
+			info, ok, err := sn.LatestForSession(c.in.SessionID)
+			if err != nil {
+				return err
+			}
+			if !ok || c.now.Sub(info.CreatedAt) > compactLookback {
+				return nil // no snapshot of this session: nothing to restore
+			}
+			id = info.ID
+		}
+		key := "snapshot:" + id
+		if s.consumedKey(key) != nil {
+			return nil // already injected: a re-fired event
+		}
+		a, closer, err := sn.OpenArchive(id)
+		if err != nil {
+			return fmt.Errorf("opening snapshot %s: %w", id, err)
+		}
+		defer closer.Close()
+		r, ok, err := a.Recall()
+		if err != nil {
+			return fmt.Errorf("snapshot %s: %w", id, err)
+		}
+		if !ok {
+			return fmt.Errorf("snapshot %s holds no recall (written by an older ben10)", id)
+		}
+		summary := ss.CompactSummary
+		if summary == "" {
+			summary = c.in.CompactSummary
+		}
+		if summary == "" && c.in.TranscriptPath != "" {
+			summary, _ = CompactSummary(c.in.TranscriptPath) // unreadable: digest everything
+		}
+		head := compactHeader(id)
+		budget := min(c.cfg.Recovery.CompactDigestChars, archive.RecoveryDigestBudget)
+		if budget <= 0 {
+			budget = archive.RecoveryDigestBudget
+		}
+		body := archive.Digest(r, archive.DigestOptions{Budget: budget - archive.DigestLen(head), Summary: summary, Now: c.now})
+		text := head + body
+		msg := fmt.Sprintf("Ben10: context restored after compaction from snapshot %s (%d files, %d commands, %d errors; %s characters)",
+			id, len(r.Files), len(r.Commands), len(r.Errors), thousands(archive.DigestLen(text)))
+		out = &Output{SystemMessage: msg, HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: text}}
+		c.consume(s, Recovery{ID: "rc-" + id, Kind: KindCompact, SourceSession: c.in.SessionID, Snapshot: id, Key: key, Chars: archive.DigestLen(text)})
+		ss.CompactSummary = ""
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out != nil {
+		c.audit(out, "compact")
+	}
+	return out, nil
+}
+
+// consume marks the active recovery with r's key consumed by this session
+// (adding r when there is none).
+func (c *call) consume(s *State, r Recovery) {
+	for i := range s.Recoveries {
+		o := &s.Recoveries[i]
+		if o.Key == r.Key && o.State == RecoveryActive {
+			o.State, o.ConsumedAt, o.ConsumedBy, o.ConsumedPID, o.Chars = RecoveryConsumed, c.now, c.in.SessionID, os.Getpid(), r.Chars
+			o.TargetSession = c.in.SessionID
+			return
+		}
+	}
+	// A recovery found without an active record (e.g. a checkpoint of a
+	// session that crashed): created and consumed now.
+	r.State, r.Created, r.ConsumedAt, r.ConsumedBy, r.ConsumedPID = RecoveryConsumed, c.now, c.now, c.in.SessionID, os.Getpid()
+	r.TargetSession = c.in.SessionID
+	s.Recoveries = append(s.Recoveries, r)
+}
+
+func (c *call) audit(out *Output, kind string) {
+	_ = c.st.Audit(store.AuditEntry{
+		Timestamp: c.now, Action: store.ActionRestore, Session: c.in.SessionID,
+		Detail: "hook SessionStart(" + kind + "): " + out.SystemMessage,
+	})
+}
+
+// candidate is one saved context file of this project.
+type candidate struct {
+	path, kind string
+	mod        time.Time
+}
+
+func (c *call) candidates() []candidate {
+	var cs []candidate
+	if fi, err := os.Stat(c.st.CurrentPath()); err == nil {
+		cs = append(cs, candidate{c.st.CurrentPath(), store.KindCurrent, fi.ModTime()})
+	}
+	if cps, err := c.st.Checkpoints(); err == nil {
+		for _, e := range cps {
+			cs = append(cs, candidate{e.Path, store.KindCheckpoint, e.ModTime})
+		}
+	}
+	if hs, err := c.st.History(); err == nil {
+		for _, e := range hs {
+			cs = append(cs, candidate{e.Path, store.KindHistory, e.ModTime})
+		}
+	}
+	// Newest first; current.ctx wins a tie.
+	for i := 1; i < len(cs); i++ {
+		for j := i; j > 0 && cs[j].mod.After(cs[j-1].mod); j-- {
+			cs[j], cs[j-1] = cs[j-1], cs[j]
+		}
+	}
+	return cs
+}
+
+func (c *call) atStartup() (*Output, error) {
+	if !c.cfg.AutoRestore {
+		return nil, c.touch()
+	}
+	maxAge := c.cfg.Recovery.StartupMaxAge
+	if maxAge <= 0 {
+		maxAge = 4 * time.Hour
+	}
+	budget := c.cfg.Recovery.StartupDigestChars
+	if budget <= 0 {
+		budget = archive.DefaultDigestBudget
+	}
+	oo := snapshot.OpenOptions(c.cfg)
+	var out *Output
+	err := c.update(func(s *State, ss *SessionState) error {
+		seen := map[string]bool{}
+		var problems []error
+		for _, cand := range c.candidates() {
+			a, err := archive.OpenFile(cand.path, oo)
+			if err != nil {
+				problems = append(problems, fmt.Errorf("%s: %w", filepath.Base(cand.path), err))
+				continue
+			}
+			text, msg, key, ok, err := c.startupDigest(s, a, cand, seen, budget, maxAge)
+			a.Close()
+			if err != nil {
+				problems = append(problems, fmt.Errorf("%s: %w", filepath.Base(cand.path), err))
+				continue
+			}
+			if !ok {
+				continue
+			}
+			out = &Output{SystemMessage: msg, HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: text}}
+			c.consume(s, Recovery{ID: "rc-" + strings.TrimPrefix(key, "ctx:"), Kind: KindHandoff, SourceSession: a.Meta().SessionID, Path: cand.path, Key: key, Chars: archive.DigestLen(text)})
+			return nil
+		}
+		if len(problems) > 0 {
+			return fmt.Errorf("no saved context could be read: %w", errors.Join(problems...))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out != nil {
+		c.audit(out, c.in.Source)
+	}
+	return out, nil
+}
+
+// contextKey identifies one saved state of a session: its id and the time
+// of its last activity (from the transcript, so it does not depend on when
+// or how often the state was saved).
+func contextKey(m archive.Metadata) string {
+	return fmt.Sprintf("ctx:%s@%d", m.SessionID, m.LastActivity.UnixNano())
+}
+
+// startupDigest decides whether the archive a is this startup's recovery.
+func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen map[string]bool, budget int, maxAge time.Duration) (text, msg, key string, ok bool, err error) {
+	m := a.Meta()
+	sid := m.SessionID
+	if sid == c.in.SessionID || seen[sid] {
+		return "", "", "", false, nil
+	}
+	seen[sid] = true // only a session's newest saved state is a candidate
+	if s.live(sid, c.now) {
+		return "", "", "", false, nil // another session still running: never inject its context
+	}
+	if m.Harness != "" && m.Harness != archive.HarnessClaude {
+		return "", "", "", false, nil
+	}
+	if p, err := store.CanonicalDir(m.DirectoryPath); m.DirectoryPath != "" && err == nil && p != c.st.ProjectDir() {
+		return "", "", "", false, nil // another project's context (a shared fallback store)
+	}
+	saved := m.UpdatedAt
+	if saved.IsZero() {
+		saved = cand.mod
+	}
+	if c.now.Sub(saved) > maxAge {
+		return "", "", "", false, nil // too old to be the work being continued
+	}
+	key = contextKey(m)
+	if s.consumedKey(key) != nil {
+		return "", "", "", false, nil
+	}
+	r, has, err := a.Recall()
+	if err != nil {
+		return "", "", "", false, err
+	}
+	if !has {
+		return "", "", "", false, errors.New("no recall stored (written by an older ben10)")
+	}
+	head := startupHeader(sid, cand.kind)
+	body := archive.Digest(r, archive.DigestOptions{Budget: budget - archive.DigestLen(head), Now: c.now})
+	text = head + body
+	msg = fmt.Sprintf("Ben10: restored context of the previous session %s (%s, saved %s ago; %s characters)",
+		shortID(sid), kindName(cand.kind), store.FormatDuration(max(c.now.Sub(saved), 0).Round(time.Minute)), thousands(archive.DigestLen(text)))
+	return text, msg, key, true, nil
+}
+
+// ---- SessionEnd ----
+
+func (c *call) sessionEnd() (*Output, error) {
+	var ss0 SessionState
+	if err := c.update(func(s *State, ss *SessionState) error {
+		ss0 = *ss
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	var res saveResult
+	var serr error
+	if c.cfg.AutoSave {
+		res, serr = c.h.saveCurrent(c.ctx, c.st, c.cfg, c.in)
+		if errors.Is(serr, ErrNoTranscript) && c.in.TranscriptPath != "" && ss0.Prompts == 0 {
+			serr = nil // a session that never got a message has no transcript file
+		}
+	}
+	err := c.update(func(s *State, ss *SessionState) error {
+		ss.Ended = c.now
+		ss.EndReason = c.in.Reason
+		if serr != nil || res.Path == "" {
+			return nil
+		}
+		key := contextKey(res.Meta)
+		s.addRecovery(Recovery{
+			ID: "rc-" + strings.TrimPrefix(key, "ctx:"), Kind: KindHandoff, State: RecoveryActive,
+			SourceSession: c.in.SessionID, Path: res.Path, Key: key, Created: c.now, CreatedBy: os.Getpid(),
+		})
+		return nil
+	})
+	if serr != nil {
+		return nil, fmt.Errorf("final save: %w", serr)
+	}
+	return nil, err
+}
+
+// thousands formats n with comma separators.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

@@ -1,0 +1,180 @@
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/snapshot"
+	"github.com/ben10ctx/ben10/store"
+	"github.com/ben10ctx/ben10/transcript/claude"
+)
+
+// ErrNoTranscript: the hook input names no transcript, or it does not exist
+// (Claude Code creates it with the first message).
+var ErrNoTranscript = errors.New("hook: transcript not found")
+
+// importTranscript imports the session's transcript.
+func importTranscript(in *Input, st *store.Store, cfg *store.Config) (*archive.State, error) {
+	if in.TranscriptPath == "" {
+		return nil, fmt.Errorf("%w: the hook input has no transcript_path", ErrNoTranscript)
+	}
+	if _, err := os.Stat(in.TranscriptPath); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoTranscript, err)
+	}
+	s, err := claude.Import(in.TranscriptPath, archive.ImportOptions{ProjectDir: st.ProjectDir(), ExcludePatterns: cfg.ExcludePatterns})
+	if err != nil {
+		return nil, fmt.Errorf("importing %s: %w", in.TranscriptPath, err)
+	}
+	return s, nil
+}
+
+// previousFor opens the newest saved context of session among
+// current.ctx and the checkpoints, to be the base of an incremental save.
+// It returns nil when there is none (or none opens).
+func previousFor(st *store.Store, session string, oo archive.OpenOptions) *archive.Archive {
+	var cands []string
+	if cps, err := st.Checkpoints(); err == nil {
+		for i := len(cps) - 1; i >= 0; i-- {
+			cands = append(cands, cps[i].Path)
+		}
+	}
+	cur := st.CurrentPath()
+	if m, err := st.ReadMeta(); err == nil && m.SessionID == session {
+		// current.ctx is this session's: it is newer than its checkpoints
+		// unless a checkpoint was written after it (resumed session).
+		if fi, err := os.Stat(cur); err == nil && (len(cands) == 0 || !newerFile(cands[0], fi.ModTime().UnixNano())) {
+			cands = append([]string{cur}, cands...)
+		} else {
+			cands = append(cands, cur)
+		}
+	}
+	for _, p := range cands {
+		a, err := archive.OpenFile(p, oo)
+		if err != nil {
+			continue
+		}
+		if a.Meta().SessionID == session {
+			return a
+		}
+		a.Close()
+	}
+	return nil
+}
+
+func newerFile(path string, than int64) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.ModTime().UnixNano() > than
+}
+
+// saveResult says what a checkpoint or final save wrote.
+type saveResult struct {
+	Path        string
+	Bytes       int64
+	Incremental bool
+	Copied      int64
+	Messages    int
+	Rotated     string
+	Meta        archive.Metadata // the saved session's metadata
+}
+
+// checkpoint writes an incremental checkpoint of the session into
+// checkpoints/ under the store lock.
+func (h *Handler) checkpoint(ctx context.Context, st *store.Store, cfg *store.Config, in *Input) (saveResult, error) {
+	s, err := importTranscript(in, st, cfg)
+	if err != nil {
+		return saveResult{}, err
+	}
+	opts, _, err := snapshot.EncodeOptions(cfg, ctxfmt.LevelDefault)
+	if err != nil {
+		return saveResult{}, err
+	}
+	oo := snapshot.OpenOptions(cfg)
+	opts.Now = h.now
+	var res saveResult
+	err = st.WithLock(ctx, func() error {
+		prev := previousFor(st, in.SessionID, oo)
+		if prev != nil {
+			defer prev.Close()
+			opts.Previous = prev
+		}
+		cw := &countWriter{}
+		var stats archive.EncodeStats
+		cp, err := st.WriteCheckpointFunc(func(w io.Writer) error {
+			cw.w = w
+			var err error
+			stats, err = archive.EncodeWithStats(cw, s, opts)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		res = saveResult{Path: cp.Path, Bytes: cw.n, Incremental: stats.CopiedSegments > 0, Copied: stats.CopiedBytes, Messages: len(s.Messages), Meta: s.Meta}
+		return nil
+	})
+	return res, err
+}
+
+// saveCurrent writes the session's final state into current.ctx; a
+// current.ctx of another session is rotated into history/ first.
+func (h *Handler) saveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, in *Input) (saveResult, error) {
+	s, err := importTranscript(in, st, cfg)
+	if err != nil {
+		return saveResult{}, err
+	}
+	opts, _, err := snapshot.EncodeOptions(cfg, ctxfmt.LevelDefault)
+	if err != nil {
+		return saveResult{}, err
+	}
+	oo := snapshot.OpenOptions(cfg)
+	opts.Now = h.now
+	var res saveResult
+	err = st.WithLock(ctx, func() error {
+		rotate := false
+		if m, err := st.ReadMeta(); err == nil && m.SessionID != in.SessionID {
+			rotate = true
+		} else if err != nil {
+			if _, serr := os.Stat(st.CurrentPath()); serr == nil {
+				rotate = true // a current.ctx without meta: keep it in history
+			}
+		}
+		prev := previousFor(st, in.SessionID, oo)
+		if prev != nil {
+			defer prev.Close()
+			opts.Previous = prev
+		}
+		meta := store.Meta{
+			SessionID: in.SessionID, Assistant: string(archive.HarnessClaude), Transcript: in.TranscriptPath,
+			Messages: len(s.Messages), Tokens: s.Meta.TotalTokens, Files: len(s.Files), ToolExecutions: len(s.Tools),
+		}
+		var stats archive.EncodeStats
+		cw := &countWriter{}
+		sr, err := st.SaveCurrentFunc(func(w io.Writer) error {
+			cw.w = w
+			var err error
+			stats, err = archive.EncodeWithStats(cw, s, opts)
+			return err
+		}, meta, store.SaveOptions{Rotate: rotate})
+		if err != nil {
+			return err
+		}
+		res = saveResult{Path: sr.Path, Bytes: cw.n, Incremental: stats.CopiedSegments > 0, Copied: stats.CopiedBytes, Messages: len(s.Messages), Rotated: sr.Rotated, Meta: s.Meta}
+		return nil
+	})
+	return res, err
+}
+
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}

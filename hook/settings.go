@@ -1,0 +1,368 @@
+package hook
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/ben10ctx/ben10/store"
+)
+
+// Scope says which Claude Code settings file hooks are installed in.
+type Scope string
+
+// The settings scopes (Claude Code "Hook locations").
+const (
+	ScopeUser    Scope = "user"    // ~/.claude/settings.json ($CLAUDE_CONFIG_DIR/settings.json)
+	ScopeProject Scope = "project" // <project>/.claude/settings.json (committed)
+	ScopeLocal   Scope = "local"   // <project>/.claude/settings.local.json (gitignored)
+)
+
+// Scopes lists every scope, most general first.
+var Scopes = []Scope{ScopeUser, ScopeProject, ScopeLocal}
+
+// ParseScope parses a scope name.
+func ParseScope(s string) (Scope, error) {
+	for _, sc := range Scopes {
+		if string(sc) == s {
+			return sc, nil
+		}
+	}
+	return "", fmt.Errorf("unknown scope %q (use user, project or local)", s)
+}
+
+// SettingsPath is the settings file of scope: home is the user's home
+// directory, projectDir the project's root.
+func SettingsPath(scope Scope, home, projectDir string) string {
+	switch scope {
+	case ScopeUser:
+		if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+			return filepath.Join(d, "settings.json")
+		}
+		return filepath.Join(home, ".claude", "settings.json")
+	case ScopeLocal:
+		return filepath.Join(projectDir, ".claude", "settings.local.json")
+	default:
+		return filepath.Join(projectDir, ".claude", "settings.json")
+	}
+}
+
+// Registration is one hook Ben10 installs.
+type Registration struct {
+	Event   Event
+	Matcher string // "" = every occurrence
+	Timeout int    // seconds
+}
+
+// Registrations are the hooks `ben10 hooks install` writes. SessionEnd has
+// an explicit timeout: Claude Code otherwise gives all SessionEnd hooks
+// 1.5 s together, and raises that budget to the largest timeout set.
+var Registrations = []Registration{
+	{Event: SessionStart, Timeout: 10},
+	{Event: UserPromptSubmit, Timeout: 10},
+	{Event: PostToolUse, Matcher: "Edit|Write|MultiEdit|NotebookEdit|Bash", Timeout: 15},
+	{Event: PreCompact, Timeout: 60},
+	{Event: SessionEnd, Timeout: 5},
+}
+
+// Command is the shell command Claude Code runs for event: the binary's
+// absolute path, quoted, then "hook <event>".
+func Command(binPath string, e Event) string {
+	return quote(binPath) + " hook " + e.Kebab()
+}
+
+func quote(p string) string {
+	if runtime.GOOS == "windows" {
+		return `"` + p + `"`
+	}
+	return `'` + strings.ReplaceAll(p, `'`, `'\''`) + `'`
+}
+
+// isOurs reports whether a command string is one of Ben10's hook commands
+// (whatever binary path it points at).
+func isOurs(cmd string) (bin string, ok bool) {
+	cmd = strings.TrimSpace(cmd)
+	i := strings.LastIndex(cmd, " hook ")
+	if i < 0 {
+		return "", false
+	}
+	if _, err := ParseEvent(strings.TrimSpace(cmd[i+len(" hook "):])); err != nil {
+		return "", false
+	}
+	bin = strings.TrimSpace(cmd[:i])
+	bin = strings.Trim(strings.ReplaceAll(bin, `'\''`, `'`), `'"`)
+	// The binary may be a Windows path seen from another OS: both
+	// separators end the directory part.
+	base := strings.ToLower(bin[strings.LastIndexAny(bin, `/\`)+1:])
+	return bin, strings.HasPrefix(base, "ben10")
+}
+
+// Installed is what Status finds of Ben10 in one settings file.
+type Installed struct {
+	Path    string            `json:"path"`
+	Scope   Scope             `json:"scope"`
+	Exists  bool              `json:"exists"`
+	Events  map[Event]string  `json:"events"` // event → command
+	Binary  string            `json:"binary,omitempty"`
+	Missing []Event           `json:"missing,omitempty"` // registrations not installed
+	Timeout map[Event]float64 `json:"timeouts,omitempty"`
+}
+
+func readSettings(path string) (*object, bool, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return newObject(), false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if strings.TrimSpace(string(data)) == "" {
+		return newObject(), true, nil
+	}
+	o, err := parseObject(data)
+	if err != nil {
+		return nil, true, fmt.Errorf("%s: not valid settings JSON: %v", path, err)
+	}
+	return o, true, nil
+}
+
+// Install merges Ben10's hook entries into the settings file at path,
+// pointing at binPath. Every other setting and hook is kept as it was, in
+// its order; a second run changes nothing. It reports whether the file
+// changed.
+func Install(path, binPath string) (bool, error) {
+	if !filepath.IsAbs(binPath) {
+		return false, fmt.Errorf("hook binary path %q is not absolute", binPath)
+	}
+	root, _, err := readSettings(path)
+	if err != nil {
+		return false, err
+	}
+	before := string(encode(root))
+	hooks, err := childObject(root, "hooks", path)
+	if err != nil {
+		return false, err
+	}
+	for _, reg := range Registrations {
+		if err := installOne(hooks, reg, binPath, path); err != nil {
+			return false, err
+		}
+	}
+	after := encode(root)
+	if string(after) == before {
+		if _, err := os.Stat(path); err == nil {
+			return false, nil
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return false, err
+	}
+	return true, store.WriteFileAtomic(path, after)
+}
+
+func childObject(parent *object, key, path string) (*object, error) {
+	v, ok := parent.get(key)
+	if !ok {
+		o := newObject()
+		parent.set(key, o)
+		return o, nil
+	}
+	o, isObj := v.(*object)
+	if !isObj {
+		return nil, fmt.Errorf("%s: %q is not an object", path, key)
+	}
+	return o, nil
+}
+
+func installOne(hooks *object, reg Registration, binPath, path string) error {
+	want := Command(binPath, reg.Event)
+	groups, _ := hooks.get(string(reg.Event))
+	list, ok := groups.([]any)
+	if groups != nil && !ok {
+		return fmt.Errorf("%s: hooks.%s is not a list", path, reg.Event)
+	}
+	found := false
+	for _, g := range list {
+		gobj, ok := g.(*object)
+		if !ok {
+			continue
+		}
+		hs, _ := gobj.get("hooks")
+		handlers, _ := hs.([]any)
+		for _, h := range handlers {
+			hobj, ok := h.(*object)
+			if !ok {
+				continue
+			}
+			c, _ := hobj.get("command")
+			cs, _ := c.(string)
+			if _, ours := isOurs(cs); !ours {
+				continue
+			}
+			if found {
+				continue // duplicates are removed below
+			}
+			found = true
+			hobj.set("type", "command")
+			hobj.set("command", want)
+			hobj.set("timeout", json.Number(fmt.Sprint(reg.Timeout)))
+			if reg.Matcher != "" {
+				gobj.set("matcher", reg.Matcher)
+			}
+		}
+	}
+	if found {
+		removeOurs(hooks, reg.Event, want)
+		return nil
+	}
+	h := newObject()
+	h.set("type", "command")
+	h.set("command", want)
+	h.set("timeout", json.Number(fmt.Sprint(reg.Timeout)))
+	g := newObject()
+	if reg.Matcher != "" {
+		g.set("matcher", reg.Matcher)
+	}
+	g.set("hooks", []any{h})
+	hooks.set(string(reg.Event), append(list, g))
+	return nil
+}
+
+// removeOurs deletes Ben10's handlers of event from hooks, except one whose
+// command is keep (keep == "" removes all). Matcher groups and event lists
+// left empty are removed.
+func removeOurs(hooks *object, e Event, keep string) bool {
+	groups, _ := hooks.get(string(e))
+	list, ok := groups.([]any)
+	if !ok {
+		return false
+	}
+	changed, kept := false, false
+	var outGroups []any
+	for _, g := range list {
+		gobj, ok := g.(*object)
+		if !ok {
+			outGroups = append(outGroups, g)
+			continue
+		}
+		hs, _ := gobj.get("hooks")
+		handlers, ok := hs.([]any)
+		if !ok {
+			outGroups = append(outGroups, g)
+			continue
+		}
+		var out []any
+		for _, h := range handlers {
+			hobj, ok := h.(*object)
+			if ok {
+				c, _ := hobj.get("command")
+				cs, _ := c.(string)
+				if _, ours := isOurs(cs); ours {
+					if keep != "" && cs == keep && !kept {
+						kept = true
+						out = append(out, h)
+						continue
+					}
+					changed = true
+					continue
+				}
+			}
+			out = append(out, h)
+		}
+		if len(out) == 0 && len(handlers) > 0 {
+			changed = true
+			continue
+		}
+		gobj.set("hooks", out)
+		outGroups = append(outGroups, gobj)
+	}
+	if len(outGroups) == 0 {
+		hooks.del(string(e))
+	} else {
+		hooks.set(string(e), outGroups)
+	}
+	return changed
+}
+
+// Uninstall removes Ben10's hook entries (and only those) from the settings
+// file at path. It reports whether the file changed.
+func Uninstall(path string) (bool, error) {
+	root, exists, err := readSettings(path)
+	if err != nil || !exists {
+		return false, err
+	}
+	v, ok := root.get("hooks")
+	hooks, isObj := v.(*object)
+	if !ok || !isObj {
+		return false, nil
+	}
+	changed := false
+	for _, e := range append([]string(nil), hooks.keys...) {
+		if removeOurs(hooks, Event(e), "") {
+			changed = true
+		}
+	}
+	if !changed {
+		return false, nil
+	}
+	if len(hooks.keys) == 0 {
+		root.del("hooks")
+	}
+	return true, store.WriteFileAtomic(path, encode(root))
+}
+
+// Status reports what of Ben10 is installed in the settings file at path.
+func Status(path string, scope Scope) (Installed, error) {
+	st := Installed{Path: path, Scope: scope, Events: map[Event]string{}, Timeout: map[Event]float64{}}
+	root, exists, err := readSettings(path)
+	if err != nil {
+		return st, err
+	}
+	st.Exists = exists
+	v, _ := root.get("hooks")
+	hooks, _ := v.(*object)
+	if hooks != nil {
+		for _, e := range hooks.keys {
+			list, _ := hooks.vals[e].([]any)
+			for _, g := range list {
+				gobj, _ := g.(*object)
+				if gobj == nil {
+					continue
+				}
+				hs, _ := gobj.get("hooks")
+				handlers, _ := hs.([]any)
+				for _, h := range handlers {
+					hobj, _ := h.(*object)
+					if hobj == nil {
+						continue
+					}
+					c, _ := hobj.get("command")
+					cs, _ := c.(string)
+					bin, ours := isOurs(cs)
+					if !ours {
+						continue
+					}
+					st.Events[Event(e)] = cs
+					st.Binary = bin
+					if t, ok := hobj.get("timeout"); ok {
+						if n, ok := t.(json.Number); ok {
+							f, _ := n.Float64()
+							st.Timeout[Event(e)] = f
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, reg := range Registrations {
+		if _, ok := st.Events[reg.Event]; !ok {
+			st.Missing = append(st.Missing, reg.Event)
+		}
+	}
+	return st, nil
+}

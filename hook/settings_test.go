@@ -1,0 +1,212 @@
+package hook
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+const userSettings = `{
+  "model": "opus",
+  "permissions": {
+    "allow": ["Bash(ls:*)"]
+  },
+  "hooks": {
+    "PreCompact": [
+      {
+        "matcher": "auto",
+        "hooks": [
+          {"type": "command", "command": "/usr/local/bin/other-tool snapshot", "timeout": 30}
+        ]
+      }
+    ],
+    "Notification": [
+      {"hooks": [{"type": "command", "command": "notify-send hi"}]}
+    ]
+  },
+  "cleanupPeriodDays": 99
+}
+`
+
+func TestInstallMergesIdempotentlyAndUninstallRestores(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "settings.json")
+	if err := os.WriteFile(path, []byte(userSettings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "my tools", "ben10")
+	changed, err := Install(path, bin)
+	if err != nil || !changed {
+		t.Fatalf("Install: changed=%v err=%v", changed, err)
+	}
+	first, _ := os.ReadFile(path)
+	var doc map[string]any
+	if err := json.Unmarshal(first, &doc); err != nil {
+		t.Fatalf("installed settings are not JSON: %v\n%s", err, first)
+	}
+	// Other settings keep their values and their order.
+	for _, want := range []string{`"model": "opus"`, `"Bash(ls:*)"`, `other-tool snapshot`, `notify-send hi`, `"cleanupPeriodDays": 99`} {
+		if !strings.Contains(string(first), want) {
+			t.Errorf("installed settings lost %s:\n%s", want, first)
+		}
+	}
+	if strings.Index(string(first), `"model"`) > strings.Index(string(first), `"cleanupPeriodDays"`) {
+		t.Errorf("key order changed:\n%s", first)
+	}
+	st, err := Status(path, ScopeUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Missing) != 0 || st.Binary != bin {
+		t.Fatalf("status after install: missing %v, binary %q", st.Missing, st.Binary)
+	}
+	if st.Timeout[SessionEnd] <= 0 || st.Timeout[SessionEnd] > 60 {
+		t.Errorf("SessionEnd timeout %v, want an explicit one", st.Timeout[SessionEnd])
+	}
+	if !strings.Contains(st.Events[PreCompact], "hook pre-compact") {
+		t.Errorf("PreCompact command %q", st.Events[PreCompact])
+	}
+
+	changed, err = Install(path, bin)
+	if err != nil || changed {
+		t.Fatalf("second Install: changed=%v err=%v", changed, err)
+	}
+	second, _ := os.ReadFile(path)
+	if string(first) != string(second) {
+		t.Fatalf("second install changed the file:\n%s\n---\n%s", first, second)
+	}
+
+	// A moved binary is updated in place, not added twice.
+	moved := filepath.Join(dir, "bin2", "ben10")
+	if changed, err = Install(path, moved); err != nil || !changed {
+		t.Fatalf("Install moved: changed=%v err=%v", changed, err)
+	}
+	third, _ := os.ReadFile(path)
+	if n := strings.Count(string(third), "hook pre-compact"); n != 1 {
+		t.Fatalf("%d pre-compact handlers after moving the binary:\n%s", n, third)
+	}
+
+	changed, err = Uninstall(path)
+	if err != nil || !changed {
+		t.Fatalf("Uninstall: changed=%v err=%v", changed, err)
+	}
+	after, _ := os.ReadFile(path)
+	if strings.Contains(string(after), "ben10") {
+		t.Fatalf("uninstall left Ben10 entries:\n%s", after)
+	}
+	for _, want := range []string{`other-tool snapshot`, `notify-send hi`, `"cleanupPeriodDays": 99`} {
+		if !strings.Contains(string(after), want) {
+			t.Errorf("uninstall lost %s:\n%s", want, after)
+		}
+	}
+	if changed, err = Uninstall(path); err != nil || changed {
+		t.Fatalf("second Uninstall: changed=%v err=%v", changed, err)
+	}
+	if runtime.GOOS != "windows" {
+		fi, _ := os.Stat(path)
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("settings mode %v, want 0600", fi.Mode().Perm())
+		}
+	}
+}
+
+func TestInstallCreatesMissingFileAndRefusesBadJSON(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ".claude", "settings.local.json")
+	if changed, err := Install(path, "/opt/ben10"); err != nil || !changed {
+		t.Fatalf("Install into missing file: %v %v", changed, err)
+	}
+	st, err := Status(path, ScopeLocal)
+	if err != nil || len(st.Missing) != 0 {
+		t.Fatalf("status: %+v %v", st, err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"hooks": [1,2`), 0o600)
+	if _, err := Install(bad, "/opt/ben10"); err == nil || !strings.Contains(err.Error(), "bad.json") {
+		t.Fatalf("Install on broken JSON: %v", err)
+	}
+	if data, _ := os.ReadFile(bad); string(data) != `{"hooks": [1,2` {
+		t.Fatalf("broken settings file was modified")
+	}
+	if _, err := Install(path, "relative/ben10"); err == nil {
+		t.Fatalf("relative binary path accepted")
+	}
+}
+
+func TestParseEvent(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Event
+		ok   bool
+	}{
+		{"PreCompact", PreCompact, true},
+		{"pre-compact", PreCompact, true},
+		{"SESSION_START", SessionStart, true},
+		{"session-end", SessionEnd, true},
+		{"user-prompt-submit", UserPromptSubmit, true},
+		{"PostToolUse", PostToolUse, true},
+		{"nope", "", false},
+		{"", "", false},
+	} {
+		got, err := ParseEvent(tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("ParseEvent(%q) = %q, %v", tc.in, got, err)
+		}
+		if tc.ok && got.Kebab() != strings.ToLower(strings.ReplaceAll(tc.in, "_", "-")) && tc.in == got.Kebab() {
+			t.Errorf("Kebab(%q) = %q", got, got.Kebab())
+		}
+	}
+	if PreCompact.Kebab() != "pre-compact" || UserPromptSubmit.Kebab() != "user-prompt-submit" {
+		t.Errorf("Kebab: %q %q", PreCompact.Kebab(), UserPromptSubmit.Kebab())
+	}
+}
+
+func TestIsOurs(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		bin  string
+		ours bool
+	}{
+		{`'/usr/local/bin/ben10' hook pre-compact`, "/usr/local/bin/ben10", true},
+		{`'/home/a b/ben10' hook session-end`, "/home/a b/ben10", true},
+		{`"C:\Program Files\ben10.exe" hook session-start`, `C:\Program Files\ben10.exe`, true},
+		{`/usr/bin/other hook pre-compact`, "", false},
+		{`'/usr/local/bin/ben10' hook nonsense`, "", false},
+		{`notify-send hi`, "", false},
+	} {
+		bin, ok := isOurs(tc.cmd)
+		if ok != tc.ours || (ok && bin != tc.bin) {
+			t.Errorf("isOurs(%q) = %q, %v", tc.cmd, bin, ok)
+		}
+	}
+}
+
+func TestParseInputAndOutput(t *testing.T) {
+	in, err := ParseInput([]byte(`{"session_id":"s1","transcript_path":"/t.jsonl","cwd":"/p","hook_event_name":"PreCompact","trigger":"auto","custom_instructions":"","extra":{"x":1}}`))
+	if err != nil || in.SessionID != "s1" || in.Trigger != "auto" || in.HookEventName != "PreCompact" {
+		t.Fatalf("ParseInput: %+v %v", in, err)
+	}
+	for _, bad := range []string{"", "   ", "not json", `{"session_id":`} {
+		if _, err := ParseInput([]byte(bad)); err == nil {
+			t.Errorf("ParseInput(%q) accepted", bad)
+		}
+	}
+	var b strings.Builder
+	if err := (&Output{}).Write(&b); err != nil || b.Len() != 0 {
+		t.Fatalf("empty output printed %q (%v)", b.String(), err)
+	}
+	o := &Output{SystemMessage: "saved", HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: "ctx <b>&"}}
+	if err := o.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != `{"systemMessage":"saved","hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"ctx <b>&"}}`+"\n" {
+		t.Fatalf("output %q", got)
+	}
+	big := &Output{HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: strings.Repeat("x", MaxAdditionalContext+1)}}
+	if err := big.Write(&b); err == nil {
+		t.Fatalf("over-long additionalContext accepted")
+	}
+}

@@ -1,0 +1,265 @@
+package hook
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/ben10ctx/ben10/store"
+)
+
+// StateName is the per-project hook state file inside the store directory.
+const StateName = "hook-state.json"
+
+// StateVersion is the version of the state file's schema.
+const StateVersion = 1
+
+// Limits that keep the state file small however long a project lives.
+const (
+	maxStateBytes   = 4 << 20             // a larger file is treated as damaged
+	sessionTTL      = 14 * 24 * time.Hour // sessions not seen for this long are forgotten
+	maxSessions     = 200
+	maxRecoveries   = 100
+	stateLockWait   = 2 * time.Second
+	stateLockName   = "hook-state.lock"
+	compactLookback = time.Hour // a snapshot older than this is not "the one just taken"
+)
+
+// Recovery states (seed 003's handoff manifest).
+const (
+	RecoveryActive   = "active"   // ready to be injected
+	RecoveryConsumed = "consumed" // injected into ConsumedBy
+	RecoveryExpired  = "expired"  // too old, or superseded by a newer one
+)
+
+// Recovery kinds.
+const (
+	KindCompact = "compact" // snapshot before compaction → SessionStart(compact) of the same session
+	KindHandoff = "handoff" // a saved context → SessionStart(startup|clear) of a new session
+)
+
+// State is the per-project hook state: prompt counts and checkpoint times
+// per session, and the recoveries offered and consumed. It is small JSON,
+// replaced atomically under its own lock (never the store lock, so the fast
+// paths never wait behind a snapshot being written).
+type State struct {
+	Version    int                      `json:"version"`
+	Project    string                   `json:"project"`
+	Sessions   map[string]*SessionState `json:"sessions"`
+	Recoveries []Recovery               `json:"recoveries"`
+}
+
+// SessionState is what the hooks remember about one session.
+type SessionState struct {
+	Transcript        string    `json:"transcript,omitempty"`
+	Started           time.Time `json:"started,omitzero"`
+	LastEvent         time.Time `json:"last_event"`
+	Ended             time.Time `json:"ended,omitzero"`
+	EndReason         string    `json:"end_reason,omitempty"`
+	Prompts           int       `json:"prompts"`
+	SinceCheckpoint   int       `json:"prompts_since_checkpoint"`
+	Modifications     int       `json:"modifications_since_checkpoint"`
+	LastCheckpoint    time.Time `json:"last_checkpoint,omitzero"`
+	Checkpoints       int       `json:"checkpoints"`
+	Snapshots         int       `json:"snapshots"`
+	CompactSummary    string    `json:"compact_summary,omitempty"` // from PostCompact, until SessionStart(compact) uses it
+	LastCheckpointErr string    `json:"last_checkpoint_error,omitempty"`
+}
+
+// Recovery is one piece of saved context offered to a session, with its
+// audit trail.
+type Recovery struct {
+	ID            string    `json:"id"`
+	Kind          string    `json:"kind"` // KindCompact | KindHandoff
+	State         string    `json:"state"`
+	SourceSession string    `json:"source_session"`
+	TargetSession string    `json:"target_session,omitempty"` // compact: the same session; handoff: set when consumed
+	Snapshot      string    `json:"snapshot,omitempty"`       // compact: snapshot id
+	Path          string    `json:"path,omitempty"`           // handoff: the saved context file
+	Key           string    `json:"key"`                      // identity of the saved content
+	Created       time.Time `json:"created"`
+	CreatedBy     int       `json:"created_by_pid,omitempty"`
+	ConsumedAt    time.Time `json:"consumed_at,omitzero"`
+	ConsumedBy    string    `json:"consumed_by,omitempty"` // session
+	ConsumedPID   int       `json:"consumed_by_pid,omitempty"`
+	Chars         int       `json:"chars,omitempty"` // size of the injected text
+	Note          string    `json:"note,omitempty"`
+}
+
+// ErrStateCorrupt: the state file exists but cannot be parsed. The hooks
+// then start over with an empty state (the damaged file is kept beside it).
+var ErrStateCorrupt = errors.New("hook: state file is damaged")
+
+func newState(project string) *State {
+	return &State{Version: StateVersion, Project: project, Sessions: map[string]*SessionState{}}
+}
+
+// statePath is the state file of a store directory.
+func statePath(root string) string { return filepath.Join(root, StateName) }
+
+// ReadState reads the state file in the store directory root. A missing
+// file is an empty state; a damaged one is ErrStateCorrupt.
+func ReadState(root string) (*State, error) {
+	data, err := readBounded(statePath(root), maxStateBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return newState(""), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s := newState("")
+	if err := json.Unmarshal(data, s); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrStateCorrupt, statePath(root), err)
+	}
+	if s.Version > StateVersion {
+		return nil, fmt.Errorf("%w: %s has version %d, this ben10 knows %d", ErrStateCorrupt, statePath(root), s.Version, StateVersion)
+	}
+	if s.Sessions == nil {
+		s.Sessions = map[string]*SessionState{}
+	}
+	for k, v := range s.Sessions {
+		if v == nil {
+			delete(s.Sessions, k)
+		}
+	}
+	return s, nil
+}
+
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%w: %s is %d bytes (limit %d)", ErrStateCorrupt, path, fi.Size(), limit)
+	}
+	buf := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, buf)
+	return buf[:n], err
+}
+
+// updateState runs fn on the state of the store directory root under the
+// state lock and writes the result atomically when fn returns nil. A
+// damaged state file is moved aside (state.json.corrupt-<time>) and
+// replaced by an empty state, so a bad file never disables the hooks.
+func updateState(root, project string, now time.Time, fn func(*State) error) error {
+	unlock, err := lockFile(filepath.Join(root, stateLockName), stateLockWait)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	s, err := ReadState(root)
+	var damaged error
+	if errors.Is(err, ErrStateCorrupt) {
+		damaged = err
+		aside := statePath(root) + ".corrupt-" + now.UTC().Format("20060102-150405")
+		if rerr := os.Rename(statePath(root), aside); rerr != nil {
+			return fmt.Errorf("%v; moving it aside: %v", err, rerr)
+		}
+		s = newState(project)
+	} else if err != nil {
+		return err
+	}
+	if s.Project == "" {
+		s.Project = project
+	}
+	if err := fn(s); err != nil {
+		return err
+	}
+	s.prune(now)
+	data, err := json.MarshalIndent(s, "", " ")
+	if err != nil {
+		return err
+	}
+	if err := store.WriteFileAtomic(statePath(root), append(data, '\n')); err != nil {
+		return err
+	}
+	return damaged
+}
+
+// session returns the state of session id, creating it.
+func (s *State) session(id string) *SessionState {
+	ss := s.Sessions[id]
+	if ss == nil {
+		ss = &SessionState{}
+		s.Sessions[id] = ss
+	}
+	return ss
+}
+
+// prune forgets old sessions and recoveries so the file stays small.
+func (s *State) prune(now time.Time) {
+	type kv struct {
+		id string
+		t  time.Time
+	}
+	var all []kv
+	for id, ss := range s.Sessions {
+		if now.Sub(ss.LastEvent) > sessionTTL {
+			delete(s.Sessions, id)
+			continue
+		}
+		all = append(all, kv{id, ss.LastEvent})
+	}
+	if len(all) > maxSessions {
+		sort.Slice(all, func(i, j int) bool { return all[i].t.After(all[j].t) })
+		for _, e := range all[maxSessions:] {
+			delete(s.Sessions, e.id)
+		}
+	}
+	if len(s.Recoveries) > maxRecoveries {
+		s.Recoveries = append([]Recovery(nil), s.Recoveries[len(s.Recoveries)-maxRecoveries:]...)
+	}
+}
+
+// consumedKey reports whether the content identified by key was already
+// injected (into any session) — a re-fired event never injects it twice.
+func (s *State) consumedKey(key string) *Recovery {
+	for i := range s.Recoveries {
+		r := &s.Recoveries[i]
+		if r.Key == key && r.State == RecoveryConsumed {
+			return r
+		}
+	}
+	return nil
+}
+
+// addRecovery records a new active recovery. An older active one of the
+// same kind for the same target (compact) or source (handoff) is
+// superseded.
+func (s *State) addRecovery(r Recovery) {
+	for i := range s.Recoveries {
+		o := &s.Recoveries[i]
+		if o.State != RecoveryActive || o.Kind != r.Kind {
+			continue
+		}
+		if (r.Kind == KindCompact && o.TargetSession == r.TargetSession) || (r.Kind == KindHandoff && o.SourceSession == r.SourceSession) {
+			o.State = RecoveryExpired
+			o.Note = "superseded by " + r.ID
+		}
+	}
+	s.Recoveries = append(s.Recoveries, r)
+}
+
+// live reports whether session id is (probably) still running: it has not
+// ended and it was active within liveWindow.
+func (s *State) live(id string, now time.Time) bool {
+	ss := s.Sessions[id]
+	return ss != nil && ss.Ended.IsZero() && now.Sub(ss.LastEvent) < liveWindow
+}
+
+// liveWindow: a session that has not ended and had a hook event this
+// recently is taken to be running in another terminal; its context is never
+// injected into a new session.
+const liveWindow = 15 * time.Minute

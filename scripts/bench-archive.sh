@@ -1,0 +1,39 @@
+#!/bin/sh
+# Reproduces the archive figures of docs/PERFORMANCE.md: whole-process
+# `ben10 context save` against `zstd -3` on the same corpus session, the
+# incremental save after 20 new lines, and peak memory on a 100 MB
+# transcript. Needs zstd, hyperfine and /usr/bin/time; corpus at
+# $BEN10_CORPUS (default /work/shared/corpus).
+set -eu
+CORPUS=${BEN10_CORPUS:-/work/shared/corpus}/claude
+S=${SESSION:-4d5611e5-241a-462a-8d15-5122611a9569}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+go build -o "$T/ben10" ./cmd/ben10
+
+echo "== full save vs zstd -3"
+hyperfine -N -w 3 -r "${RUNS:-30}" \
+  "zstd -3 -q -f $CORPUS/$S.jsonl -o $T/y.zst" \
+  "$T/ben10 context save --transcript $CORPUS/$S.jsonl --out $T/x.ctx --redact=false --full -q" \
+  "$T/ben10 context save --transcript $CORPUS/$S.jsonl --out $T/x2.ctx --full -q"
+
+echo "== incremental save after 20 new lines vs full save"
+mkdir -p "$T/inc"
+cp -r "$CORPUS/$S" "$T/inc/" && chmod -R u+w "$T/inc"
+head -n -20 "$CORPUS/$S.jsonl" > "$T/inc/$S.jsonl"
+"$T/ben10" context save --transcript "$T/inc/$S.jsonl" --out "$T/base.ctx" --redact=false -q
+cp "$CORPUS/$S.jsonl" "$T/inc/$S.jsonl"
+hyperfine -N -w 3 -r "${RUNS:-30}" --prepare "cp $T/base.ctx $T/xi.ctx" \
+  "$T/ben10 context save --transcript $T/inc/$S.jsonl --out $T/xi.ctx --redact=false -q" \
+  "$T/ben10 context save --transcript $T/inc/$S.jsonl --out $T/xi.ctx --redact=false --full -q"
+
+echo "== peak memory, 100 MB transcript"
+B=$(go run ./internal/benchdata/gentranscript -corpus "$CORPUS" -dir "$T" -size 100000000)
+ls -l "$B"
+for r in false true; do
+  /usr/bin/time -f "redact=$r: %e s wall, %U s user, max RSS %M KB" \
+    "$T/ben10" context save --transcript "$B" --out "$T/big.ctx" --redact=$r --full -q
+done
+
+echo "== in-process benchmarks"
+go test -run '^$' -bench 'Import|Save|OpenDigest' -benchtime "${BENCHTIME:-20x}" ./archive

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Reproduces the "Claude Code hooks" figures of docs/PERFORMANCE.md: each
+# hook, process start to exit, measured with hyperfine in the same run as a
+# no-op Go binary (built here) and, for PreCompact, `zstd -3` on the same
+# transcript. Needs hyperfine and zstd (apt-get install -y hyperfine zstd).
+#
+#   scripts/bench-hooks.sh            # corpus transcript if found, else synthetic
+#   RUNS=20 scripts/bench-hooks.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${RUNS:-15}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+go build -o "$work/ben10" ./cmd/ben10
+mkdir -p "$work/noop"
+printf 'package main\n\nfunc main() {}\n' >"$work/noop/main.go"
+(cd "$work/noop" && GOFLAGS= go mod init noop >/dev/null 2>&1 && go build -o "$work/noop-go" .)
+export HOME="$work/home"
+mkdir -p "$HOME"
+BEN10="$work/ben10"
+NOOP="$work/noop-go"
+
+# A ~3 MB Claude Code transcript with a compaction: the corpus's, or the
+# bundled demo session repeated.
+corpus=${BEN10_CORPUS:-/work/shared/corpus}/claude/4d5611e5-241a-462a-8d15-5122611a9569.jsonl
+if [ -f "$corpus" ]; then
+	src=$corpus
+else
+	src="$work/synthetic.jsonl"
+	while [ "$(stat -c %s "$src" 2>/dev/null || echo 0)" -lt 3000000 ]; do
+		cat testdata/demo/claude-session.jsonl >>"$src"
+	done
+fi
+echo "transcript: $src ($(stat -c %s "$src") bytes)"
+session=$(grep -m1 -o '"sessionId":"[^"]*"' "$src" | head -1 | cut -d'"' -f4)
+boundary=$(grep -m1 -n '"subtype":"compact_boundary"' "$src" | cut -d: -f1)
+
+# project NAME [config]: a project directory with its transcript.
+project() {
+	local p="$work/$1"
+	mkdir -p "$p/.claude"
+	if [ -n "${2:-}" ]; then printf "context:\n$2" >"$p/.claude/config.yaml"; fi
+	echo "$p"
+}
+input() { # input EVENT PROJECT TRANSCRIPT EXTRA
+	printf '{"session_id":"%s","transcript_path":"%s","cwd":"%s","hook_event_name":"%s"%s}' "$session" "$3" "$2" "$1" "${4:-}"
+}
+
+echo
+echo "== SessionStart(compact): recovery digest from a 1 MB and a 100 MB snapshot"
+# 1 MB: the pre-compaction transcript, compressed. 100 MB: padded with
+# incompressible tool output, stored uncompressed. In both the hook reads
+# the Recall segment and the transcript tail only.
+declare -A ctxin
+for size in 1 100; do
+	p=$(project "compact-$size" "  compression: false\n")
+	t="$work/compact-$size.jsonl"
+	head -n $((boundary - 1)) "$src" >"$t"
+	# Incompressible tool output before the tail: ~0.8 MB (compressed
+	# archive of ~1 MB) or ~100 MB (stored uncompressed).
+	if [ "$size" = 1 ]; then
+		printf 'context:\n  compression: true\n' >"$p/.claude/config.yaml"
+		pad=12
+	else
+		pad=1600
+	fi
+	python3 - "$t" "$session" "$pad" <<'PY'
+import base64, json, os, sys
+path, sid, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+lines = open(path, "rb").read().splitlines(keepends=True)
+pad = [(json.dumps({"type": "progress", "sessionId": sid, "data": {"type": "bash_progress", "output": base64.b64encode(os.urandom(48000)).decode()}}) + "\n").encode() for _ in range(n)]
+open(path, "wb").write(b"".join(lines[:10] + pad + lines[10:]))
+PY
+	echo "$(input PreCompact "$p" "$t" ',"trigger":"auto"')" | BEN10_HOOK_RECOMPRESS=off "$BEN10" hook
+	ls -l "$p/.claude/context/compaction-snapshots/"*.ctx
+	# The transcript after compaction: the pre-compaction lines + boundary + summary + tail.
+	cat "$src" >"$t.full"
+	cp "$p/.claude/context/hook-state.json" "$work/state-$size.json"
+	ctxin[$size]="$work/in-compact-$size.json"
+	input SessionStart "$p" "$t.full" ',"source":"compact"' >"${ctxin[$size]}"
+	out=$("$BEN10" hook <"${ctxin[$size]}")
+	[ -n "$out" ] || { echo "no injection for the $size MB snapshot" >&2; exit 1; }
+	cp "$work/state-$size.json" "$p/.claude/context/hook-state.json"
+done
+# No shell (-N): the hook reads its JSON with --input; the no-op binary
+# gets the same argument and ignores it.
+hf() { hyperfine -N --warmup 3 --runs "$RUNS" --style basic "$@"; }
+# Each run must inject (not find the recovery consumed): reset the state.
+printf 'cp %s %s\ncp %s %s\n' "$work/state-1.json" "$work/compact-1/.claude/context/hook-state.json" \
+	"$work/state-100.json" "$work/compact-100/.claude/context/hook-state.json" >"$work/reset.sh"
+hf --prepare "sh $work/reset.sh" \
+	-n "no-op Go binary" "$NOOP --input ${ctxin[1]}" \
+	-n "SessionStart(compact), 1 MB snapshot" "$BEN10 hook --input ${ctxin[1]}" \
+	-n "SessionStart(compact), 100 MB snapshot" "$BEN10 hook --input ${ctxin[100]}"
+
+echo
+echo "== UserPromptSubmit with no checkpoint due"
+p=$(project prompt "  checkpoint_interval: 1000000\n  checkpoint_minutes: 0\n")
+input UserPromptSubmit "$p" "$src" ',"prompt":"hello"' >"$work/in-prompt.json"
+"$BEN10" hook <"$work/in-prompt.json"
+hf -n "no-op Go binary" "$NOOP --input $work/in-prompt.json" \
+	-n "UserPromptSubmit (nothing due)" "$BEN10 hook --input $work/in-prompt.json"
+
+echo
+echo "== PreCompact on the transcript (redaction on, fast level, recompression off) vs zstd -3"
+export BEN10_HOOK_RECOMPRESS=off
+p=$(project precompact "")
+head -n $((boundary - 1)) "$src" >"$work/pre.jsonl"
+echo "pre-compaction transcript: $(stat -c %s "$work/pre.jsonl") bytes"
+input PreCompact "$p" "$work/pre.jsonl" ',"trigger":"auto"' >"$work/in-pre.json"
+hf -n "zstd -3" "zstd -3 -q -f $work/pre.jsonl -o $work/pre.zst" \
+	-n "PreCompact" "$BEN10 hook --input $work/in-pre.json"
+ls -l "$p/.claude/context/compaction-snapshots/"
+
+echo
+echo "== SessionEnd on the transcript (final save into current.ctx, incremental after the first)"
+p=$(project end "")
+input SessionEnd "$p" "$src" ',"reason":"prompt_input_exit"' >"$work/in-end.json"
+hf -n "no-op Go binary" "$NOOP --input $work/in-end.json" \
+	-n "SessionEnd" "$BEN10 hook --input $work/in-end.json"
+ls -l "$p/.claude/context/"
+if [ -s "$HOME/.claude-code/ben10-errors.log" ]; then
+	echo "hooks logged errors:" >&2
+	cat "$HOME/.claude-code/ben10-errors.log" >&2
+	exit 1
+fi
