@@ -1,7 +1,9 @@
 package watch
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -79,6 +81,10 @@ type Watcher struct {
 	fsw     *fsnotify.Watcher
 	watched map[string]bool
 	started time.Time
+	// lastState is the state last written (without its time stamps) and
+	// lastWrite when: an unchanged state is rewritten only as a heartbeat.
+	lastState []byte
+	lastWrite time.Time
 }
 
 // tracked is a known session and what the watcher saw of it last.
@@ -246,7 +252,7 @@ func (w *Watcher) Once() ([]Event, error) {
 	w.evaluateAll(now)
 	ev := w.events
 	w.events = nil
-	return ev, w.saveState(now, false)
+	return ev, w.saveState(now, true)
 }
 
 // Run watches until ctx is done, then saves the state and returns nil.
@@ -310,7 +316,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 			now := w.now()
 			w.scan(now)
 			w.evaluateAll(now)
-			if err := w.saveState(now, true); err != nil {
+			if err := w.saveState(now, false); err != nil {
 				w.logf("%v", err)
 			}
 			w.mu.Unlock()
@@ -349,7 +355,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 					w.evaluate(t, now)
 				}
 			}
-			if err := w.saveState(now, true); err != nil {
+			if err := w.saveState(now, false); err != nil {
 				w.logf("%v", err)
 			}
 			w.mu.Unlock()
@@ -632,19 +638,36 @@ func containsStr(l []string, s string) bool {
 	return false
 }
 
-// saveState writes the state file (never in DryRun, which changes
-// nothing on disk).
-func (w *Watcher) saveState(now time.Time, _ bool) error {
+// heartbeat is how often an unchanged state is rewritten (its
+// last_updated shows the watcher is alive): five poll intervals, at most a
+// minute.
+func (w *Watcher) heartbeat() time.Duration {
+	return min(5*w.pollInterval(), time.Minute)
+}
+
+// saveState writes the state file when it changed, or as a heartbeat, or
+// when force (start and stop); never in DryRun, which changes nothing on
+// disk.
+func (w *Watcher) saveState(now time.Time, force bool) error {
 	if w.opts.DryRun {
 		return nil
 	}
 	w.state.prune(now)
 	w.state.Version = StateVersion
+	w.state.LastUpdated, w.state.GlobalStats.UptimeHours = time.Time{}, 0
+	cur, err := json.Marshal(w.state)
+	if err == nil && !force && bytes.Equal(cur, w.lastState) && now.Sub(w.lastWrite) < w.heartbeat() {
+		return nil
+	}
 	w.state.LastUpdated = now
 	if !w.started.IsZero() {
 		w.state.GlobalStats.UptimeHours = now.Sub(w.started).Hours()
 	}
-	return w.state.Write(w.opts.StatePath)
+	if err := w.state.Write(w.opts.StatePath); err != nil {
+		return err
+	}
+	w.lastState, w.lastWrite = cur, now
+	return nil
 }
 
 // State returns a copy of the current state (for tests and --once).

@@ -13,15 +13,27 @@ import (
 	"time"
 )
 
-// cpuTime is a process's CPU time so far: /proc/<pid>/schedstat (ns),
-// else utime+stime of /proc/<pid>/stat (clock ticks, assumed 100 Hz).
+// cpuTime is a process's CPU time so far: the sum of its threads'
+// /proc/<pid>/task/*/schedstat (ns), else utime+stime of /proc/<pid>/stat
+// (clock ticks, assumed 100 Hz).
 func cpuTime(pid int) (time.Duration, error) {
-	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/schedstat", pid)); err == nil {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	var sum time.Duration
+	n := 0
+	for _, p := range tasks {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
 		if f := strings.Fields(string(b)); len(f) > 0 {
 			if ns, err := strconv.ParseInt(f[0], 10, 64); err == nil {
-				return time.Duration(ns), nil
+				sum += time.Duration(ns)
+				n++
 			}
 		}
+	}
+	if n > 0 {
+		return sum, nil
 	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
