@@ -388,3 +388,38 @@ func TestStripper(t *testing.T) {
 		}
 	}
 }
+
+func TestEncryptedFromConfig(t *testing.T) {
+	t.Setenv("BEN10_TEST_PASS", "correct horse battery staple")
+	e := newEnv(t, "context:\n  encryption:\n    enabled: true\n    key_source: env\n    env: BEN10_TEST_PASS\n")
+	s := e.create(t, CreateOptions{Now: time.Now()}).Snapshot
+	r, err := ctxfmt.OpenFile(e.m.Path(s), ctxfmt.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := r.Encrypted()
+	r.Close()
+	if !enc {
+		t.Fatal("snapshot not encrypted")
+	}
+	if err := e.m.Recompress(s.ID, ctxfmt.LevelBetter); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.m.Verify(s.ID); err != nil {
+		t.Fatal(err)
+	}
+	a, c, _, err := e.m.OpenArchive(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := a.Messages()
+	c.Close()
+	if err != nil || len(msgs) != s.PreCompaction.MessageCount {
+		t.Fatalf("%d messages, %v", len(msgs), err)
+	}
+	// Without the key the snapshot cannot be written.
+	t.Setenv("BEN10_TEST_PASS", "")
+	if _, err := e.m.Create(CreateOptions{TranscriptPath: fixture(t, t.TempDir(), 0), Force: true}); !errors.Is(err, ErrNoKey) {
+		t.Fatalf("Create without key: %v", err)
+	}
+}

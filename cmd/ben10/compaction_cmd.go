@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,7 +117,9 @@ func runCompList(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	out := cmd.OutOrStdout()
+	bw := bufio.NewWriter(cmd.OutOrStdout())
+	defer bw.Flush()
+	var out io.Writer = bw
 	if globalFlags.json {
 		return printJSON(out, ix)
 	}
@@ -167,7 +170,9 @@ func runCompShow(cmd *cobra.Command, args []string) error {
 	}
 	defer c.Close()
 	sum := a.Summary()
-	out := cmd.OutOrStdout()
+	bw := bufio.NewWriter(cmd.OutOrStdout())
+	defer bw.Flush()
+	var out io.Writer = bw
 	if globalFlags.json {
 		return printJSON(out, map[string]any{"snapshot": s, "path": m.Path(s), "archive": sum})
 	}
@@ -225,7 +230,9 @@ func runCompDiff(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	out := cmd.OutOrStdout()
+	bw := bufio.NewWriter(cmd.OutOrStdout())
+	defer bw.Flush()
+	var out io.Writer = bw
 	if globalFlags.json {
 		return printJSON(out, d)
 	}

@@ -417,7 +417,7 @@ func runContextInspect(cmd *cobra.Command, args []string) error {
 		{"compactions", fmt.Sprint(s.Compactions)},
 		{"tasks", fmt.Sprintf("%d active, %d pending, %d completed", s.TasksActive, s.TasksPend, s.TasksDone)},
 		{"preferences", fmt.Sprint(s.Preferences)},
-		{"redacted", fmt.Sprintf("%v (%d lines changed)", s.Redaction.Enabled, s.Redaction.LinesChanged)},
+		{"redacted", fmt.Sprintf("%v (%d transcript lines, %d texts changed)", s.Redaction.Enabled, s.Redaction.LinesChanged, s.Redaction.TextsChanged)},
 		{"import", fmt.Sprintf("%d lines, %d blank, %d skipped, %d partial, %d invalid UTF-8", s.Import.Lines, s.Import.Blank, s.Import.Skipped, s.Import.Partial, s.Import.InvalidUTF8)},
 	}
 	for _, r := range rows {
