@@ -229,12 +229,12 @@ func runFileSave(cmd *cobra.Command) error {
 		return printJSON(out, map[string]any{
 			"archive": saveFlags.out, "bytes": size, "raw_bytes": stats.RawBytes,
 			"copied_segments": stats.CopiedSegments, "copied_bytes": stats.CopiedBytes, "encoded_bytes": stats.EncodedBytes,
-			"session_id": st.Meta.SessionID, "messages": len(st.Messages), "tools": len(st.Tools), "files": len(st.Files),
+			"session_id": st.Meta.SessionID, "messages": st.Meta.MessageCount, "tools": st.Meta.ToolCount, "files": st.Meta.FileCount,
 			"import": st.Import, "redacted": saveFlags.redact, "encrypted": pass != nil, "elapsed_ms": elapsed.Milliseconds(),
 		})
 	}
 	infof(out, "saved %s: %d bytes (raw transcript %d bytes in %d files), %d messages, %d tools, %d files",
-		saveFlags.out, size, stats.RawBytes, len(st.Raw), len(st.Messages), len(st.Tools), len(st.Files))
+		saveFlags.out, size, stats.RawBytes, len(st.Raw), st.Meta.MessageCount, st.Meta.ToolCount, st.Meta.FileCount)
 	if stats.CopiedSegments > 0 {
 		infof(out, "; incremental: %d raw segments (%d bytes) copied", stats.CopiedSegments, stats.CopiedBytes)
 	}
