@@ -59,10 +59,12 @@
 // A session is never snapshotted twice within its cooldown, whoever took
 // the snapshot: before creating one, the watcher reads the session's
 // newest snapshot in the project's index (snapshot.Manager.LatestForSession)
-// and skips when it is younger than the cooldown — the check the Claude
-// Code hooks (package hook) are to make with the same cooldown — and the
-// snapshot manager's per-session debounce
-// replaces, rather than adds, a snapshot racing another within its window.
+// and skips when it is younger than the cooldown. Its own snapshots are
+// created with HoldFor = the cooldown, so a PreCompact hook firing inside
+// the cooldown replaces the watcher's snapshot with a fresher one instead
+// of adding a second (snapshot.Index.Debounced honours HoldUntil); the
+// snapshot manager's snapshot_debounce does the same for snapshots racing
+// each other.
 //
 // # State
 //

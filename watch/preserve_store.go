@@ -85,7 +85,8 @@ func (p *StorePreserver) Preserve(req Request) (Result, error) {
 		return res, nil
 	}
 	cr, err := m.Create(snapshot.CreateOptions{TranscriptPath: sess.Path, Harness: sess.Harness, SessionID: sess.ID,
-		Trigger: "auto", Source: SourceWatcher, PreTokens: req.ContextTokens, Level: p.Level, Now: req.Now})
+		Trigger: "auto", Source: SourceWatcher, PreTokens: req.ContextTokens, Level: p.Level, Now: req.Now,
+		HoldFor: req.Cooldown})
 	if err != nil {
 		return res, fmt.Errorf("snapshot of %s: %w", sess.ID, err)
 	}
