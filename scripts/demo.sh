@@ -107,7 +107,7 @@ hook pre-compact "{$common,\"hook_event_name\":\"PreCompact\",\"trigger\":\"auto
 ls -l "$project/.claude/context/compaction-snapshots/"
 echo "(written at the fast level; a detached 'ben10 internal recompress' brings it to the configured level)"
 for _ in $(seq 1 100); do
-	grep -q '"level": "best"' "$project/.claude/context/compaction-snapshots/index.json" && break
+	grep -Eq '"level": ?"best"' "$project/.claude/context/compaction-snapshots/index.json" && break
 	sleep 0.2
 done
 grep '"level"' "$project/.claude/context/compaction-snapshots/index.json"

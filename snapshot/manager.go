@@ -108,6 +108,12 @@ type CreateOptions struct {
 	Source    string // "hook" | "watcher" | "cli"
 	PreTokens int64  // 0 = the transcript's latest context usage
 	Force     bool   // bypass the debounce (and compaction_snapshots.enabled)
+	// HoldFor keeps the new snapshot replaceable for this long: a later
+	// snapshot of the same session within it replaces this one instead of
+	// adding another, whoever takes it. The watcher passes its cooldown, so
+	// a PreCompact hook firing inside it refreshes the snapshot rather than
+	// doubling it. 0 = only snapshot_debounce applies.
+	HoldFor time.Duration
 	// Level is the compression level; 0 = compaction_snapshots.compression_level.
 	// A hook in a hurry passes LevelFastest and calls Recompress later.
 	Level ctxfmt.Level
@@ -223,6 +229,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		Level:             level.String(),
 		Tags:              o.Tags,
 		Notes:             o.Notes,
+		HoldUntil:         holdUntil(now, o.HoldFor),
 		Transcript:        absPath(o.TranscriptPath),
 		Harness:           string(st.Meta.Harness),
 		FileContents:      len(st.FileContents),
@@ -470,6 +477,13 @@ func (ix *Index) total() int64 {
 		n += s.CompressedBytes
 	}
 	return n
+}
+
+func holdUntil(now time.Time, d time.Duration) time.Time {
+	if d <= 0 {
+		return time.Time{}
+	}
+	return now.Add(d)
 }
 
 // add moves the verified temporary file tmp into place as a new snapshot,
