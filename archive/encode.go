@@ -3,11 +3,14 @@ package archive
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"runtime"
+	"sort"
 	"sync"
 	"time"
 
@@ -52,6 +55,13 @@ type EncodeOptions struct {
 	// instead of a pointer into the line.
 	RedactLine func(line []byte) []byte
 	RedactText func(s string) string
+	// RedactFingerprint identifies the redaction configuration behind
+	// RedactLine and RedactText (rule set, extra rules, allowlist,
+	// replacement). It is stored in the archive; raw segments of a
+	// previous redacted archive are reused, and an importer resumed from
+	// it, only when the fingerprints are equal. It must not reveal the
+	// configuration (use a hash).
+	RedactFingerprint string
 	// Previous is the archive this one updates. When a raw file of the
 	// previous archive is a prefix of the new one, its unchanged segments
 	// are copied without recompression and only the tail is encoded.
@@ -70,6 +80,8 @@ type metaSegment struct {
 	Contents []contentEntry  `msgpack:"contents"`
 	Redacted bool            `msgpack:"redacted"`
 	Redact   RedactionReport `msgpack:"redaction"`
+	// RedactFP is EncodeOptions.RedactFingerprint of a redacted archive.
+	RedactFP string `msgpack:"redact_fp,omitempty"`
 	Counts   counts          `msgpack:"counts"`
 	// Derived, when set, says that the conversation and tool history are
 	// not stored: they are rebuilt from the raw transcript by the named
@@ -105,6 +117,11 @@ type rawChunk struct {
 	OrigLen   int64  `msgpack:"on"`
 	OrigHash  uint64 `msgpack:"oh"`
 	Lines     int    `msgpack:"lines"` // line starts in the chunk
+	// Mid is the SHA-256 state (encoding.BinaryMarshaler form) after the
+	// stored bytes of the file up to the end of this chunk, so that an
+	// incremental save hashes only the bytes it adds. It holds at most 63
+	// stored bytes (already in the archive) besides the chaining state.
+	Mid []byte `msgpack:"mid,omitempty"`
 }
 
 type contentEntry struct {
@@ -158,7 +175,9 @@ func EncodeWithStats(w io.Writer, s *State, opts EncodeOptions) (EncodeStats, er
 type Encoder struct {
 	e       *encoder
 	started bool
-	done    chan struct{}
+	planned chan struct{} // closed when the raw files are redacted and cut
+	done    chan struct{} // closed when the raw segments are compressed
+	planErr error
 	rawErr  error
 	used    bool
 }
@@ -184,11 +203,37 @@ func (enc *Encoder) StartRaw(files []RawFile) {
 	}
 	enc.started = true
 	enc.e.files = files
+	enc.planned = make(chan struct{})
 	enc.done = make(chan struct{})
 	go func() {
 		defer close(enc.done)
+		enc.planErr = enc.e.planRaw()
+		close(enc.planned)
+		if enc.planErr != nil {
+			enc.rawErr = enc.planErr
+			return
+		}
 		enc.rawErr = enc.e.prepareRaw()
 	}()
+}
+
+// Stored waits until StartRaw's files are redacted (when EncodeOptions
+// asks for it) and returns them as they will be stored, each with the set
+// of its line numbers that redaction changed. Without redaction they are
+// the files given to StartRaw. A State built from the stored files (the
+// same slices) and given to Finish is the model of what the archive holds:
+// with redaction on, its conversation can then be rebuilt from the stored
+// raw transcript like an unredacted one's (see ModelSource), and its texts
+// need no second redaction pass. The caller must not modify them.
+func (enc *Encoder) Stored() ([]RawFile, []map[int]bool, error) {
+	if !enc.started {
+		return nil, nil, errors.New("archive: Stored before StartRaw")
+	}
+	<-enc.planned
+	if enc.planErr != nil {
+		return nil, nil, enc.planErr
+	}
+	return enc.e.storedFiles, enc.e.changed, nil
 }
 
 // Finish builds the model segments from s, adds them and the raw segments
@@ -207,11 +252,16 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 	}
 	<-enc.done
 	e := enc.e
-	if !sameFiles(e.files, s.Raw) {
-		return *e.stats, errors.New("archive: Finish: State.Raw is not the file list given to StartRaw")
-	}
 	if enc.rawErr != nil {
 		return *e.stats, enc.rawErr
+	}
+	switch {
+	case sameFiles(e.files, s.Raw):
+		e.fromStored = e.opts.RedactLine == nil && e.opts.RedactText == nil
+	case sameFiles(e.storedFiles, s.Raw):
+		e.fromStored = true
+	default:
+		return *e.stats, errors.New("archive: Finish: State.Raw is neither the file list given to StartRaw nor the one Stored returned")
 	}
 	e.s = s
 	if err := e.run(); err != nil {
@@ -247,9 +297,13 @@ type encoder struct {
 	stats *EncodeStats
 	// per raw file: stored bytes, line starts of the stored bytes, and
 	// whether each line was changed by redaction.
-	stored  [][]byte
-	starts  [][]int
-	changed []map[int]bool
+	stored      [][]byte
+	starts      [][]int // computed on first use (lineStartsOf)
+	changed     []map[int]bool
+	storedFiles []RawFile
+	// fromStored: the State was built from the stored (redacted) files,
+	// so its texts are what the archive holds.
+	fromStored bool
 	man     []rawManifest
 	report  RedactionReport
 	// reuse[i] leading chunks of file i are copied from the previous
@@ -264,9 +318,6 @@ type encoder struct {
 
 // prepareRaw plans the raw segments and compresses the new ones.
 func (e *encoder) prepareRaw() error {
-	if err := e.planRaw(); err != nil {
-		return err
-	}
 	type job struct {
 		i, k int
 		b    []byte
@@ -318,7 +369,7 @@ func (e *encoder) run() error {
 	e.report.Enabled = redacting
 	// A conversation an importer can rebuild from the unredacted raw
 	// transcript is not stored again (see ModelSource).
-	derived := !redacting && s.derivable()
+	derived := s.derivable() && (!redacting || e.fromStored)
 	if s.Source.Partial && !derived {
 		return errors.New("archive: Encode: a partial (resumed) State needs its importer's Deriver and no redaction")
 	}
@@ -379,6 +430,9 @@ func (e *encoder) run() error {
 			Active: len(s.Tasks.Active), Pending: len(s.Tasks.Pending), Completed: len(s.Tasks.Completed),
 		},
 	}
+	if redacting {
+		ms.RedactFP = e.opts.RedactFingerprint
+	}
 	if derived {
 		src := s.Source
 		src.Resume, src.Partial = nil, false
@@ -389,7 +443,11 @@ func (e *encoder) run() error {
 		ms.Contents = append(ms.Contents, contentEntry{Path: fc.Path, Size: int64(len(fc.Data)), SHA256: hex.EncodeToString(h[:])})
 	}
 	var recall []byte
-	if r, err := recallPayload(e.redactedView()); err != nil {
+	view := e.s
+	if !e.fromStored {
+		view = e.redactedView()
+	}
+	if r, err := recallPayload(view); err != nil {
 		return err
 	} else {
 		recall = r
@@ -491,7 +549,7 @@ func (e *encoder) redactTasks(ts []Task) []Task {
 // inline (redacted) without spans.
 func (e *encoder) text(ref RawRef, text string, spans []Span) (string, []Span) {
 	if len(spans) > 0 && ref.File >= 0 && ref.File < len(e.stored) && !e.changed[ref.File][ref.Line] {
-		if line, ok := lineAt(e.stored[ref.File], e.starts[ref.File], ref.Line); ok {
+		if line, ok := lineAt(e.stored[ref.File], e.lineStartsOf(ref.File), ref.Line); ok {
 			if spanTextEqual(line, spans, text, &e.scratch) {
 				if e.opts.RedactText == nil || e.opts.RedactText(text) == text {
 					e.stats.PointerTexts++
@@ -507,34 +565,143 @@ func (e *encoder) text(ref RawRef, text string, spans []Span) (string, []Span) {
 }
 
 // planRaw redacts the raw files (when asked), cuts them into chunks and
-// works out which chunks the previous archive already holds.
+// works out which chunks the previous archive already holds. A file that
+// only grew since the previous archive (whose manifest carries the SHA-256
+// state at its chunk ends) is handled by planAppend: only the new tail is
+// redacted, cut and hashed.
 func (e *encoder) planRaw() error {
 	n := len(e.files)
 	e.stored, e.starts, e.changed = make([][]byte, n), make([][]int, n), make([]map[int]bool, n)
 	e.man = make([]rawManifest, n)
 	e.reuse, e.prevSegs = make([]int, n), make([][]int, n)
+	e.storedFiles = make([]RawFile, n)
 	for i, f := range e.files {
-		data, changed, origStarts := f.Data, map[int]bool{}, []int(nil)
-		if e.opts.RedactLine != nil {
-			data, changed, origStarts = redactLines(f.Data, e.opts.RedactLine)
-			e.report.LinesChanged += len(changed)
+		e.man[i].Name = f.Name
+		if !e.planAppend(i) {
+			data, changed, origStarts := f.Data, map[int]bool{}, []int(nil)
+			if e.opts.RedactLine != nil {
+				data, changed, origStarts = redactLines(f.Data, e.opts.RedactLine)
+			}
+			e.stored[i], e.changed[i] = data, changed
+			starts := e.lineStartsOf(i)
+			if origStarts == nil {
+				origStarts = starts
+			}
+			m := rawManifest{Name: f.Name, Size: int64(len(data))}
+			m.Chunks = chunkLines(f.Data, data, origStarts, starts, changed, e.chunkSize())
+			e.man[i] = m
+			e.planReuse(i)
+			m = e.man[i]
+			m.SHA256 = hashChunks(sha256.New(), data, m.Chunks)
+			e.man[i] = m
 		}
-		e.stored[i], e.changed[i] = data, changed
-		e.starts[i] = lineStarts(data)
-		if origStarts == nil {
-			origStarts = e.starts[i]
-		}
-		h := sha256.Sum256(data)
-		m := rawManifest{Name: f.Name, Size: int64(len(data)), SHA256: hex.EncodeToString(h[:])}
-		for l := range changed {
+		m := &e.man[i]
+		m.RedactedLines = m.RedactedLines[:0]
+		for l := range e.changed[i] {
 			m.RedactedLines = append(m.RedactedLines, l)
 		}
-		sortInts(m.RedactedLines)
-		m.Chunks = chunkLines(f.Data, data, origStarts, e.starts[i], changed, e.chunkSize())
-		e.man[i] = m
-		e.planReuse(i)
+		if len(m.RedactedLines) == 0 {
+			m.RedactedLines = nil
+		}
+		sort.Ints(m.RedactedLines)
+		e.report.LinesChanged += len(e.changed[i])
+		e.storedFiles[i] = RawFile{Name: f.Name, Data: e.stored[i]}
 	}
 	return nil
+}
+
+// hashChunks hashes data chunk by chunk with h, recording the state after
+// each chunk as its Mid, and returns the hex digest.
+func hashChunks(h hash.Hash, data []byte, chunks []rawChunk) string {
+	off := int64(0)
+	for k := range chunks {
+		c := &chunks[k]
+		h.Write(data[off : off+c.StoredLen])
+		off += c.StoredLen
+		if c.Mid == nil {
+			if bm, ok := h.(encoding.BinaryMarshaler); ok {
+				c.Mid, _ = bm.MarshalBinary()
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// lineStartsOf returns the line starts of stored file i.
+func (e *encoder) lineStartsOf(i int) []int {
+	if e.starts[i] == nil {
+		e.starts[i] = lineStarts(e.stored[i])
+	}
+	return e.starts[i]
+}
+
+// planAppend plans file i as the previous archive's reusable chunks plus
+// the rest of the file, touching only that rest: it is redacted, cut and
+// hashed from the SHA-256 state stored with the last reused chunk. The
+// stored bytes of the reused part are the previous archive's (read back
+// when redacting: the same configuration redacts the same lines the same
+// way, which RedactFingerprint vouches for). It reports false when the
+// previous archive cannot be built on this way.
+func (e *encoder) planAppend(i int) bool {
+	reuse, segs := e.reusable(i)
+	if reuse == 0 {
+		return false
+	}
+	prev := e.opts.Previous
+	pm := prev.meta.Raw[prevFile(prev, e.files[i].Name)]
+	mid := pm.Chunks[reuse-1].Mid
+	if len(mid) == 0 {
+		return false
+	}
+	h := sha256.New()
+	if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(mid); err != nil {
+		return false
+	}
+	var origOff, storedOff int64
+	skip := 0
+	for k := 0; k < reuse; k++ {
+		origOff += pm.Chunks[k].OrigLen
+		storedOff += pm.Chunks[k].StoredLen
+		skip += pm.Chunks[k].Lines
+	}
+	data := e.files[i].Data
+	if origOff > int64(len(data)) {
+		return false
+	}
+	rest := data[origOff:]
+	restStored, restChanged, restOrigStarts := rest, map[int]bool{}, []int(nil)
+	stored := data
+	changed := map[int]bool{}
+	if e.opts.RedactLine != nil {
+		prefix, err := prev.readRawChunks(pm, segs[:reuse], storedOff)
+		if err != nil {
+			return false
+		}
+		restStored, restChanged, restOrigStarts = redactLines(rest, e.opts.RedactLine)
+		stored = append(prefix, restStored...)
+		for _, l := range pm.RedactedLines {
+			if l < skip {
+				changed[l] = true
+			}
+		}
+		for l := range restChanged {
+			changed[l+skip] = true
+		}
+	} else if storedOff != origOff {
+		return false
+	}
+	restStarts := lineStarts(restStored)
+	if restOrigStarts == nil {
+		restOrigStarts = restStarts
+	}
+	tail := chunkLines(rest, restStored, restOrigStarts, restStarts, restChanged, e.chunkSize())
+	m := rawManifest{Name: e.files[i].Name, Size: int64(len(stored))}
+	m.Chunks = append(append([]rawChunk(nil), pm.Chunks[:reuse]...), tail...)
+	m.SHA256 = hashChunks(h, restStored, m.Chunks[reuse:])
+	e.man[i] = m
+	e.stored[i], e.changed[i] = stored, changed
+	e.reuse[i], e.prevSegs[i] = reuse, segs
+	return true
 }
 
 func (e *encoder) chunkSize() int {
@@ -544,13 +711,6 @@ func (e *encoder) chunkSize() int {
 	return DefaultChunkSize
 }
 
-func sortInts(a []int) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
-}
 
 // redactLines applies fn to every line of data. It returns the new bytes,
 // the set of changed line numbers and the line starts of the original.
@@ -737,7 +897,8 @@ func prevFile(p *Archive, name string) int {
 // that file's chunks.
 func (e *encoder) reusable(i int) (int, []int) {
 	prev := e.opts.Previous
-	if prev == nil || prev.meta.Redacted != (e.opts.RedactLine != nil || e.opts.RedactText != nil) {
+	redacting := e.opts.RedactLine != nil || e.opts.RedactText != nil
+	if prev == nil || prev.meta.Redacted != redacting || (redacting && prev.meta.RedactFP != e.opts.RedactFingerprint) {
 		return 0, nil
 	}
 	pf := prevFile(prev, e.man[i].Name)

@@ -303,6 +303,33 @@ func (a *Archive) rawSegments(f int) []int {
 	return all[k : k+n]
 }
 
+// readRawChunks decompresses the given raw segments of file m (the
+// leading chunks of it), which must hold n bytes.
+func (a *Archive) readRawChunks(m rawManifest, segs []int, n int64) ([]byte, error) {
+	if n < 0 || n > 1<<40 || len(segs) > len(m.Chunks) {
+		return nil, corrupt("raw file %s: %d leading bytes", m.Name, n)
+	}
+	out := make([]byte, 0, n+n/8)
+	for k, si := range segs {
+		b, err := a.r.ReadSegment(si)
+		if err != nil {
+			return nil, &SegmentError{Segment: fmt.Sprintf("raw transcript %s chunk %d", m.Name, k), Err: err}
+		}
+		if int64(len(b)) != m.Chunks[k].StoredLen {
+			return nil, corrupt("raw file %s chunk %d: %d bytes, manifest says %d", m.Name, k, len(b), m.Chunks[k].StoredLen)
+		}
+		out = append(out, b...)
+	}
+	if int64(len(out)) != n {
+		return nil, corrupt("raw file %s: leading chunks hold %d bytes, expected %d", m.Name, len(out), n)
+	}
+	return out, nil
+}
+
+// RedactionFingerprint returns the EncodeOptions.RedactFingerprint the
+// archive was written with ("" when not redacted or not given).
+func (a *Archive) RedactionFingerprint() string { return a.meta.RedactFP }
+
 // rawFile reads and checks one stored raw file.
 func (a *Archive) rawFile(f int) ([]byte, error) {
 	m := a.meta.Raw[f]
