@@ -408,6 +408,17 @@ func needInput(t *ToolExec) bool {
 	return false
 }
 
+// RecallTexts reports which of t's texts BuildRecall may read (a superset:
+// input for every main-chain tool, output for failed and shell tools). An
+// importer that restores a partial State for the recall (see
+// ModelSource.Partial) may leave the others empty, keeping their spans.
+func RecallTexts(t *ToolExec) (input, output bool) {
+	if t.Sidechain {
+		return false, false
+	}
+	return true, !t.Success || t.Command != "" || shellTools[t.Name]
+}
+
 // tools walks the tool history once for files, commands and errors.
 func (b *recallBuilder) tools(s *State, r *Recall) {
 	files := map[string]*fileAcc{}

@@ -171,16 +171,20 @@ func readAllInto(r io.Reader, b []byte) ([]byte, error) {
 // memory: files[0] is the main transcript, the others its sidechain
 // (subagent) files. The files are kept as State.Raw without copying.
 func ImportFiles(files []archive.RawFile, opt archive.ImportOptions) (*archive.State, error) {
-	return importFiles(files, opt, false)
+	return importFiles(files, nil, opt, false, "")
 }
 
 // importFiles is ImportFiles; with resumable set, the State carries the
-// importer's resume state (ModelSource.Resume).
-func importFiles(files []archive.RawFile, opt archive.ImportOptions, resumable bool) (*archive.State, error) {
+// importer's resume state (ModelSource.Resume). redacted, when not nil,
+// holds per file the lines a redactor changed (files are then the redacted
+// bytes, archive.Encoder.Stored): file hashes are not taken from them, and
+// the resume state records redactFP.
+func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.ImportOptions, resumable bool, redactFP string) (*archive.State, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%w: no files", ErrNotTranscript)
 	}
 	im := newImporter(opt)
+	im.redacted, im.redactFP = redacted, redactFP
 	if resumable {
 		im.snapshot = im.takeSnapshot
 	}
@@ -242,8 +246,13 @@ type importer struct {
 	snapshot func(data []byte, off, lines int)
 	snapErr  error
 	resume   []byte // the snapshot taken
-	// curFile and lineOff locate the line being read (hash sources).
-	curFile, lineOff int
+	// curFile, curLine and lineOff locate the line being read (hash
+	// sources).
+	curFile, curLine, lineOff int
+	// redacted holds per raw file the line numbers a redactor changed
+	// (nil: not redacted); redactFP is the redaction's fingerprint.
+	redacted []map[int]bool
+	redactFP string
 }
 
 // hashSource locates a file's last-known content in a raw line: the
@@ -252,10 +261,25 @@ type importer struct {
 type hashSource struct {
 	b          []byte
 	fi, off    int       // raw file and offset of b in it
+	ln         int       // line number of b in its raw file
+	h          string    // the hash, when done (restored or computed)
+	done       bool
 	content    jscan.Val // Read/Write: the content; Edit: originalFile
 	old, new   jscan.Val // Edit only
 	replaceAll bool
 	edit       bool
+}
+
+// hashOf is the content hash src reveals: "" (unknown) when its line was
+// changed by redaction, since the content read from it is not the file's.
+func (im *importer) hashOf(src hashSource) string {
+	if src.done {
+		return src.h
+	}
+	if src.fi < len(im.redacted) && im.redacted[src.fi][src.ln] {
+		return ""
+	}
+	return src.hash()
 }
 
 func (h hashSource) hash() string {
@@ -364,7 +388,7 @@ func (im *importer) fileFrom(fi int, f archive.RawFile, start, startLine int) in
 			continue
 		}
 		parsed++
-		im.curFile, im.lineOff = fi, off-1-len(line)
+		im.curFile, im.curLine, im.lineOff = fi, ln, off-1-len(line)
 		im.line(fi, ln, body, top, sidechainFile, agentFromName)
 	}
 	return parsed
@@ -766,7 +790,7 @@ func (im *importer) toolUse(b []byte, id, name string, input jscan.Val, ts time.
 		case "Write":
 			var src *hashSource
 			if content.IsString(b) {
-				src = &hashSource{b: b, fi: im.curFile, off: im.lineOff, content: content}
+				src = &hashSource{b: b, fi: im.curFile, off: im.lineOff, ln: im.curLine, content: content}
 			}
 			im.touch(files, ts, 'w', src)
 		case "TodoWrite":
@@ -898,7 +922,7 @@ func (im *importer) resultHash(b []byte, t *archive.ToolExec, r jscan.Val) {
 		n := jscan.Field(b, f, "numLines").Int64(b)
 		total := jscan.Field(b, f, "totalLines").Int64(b)
 		if c := jscan.Field(b, f, "content"); c.IsString(b) && start <= 1 && n == total {
-			setHash(hashSource{b: b, fi: im.curFile, off: im.lineOff, content: c})
+			setHash(hashSource{b: b, fi: im.curFile, off: im.lineOff, ln: im.curLine, content: c})
 		}
 	case "Edit":
 		orig := jscan.Field(b, r, "originalFile")
@@ -907,7 +931,7 @@ func (im *importer) resultHash(b []byte, t *archive.ToolExec, r jscan.Val) {
 			return
 		}
 		setHash(hashSource{
-			b: b, fi: im.curFile, off: im.lineOff, content: orig, edit: true,
+			b: b, fi: im.curFile, off: im.lineOff, ln: im.curLine, content: orig, edit: true,
 			old: old, new: jscan.Field(b, r, "newString"),
 			replaceAll: jscan.Field(b, r, "replaceAll").Bool(b),
 		})
@@ -958,7 +982,7 @@ func (im *importer) finish() {
 		m.DirectoryHash = hex.EncodeToString(h[:])
 	}
 	for i, src := range im.hashes {
-		st.Files[i].Hash = src.hash()
+		st.Files[i].Hash = im.hashOf(src)
 	}
 	m.ContextTokens = im.lastCtx
 	m.ContextWindow = 200000

@@ -2,7 +2,6 @@ package claude
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/ben10ctx/ben10/archive"
-	"github.com/ben10ctx/ben10/internal/jscan"
 )
 
 // Resumable import. A save stores, beside the archive, the importer's state
@@ -34,7 +32,7 @@ import (
 // TestResumeMatchesFullImport on the corpus).
 
 // resumeVersion changes whenever resumeState's meaning does.
-const resumeVersion = 1
+const resumeVersion = 2
 
 type resumeState struct {
 	V        int    `msgpack:"v"`
@@ -44,11 +42,15 @@ type resumeState struct {
 	Off      int    `msgpack:"off"`   // bytes read (complete lines)
 	Lines    int    `msgpack:"lines"` // lines read
 	Hash     uint64 `msgpack:"hash"`  // xxhash64 of the bytes read
+	// RedactFP is the redaction fingerprint the raw files were redacted
+	// with before import ("" when not redacted): the state holds only
+	// what the redacted lines say.
+	RedactFP string `msgpack:"redact_fp,omitempty"`
 
 	Meta        archive.Metadata     `msgpack:"meta"`
 	Import      archive.ImportReport `msgpack:"import"`
 	Files       []archive.FileRecord `msgpack:"files"`
-	Hashes      []hashRef            `msgpack:"hashes"`
+	Hashes      []hashVal            `msgpack:"hashes"`
 	Tools       []archive.ToolExec   `msgpack:"tools"` // texts left out (spans kept)
 	Msgs        []archive.Message    `msgpack:"msgs"`  // main-chain user messages, texts left out
 	NMsgs       int                  `msgpack:"nmsgs"`
@@ -62,14 +64,12 @@ type resumeState struct {
 	SessionSeen bool                 `msgpack:"session_seen"`
 }
 
-// hashRef is a hashSource as offsets into the main file.
-type hashRef struct {
-	File       int    `msgpack:"f"`
-	Line       int    `msgpack:"o"` // offset of the line body in the main file
-	Len        int    `msgpack:"n"`
-	Vals       [6]int `msgpack:"v"` // content, old, new (start, end) relative to the line
-	ReplaceAll bool   `msgpack:"ra,omitempty"`
-	Edit       bool   `msgpack:"e,omitempty"`
+// hashVal is a file registry entry's content hash as known at the resume
+// point (a SHA-256 of content the transcript already holds, or "" when
+// unknown).
+type hashVal struct {
+	File int    `msgpack:"f"`
+	Hash string `msgpack:"h"`
 }
 
 // takeSnapshot records the importer's state after off bytes (lines lines)
@@ -77,21 +77,20 @@ type hashRef struct {
 func (im *importer) takeSnapshot(data []byte, off, lines int) {
 	st := im.st
 	rs := resumeState{
-		V: resumeVersion, Importer: importerVersion, Root: im.root, Name: st.Raw[0].Name,
+		V: resumeVersion, Importer: importerVersion, Root: im.root, Name: st.Raw[0].Name, RedactFP: im.redactFP,
 		Off: off, Lines: lines, Hash: xxhash.Sum64(data[:off]),
 		Meta: st.Meta, Import: st.Import, Files: st.Files, NMsgs: im.msgBase + len(st.Messages),
 		Pending: im.pendingSummary, Todos: im.todos, TodosAt: im.todosAt, Agents: im.agents,
 		LastCtx: im.lastCtx, SessionSeen: im.sessionSeen,
 	}
 	for i, h := range im.hashes {
-		if h.fi != 0 || h.off < 0 || h.off+len(h.b) > off {
-			im.snapErr = errSnapshot
-			return
-		}
-		rs.Hashes = append(rs.Hashes, hashRef{File: i, Line: h.off, Len: len(h.b),
-			Vals: [6]int{h.content.S, h.content.E, h.old.S, h.old.E, h.new.S, h.new.E}, ReplaceAll: h.replaceAll, Edit: h.edit})
+		// Hash now (finish reuses it): the resume state keeps the hash,
+		// not where the content is.
+		v := im.hashOf(h)
+		im.hashes[i] = hashSource{h: v, done: true}
+		rs.Hashes = append(rs.Hashes, hashVal{File: i, Hash: v})
 	}
-	sortHashRefs(rs.Hashes)
+	sort.Slice(rs.Hashes, func(i, j int) bool { return rs.Hashes[i].File < rs.Hashes[j].File })
 	rs.Tools = make([]archive.ToolExec, len(st.Tools))
 	for i, t := range st.Tools {
 		t.Input, t.Output = "", ""
@@ -132,7 +131,7 @@ func keepMessage(m *archive.Message) bool {
 // resumeImport restores the importer from prev's resume state and reads
 // the rest of files; ok is false when prev cannot be resumed from (the
 // caller then imports in full).
-func resumeImport(files []archive.RawFile, opt archive.ImportOptions, prev *archive.Archive) (*archive.State, bool) {
+func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP string, opt archive.ImportOptions, prev *archive.Archive) (*archive.State, bool) {
 	if prev == nil || len(files) == 0 {
 		return nil, false
 	}
@@ -148,9 +147,10 @@ func resumeImport(files []archive.RawFile, opt archive.ImportOptions, prev *arch
 		return nil, false
 	}
 	im := newImporter(opt)
+	im.redacted, im.redactFP = redacted, redactFP
 	main := files[0]
 	data := main.Data
-	if rs.V != resumeVersion || rs.Importer != importerVersion || rs.Root != im.root || rs.Name != main.Name ||
+	if rs.V != resumeVersion || rs.Importer != importerVersion || rs.Root != im.root || rs.Name != main.Name || rs.RedactFP != redactFP ||
 		rs.Off <= 0 || rs.Off > len(data) || data[rs.Off-1] != '\n' || rs.Lines <= 0 || xxhash.Sum64(data[:rs.Off]) != rs.Hash {
 		return nil, false
 	}
@@ -205,11 +205,18 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 	var ok bool
 	for i := range rs.Tools {
 		t := &rs.Tools[i]
-		if t.Input, ok = text(t.Ref, t.InputSpans); !ok {
-			return false
+		// Only the texts the recall reads are resolved (the restored
+		// part's conversation is rebuilt from the raw transcript when read).
+		in, out := archive.RecallTexts(t)
+		if in {
+			if t.Input, ok = text(t.Ref, t.InputSpans); !ok {
+				return false
+			}
 		}
-		if t.Output, ok = text(t.ResultRef, t.OutputSpans); !ok {
-			return false
+		if out {
+			if t.Output, ok = text(t.ResultRef, t.OutputSpans); !ok {
+				return false
+			}
 		}
 		if _, dup := im.tools[t.ID]; !dup || t.ID == "" {
 			im.tools[t.ID] = i
@@ -235,18 +242,10 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 		im.files[f.Path] = i
 	}
 	for _, h := range rs.Hashes {
-		if h.File < 0 || h.File >= len(st.Files) || h.Line < 0 || h.Len < 0 || h.Line+h.Len > rs.Off {
+		if h.File < 0 || h.File >= len(st.Files) {
 			return false
 		}
-		b := data[h.Line : h.Line+h.Len]
-		for _, v := range h.Vals {
-			if v < 0 || v > len(b) {
-				return false
-			}
-		}
-		im.hashes[h.File] = hashSource{b: b, off: h.Line, content: jscan.Val{S: h.Vals[0], E: h.Vals[1]},
-			old: jscan.Val{S: h.Vals[2], E: h.Vals[3]}, new: jscan.Val{S: h.Vals[4], E: h.Vals[5]},
-			replaceAll: h.ReplaceAll, edit: h.Edit}
+		im.hashes[h.File] = hashSource{h: h.Hash, done: true}
 	}
 	if rs.Pending >= len(st.Compactions) {
 		return false
@@ -284,9 +283,6 @@ func lineCount(data []byte) int {
 	return n
 }
 
-var errSnapshot = errors.New("claude: resume snapshot: hash source outside the main file's read part")
-
-func sortHashRefs(h []hashRef) { sort.Slice(h, func(i, j int) bool { return h[i].File < h[j].File }) }
 
 // unmarshalSafe decodes msgpack from an archive; hostile bytes give an
 // error, never a panic.

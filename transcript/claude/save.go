@@ -8,36 +8,71 @@ import (
 
 // Save imports the transcript at path (as Import does) and writes it as a
 // .ctx archive to w (as archive.EncodeWithStats does), overlapping the two:
-// the raw files are redacted and compressed in the background while the
-// model is built from them. The archive's bytes are the same as Import
-// followed by archive.Encode.
+// the raw files are compressed in the background while the model is built
+// from them.
+//
+// With redaction (eopt.RedactLine), the raw files are redacted first and
+// the model is built from the redacted lines, i.e. from what the archive
+// stores: its conversation is rebuilt from the stored raw transcript like
+// an unredacted one's, no text is redacted twice, and no state the
+// importer keeps can hold what redaction removed. File content hashes are
+// then left unknown for content read from a line redaction changed.
+//
+// With eopt.Previous, an archive of the same transcript saved by this
+// importer (same project root; same redaction, which for a redacted one
+// means the same non-empty eopt.RedactFingerprint), only the lines added
+// since are read: the importer's state is restored from the previous
+// archive's resume state (archive.Archive.ResumeState) and the unchanged
+// raw segments are copied. The archive's content is the same as after a
+// full import; anything that does not fit is a full import.
 func Save(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
 	files, err := ReadFiles(path, iopt)
 	if err != nil {
 		return nil, archive.EncodeStats{}, err
 	}
+	return SaveFiles(w, files, iopt, eopt)
+}
+
+// SaveFiles is Save for transcript files already in memory (files[0] the
+// main transcript, as ReadFiles returns them). The files must not be
+// modified until it returns.
+func SaveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
 	enc, err := archive.NewEncoder(w, eopt)
 	if err != nil {
 		return nil, archive.EncodeStats{}, err
 	}
 	enc.StartRaw(files)
-	// An update of an archive this importer can resume from reads only the
-	// new lines; the result is stored the same as after a full import.
-	// Redacted archives store their conversation, so they are not resumed
-	// (nor given a resume state).
-	plain := eopt.RedactLine == nil && eopt.RedactText == nil
-	var st *archive.State
-	ok := false
-	if plain && eopt.Previous != nil {
-		st, ok = resumeImport(files, iopt, eopt.Previous)
-	}
-	if !ok {
-		st, err = importFiles(files, iopt, plain)
-	}
-	if err != nil {
+	fail := func(err error) (*archive.State, archive.EncodeStats, error) {
 		// Let the background work end before returning.
 		_, _ = enc.Finish(&archive.State{Raw: files})
 		return nil, archive.EncodeStats{}, err
+	}
+	// Which bytes the model is built from: the files themselves, or, when
+	// every line is redacted, the redacted files.
+	src, fp := files, ""
+	var redacted []map[int]bool
+	resumable := true
+	switch {
+	case eopt.RedactLine != nil:
+		if src, redacted, err = enc.Stored(); err != nil {
+			return fail(err)
+		}
+		fp = eopt.RedactFingerprint
+		resumable = fp != ""
+	case eopt.RedactText != nil:
+		// Texts redacted one by one: stored in full, never resumed.
+		resumable = false
+	}
+	var st *archive.State
+	ok := false
+	if p := eopt.Previous; resumable && p != nil && p.Redaction().Enabled == (redacted != nil) && p.RedactionFingerprint() == fp {
+		st, ok = resumeImport(src, redacted, fp, iopt, p)
+	}
+	if !ok {
+		st, err = importFiles(src, redacted, iopt, resumable, fp)
+		if err != nil {
+			return fail(err)
+		}
 	}
 	stats, err := enc.Finish(st)
 	if err != nil {
