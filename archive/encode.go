@@ -82,7 +82,7 @@ type metaSegment struct {
 	Redact   RedactionReport `msgpack:"redaction"`
 	// RedactFP is EncodeOptions.RedactFingerprint of a redacted archive.
 	RedactFP string `msgpack:"redact_fp,omitempty"`
-	Counts   counts          `msgpack:"counts"`
+	Counts   counts `msgpack:"counts"`
 	// Derived, when set, says that the conversation and tool history are
 	// not stored: they are rebuilt from the raw transcript by the named
 	// importer (see ModelSource).
@@ -256,10 +256,12 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 		return *e.stats, enc.rawErr
 	}
 	switch {
+	case e.opts.RedactLine != nil && sameFiles(e.storedFiles, s.Raw):
+		// (Also when redaction changed nothing: the files are then the
+		// stored bytes themselves.)
+		e.fromStored = true
 	case sameFiles(e.files, s.Raw):
 		e.fromStored = e.opts.RedactLine == nil && e.opts.RedactText == nil
-	case sameFiles(e.storedFiles, s.Raw):
-		e.fromStored = true
 	default:
 		return *e.stats, errors.New("archive: Finish: State.Raw is neither the file list given to StartRaw nor the one Stored returned")
 	}
@@ -304,8 +306,8 @@ type encoder struct {
 	// fromStored: the State was built from the stored (redacted) files,
 	// so its texts are what the archive holds.
 	fromStored bool
-	man     []rawManifest
-	report  RedactionReport
+	man        []rawManifest
+	report     RedactionReport
 	// reuse[i] leading chunks of file i are copied from the previous
 	// archive's segments prevSegs[i].
 	reuse    []int
@@ -710,7 +712,6 @@ func (e *encoder) chunkSize() int {
 	}
 	return DefaultChunkSize
 }
-
 
 // redactLines applies fn to every line of data. It returns the new bytes,
 // the set of changed line numbers and the line starts of the original.

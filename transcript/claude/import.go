@@ -260,9 +260,9 @@ type importer struct {
 // replacement to apply.
 type hashSource struct {
 	b          []byte
-	fi, off    int       // raw file and offset of b in it
-	ln         int       // line number of b in its raw file
-	h          string    // the hash, when done (restored or computed)
+	fi, off    int    // raw file and offset of b in it
+	ln         int    // line number of b in its raw file
+	h          string // the hash, when done (restored or computed)
 	done       bool
 	content    jscan.Val // Read/Write: the content; Edit: originalFile
 	old, new   jscan.Val // Edit only

@@ -283,7 +283,6 @@ func lineCount(data []byte) int {
 	return n
 }
 
-
 // unmarshalSafe decodes msgpack from an archive; hostile bytes give an
 // error, never a panic.
 func unmarshalSafe(b []byte, v any) (err error) {
