@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -18,19 +19,27 @@ import (
 // (Claude Code creates it with the first message).
 var ErrNoTranscript = errors.New("hook: transcript not found")
 
-// importTranscript imports the session's transcript.
-func importTranscript(in *Input, st *store.Store, cfg *store.Config) (*archive.State, error) {
+// checkTranscript reports ErrNoTranscript when the hook input names no
+// transcript or it does not exist.
+func checkTranscript(in *Input) error {
 	if in.TranscriptPath == "" {
-		return nil, fmt.Errorf("%w: the hook input has no transcript_path", ErrNoTranscript)
+		return fmt.Errorf("%w: the hook input has no transcript_path", ErrNoTranscript)
 	}
 	if _, err := os.Stat(in.TranscriptPath); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoTranscript, err)
+		return fmt.Errorf("%w: %v", ErrNoTranscript, err)
 	}
-	s, err := claude.Import(in.TranscriptPath, archive.ImportOptions{ProjectDir: st.ProjectDir(), ExcludePatterns: cfg.ExcludePatterns})
+	return nil
+}
+
+// saveTo imports the session's transcript and writes it to w, building on
+// opts.Previous when set (only the new lines are imported, redacted and
+// compressed; the content is a full save's either way).
+func saveTo(w io.Writer, in *Input, st *store.Store, cfg *store.Config, opts archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
+	s, stats, err := claude.Save(w, in.TranscriptPath, archive.ImportOptions{ProjectDir: st.ProjectDir(), ExcludePatterns: cfg.ExcludePatterns}, opts)
 	if err != nil {
-		return nil, fmt.Errorf("importing %s: %w", in.TranscriptPath, err)
+		return nil, stats, fmt.Errorf("importing %s: %w", in.TranscriptPath, err)
 	}
-	return s, nil
+	return s, stats, nil
 }
 
 // previousFor opens the newest saved context of session among
@@ -85,8 +94,7 @@ type saveResult struct {
 // checkpoint writes an incremental checkpoint of the session into
 // checkpoints/ under the store lock.
 func (h *Handler) checkpoint(ctx context.Context, st *store.Store, cfg *store.Config, in *Input) (saveResult, error) {
-	s, err := importTranscript(in, st, cfg)
-	if err != nil {
+	if err := checkTranscript(in); err != nil {
 		return saveResult{}, err
 	}
 	opts, _, err := snapshot.EncodeOptions(cfg, ctxfmt.LevelDefault)
@@ -104,16 +112,18 @@ func (h *Handler) checkpoint(ctx context.Context, st *store.Store, cfg *store.Co
 		}
 		cw := &countWriter{}
 		var stats archive.EncodeStats
+		var s *archive.State
 		cp, err := st.WriteCheckpointFunc(func(w io.Writer) error {
 			cw.w = w
 			var err error
-			stats, err = archive.EncodeWithStats(cw, s, opts)
+			s, stats, err = saveTo(cw, in, st, cfg, opts)
 			return err
 		})
 		if err != nil {
 			return err
 		}
-		res = saveResult{Path: cp.Path, Bytes: cw.n, Incremental: stats.CopiedSegments > 0, Copied: stats.CopiedBytes, Messages: len(s.Messages), Meta: s.Meta}
+		msgs, _ := snapshot.StateCounts(s)
+		res = saveResult{Path: cp.Path, Bytes: cw.n, Incremental: stats.CopiedSegments > 0, Copied: stats.CopiedBytes, Messages: msgs, Meta: s.Meta}
 		return nil
 	})
 	return res, err
@@ -122,8 +132,7 @@ func (h *Handler) checkpoint(ctx context.Context, st *store.Store, cfg *store.Co
 // saveCurrent writes the session's final state into current.ctx; a
 // current.ctx of another session is rotated into history/ first.
 func (h *Handler) saveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, in *Input) (saveResult, error) {
-	s, err := importTranscript(in, st, cfg)
-	if err != nil {
+	if err := checkTranscript(in); err != nil {
 		return saveResult{}, err
 	}
 	opts, _, err := snapshot.EncodeOptions(cfg, ctxfmt.LevelDefault)
@@ -147,22 +156,28 @@ func (h *Handler) saveCurrent(ctx context.Context, st *store.Store, cfg *store.C
 			defer prev.Close()
 			opts.Previous = prev
 		}
+		// Saved into memory first: current.ctx's metadata is written with
+		// it and comes from the State saved.
+		var buf bytes.Buffer
+		s, stats, err := saveTo(&buf, in, st, cfg, opts)
+		if err != nil {
+			return err
+		}
+		msgs, tools := snapshot.StateCounts(s)
 		meta := store.Meta{
 			SessionID: in.SessionID, Assistant: string(archive.HarnessClaude), Transcript: in.TranscriptPath,
-			Messages: len(s.Messages), Tokens: s.Meta.TotalTokens, Files: len(s.Files), ToolExecutions: len(s.Tools),
+			Messages: msgs, Tokens: s.Meta.TotalTokens, Files: len(s.Files), ToolExecutions: tools,
 		}
-		var stats archive.EncodeStats
 		cw := &countWriter{}
 		sr, err := st.SaveCurrentFunc(func(w io.Writer) error {
 			cw.w = w
-			var err error
-			stats, err = archive.EncodeWithStats(cw, s, opts)
+			_, err := cw.Write(buf.Bytes())
 			return err
 		}, meta, store.SaveOptions{Rotate: rotate})
 		if err != nil {
 			return err
 		}
-		res = saveResult{Path: sr.Path, Bytes: cw.n, Incremental: stats.CopiedSegments > 0, Copied: stats.CopiedBytes, Messages: len(s.Messages), Rotated: sr.Rotated, Meta: s.Meta}
+		res = saveResult{Path: sr.Path, Bytes: cw.n, Incremental: stats.CopiedSegments > 0, Copied: stats.CopiedBytes, Messages: msgs, Rotated: sr.Rotated, Meta: s.Meta}
 		return nil
 	})
 	return res, err

@@ -126,6 +126,9 @@ type CreateOptions struct {
 	// Recompress decodes and checks every segment and writes a deeply
 	// verified file.
 	QuickVerify bool
+	// NoPrevious imports the whole transcript even when an archive of the
+	// same session exists to build on (see Manager.Previous).
+	NoPrevious bool
 }
 
 // CreateResult tells what Create did.
@@ -180,18 +183,6 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		now = m.clock()
 	}
 	now = now.UTC()
-	st, err := transcript.Import(o.TranscriptPath, o.Harness, archive.ImportOptions{
-		ProjectDir:          m.st.ProjectDir(),
-		IncludeFileContents: m.cfg.CompactionSnapshots.IncludeFileContents,
-		ExcludePatterns:     ExcludePatterns(m.cfg),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("snapshot: importing %s: %w", o.TranscriptPath, err)
-	}
-	session := o.SessionID
-	if session == "" {
-		session = st.Meta.SessionID
-	}
 	level := o.Level
 	if level == 0 {
 		level = ctxfmt.LevelFromZstd(m.cfg.CompactionSnapshots.CompressionLevel)
@@ -203,11 +194,39 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	if err := m.st.EnsureDir(m.st.SnapshotDir()); err != nil {
 		return nil, err
 	}
-	tmp, info, err := m.writeTemp(func(w io.Writer) error { return archive.Encode(w, st, eopts) }, !o.QuickVerify)
+	// Build on the newest archive of this session (a checkpoint, current.ctx
+	// or an earlier snapshot) when there is one: only what the transcript
+	// gained since is imported, redacted and compressed. The content is the
+	// same as a full import's (transcript.Save falls back to one whenever
+	// the previous archive does not fit).
+	if o.SessionID != "" && !o.NoPrevious {
+		if prev := m.Previous(o.SessionID); prev != nil {
+			defer prev.Close()
+			eopts.Previous = prev
+		}
+	}
+	var st *archive.State
+	tmp, info, err := m.writeTemp(func(w io.Writer) error {
+		var err error
+		st, _, err = transcript.Save(w, o.TranscriptPath, o.Harness, archive.ImportOptions{
+			ProjectDir:          m.st.ProjectDir(),
+			IncludeFileContents: m.cfg.CompactionSnapshots.IncludeFileContents,
+			ExcludePatterns:     ExcludePatterns(m.cfg),
+		}, eopts)
+		if err != nil {
+			return fmt.Errorf("snapshot: importing %s: %w", o.TranscriptPath, err)
+		}
+		return nil
+	}, !o.QuickVerify)
 	if err != nil {
 		return nil, err
 	}
+	session := o.SessionID
+	if session == "" {
+		session = st.Meta.SessionID
+	}
 	defer os.Remove(tmp) // no-op once renamed
+	msgs, tools := StateCounts(st)
 	pre := o.PreTokens
 	if pre == 0 {
 		pre = st.Meta.ContextTokens
@@ -217,9 +236,9 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		SessionID: session,
 		PreCompaction: PreCompaction{
 			TokenCount:         pre,
-			MessageCount:       len(st.Messages),
+			MessageCount:       msgs,
 			FileCount:          len(st.Files),
-			ToolExecutionCount: len(st.Tools),
+			ToolExecutionCount: tools,
 		},
 		Trigger:           NormalizeTrigger(o.Trigger),
 		Source:            o.Source,
@@ -264,6 +283,16 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		RedactionsApplied: res.Snapshot.Redactions, Session: session,
 		Detail: "compaction snapshot (" + res.Snapshot.Trigger + ", " + orDash(o.Source) + ")"})
 	return res, nil
+}
+
+// StateCounts returns the numbers of messages and tool executions of a
+// saved State: its Meta counts for a partial (resumed) import, whose
+// Messages hold only part of the conversation, else the lengths.
+func StateCounts(st *archive.State) (messages, tools int) {
+	if st.Source.Partial {
+		return st.Meta.MessageCount, st.Meta.ToolCount
+	}
+	return len(st.Messages), len(st.Tools)
 }
 
 func orDash(s string) string {

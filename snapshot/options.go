@@ -188,6 +188,7 @@ func EncodeOptions(cfg *store.Config, level ctxfmt.Level) (archive.EncodeOptions
 		return opts, nil, err
 	}
 	if r != nil {
+		opts.RedactFingerprint = RedactionFingerprint(cfg)
 		opts.RedactLine = func(line []byte) []byte {
 			out, rep := r.JSONLine(line)
 			counts.add(rep)

@@ -191,3 +191,33 @@ func byLocation(path string) archive.Harness {
 	}
 	return ""
 }
+
+// Save imports the session at path with the importer for h (h == ""
+// detects it) and writes it as a .ctx archive to w. Claude Code sessions go
+// through claude.Save: the raw files are compressed while the model is
+// built, and with eopt.Previous (an earlier archive of the same session)
+// only what was added since is imported, redacted and compressed; the
+// content is the same as a full save's. Other assistants' sessions are
+// imported in full and encoded (eopt.Previous still lets unchanged raw
+// segments be copied). It returns the State saved (for a resumed Claude
+// import a partial one: use its Meta counts, see archive.ModelSource).
+func Save(w io.Writer, path string, h archive.Harness, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
+	if h == "" {
+		var err error
+		if h, err = Detect(path); err != nil {
+			return nil, archive.EncodeStats{}, err
+		}
+	}
+	if h == archive.HarnessClaude {
+		return claude.Save(w, path, iopt, eopt)
+	}
+	st, err := Import(path, h, iopt)
+	if err != nil {
+		return nil, archive.EncodeStats{}, err
+	}
+	stats, err := archive.EncodeWithStats(w, st, eopt)
+	if err != nil {
+		return nil, stats, err
+	}
+	return st, stats, nil
+}
