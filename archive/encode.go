@@ -148,6 +148,9 @@ type EncodeStats struct {
 	// Derived is true when the conversation and tool history were left
 	// out, to be rebuilt from the raw transcript (see ModelSource).
 	Derived bool
+	// Resumed is true when the State was a partial one resumed from the
+	// previous archive's importer state (ModelSource.Partial).
+	Resumed bool
 }
 
 // Encode writes s as a .ctx archive to w.
@@ -378,6 +381,7 @@ func (e *encoder) run() error {
 	var msgs []Message
 	var tools []ToolExec
 	e.stats.Derived = derived
+	e.stats.Resumed = s.Source.Partial
 	if !derived {
 		msgs = make([]Message, len(s.Messages))
 		for i, m := range s.Messages {

@@ -139,8 +139,13 @@ type CreateResult struct {
 	Path     string // the snapshot file (the parked file when Pending)
 	Pruned   []string
 	Warnings []string
-	// Redactions counts the secrets replaced, per rule.
+	// Redactions counts the secrets replaced, per rule, by this save: when
+	// it built on an earlier archive (Resumed), the lines copied from that
+	// archive were redacted when it was written and are not counted again.
 	Redactions map[string]int
+	// Resumed: only the lines added since an earlier archive of the session
+	// (Manager.Previous) were imported; the content is a full import's.
+	Resumed bool
 }
 
 // NormalizeTrigger maps Claude Code's PreCompact trigger onto the PRD's
@@ -206,9 +211,10 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		}
 	}
 	var st *archive.State
+	var stats archive.EncodeStats
 	tmp, info, err := m.writeTemp(func(w io.Writer) error {
 		var err error
-		st, _, err = transcript.Save(w, o.TranscriptPath, o.Harness, archive.ImportOptions{
+		st, stats, err = transcript.Save(w, o.TranscriptPath, o.Harness, archive.ImportOptions{
 			ProjectDir:          m.st.ProjectDir(),
 			IncludeFileContents: m.cfg.CompactionSnapshots.IncludeFileContents,
 			ExcludePatterns:     ExcludePatterns(m.cfg),
@@ -254,7 +260,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		FileContents:      len(st.FileContents),
 		Redactions:        red.Total(),
 	}
-	res := &CreateResult{Redactions: red.Counts()}
+	res := &CreateResult{Redactions: red.Counts(), Resumed: stats.Resumed}
 	unlock, err := m.st.Lock(context.Background())
 	if errors.Is(err, store.ErrLockTimeout) {
 		return m.park(tmp, snap, o.Force, res)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -515,5 +516,68 @@ func TestHoldSharesTheWatcherCooldown(t *testing.T) {
 	ix, _ := e.m.Index()
 	if len(ix.Snapshots) != 2 || ix.Snapshots[0].Source != "hook" {
 		t.Fatalf("index after hold: %+v", ix.Snapshots)
+	}
+}
+
+// A snapshot of a session with an earlier archive (here an earlier
+// snapshot) imports only the new lines and holds the same content as a
+// full import, redaction on (the default).
+func TestCreateBuildsOnPrevious(t *testing.T) {
+	e := newEnv(t, "")
+	dir := t.TempDir()
+	p := fixture(t, dir, 5)
+	first := e.create(t, CreateOptions{TranscriptPath: p, SessionID: fixtureSession, Force: true, Now: t0})
+	if first.Resumed {
+		t.Fatal("first snapshot resumed")
+	}
+	fixture(t, dir, 0)
+	inc := e.create(t, CreateOptions{TranscriptPath: p, SessionID: fixtureSession, Force: true, Now: t0.Add(time.Hour)})
+	if !inc.Resumed {
+		t.Fatal("second snapshot not built on the first")
+	}
+	full := e.create(t, CreateOptions{TranscriptPath: p, SessionID: fixtureSession, Force: true, Now: t0.Add(2 * time.Hour), NoPrevious: true})
+	if full.Resumed {
+		t.Fatal("NoPrevious snapshot resumed")
+	}
+	if inc.Snapshot.PreCompaction != full.Snapshot.PreCompaction {
+		t.Fatalf("counts: incremental %+v, full %+v", inc.Snapshot.PreCompaction, full.Snapshot.PreCompaction)
+	}
+	ia, fa := mustOpen(t, e, inc.Snapshot.ID), mustOpen(t, e, full.Snapshot.ID)
+	im, fm := ia.Meta(), fa.Meta()
+	im.CreatedAt, fm.CreatedAt, im.UpdatedAt, fm.UpdatedAt = time.Time{}, time.Time{}, time.Time{}, time.Time{}
+	if !reflect.DeepEqual(im, fm) {
+		t.Fatalf("metadata differs:\n%+v\n%+v", im, fm)
+	}
+	for _, c := range []struct {
+		name string
+		f    func(a *archive.Archive) (any, error)
+	}{
+		{"files", func(a *archive.Archive) (any, error) { return a.Files() }},
+		{"tasks", func(a *archive.Archive) (any, error) { return a.Tasks() }},
+		{"compactions", func(a *archive.Archive) (any, error) { return a.Compactions() }},
+		{"recall", func(a *archive.Archive) (any, error) { r, _, err := a.Recall(); return r, err }},
+		{"messages", func(a *archive.Archive) (any, error) { return a.Messages() }},
+		{"tools", func(a *archive.Archive) (any, error) { return a.Tools() }},
+		{"raw", func(a *archive.Archive) (any, error) { return a.RawFiles() }},
+	} {
+		g, err := c.f(ia)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		w, err := c.f(fa)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !reflect.DeepEqual(g, w) {
+			t.Fatalf("%s differs:\n got %+v\nwant %+v", c.name, g, w)
+		}
+	}
+	if !ia.Redaction().Enabled {
+		t.Fatal("snapshot not redacted")
+	}
+	// A snapshot of another session does not build on this one.
+	other := e.create(t, CreateOptions{TranscriptPath: p, SessionID: "another-session", Force: true, Now: t0.Add(3 * time.Hour)})
+	if other.Resumed {
+		t.Fatal("built on another session's archive")
 	}
 }
