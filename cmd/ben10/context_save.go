@@ -17,6 +17,8 @@ import (
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/redact"
+	"github.com/ben10ctx/ben10/snapshot"
+	"github.com/ben10ctx/ben10/store"
 )
 
 var saveFlags struct {
@@ -202,6 +204,9 @@ func runFileSave(cmd *cobra.Command) error {
 		r := redact.Default()
 		opts.RedactLine = func(line []byte) []byte { out, _ := r.JSONLine(line); return out }
 		opts.RedactText = func(s string) string { out, _ := r.String(s); return out }
+		// The built-in rules with their defaults: an archive saved so
+		// before is built on (its raw lines are redacted the same way).
+		opts.RedactFingerprint = snapshot.RedactionFingerprint(&store.Config{SensitiveRedaction: true})
 	}
 	if !saveFlags.full {
 		// An existing archive this build can read is the base of an
