@@ -253,6 +253,10 @@ type importer struct {
 	// (nil: not redacted); redactFP is the redaction's fingerprint.
 	redacted []map[int]bool
 	redactFP string
+	// prefix is the digest of the main file's first prefixOff bytes
+	// (resume check), continued by the next snapshot.
+	prefix    *xxhash.Digest
+	prefixOff int
 }
 
 // hashSource locates a file's last-known content in a raw line: the

@@ -78,7 +78,7 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 	st := im.st
 	rs := resumeState{
 		V: resumeVersion, Importer: importerVersion, Root: im.root, Name: st.Raw[0].Name, RedactFP: im.redactFP,
-		Off: off, Lines: lines, Hash: xxhash.Sum64(data[:off]),
+		Off: off, Lines: lines, Hash: im.prefixHash(data, off),
 		Meta: st.Meta, Import: st.Import, Files: st.Files, NMsgs: im.msgBase + len(st.Messages),
 		Pending: im.pendingSummary, Todos: im.todos, TodosAt: im.todosAt, Agents: im.agents,
 		LastCtx: im.lastCtx, SessionSeen: im.sessionSeen,
@@ -122,6 +122,17 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 	im.resume = buf.Bytes()
 }
 
+// prefixHash is the xxhash64 of data[:off], continuing the resume check's
+// digest when it covers a part of it.
+func (im *importer) prefixHash(data []byte, off int) uint64 {
+	if im.prefix == nil || off < im.prefixOff {
+		return xxhash.Sum64(data[:off])
+	}
+	_, _ = im.prefix.Write(data[im.prefixOff:off])
+	im.prefixOff = off
+	return im.prefix.Sum64()
+}
+
 // keepMessage: the messages of the restored part that a resumed import
 // keeps (what BuildRecall's requests and the preferences read).
 func keepMessage(m *archive.Message) bool {
@@ -151,9 +162,17 @@ func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP str
 	main := files[0]
 	data := main.Data
 	if rs.V != resumeVersion || rs.Importer != importerVersion || rs.Root != im.root || rs.Name != main.Name || rs.RedactFP != redactFP ||
-		rs.Off <= 0 || rs.Off > len(data) || data[rs.Off-1] != '\n' || rs.Lines <= 0 || xxhash.Sum64(data[:rs.Off]) != rs.Hash {
+		rs.Off <= 0 || rs.Off > len(data) || data[rs.Off-1] != '\n' || rs.Lines <= 0 {
 		return nil, false
 	}
+	// The prefix check's digest goes on over the new lines for the next
+	// resume state: the file is hashed once.
+	d := xxhash.New()
+	_, _ = d.Write(data[:rs.Off])
+	if d.Sum64() != rs.Hash {
+		return nil, false
+	}
+	im.prefix, im.prefixOff = d, rs.Off
 	if !im.restore(&rs, data) {
 		return nil, false
 	}
