@@ -9,7 +9,7 @@ CORPUS=${BEN10_CORPUS:-/work/shared/corpus}/claude
 S=${SESSION:-4d5611e5-241a-462a-8d15-5122611a9569}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-go build -o "$T/ben10" ./cmd/ben10
+CGO_ENABLED=0 go build -o "$T/ben10" ./cmd/ben10
 
 echo "== full save vs zstd -3"
 hyperfine -N -w 3 -r "${RUNS:-30}" \
@@ -26,6 +26,15 @@ cp "$CORPUS/$S.jsonl" "$T/inc/$S.jsonl"
 hyperfine -N -w 3 -r "${RUNS:-30}" --prepare "cp $T/base.ctx $T/xi.ctx" \
   "$T/ben10 context save --transcript $T/inc/$S.jsonl --out $T/xi.ctx --redact=false -q" \
   "$T/ben10 context save --transcript $T/inc/$S.jsonl --out $T/xi.ctx --redact=false --full -q"
+
+echo "== incremental save after 20 new lines, redaction on (built-in rules), vs full save and zstd -3"
+head -n -20 "$CORPUS/$S.jsonl" > "$T/inc/$S.jsonl"
+"$T/ben10" context save --transcript "$T/inc/$S.jsonl" --out "$T/baser.ctx" -q
+cp "$CORPUS/$S.jsonl" "$T/inc/$S.jsonl"
+hyperfine -N -w 3 -r "${RUNS:-30}" --prepare "cp $T/baser.ctx $T/xr.ctx" \
+  "zstd -3 -q -f $T/inc/$S.jsonl -o $T/y.zst" \
+  "$T/ben10 context save --transcript $T/inc/$S.jsonl --out $T/xr.ctx -q" \
+  "$T/ben10 context save --transcript $T/inc/$S.jsonl --out $T/xr.ctx --full -q"
 
 echo "== peak memory, 100 MB transcript"
 B=$(go run ./internal/benchdata/gentranscript -corpus "$CORPUS" -dir "$T" -size 100000000)

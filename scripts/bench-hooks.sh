@@ -128,11 +128,46 @@ grep -o '"level": *"[^"]*"' "$p/.claude/context/compaction-snapshots/index.json"
 export BEN10_HOOK_RECOMPRESS=off
 
 echo
+CP_LINES=${CP_LINES:-200}
+echo "== PreCompact with a checkpoint of the session present ($CP_LINES lines older) vs zstd -3"
+# As in a session: the hook checkpointed on a prompt (checkpoint_interval 1
+# here), the transcript grew by 200 lines, then compaction starts. The
+# snapshot builds on the checkpoint: only the 200 lines are imported,
+# redacted and compressed. Each run starts without snapshots (so the base
+# is the checkpoint, not the previous run's snapshot).
+export BEN10_HOOK_RECOMPRESS=background
+p=$(project precompact-cp "  checkpoint_interval: 1\n")
+t="$work/pre-cp.jsonl"
+head -n $((boundary - 1 - CP_LINES)) "$src" >"$t"
+input UserPromptSubmit "$p" "$t" ',"prompt":"hello"' | "$BEN10" hook >/dev/null
+ls -l "$p/.claude/context/checkpoints/"
+head -n $((boundary - 1)) "$src" >"$t"
+echo "pre-compaction transcript: $(stat -c %s "$t") bytes"
+input PreCompact "$p" "$t" ',"trigger":"auto"' >"$work/in-pre-cp.json"
+hf --prepare "sh -c 'sleep 0.5; rm -rf $p/.claude/context/compaction-snapshots'" \
+	-n "zstd -3" "zstd -3 -q -f $t -o $work/pre-cp.zst" \
+	-n "PreCompact, checkpoint present" "$BEN10 hook --input $work/in-pre-cp.json"
+sleep 2
+export BEN10_HOOK_RECOMPRESS=off
+
+echo
 echo "== SessionEnd on the transcript (final save into current.ctx, incremental after the first)"
 p=$(project end "")
 input SessionEnd "$p" "$src" ',"reason":"prompt_input_exit"' >"$work/in-end.json"
 hf -n "no-op Go binary" "$NOOP --input $work/in-end.json" \
 	-n "SessionEnd" "$BEN10 hook --input $work/in-end.json"
+
+echo
+echo "== SessionEnd after 20 new lines, building on the session's checkpoint"
+p=$(project end-cp "  checkpoint_interval: 1\n")
+t="$work/end-cp.jsonl"
+head -n -20 "$src" >"$t"
+input UserPromptSubmit "$p" "$t" ',"prompt":"hello"' | "$BEN10" hook >/dev/null
+cat "$src" >"$t"
+input SessionEnd "$p" "$t" ',"reason":"prompt_input_exit"' >"$work/in-end-cp.json"
+hf --prepare "rm -f $p/.claude/context/current.ctx $p/.claude/context/meta.json" \
+	-n "zstd -3" "zstd -3 -q -f $t -o $work/end-cp.zst" \
+	-n "SessionEnd, checkpoint present" "$BEN10 hook --input $work/in-end-cp.json"
 ls -l "$p/.claude/context/"
 if [ -s "$HOME/.claude-code/ben10-errors.log" ]; then
 	echo "hooks logged errors:" >&2
