@@ -145,7 +145,7 @@ func TestHookE2EDemo(t *testing.T) {
 		if err != nil {
 			t.Fatalf("no snapshot index after PreCompact: %v", err)
 		}
-		if bytes.Contains(data, []byte(`"level": "best"`)) {
+		if bytes.Contains(data, []byte(`"level": "max"`)) {
 			break
 		}
 		if time.Now().After(deadline) {
