@@ -27,6 +27,10 @@ const LayoutVersion = 1
 // for the measurements behind the value.
 const DefaultChunkSize = 4 << 20
 
+// TypeResumeState is the extension segment type holding an importer's
+// resume state (ModelSource.Resume); readers that do not know it skip it.
+const TypeResumeState = ctxfmt.ExtensionTypeMin + 0x0b10
+
 // maxChunk is the hard cap of one raw segment.
 const maxChunk = 256 << 20
 
@@ -67,6 +71,10 @@ type metaSegment struct {
 	Redacted bool            `msgpack:"redacted"`
 	Redact   RedactionReport `msgpack:"redaction"`
 	Counts   counts          `msgpack:"counts"`
+	// Derived, when set, says that the conversation and tool history are
+	// not stored: they are rebuilt from the raw transcript by the named
+	// importer (see ModelSource).
+	Derived *ModelSource `msgpack:"derived,omitempty"`
 }
 
 // counts are small figures status reads show without decoding segments.
@@ -120,6 +128,9 @@ type EncodeStats struct {
 	EncodedBytes   int64 // raw bytes compressed by this call
 	InlineTexts    int   // model texts stored inline (no usable pointer)
 	PointerTexts   int   // model texts stored as pointers into raw lines
+	// Derived is true when the conversation and tool history were left
+	// out, to be rebuilt from the raw transcript (see ModelSource).
+	Derived bool
 }
 
 // Encode writes s as a .ctx archive to w.
@@ -305,17 +316,28 @@ func (e *encoder) run() error {
 	s := e.s
 	redacting := e.opts.RedactLine != nil || e.opts.RedactText != nil
 	e.report.Enabled = redacting
-	msgs := make([]Message, len(s.Messages))
-	for i, m := range s.Messages {
-		m.Text, m.TextSpans = e.text(m.Ref, m.Text, m.TextSpans)
-		msgs[i] = m
+	// A conversation an importer can rebuild from the unredacted raw
+	// transcript is not stored again (see ModelSource).
+	derived := !redacting && s.derivable()
+	if s.Source.Partial && !derived {
+		return errors.New("archive: Encode: a partial (resumed) State needs its importer's Deriver and no redaction")
 	}
-	tools := make([]ToolExec, len(s.Tools))
-	for i, t := range s.Tools {
-		t.Input, t.InputSpans = e.text(t.Ref, t.Input, t.InputSpans)
-		t.Output, t.OutputSpans = e.text(t.ResultRef, t.Output, t.OutputSpans)
-		t.Command = e.redactText(t.Command)
-		tools[i] = t
+	var msgs []Message
+	var tools []ToolExec
+	e.stats.Derived = derived
+	if !derived {
+		msgs = make([]Message, len(s.Messages))
+		for i, m := range s.Messages {
+			m.Text, m.TextSpans = e.text(m.Ref, m.Text, m.TextSpans)
+			msgs[i] = m
+		}
+		tools = make([]ToolExec, len(s.Tools))
+		for i, t := range s.Tools {
+			t.Input, t.InputSpans = e.text(t.Ref, t.Input, t.InputSpans)
+			t.Output, t.OutputSpans = e.text(t.ResultRef, t.Output, t.OutputSpans)
+			t.Command = e.redactText(t.Command)
+			tools[i] = t
+		}
 	}
 	comps := make([]Compaction, len(s.Compactions))
 	for i, c := range s.Compactions {
@@ -345,7 +367,10 @@ func (e *encoder) run() error {
 			meta.CreatedAt = p.meta.Meta.CreatedAt
 		}
 	}
-	meta.MessageCount, meta.ToolCount, meta.FileCount = len(s.Messages), len(s.Tools), len(s.Files)
+	if !s.Source.Partial {
+		meta.MessageCount, meta.ToolCount = len(s.Messages), len(s.Tools)
+	}
+	meta.FileCount = len(s.Files)
 	ms := metaSegment{
 		Layout: LayoutVersion, Meta: meta, Import: s.Import, Raw: e.man,
 		Redacted: redacting, Redact: e.report,
@@ -353,6 +378,11 @@ func (e *encoder) run() error {
 			Compactions: len(s.Compactions), Preferences: len(s.Preferences),
 			Active: len(s.Tasks.Active), Pending: len(s.Tasks.Pending), Completed: len(s.Tasks.Completed),
 		},
+	}
+	if derived {
+		src := s.Source
+		src.Resume, src.Partial = nil, false
+		ms.Derived = &src
 	}
 	for _, fc := range s.FileContents {
 		h := sha256.Sum256(fc.Data)
@@ -378,6 +408,9 @@ func (e *encoder) run() error {
 		{ctxfmt.TypeConversation, msgs},
 		{ctxfmt.TypeToolHistory, tools},
 	}
+	if derived {
+		segs = segs[:len(segs)-2] // conversation and tool history: rebuilt from the raw transcript
+	}
 	for _, sg := range segs {
 		b, err := marshal(sg.v)
 		if err != nil {
@@ -390,6 +423,11 @@ func (e *encoder) run() error {
 			if err := e.w.Add(ctxfmt.TypeSummaries, recall); err != nil {
 				return fmt.Errorf("archive: %w", err)
 			}
+		}
+	}
+	if derived && len(s.Source.Resume) > 0 {
+		if err := e.w.AddWith(TypeResumeState, s.Source.Resume, ctxfmt.SegmentOptions{UseDefaults: true, Optional: true}); err != nil {
+			return fmt.Errorf("archive: %w", err)
 		}
 	}
 	if redacting {

@@ -33,6 +33,11 @@ type Archive struct {
 	mu    sync.Mutex
 	raw   [][]byte // stored raw files, once read
 	lines [][]int
+
+	derOnce  sync.Once // derivedModel
+	derMsgs  []Message
+	derTools []ToolExec
+	derErr   error
 }
 
 // Open opens an archive from ra.
@@ -206,6 +211,13 @@ func (a *Archive) Recall() (r Recall, ok bool, err error) {
 // Messages decodes the conversation and fills each message's text from the
 // raw transcript where it is stored as a pointer.
 func (a *Archive) Messages() ([]Message, error) {
+	if a.meta.Derived != nil {
+		ms, _, err := a.derivedModel()
+		if err != nil {
+			return nil, err
+		}
+		return append([]Message(nil), ms...), nil
+	}
 	var ms []Message
 	if err := a.decodeType(ctxfmt.TypeConversation, &ms); err != nil {
 		return nil, err
@@ -227,6 +239,13 @@ func (a *Archive) Messages() ([]Message, error) {
 // Tools decodes the tool history and fills inputs and outputs from the
 // raw transcript.
 func (a *Archive) Tools() ([]ToolExec, error) {
+	if a.meta.Derived != nil {
+		_, ts, err := a.derivedModel()
+		if err != nil {
+			return nil, err
+		}
+		return append([]ToolExec(nil), ts...), nil
+	}
 	var ts []ToolExec
 	if err := a.decodeType(ctxfmt.TypeToolHistory, &ts); err != nil {
 		return nil, err

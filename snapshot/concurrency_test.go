@@ -214,3 +214,35 @@ func TestRetentionProperty(t *testing.T) {
 		})
 	}
 }
+
+// TestMakeBenchStore is not a test: scripts/bench-snapshot.sh runs it with
+// BEN10_BENCH_STORE=<project dir> to fill a store with
+// BEN10_BENCH_SNAPSHOTS (default 500) real snapshots for the CLI timings.
+func TestMakeBenchStore(t *testing.T) {
+	project := os.Getenv("BEN10_BENCH_STORE")
+	if project == "" {
+		t.Skip("benchmark setup only")
+	}
+	n := 500
+	fmt.Sscan(os.Getenv("BEN10_BENCH_SNAPSHOTS"), &n)
+	if err := os.MkdirAll(filepath.Join(project, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fmt.Sprintf("context:\n  compaction_snapshots:\n    retention_count: %d\n    retention_days: 3650\n    max_storage_mb: 10000\n", n+10)
+	if err := os.WriteFile(store.ProjectConfigPath(project), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(project, store.Options{Home: os.Getenv("HOME")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewManager(st, nil)
+	tr := fixture(t, t.TempDir(), 0)
+	base := time.Now().UTC().Add(-time.Duration(n) * time.Hour)
+	for i := 0; i < n; i++ {
+		if _, err := m.Create(CreateOptions{TranscriptPath: tr, SessionID: fmt.Sprintf("%06x-bench", i), Force: true,
+			Level: ctxfmt.LevelFastest, Now: base.Add(time.Duration(i) * time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

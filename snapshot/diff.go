@@ -10,7 +10,9 @@ import (
 	"github.com/ben10ctx/ben10/transcript"
 )
 
-// Counts are the sizes a diff compares.
+// Counts are the sizes a diff compares: what one context holds (messages
+// after its latest compaction boundary, the tool calls and files they
+// reference, and the context tokens).
 type Counts struct {
 	Tokens         int64 `json:"tokens"`
 	Messages       int   `json:"messages"`
@@ -189,31 +191,19 @@ func DiffStates(snap, cur *archive.State) *DiffResult {
 
 	curAll := map[string]bool{}
 	curLive := map[string]bool{}
-	liveTools := map[string]bool{}
-	liveFiles := map[string]bool{}
 	for i, msg := range cur.Messages {
-		if msg.ID == "" {
-			continue
-		}
-		curAll[msg.ID] = true
-		if i >= cLive {
-			curLive[msg.ID] = true
-			for _, id := range msg.ToolCallIDs {
-				liveTools[id] = true
-			}
-			for _, f := range msg.Files {
-				liveFiles[f] = true
+		if msg.ID != "" {
+			curAll[msg.ID] = true
+			if i >= cLive {
+				curLive[msg.ID] = true
 			}
 		}
 	}
-	for _, t := range cur.Tools {
-		if liveTools[t.ID] {
-			for _, f := range t.RelatedFiles {
-				liveFiles[f] = true
-			}
-		}
-	}
-	r.Snap = Counts{Tokens: snap.Meta.ContextTokens, Messages: len(snap.Messages), Files: len(snap.Files), ToolExecutions: len(snap.Tools)}
+	liveTools, liveFiles := liveRefs(cur, cLive)
+	snapTools, snapFiles := liveRefs(snap, sLive)
+	// Counts are what each context holds: the messages after its latest
+	// compaction boundary and the tools and files they reference.
+	r.Snap = Counts{Tokens: snap.Meta.ContextTokens, Messages: len(snap.Messages) - sLive, Files: len(snapFiles), ToolExecutions: len(snapTools)}
 	curTokens := cur.Meta.ContextTokens
 	if n := len(cur.Compactions); n > 0 && cur.Compactions[n-1].PostTokens > 0 && cLive > 0 {
 		curTokens = cur.Compactions[n-1].PostTokens
@@ -335,6 +325,28 @@ func DiffStates(snap, cur *archive.State) *DiffResult {
 		r.Preserved = append(r.Preserved, fmt.Sprintf("%d files referenced since the compaction", len(liveFiles)))
 	}
 	return r
+}
+
+// liveRefs are the tool calls and files referenced by the messages from
+// position start on.
+func liveRefs(s *archive.State, start int) (tools, files map[string]bool) {
+	tools, files = map[string]bool{}, map[string]bool{}
+	for i := start; i < len(s.Messages); i++ {
+		for _, id := range s.Messages[i].ToolCallIDs {
+			tools[id] = true
+		}
+		for _, f := range s.Messages[i].Files {
+			files[f] = true
+		}
+	}
+	for _, t := range s.Tools {
+		if tools[t.ID] {
+			for _, f := range t.RelatedFiles {
+				files[f] = true
+			}
+		}
+	}
+	return tools, files
 }
 
 func lines(s string) int {

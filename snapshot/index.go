@@ -1,9 +1,13 @@
 package snapshot
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -67,6 +71,61 @@ type Index struct {
 	LastPruned     time.Time  `json:"last_pruned"`
 }
 
+// IndexSummary is the first line of index.json: what status lines need,
+// readable without decoding the snapshot list (see ReadSummary).
+type IndexSummary struct {
+	Version        string    `json:"version"`
+	TotalSizeBytes int64     `json:"total_size_bytes"`
+	LastPruned     time.Time `json:"last_pruned"`
+	Count          int       `json:"snapshot_count"`
+	Pinned         int       `json:"pinned_count"`
+}
+
+// summaryPrefix is how much of index.json ReadSummary reads.
+const summaryPrefix = 4096
+
+// ReadSummary reads the counts at the head of index.json without decoding
+// the snapshot list: status --brief stays fast however many snapshots
+// there are. An index written otherwise (by hand, or an older build) is
+// decoded whole. A missing file is an empty summary.
+func ReadSummary(path string) (IndexSummary, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return IndexSummary{Version: IndexVersion}, nil
+	}
+	if err != nil {
+		return IndexSummary{}, err
+	}
+	defer f.Close()
+	buf := make([]byte, summaryPrefix)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return IndexSummary{}, err
+	}
+	buf = buf[:n]
+	if i := bytes.Index(buf, []byte(`,"snapshots":[`)); i > 0 && bytes.Contains(buf[:i], []byte(`"snapshot_count"`)) {
+		var sum IndexSummary
+		if json.Unmarshal(append(buf[:i:i], '}'), &sum) == nil && sum.Version == IndexVersion {
+			return sum, nil
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return IndexSummary{}, err
+	}
+	ix, err := ParseIndex(data)
+	if err != nil {
+		return IndexSummary{}, err
+	}
+	sum := IndexSummary{Version: ix.Version, TotalSizeBytes: ix.total(), LastPruned: ix.LastPruned, Count: len(ix.Snapshots)}
+	for _, s := range ix.Snapshots {
+		if s.Pinned {
+			sum.Pinned++
+		}
+	}
+	return sum, nil
+}
+
 // ErrNotFound and ErrAmbiguous are returned by Index.Resolve.
 var (
 	ErrNotFound  = errors.New("no such snapshot")
@@ -102,8 +161,31 @@ func (ix *Index) Marshal() []byte {
 	if ix.Snapshots == nil {
 		ix.Snapshots = []Snapshot{}
 	}
-	data, _ := json.MarshalIndent(ix, "", "  ") // plain data always encodes
-	return append(data, '\n')
+	// One line per snapshot: readable, diff-friendly, and about a third
+	// smaller than indented JSON, which list commands parse on every run.
+	var b bytes.Buffer
+	pinned := 0
+	for _, s := range ix.Snapshots {
+		if s.Pinned {
+			pinned++
+		}
+	}
+	head, _ := json.Marshal(IndexSummary{ix.Version, ix.TotalSizeBytes, ix.LastPruned, len(ix.Snapshots), pinned})
+	b.Write(head[:len(head)-1])
+	b.WriteString(`,"snapshots":[`)
+	for i := range ix.Snapshots {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n  ")
+		line, _ := json.Marshal(&ix.Snapshots[i]) // plain data always encodes
+		b.Write(line)
+	}
+	if len(ix.Snapshots) > 0 {
+		b.WriteByte('\n')
+	}
+	b.WriteString("]}\n")
+	return b.Bytes()
 }
 
 func (ix *Index) sort() {

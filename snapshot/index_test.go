@@ -1,9 +1,11 @@
 package snapshot
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand"
+	"os"
 	"testing"
 	"time"
 )
@@ -174,4 +176,35 @@ func newestDeletedUnexpired(ix *Index, del map[string]bool, p Policy) *Snapshot 
 		}
 	}
 	return out
+}
+
+func TestReadSummary(t *testing.T) {
+	dir := t.TempDir()
+	p := dir + "/index.json"
+	if sum, err := ReadSummary(p); err != nil || sum.Count != 0 {
+		t.Fatalf("missing index: %+v %v", sum, err)
+	}
+	ix := &Index{Version: IndexVersion}
+	for i := 0; i < 300; i++ { // larger than the prefix ReadSummary reads
+		ix.Snapshots = append(ix.Snapshots, Snapshot{ID: fmt.Sprintf("pre-compact-%03d", i), CreatedAt: t0.Add(time.Duration(i) * time.Minute), CompressedBytes: int64(i), Pinned: i%7 == 0})
+	}
+	if err := os.WriteFile(p, ix.Marshal(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fast, err := ReadSummary(p)
+	if err != nil || fast.Count != 300 || fast.Pinned != 43 || fast.TotalSizeBytes != 299*300/2 {
+		t.Fatalf("summary %+v %v", fast, err)
+	}
+	// An index written by another tool (indented, without the counts) is
+	// decoded whole and gives the same summary.
+	data, _ := json.MarshalIndent(ix, "", "  ")
+	os.WriteFile(p, data, 0o600)
+	slow, err := ReadSummary(p)
+	if err != nil || slow.Count != fast.Count || slow.Pinned != fast.Pinned || slow.TotalSizeBytes != fast.TotalSizeBytes {
+		t.Fatalf("fallback summary %+v vs %+v (%v)", slow, fast, err)
+	}
+	back, err := ParseIndex(ix.Marshal())
+	if err != nil || len(back.Snapshots) != 300 {
+		t.Fatalf("round trip: %v", err)
+	}
 }

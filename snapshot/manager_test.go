@@ -388,3 +388,107 @@ func TestStripper(t *testing.T) {
 		}
 	}
 }
+
+func TestEncryptedFromConfig(t *testing.T) {
+	t.Setenv("BEN10_TEST_PASS", "correct horse battery staple")
+	e := newEnv(t, "context:\n  encryption:\n    enabled: true\n    key_source: env\n    env: BEN10_TEST_PASS\n")
+	s := e.create(t, CreateOptions{Now: time.Now()}).Snapshot
+	r, err := ctxfmt.OpenFile(e.m.Path(s), ctxfmt.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := r.Encrypted()
+	r.Close()
+	if !enc {
+		t.Fatal("snapshot not encrypted")
+	}
+	if err := e.m.Recompress(s.ID, ctxfmt.LevelBetter); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.m.Verify(s.ID); err != nil {
+		t.Fatal(err)
+	}
+	a, c, _, err := e.m.OpenArchive(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, err := a.Messages()
+	c.Close()
+	if err != nil || len(msgs) != s.PreCompaction.MessageCount {
+		t.Fatalf("%d messages, %v", len(msgs), err)
+	}
+	// Without the key the snapshot cannot be written.
+	t.Setenv("BEN10_TEST_PASS", "")
+	if _, err := e.m.Create(CreateOptions{TranscriptPath: fixture(t, t.TempDir(), 0), Force: true}); !errors.Is(err, ErrNoKey) {
+		t.Fatalf("Create without key: %v", err)
+	}
+}
+
+// inProject rewrites the fixture's working directory (/home/dev/proj) to the
+// env's project and creates the files the session touched, so that file
+// contents are captured.
+func inProject(t *testing.T, e *env) string {
+	t.Helper()
+	p := fixture(t, t.TempDir(), 0)
+	data, _ := os.ReadFile(p)
+	canon, _ := filepath.EvalSymlinks(e.project)
+	data = bytes.ReplaceAll(data, []byte("/home/dev/proj"), []byte(canon))
+	os.WriteFile(p, data, 0o600)
+	for name, body := range map[string]string{"pkg/calc/add.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\n", "docs/calc.md": "# calc\n"} {
+		f := filepath.Join(e.project, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(f), 0o700)
+		os.WriteFile(f, []byte(body), 0o600)
+	}
+	return p
+}
+
+func TestFilesExtractAndReconcile(t *testing.T) {
+	e := newEnv(t, "")
+	s := e.create(t, CreateOptions{TranscriptPath: inProject(t, e), Now: time.Now()}).Snapshot
+	if s.FileContents == 0 {
+		t.Fatalf("no file contents captured: %+v", s)
+	}
+	out := t.TempDir()
+	res, err := e.m.Extract(s.ID, ExtractOptions{Files: true, Dir: out})
+	if err != nil || len(res.Files) == 0 {
+		t.Fatalf("extract files: %+v %v", res, err)
+	}
+	got, _ := os.ReadFile(filepath.Join(out, "pkg", "calc", "add.go"))
+	if !strings.Contains(string(got), "func Add") {
+		t.Fatalf("extracted add.go = %q", got)
+	}
+	// Change the working tree: modify, delete, add.
+	os.WriteFile(filepath.Join(e.project, "pkg", "calc", "add.go"), []byte("package calc\n\n// Add adds.\nfunc Add(a, b int) int { return b + a }\n"), 0o600)
+	os.Remove(filepath.Join(e.project, "docs", "calc.md"))
+	os.WriteFile(filepath.Join(e.project, "pkg", "calc", "sub.go"), []byte("package calc\n"), 0o600)
+	os.WriteFile(filepath.Join(e.project, "pkg", "calc", "debug.log"), []byte("x\n"), 0o600)
+	a := mustOpen(t, e, s.ID)
+	files, _ := a.Files()
+	contents, _ := a.FileContents()
+	rec, err := Reconcile(e.project, files, contents, nil, ExcludePatterns(e.m.cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Modified) != 1 || rec.Modified[0].Path != "pkg/calc/add.go" || !rec.Modified[0].Counted || rec.Modified[0].Added != 2 || rec.Modified[0].Removed != 1 {
+		t.Fatalf("modified %+v", rec.Modified)
+	}
+	if len(rec.Deleted) != 1 || rec.Deleted[0].Path != "docs/calc.md" {
+		t.Fatalf("deleted %+v", rec.Deleted)
+	}
+	if len(rec.New) != 1 || rec.New[0].Path != "pkg/calc/sub.go" {
+		t.Fatalf("new %+v (debug.log is excluded by *.log)", rec.New)
+	}
+	// With the current hashes as baseline, the modification is gone.
+	rec2, _ := Reconcile(e.project, files, contents, rec.Hashes, nil)
+	if len(rec2.Modified) != 0 || rec2.Unchanged != 1 {
+		t.Fatalf("after reconcile: %+v", rec2)
+	}
+	// Restoring files back into the project skips the modified one unless forced.
+	res, err = e.m.Extract(s.ID, ExtractOptions{Files: true, Dir: e.project})
+	if err != nil || len(res.Skipped) != 1 {
+		t.Fatalf("restore files: %+v %v", res, err)
+	}
+	if _, err := os.Stat(filepath.Join(e.project, "docs", "calc.md")); err != nil {
+		t.Fatalf("deleted file not restored: %v", err)
+	}
+}

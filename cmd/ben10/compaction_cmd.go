@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,7 +117,9 @@ func runCompList(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	out := cmd.OutOrStdout()
+	bw := bufio.NewWriter(cmd.OutOrStdout())
+	defer bw.Flush()
+	var out io.Writer = bw
 	if globalFlags.json {
 		return printJSON(out, ix)
 	}
@@ -167,7 +170,9 @@ func runCompShow(cmd *cobra.Command, args []string) error {
 	}
 	defer c.Close()
 	sum := a.Summary()
-	out := cmd.OutOrStdout()
+	bw := bufio.NewWriter(cmd.OutOrStdout())
+	defer bw.Flush()
+	var out io.Writer = bw
 	if globalFlags.json {
 		return printJSON(out, map[string]any{"snapshot": s, "path": m.Path(s), "archive": sum})
 	}
@@ -225,7 +230,9 @@ func runCompDiff(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	out := cmd.OutOrStdout()
+	bw := bufio.NewWriter(cmd.OutOrStdout())
+	defer bw.Flush()
+	var out io.Writer = bw
 	if globalFlags.json {
 		return printJSON(out, d)
 	}
@@ -238,7 +245,7 @@ func runCompDiff(cmd *cobra.Command, args []string) error {
 		summ = fmt.Sprintf(" (+%d summarized)", d.Summarized)
 	}
 	fmt.Fprintf(tw, "Tokens\t%s\t%s\t%s\n", commas(d.Snap.Tokens), commas(d.Current.Tokens), signed(d.Current.Tokens-d.Snap.Tokens))
-	fmt.Fprintf(tw, "Messages in context\t%d\t%d%s\t%s\n", d.Snap.Messages-d.EarlierSummarized, d.Current.Messages, summ, signed(int64(d.Current.Messages-(d.Snap.Messages-d.EarlierSummarized))))
+	fmt.Fprintf(tw, "Messages in context\t%d\t%d%s\t%s\n", d.Snap.Messages, d.Current.Messages, summ, signed(int64(d.Current.Messages-d.Snap.Messages)))
 	fmt.Fprintf(tw, "Files in context\t%d\t%d\t%s\n", d.Snap.Files, d.Current.Files, signed(int64(d.Current.Files-d.Snap.Files)))
 	fmt.Fprintf(tw, "Tool executions\t%d\t%d\t%s\n", d.Snap.ToolExecutions, d.Current.ToolExecutions, signed(int64(d.Current.ToolExecutions-d.Snap.ToolExecutions)))
 	tw.Flush()

@@ -231,12 +231,12 @@ func runFileSave(cmd *cobra.Command) error {
 		return printJSON(out, map[string]any{
 			"archive": saveFlags.out, "bytes": size, "raw_bytes": stats.RawBytes,
 			"copied_segments": stats.CopiedSegments, "copied_bytes": stats.CopiedBytes, "encoded_bytes": stats.EncodedBytes,
-			"session_id": st.Meta.SessionID, "messages": len(st.Messages), "tools": len(st.Tools), "files": len(st.Files),
+			"session_id": st.Meta.SessionID, "messages": st.Meta.MessageCount, "tools": st.Meta.ToolCount, "files": st.Meta.FileCount,
 			"import": st.Import, "redacted": saveFlags.redact, "encrypted": pass != nil, "elapsed_ms": elapsed.Milliseconds(),
 		})
 	}
 	infof(out, "saved %s: %d bytes (raw transcript %d bytes in %d files), %d messages, %d tools, %d files",
-		saveFlags.out, size, stats.RawBytes, len(st.Raw), len(st.Messages), len(st.Tools), len(st.Files))
+		saveFlags.out, size, stats.RawBytes, len(st.Raw), st.Meta.MessageCount, st.Meta.ToolCount, st.Meta.FileCount)
 	if stats.CopiedSegments > 0 {
 		infof(out, "; incremental: %d raw segments (%d bytes) copied", stats.CopiedSegments, stats.CopiedBytes)
 	}
@@ -419,7 +419,7 @@ func runContextInspect(cmd *cobra.Command, args []string) error {
 		{"compactions", fmt.Sprint(s.Compactions)},
 		{"tasks", fmt.Sprintf("%d active, %d pending, %d completed", s.TasksActive, s.TasksPend, s.TasksDone)},
 		{"preferences", fmt.Sprint(s.Preferences)},
-		{"redacted", fmt.Sprintf("%v (%d lines changed)", s.Redaction.Enabled, s.Redaction.LinesChanged)},
+		{"redacted", fmt.Sprintf("%v (%d transcript lines, %d texts changed)", s.Redaction.Enabled, s.Redaction.LinesChanged, s.Redaction.TextsChanged)},
 		{"import", fmt.Sprintf("%d lines, %d blank, %d skipped, %d partial, %d invalid UTF-8", s.Import.Lines, s.Import.Blank, s.Import.Skipped, s.Import.Partial, s.Import.InvalidUTF8)},
 	}
 	for _, r := range rows {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -68,7 +69,7 @@ type statusInfo struct {
 	Problems    []string    `json:"problems,omitempty"`
 }
 
-func gatherStatus(st *store.Store, m *snapshot.Manager) statusInfo {
+func gatherStatus(st *store.Store) statusInfo {
 	info := statusInfo{Project: st.ProjectDir(), Store: st.Root(), Fallback: st.IsFallback()}
 	if meta, err := st.ReadMeta(); err == nil {
 		info.Current = &meta
@@ -79,13 +80,8 @@ func gatherStatus(st *store.Store, m *snapshot.Manager) statusInfo {
 			info.LatestCP, info.LatestCPAt = filepath.Base(cps[n-1].Path), cps[n-1].ModTime
 		}
 	}
-	if ix, err := m.Index(); err == nil {
-		info.Snapshots, info.SnapBytes = len(ix.Snapshots), ix.TotalSizeBytes
-		for _, s := range ix.Snapshots {
-			if s.Pinned {
-				info.Pinned++
-			}
-		}
+	if sum, err := snapshot.ReadSummary(st.IndexPath()); err == nil {
+		info.Snapshots, info.SnapBytes, info.Pinned = sum.Count, sum.TotalSizeBytes, sum.Pinned
 	} else {
 		info.Problems = append(info.Problems, err.Error())
 	}
@@ -93,12 +89,14 @@ func gatherStatus(st *store.Store, m *snapshot.Manager) statusInfo {
 }
 
 func runStatus(cmd *cobra.Command, _ []string) error {
-	st, m, err := openProject(ctxFlags.dir, true)
+	st, _, err := openProject(ctxFlags.dir, true)
 	if err != nil {
 		return err
 	}
-	info := gatherStatus(st, m)
-	out := cmd.OutOrStdout()
+	info := gatherStatus(st)
+	bw := bufio.NewWriter(cmd.OutOrStdout())
+	defer bw.Flush()
+	var out io.Writer = bw
 	now := time.Now()
 	if ctxFlags.brief {
 		if globalFlags.json {
@@ -215,7 +213,9 @@ func runList(cmd *cobra.Command, _ []string) error {
 			list = append(list, listEntry{"snapshot", h[i], m.Path(s), s.CompressedBytes, s.CreatedAt})
 		}
 	}
-	out := cmd.OutOrStdout()
+	bw := bufio.NewWriter(cmd.OutOrStdout())
+	defer bw.Flush()
+	var out io.Writer = bw
 	if globalFlags.json {
 		if list == nil {
 			list = []listEntry{}
@@ -258,7 +258,9 @@ func runDiff(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return fmt.Errorf("no saved context to compare with: %w", err)
 	}
-	out := cmd.OutOrStdout()
+	bw := bufio.NewWriter(cmd.OutOrStdout())
+	defer bw.Flush()
+	var out io.Writer = bw
 	if rec.Kind != store.KindCurrent && !globalFlags.quiet {
 		fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: current.ctx is missing or damaged; using %s %s (%s old)\n", rec.Kind, rec.Path, store.FormatDuration(rec.Age.Round(time.Second)))
 	}

@@ -329,3 +329,33 @@ func TestConcurrentCLISnapshots(t *testing.T) {
 		}
 	}
 }
+
+// TestSaveRedactsFromConfig: sensitive_redaction (on by default) hides a
+// token before it is stored; inspect reports it; turning it off in the
+// project configuration keeps the transcript byte for byte.
+func TestSaveRedactsFromConfig(t *testing.T) {
+	p := newProject(t, 0)
+	data, _ := os.ReadFile(p.transcript)
+	token := "ghp_1234567890abcdefghijABCDEFGHIJ123456"
+	data = bytes.Replace(data, []byte("Fix the failing test"), []byte("Fix the failing test with token "+token), 1)
+	os.WriteFile(p.transcript, data, 0o600)
+	var res map[string]any
+	p.runJSON(t, &res, "context", "save")
+	if red, _ := res["redactions"].(map[string]any); len(red) == 0 {
+		t.Fatalf("no redactions reported: %v", res)
+	}
+	cur := filepath.Join(p.dir, ".claude", "context", "current.ctx")
+	out := mustRun(t, p.env, "context", "inspect", cur).stdout
+	if !strings.Contains(out, "redacted:         true (1 transcript lines") {
+		t.Errorf("inspect does not show the redaction:\n%s", out)
+	}
+	if out := mustRun(t, p.env, "context", "inspect", cur, "--messages").stdout; strings.Contains(out, token) {
+		t.Errorf("token stored")
+	}
+	os.MkdirAll(filepath.Join(p.dir, ".claude"), 0o700)
+	os.WriteFile(filepath.Join(p.dir, ".claude", "config.yaml"), []byte("context:\n  sensitive_redaction: false\n"), 0o600)
+	p.run(t, "context", "save", "--full")
+	if out := mustRun(t, p.env, "context", "inspect", cur, "--messages").stdout; !strings.Contains(out, token) {
+		t.Errorf("redaction off but token missing")
+	}
+}

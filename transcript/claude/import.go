@@ -16,6 +16,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cespare/xxhash/v2"
+
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/internal/jscan"
 )
@@ -30,6 +32,24 @@ const (
 	// maxProblems caps ImportReport.Problems.
 	maxProblems = 20
 )
+
+// importerName and importerVersion name this importer in archives whose
+// conversation is rebuilt from the raw transcript (archive.ModelSource).
+// The version changes whenever the model built from the same lines does.
+const (
+	importerName    = "claude"
+	importerVersion = 1
+)
+
+func init() {
+	archive.RegisterDeriver(importerName, func(raw []archive.RawFile, root string) ([]archive.Message, []archive.ToolExec, error) {
+		st, err := ImportFiles(raw, archive.ImportOptions{ProjectDir: root})
+		if err != nil {
+			return nil, nil, err
+		}
+		return st.Messages, st.Tools, nil
+	})
+}
 
 // ErrNotTranscript is returned when the input holds no Claude Code line at
 // all (not one line parsed as a JSON object).
@@ -148,10 +168,19 @@ func readAllInto(r io.Reader, b []byte) ([]byte, error) {
 // memory: files[0] is the main transcript, the others its sidechain
 // (subagent) files. The files are kept as State.Raw without copying.
 func ImportFiles(files []archive.RawFile, opt archive.ImportOptions) (*archive.State, error) {
+	return importFiles(files, opt, false)
+}
+
+// importFiles is ImportFiles; with resumable set, the State carries the
+// importer's resume state (ModelSource.Resume).
+func importFiles(files []archive.RawFile, opt archive.ImportOptions, resumable bool) (*archive.State, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%w: no files", ErrNotTranscript)
 	}
 	im := newImporter(opt)
+	if resumable {
+		im.snapshot = im.takeSnapshot
+	}
 	im.st.Raw = files
 	parsed := 0
 	for fi, f := range files {
@@ -160,7 +189,20 @@ func ImportFiles(files []archive.RawFile, opt archive.ImportOptions) (*archive.S
 	if parsed == 0 {
 		return nil, fmt.Errorf("%w: %s has no JSON line", ErrNotTranscript, files[0].Name)
 	}
+	st, err := im.end(opt)
+	if err != nil {
+		return nil, err
+	}
+	if resumable && im.snapErr == nil {
+		st.Source.Resume = im.resume
+	}
+	return st, nil
+}
+
+// end finishes the model and seals it as this importer's.
+func (im *importer) end(opt archive.ImportOptions) (*archive.State, error) {
 	im.finish()
+	im.st.SetSource(archive.ModelSource{Importer: importerName, Version: importerVersion, Root: im.root})
 	if opt.IncludeFileContents {
 		if err := captureFiles(im.st, im.root, opt); err != nil {
 			return nil, err
@@ -173,9 +215,9 @@ type importer struct {
 	opt   archive.ImportOptions
 	st    *archive.State
 	root  string
-	tools map[string]int // tool_use id → index in st.Tools
-	files map[string]int // path → index in st.Files
-	usage map[string]bool
+	tools map[string]int  // tool_use id → index in st.Tools
+	files map[string]int  // path → index in st.Files
+	usage map[uint64]bool // xxhash64 of message.id + requestId of responses counted
 	// pendingSummary is the index of the compaction waiting for its
 	// isCompactSummary line, or -1.
 	pendingSummary int
@@ -189,6 +231,16 @@ type importer struct {
 	// content is: hashing is deferred to finish so that a file read or
 	// written many times is hashed once.
 	hashes map[int]hashSource
+	// msgBase counts the messages read before a resume point that
+	// st.Messages does not hold (see resume.go).
+	msgBase int
+	// snapshot, when set, is called once after the main file's last
+	// complete line (see resume.go); snapErr is its error.
+	snapshot func(data []byte, off, lines int)
+	snapErr  error
+	resume   []byte // the snapshot taken
+	// curFile and lineOff locate the line being read (hash sources).
+	curFile, lineOff int
 }
 
 // hashSource locates a file's last-known content in a raw line: the
@@ -196,6 +248,7 @@ type importer struct {
 // replacement to apply.
 type hashSource struct {
 	b          []byte
+	fi, off    int       // raw file and offset of b in it
 	content    jscan.Val // Read/Write: the content; Edit: originalFile
 	old, new   jscan.Val // Edit only
 	replaceAll bool
@@ -226,7 +279,7 @@ func newImporter(opt archive.ImportOptions) *importer {
 		root:           root,
 		tools:          map[string]int{},
 		files:          map[string]int{},
-		usage:          map[string]bool{},
+		usage:          map[uint64]bool{},
 		pendingSummary: -1,
 		agentIdx:       map[string]int{},
 		hashes:         map[int]hashSource{},
@@ -243,8 +296,13 @@ func (im *importer) problem(file string, line int, format string, args ...any) {
 // file walks one raw file line by line; it returns the number of lines
 // that parsed.
 func (im *importer) file(fi int, f archive.RawFile) int {
+	im.st.Import.Files++
+	return im.fileFrom(fi, f, 0, 0)
+}
+
+// fileFrom walks raw file fi from byte off, which starts line ln.
+func (im *importer) fileFrom(fi int, f archive.RawFile, start, startLine int) int {
 	r := &im.st.Import
-	r.Files++
 	sidechainFile := fi > 0
 	agentFromName := ""
 	if sidechainFile {
@@ -254,10 +312,22 @@ func (im *importer) file(fi int, f archive.RawFile) int {
 	}
 	data := f.Data
 	parsed := 0
-	for ln, off := 0, 0; off < len(data); ln++ {
+	snap := func(off, ln int) {
+		if fi == 0 && im.snapshot != nil {
+			im.snapshot(data, off, ln)
+			im.snapshot = nil
+		}
+	}
+	defer func() {
+		if fi == 0 && im.snapshot != nil {
+			snap(len(data), lineCount(data))
+		}
+	}()
+	for ln, off := startLine, start; off < len(data); ln++ {
 		end := bytes.IndexByte(data[off:], '\n')
 		last := end < 0
 		if last {
+			snap(off, ln)
 			end = len(data)
 		} else {
 			end += off
@@ -291,6 +361,7 @@ func (im *importer) file(fi int, f archive.RawFile) int {
 			continue
 		}
 		parsed++
+		im.curFile, im.lineOff = fi, off-1-len(line)
 		im.line(fi, ln, body, top, sidechainFile, agentFromName)
 	}
 	return parsed
@@ -395,7 +466,7 @@ func (im *importer) line(fi, ln int, b []byte, top jscan.Val, sideFile bool, age
 		sum, sp := textOf(b, h.summary)
 		im.st.Compactions = append(im.st.Compactions, archive.Compaction{
 			Trigger: "legacy", Timestamp: ts, LogicalParent: str(b, h.leafUUID), Summary: sum,
-			Legacy: true, MessageIndex: len(im.st.Messages), Ref: ref, SummaryRef: ref, SummarySpans: sp,
+			Legacy: true, MessageIndex: im.msgBase + len(im.st.Messages), Ref: ref, SummaryRef: ref, SummarySpans: sp,
 		})
 	case "custom-title":
 		if t := str(b, h.customTitle); t != "" {
@@ -425,7 +496,7 @@ func (im *importer) system(b []byte, h *hdr, ts time.Time, side bool, agent stri
 		}
 		c := archive.Compaction{
 			UUID: str(b, h.uuid), Timestamp: ts, LogicalParent: str(b, h.logicalParent),
-			MessageIndex: len(im.st.Messages), Ref: ref,
+			MessageIndex: im.msgBase + len(im.st.Messages), Ref: ref,
 		}
 		if h.compactMeta.OK() {
 			c.Trigger = str(b, jscan.Field(b, h.compactMeta, "trigger"))
@@ -569,7 +640,7 @@ func (im *importer) message(b []byte, h *hdr, role string, ts time.Time, side bo
 			cc := jscan.Field(b, usage, "cache_creation_input_tokens").Int64(b)
 			cr := jscan.Field(b, usage, "cache_read_input_tokens").Int64(b)
 			mid := str(b, msgID)
-			key := mid + "\x00" + str(b, h.requestID)
+			key := xxhash.Sum64String(mid + "\x00" + str(b, h.requestID))
 			if mid == "" || !im.usage[key] {
 				if mid != "" {
 					im.usage[key] = true
@@ -692,7 +763,7 @@ func (im *importer) toolUse(b []byte, id, name string, input jscan.Val, ts time.
 		case "Write":
 			var src *hashSource
 			if content.IsString(b) {
-				src = &hashSource{b: b, content: content}
+				src = &hashSource{b: b, fi: im.curFile, off: im.lineOff, content: content}
 			}
 			im.touch(files, ts, 'w', src)
 		case "TodoWrite":
@@ -824,7 +895,7 @@ func (im *importer) resultHash(b []byte, t *archive.ToolExec, r jscan.Val) {
 		n := jscan.Field(b, f, "numLines").Int64(b)
 		total := jscan.Field(b, f, "totalLines").Int64(b)
 		if c := jscan.Field(b, f, "content"); c.IsString(b) && start <= 1 && n == total {
-			setHash(hashSource{b: b, content: c})
+			setHash(hashSource{b: b, fi: im.curFile, off: im.lineOff, content: c})
 		}
 	case "Edit":
 		orig := jscan.Field(b, r, "originalFile")
@@ -833,7 +904,7 @@ func (im *importer) resultHash(b []byte, t *archive.ToolExec, r jscan.Val) {
 			return
 		}
 		setHash(hashSource{
-			b: b, content: orig, edit: true,
+			b: b, fi: im.curFile, off: im.lineOff, content: orig, edit: true,
 			old: old, new: jscan.Field(b, r, "newString"),
 			replaceAll: jscan.Field(b, r, "replaceAll").Bool(b),
 		})
@@ -891,7 +962,7 @@ func (im *importer) finish() {
 	if strings.Contains(m.Model, "[1m]") {
 		m.ContextWindow = 1000000
 	}
-	m.MessageCount = len(st.Messages)
+	m.MessageCount = im.msgBase + len(st.Messages)
 	m.ToolCount = len(st.Tools)
 	m.FileCount = len(st.Files)
 	var ts archive.TaskState

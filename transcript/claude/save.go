@@ -21,7 +21,19 @@ func Save(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.Enc
 		return nil, archive.EncodeStats{}, err
 	}
 	enc.StartRaw(files)
-	st, err := ImportFiles(files, iopt)
+	// An update of an archive this importer can resume from reads only the
+	// new lines; the result is stored the same as after a full import.
+	// Redacted archives store their conversation, so they are not resumed
+	// (nor given a resume state).
+	plain := eopt.RedactLine == nil && eopt.RedactText == nil
+	var st *archive.State
+	ok := false
+	if plain && eopt.Previous != nil {
+		st, ok = resumeImport(files, iopt, eopt.Previous)
+	}
+	if !ok {
+		st, err = importFiles(files, iopt, plain)
+	}
 	if err != nil {
 		// Let the background work end before returning.
 		_, _ = enc.Finish(&archive.State{Raw: files})
