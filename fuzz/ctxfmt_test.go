@@ -37,6 +37,26 @@ func addCtxSeeds(f *testing.F, add func(b []byte)) {
 		}
 		add(b)
 	}
+	// Files written now at the levels whose encoder depends on the build
+	// (libzstd with cgo), so libzstd's frames are fuzzed too.
+	text := bytes.Repeat([]byte(`{"type":"user","message":{"role":"user","content":"run go test ./... and fix the failing test"},"uuid":"0f6c"}`+"\n"), 12)
+	for _, l := range []ctxfmt.Level{ctxfmt.LevelDefault, ctxfmt.LevelMax} {
+		var buf bytes.Buffer
+		w, err := ctxfmt.NewWriter(&buf, ctxfmt.WriterOptions{Codec: ctxfmt.CodecZstd, Level: l})
+		if err != nil {
+			f.Fatal(err)
+		}
+		if err := w.Add(ctxfmt.TypeMetadata, []byte(`{"session":"fuzz"}`)); err != nil {
+			f.Fatal(err)
+		}
+		if err := w.Add(ctxfmt.TypeRawTranscript, text); err != nil {
+			f.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			f.Fatal(err)
+		}
+		add(buf.Bytes())
+	}
 	add(nil)
 	add([]byte("Ben\n"))
 }
