@@ -274,7 +274,7 @@ func TestEncodersAgree(t *testing.T) {
 // compressed concurrently, give the same bytes as one at a time.
 func TestLevelMaxConcurrent(t *testing.T) {
 	var segs []seg
-	for i := range 12 { // three times the libzstd level-19 context limit
+	for i := range 12 { // six times the libzstd level-19 context limit
 		segs = append(segs, seg{t: TypeRawTranscript, p: transcriptPayload(40_000+i*1000, uint64(10+i))})
 	}
 	one := build(t, WriterOptions{Codec: CodecZstd, Level: LevelMax, Concurrency: 1}, segs...)

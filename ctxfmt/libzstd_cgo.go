@@ -14,11 +14,12 @@ import (
 const libzstdBuilt = true
 
 // maxLevelContexts caps how many level-19 compressions run at once. A
-// libzstd level-19 context needs about 18 MB for a 1 MiB segment and
-// about 80 MB for segments of 8 MiB and more (its window, hash and chain
-// tables), so on a many-core machine GOMAXPROCS contexts would cost
-// gigabytes for little gain.
-const maxLevelContexts = 4
+// libzstd level-19 context sizes its window, hash and chain tables to the
+// input: about 18 MB for a 1 MiB segment, about 50 MB up to 4 MiB and
+// about 85 MB above (8 MiB window, measured as peak RSS), so two of them
+// bound the extra memory near 170 MB whatever GOMAXPROCS is, while still
+// using two cores for this slow level (about 2.5 MB/s per context).
+const maxLevelContexts = 2
 
 // libzstdCtx is one reusable libzstd compression context with its output
 // scratch buffer (CompressBound of the largest input seen).
