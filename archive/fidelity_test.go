@@ -1,47 +1,29 @@
 package archive_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/internal/fidelity"
 	"github.com/ben10ctx/ben10/transcript/claude"
 	"github.com/vmihailenco/msgpack/v5"
 )
 
-// corpusDir finds the shared corpus: $BEN10_CORPUS, then a `shared/corpus`
-// next to an ancestor of the working directory, then /work/shared/corpus.
+// The measure itself is package internal/fidelity's (shared with the
+// hook's end-to-end corpus test); these wrappers keep this file's names.
+
 func corpusDir(t testing.TB) string {
 	t.Helper()
-	if d := os.Getenv("BEN10_CORPUS"); d != "" {
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			return d
-		}
+	d, ok := fidelity.CorpusDir()
+	if !ok {
+		t.Skip("corpus not found (set BEN10_CORPUS)")
 	}
-	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			c := filepath.Join(filepath.Dir(d), "shared", "corpus")
-			if st, err := os.Stat(c); err == nil && st.IsDir() {
-				return c
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	if st, err := os.Stat("/work/shared/corpus"); err == nil && st.IsDir() {
-		return "/work/shared/corpus"
-	}
-	t.Skip("corpus not found (set BEN10_CORPUS)")
-	return ""
+	return d
 }
 
 // compactedSession is a corpus transcript cut at its compact_boundary.
@@ -54,190 +36,35 @@ type compactedSession struct {
 	commands []string
 }
 
-// cutAtBoundary reads a transcript, cuts it at its first compact_boundary
-// and collects, from the main chain's tool calls before the cut, the
-// distinct file paths (file_path, notebook_path, path inputs of any tool,
-// and Glob's pattern; the project root itself left out) and the distinct
-// Bash commands (identified by commandIdentity).
+// cutAtBoundary reads a transcript and cuts it at its first
+// compact_boundary (fidelity.Cut); ok is false without a boundary or a
+// summary after it.
 func cutAtBoundary(t *testing.T, path string) (compactedSession, bool) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs := compactedSession{name: filepath.Base(path)}
-	lines := bytes.Split(data, []byte("\n"))
-	boundary := -1
-	for i, l := range lines {
-		var h struct {
-			Type             string `json:"type"`
-			Subtype          string `json:"subtype"`
-			Cwd              string `json:"cwd"`
-			IsSidechain      bool   `json:"isSidechain"`
-			IsCompactSummary bool   `json:"isCompactSummary"`
-			Message          struct {
-				Content json.RawMessage `json:"content"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(l, &h) != nil {
-			continue
-		}
-		if cs.root == "" && h.Cwd != "" {
-			cs.root = h.Cwd
-		}
-		if boundary < 0 {
-			if h.Type == "system" && h.Subtype == "compact_boundary" {
-				boundary = i
-				cs.pre = bytes.Join(lines[:i], []byte("\n"))
-				cs.pre = append(cs.pre, '\n')
-			}
-			continue
-		}
-		if h.IsCompactSummary {
-			var s string
-			if json.Unmarshal(h.Message.Content, &s) != nil {
-				var blocks []struct {
-					Text string `json:"text"`
-				}
-				_ = json.Unmarshal(h.Message.Content, &blocks)
-				var parts []string
-				for _, b := range blocks {
-					parts = append(parts, b.Text)
-				}
-				s = strings.Join(parts, "\n")
-			}
-			cs.summary = s
-			break
-		}
+	s, ok := fidelity.Cut(data)
+	if !ok || s.Summary == "" {
+		return compactedSession{}, false
 	}
-	if boundary < 0 || cs.summary == "" {
-		return cs, false
-	}
-	seenP, seenC := map[string]bool{}, map[string]bool{}
-	for _, l := range lines[:boundary] {
-		var h struct {
-			Type        string `json:"type"`
-			IsSidechain bool   `json:"isSidechain"`
-			Message     struct {
-				Content json.RawMessage `json:"content"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(l, &h) != nil || h.Type != "assistant" || h.IsSidechain {
-			continue
-		}
-		var blocks []struct {
-			Type  string          `json:"type"`
-			Name  string          `json:"name"`
-			Input json.RawMessage `json:"input"`
-		}
-		if json.Unmarshal(h.Message.Content, &blocks) != nil {
-			continue
-		}
-		for _, b := range blocks {
-			if b.Type != "tool_use" {
-				continue
-			}
-			var in map[string]any
-			_ = json.Unmarshal(b.Input, &in)
-			keys := []string{"file_path", "notebook_path", "path"}
-			if b.Name == "Glob" {
-				keys = append(keys, "pattern")
-			}
-			for _, k := range keys {
-				p, _ := in[k].(string)
-				if p == "" || strings.TrimSuffix(p, "/") == cs.root || seenP[p] {
-					continue
-				}
-				seenP[p] = true
-				cs.paths = append(cs.paths, p)
-			}
-			if b.Name == "Bash" {
-				c, _ := in["command"].(string)
-				if id := commandIdentity(c); id != "" && !seenC[id] {
-					seenC[id] = true
-					cs.commands = append(cs.commands, id)
-				}
-			}
-		}
-	}
-	return cs, true
+	return compactedSession{name: filepath.Base(path), pre: s.Pre, summary: s.Summary, root: s.Root, paths: s.Paths, commands: s.Commands}, true
 }
 
-// normWS collapses every run of whitespace to one space.
-func normWS(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// commandIdentity is what must appear for a command to count as present:
-// its whole text, whitespace-normalised; for a multi-line command, its
-// first line, whitespace-normalised.
-func commandIdentity(c string) string {
-	c = strings.TrimSpace(c)
-	if i := strings.IndexByte(c, '\n'); i >= 0 {
-		c = c[:i]
-	}
-	return normWS(c)
-}
-
-// appears reports whether term occurs in text as a whole: not preceded by
-// a letter, digit or one of _ - . / \ and not followed by a letter, digit
-// or one of _ - / \ ("ls" is not in "tools", "a.ex" not in "a.exs").
-func appears(text, term string) bool {
-	if term == "" {
-		return false
-	}
-	pathRune := func(r rune) bool {
-		return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_-./\\", r)
-	}
-	for off := 0; ; {
-		i := strings.Index(text[off:], term)
-		if i < 0 {
-			return false
-		}
-		i += off
-		before, _ := utf8.DecodeLastRuneInString(text[:i])
-		after, _ := utf8.DecodeRuneInString(text[i+len(term):])
-		okBefore := i == 0 || !pathRune(before)
-		okAfter := i+len(term) == len(text) || after == '.' || !pathRune(after)
-		if okBefore && okAfter {
-			return true
-		}
-		off = i + 1
-	}
-}
-
-// pathPresent: the path as used, or its form relative to the project root.
-func pathPresent(text, root, p string) bool {
-	if appears(text, p) {
-		return true
-	}
-	if r := strings.TrimSuffix(root, "/") + "/"; strings.HasPrefix(p, r) {
-		return appears(text, p[len(r):])
-	}
-	return false
-}
+func normWS(s string) string                { return fidelity.NormWS(s) }
+func appears(text, term string) bool        { return fidelity.Appears(text, term) }
+func pathPresent(text, root, p string) bool { return fidelity.PathPresent(text, root, p) }
 
 type share struct{ paths, cmds, pathsOK, cmdsOK int }
 
 func (s share) ratio() float64 {
-	if s.paths+s.cmds == 0 {
-		return 1
-	}
-	return float64(s.pathsOK+s.cmdsOK) / float64(s.paths+s.cmds)
+	return fidelity.Share{Paths: s.paths, Commands: s.cmds, PathsOK: s.pathsOK, CommandsOK: s.cmdsOK}.Ratio()
 }
 
 func measure(cs compactedSession, text string) share {
-	n := normWS(text)
-	s := share{paths: len(cs.paths), cmds: len(cs.commands)}
-	for _, p := range cs.paths {
-		if pathPresent(n, cs.root, p) {
-			s.pathsOK++
-		}
-	}
-	for _, c := range cs.commands {
-		if appears(n, c) {
-			s.cmdsOK++
-		}
-	}
-	return s
+	m := fidelity.Used{Root: cs.root, Paths: cs.paths, Commands: cs.commands}.Measure(text)
+	return share{paths: m.Paths, cmds: m.Commands, pathsOK: m.PathsOK, cmdsOK: m.CommandsOK}
 }
 
 // TestDigestFidelityCorpus is the measurement behind docs/FIDELITY.md: for

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -267,9 +268,9 @@ func (b *recallBuilder) requests(s *State, r *Recall) {
 }
 
 var (
-	commandNameRe = regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`)
-	commandArgsRe = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
-	bashInputRe   = regexp.MustCompile(`(?s)^<bash-input>(.*?)</bash-input>`)
+	commandNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<command-name>(.*?)</command-name>`) })
+	commandArgsRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`) })
+	bashInputRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)^<bash-input>(.*?)</bash-input>`) })
 )
 
 // requestText turns a user message's text into a request, or reports that
@@ -280,9 +281,9 @@ func requestText(t string) (string, bool) {
 	if t == "" {
 		return "", false
 	}
-	if m := commandNameRe.FindStringSubmatch(t); m != nil {
+	if m := commandNameRe().FindStringSubmatch(t); m != nil {
 		cmd := strings.TrimSpace(m[1])
-		if a := commandArgsRe.FindStringSubmatch(t); a != nil {
+		if a := commandArgsRe().FindStringSubmatch(t); a != nil {
 			if args := strings.TrimSpace(a[1]); args != "" {
 				cmd += " " + args
 			}
@@ -292,7 +293,7 @@ func requestText(t string) (string, bool) {
 		}
 		return clean(cmd, RecallRequestBytes), true
 	}
-	if m := bashInputRe.FindStringSubmatch(t); m != nil {
+	if m := bashInputRe().FindStringSubmatch(t); m != nil {
 		// A command the user ran with "!" in the prompt.
 		if cmd := strings.TrimSpace(m[1]); cmd != "" {
 			return clean("! "+cmd, RecallRequestBytes), true
@@ -898,13 +899,15 @@ done:
 	return fam
 }
 
-var exitCodeRe = regexp.MustCompile(`(?i)^\s*(?:error:\s*)?exit(?: code|_code|ed with code)?:?\s*(-?\d{1,6})\b`)
+var exitCodeRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*(?:error:\s*)?exit(?: code|_code|ed with code)?:?\s*(-?\d{1,6})\b`)
+})
 
 // exitCode finds an exit status at the start of a tool's output ("Exit code
 // 1", Claude Code's form; "Exit code: 1" and "exit_code: 1" too).
 func exitCode(out string) (int, bool) {
 	for _, l := range firstLines(out, 3) {
-		if m := exitCodeRe.FindStringSubmatch(l); m != nil {
+		if m := exitCodeRe().FindStringSubmatch(l); m != nil {
 			if n, err := strconv.Atoi(m[1]); err == nil {
 				return n, true
 			}
@@ -914,11 +917,17 @@ func exitCode(out string) (int, bool) {
 }
 
 var (
-	errStrongRe = regexp.MustCompile(`(?i)(^|[\s\[(*✘])(error|fatal|panic|exception|traceback|failed|failure|FAIL)\b|` +
-		`not found|no such file|does not exist|permission denied|rejected|cannot |can't |undefined|timed out|refused`)
-	errTestRe  = regexp.MustCompile(`^\s*\d+\) test\b|^---\s*FAIL|^FAIL\b|^\s*✗|^\s*×`)
-	errTagRe   = regexp.MustCompile(`</?tool_use_error>`)
-	errNoiseRe = regexp.MustCompile(`(?i)^\s*(?:error:\s*)?exit(?: code|_code)?:?\s*-?\d+\s*$`)
+	errStrongRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(^|[\s\[(*✘])(error|fatal|panic|exception|traceback|failed|failure|FAIL)\b|` +
+			`not found|no such file|does not exist|permission denied|rejected|cannot |can't |undefined|timed out|refused`)
+	})
+	errTestRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*\d+\) test\b|^---\s*FAIL|^FAIL\b|^\s*✗|^\s*×`)
+	})
+	errTagRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`</?tool_use_error>`) })
+	errNoiseRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^\s*(?:error:\s*)?exit(?: code|_code)?:?\s*-?\d+\s*$`)
+	})
 )
 
 // errorLine picks the most telling line of a failed tool's output: the
@@ -934,11 +943,11 @@ func errorLine(out string) string {
 	if strings.Contains(out, "The user doesn't want to proceed with this tool use") || strings.HasPrefix(out, "User rejected tool use") {
 		return "rejected by the user (not run)"
 	}
-	out = errTagRe.ReplaceAllString(out, "")
+	out = errTagRe().ReplaceAllString(out, "")
 	out = strings.ReplaceAll(out, `\n`, "\n") // some hooks print escaped newlines
 	var lines []string
 	for _, l := range strings.Split(out, "\n") {
-		if l = strings.TrimSpace(l); l != "" && !errNoiseRe.MatchString(l) {
+		if l = strings.TrimSpace(l); l != "" && !errNoiseRe().MatchString(l) {
 			lines = append(lines, l)
 		}
 	}
@@ -952,10 +961,10 @@ func errorLine(out string) string {
 	}
 	test := -1
 	for i, l := range lines {
-		if errStrongRe.MatchString(l) {
+		if errStrongRe().MatchString(l) {
 			return pick(i)
 		}
-		if test < 0 && errTestRe.MatchString(l) {
+		if test < 0 && errTestRe().MatchString(l) {
 			test = i
 		}
 	}

@@ -1,3 +1,27 @@
 // Package hook implements Claude Code's hook protocol and Ben10's handlers
-// for it.
+// for it: `ben10 hook EVENT` reads the hook JSON on stdin (ReadInput),
+// Handler.Run handles it and prints the hook output (Output), and always
+// exits 0 — a failure is one line on stderr and one in the error log
+// (AppendError), never a blocked compaction or prompt.
+//
+// Handlers: PreCompact snapshots the session (at the fastest level; a
+// detached recompression follows), SessionStart(compact) injects the
+// recovery digest of that snapshot minus what the compaction summary
+// already says, SessionStart(startup|clear) injects this project's previous
+// session when recent, UserPromptSubmit and PostToolUse write incremental
+// checkpoints, SessionEnd the final save into current.ctx.
+//
+// State: a per-project State file (hook-state.json in the store directory)
+// keeps prompt counts, checkpoint times and the recoveries offered, injected
+// (once per target session) or declined by a fresh start (DeclineStored).
+// It is replaced atomically under its own lock, never the store lock, and
+// is not fsynced: it is bookkeeping, not user data (see writeState).
+//
+// Fast path: a prompt with no checkpoint due touches only the session's
+// append-only counter in <store>/hook-prompts/ (see counter.go): no lock,
+// no JSON state, no fsync. Losing a few counts on power loss only delays a
+// checkpoint.
+//
+// Settings: Install, Uninstall and Status edit and read Claude Code's
+// settings files, keeping every other setting and hook.
 package hook

@@ -146,11 +146,18 @@ func (h *Handler) Handle(ctx context.Context, ev Event, in *Input) (*Output, err
 	if in.SessionID == "" {
 		return nil, fmt.Errorf("%w: session_id is empty", ErrBadInput)
 	}
+	counted := false
+	if ev == UserPromptSubmit {
+		var done bool
+		if done, counted = h.fastPrompt(in); done {
+			return nil, nil
+		}
+	}
 	dir, err := h.projectDir(in)
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(dir, store.Options{Home: h.home(), Session: in.SessionID, Now: h.Now})
+	st, err := h.openStore(dir, in, lightEvent(ev, in))
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +167,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event, in *Input) (*Output, err
 	case SessionStart:
 		return c.sessionStart()
 	case UserPromptSubmit:
-		return c.userPromptSubmit()
+		return c.userPromptSubmit(counted)
 	case PostToolUse:
 		return c.postToolUse()
 	case PreCompact:
@@ -173,6 +180,33 @@ func (h *Handler) Handle(ctx context.Context, ev Event, in *Input) (*Output, err
 		return c.sessionEnd()
 	}
 	return nil, fmt.Errorf("%w %q", ErrUnknownEvent, ev)
+}
+
+// lightEvent: the event only reads saved context and updates the hook
+// state, so the store need not be probed, created or swept.
+func lightEvent(ev Event, in *Input) bool {
+	switch ev {
+	case SessionStart, Stop, PostCompact:
+		return true
+	case PostToolUse:
+		return !modifyingTools[in.ToolName]
+	}
+	return false
+}
+
+// openStore opens the project's store. For a light event it opens it
+// read-only (configuration and location, no probe file, no sweep of
+// temporary files) when the store directory exists and is writable; the
+// other events, and a store that must be created or moved to its
+// fallback, take the full open.
+func (h *Handler) openStore(dir string, in *Input, light bool) (*store.Store, error) {
+	if light {
+		st, err := store.Open(dir, store.Options{Home: h.home(), Session: in.SessionID, Now: h.Now, ReadOnly: true})
+		if err == nil && writableDir(st.Root()) {
+			return st, nil
+		}
+	}
+	return store.Open(dir, store.Options{Home: h.home(), Session: in.SessionID, Now: h.Now})
 }
 
 // call is one hook invocation.
@@ -195,7 +229,27 @@ func (c *call) update(fn func(*State, *SessionState) error) error {
 		if c.in.TranscriptPath != "" {
 			ss.Transcript = c.in.TranscriptPath
 		}
-		return fn(s, ss)
+		// Fold the prompts counted on the fast path into the state.
+		cp := counterPath(c.st.Root(), c.in.SessionID)
+		n, _, old, ok := readCounterHeader(cp)
+		ss.Prompts += n
+		ss.SinceCheckpoint += n
+		if err := fn(s, ss); err != nil {
+			return err
+		}
+		ref := ss.LastCheckpoint
+		if ref.IsZero() {
+			ref = ss.Started
+		}
+		hd := counterHeader{ref: ref, base: ss.SinceCheckpoint}
+		if ok && n == 0 && hd.base == old.base && hd.ref.Equal(old.ref) {
+			return nil // unchanged: no rewrite
+		}
+		if err := writeCounter(cp, hd); err != nil {
+			// The next fold must not count the same prompts twice.
+			_ = os.Remove(cp)
+		}
+		return nil
 	})
 }
 
@@ -216,11 +270,14 @@ func (c *call) snapshots() (Snapshotter, error) {
 
 // ---- UserPromptSubmit, PostToolUse: checkpoints ----
 
-func (c *call) userPromptSubmit() (*Output, error) {
+// counted: the fast path already recorded this prompt in the counter.
+func (c *call) userPromptSubmit(counted bool) (*Output, error) {
 	due := false
 	err := c.update(func(s *State, ss *SessionState) error {
-		ss.Prompts++
-		ss.SinceCheckpoint++
+		if !counted {
+			ss.Prompts++
+			ss.SinceCheckpoint++
+		}
 		due = c.checkpointDue(ss)
 		return nil
 	})
@@ -234,20 +291,11 @@ func (c *call) userPromptSubmit() (*Output, error) {
 // after the last checkpoint (or the session's first event), whichever
 // comes first.
 func (c *call) checkpointDue(ss *SessionState) bool {
-	if !c.cfg.AutoSave {
-		return false
+	ref := ss.LastCheckpoint
+	if ref.IsZero() {
+		ref = ss.Started
 	}
-	if n := c.cfg.CheckpointInterval; n > 0 && ss.SinceCheckpoint >= n {
-		return true
-	}
-	if m := c.cfg.CheckpointMinutes; m > 0 && ss.SinceCheckpoint > 0 {
-		ref := ss.LastCheckpoint
-		if ref.IsZero() {
-			ref = ss.Started
-		}
-		return c.now.Sub(ref) >= time.Duration(m)*time.Minute
-	}
-	return false
+	return checkpointDueAt(c.cfg, ss.SinceCheckpoint, ref, c.now)
 }
 
 // modifyingTools are the tools whose use is a significant event.
@@ -307,11 +355,21 @@ func (c *call) preCompact() (*Output, error) {
 	if trigger != "manual" {
 		trigger = "auto"
 	}
-	info, err := sn.Create(SnapshotRequest{TranscriptPath: c.in.TranscriptPath, SessionID: c.in.SessionID, Trigger: trigger, Level: ctxfmt.LevelFastest, Now: c.now})
+	var size int64
+	if fi, err := os.Stat(c.in.TranscriptPath); err == nil {
+		size = fi.Size()
+	}
+	// The hook writes at the fastest level; a recompression to the
+	// configured level follows (in the background by default), and it
+	// decodes every segment, so the hook itself only checks the written
+	// file's structure and checksums.
+	best := ctxfmt.LevelFromZstd(c.cfg.CompactionSnapshots.CompressionLevel)
+	mode := c.h.getenv("BEN10_HOOK_RECOMPRESS")
+	quick := best > ctxfmt.LevelFastest && mode != RecompressOff
+	info, err := sn.Create(SnapshotRequest{TranscriptPath: c.in.TranscriptPath, SessionID: c.in.SessionID, Trigger: trigger, Level: ctxfmt.LevelFastest, Now: c.now, QuickVerify: quick})
 	if err != nil {
 		return nil, fmt.Errorf("snapshot before compaction: %w", err)
 	}
-	best := ctxfmt.LevelFromZstd(c.cfg.CompactionSnapshots.CompressionLevel)
 	var rerr error
 	if info.ID != "" && !info.Pending && best > ctxfmt.LevelFastest {
 		rerr = c.recompress(sn, info.ID, best)
@@ -319,6 +377,7 @@ func (c *call) preCompact() (*Output, error) {
 	err = c.update(func(s *State, ss *SessionState) error {
 		ss.Snapshots++
 		ss.CompactSummary = ""
+		ss.PreCompactSize, ss.PreCompactTranscript = size, c.in.TranscriptPath
 		if info.ID == "" {
 			return nil // pending: SessionStart(compact) finds it through LatestForSession
 		}
@@ -455,7 +514,11 @@ func (c *call) afterCompact() (*Output, error) {
 			summary = c.in.CompactSummary
 		}
 		if summary == "" && c.in.TranscriptPath != "" {
-			summary, _ = CompactSummary(c.in.TranscriptPath) // unreadable: digest everything
+			var off int64
+			if ss.PreCompactTranscript == c.in.TranscriptPath {
+				off = ss.PreCompactSize
+			}
+			summary, _ = CompactSummaryAfter(c.in.TranscriptPath, off) // unreadable: digest everything
 		}
 		head := compactHeader(id)
 		budget := min(c.cfg.Recovery.CompactDigestChars, archive.RecoveryDigestBudget)
@@ -469,6 +532,7 @@ func (c *call) afterCompact() (*Output, error) {
 		out = &Output{SystemMessage: msg, HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: text}}
 		c.consume(s, Recovery{ID: "rc-" + id, Kind: KindCompact, SourceSession: c.in.SessionID, Snapshot: id, Key: key, Chars: archive.DigestLen(text)})
 		ss.CompactSummary = ""
+		ss.PreCompactSize, ss.PreCompactTranscript = 0, ""
 		return nil
 	})
 	if err != nil {
@@ -585,6 +649,17 @@ func (c *call) atStartup() (*Output, error) {
 	return out, nil
 }
 
+// promptedRecently: session sid has not ended and counted a prompt on the
+// fast path (which does not touch the state file) within liveWindow.
+func (c *call) promptedRecently(s *State, sid string) bool {
+	ss := s.Sessions[sid]
+	if ss == nil || !ss.Ended.IsZero() {
+		return false
+	}
+	n, mod := readCounter(counterPath(c.st.Root(), sid))
+	return n > 0 && c.now.Sub(mod) < liveWindow
+}
+
 // contextKey identifies one saved state of a session: its id and the time
 // of its last activity (from the transcript, so it does not depend on when
 // or how often the state was saved).
@@ -600,7 +675,7 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 		return "", "", "", false, nil
 	}
 	seen[sid] = true // only a session's newest saved state is a candidate
-	if s.live(sid, c.now) {
+	if s.live(sid, c.now) || c.promptedRecently(s, sid) {
 		return "", "", "", false, nil // another session still running: never inject its context
 	}
 	if m.Harness != "" && m.Harness != archive.HarnessClaude {

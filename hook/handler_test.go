@@ -26,9 +26,11 @@ type fakeSnapshots struct {
 	snaps       []SnapshotInfo
 	recompressd []string
 	createErr   error
+	requests    []SnapshotRequest
 }
 
 func (f *fakeSnapshots) Create(r SnapshotRequest) (SnapshotInfo, error) {
+	f.requests = append(f.requests, r)
 	if f.createErr != nil {
 		return SnapshotInfo{}, f.createErr
 	}

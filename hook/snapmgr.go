@@ -25,7 +25,7 @@ func info(s snapshot.Snapshot, path string) SnapshotInfo {
 func (a managerAdapter) Create(r SnapshotRequest) (SnapshotInfo, error) {
 	res, err := a.m.Create(snapshot.CreateOptions{
 		TranscriptPath: r.TranscriptPath, Harness: archive.HarnessClaude, SessionID: r.SessionID,
-		Trigger: r.Trigger, Source: "hook", Level: r.Level, Now: r.Now,
+		Trigger: r.Trigger, Source: "hook", Level: r.Level, Now: r.Now, QuickVerify: r.QuickVerify,
 	})
 	if err != nil {
 		return SnapshotInfo{}, err

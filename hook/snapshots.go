@@ -30,6 +30,9 @@ type SnapshotRequest struct {
 	Trigger        string // auto | manual
 	Level          ctxfmt.Level
 	Now            time.Time
+	// QuickVerify: check the written file's structure and checksums only;
+	// set when Recompress follows (it decodes every segment).
+	QuickVerify bool
 }
 
 // SnapshotInfo describes a snapshot.

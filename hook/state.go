@@ -57,19 +57,24 @@ type State struct {
 
 // SessionState is what the hooks remember about one session.
 type SessionState struct {
-	Transcript        string    `json:"transcript,omitempty"`
-	Started           time.Time `json:"started,omitzero"`
-	LastEvent         time.Time `json:"last_event"`
-	Ended             time.Time `json:"ended,omitzero"`
-	EndReason         string    `json:"end_reason,omitempty"`
-	Prompts           int       `json:"prompts"`
-	SinceCheckpoint   int       `json:"prompts_since_checkpoint"`
-	Modifications     int       `json:"modifications_since_checkpoint"`
-	LastCheckpoint    time.Time `json:"last_checkpoint,omitzero"`
-	Checkpoints       int       `json:"checkpoints"`
-	Snapshots         int       `json:"snapshots"`
-	CompactSummary    string    `json:"compact_summary,omitempty"` // from PostCompact, until SessionStart(compact) uses it
-	LastCheckpointErr string    `json:"last_checkpoint_error,omitempty"`
+	Transcript      string    `json:"transcript,omitempty"`
+	Started         time.Time `json:"started,omitzero"`
+	LastEvent       time.Time `json:"last_event"`
+	Ended           time.Time `json:"ended,omitzero"`
+	EndReason       string    `json:"end_reason,omitempty"`
+	Prompts         int       `json:"prompts"`
+	SinceCheckpoint int       `json:"prompts_since_checkpoint"`
+	Modifications   int       `json:"modifications_since_checkpoint"`
+	LastCheckpoint  time.Time `json:"last_checkpoint,omitzero"`
+	Checkpoints     int       `json:"checkpoints"`
+	Snapshots       int       `json:"snapshots"`
+	CompactSummary  string    `json:"compact_summary,omitempty"` // from PostCompact, until SessionStart(compact) uses it
+	// PreCompactSize is the transcript's size when PreCompact read it
+	// (PreCompactTranscript): the compaction's boundary and summary are
+	// appended after it, where SessionStart(compact) looks first.
+	PreCompactSize       int64  `json:"pre_compact_size,omitempty"`
+	PreCompactTranscript string `json:"pre_compact_transcript,omitempty"`
+	LastCheckpointErr    string `json:"last_checkpoint_error,omitempty"`
 }
 
 // Recovery is one piece of saved context offered to a session, with its
@@ -103,9 +108,23 @@ func newState(project string) *State {
 // statePath is the state file of a store directory.
 func statePath(root string) string { return filepath.Join(root, StateName) }
 
-// ReadState reads the state file in the store directory root. A missing
-// file is an empty state; a damaged one is ErrStateCorrupt.
+// ReadState reads the state file in the store directory root, with the
+// prompts counted on the fast path since the last update added in. A
+// missing file is an empty state; a damaged one is ErrStateCorrupt.
 func ReadState(root string) (*State, error) {
+	s, err := readState(root)
+	if err != nil {
+		return nil, err
+	}
+	for id, ss := range s.Sessions {
+		n, _ := readCounter(counterPath(root, id))
+		ss.Prompts += n
+		ss.SinceCheckpoint += n
+	}
+	return s, nil
+}
+
+func readState(root string) (*State, error) {
 	data, err := readBounded(statePath(root), maxStateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return newState(""), nil
@@ -159,7 +178,7 @@ func updateState(root, project string, now time.Time, fn func(*State) error) err
 		return err
 	}
 	defer unlock()
-	s, err := ReadState(root)
+	s, err := readState(root)
 	var damaged error
 	if errors.Is(err, ErrStateCorrupt) {
 		damaged = err
@@ -177,15 +196,40 @@ func updateState(root, project string, now time.Time, fn func(*State) error) err
 	if err := fn(s); err != nil {
 		return err
 	}
-	s.prune(now)
+	for _, id := range s.prune(now) {
+		removeCounter(root, id)
+	}
 	data, err := json.MarshalIndent(s, "", " ")
 	if err != nil {
 		return err
 	}
-	if err := store.WriteFileAtomic(statePath(root), append(data, '\n')); err != nil {
+	if err := writeState(root, append(data, '\n')); err != nil {
 		return err
 	}
 	return damaged
+}
+
+// writeState replaces the state file atomically (temporary file in the
+// same directory, then rename), under the state lock, so the temporary
+// name is fixed. It is not fsynced: the state is the hooks' bookkeeping
+// (prompt counts, checkpoint times, which recoveries were injected), not
+// user data, and the fsyncs were most of a SessionStart hook's time. A
+// crash can at worst roll the file back to an earlier version, or — on a
+// file system without ext4's rename ordering — leave it damaged, which is
+// detected, moved aside and replaced by an empty state; either way a
+// recovery may be offered once more, nothing is lost. Archives, snapshots
+// and index.json keep their fsynced writes in packages store and snapshot.
+func writeState(root string, data []byte) error {
+	tmp := filepath.Join(root, store.TempPrefix+StateName)
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("hook: writing %s: %w", tmp, err)
+	}
+	if err := os.Rename(tmp, statePath(root)); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("hook: replacing %s: %w", statePath(root), err)
+	}
+	return nil
 }
 
 // session returns the state of session id, creating it.
@@ -198,8 +242,9 @@ func (s *State) session(id string) *SessionState {
 	return ss
 }
 
-// prune forgets old sessions and recoveries so the file stays small.
-func (s *State) prune(now time.Time) {
+// prune forgets old sessions and recoveries so the file stays small. It
+// returns the sessions forgotten.
+func (s *State) prune(now time.Time) (gone []string) {
 	type kv struct {
 		id string
 		t  time.Time
@@ -208,6 +253,7 @@ func (s *State) prune(now time.Time) {
 	for id, ss := range s.Sessions {
 		if now.Sub(ss.LastEvent) > sessionTTL {
 			delete(s.Sessions, id)
+			gone = append(gone, id)
 			continue
 		}
 		all = append(all, kv{id, ss.LastEvent})
@@ -216,19 +262,22 @@ func (s *State) prune(now time.Time) {
 		sort.Slice(all, func(i, j int) bool { return all[i].t.After(all[j].t) })
 		for _, e := range all[maxSessions:] {
 			delete(s.Sessions, e.id)
+			gone = append(gone, e.id)
 		}
 	}
 	if len(s.Recoveries) > maxRecoveries {
 		s.Recoveries = append([]Recovery(nil), s.Recoveries[len(s.Recoveries)-maxRecoveries:]...)
 	}
+	return gone
 }
 
 // consumedKey reports whether the content identified by key was already
-// injected (into any session) — a re-fired event never injects it twice.
+// injected (into any session) — a re-fired event never injects it twice —
+// or declined by a fresh start.
 func (s *State) consumedKey(key string) *Recovery {
 	for i := range s.Recoveries {
 		r := &s.Recoveries[i]
-		if r.Key == key && r.State == RecoveryConsumed {
+		if r.Key == key && (r.State == RecoveryConsumed || r.State == RecoveryDeclined) {
 			return r
 		}
 	}

@@ -123,7 +123,7 @@ type Redactor struct {
 	fullScan   []int // user matchers without keywords
 }
 
-var ruleIDRe = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+var ruleIDRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`) })
 
 // New compiles a Redactor from cfg.
 func New(cfg Config) (*Redactor, error) {
@@ -201,8 +201,8 @@ func New(cfg Config) (*Redactor, error) {
 
 	seen := map[string]bool{}
 	for i, u := range cfg.Extra {
-		if !ruleIDRe.MatchString(u.ID) {
-			return nil, fmt.Errorf("%w: extra[%d]: rule id %q must match %s", ErrConfig, i, u.ID, ruleIDRe)
+		if !ruleIDRe().MatchString(u.ID) {
+			return nil, fmt.Errorf("%w: extra[%d]: rule id %q must match %s", ErrConfig, i, u.ID, ruleIDRe())
 		}
 		if builtinIDs[u.ID] || seen[u.ID] {
 			return nil, fmt.Errorf("%w: extra[%d]: rule id %q is already defined", ErrConfig, i, u.ID)

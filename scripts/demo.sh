@@ -107,7 +107,7 @@ hook pre-compact "{$common,\"hook_event_name\":\"PreCompact\",\"trigger\":\"auto
 ls -l "$project/.claude/context/compaction-snapshots/"
 echo "(written at the fast level; a detached 'ben10 internal recompress' brings it to the configured level)"
 for _ in $(seq 1 100); do
-	grep -q '"level": "best"' "$project/.claude/context/compaction-snapshots/index.json" && break
+	grep -Eq '"level": ?"best"' "$project/.claude/context/compaction-snapshots/index.json" && break
 	sleep 0.2
 done
 grep '"level"' "$project/.claude/context/compaction-snapshots/index.json"
@@ -139,6 +139,17 @@ echo
 echo "== 6. a new session starts in the same project: the handoff is injected, once"
 next=0b6c1d2e-3f40-4a51-8b62-7c8d9e0f1a2b
 hook session-start "{\"session_id\":\"$next\",\"transcript_path\":\"$HOME/.claude/projects/$encoded/$next.jsonl\",\"cwd\":\"$project\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}"
+
+echo
+echo "== 7. restoring by hand: the digest only, then selected components"
+echo "\$ ben10 context restore --mode summary"
+(cd "$project" && "$BEN10" context restore --mode summary)
+echo "\$ ben10 context restore --mode selective --components files,tasks"
+(cd "$project" && "$BEN10" context restore --mode selective --components files,tasks)
+echo "\$ ben10 context restore --mode fresh    # the next session starts clean"
+(cd "$project" && "$BEN10" context restore --mode fresh)
+third=7d8e9f00-1122-4334-8556-a7b8c9d0e1f2
+hook session-start "{\"session_id\":\"$third\",\"transcript_path\":\"$HOME/.claude/projects/$encoded/$third.jsonl\",\"cwd\":\"$project\",\"hook_event_name\":\"SessionStart\",\"source\":\"startup\"}"
 
 echo
 echo "== the hook state (prompt counts, checkpoints, recoveries with their audit trail)"

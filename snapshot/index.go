@@ -27,9 +27,13 @@ type Snapshot struct {
 	PreCompaction  PreCompaction  `json:"pre_compaction"`
 	PostCompaction PostCompaction `json:"post_compaction"`
 
-	Trigger string  `json:"compaction_trigger"` // threshold | manual | memory_pressure
-	Source  string  `json:"source,omitempty"`   // hook | watcher | cli
-	Ratio   float64 `json:"compaction_ratio"`   // post/pre tokens; 0 until known
+	Trigger string `json:"compaction_trigger"` // threshold | manual | memory_pressure
+	Source  string `json:"source,omitempty"`   // hook | watcher | cli
+	// HoldUntil: until then, a later snapshot of the same session replaces
+	// this one instead of adding another (the watcher's cooldown, shared
+	// with the PreCompact hook). Zero = only snapshot_debounce applies.
+	HoldUntil time.Time `json:"hold_until,omitzero"`
+	Ratio     float64   `json:"compaction_ratio"` // post/pre tokens; 0 until known
 
 	ContentHash       string `json:"content_hash"` // SHA-256 of the archive file
 	CompressedBytes   int64  `json:"compressed_size_bytes"`
@@ -335,15 +339,20 @@ func PlanPrune(ix *Index, p Policy, now time.Time) Plan {
 }
 
 // Debounced returns the position of a snapshot of session taken within
-// window before now, which a new snapshot should replace instead of adding
-// another, or -1.
+// window before now, or still held (now before its HoldUntil), which a new
+// snapshot should replace instead of adding another, or -1. Pinned
+// snapshots are never replaced.
 func (ix *Index) Debounced(session string, window time.Duration, now time.Time) int {
-	if window <= 0 || session == "" {
+	if session == "" {
 		return -1
 	}
 	for i := len(ix.Snapshots) - 1; i >= 0; i-- {
 		s := ix.Snapshots[i]
-		if s.SessionID == session && !s.Pinned && now.Sub(s.CreatedAt) >= 0 && now.Sub(s.CreatedAt) < window {
+		if s.SessionID != session || s.Pinned {
+			continue
+		}
+		age := now.Sub(s.CreatedAt)
+		if (age >= 0 && age < window) || (age >= 0 && now.Before(s.HoldUntil)) {
 			return i
 		}
 	}

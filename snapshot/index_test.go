@@ -208,3 +208,16 @@ func TestReadSummary(t *testing.T) {
 		t.Fatalf("round trip: %v", err)
 	}
 }
+
+func TestDebouncedHold(t *testing.T) {
+	ix := &Index{Snapshots: []Snapshot{{ID: "w", SessionID: "s1", CreatedAt: t0, HoldUntil: t0.Add(10 * time.Minute)}}}
+	if i := ix.Debounced("s1", 5*time.Minute, t0.Add(8*time.Minute)); i != 0 {
+		t.Errorf("held snapshot not replaced: %d", i)
+	}
+	if i := ix.Debounced("s1", 5*time.Minute, t0.Add(11*time.Minute)); i != -1 {
+		t.Errorf("snapshot replaced after its hold: %d", i)
+	}
+	if i := ix.Debounced("s1", 0, t0.Add(time.Minute)); i != 0 {
+		t.Errorf("hold ignored with no debounce window: %d", i)
+	}
+}

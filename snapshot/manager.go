@@ -108,12 +108,24 @@ type CreateOptions struct {
 	Source    string // "hook" | "watcher" | "cli"
 	PreTokens int64  // 0 = the transcript's latest context usage
 	Force     bool   // bypass the debounce (and compaction_snapshots.enabled)
+	// HoldFor keeps the new snapshot replaceable for this long: a later
+	// snapshot of the same session within it replaces this one instead of
+	// adding another, whoever takes it. The watcher passes its cooldown, so
+	// a PreCompact hook firing inside it refreshes the snapshot rather than
+	// doubling it. 0 = only snapshot_debounce applies.
+	HoldFor time.Duration
 	// Level is the compression level; 0 = compaction_snapshots.compression_level.
 	// A hook in a hurry passes LevelFastest and calls Recompress later.
 	Level ctxfmt.Level
 	Now   time.Time // zero = time.Now()
 	Tags  []string
 	Notes string
+	// QuickVerify checks the written file's structure (header, index,
+	// layout) and its footer checksum over every byte, but does not decode
+	// each segment again. For a caller that calls Recompress right after:
+	// Recompress decodes and checks every segment and writes a deeply
+	// verified file.
+	QuickVerify bool
 }
 
 // CreateResult tells what Create did.
@@ -191,7 +203,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	if err := m.st.EnsureDir(m.st.SnapshotDir()); err != nil {
 		return nil, err
 	}
-	tmp, info, err := m.writeTemp(func(w io.Writer) error { return archive.Encode(w, st, eopts) })
+	tmp, info, err := m.writeTemp(func(w io.Writer) error { return archive.Encode(w, st, eopts) }, !o.QuickVerify)
 	if err != nil {
 		return nil, err
 	}
@@ -217,6 +229,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		Level:             level.String(),
 		Tags:              o.Tags,
 		Notes:             o.Notes,
+		HoldUntil:         holdUntil(now, o.HoldFor),
 		Transcript:        absPath(o.TranscriptPath),
 		Harness:           string(st.Meta.Harness),
 		FileContents:      len(st.FileContents),
@@ -322,9 +335,9 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 }
 
 // writeTemp writes a snapshot file to a temporary file in the snapshot
-// directory (0600, fsynced) and verifies it deeply. The caller renames or
-// removes it.
-func (m *Manager) writeTemp(write func(io.Writer) error) (string, fileInfo, error) {
+// directory (0600, fsynced) and verifies it (deeply unless deep is false).
+// The caller renames or removes it.
+func (m *Manager) writeTemp(write func(io.Writer) error, deep bool) (string, fileInfo, error) {
 	dir := m.st.SnapshotDir()
 	f, err := os.CreateTemp(dir, store.TempPrefix+"snap-*")
 	if err != nil {
@@ -350,7 +363,7 @@ func (m *Manager) writeTemp(write func(io.Writer) error) (string, fileInfo, erro
 		return fail(err)
 	}
 	info := fileInfo{hash: hex.EncodeToString(lw.h.Sum(nil)), size: MaxSnapshotBytes - lw.n}
-	raw, err := m.verify(tmp)
+	raw, err := m.verifyLevel(tmp, deep)
 	if err != nil {
 		os.Remove(tmp)
 		return "", fileInfo{}, err
@@ -361,9 +374,11 @@ func (m *Manager) writeTemp(write func(io.Writer) error) (string, fileInfo, erro
 
 // verify checks a snapshot file deeply (every segment's checksum and
 // decoding) and that it opens as an archive; it returns the decoded size.
-func (m *Manager) verify(path string) (int64, error) {
+func (m *Manager) verify(path string) (int64, error) { return m.verifyLevel(path, true) }
+
+func (m *Manager) verifyLevel(path string, deep bool) (int64, error) {
 	oo := OpenOptions(m.cfg)
-	if err := ctxfmt.VerifyFile(path, ctxfmt.VerifyOptions{Deep: true, Passphrase: oo.Passphrase, Key: oo.Key}); err != nil {
+	if err := ctxfmt.VerifyFile(path, ctxfmt.VerifyOptions{Deep: deep, Passphrase: oo.Passphrase, Key: oo.Key}); err != nil {
 		if errors.Is(err, ctxfmt.ErrKeyRequired) {
 			// Structure and checksums passed; without the key the
 			// contents cannot be checked further.
@@ -462,6 +477,13 @@ func (ix *Index) total() int64 {
 		n += s.CompressedBytes
 	}
 	return n
+}
+
+func holdUntil(now time.Time, d time.Duration) time.Time {
+	if d <= 0 {
+		return time.Time{}
+	}
+	return now.Add(d)
 }
 
 // add moves the verified temporary file tmp into place as a new snapshot,
@@ -1071,7 +1093,7 @@ func (m *Manager) Recompress(id string, level ctxfmt.Level) error {
 			}
 		}
 		return cw.Close()
-	})
+	}, true)
 	if err != nil {
 		return err
 	}

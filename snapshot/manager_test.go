@@ -492,3 +492,28 @@ func TestFilesExtractAndReconcile(t *testing.T) {
 		t.Fatalf("deleted file not restored: %v", err)
 	}
 }
+
+// TestHoldSharesTheWatcherCooldown: a watcher snapshot held for its
+// cooldown is replaced, not doubled, by a PreCompact hook snapshot of the
+// same session inside that cooldown but past snapshot_debounce; after the
+// hold a new snapshot is added.
+func TestHoldSharesTheWatcherCooldown(t *testing.T) {
+	now := time.Now().UTC().Truncate(time.Second).Add(-3 * time.Hour)
+	e := newEnv(t, "")
+	w := e.create(t, CreateOptions{Now: now, Source: "watcher", HoldFor: 10 * time.Minute}).Snapshot
+	if !w.HoldUntil.Equal(now.Add(10 * time.Minute)) {
+		t.Fatalf("HoldUntil = %v, want %v", w.HoldUntil, now.Add(10*time.Minute))
+	}
+	h := e.create(t, CreateOptions{Now: now.Add(7 * time.Minute), Source: "hook"})
+	if h.Replaced != w.ID {
+		t.Fatalf("hook snapshot 7 min after a held watcher snapshot replaced %q, want %q", h.Replaced, w.ID)
+	}
+	later := e.create(t, CreateOptions{Now: now.Add(30 * time.Minute), Source: "hook"})
+	if later.Replaced != "" {
+		t.Fatalf("snapshot after the hold replaced %q", later.Replaced)
+	}
+	ix, _ := e.m.Index()
+	if len(ix.Snapshots) != 2 || ix.Snapshots[0].Source != "hook" {
+		t.Fatalf("index after hold: %+v", ix.Snapshots)
+	}
+}

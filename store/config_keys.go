@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -233,10 +234,10 @@ func checkRegex(p string) error {
 	return nil
 }
 
-var ruleIDRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var ruleIDRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
 
 func checkRuleID(id string) error {
-	if !ruleIDRe.MatchString(id) {
+	if !ruleIDRe().MatchString(id) {
 		return errors.New("rule ids are 1-64 letters, digits, '-', '_' or '.'")
 	}
 	return nil

@@ -502,7 +502,9 @@ func runCompPrune(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	prog := newProgress("Pruning snapshots", 0)
 	plan, err := m.Prune(time.Time{})
+	prog.Done()
 	if err != nil {
 		return err
 	}
@@ -560,8 +562,10 @@ func runCompSnapshot(cmd *cobra.Command, _ []string) error {
 			return err
 		}
 	}
+	prog := newProgress("Taking snapshot", 0)
 	res, err := m.Create(snapshot.CreateOptions{TranscriptPath: tr, SessionID: compFlags.session, Trigger: compFlags.trigger,
 		Source: "cli", Force: compFlags.force, Level: lvl})
+	prog.Done()
 	if err != nil {
 		return err
 	}
@@ -610,7 +614,11 @@ func box(w io.Writer, lines []string) {
 			fmt.Fprintf(w, "├%s┤\n", thin(width+2))
 			continue
 		}
-		fmt.Fprintf(w, "│  %s%s│\n", l, strings.Repeat(" ", width-displayWidth(l)))
+		text := l
+		if i == 0 {
+			text = styled(w, styleBold, l) // the banner's title
+		}
+		fmt.Fprintf(w, "│  %s%s│\n", text, strings.Repeat(" ", width-displayWidth(l)))
 	}
 	fmt.Fprintf(w, "╰%s╯\n", thin(width+2))
 }
@@ -633,7 +641,13 @@ func runCompSearch(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	out := cmd.OutOrStdout()
+	var total int64
+	if ix, err := m.Index(); err == nil {
+		total = int64(len(ix.Snapshots))
+	}
+	prog := newProgress(fmt.Sprintf("Searching %d snapshots, matches", total), 0)
+	defer prog.Done()
+	out := prog.Writer(cmd.OutOrStdout())
 	n := 0
 	var enc func(any) error
 	if globalFlags.json {
@@ -641,6 +655,7 @@ func runCompSearch(cmd *cobra.Command, args []string) error {
 	}
 	err = m.Search(args[0], compFlags.regex, func(h snapshot.Hit) error {
 		n++
+		prog.Add(1)
 		if enc != nil {
 			if err := enc(h); err != nil {
 				return err

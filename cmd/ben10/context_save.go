@@ -17,7 +17,6 @@ import (
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/redact"
-	"github.com/ben10ctx/ben10/transcript/claude"
 )
 
 var saveFlags struct {
@@ -100,7 +99,7 @@ reported.`,
 
 func init() {
 	f := contextSaveCmd.Flags()
-	f.StringVar(&saveFlags.transcript, "transcript", "", "Claude Code transcript (<session>.jsonl)")
+	f.StringVar(&saveFlags.transcript, "transcript", "", "session file (Claude Code <session>.jsonl, Codex rollout, Gemini session, Kimi context.jsonl)")
 	f.StringVar(&saveFlags.out, "out", "", "archive to write (.ctx)")
 	f.BoolVar(&saveFlags.redact, "redact", true, "hide secrets before storing")
 	f.BoolVar(&saveFlags.encrypt, "encrypt", false, "encrypt the archive (needs --passphrase-file)")
@@ -121,10 +120,9 @@ func init() {
 	f.StringVar(&inspectFlags.passFile, "passphrase-file", "", "passphrase of an encrypted archive")
 
 	f = contextExportCmd.Flags()
-	f.StringVar(&exportFlags.format, "format", "jsonl", "export format (jsonl: the raw transcript files)")
+	f.StringVar(&exportFlags.format, "format", "jsonl", "export format: jsonl (the raw transcript files, with --dir), cusf, markdown, json")
 	f.StringVar(&exportFlags.dir, "dir", "", "directory to write into")
 	f.StringVar(&exportFlags.passFile, "passphrase-file", "", "passphrase of an encrypted archive")
-	_ = contextExportCmd.MarkFlagRequired("dir")
 
 	f = contextRestoreCmd.Flags()
 	f.BoolVar(&restoreFlags.resume, "resume", false, "restore as a resumable Claude Code session")
@@ -219,7 +217,7 @@ func runFileSave(cmd *cobra.Command) error {
 	)
 	size, err := writeArchiveAtomic(saveFlags.out, func(w io.Writer) error {
 		var err error
-		st, stats, err = claude.Save(w, saveFlags.transcript, archive.ImportOptions{NoSubagents: saveFlags.noSub}, opts)
+		st, stats, err = saveTranscript(w, saveHarness, saveFlags.transcript, archive.ImportOptions{NoSubagents: saveFlags.noSub}, opts)
 		return err
 	})
 	if err != nil {
@@ -436,7 +434,10 @@ func runContextInspect(cmd *cobra.Command, args []string) error {
 
 func runContextExport(cmd *cobra.Command, args []string) error {
 	if exportFlags.format != "jsonl" {
-		return fmt.Errorf("export format %q not supported (jsonl writes the raw transcript files)", exportFlags.format)
+		return runFormattedExport(cmd.OutOrStdout(), args[0], exportFlags.format, exportOut, exportFlags.passFile)
+	}
+	if exportFlags.dir == "" {
+		return errors.New("--format jsonl needs --dir")
 	}
 	a, err := openArchive(args[0], exportFlags.passFile)
 	if err != nil {
@@ -457,6 +458,9 @@ func runContextExport(cmd *cobra.Command, args []string) error {
 }
 
 func runContextRestore(cmd *cobra.Command, args []string) error {
+	if handled, err := runRestoreMode(cmd, args); handled {
+		return err
+	}
 	if len(args) == 0 {
 		return runStoreRestore(cmd)
 	}

@@ -428,6 +428,8 @@ func runPrune(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	var removed []string
+	prog := newProgress("Pruning", 0)
+	defer prog.Done()
 	err = st.WithLock(context.Background(), func() error {
 		removed, err = st.Prune()
 		return err
@@ -439,6 +441,7 @@ func runPrune(cmd *cobra.Command, _ []string) error {
 		_ = st.Audit(store.AuditEntry{Action: store.ActionPrune, Count: len(removed), Detail: "checkpoints and history: " + strings.Join(removed, ", ")})
 	}
 	plan, err := m.Prune(time.Time{})
+	prog.Done()
 	if err != nil {
 		return err
 	}

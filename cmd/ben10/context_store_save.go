@@ -77,6 +77,8 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 		}
 	}
 	start := time.Now()
+	prog := newProgress("Saving context", 0)
+	defer prog.Done()
 	state, err := transcript.Import(tr, "", archive.ImportOptions{ProjectDir: st.ProjectDir(), NoSubagents: saveFlags.noSub,
 		IncludeFileContents: true, ExcludePatterns: snapshot.ExcludePatterns(cfg)})
 	if err != nil {
@@ -142,6 +144,7 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	prog.Done()
 	_ = st.Audit(store.AuditEntry{Action: store.ActionSave, Path: target, SizeBytes: size, Messages: len(state.Messages),
 		RedactionsApplied: red.Total(), Session: state.Meta.SessionID})
 	exported := ""

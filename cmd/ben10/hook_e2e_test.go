@@ -11,11 +11,10 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/hook"
+	"github.com/ben10ctx/ben10/internal/fidelity"
 )
 
 // hookWorld is a temporary HOME with a project and a Claude Code
@@ -262,135 +261,11 @@ func TestHookE2EFailuresExitZero(t *testing.T) {
 
 // hookCorpusDir finds the shared corpus like the other corpus tests.
 func hookCorpusDir(t *testing.T) string {
-	if d := os.Getenv("BEN10_CORPUS"); d != "" {
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			return d
-		}
+	d, ok := fidelity.CorpusDir()
+	if !ok {
+		t.Skip("corpus not found (set BEN10_CORPUS)")
 	}
-	if wd, err := os.Getwd(); err == nil {
-		for d := wd; filepath.Dir(d) != d; d = filepath.Dir(d) {
-			c := filepath.Join(filepath.Dir(d), "shared", "corpus")
-			if st, err := os.Stat(c); err == nil && st.IsDir() {
-				return c
-			}
-		}
-	}
-	if st, err := os.Stat("/work/shared/corpus"); err == nil && st.IsDir() {
-		return "/work/shared/corpus"
-	}
-	t.Skip("corpus not found (set BEN10_CORPUS)")
-	return ""
-}
-
-// The fidelity measure below is the one of archive/fidelity_test.go
-// (docs/FIDELITY.md): distinct file paths (file_path, notebook_path, path,
-// Glob's pattern; the root left out) and Bash commands (first line,
-// whitespace-normalised) of the main chain before the boundary, present as
-// whole terms in the text.
-type usedBefore struct {
-	root            string
-	paths, commands []string
-}
-
-func collectUsed(t *testing.T, pre [][]byte) usedBefore {
-	var u usedBefore
-	seenP, seenC := map[string]bool{}, map[string]bool{}
-	for _, l := range pre {
-		var h struct {
-			Type        string `json:"type"`
-			Cwd         string `json:"cwd"`
-			IsSidechain bool   `json:"isSidechain"`
-			Message     struct {
-				Content json.RawMessage `json:"content"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(l, &h) != nil {
-			continue
-		}
-		if u.root == "" && h.Cwd != "" {
-			u.root = h.Cwd
-		}
-		if h.Type != "assistant" || h.IsSidechain {
-			continue
-		}
-		var blocks []struct {
-			Type  string         `json:"type"`
-			Name  string         `json:"name"`
-			Input map[string]any `json:"input"`
-		}
-		if json.Unmarshal(h.Message.Content, &blocks) != nil {
-			continue
-		}
-		for _, b := range blocks {
-			if b.Type != "tool_use" {
-				continue
-			}
-			keys := []string{"file_path", "notebook_path", "path"}
-			if b.Name == "Glob" {
-				keys = append(keys, "pattern")
-			}
-			for _, k := range keys {
-				p, _ := b.Input[k].(string)
-				if p == "" || strings.TrimSuffix(p, "/") == u.root || seenP[p] {
-					continue
-				}
-				seenP[p] = true
-				u.paths = append(u.paths, p)
-			}
-			if b.Name == "Bash" {
-				c, _ := b.Input["command"].(string)
-				c = strings.TrimSpace(c)
-				if i := strings.IndexByte(c, '\n'); i >= 0 {
-					c = c[:i]
-				}
-				c = strings.Join(strings.Fields(c), " ")
-				if c != "" && !seenC[c] {
-					seenC[c] = true
-					u.commands = append(u.commands, c)
-				}
-			}
-		}
-	}
-	return u
-}
-
-func appearsTerm(text, term string) bool {
-	if term == "" {
-		return false
-	}
-	pathRune := func(r rune) bool {
-		return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_-./\\", r)
-	}
-	for off := 0; ; {
-		i := strings.Index(text[off:], term)
-		if i < 0 {
-			return false
-		}
-		i += off
-		before, _ := utf8.DecodeLastRuneInString(text[:i])
-		after, _ := utf8.DecodeRuneInString(text[i+len(term):])
-		if (i == 0 || !pathRune(before)) && (i+len(term) == len(text) || after == '.' || !pathRune(after)) {
-			return true
-		}
-		off = i + 1
-	}
-}
-
-func (u usedBefore) share(text string) (ok, total int) {
-	n := strings.Join(strings.Fields(text), " ")
-	for _, p := range u.paths {
-		if appearsTerm(n, p) {
-			ok++
-		} else if r := strings.TrimSuffix(u.root, "/") + "/"; strings.HasPrefix(p, r) && appearsTerm(n, p[len(r):]) {
-			ok++
-		}
-	}
-	for _, c := range u.commands {
-		if appearsTerm(n, c) {
-			ok++
-		}
-	}
-	return ok, len(u.paths) + len(u.commands)
+	return d
 }
 
 var sessionIDRe = regexp.MustCompile(`"sessionId":"([^"]+)"`)
@@ -444,12 +319,13 @@ func TestHookE2ECorpus(t *testing.T) {
 			if err != nil || summary == "" {
 				t.Fatalf("compact summary: %q, %v", summary, err)
 			}
-			u := collectUsed(t, lines[:cut])
-			sOK, total := u.share(summary)
-			ok, _ := u.share(summary + "\n" + text)
-			ratio := float64(ok) / float64(max(total, 1))
+			// The measure of docs/FIDELITY.md (package internal/fidelity).
+			u := fidelity.CollectUsed(lines[:cut])
+			alone := u.Measure(summary)
+			both := u.Measure(summary + "\n" + text)
+			ratio := both.Ratio()
 			t.Logf("%s: %d paths + %d commands; summary alone %d (%.0f%%), summary + digest %d (%.0f%%); digest %d chars",
-				filepath.Base(f), len(u.paths), len(u.commands), sOK, 100*float64(sOK)/float64(max(total, 1)), ok, 100*ratio, archive.DigestLen(text))
+				filepath.Base(f), len(u.Paths), len(u.Commands), alone.PathsOK+alone.CommandsOK, 100*alone.Ratio(), both.PathsOK+both.CommandsOK, 100*ratio, archive.DigestLen(text))
 			if ratio < 0.85 {
 				t.Errorf("summary + digest hold %.1f%% of paths and commands, want ≥ 85%%", 100*ratio)
 			}

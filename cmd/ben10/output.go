@@ -16,14 +16,34 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// useColor reports whether coloured output is wanted: never with NO_COLOR
-// set (https://no-color.org), never when stdout is not a terminal.
-func useColor() bool {
-	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+// useColor reports whether coloured output is wanted on w: never with
+// NO_COLOR set (https://no-color.org), never with --json, and only when w
+// is a terminal.
+func useColor(w io.Writer) bool {
+	if _, ok := os.LookupEnv("NO_COLOR"); ok || globalFlags.json {
 		return false
 	}
-	fi, err := os.Stdout.Stat()
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// ANSI styles for banners.
+const (
+	styleBold    = "\x1b[1m"
+	styleWarning = "\x1b[1;33m"
+	styleReset   = "\x1b[0m"
+)
+
+// styled wraps s in style when w takes colour (see useColor).
+func styled(w io.Writer, style, s string) string {
+	if !useColor(w) {
+		return s
+	}
+	return style + s + styleReset
 }
 
 // infof prints a human line unless --quiet or --json is set.

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -80,11 +81,13 @@ func ReadFiles(p string, opt archive.ImportOptions) ([]archive.RawFile, error) {
 	}
 	base := filepath.Base(p)
 	files := []archive.RawFile{{Name: base, Data: data}}
-	if !opt.NoSubagents {
+	// Subagent files live in <session>/subagents/ next to <session>.jsonl;
+	// a transcript not named *.jsonl has no such folder.
+	if !opt.NoSubagents && strings.HasSuffix(base, ".jsonl") {
 		session := strings.TrimSuffix(base, ".jsonl")
 		subdir := filepath.Join(filepath.Dir(p), session, "subagents")
 		ents, err := os.ReadDir(subdir)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 			return nil, fmt.Errorf("claude: reading subagents of %s: %w", p, err)
 		}
 		names := make([]string, 0, len(ents))

@@ -266,3 +266,23 @@ func TestIncludeFileContents(t *testing.T) {
 		t.Errorf("bad exclude pattern accepted")
 	}
 }
+
+// A transcript whose name does not end in .jsonl has no subagents folder:
+// it imports alone instead of failing on "<file>/subagents".
+func TestImportPathWithoutJSONLSuffix(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "v1.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "session.txt")
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Import(p, archive.ImportOptions{})
+	if err != nil {
+		t.Fatalf("Import(%s): %v", p, err)
+	}
+	if len(st.Raw) != 1 || st.Raw[0].Name != "session.txt" || len(st.Messages) == 0 {
+		t.Fatalf("imported %d raw files (%v), %d messages", len(st.Raw), st.Raw, len(st.Messages))
+	}
+}

@@ -3,6 +3,7 @@ package claude
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/ben10ctx/ben10/archive"
 )
@@ -23,8 +24,12 @@ import (
 // Correction wins when both match. The stored text is the prompt's first
 // maxPrefLen characters.
 var (
-	correctionRe = regexp.MustCompile(`(?i)^\s*(no\b|nope\b|not that\b|don'?t\b|do not\b|stop\b|wrong\b|that'?s (wrong|not)\b|that is (wrong|not)\b|actually\b|instead\b|undo\b|revert\b|you broke\b|why did you\b)`)
-	preferenceRe = regexp.MustCompile(`(?i)\b(always|never|i prefer|prefer to|please use|please don'?t|i like|i want you to|make sure (to|you)|from now on|in the future|going forward|remember to|use \S+ instead of)\b`)
+	correctionRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^\s*(no\b|nope\b|not that\b|don'?t\b|do not\b|stop\b|wrong\b|that'?s (wrong|not)\b|that is (wrong|not)\b|actually\b|instead\b|undo\b|revert\b|you broke\b|why did you\b)`)
+	})
+	preferenceRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(always|never|i prefer|prefer to|please use|please don'?t|i like|i want you to|make sure (to|you)|from now on|in the future|going forward|remember to|use \S+ instead of)\b`)
+	})
 )
 
 const maxPrefLen = 500
@@ -42,9 +47,9 @@ func preferences(msgs []archive.Message) []archive.Preference {
 		}
 		kind := ""
 		switch {
-		case correctionRe.MatchString(text):
+		case correctionRe().MatchString(text):
 			kind = "correction"
-		case preferenceRe.MatchString(text):
+		case preferenceRe().MatchString(text):
 			kind = "preference"
 		default:
 			continue

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ben10ctx/ben10/archive"
@@ -488,7 +489,9 @@ func (c *conv) patchFiles(t *archive.ToolExec, patch string, ts time.Time) {
 	}
 }
 
-var exitRe = regexp.MustCompile(`(?m)^(?:Process exited with code|Exit code:)\s*(-?\d+)`)
+var exitRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^(?:Process exited with code|Exit code:)\s*(-?\d+)`)
+})
 
 func (c *conv) addOutput(r rec, id string, raw json.RawMessage) {
 	b := c.b
@@ -535,7 +538,7 @@ func outputText(raw json.RawMessage) (out string, success bool, durMS int64) {
 			}
 			return out, success, durMS
 		}
-		if m := exitRe.FindStringSubmatch(s); m != nil {
+		if m := exitRe().FindStringSubmatch(s); m != nil {
 			success = m[1] == "0"
 		}
 		return s, success, 0

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ben10ctx/ben10/archive"
@@ -84,7 +85,7 @@ func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
 	}
 	hash := filepath.Base(filepath.Dir(abs))
 	share := filepath.Dir(filepath.Dir(filepath.Dir(abs)))
-	if !hashRe.MatchString(hash) {
+	if !hashRe().MatchString(hash) {
 		// Not the <share>/sessions/<md5>/<uuid> layout: nothing to resolve.
 		hash, share = "", ""
 	}
@@ -154,9 +155,9 @@ func WorkDir(share, hash string) string {
 }
 
 // hashRe matches a sessions/ folder name: md5 hex, or "<kaos>_<md5>".
-var hashRe = regexp.MustCompile(`^(?:[A-Za-z0-9-]+_)?[0-9a-f]{32}$`)
+var hashRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[A-Za-z0-9-]+_)?[0-9a-f]{32}$`) })
 
-var defaultModelRe = regexp.MustCompile(`(?m)^\s*default_model\s*=\s*"([^"]*)"`)
+var defaultModelRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*default_model\s*=\s*"([^"]*)"`) })
 
 // defaultModel reads default_model from <share>/config.toml (Kimi records
 // no model in the session itself).
@@ -165,7 +166,7 @@ func defaultModel(share string) string {
 	if err != nil {
 		return ""
 	}
-	if m := defaultModelRe.FindSubmatch(data); m != nil {
+	if m := defaultModelRe().FindSubmatch(data); m != nil {
 		return string(m[1])
 	}
 	return ""

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/export"
+	"github.com/ben10ctx/ben10/transcript"
+	"github.com/ben10ctx/ben10/transcript/claude"
+)
+
+// exportFormats are the formats `context export` writes from the model
+// (jsonl, the raw files, is handled by runContextExport itself).
+var exportFormats = map[string]func(io.Writer, *archive.State) error{
+	"cusf":     export.CUSF,
+	"markdown": export.Markdown,
+	"md":       export.Markdown,
+	"json":     export.JSON,
+}
+
+// loadForExport reads FILE as a .ctx archive, or, when it is not one, as
+// an assistant's session file (detected).
+func loadForExport(path, passFile string) (*archive.State, error) {
+	head := make([]byte, len(ctxfmt.Magic))
+	if f, err := os.Open(path); err == nil {
+		_, _ = io.ReadFull(f, head)
+		f.Close()
+	} else {
+		return nil, err
+	}
+	if bytes.Equal(head, ctxfmt.Magic[:]) {
+		a, err := openArchive(path, passFile)
+		if err != nil {
+			return nil, err
+		}
+		defer a.Close()
+		return a.Load()
+	}
+	if _, err := transcript.Detect(path); err != nil {
+		return nil, fmt.Errorf("%s is neither a .ctx archive nor a session file ben10 recognizes: %w", path, err)
+	}
+	return transcript.Import(path, "", archive.ImportOptions{})
+}
+
+// runFormattedExport writes FILE in format (cusf, markdown, json) to out
+// (atomically) or, when out is "", to stdout.
+func runFormattedExport(stdout io.Writer, path, format, out, passFile string) error {
+	write, ok := exportFormats[format]
+	if !ok {
+		return fmt.Errorf("export format %q not supported (jsonl, cusf, markdown, json)", format)
+	}
+	st, err := loadForExport(path, passFile)
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		return write(stdout, st)
+	}
+	n, err := writeArchiveAtomic(out, func(w io.Writer) error { return write(w, st) })
+	if err != nil {
+		return err
+	}
+	if globalFlags.json {
+		return printJSON(stdout, map[string]any{"path": out, "format": format, "bytes": n})
+	}
+	infof(stdout, "wrote %s (%s, %d bytes)\n", out, format, n)
+	return nil
+}
+
+// saveHarness is `context save --harness`; exportOut is `context export --out`.
+var saveHarness, exportOut string
+
+func init() {
+	contextSaveCmd.Flags().StringVar(&saveHarness, "harness", "", "claude, codex, gemini or kimi (default: detected from the file)")
+	contextExportCmd.Flags().StringVar(&exportOut, "out", "", "file to write (cusf, markdown, json; default: stdout)")
+}
+
+// saveTranscript imports a session (harness "" = detected) and encodes it
+// to w; Claude Code transcripts go through claude.Save, which streams.
+func saveTranscript(w io.Writer, harness, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
+	var h archive.Harness
+	var err error
+	if harness != "" {
+		h, err = transcript.ParseHarness(harness)
+		if err != nil {
+			return nil, archive.EncodeStats{}, fmt.Errorf("--harness: %w", err)
+		}
+	} else if h, err = transcript.Detect(path); err != nil {
+		return nil, archive.EncodeStats{}, err
+	}
+	if h == archive.HarnessClaude {
+		return claude.Save(w, path, iopt, eopt)
+	}
+	st, err := transcript.Import(path, h, iopt)
+	if err != nil {
+		return nil, archive.EncodeStats{}, err
+	}
+	stats, err := archive.EncodeWithStats(w, st, eopt)
+	return st, stats, err
+}

@@ -1,0 +1,624 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/hook"
+	"github.com/ben10ctx/ben10/snapshot"
+	"github.com/ben10ctx/ben10/store"
+)
+
+// Restoration modes (PRD FR-2.3) and the choices offered for a damaged
+// context (PRD "Error Messages: Context Corruption").
+const (
+	modeFull      = "full"
+	modeSummary   = "summary"
+	modeSelective = "selective"
+	modeFresh     = "fresh"
+
+	corruptCheckpoint = "checkpoint"
+	corruptHistory    = "history"
+	corruptFresh      = "fresh"
+	corruptExport     = "export"
+)
+
+var restoreModes = []string{modeFull, modeSummary, modeSelective, modeFresh}
+
+// components selective restore offers.
+var restoreComponents = []string{"messages", "files", "tasks"}
+
+var restoreModeFlags struct {
+	mode, components, onCorrupt string
+}
+
+func init() {
+	f := contextRestoreCmd.Flags()
+	f.StringVar(&restoreModeFlags.mode, "mode", "", "full | summary | selective | fresh (default: default_restore_mode, else full)")
+	f.StringVar(&restoreModeFlags.components, "components", "", "selective: comma-separated components: messages, files, tasks (asked on a terminal)")
+	f.StringVar(&restoreModeFlags.onCorrupt, "on-corrupt", "", "when current.ctx is damaged: checkpoint | history | fresh | export (asked on a terminal)")
+	contextRestoreCmd.Long += `
+
+Modes (--mode, default: the default_restore_mode setting, else full):
+  full       a resumable Claude Code session (as above)
+  summary    print the recovery digest: requests, tasks, files, commands,
+             errors (no session is written)
+  selective  choose components: messages (the resumable session), files
+             (the files worked on), tasks (the todo state); asked on a
+             terminal, else --components messages,files,tasks
+  fresh      ignore the stored context: it is kept, but the next session
+             start does not inject it
+
+When current.ctx is damaged, a terminal offers the choices: load the newest
+valid checkpoint, load from history, start fresh (the damaged file moves to
+corrupt/), or export the raw data for inspection. Without a terminal, pass
+--on-corrupt checkpoint|history|fresh|export; without it the newest valid
+checkpoint or history file is used.`
+	contextRestoreCmd.Example = `  ben10 context restore                          # full, from current.ctx
+  ben10 context restore --mode summary           # print what the last session did
+  ben10 context restore --mode selective --components files,tasks
+  ben10 context restore --mode fresh             # next session starts clean
+  ben10 context restore --on-corrupt checkpoint  # damaged current.ctx: newest valid checkpoint
+  ben10 context restore saved.ctx --resume       # a given archive`
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// interactive: questions can be asked (stdin and stderr are terminals and
+// no machine output was asked for).
+func interactive() bool {
+	return !globalFlags.json && isTerminal(os.Stdin) && isTerminal(os.Stderr)
+}
+
+// runRestoreMode handles --mode and --on-corrupt; it returns handled=false
+// when the plain restore (full mode, no damaged-context choice) should run.
+func runRestoreMode(cmd *cobra.Command, args []string) (handled bool, err error) {
+	mode := strings.ToLower(strings.TrimSpace(restoreModeFlags.mode))
+	oc := strings.ToLower(strings.TrimSpace(restoreModeFlags.onCorrupt))
+	if oc != "" && !oneOf(oc, corruptCheckpoint, corruptHistory, corruptFresh, corruptExport) {
+		return true, fmt.Errorf("--on-corrupt %q: use checkpoint, history, fresh or export", restoreModeFlags.onCorrupt)
+	}
+	if restoreModeFlags.components != "" && mode != modeSelective && mode != "" {
+		return true, fmt.Errorf("--components is for --mode selective")
+	}
+	if mode == "" && restoreModeFlags.components != "" {
+		mode = modeSelective
+	}
+	explicitSource := len(args) > 0 || restoreFlags.name != "" || restoreFlags.from != "" || restoreFlags.checkpoint != 0
+	if mode == "" && len(args) == 0 {
+		// The configured default applies to the project's own context.
+		if st, _, err := openProject(restoreFlags.dir, true); err == nil {
+			mode = st.Config().DefaultRestoreMode
+		}
+	}
+	if mode == "" {
+		mode = modeFull
+	}
+	if !oneOf(mode, restoreModes...) {
+		return true, fmt.Errorf("--mode %q: use %s", restoreModeFlags.mode, strings.Join(restoreModes, ", "))
+	}
+	if mode == modeFresh {
+		if explicitSource {
+			return true, errors.New("--mode fresh ignores the stored context: it takes no FILE, --name, --from or --checkpoint")
+		}
+		return true, runFresh(cmd, nil)
+	}
+	if restoreModeFlags.mode != "" && mode == modeFull && len(args) > 0 {
+		restoreFlags.resume = true // FILE --mode full is FILE --resume
+	}
+	if explicitSource {
+		if mode == modeFull {
+			return false, nil
+		}
+		return true, runPartialRestore(cmd, mode, args)
+	}
+	// The project's own context: check current.ctx before anything moves it.
+	st, _, err := openProject(restoreFlags.dir, false)
+	if err != nil {
+		return true, err
+	}
+	oo, err := restoreOpenOptions(st)
+	if err != nil {
+		return true, err
+	}
+	verify := verifyForRestore(oo)
+	cur := st.CurrentPath()
+	verr := error(nil)
+	if _, serr := os.Stat(cur); serr == nil {
+		verr = verify(cur)
+	}
+	if verr == nil {
+		if mode == modeFull {
+			return false, nil
+		}
+		return true, runPartialRestore(cmd, mode, args)
+	}
+	choice, err := corruptChoice(cmd, st, verify, oc, verr)
+	if err != nil {
+		return true, err
+	}
+	switch choice {
+	case "":
+		// No terminal and no --on-corrupt: the newest valid checkpoint or
+		// history file, as the plain restore does.
+		if mode == modeFull {
+			return false, nil
+		}
+		return true, runPartialRestore(cmd, mode, args)
+	case corruptExport:
+		return true, exportDamaged(cmd, st, oo, cur, verr)
+	case corruptFresh:
+		return true, runFresh(cmd, st)
+	}
+	src, kind, age, err := newestValid(st, verify, choice)
+	if err != nil {
+		return true, err
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "ben10: current.ctx is damaged (%v): using the %s %s, saved %s\n", verr, kind, filepath.Base(src), store.FormatDuration(age.Round(time.Minute))+" ago")
+	if err := quarantine(st, cur); err != nil {
+		return true, err
+	}
+	restoreFlags.from = src
+	if mode == modeFull {
+		return false, nil
+	}
+	return true, runPartialRestore(cmd, mode, args)
+}
+
+func oneOf(s string, set ...string) bool {
+	for _, x := range set {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+func restoreOpenOptions(st *store.Store) (archive.OpenOptions, error) {
+	if restoreFlags.passFile != "" {
+		pass, err := readPassphrase(restoreFlags.passFile)
+		if err != nil {
+			return archive.OpenOptions{}, err
+		}
+		return archive.OpenOptions{Passphrase: pass}, nil
+	}
+	return snapshot.OpenOptions(st.Config()), nil
+}
+
+// verifyForRestore checks a saved context the way restore trusts it: the
+// container (header, index, footer checksum over every byte) and the
+// archive's metadata.
+func verifyForRestore(oo archive.OpenOptions) func(string) error {
+	return func(p string) error {
+		if err := ctxfmt.VerifyFile(p, ctxfmt.VerifyOptions{}); err != nil {
+			return err
+		}
+		a, err := archive.OpenFile(p, oo)
+		if err != nil {
+			return err
+		}
+		return a.Close()
+	}
+}
+
+// newestValid returns the newest checkpoint (kind checkpoint) or history
+// file (kind history) that passes verify.
+func newestValid(st *store.Store, verify func(string) error, choice string) (path, kind string, age time.Duration, err error) {
+	var ents []store.Entry
+	if choice == corruptCheckpoint {
+		ents, err = st.Checkpoints()
+	} else {
+		ents, err = st.History()
+	}
+	if err != nil {
+		return "", "", 0, err
+	}
+	sort.SliceStable(ents, func(i, j int) bool { return ents[i].ModTime.After(ents[j].ModTime) })
+	var bad []string
+	for _, e := range ents {
+		if verr := verify(e.Path); verr != nil {
+			bad = append(bad, filepath.Base(e.Path))
+			continue
+		}
+		return e.Path, e.Kind, time.Since(e.ModTime), nil
+	}
+	what := "checkpoint"
+	if choice == corruptHistory {
+		what = "history file"
+	}
+	if len(bad) > 0 {
+		return "", "", 0, fmt.Errorf("no valid %s to load (damaged: %s); try --on-corrupt %s", what, strings.Join(bad, ", "), otherChoice(choice))
+	}
+	return "", "", 0, fmt.Errorf("no %s to load; try --on-corrupt %s", what, otherChoice(choice))
+}
+
+func otherChoice(c string) string {
+	if c == corruptCheckpoint {
+		return "history, fresh or export"
+	}
+	return "checkpoint, fresh or export"
+}
+
+// corruptChoice returns what to do about the damaged current.ctx: the
+// --on-corrupt flag, else the answer on a terminal, else "".
+func corruptChoice(cmd *cobra.Command, st *store.Store, verify func(string) error, flag string, verr error) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	if !interactive() {
+		return "", nil
+	}
+	w := cmd.ErrOrStderr()
+	cp, _, cpAge, cpErr := newestValid(st, verify, corruptCheckpoint)
+	hp, _, _, hpErr := newestValid(st, verify, corruptHistory)
+	fmt.Fprintf(w, "%s\n\nThe context file appears to be damaged and cannot be loaded.\n  (%v)\n\nOptions:\n", styled(w, styleWarning, "⚠ Context file corrupted"), verr)
+	if cpErr == nil {
+		fmt.Fprintf(w, "  [C] Load from checkpoint (%s, %s old)\n", strings.TrimSuffix(filepath.Base(cp), ".ctx"), store.FormatDuration(cpAge.Round(time.Minute)))
+	} else {
+		fmt.Fprintf(w, "  [C] Load from checkpoint (none valid)\n")
+	}
+	if hpErr == nil {
+		fmt.Fprintf(w, "  [H] Load from history (%s)\n", filepath.Base(hp))
+	} else {
+		fmt.Fprintf(w, "  [H] Load from history (none valid)\n")
+	}
+	fmt.Fprintf(w, "  [F] Start fresh (context will be lost)\n  [E] Export raw data for inspection\n\n")
+	in := bufio.NewReader(os.Stdin)
+	for range 5 {
+		fmt.Fprintf(w, "Choice [C/H/F/E]: ")
+		line, err := in.ReadString('\n')
+		switch strings.ToUpper(strings.TrimSpace(line)) {
+		case "C":
+			return corruptCheckpoint, nil
+		case "H":
+			return corruptHistory, nil
+		case "F":
+			return corruptFresh, nil
+		case "E":
+			return corruptExport, nil
+		}
+		if err != nil {
+			break
+		}
+	}
+	return "", errors.New("no choice made: nothing restored (pass --on-corrupt checkpoint|history|fresh|export)")
+}
+
+// quarantine moves a damaged file of the store into corrupt/ under the lock.
+func quarantine(st *store.Store, path string) error {
+	return st.WithLock(context.Background(), func() error {
+		if _, err := os.Stat(path); err != nil {
+			return nil
+		}
+		_, err := st.Quarantine(path)
+		return err
+	})
+}
+
+// exportDamaged writes the damaged current.ctx for inspection into
+// exports/damaged-<time>/: the file byte for byte, and the raw transcript
+// files when they can still be read from it. The damaged file stays.
+func exportDamaged(cmd *cobra.Command, st *store.Store, oo archive.OpenOptions, path string, verr error) error {
+	dir := filepath.Join(st.ExportsDir(), "damaged-"+time.Now().UTC().Format("20060102-150405"))
+	if err := st.EnsureDir(st.ExportsDir()); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	copyPath := filepath.Join(dir, filepath.Base(path))
+	if err := store.WriteFileAtomic(copyPath, data); err != nil {
+		return err
+	}
+	written := []string{copyPath}
+	var rawErr error
+	if a, err := archive.OpenFile(path, oo); err == nil {
+		files, err := a.ExportRaw(filepath.Join(dir, "raw"))
+		a.Close()
+		written = append(written, files...)
+		rawErr = err
+	} else {
+		rawErr = err
+	}
+	_ = st.Audit(store.AuditEntry{Action: store.ActionExport, ExportPath: dir, Path: path, Detail: "damaged context exported for inspection"})
+	if globalFlags.json {
+		msg := ""
+		if rawErr != nil {
+			msg = rawErr.Error()
+		}
+		return printJSON(cmd.OutOrStdout(), map[string]any{"choice": corruptExport, "damaged": path, "error": verr.Error(), "dir": dir, "files": written, "raw_error": msg})
+	}
+	out := cmd.OutOrStdout()
+	fmt.Fprintf(out, "Exported the damaged context for inspection into %s\n", tildePath(dir))
+	for _, f := range written {
+		fmt.Fprintf(out, "  %s\n", tildePath(f))
+	}
+	if rawErr != nil {
+		fmt.Fprintf(out, "The transcript could not be read back from it: %v\n", rawErr)
+	}
+	fmt.Fprintf(out, "current.ctx was left in place; `ben10 context restore --on-corrupt checkpoint` loads the newest valid checkpoint.\n")
+	return nil
+}
+
+// runFresh records a fresh start: the stored context is kept but not
+// injected by the next SessionStart. A damaged current.ctx (st non-nil,
+// from the corrupt choice) moves to corrupt/ first.
+func runFresh(cmd *cobra.Command, st *store.Store) error {
+	if st == nil {
+		var err error
+		if st, _, err = openProject(restoreFlags.dir, false); err != nil {
+			return err
+		}
+	} else if err := quarantine(st, st.CurrentPath()); err != nil {
+		return err
+	}
+	declined, err := hook.DeclineStored(st, time.Now())
+	if err != nil {
+		return err
+	}
+	_ = st.Audit(store.AuditEntry{Action: store.ActionRestore, Detail: fmt.Sprintf("fresh start: %d saved contexts will not be injected", len(declined))})
+	if globalFlags.json {
+		if declined == nil {
+			declined = []hook.Declined{}
+		}
+		return printJSON(cmd.OutOrStdout(), map[string]any{"mode": modeFresh, "declined": declined})
+	}
+	out := cmd.OutOrStdout()
+	if len(declined) == 0 {
+		infof(out, "Fresh start: no stored context is waiting to be injected into the next session (none saved, or already restored).\n")
+		return nil
+	}
+	infof(out, "Fresh start: the next session starts without stored context.\n")
+	for _, d := range declined {
+		infof(out, "  ignored %s %s (session %s)\n", d.Kind, tildePath(d.Path), shortSession(d.Session))
+	}
+	infof(out, "The files are kept: `ben10 context restore` still restores them.\n")
+	return nil
+}
+
+func shortSession(s string) string {
+	if len(s) > 8 {
+		return s[:8]
+	}
+	return s
+}
+
+// partialSource opens the archive a summary or selective restore reads:
+// FILE, --name, --from, --checkpoint, or the project's newest valid
+// context.
+func partialSource(cmd *cobra.Command, args []string) (*archive.Archive, string, *store.Store, error) {
+	if len(args) > 0 {
+		a, err := openArchive(args[0], restoreFlags.passFile)
+		return a, args[0], nil, err
+	}
+	st, _, err := openProject(restoreFlags.dir, false)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	oo, err := restoreOpenOptions(st)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	src := ""
+	switch {
+	case restoreFlags.name != "":
+		if err := validName(restoreFlags.name); err != nil {
+			return nil, "", nil, err
+		}
+		src = filepath.Join(st.Root(), namedDir, restoreFlags.name+".ctx")
+	case restoreFlags.from != "":
+		src = restoreFlags.from
+	case restoreFlags.checkpoint != 0:
+		src = st.CheckpointPath(restoreFlags.checkpoint)
+	default:
+		rec, err := st.Recover(verifyForRestore(oo))
+		for _, q := range rec.Quarantined {
+			fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: damaged file moved to %s\n", q)
+		}
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("nothing to restore: %w", err)
+		}
+		if rec.Kind != store.KindCurrent {
+			fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: current.ctx is missing or damaged: using the newest valid %s, %s\n", rec.Kind, filepath.Base(rec.Path))
+		}
+		src = rec.Path
+	}
+	if err := verifyForRestore(oo)(src); err != nil {
+		return nil, "", nil, fmt.Errorf("%s: %w", src, err)
+	}
+	a, err := archive.OpenFile(src, oo)
+	return a, src, st, err
+}
+
+// runPartialRestore is --mode summary and --mode selective.
+func runPartialRestore(cmd *cobra.Command, mode string, args []string) error {
+	a, src, st, err := partialSource(cmd, args)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	r, ok, err := a.Recall()
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	if !ok {
+		return fmt.Errorf("%s holds no recall summary (written by an older ben10): use --mode full", src)
+	}
+	out := cmd.OutOrStdout()
+	if mode == modeSummary {
+		text := archive.Digest(r, archive.DigestOptions{Budget: archive.RecoveryDigestBudget, Now: time.Now()})
+		if st != nil {
+			_ = st.Audit(store.AuditEntry{Action: store.ActionRestore, Path: src, Detail: "summary restore (digest printed)"})
+		}
+		if globalFlags.json {
+			return printJSON(out, map[string]any{"mode": modeSummary, "source": src, "digest": text, "recall": r})
+		}
+		fmt.Fprint(out, text)
+		if !strings.HasSuffix(text, "\n") {
+			fmt.Fprintln(out)
+		}
+		return nil
+	}
+	comps, err := chooseComponents(cmd, a, r)
+	if err != nil {
+		return err
+	}
+	result := map[string]any{"mode": modeSelective, "source": src, "components": comps}
+	var lines []string
+	if oneOf("messages", comps...) {
+		proj := restoreFlags.projectDir
+		if proj == "" && st != nil {
+			proj = st.ProjectDir()
+		}
+		if proj == "" {
+			if proj, err = os.Getwd(); err != nil {
+				return err
+			}
+		}
+		res, err := a.Restore(archive.RestoreOptions{ProjectDir: proj, ConfigDir: restoreFlags.cfgDr})
+		if err != nil {
+			return err
+		}
+		result["restore"] = res
+		lines = append(lines, fmt.Sprintf("Messages: %d, as a resumable session — resume with: cd %s && claude --resume %s", a.Meta().MessageCount, shellQuote(res.ProjectDir), res.SessionID))
+	}
+	if oneOf("files", comps...) {
+		result["files"] = r.Files
+		lines = append(lines, fmt.Sprintf("Files worked on (%d):", len(r.Files)))
+		files := append([]archive.RecallFile(nil), r.Files...)
+		sort.SliceStable(files, func(i, j int) bool { return files[i].Seq > files[j].Seq })
+		for _, f := range files {
+			lines = append(lines, "  "+fileLine(f))
+		}
+	}
+	if oneOf("tasks", comps...) {
+		ts, err := a.Tasks()
+		if err != nil {
+			return fmt.Errorf("%s: tasks: %w", src, err)
+		}
+		result["tasks"] = ts
+		lines = append(lines, fmt.Sprintf("Tasks: %d active, %d pending, %d completed", len(ts.Active), len(ts.Pending), len(ts.Completed)))
+		for _, g := range []struct {
+			mark string
+			ts   []archive.Task
+		}{{"▶", ts.Active}, {"○", ts.Pending}, {"✓", ts.Completed}} {
+			for _, t := range g.ts {
+				lines = append(lines, "  "+g.mark+" "+oneLine(t.Content, 100))
+			}
+		}
+	}
+	if st != nil {
+		_ = st.Audit(store.AuditEntry{Action: store.ActionRestore, Path: src, Detail: "selective restore: " + strings.Join(comps, ",")})
+	}
+	if globalFlags.json {
+		return printJSON(out, result)
+	}
+	for _, l := range lines {
+		fmt.Fprintln(out, l)
+	}
+	return nil
+}
+
+func fileLine(f archive.RecallFile) string {
+	var ops []string
+	for _, o := range []struct {
+		n    int
+		name string
+	}{{f.Edits, "edited"}, {f.Writes, "written"}, {f.Reads, "read"}, {f.Searches, "searched"}} {
+		if o.n > 0 {
+			ops = append(ops, fmt.Sprintf("%s %d×", o.name, o.n))
+		}
+	}
+	return fmt.Sprintf("%s  (%s)", f.Path, strings.Join(ops, ", "))
+}
+
+// chooseComponents returns the selective restore's components: from
+// --components, else asked on a terminal.
+func chooseComponents(cmd *cobra.Command, a *archive.Archive, r archive.Recall) ([]string, error) {
+	if restoreModeFlags.components != "" {
+		return parseComponents(restoreModeFlags.components)
+	}
+	if !interactive() {
+		return nil, fmt.Errorf("--mode selective needs --components (%s) when not on a terminal", strings.Join(restoreComponents, ","))
+	}
+	w := cmd.ErrOrStderr()
+	tasks := len(r.Tasks.Active) + len(r.Tasks.Pending) + len(r.Tasks.Completed)
+	fmt.Fprintf(w, "Restore which components?\n  [m] messages  %d messages, as a resumable session\n  [f] files     %d files worked on\n  [t] tasks     %d tasks\n", a.Meta().MessageCount, len(r.Files), tasks)
+	return askComponents(w, os.Stdin)
+}
+
+func askComponents(w io.Writer, stdin io.Reader) ([]string, error) {
+	in := bufio.NewReader(stdin)
+	for range 5 {
+		fmt.Fprintf(w, "Components (e.g. m,f; Enter = all): ")
+		line, err := in.ReadString('\n')
+		line = strings.TrimSpace(line)
+		if line == "" && err == nil {
+			return restoreComponents, nil
+		}
+		if line != "" {
+			comps, perr := parseComponents(line)
+			if perr == nil {
+				return comps, nil
+			}
+			fmt.Fprintln(w, perr)
+		}
+		if err != nil {
+			break
+		}
+	}
+	return nil, errors.New("no components chosen: nothing restored")
+}
+
+// parseComponents accepts names or their first letters, comma- or
+// space-separated, and returns them in restoreComponents order.
+func parseComponents(s string) ([]string, error) {
+	want := map[string]bool{}
+	for _, f := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return r == ',' || r == ' ' }) {
+		ok := false
+		for _, c := range restoreComponents {
+			if f == c || f == c[:1] || f == strings.TrimSuffix(c, "s") {
+				want[c], ok = true, true
+			}
+		}
+		if f == "all" {
+			for _, c := range restoreComponents {
+				want[c] = true
+			}
+			ok = true
+		}
+		if !ok {
+			return nil, fmt.Errorf("unknown component %q (use %s)", f, strings.Join(restoreComponents, ", "))
+		}
+	}
+	var out []string
+	for _, c := range restoreComponents {
+		if want[c] {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no component given")
+	}
+	return out, nil
+}

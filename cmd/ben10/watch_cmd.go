@@ -1,0 +1,336 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/store"
+	"github.com/ben10ctx/ben10/transcript"
+	"github.com/ben10ctx/ben10/watch"
+)
+
+var watchFlags struct {
+	status, dryRun, once, verbose, noNotify bool
+	llm                                     string
+	config, state                           string
+	poll                                    time.Duration
+}
+
+var watchCmd = &cobra.Command{
+	Use:   "watch",
+	Short: "Watch every assistant's sessions and snapshot them before compaction",
+	Long: `Watch runs one process for every enabled assistant (Claude Code, Codex,
+Gemini CLI, Kimi). It finds active session files (modified in the last five
+minutes) with file notifications and polling, computes each session's
+context % from the tail of its own usage records, and when a trigger fires
+writes an incremental archive into the session's project store — plus, in
+the export band, a pre-compaction snapshot (source "watcher"). A session is
+never snapshotted twice within its cooldown, whether the snapshot came from
+a hook or from the watcher.
+
+Configuration: ~/.claude-code/watch.yaml (validated on load; an invalid
+entry disables only that assistant). State: ~/.claude-code/watch-state.json.
+SIGHUP reloads the configuration; SIGINT and SIGTERM stop cleanly.`,
+	Args: cobra.NoArgs,
+	RunE: runWatch,
+}
+
+var installFlags struct {
+	unitDir, platform, binary string
+}
+
+var watchInstallCmd = &cobra.Command{
+	Use:   "install",
+	Short: "Install ben10 watch as a systemd user service (Linux) or launchd agent (macOS)",
+	Args:  cobra.NoArgs,
+	RunE:  runWatchInstall,
+}
+
+var watchUninstallCmd = &cobra.Command{
+	Use:   "uninstall",
+	Short: "Remove the ben10 watch service definition",
+	Args:  cobra.NoArgs,
+	RunE:  runWatchUninstall,
+}
+
+func init() {
+	f := watchCmd.Flags()
+	f.BoolVar(&watchFlags.status, "status", false, "show the watcher's state and exit")
+	f.BoolVar(&watchFlags.dryRun, "dry-run", false, "report what would be exported; write nothing")
+	f.BoolVar(&watchFlags.once, "once", false, "scan and evaluate once, then exit")
+	f.BoolVar(&watchFlags.verbose, "verbose", false, "log every evaluation")
+	f.StringVar(&watchFlags.llm, "llm", "", "only these assistants (comma-separated: claude,codex,gemini,kimi)")
+	f.StringVar(&watchFlags.config, "config", "", "configuration file (default ~/.claude-code/watch.yaml)")
+	f.StringVar(&watchFlags.state, "state", "", "state file (default ~/.claude-code/watch-state.json)")
+	f.DurationVar(&watchFlags.poll, "poll-interval", 0, "override global.poll_interval_seconds (e.g. 10s)")
+	f.BoolVar(&watchFlags.noNotify, "no-notify", false, "do not use file notifications (polling only)")
+
+	for _, c := range []*cobra.Command{watchInstallCmd, watchUninstallCmd} {
+		c.Flags().StringVar(&installFlags.unitDir, "unit-dir", "", "directory of the service definition (default: ~/.config/systemd/user or ~/Library/LaunchAgents)")
+		c.Flags().StringVar(&installFlags.platform, "platform", "", "linux (systemd) or darwin (launchd); default: this system")
+	}
+	watchInstallCmd.Flags().StringVar(&installFlags.binary, "binary", "", "ben10 binary the service runs (default: this executable)")
+	watchCmd.AddCommand(watchInstallCmd, watchUninstallCmd)
+	rootCmd.AddCommand(watchCmd)
+}
+
+func parseLLMs(s string) ([]archive.Harness, error) {
+	var out []archive.Harness
+	for _, p := range strings.Split(s, ",") {
+		if strings.TrimSpace(p) == "" {
+			continue
+		}
+		h, err := transcript.ParseHarness(p)
+		if err != nil {
+			return nil, fmt.Errorf("--llm: %w", err)
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+func runWatch(cmd *cobra.Command, _ []string) error {
+	home, err := store.HomeDir()
+	if err != nil {
+		return err
+	}
+	only, err := parseLLMs(watchFlags.llm)
+	if err != nil {
+		return err
+	}
+	statePath := watchFlags.state
+	if statePath == "" {
+		statePath = watch.StatePath(home)
+	}
+	if watchFlags.status {
+		return watchStatus(cmd.OutOrStdout(), statePath, only)
+	}
+	var logw io.Writer = cmd.ErrOrStderr()
+	if globalFlags.quiet {
+		logw = nil
+	}
+	w, err := watch.New(watch.Options{Home: home, ConfigPath: watchFlags.config, StatePath: statePath, Only: only,
+		DryRun: watchFlags.dryRun, PollInterval: watchFlags.poll, Log: logw, Verbose: watchFlags.verbose,
+		NoNotify: watchFlags.noNotify})
+	if err != nil {
+		return err
+	}
+	if watchFlags.once {
+		evs, err := w.Once()
+		if err != nil {
+			return err
+		}
+		return printWatchEvents(cmd.OutOrStdout(), evs)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	go func() {
+		for s := range sigs {
+			if s == syscall.SIGHUP {
+				w.Reload()
+				continue
+			}
+			cancel()
+			return
+		}
+	}()
+	return w.Run(ctx)
+}
+
+func printWatchEvents(out io.Writer, evs []watch.Event) error {
+	var shown []watch.Event
+	for _, e := range evs {
+		if e.Action != "evaluate" || watchFlags.verbose || watchFlags.dryRun {
+			shown = append(shown, e)
+		}
+	}
+	if globalFlags.json {
+		if shown == nil {
+			shown = []watch.Event{}
+		}
+		return printJSON(out, map[string]any{"events": shown})
+	}
+	if len(shown) == 0 {
+		infof(out, "nothing to do\n")
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "LLM\tSESSION\tCONTEXT\tACTION\tDETAIL")
+	for _, e := range shown {
+		pct := "-"
+		if e.Percent != nil {
+			pct = fmt.Sprintf("%.1f%%", *e.Percent)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.LLM, e.Session, pct, e.Action, oneLine(e.Detail, 120))
+	}
+	return tw.Flush()
+}
+
+func watchStatus(out io.Writer, path string, only []archive.Harness) error {
+	st, err := watch.ReadState(path)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if globalFlags.json {
+			return printJSON(out, map[string]any{"state": nil, "running": false, "path": path})
+		}
+		infof(out, "the watcher has not run yet (no %s)\n", path)
+		return nil
+	}
+	names := make([]string, 0, len(st.LLMs))
+	for n := range st.LLMs {
+		keep := len(only) == 0
+		for _, h := range only {
+			keep = keep || string(h) == n
+		}
+		if keep {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	running := st.Running && watch.ProcessAlive(st.PID)
+	if globalFlags.json {
+		llms := map[string]*watch.LLMState{}
+		for _, n := range names {
+			llms[n] = st.LLMs[n]
+		}
+		cp := *st
+		cp.LLMs = llms
+		return printJSON(out, map[string]any{"state": cp, "running": running, "path": path})
+	}
+	if running {
+		infof(out, "watcher running (pid %d) since %s; state updated %s\n", st.PID, utc(st.StartedAt), utc(st.LastUpdated))
+	} else {
+		infof(out, "watcher not running; state last updated %s\n", utc(st.LastUpdated))
+	}
+	infof(out, "exports %d, snapshots %d\n\n", st.GlobalStats.TotalExports, st.GlobalStats.TotalSnapshots)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "LLM\tENABLED\tACTIVE\tCONTEXT\tEXPORTS\tSNAPSHOTS\tLAST EXPORT\tCOOLDOWNS\tNOTE")
+	for _, n := range names {
+		l := st.LLMs[n]
+		pct := "-"
+		if l.LastContextPercent != nil {
+			pct = fmt.Sprintf("%.1f%%", *l.LastContextPercent)
+		}
+		note := l.Disabled
+		if l.LastError != "" {
+			note = strings.TrimSpace(note + " last error: " + l.LastError)
+		}
+		fmt.Fprintf(tw, "%s\t%v\t%d\t%s\t%d\t%d\t%s\t%d\t%s\n", n, l.Enabled, len(l.ActiveSessions), pct,
+			l.ExportsTriggered, l.SnapshotsTaken, utc(l.LastExport), len(l.SessionCooldowns), oneLine(note, 80))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(only) == 1 {
+		l := st.LLMs[string(only[0])]
+		if l == nil {
+			return nil
+		}
+		ids := make([]string, 0, len(l.Sessions))
+		for id := range l.Sessions {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		infof(out, "\n")
+		tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SESSION\tCONTEXT\tEXPORTS\tSNAPSHOTS\tLAST SNAPSHOT\tBY\tCOOLDOWN UNTIL\tPATH")
+		for _, id := range ids {
+			s := l.Sessions[id]
+			pct := "-"
+			if s.ContextPercent != nil {
+				pct = fmt.Sprintf("%.1f%%", *s.ContextPercent)
+			}
+			cd := "-"
+			if t, ok := l.SessionCooldowns[id]; ok {
+				cd = utc(t)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", id, pct, s.Exports, s.Snapshots, utc(s.LastSnapshot),
+				orDash(s.SnapshotSource), cd, filepath.Base(s.Path))
+		}
+		return tw.Flush()
+	}
+	return nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func runWatchInstall(cmd *cobra.Command, _ []string) error {
+	home, err := store.HomeDir()
+	if err != nil {
+		return err
+	}
+	platform := installFlags.platform
+	if platform == "" {
+		platform = watch.Platform()
+	}
+	bin := installFlags.binary
+	if bin == "" {
+		if bin, err = os.Executable(); err != nil {
+			return fmt.Errorf("finding this executable: %w", err)
+		}
+		if r, err := filepath.EvalSymlinks(bin); err == nil {
+			bin = r
+		}
+	}
+	if bin, err = filepath.Abs(bin); err != nil {
+		return err
+	}
+	p, err := watch.Install(platform, installFlags.unitDir, bin, home)
+	if err != nil {
+		return err
+	}
+	hint := watch.EnableHint(platform, p, true)
+	if globalFlags.json {
+		return printJSON(cmd.OutOrStdout(), map[string]any{"path": p, "platform": platform, "binary": bin, "enable": hint})
+	}
+	infof(cmd.OutOrStdout(), "wrote %s (runs %s watch)\nto start it now and at every login:\n  %s\n", p, bin, hint)
+	return nil
+}
+
+func runWatchUninstall(cmd *cobra.Command, _ []string) error {
+	home, err := store.HomeDir()
+	if err != nil {
+		return err
+	}
+	platform := installFlags.platform
+	if platform == "" {
+		platform = watch.Platform()
+	}
+	p, removed, err := watch.Uninstall(platform, installFlags.unitDir, home)
+	if err != nil {
+		return err
+	}
+	hint := watch.EnableHint(platform, p, false)
+	if globalFlags.json {
+		return printJSON(cmd.OutOrStdout(), map[string]any{"path": p, "removed": removed, "stop": hint})
+	}
+	if !removed {
+		infof(cmd.OutOrStdout(), "no service definition at %s\n", p)
+		return nil
+	}
+	infof(cmd.OutOrStdout(), "removed %s\nif it is running, stop it: %s\n", p, hint)
+	return nil
+}

@@ -1,0 +1,366 @@
+package hook
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ben10ctx/ben10/store"
+)
+
+func TestCounterHeaderRoundTrip(t *testing.T) {
+	for _, h := range []counterHeader{
+		{},
+		{ref: time.Date(2026, 3, 2, 9, 30, 0, 123, time.UTC), base: 7},
+		{ref: time.Unix(0, 1), base: 99999999999},
+	} {
+		b := h.encode()
+		if len(b) != counterHeaderLen {
+			t.Fatalf("header %q is %d bytes, want %d", b, len(b), counterHeaderLen)
+		}
+		got, err := parseCounterHeader(b)
+		if err != nil || !got.ref.Equal(h.ref) || got.base != h.base {
+			t.Fatalf("round trip of %+v: %+v, %v", h, got, err)
+		}
+	}
+	for _, bad := range []string{"", "x", strings.Repeat("9", counterHeaderLen), "-0000000000000000001 00000000001\n", "00000000000000000001 0000000000x\n"} {
+		if _, err := parseCounterHeader([]byte(bad)); err == nil {
+			t.Errorf("parseCounterHeader(%q) accepted a damaged header", bad)
+		}
+	}
+}
+
+func TestCounterName(t *testing.T) {
+	for sid, want := range map[string]string{
+		demoSession: demoSession,
+		"plain_id":  "plain_id",
+	} {
+		if got := counterName(sid); got != want {
+			t.Errorf("counterName(%q) = %q, want %q", sid, got, want)
+		}
+	}
+	for _, hostile := range []string{"../../etc/passwd", "a/b", "", strings.Repeat("x", 200), "with space", "\x00"} {
+		got := counterName(hostile)
+		if !strings.HasPrefix(got, "h-") || strings.ContainsAny(got, `/\. `) || filepath.Base(got) != got {
+			t.Errorf("counterName(%q) = %q: not a plain hashed name", hostile, got)
+		}
+	}
+}
+
+func TestCheckpointDueAt(t *testing.T) {
+	now := time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
+	cfg := func(auto bool, n, m int) *store.Config {
+		c := store.DefaultConfig()
+		c.AutoSave, c.CheckpointInterval, c.CheckpointMinutes = auto, n, m
+		return c
+	}
+	for _, tc := range []struct {
+		name  string
+		cfg   *store.Config
+		since int
+		ref   time.Time
+		want  bool
+	}{
+		{"interval reached", cfg(true, 10, 15), 10, now, true},
+		{"below interval, recent", cfg(true, 10, 15), 9, now.Add(-time.Minute), false},
+		{"below interval, old", cfg(true, 10, 15), 1, now.Add(-15 * time.Minute), true},
+		{"old but no prompt since", cfg(true, 10, 15), 0, now.Add(-time.Hour), false},
+		{"minutes off", cfg(true, 10, 0), 3, now.Add(-time.Hour), false},
+		{"no reference time", cfg(true, 10, 15), 3, time.Time{}, false},
+		{"auto save off", cfg(false, 1, 1), 100, now.Add(-time.Hour), false},
+	} {
+		if got := checkpointDueAt(tc.cfg, tc.since, tc.ref, now); got != tc.want {
+			t.Errorf("%s: due = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// statePath of the env's store.
+func (e *env) statePath() string { return statePath(e.store().Root()) }
+
+// TestPromptFastPath: prompts with nothing due only append to the
+// session's counter — the state file is not rewritten — and the counts are
+// still exact, folded in by ReadState and by the next slow-path update.
+func TestPromptFastPath(t *testing.T) {
+	e := newEnv(t)
+	e.config("  checkpoint_interval: 5\n  checkpoint_minutes: 0\n")
+	tp := e.transcript(demoSession, 0)
+	in := func() map[string]any { return map[string]any{"session_id": demoSession, "transcript_path": tp} }
+	start := in()
+	start["source"] = "startup"
+	e.fire("SessionStart", start)
+	cp := counterPath(e.store().Root(), demoSession)
+	if n, _ := readCounter(cp); n != 0 {
+		t.Fatalf("SessionStart left a counter of %d", n)
+	}
+	before, err := os.ReadFile(e.statePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 4; i++ {
+		e.now = e.now.Add(time.Second)
+		p := in()
+		p["prompt"] = fmt.Sprint("p", i)
+		if r := e.fire("UserPromptSubmit", p); r.stdout != "" || r.stderr != "" {
+			t.Fatalf("prompt %d: stdout %q stderr %q", i, r.stdout, r.stderr)
+		}
+		if n, _ := readCounter(cp); n != i {
+			t.Fatalf("after prompt %d the counter holds %d", i, n)
+		}
+	}
+	after, err := os.ReadFile(e.statePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(after) != string(before) {
+		t.Fatalf("the fast path rewrote the state file:\nbefore %s\nafter  %s", before, after)
+	}
+	if ss := e.state().Sessions[demoSession]; ss.Prompts != 4 || ss.SinceCheckpoint != 4 {
+		t.Fatalf("ReadState does not fold the counter: %+v", ss)
+	}
+	if cps, _ := e.store().Checkpoints(); len(cps) != 0 {
+		t.Fatalf("%d checkpoints before the interval", len(cps))
+	}
+	// The fifth is due: the slow path folds the four, counts the fifth
+	// once, checkpoints and resets the counter.
+	e.now = e.now.Add(time.Second)
+	p := in()
+	p["prompt"] = "p5"
+	if r := e.fire("UserPromptSubmit", p); r.stderr != "" {
+		t.Fatalf("prompt 5: %q", r.stderr)
+	}
+	if cps, _ := e.store().Checkpoints(); len(cps) != 1 {
+		t.Fatalf("%d checkpoints after the interval, want 1", len(cps))
+	}
+	raw, err := readState(e.store().Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ss := raw.Sessions[demoSession]; ss.Prompts != 5 || ss.SinceCheckpoint != 0 || ss.Checkpoints != 1 {
+		t.Fatalf("state after the checkpoint: %+v", ss)
+	}
+	if n, _ := readCounter(cp); n != 0 {
+		t.Fatalf("counter not reset after the checkpoint: %d", n)
+	}
+	data, _ := os.ReadFile(cp)
+	h, err := parseCounterHeader(data[:counterHeaderLen])
+	if err != nil || !h.ref.Equal(e.now) || h.base != 0 {
+		t.Fatalf("counter header after the checkpoint: %+v %v (now %v)", h, err, e.now)
+	}
+}
+
+// TestPromptFastPathMinutes: the time-based checkpoint is decided from the
+// counter's header without reading the state.
+func TestPromptFastPathMinutes(t *testing.T) {
+	e := newEnv(t)
+	e.config("  checkpoint_interval: 1000\n  checkpoint_minutes: 15\n")
+	tp := e.transcript(demoSession, 0)
+	start := map[string]any{"session_id": demoSession, "transcript_path": tp, "source": "startup"}
+	e.fire("SessionStart", start)
+	e.now = e.now.Add(14 * time.Minute)
+	e.fire("UserPromptSubmit", map[string]any{"session_id": demoSession, "transcript_path": tp, "prompt": "a"})
+	if cps, _ := e.store().Checkpoints(); len(cps) != 0 {
+		t.Fatalf("checkpoint after 14 minutes")
+	}
+	e.now = e.now.Add(time.Minute)
+	e.fire("UserPromptSubmit", map[string]any{"session_id": demoSession, "transcript_path": tp, "prompt": "b"})
+	if cps, _ := e.store().Checkpoints(); len(cps) != 1 {
+		t.Fatalf("%d checkpoints after 15 minutes, want 1", len(cps))
+	}
+	if ss := e.state().Sessions[demoSession]; ss.Prompts != 2 {
+		t.Fatalf("prompts %d, want 2", ss.Prompts)
+	}
+}
+
+// TestPromptCounterDamaged: a missing or damaged counter sends the prompt
+// down the slow path, which counts it once and writes a good counter.
+func TestPromptCounterDamaged(t *testing.T) {
+	for name, damage := range map[string]func(p string) error{
+		"missing":   os.Remove,
+		"truncated": func(p string) error { return os.WriteFile(p, []byte("0001"), 0o600) },
+		"garbage":   func(p string) error { return os.WriteFile(p, []byte(strings.Repeat("z", 40)), 0o600) },
+		"a directory": func(p string) error {
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+			return os.Mkdir(p, 0o700)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t)
+			e.config("  checkpoint_interval: 100\n")
+			tp := e.transcript(demoSession, 0)
+			e.fire("SessionStart", map[string]any{"session_id": demoSession, "transcript_path": tp, "source": "startup"})
+			e.fire("UserPromptSubmit", map[string]any{"session_id": demoSession, "transcript_path": tp, "prompt": "a"})
+			cp := counterPath(e.store().Root(), demoSession)
+			if err := damage(cp); err != nil {
+				t.Fatal(err)
+			}
+			r := e.fire("UserPromptSubmit", map[string]any{"session_id": demoSession, "transcript_path": tp, "prompt": "b"})
+			if name == "a directory" {
+				// The counter cannot be replaced: the prompt is still
+				// counted in the state, and the hook says what failed.
+				if ss := e.state().Sessions[demoSession]; ss.Prompts < 1 {
+					t.Fatalf("prompts %d", ss.Prompts)
+				}
+				return
+			}
+			if r.stderr != "" {
+				t.Fatalf("stderr %q", r.stderr)
+			}
+			if ss := e.state().Sessions[demoSession]; ss.Prompts < 1 || ss.Prompts > 2 {
+				t.Fatalf("prompts %d after damage, want 1 or 2", ss.Prompts)
+			}
+			data, err := os.ReadFile(cp)
+			if err != nil || len(data) < counterHeaderLen {
+				t.Fatalf("counter not rewritten: %q %v", data, err)
+			}
+			if _, err := parseCounterHeader(data[:counterHeaderLen]); err != nil {
+				t.Fatalf("counter header still damaged: %q", data)
+			}
+		})
+	}
+}
+
+// TestPromptedRecentlyIsLive: a session that only had fast-path prompts
+// for a while is still live, so a new session never receives its context.
+func TestPromptedRecentlyIsLive(t *testing.T) {
+	e := newEnv(t)
+	e.config("  checkpoint_interval: 1000\n  checkpoint_minutes: 0\n")
+	tp := e.transcript(demoSession, 0)
+	e.fire("SessionStart", map[string]any{"session_id": demoSession, "transcript_path": tp, "source": "startup"})
+	st := e.store()
+	s, err := readState(st.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &call{h: e.handler(), st: st, now: e.now.Add(20 * time.Minute)}
+	if s.live(demoSession, c.now) || c.promptedRecently(s, demoSession) {
+		t.Fatal("a session idle for 20 minutes counted as live")
+	}
+	e.now = e.now.Add(19 * time.Minute)
+	e.fire("UserPromptSubmit", map[string]any{"session_id": demoSession, "transcript_path": tp, "prompt": "a"})
+	// The fast path does not change LastEvent, but the counter's time
+	// shows the session is running.
+	if err := os.Chtimes(counterPath(st.Root(), demoSession), e.now, e.now); err != nil {
+		t.Fatal(err)
+	}
+	if !c.promptedRecently(s, demoSession) {
+		t.Fatal("a session prompted a minute ago is not live")
+	}
+}
+
+// TestCompactSummaryAfter: reading forward from PreCompact's transcript
+// size finds this compaction's summary, not an older one; offsets that do
+// not fit fall back to the backward scan.
+func TestCompactSummaryAfter(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../testdata/demo/claude-session.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := bytes.Index(data, []byte(`{"parentUuid":null`))
+	if i := bytes.Index(data, []byte(`"subtype":"compact_boundary"`)); i >= 0 {
+		b = bytes.LastIndexByte(data[:i], '\n') + 1
+	}
+	pre, post := data[:b], data[b:]
+	// An older compaction's summary in front of the pre-compaction lines
+	// must not be picked.
+	older := []byte(`{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"OLDER SUMMARY"}}` + "\n")
+	pad := bytes.Repeat([]byte(`{"type":"progress","data":{"x":"`+strings.Repeat("y", 1000)+`"}}`+"\n"), 600)
+	full := slices.Concat(older, pad, pre, post, pad)
+	p := filepath.Join(dir, "t.jsonl")
+	if err := os.WriteFile(p, full, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	off := int64(len(older) + len(pad) + len(pre))
+	for _, tc := range []struct {
+		name   string
+		offset int64
+	}{
+		{"at the recorded size", off},
+		{"mid-line", off - 10},
+		{"unknown", 0},
+		{"beyond the end (another file)", int64(len(full)) + 1},
+	} {
+		got, err := CompactSummaryAfter(p, tc.offset)
+		if err != nil || !strings.HasPrefix(got, "This session is being continued") {
+			t.Errorf("%s: %q, %v", tc.name, firstN(got, 60), err)
+		}
+	}
+	// Nothing after the offset yet (the transcript lags): the backward scan
+	// finds the newest boundary without a summary, so nothing.
+	lag := slices.Concat(older, pre, post[:bytes.Index(post, []byte("\n"))+1])
+	if err := os.WriteFile(p, lag, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := CompactSummaryAfter(p, int64(len(older)+len(pre))); err != nil || got != "" {
+		t.Errorf("boundary without summary: %q, %v", firstN(got, 60), err)
+	}
+}
+
+// TestPreCompactVerifyLevel: the hook asks for the quick verify only when
+// a recompression (which decodes every segment) follows.
+func TestPreCompactVerifyLevel(t *testing.T) {
+	for _, tc := range []struct {
+		name, mode, cfg string
+		quick           bool
+	}{
+		{"background recompression", "", "", true},
+		{"sync recompression", RecompressSync, "", true},
+		{"recompression off", RecompressOff, "", false},
+		{"fastest level configured", "", "  compaction_snapshots:\n    compression_level: 1\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.config(tc.cfg)
+			e.vars["BEN10_HOOK_RECOMPRESS"] = tc.mode
+			tp := e.transcript(demoSession, boundaryLine(t))
+			if r := e.fire("PreCompact", map[string]any{"session_id": demoSession, "transcript_path": tp, "trigger": "auto"}); r.stderr != "" {
+				t.Fatalf("PreCompact: %s", r.stderr)
+			}
+			if len(e.snaps.requests) != 1 || e.snaps.requests[0].QuickVerify != tc.quick {
+				t.Fatalf("requests %+v, want QuickVerify %v", e.snaps.requests, tc.quick)
+			}
+		})
+	}
+}
+
+// TestDeclineStored: after a fresh start the next startup injects nothing;
+// a later save of the session is offered again.
+func TestDeclineStored(t *testing.T) {
+	e := newEnv(t)
+	tp := e.transcript(demoSession, 0)
+	e.fire("SessionStart", map[string]any{"session_id": demoSession, "transcript_path": tp, "source": "startup"})
+	e.fire("SessionEnd", map[string]any{"session_id": demoSession, "transcript_path": tp, "reason": "logout"})
+	st, err := store.Open(e.project, store.Options{Home: e.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := DeclineStored(st, e.now)
+	if err != nil || len(d) != 1 || d[0].Session != demoSession || d[0].Kind != store.KindCurrent {
+		t.Fatalf("DeclineStored: %+v, %v", d, err)
+	}
+	if again, err := DeclineStored(st, e.now); err != nil || len(again) != 0 {
+		t.Fatalf("second DeclineStored: %+v, %v", again, err)
+	}
+	const next = "9a8b7c6d-0000-4000-8000-000000000001"
+	e.now = e.now.Add(time.Minute)
+	if r := e.fire("SessionStart", map[string]any{"session_id": next, "transcript_path": tp, "source": "startup"}); r.out != nil {
+		t.Fatalf("startup after a fresh start injected %+v", r.out)
+	}
+	var declined int
+	for _, r := range e.state().Recoveries {
+		if r.State == RecoveryDeclined {
+			declined++
+		}
+	}
+	if declined != 1 {
+		t.Fatalf("%d declined recoveries, want 1", declined)
+	}
+}

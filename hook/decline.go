@@ -1,0 +1,75 @@
+package hook
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/snapshot"
+	"github.com/ben10ctx/ben10/store"
+)
+
+// RecoveryDeclined: the user chose a fresh start (`ben10 context restore
+// --mode fresh`); the saved context is kept but never injected.
+const RecoveryDeclined = "declined"
+
+// Declined is one saved context DeclineStored marked.
+type Declined struct {
+	Path    string `json:"path"`
+	Kind    string `json:"kind"` // store.KindCurrent | KindCheckpoint | KindHistory
+	Session string `json:"session"`
+}
+
+// DeclineStored records a fresh start in the project store st: the newest
+// saved state of every session in current.ctx, checkpoints/ and history/
+// is marked declined in the hook state, so the next SessionStart(startup
+// or clear) injects none of them. The files are kept. Context saved later
+// (a new checkpoint or final save) is offered again as usual. Files that
+// do not open are skipped (the hook never injects them either).
+func DeclineStored(st *store.Store, now time.Time) ([]Declined, error) {
+	c := &call{st: st, cfg: st.Config(), now: now}
+	oo := snapshot.OpenOptions(st.Config())
+	var out []Declined
+	err := updateState(st.Root(), st.ProjectDir(), now, func(s *State) error {
+		seen := map[string]bool{}
+		for _, cand := range c.candidates() {
+			a, err := archive.OpenFile(cand.path, oo)
+			if err != nil {
+				continue
+			}
+			m := a.Meta()
+			a.Close()
+			if seen[m.SessionID] {
+				continue
+			}
+			seen[m.SessionID] = true
+			key := contextKey(m)
+			if s.consumedKey(key) != nil {
+				continue
+			}
+			found := false
+			for i := range s.Recoveries {
+				r := &s.Recoveries[i]
+				if r.Key == key && r.State == RecoveryActive {
+					r.State, r.Note, found = RecoveryDeclined, "fresh start chosen", true
+					r.ConsumedAt, r.ConsumedPID = now, os.Getpid()
+				}
+			}
+			if !found {
+				s.Recoveries = append(s.Recoveries, Recovery{
+					ID: "rc-" + strings.TrimPrefix(key, "ctx:"), Kind: KindHandoff, State: RecoveryDeclined,
+					SourceSession: m.SessionID, Path: cand.path, Key: key, Created: now, CreatedBy: os.Getpid(),
+					ConsumedAt: now, ConsumedPID: os.Getpid(), Note: "fresh start chosen",
+				})
+			}
+			out = append(out, Declined{Path: cand.path, Kind: cand.kind, Session: m.SessionID})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("recording the fresh start: %w", err)
+	}
+	return out, nil
+}

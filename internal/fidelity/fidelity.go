@@ -1,0 +1,251 @@
+package fidelity
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// CorpusDir finds the shared corpus: $BEN10_CORPUS, then a `shared/corpus`
+// next to an ancestor of the working directory, then /work/shared/corpus.
+// ok is false when there is none (tests skip).
+func CorpusDir() (dir string, ok bool) {
+	if d := os.Getenv("BEN10_CORPUS"); d != "" {
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			return d, true
+		}
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for d := wd; ; d = filepath.Dir(d) {
+			c := filepath.Join(filepath.Dir(d), "shared", "corpus")
+			if st, err := os.Stat(c); err == nil && st.IsDir() {
+				return c, true
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+	}
+	if st, err := os.Stat("/work/shared/corpus"); err == nil && st.IsDir() {
+		return "/work/shared/corpus", true
+	}
+	return "", false
+}
+
+// Session is a Claude Code transcript cut at its first compact_boundary.
+type Session struct {
+	Pre      []byte // the lines before the boundary, as written, newline-terminated
+	Lines    int    // how many lines Pre holds
+	Summary  string // the isCompactSummary text after the boundary ("" if none)
+	Root     string // the project directory: the cwd of the first line that has one
+	Paths    []string
+	Commands []string
+}
+
+// Cut cuts a transcript at its first compact_boundary and collects the
+// paths and commands used before it. ok is false without a boundary.
+func Cut(data []byte) (s Session, ok bool) {
+	lines := bytes.Split(data, []byte("\n"))
+	boundary := -1
+	for i, l := range lines {
+		var h struct {
+			Type             string `json:"type"`
+			Subtype          string `json:"subtype"`
+			IsCompactSummary bool   `json:"isCompactSummary"`
+			Message          struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		if !bytes.Contains(l, []byte(`ompact`)) || json.Unmarshal(l, &h) != nil {
+			continue
+		}
+		if boundary < 0 {
+			if h.Type == "system" && h.Subtype == "compact_boundary" {
+				boundary = i
+			}
+			continue
+		}
+		if h.IsCompactSummary {
+			s.Summary = contentText(h.Message.Content)
+			break
+		}
+	}
+	if boundary < 0 {
+		return s, false
+	}
+	s.Pre = append(bytes.Join(lines[:boundary], []byte("\n")), '\n')
+	s.Lines = boundary
+	u := CollectUsed(lines[:boundary])
+	s.Root, s.Paths, s.Commands = u.Root, u.Paths, u.Commands
+	return s, true
+}
+
+func contentText(c json.RawMessage) string {
+	var s string
+	if json.Unmarshal(c, &s) == nil {
+		return s
+	}
+	var blocks []struct {
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal(c, &blocks)
+	var parts []string
+	for _, b := range blocks {
+		parts = append(parts, b.Text)
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Used is what a session used: its root and distinct paths and commands.
+type Used struct {
+	Root     string
+	Paths    []string
+	Commands []string
+}
+
+// CollectUsed collects, from the main chain's tool calls in lines, the
+// distinct file paths and Bash commands (by CommandIdentity).
+func CollectUsed(lines [][]byte) Used {
+	var u Used
+	seenP, seenC := map[string]bool{}, map[string]bool{}
+	for _, l := range lines {
+		var h struct {
+			Type        string `json:"type"`
+			Cwd         string `json:"cwd"`
+			IsSidechain bool   `json:"isSidechain"`
+			Message     struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(l, &h) != nil {
+			continue
+		}
+		if u.Root == "" && h.Cwd != "" {
+			u.Root = h.Cwd
+		}
+		if h.Type != "assistant" || h.IsSidechain {
+			continue
+		}
+		var blocks []struct {
+			Type  string         `json:"type"`
+			Name  string         `json:"name"`
+			Input map[string]any `json:"input"`
+		}
+		if json.Unmarshal(h.Message.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.Type != "tool_use" {
+				continue
+			}
+			keys := []string{"file_path", "notebook_path", "path"}
+			if b.Name == "Glob" {
+				keys = append(keys, "pattern")
+			}
+			for _, k := range keys {
+				p, _ := b.Input[k].(string)
+				if p == "" || strings.TrimSuffix(p, "/") == u.Root || seenP[p] {
+					continue
+				}
+				seenP[p] = true
+				u.Paths = append(u.Paths, p)
+			}
+			if b.Name == "Bash" {
+				c, _ := b.Input["command"].(string)
+				if id := CommandIdentity(c); id != "" && !seenC[id] {
+					seenC[id] = true
+					u.Commands = append(u.Commands, id)
+				}
+			}
+		}
+	}
+	return u
+}
+
+// NormWS collapses every run of whitespace to one space.
+func NormWS(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// CommandIdentity is what must appear for a command to count as present:
+// its first line, whitespace-normalised.
+func CommandIdentity(c string) string {
+	c = strings.TrimSpace(c)
+	if i := strings.IndexByte(c, '\n'); i >= 0 {
+		c = c[:i]
+	}
+	return NormWS(c)
+}
+
+// Appears reports whether term occurs in text as a whole: not preceded by
+// a letter, digit or one of _ - . / \ and not followed by a letter, digit
+// or one of _ - / \ ("ls" is not in "tools", "a.ex" not in "a.exs").
+func Appears(text, term string) bool {
+	if term == "" {
+		return false
+	}
+	pathRune := func(r rune) bool {
+		return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_-./\\", r)
+	}
+	for off := 0; ; {
+		i := strings.Index(text[off:], term)
+		if i < 0 {
+			return false
+		}
+		i += off
+		before, _ := utf8.DecodeLastRuneInString(text[:i])
+		after, _ := utf8.DecodeRuneInString(text[i+len(term):])
+		okBefore := i == 0 || !pathRune(before)
+		okAfter := i+len(term) == len(text) || after == '.' || !pathRune(after)
+		if okBefore && okAfter {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+// PathPresent: the path as used, or its form relative to root, appears in
+// the (whitespace-normalised) text.
+func PathPresent(text, root, p string) bool {
+	if Appears(text, p) {
+		return true
+	}
+	if r := strings.TrimSuffix(root, "/") + "/"; strings.HasPrefix(p, r) {
+		return Appears(text, p[len(r):])
+	}
+	return false
+}
+
+// Share counts the paths and commands a text holds.
+type Share struct{ Paths, Commands, PathsOK, CommandsOK int }
+
+// Ratio is the share of paths and commands together (1 when there are
+// none).
+func (s Share) Ratio() float64 {
+	if s.Paths+s.Commands == 0 {
+		return 1
+	}
+	return float64(s.PathsOK+s.CommandsOK) / float64(s.Paths+s.Commands)
+}
+
+// Measure counts the paths and commands of u present in text.
+func (u Used) Measure(text string) Share {
+	n := NormWS(text)
+	s := Share{Paths: len(u.Paths), Commands: len(u.Commands)}
+	for _, p := range u.Paths {
+		if PathPresent(n, u.Root, p) {
+			s.PathsOK++
+		}
+	}
+	for _, c := range u.Commands {
+		if Appears(n, c) {
+			s.CommandsOK++
+		}
+	}
+	return s
+}
+
+// Used returns what the session used before its boundary.
+func (s Session) Used() Used { return Used{Root: s.Root, Paths: s.Paths, Commands: s.Commands} }
