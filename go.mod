@@ -3,6 +3,7 @@ module github.com/ben10ctx/ben10
 go 1.26.8
 
 require (
+	github.com/DataDog/zstd v1.5.7
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/klauspost/compress v1.20.3

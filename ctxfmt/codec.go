@@ -7,7 +7,9 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 )
@@ -40,10 +42,16 @@ var zstdLevels = [LevelBest + 1]zstd.EncoderLevel{
 	LevelBest:    zstd.SpeedBestCompression,
 }
 
-// zstdEncoder returns the shared encoder of a level. EncodeAll is safe for
-// concurrent use; the encoder keeps up to GOMAXPROCS internal states.
+// pureGoZstd makes every level use klauspost's encoder even in a cgo
+// build. Tests set it to check the golden vectors (written by the pure-Go
+// encoder) in every build and to compare the two encoders.
+var pureGoZstd atomic.Bool
+
+// zstdEncoder returns the shared klauspost encoder of a level. EncodeAll
+// is safe for concurrent use; the encoder keeps up to GOMAXPROCS internal
+// states. LevelMax uses LevelBest's encoder.
 func zstdEncoder(l Level) (*zstd.Encoder, error) {
-	l = l.norm()
+	l = min(l.norm(), LevelBest)
 	zstdEncOnce[l].Do(func() {
 		zstdEnc[l], zstdEncErr[l] = zstd.NewWriter(nil,
 			zstd.WithEncoderLevel(zstdLevels[l]),
@@ -103,6 +111,14 @@ func compress(c Codec, l Level, src []byte) (Codec, []byte, error) {
 		}
 		out = dst[:n]
 	case CodecZstd:
+		lib, ok, err := libzstdCompress(l, src)
+		if err != nil {
+			return 0, nil, fmt.Errorf("ctxfmt: libzstd level %s: %w", l, err)
+		}
+		if ok {
+			out = lib
+			break
+		}
 		enc, err := zstdEncoder(l)
 		if err != nil {
 			return 0, nil, fmt.Errorf("ctxfmt: zstd encoder: %w", err)
@@ -115,6 +131,34 @@ func compress(c Codec, l Level, src []byte) (Codec, []byte, error) {
 		return CodecNone, src, nil
 	}
 	return c, out, nil
+}
+
+// withContentChecksum turns a single Zstandard frame without a content
+// checksum (what libzstd's one-shot ZSTD_compressCCtx emits) into the same
+// frame with one, so that every frame the writer emits has the checksum
+// whichever encoder made it (RFC 8878 §3.1.1): it sets
+// Content_Checksum_flag (bit 2 of the frame header descriptor, the byte
+// after the magic) and appends the low 32 bits of XXH64(content, seed 0),
+// little-endian. Nothing else in the frame depends on that flag. frame
+// may alias a scratch buffer: the result is a fresh slice of exactly the
+// new frame's size.
+func withContentChecksum(frame, content []byte) ([]byte, error) {
+	const (
+		magic       = 0xFD2FB528
+		checksumBit = 1 << 2
+		dictIDBits  = 3
+	)
+	if len(frame) < 6 || le.Uint32(frame) != magic {
+		return nil, errors.New("not a Zstandard frame")
+	}
+	if fhd := frame[4]; fhd&checksumBit != 0 || fhd&dictIDBits != 0 {
+		return nil, fmt.Errorf("unexpected frame header descriptor 0x%02x", fhd)
+	}
+	out := make([]byte, len(frame)+4)
+	copy(out, frame)
+	out[4] |= checksumBit
+	le.PutUint32(out[len(frame):], uint32(xxhash.Sum64(content)))
+	return out, nil
 }
 
 // Above this compression ratio a zstd segment is decoded by streaming into

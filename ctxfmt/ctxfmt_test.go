@@ -18,7 +18,7 @@ func TestRoundTrip(t *testing.T) {
 		"zeros":  make([]byte, 1<<20),
 	}
 	for _, c := range []Codec{CodecNone, CodecLZ4, CodecZstd} {
-		for _, l := range []Level{LevelFastest, LevelDefault, LevelBetter, LevelBest} {
+		for _, l := range []Level{LevelFastest, LevelDefault, LevelBetter, LevelBest, LevelMax} {
 			t.Run(fmt.Sprintf("%s-%s", c, l), func(t *testing.T) {
 				var segs []seg
 				names := []string{"empty", "byte", "text", "random", "zeros"}

@@ -8,7 +8,15 @@
 // context model onto segment types (SegmentType).
 //
 // Writing: NewWriter, Add/AddWith/CopyRaw, Close. Output is deterministic
-// for the same input, except for an encrypted file's random salt.
+// for the same input and build, except for an encrypted file's random salt.
+//
+// Compression levels (Level): fastest, default, better, best, max. In a
+// build with cgo, Zstandard at LevelDefault and LevelMax is compressed by
+// libzstd (github.com/DataDog/zstd, levels 3 and 19, as `zstd -3` and
+// `zstd -19`); every other case uses klauspost/compress, and without cgo
+// LevelMax falls back to klauspost's best level. The frames are standard
+// either way and decoding always uses klauspost, so any build reads any
+// file; only the bytes written at those two levels depend on the build.
 //
 // Reading: NewReader or OpenFile read only the header and the index;
 // ReadSegment checks, decrypts and decodes one segment on demand. Verify

@@ -57,3 +57,36 @@ func ExampleWriter_encrypted() {
 	// true
 	// private
 }
+
+// The PRD's compression_level (a zstd level 1–22) maps onto the five
+// levels; the level's name is what an application records, since the
+// file itself does not store it.
+func ExampleLevelFromZstd() {
+	for _, n := range []int{1, 3, 9, 12, 19} {
+		l := ctxfmt.LevelFromZstd(n)
+		back, _ := ctxfmt.ParseLevel(l.String())
+		fmt.Println(n, l, back == l)
+	}
+	// Output:
+	// 1 fastest true
+	// 3 default true
+	// 9 better true
+	// 12 best true
+	// 19 max true
+}
+
+// Writing at LevelMax: libzstd level 19 in a cgo build, klauspost's best
+// level otherwise. Any build reads the result.
+func ExampleLevel_max() {
+	payload := bytes.Repeat([]byte(`{"type":"assistant","message":{"content":"All tests pass."}}`+"\n"), 500)
+	var buf bytes.Buffer
+	w, _ := ctxfmt.NewWriter(&buf, ctxfmt.WriterOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelMax})
+	w.Add(ctxfmt.TypeRawTranscript, payload)
+	if err := w.Close(); err != nil {
+		panic(err)
+	}
+	r, _ := ctxfmt.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), ctxfmt.ReaderOptions{})
+	got, _ := r.ReadSegment(0)
+	fmt.Println(r.Segments()[0].Codec, bytes.Equal(got, payload), buf.Len() < len(payload)/20)
+	// Output: zstd true true
+}

@@ -138,19 +138,26 @@ type Level uint8
 
 const (
 	LevelFastest Level = 1 // zstd: klauspost SpeedFastest; lz4: fast block compressor
-	LevelDefault Level = 2 // zstd: SpeedDefault (≈ zstd -3); lz4: fast block compressor
+	// LevelDefault: zstd ≈ `zstd -3` — libzstd level 3 in a cgo build,
+	// klauspost SpeedDefault otherwise; lz4: fast block compressor.
+	LevelDefault Level = 2
 	LevelBetter  Level = 3 // zstd: SpeedBetterCompression; lz4: HC, depth 4 (lz4.Level4)
 	LevelBest    Level = 4 // zstd: SpeedBestCompression; lz4: HC, depth 9 (lz4.Level9)
+	// LevelMax: zstd = `zstd -19` — libzstd level 19 in a cgo build,
+	// klauspost SpeedBestCompression otherwise (the bytes then equal
+	// LevelBest's); lz4: as LevelBest. Slow (a few MB/s): meant for
+	// archives written once and kept, such as compaction snapshots.
+	LevelMax Level = 5
 )
 
 func (l Level) norm() Level {
-	if l == 0 || l > LevelBest {
+	if l == 0 || l > LevelMax {
 		return LevelDefault
 	}
 	return l
 }
 
-// String returns "fastest", "default", "better" or "best".
+// String returns "fastest", "default", "better", "best" or "max".
 func (l Level) String() string {
 	switch l.norm() {
 	case LevelFastest:
@@ -159,12 +166,14 @@ func (l Level) String() string {
 		return "better"
 	case LevelBest:
 		return "best"
+	case LevelMax:
+		return "max"
 	}
 	return "default"
 }
 
-// ParseLevel parses "fastest", "default", "better", "best", or a zstd level
-// number 1–22 mapped with LevelFromZstd.
+// ParseLevel parses "fastest", "default", "better", "best", "max", or a
+// zstd level number 1–22 mapped with LevelFromZstd.
 func ParseLevel(s string) (Level, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "fastest", "fast":
@@ -175,19 +184,22 @@ func ParseLevel(s string) (Level, error) {
 		return LevelBetter, nil
 	case "best":
 		return LevelBest, nil
+	case "max":
+		return LevelMax, nil
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || n < 1 || n > 22 {
-		return 0, fmt.Errorf("ctxfmt: unknown level %q (want fastest, default, better, best or 1–22)", s)
+		return 0, fmt.Errorf("ctxfmt: unknown level %q (want fastest, default, better, best, max or 1–22)", s)
 	}
 	return LevelFromZstd(n), nil
 }
 
 // LevelFromZstd maps a zstd command-line level (the PRD's
-// compression_level, 1–22) onto the four levels, the same way klauspost's
-// zstd.EncoderLevelFromZstd does: 1–2 → fastest, 3–5 → default,
-// 6–9 → better, 10–22 → best. Values below 1 give fastest and values above
-// 22 give best.
+// compression_level, 1–22) onto the five levels: 1–2 → fastest,
+// 3–5 → default, 6–9 → better, 10–15 → best (the bands of klauspost's
+// zstd.EncoderLevelFromZstd), 16–22 → max (libzstd's btopt/btultra
+// levels, which only LevelMax comes close to; it compresses as level 19).
+// Values below 1 give fastest and values above 22 give max.
 func LevelFromZstd(n int) Level {
 	switch {
 	case n < 3:
@@ -196,8 +208,10 @@ func LevelFromZstd(n int) Level {
 		return LevelDefault
 	case n < 10:
 		return LevelBetter
+	case n < 16:
+		return LevelBest
 	}
-	return LevelBest
+	return LevelMax
 }
 
 // SegmentFlags are the per-segment flags of an index entry. Bits 0–7 are

@@ -37,6 +37,26 @@ func addCtxSeeds(f *testing.F, add func(b []byte)) {
 		}
 		add(b)
 	}
+	// Files written now at the levels whose encoder depends on the build
+	// (libzstd with cgo), so libzstd's frames are fuzzed too.
+	text := bytes.Repeat([]byte(`{"type":"user","message":{"role":"user","content":"run go test ./... and fix the failing test"},"uuid":"0f6c"}`+"\n"), 12)
+	for _, l := range []ctxfmt.Level{ctxfmt.LevelDefault, ctxfmt.LevelMax} {
+		var buf bytes.Buffer
+		w, err := ctxfmt.NewWriter(&buf, ctxfmt.WriterOptions{Codec: ctxfmt.CodecZstd, Level: l})
+		if err != nil {
+			f.Fatal(err)
+		}
+		if err := w.Add(ctxfmt.TypeMetadata, []byte(`{"session":"fuzz"}`)); err != nil {
+			f.Fatal(err)
+		}
+		if err := w.Add(ctxfmt.TypeRawTranscript, text); err != nil {
+			f.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			f.Fatal(err)
+		}
+		add(buf.Bytes())
+	}
 	add(nil)
 	add([]byte("Ben\n"))
 }
@@ -204,7 +224,9 @@ func reseal(b []byte) []byte {
 // FuzzCtxfmtResealed mutates files and then repairs every checksum, so
 // the fuzzer explores the structure behind them: open, read every
 // segment and deep-verify must never panic, and must agree: a file that
-// deep-verifies reads back completely.
+// deep-verifies reads back completely — except optional segments with an
+// unknown codec, which a deep verify checks only by checksum and
+// authentication (docs/FORMAT.md) and which read as ErrUnsupported.
 func FuzzCtxfmtResealed(f *testing.F) {
 	addCtxSeeds(f, func(b []byte) { f.Add(b) })
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -224,7 +246,11 @@ func FuzzCtxfmtResealed(f *testing.F) {
 				if !isFormatError(err) {
 					t.Fatalf("segment %d: not a *FormatError: %v", i, err)
 				}
-				readAll = false
+				if r.Segments()[i].Codec.Known() {
+					readAll = false
+				} else if !errors.Is(err, ctxfmt.ErrUnsupported) {
+					t.Fatalf("segment %d with codec %s: %v, want ErrUnsupported", i, r.Segments()[i].Codec, err)
+				}
 				continue
 			}
 			if int64(len(got)) != r.Segments()[i].RawLen {

@@ -32,7 +32,7 @@ var archiveFlags struct {
 
 func init() {
 	pack := &cobra.Command{
-		Use:   "pack --out FILE [--codec none|lz4|zstd] [--level fastest|default|better|best] [--encrypt] TYPE=PATH...",
+		Use:   "pack --out FILE [--codec none|lz4|zstd] [--level fastest|default|better|best|max] [--encrypt] TYPE=PATH...",
 		Short: "Pack files into a .ctx archive, one segment per TYPE=PATH",
 		Long: `Pack files into a new .ctx archive, one segment per TYPE=PATH argument, in
 order. TYPE is a segment type name (` + strings.Join(typeNames(), ", ") + `)
@@ -43,7 +43,7 @@ atomically with mode 0600.`,
 	}
 	pack.Flags().StringVar(&archiveFlags.out, "out", "", "archive to write (required)")
 	pack.Flags().StringVar(&archiveFlags.codec, "codec", "zstd", "compression: none, lz4 or zstd")
-	pack.Flags().StringVar(&archiveFlags.level, "level", "default", "compression level: fastest, default, better, best (or a zstd level 1–22)")
+	pack.Flags().StringVar(&archiveFlags.level, "level", "default", "compression level: fastest, default, better, best, max (or a zstd level 1–22)")
 	pack.Flags().BoolVar(&archiveFlags.encrypt, "encrypt", false, "encrypt with AES-256-GCM (passphrase from --passphrase-file or BEN10_PASSPHRASE)")
 	pack.Flags().StringVar(&archiveFlags.passFile, "passphrase-file", "", "read the passphrase from this file (first line)")
 	_ = pack.MarkFlagRequired("out")

@@ -106,7 +106,7 @@ func init() {
 	f.BoolVar(&saveFlags.redact, "redact", true, "hide secrets before storing")
 	f.BoolVar(&saveFlags.encrypt, "encrypt", false, "encrypt the archive (needs --passphrase-file)")
 	f.StringVar(&saveFlags.passFile, "passphrase-file", "", "file holding the passphrase (first line)")
-	f.StringVar(&saveFlags.level, "level", "default", "compression level: fastest, default, better, best")
+	f.StringVar(&saveFlags.level, "level", "default", "compression level: fastest, default, better, best, max")
 	f.BoolVar(&saveFlags.noSub, "no-subagents", false, "leave out <session>/subagents/*.jsonl")
 	f.BoolVar(&saveFlags.full, "full", false, "re-encode everything even when --out can be updated")
 	f.StringVar(&saveFlags.name, "name", "", "save as a named context (.claude/context/named/NAME.ctx)")

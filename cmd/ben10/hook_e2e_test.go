@@ -145,8 +145,9 @@ func TestHookE2EDemo(t *testing.T) {
 			t.Fatalf("no snapshot index after PreCompact: %v", err)
 		}
 		// index.json is compact JSON (one snapshot per line) since the
-		// snapshot package's summary head; accept either spacing.
-		if bytes.Contains(data, []byte(`"level":"best"`)) || bytes.Contains(data, []byte(`"level": "best"`)) {
+		// snapshot package's summary head; accept either spacing. The
+		// default compression_level 19 maps to ctxfmt's level "max".
+		if bytes.Contains(data, []byte(`"level":"max"`)) || bytes.Contains(data, []byte(`"level": "max"`)) {
 			break
 		}
 		if time.Now().After(deadline) {
