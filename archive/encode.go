@@ -22,7 +22,12 @@ import (
 
 // LayoutVersion is the version of the archive's segment layout (which
 // segments exist and how raw files map onto them).
-const LayoutVersion = 1
+const LayoutVersion = 2
+
+// packLimit caps the stored bytes of one packed raw segment (layout 2):
+// libzstd level 19's window is 8 MiB, so more would not find repetitions
+// further back.
+const packLimit = 8 << 20
 
 // DefaultChunkSize is the target size of one raw transcript segment. Raw
 // files are cut at line boundaries into segments of about this size; a
@@ -122,6 +127,9 @@ type rawChunk struct {
 	// incremental save hashes only the bytes it adds. It holds at most 63
 	// stored bytes (already in the archive) besides the chaining state.
 	Mid []byte `msgpack:"mid,omitempty"`
+	// Packed (layout 2): the chunk is stored in the same segment as the
+	// chunk before it (in file order, across files), right after it.
+	Packed bool `msgpack:"pk,omitempty"`
 }
 
 type contentEntry struct {
@@ -315,28 +323,92 @@ type encoder struct {
 	// archive's segments prevSegs[i].
 	reuse    []int
 	prevSegs [][]int
-	// prepared[i][k] is chunk k of file i compressed (nil for reused
-	// chunks).
-	prepared [][]*ctxfmt.Prepared
-	scratch  []byte // spanTextEqual's buffer
+	// groups are the raw segments to write, in order.
+	groups  []rawGroup
+	scratch []byte // spanTextEqual's buffer
+}
+
+// rawGroup is one raw segment: a chunk copied from the previous archive,
+// or one or more consecutive chunks (in file order, across files)
+// compressed together.
+type rawGroup struct {
+	reused bool
+	file   int // the first chunk's file and index
+	chunk  int
+	n      int // chunks
+	data   []byte
+	prep   *ctxfmt.Prepared
+}
+
+// packing reports whether raw chunks are packed across files: at
+// LevelBest and LevelMax, where size matters more than the speed of an
+// incremental save, the main file's last chunk and the subagent files
+// share segments, so that one segment's window sees the repetitions
+// between them (a compaction subagent repeats the conversation).
+func (e *encoder) packing() bool {
+	return e.opts.Codec != ctxfmt.CodecNone && e.opts.Level >= ctxfmt.LevelBest && len(e.files) > 1
+}
+
+// planGroups assigns the chunks to raw segments and marks packed chunks.
+func (e *encoder) planGroups() {
+	e.groups = e.groups[:0]
+	pack := e.packing()
+	limit := int64(max(packLimit, e.chunkSize()))
+	var cur *rawGroup
+	var curLen int64
+	for i := range e.man {
+		off := int64(0)
+		for k := range e.man[i].Chunks {
+			c := &e.man[i].Chunks[k]
+			c.Packed = false
+			b := e.stored[i][off : off+c.StoredLen]
+			off += c.StoredLen
+			if k < e.reuse[i] {
+				e.groups = append(e.groups, rawGroup{reused: true, file: i, chunk: k, n: 1})
+				cur = nil
+				continue
+			}
+			// Only the main file's last chunk and the other files' chunks
+			// are packed: the main file's full chunks stay copyable.
+			packable := pack && (i > 0 || k == len(e.man[i].Chunks)-1)
+			if cur != nil && packable && curLen+c.StoredLen <= limit {
+				c.Packed = true
+				cur.n++
+				cur.data = append(cur.data, b...)
+				curLen += c.StoredLen
+				continue
+			}
+			e.groups = append(e.groups, rawGroup{file: i, chunk: k, n: 1, data: b})
+			cur, curLen = nil, c.StoredLen
+			if packable {
+				g := &e.groups[len(e.groups)-1]
+				g.data = append([]byte(nil), b...)
+				cur = g
+			}
+		}
+	}
+}
+
+// layout is the layout version the manifest needs: 2 when chunks are
+// packed, else 1 (readable by builds that know layout 1 only).
+func (e *encoder) layout() int {
+	for _, m := range e.man {
+		for _, c := range m.Chunks {
+			if c.Packed {
+				return 2
+			}
+		}
+	}
+	return 1
 }
 
 // prepareRaw plans the raw segments and compresses the new ones.
 func (e *encoder) prepareRaw() error {
-	type job struct {
-		i, k int
-		b    []byte
-	}
-	var jobs []job
-	e.prepared = make([][]*ctxfmt.Prepared, len(e.man))
-	for i := range e.man {
-		e.prepared[i] = make([]*ctxfmt.Prepared, len(e.man[i].Chunks))
-		off := int64(0)
-		for k, c := range e.man[i].Chunks {
-			if k >= e.reuse[i] {
-				jobs = append(jobs, job{i, k, e.stored[i][off : off+c.StoredLen]})
-			}
-			off += c.StoredLen
+	e.planGroups()
+	var jobs []int
+	for g := range e.groups {
+		if !e.groups[g].reused {
+			jobs = append(jobs, g)
 		}
 	}
 	workers := e.opts.Concurrency
@@ -350,8 +422,8 @@ func (e *encoder) prepareRaw() error {
 	for range workers {
 		wg.Go(func() {
 			for j := range next {
-				p, err := ctxfmt.Prepare(e.opts.Codec, e.opts.Level, jobs[j].b)
-				e.prepared[jobs[j].i][jobs[j].k], errs[j] = p, err
+				g := &e.groups[jobs[j]]
+				g.prep, errs[j] = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, g.data)
 			}
 		})
 	}
@@ -362,7 +434,7 @@ func (e *encoder) prepareRaw() error {
 	wg.Wait()
 	for j, err := range errs {
 		if err != nil {
-			return fmt.Errorf("archive: raw segment of %s: %w", e.man[jobs[j].i].Name, err)
+			return fmt.Errorf("archive: raw segment of %s: %w", e.man[e.groups[jobs[j]].file].Name, err)
 		}
 	}
 	return nil
@@ -429,7 +501,7 @@ func (e *encoder) run() error {
 	}
 	meta.FileCount = len(s.Files)
 	ms := metaSegment{
-		Layout: LayoutVersion, Meta: meta, Import: s.Import, Raw: e.man,
+		Layout: e.layout(), Meta: meta, Import: s.Import, Raw: e.man,
 		Redacted: redacting, Redact: e.report,
 		Counts: counts{
 			Compactions: len(s.Compactions), Preferences: len(s.Preferences),
@@ -821,27 +893,25 @@ func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map
 }
 
 // writeRaw writes the raw segments, copying those the previous archive
-// holds unchanged (as planned by planRaw).
+// holds unchanged (as planned by planRaw and planGroups).
 func (e *encoder) writeRaw() error {
-	for i := range e.man {
-		m := &e.man[i]
-		off := int64(0)
-		for k, c := range m.Chunks {
-			if k < e.reuse[i] {
-				if err := e.w.CopyRaw(e.opts.Previous.r, e.prevSegs[i][k]); err != nil {
-					return fmt.Errorf("archive: copying raw segment of %s: %w", m.Name, err)
-				}
-				e.stats.RawBytes += c.StoredLen
-				e.stats.CopiedSegments++
-				e.stats.CopiedBytes += c.StoredLen
-			} else {
-				e.stats.RawBytes += c.StoredLen
-				e.stats.EncodedBytes += c.StoredLen
-				if err := e.w.AddPrepared(ctxfmt.TypeRawTranscript, e.prepared[i][k]); err != nil {
-					return fmt.Errorf("archive: raw segment of %s: %w", m.Name, err)
-				}
+	for _, g := range e.groups {
+		m := &e.man[g.file]
+		if g.reused {
+			c := m.Chunks[g.chunk]
+			if err := e.w.CopyRaw(e.opts.Previous.r, e.prevSegs[g.file][g.chunk]); err != nil {
+				return fmt.Errorf("archive: copying raw segment of %s: %w", m.Name, err)
 			}
-			off += c.StoredLen
+			e.stats.RawBytes += c.StoredLen
+			e.stats.CopiedSegments++
+			e.stats.CopiedBytes += c.StoredLen
+			continue
+		}
+		n := int64(len(g.data))
+		e.stats.RawBytes += n
+		e.stats.EncodedBytes += n
+		if err := e.w.AddPrepared(ctxfmt.TypeRawTranscript, g.prep); err != nil {
+			return fmt.Errorf("archive: raw segment of %s: %w", m.Name, err)
 		}
 	}
 	return nil
@@ -907,7 +977,9 @@ func (e *encoder) reusable(i int) (int, []int) {
 		return 0, nil
 	}
 	pf := prevFile(prev, e.man[i].Name)
-	if pf < 0 {
+	if pf < 0 || (i > 0 && e.packing()) {
+		// Packing: the other files are compressed with the main file's
+		// tail (see planGroups), never copied.
 		return 0, nil
 	}
 	segs := prev.rawSegments(pf)

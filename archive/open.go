@@ -30,9 +30,18 @@ type Archive struct {
 	closer io.Closer
 	meta   metaSegment
 
-	mu    sync.Mutex
-	raw   [][]byte // stored raw files, once read
-	lines [][]int
+	// loc[f][k] is where chunk k of raw file f is stored; segLen[s] the
+	// stored bytes raw segment s (container index segIdx[s]) must hold.
+	loc    [][]chunkLoc
+	segIdx []int
+	segLen []int64
+
+	mu  sync.Mutex
+	raw [][]byte // stored raw files, once read
+	// segCache holds the raw segment last read while reading raw files.
+	segCache    []byte
+	segCacheIdx int
+	lines       [][]int
 
 	derOnce  sync.Once // derivedModel
 	derMsgs  []Message
@@ -60,12 +69,8 @@ func Open(ra io.ReaderAt, size int64, opts OpenOptions) (*Archive, error) {
 	if a.meta.Meta.SchemaVersion > SchemaVersion {
 		return nil, fmt.Errorf("%w: schema %d (this build reads up to %d)", ErrSchema, a.meta.Meta.SchemaVersion, SchemaVersion)
 	}
-	nraw := 0
-	for _, m := range a.meta.Raw {
-		nraw += len(m.Chunks)
-	}
-	if got := len(r.Find(ctxfmt.TypeRawTranscript)); got != nraw {
-		return nil, corrupt("manifest lists %d raw segments, container holds %d", nraw, got)
+	if err := a.locateChunks(); err != nil {
+		return nil, err
 	}
 	if got := len(r.Find(ctxfmt.TypeFileContents)); got != len(a.meta.Contents) {
 		return nil, corrupt("manifest lists %d file contents, container holds %d", len(a.meta.Contents), got)
@@ -151,7 +156,11 @@ type RawFileInfo struct {
 	Name     string `json:"name"`
 	Size     int64  `json:"size"`
 	SHA256   string `json:"sha256"`
-	Segments int    `json:"segments"`
+	Segments int    `json:"segments"` // chunks the file is cut into
+	// Shared counts the chunks stored in one segment with other chunks
+	// (layout 2, written at LevelBest and LevelMax: the main file's last
+	// chunk packed with the subagent files).
+	Shared int `json:"shared,omitempty"`
 }
 
 // RawFileInfos lists the stored raw files (no segment read).
@@ -159,6 +168,11 @@ func (a *Archive) RawFileInfos() []RawFileInfo {
 	out := make([]RawFileInfo, len(a.meta.Raw))
 	for i, m := range a.meta.Raw {
 		out[i] = RawFileInfo{Name: m.Name, Size: m.Size, SHA256: m.SHA256, Segments: len(m.Chunks)}
+		for _, l := range a.loc[i] {
+			if l.shared {
+				out[i].Shared++
+			}
+		}
 	}
 	return out
 }
@@ -289,18 +303,68 @@ func (a *Archive) resolve(ref RawRef, spans []Span) (string, error) {
 	return s, nil
 }
 
-// rawSegments returns the container indices of raw file f's segments.
+// chunkLoc locates one raw chunk: raw segment seg (an index into
+// Archive.segIdx) at byte off of its decompressed bytes. shared marks a
+// chunk that is stored in one segment with other chunks (packed).
+type chunkLoc struct {
+	seg    int
+	off    int64
+	shared bool
+}
+
+// locateChunks maps every raw chunk onto the raw segments: each chunk has
+// its own segment, except that a chunk marked Packed (layout 2) follows the
+// chunk before it (in file order, across files) in that chunk's segment.
+func (a *Archive) locateChunks() error {
+	a.segIdx = a.r.Find(ctxfmt.TypeRawTranscript)
+	a.loc = make([][]chunkLoc, len(a.meta.Raw))
+	seg := -1
+	var off int64
+	var head *chunkLoc // the first chunk of the current segment
+	for f, m := range a.meta.Raw {
+		a.loc[f] = make([]chunkLoc, len(m.Chunks))
+		for k, c := range m.Chunks {
+			if c.StoredLen < 0 || c.StoredLen > maxChunk {
+				return corrupt("raw file %s chunk %d: %d bytes", m.Name, k, c.StoredLen)
+			}
+			if c.Packed {
+				if seg < 0 || a.meta.Layout < 2 {
+					return corrupt("raw file %s chunk %d: packed without a segment before it", m.Name, k)
+				}
+				a.loc[f][k] = chunkLoc{seg: seg, off: off, shared: true}
+				head.shared = true
+				a.segLen[seg] += c.StoredLen
+				off += c.StoredLen
+				if a.segLen[seg] > maxChunk {
+					return corrupt("raw segment %d: over %d bytes", seg, maxChunk)
+				}
+				continue
+			}
+			seg++
+			a.segLen = append(a.segLen, c.StoredLen)
+			a.loc[f][k] = chunkLoc{seg: seg}
+			head = &a.loc[f][k]
+			off = c.StoredLen
+		}
+	}
+	if got := len(a.segIdx); got != seg+1 {
+		return corrupt("manifest lists %d raw segments, container holds %d", seg+1, got)
+	}
+	return nil
+}
+
+// rawSegments returns the container indices of raw file f's leading
+// chunks that each have a segment of their own (the chunks an incremental
+// save can copy), in order; it stops at the first shared chunk.
 func (a *Archive) rawSegments(f int) []int {
-	all := a.r.Find(ctxfmt.TypeRawTranscript)
-	k := 0
-	for i := 0; i < f && i < len(a.meta.Raw); i++ {
-		k += len(a.meta.Raw[i].Chunks)
+	var out []int
+	for _, l := range a.loc[f] {
+		if l.shared {
+			break
+		}
+		out = append(out, a.segIdx[l.seg])
 	}
-	n := len(a.meta.Raw[f].Chunks)
-	if k+n > len(all) {
-		return nil
-	}
-	return all[k : k+n]
+	return out
 }
 
 // readRawChunks decompresses the given raw segments of file m (the
@@ -330,30 +394,52 @@ func (a *Archive) readRawChunks(m rawManifest, segs []int, n int64) ([]byte, err
 // archive was written with ("" when not redacted or not given).
 func (a *Archive) RedactionFingerprint() string { return a.meta.RedactFP }
 
-// rawFile reads and checks one stored raw file.
+// readRawSegment decompresses raw segment seg; a packed segment is
+// decompressed once for all the files it holds (the caller holds a.mu).
+func (a *Archive) readRawSegment(seg int) ([]byte, error) {
+	if a.segCache != nil && a.segCacheIdx == seg {
+		return a.segCache, nil
+	}
+	b, err := a.r.ReadSegment(a.segIdx[seg])
+	if err != nil {
+		return nil, err
+	}
+	a.segCache, a.segCacheIdx = b, seg
+	return b, nil
+}
+
+// rawFile reads and checks one stored raw file (the caller holds a.mu).
 func (a *Archive) rawFile(f int) ([]byte, error) {
 	m := a.meta.Raw[f]
 	if m.Size < 0 || m.Size > 1<<40 {
 		return nil, corrupt("raw file %s: size %d", m.Name, m.Size)
 	}
-	segs := a.rawSegments(f)
 	var total int64
-	for k := range m.Chunks {
-		if info := a.r.Segments()[segs[k]]; int64(info.RawLen) != m.Chunks[k].StoredLen {
-			return nil, corrupt("raw file %s chunk %d: %d bytes, manifest says %d", m.Name, k, info.RawLen, m.Chunks[k].StoredLen)
+	for k, c := range m.Chunks {
+		l := a.loc[f][k]
+		if info := a.r.Segments()[a.segIdx[l.seg]]; int64(info.RawLen) != a.segLen[l.seg] {
+			return nil, corrupt("raw file %s chunk %d: segment holds %d bytes, manifest says %d", m.Name, k, info.RawLen, a.segLen[l.seg])
 		}
-		total += m.Chunks[k].StoredLen
+		total += c.StoredLen
 	}
 	if total != m.Size {
 		return nil, corrupt("raw file %s: chunks hold %d bytes, manifest says %d", m.Name, total, m.Size)
 	}
 	out := make([]byte, 0, m.Size)
-	for k, si := range segs {
-		b, err := a.r.ReadSegment(si)
-		if err != nil {
-			return nil, &SegmentError{Segment: fmt.Sprintf("raw transcript %s chunk %d", m.Name, k), Err: err}
+	last, lastSeg := []byte(nil), -1
+	for k, c := range m.Chunks {
+		l := a.loc[f][k]
+		if l.seg != lastSeg {
+			b, err := a.readRawSegment(l.seg)
+			if err != nil {
+				return nil, &SegmentError{Segment: fmt.Sprintf("raw transcript %s chunk %d", m.Name, k), Err: err}
+			}
+			last, lastSeg = b, l.seg
 		}
-		out = append(out, b...)
+		if int64(len(last)) != a.segLen[l.seg] {
+			return nil, corrupt("raw file %s chunk %d: segment holds %d bytes, manifest says %d", m.Name, k, len(last), a.segLen[l.seg])
+		}
+		out = append(out, last[l.off:l.off+c.StoredLen]...)
 	}
 	h := sha256.Sum256(out)
 	if hex.EncodeToString(h[:]) != m.SHA256 {
@@ -378,6 +464,7 @@ func (a *Archive) rawAll() ([][]byte, [][]int, error) {
 		raw[i], lines[i] = b, lineStarts(b)
 	}
 	a.raw, a.lines = raw, lines
+	a.segCache = nil
 	return raw, lines, nil
 }
 

@@ -32,6 +32,9 @@ func redactOpts(t *testing.T, fp string) archive.EncodeOptions {
 func saveRedacted(t *testing.T, p string, prev []byte, fp string) ([]byte, *archive.State) {
 	t.Helper()
 	o := redactOpts(t, fp)
+	if saveLevel != 0 {
+		o.Codec, o.Level = ctxfmt.CodecZstd, saveLevel
+	}
 	if prev != nil {
 		a, err := archive.Open(bytes.NewReader(prev), int64(len(prev)), archive.OpenOptions{})
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/transcript/claude"
 )
 
@@ -56,10 +57,25 @@ func writeSession(t *testing.T, dir string, files []archive.RawFile) string {
 
 var fixedNow = func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
 
+// saveLevel is the compression level save and saveRedacted use; the
+// packed-layout tests set it (withLevel) to a level that packs raw chunks
+// across files.
+var saveLevel ctxfmt.Level
+
+// withLevel makes save and saveRedacted write at level l for this test.
+func withLevel(t *testing.T, l ctxfmt.Level) {
+	old := saveLevel
+	saveLevel = l
+	t.Cleanup(func() { saveLevel = old })
+}
+
 // save saves the session at p, incrementally on top of prev when given.
 func save(t *testing.T, p string, prev []byte) ([]byte, *archive.State) {
 	t.Helper()
 	o := archive.EncodeOptions{Now: fixedNow}
+	if saveLevel != 0 {
+		o.Codec, o.Level = ctxfmt.CodecZstd, saveLevel
+	}
 	if prev != nil {
 		a, err := archive.Open(bytes.NewReader(prev), int64(len(prev)), archive.OpenOptions{})
 		if err != nil {
