@@ -555,6 +555,12 @@ func textOf(b []byte, v jscan.Val) (string, []archive.Span) {
 	return t, sp
 }
 
+// isShellTool reports whether a tool's "command" input is a shell command
+// (ToolExec.Command).
+func isShellTool(name string) bool {
+	return name == "Bash" || name == "BashOutput" || name == "PowerShell"
+}
+
 func str(b []byte, v jscan.Val) string {
 	if !v.IsString(b) {
 		return ""
@@ -783,7 +789,7 @@ func (im *importer) toolUse(b []byte, id, name string, input jscan.Val, ts time.
 				files = append(files, im.rel(p))
 			}
 		}
-		if name == "Bash" || name == "BashOutput" || name == "PowerShell" {
+		if isShellTool(name) {
 			t.Command = str(b, cmd)
 		}
 		switch name {

@@ -10,6 +10,7 @@ import (
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/internal/jscan"
 )
 
 // Resumable import. A save stores, beside the archive, the importer's state
@@ -32,7 +33,9 @@ import (
 // TestResumeMatchesFullImport on the corpus).
 
 // resumeVersion changes whenever resumeState's meaning does.
-const resumeVersion = 2
+// Version 3: shell commands derivable from their tool's input are left
+// out (CmdOmitted).
+const resumeVersion = 3
 
 type resumeState struct {
 	V        int    `msgpack:"v"`
@@ -62,6 +65,32 @@ type resumeState struct {
 	Usage       []uint64             `msgpack:"usage"`
 	LastCtx     int64                `msgpack:"last_ctx"`
 	SessionSeen bool                 `msgpack:"session_seen"`
+	// CmdOmitted: the Command of a main-chain tool is left out when
+	// shellCommand gives it back from the tool's input (which restore
+	// resolves); CmdEmpty lists the main-chain tools whose Command is ""
+	// although shellCommand gives one.
+	CmdOmitted bool  `msgpack:"cmd_omitted,omitempty"`
+	CmdEmpty   []int `msgpack:"cmd_empty,omitempty"`
+}
+
+// shellCommand is the Command the importer derives from a tool's name and
+// input JSON text (see toolUse).
+func shellCommand(name, input string) string {
+	if !isShellTool(name) || input == "" {
+		return ""
+	}
+	b := []byte(input)
+	v, err := jscan.ParseLine(b)
+	if err != nil {
+		return ""
+	}
+	var cmd jscan.Val
+	_ = jscan.EachField(b, v, func(k []byte, x jscan.Val) {
+		if string(k) == "command" {
+			cmd = x
+		}
+	})
+	return str(b, cmd)
 }
 
 // hashVal is a file registry entry's content hash as known at the resume
@@ -92,7 +121,16 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 	}
 	sort.Slice(rs.Hashes, func(i, j int) bool { return rs.Hashes[i].File < rs.Hashes[j].File })
 	rs.Tools = make([]archive.ToolExec, len(st.Tools))
+	rs.CmdOmitted = true
 	for i, t := range st.Tools {
+		if !t.Sidechain {
+			switch d := shellCommand(t.Name, t.Input); {
+			case d == t.Command:
+				t.Command = ""
+			case t.Command == "":
+				rs.CmdEmpty = append(rs.CmdEmpty, i)
+			}
+		}
 		t.Input, t.Output = "", ""
 		rs.Tools[i] = t
 	}
@@ -222,6 +260,7 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 		return archive.SpanText(l, spans)
 	}
 	var ok bool
+	cmdEmpty := rs.CmdEmpty
 	for i := range rs.Tools {
 		t := &rs.Tools[i]
 		// Only the texts the recall reads are resolved (the restored
@@ -235,6 +274,13 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 		if out {
 			if t.Output, ok = text(t.ResultRef, t.OutputSpans); !ok {
 				return false
+			}
+		}
+		if rs.CmdOmitted && !t.Sidechain && t.Command == "" {
+			if len(cmdEmpty) > 0 && cmdEmpty[0] == i {
+				cmdEmpty = cmdEmpty[1:]
+			} else {
+				t.Command = shellCommand(t.Name, t.Input)
 			}
 		}
 		if _, dup := im.tools[t.ID]; !dup || t.ID == "" {
