@@ -2,14 +2,31 @@
 # Reproduces the archive figures of docs/PERFORMANCE.md: whole-process
 # `ben10 context save` against `zstd -3` on the same corpus session, the
 # incremental save after 20 new lines, and peak memory on a 100 MB
-# transcript. Needs zstd, hyperfine and /usr/bin/time; corpus at
-# $BEN10_CORPUS (default /work/shared/corpus).
+# transcript, and the archive sizes of every corpus session at the default
+# and the max level against zstd -3 / -19 of the main file alone and of the
+# main file with its subagent files. Needs zstd, hyperfine and
+# /usr/bin/time; corpus at $BEN10_CORPUS (default /work/shared/corpus).
+# CGO_ENABLED=0 measures the pure-Go build (default: cgo, libzstd).
 set -eu
 CORPUS=${BEN10_CORPUS:-/work/shared/corpus}/claude
 S=${SESSION:-4d5611e5-241a-462a-8d15-5122611a9569}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-CGO_ENABLED=0 go build -o "$T/ben10" ./cmd/ben10
+CGO_ENABLED=${CGO_ENABLED:-1} go build -o "$T/ben10" ./cmd/ben10
+
+echo "== sizes: session, raw bytes, zstd -3 and -19 of the main file alone and of main+subagents, archive default and max"
+printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' session raw main-3 main-19 all-3 all-19 ctx-default ctx-max
+for f in "$CORPUS"/*.jsonl; do
+  d=${f%.jsonl}
+  all() { cat "$f"; if [ -d "$d/subagents" ]; then cat "$d"/subagents/*.jsonl; fi; }
+  "$T/ben10" context save --transcript "$f" --out "$T/sd.ctx" --redact=false --full -q
+  "$T/ben10" context save --transcript "$f" --out "$T/sm.ctx" --redact=false --full --level max -q
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(basename "$d" | cut -c1-8)" "$(all | wc -c)" \
+    "$(zstd -3 -c "$f" | wc -c)" "$(zstd -19 -c "$f" | wc -c)" \
+    "$(all | zstd -3 -c | wc -c)" "$(all | zstd -19 -c | wc -c)" \
+    "$(wc -c < "$T/sd.ctx")" "$(wc -c < "$T/sm.ctx")"
+done
+"$T/ben10" archive inspect "$T/sm.ctx"
 
 echo "== full save vs zstd -3"
 hyperfine -N -w 3 -r "${RUNS:-30}" \
