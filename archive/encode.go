@@ -372,7 +372,10 @@ func (e *encoder) planGroups() {
 			// are packed: the main file's full chunks stay copyable.
 			packable := pack && (i > 0 || k == len(e.man[i].Chunks)-1)
 			if cur != nil && packable && curLen+c.StoredLen <= limit {
-				c.Packed = true
+				// A shared chunk is never copied, so nothing hashes on
+				// from its SHA-256 state.
+				c.Packed, c.Mid = true, nil
+				e.man[cur.file].Chunks[cur.chunk].Mid = nil
 				cur.n++
 				cur.data = append(cur.data, b...)
 				curLen += c.StoredLen
