@@ -3,15 +3,24 @@
 // accessors, raw transcript export and restore as a resumable Claude Code
 // session.
 //
-// Layout (LayoutVersion 1): a metadata segment (Metadata, import report,
-// redaction report, small counts and the manifest mapping raw files to
-// their segments), small task-state, compactions, summaries (the Recall the
-// digest is built from), preferences and file-registry segments, the
-// conversation and tool-history segments, then the raw transcript files cut
-// at line boundaries into segments of about DefaultChunkSize, then one
-// segment per captured file content. Model payloads are msgpack with sorted
-// map keys.
+// Layout: a metadata segment (Metadata, import report, redaction report,
+// small counts and the manifest mapping raw files to their segments), small
+// task-state, compactions, summaries (the Recall the digest is built from),
+// preferences and file-registry segments, the conversation and tool-history
+// segments, then the raw transcript files cut at line boundaries into
+// chunks of about DefaultChunkSize, then one segment per captured file
+// content. Model payloads are msgpack with sorted map keys.
 //
+// Raw chunks and segments: in layout 1 every chunk is one segment, in file
+// order. Layout 2 (written at LevelBest and LevelMax when a session has
+// subagent files) packs the main file's last chunk and the subagent files'
+// chunks into shared segments of up to 8 MiB, so that the compressor sees
+// the repetitions between them (a compaction subagent repeats the
+// conversation); a chunk marked packed in the manifest follows the chunk
+// before it in that chunk's segment. Each segment still decodes on its
+// own; readers accept both layouts, and an archive without packed chunks
+// is written as layout 1.
+
 // Texts are stored once: a Message, ToolExec input or output that carries
 // Span pointers is written without its text when the stored raw line still
 // resolves to exactly that text (checked at encode time); otherwise the
@@ -26,5 +35,7 @@
 //
 // Incremental save: EncodeOptions.Previous names the archive being
 // updated; the leading raw segments whose original bytes (xxhash64) are a
-// prefix of the new file are copied without recompression.
+// prefix of the new file are copied without recompression. Shared (packed)
+// segments are never copied: at LevelBest and LevelMax an incremental save
+// compresses the main file's last chunk and the subagent files again.
 package archive
