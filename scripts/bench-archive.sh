@@ -26,6 +26,7 @@ for f in "$CORPUS"/*.jsonl; do
     "$(all | zstd -3 -c | wc -c)" "$(all | zstd -19 -c | wc -c)" \
     "$(wc -c < "$T/sd.ctx")" "$(wc -c < "$T/sm.ctx")"
 done
+"$T/ben10" context save --transcript "$CORPUS/$S.jsonl" --out "$T/sm.ctx" --redact=false --full --level max -q
 "$T/ben10" archive inspect "$T/sm.ctx"
 
 echo "== full save vs zstd -3"
