@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/transcript/claude"
 )
 
@@ -65,6 +66,11 @@ func FuzzArchiveOpen(f *testing.F) {
 	if st, err := claude.Import(filepath.Join(dir, "11111111-2222-4333-8444-555555555555.jsonl"), archive.ImportOptions{}); err == nil {
 		var buf bytes.Buffer
 		if err := archive.Encode(&buf, st, archive.EncodeOptions{ChunkSize: 1024}); err == nil {
+			f.Add(buf.Bytes())
+		}
+		// Layout 2: raw chunks packed across files.
+		buf.Reset()
+		if err := archive.Encode(&buf, st, archive.EncodeOptions{ChunkSize: 1024, Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelBest}); err == nil {
 			f.Add(buf.Bytes())
 		}
 	}

@@ -1,0 +1,121 @@
+package archive
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/ben10ctx/ben10/ctxfmt"
+)
+
+func jsonLines(n int, tag string) []byte {
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, `{"type":"user","n":%d,"tag":%q,"text":"line %d of %s, repeated words repeated words"}`+"\n", i, tag, i, tag)
+	}
+	return b.Bytes()
+}
+
+// A packed (layout 2) archive reads back byte for byte, and a manifest
+// that does not fit its segments is reported as corrupt, never a panic.
+func TestPackedManifestChecks(t *testing.T) {
+	st := &State{Raw: []RawFile{
+		{Name: "s.jsonl", Data: jsonLines(300, "main")},
+		{Name: "s/subagents/agent-a.jsonl", Data: jsonLines(40, "a")},
+		{Name: "s/subagents/agent-b.jsonl", Data: nil},
+		{Name: "s/subagents/agent-c.jsonl", Data: jsonLines(90, "c")},
+	}}
+	var buf bytes.Buffer
+	if err := Encode(&buf, st, EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelBest, ChunkSize: 4096}); err != nil {
+		t.Fatal(err)
+	}
+	b := buf.Bytes()
+	a, err := Open(bytes.NewReader(b), int64(len(b)), OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.meta.Layout != 2 {
+		t.Fatalf("layout %d, want 2", a.meta.Layout)
+	}
+	files, err := a.RawFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range files {
+		if f.Name != st.Raw[i].Name || !bytes.Equal(f.Data, st.Raw[i].Data) {
+			t.Fatalf("file %d (%s) differs", i, st.Raw[i].Name)
+		}
+	}
+	infos := a.RawFileInfos()
+	if infos[0].Segments < 2 || infos[0].Shared != 1 || infos[1].Shared != infos[1].Segments || infos[3].Shared == 0 {
+		t.Fatalf("packing: %+v", infos)
+	}
+	// Only the main file's unshared chunks can be copied.
+	if got := len(a.rawSegments(0)); got != infos[0].Segments-1 {
+		t.Fatalf("main file: %d copyable segments, want %d", got, infos[0].Segments-1)
+	}
+	if got := len(a.rawSegments(1)); got != 0 {
+		t.Fatalf("subagent file: %d copyable segments, want 0", got)
+	}
+
+	clone := func() metaSegment {
+		m := a.meta
+		m.Raw = make([]rawManifest, len(a.meta.Raw))
+		for i, r := range a.meta.Raw {
+			r.Chunks = append([]rawChunk(nil), r.Chunks...)
+			m.Raw[i] = r
+		}
+		return m
+	}
+	for _, c := range []struct {
+		name string
+		f    func(m *metaSegment)
+	}{
+		{"first chunk packed", func(m *metaSegment) { m.Raw[0].Chunks[0].Packed = true }},
+		{"packed chunk in layout 1", func(m *metaSegment) { m.Layout = 1 }},
+		{"one segment fewer", func(m *metaSegment) { m.Raw[0].Chunks[1].Packed = true }},
+		{"one segment more", func(m *metaSegment) { m.Raw[1].Chunks[0].Packed = false }},
+		{"chunk length", func(m *metaSegment) { m.Raw[1].Chunks[0].StoredLen++; m.Raw[1].Size++ }},
+		{"negative length", func(m *metaSegment) { m.Raw[3].Chunks[0].StoredLen = -5 }},
+		{"huge length", func(m *metaSegment) { m.Raw[3].Chunks[0].StoredLen = 1 << 40 }},
+		{"file size", func(m *metaSegment) { m.Raw[3].Size-- }},
+	} {
+		m := clone()
+		c.f(&m)
+		x := &Archive{r: a.r, meta: m}
+		err := x.locateChunks()
+		if err == nil {
+			_, err = x.RawFiles()
+		}
+		if !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v, want ErrCorrupt", c.name, err)
+		}
+	}
+}
+
+// Levels below LevelBest, or one raw file, or no compression: no packing,
+// layout 1.
+func TestNoPackingBelowBest(t *testing.T) {
+	two := []RawFile{{Name: "s.jsonl", Data: jsonLines(50, "m")}, {Name: "s/subagents/agent-a.jsonl", Data: jsonLines(5, "a")}}
+	for _, c := range []struct {
+		raw  []RawFile
+		opts EncodeOptions
+	}{
+		{two, EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelDefault}},
+		{two, EncodeOptions{Codec: ctxfmt.CodecNone, Level: ctxfmt.LevelMax}},
+		{two[:1], EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelBest}},
+	} {
+		var buf bytes.Buffer
+		if err := Encode(&buf, &State{Raw: c.raw}, c.opts); err != nil {
+			t.Fatal(err)
+		}
+		a, err := Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.meta.Layout != 1 {
+			t.Errorf("%d files, %+v: layout %d, want 1", len(c.raw), c.opts, a.meta.Layout)
+		}
+	}
+}
