@@ -257,6 +257,10 @@ type importer struct {
 	// (resume check), continued by the next snapshot.
 	prefix    *xxhash.Digest
 	prefixOff int
+	// starts are the line starts of the main file's first startsOff bytes
+	// (restore computes them; the next resume state extends them).
+	starts    []int
+	startsOff int
 }
 
 // hashSource locates a file's last-known content in a raw line: the

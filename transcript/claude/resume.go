@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -34,8 +35,12 @@ import (
 
 // resumeVersion changes whenever resumeState's meaning does.
 // Version 3: shell commands derivable from their tool's input are left
-// out (CmdOmitted).
-const resumeVersion = 3
+// out (CmdOmitted). Version 4: tool ids are pointers into their tool_use
+// line (IDPos).
+const resumeVersion = 4
+
+// idInline marks, in resumeState.IDPos, a tool whose ID is stored inline.
+const idInline = -1 << 31
 
 type resumeState struct {
 	V        int    `msgpack:"v"`
@@ -71,6 +76,71 @@ type resumeState struct {
 	// although shellCommand gives one.
 	CmdOmitted bool  `msgpack:"cmd_omitted,omitempty"`
 	CmdEmpty   []int `msgpack:"cmd_empty,omitempty"`
+	// IDPos locates each tool's ID (left out of Tools) in the main file's
+	// line Ref as a JSON string without escapes: at byte InputSpans[0].Off
+	// - IDPos[i] of the line when the tool has an input span, else at
+	// IDPos[i]. idInline: the ID is stored inline.
+	IDPos []int `msgpack:"id_pos,omitempty"`
+}
+
+// mainStarts returns the line starts of data[:off], extending those
+// restore computed.
+func (im *importer) mainStarts(data []byte, off int) []int {
+	if im.starts == nil || off < im.startsOff {
+		return lineStarts(data[:off])
+	}
+	starts := im.starts
+	for _, st := range lineStarts(data[im.startsOff:off]) {
+		starts = append(starts, st+im.startsOff)
+	}
+	return starts
+}
+
+// idPos returns where t's ID is in line (see resumeState.IDPos), or
+// idInline.
+func idPos(t *archive.ToolExec, line []byte) int {
+	if t.ID == "" || strings.ContainsAny(t.ID, "\\\"") {
+		return idInline
+	}
+	needle := make([]byte, 0, len(t.ID)+2)
+	needle = append(append(append(needle, '"'), t.ID...), '"')
+	if len(t.InputSpans) > 0 {
+		in := int(t.InputSpans[0].Off)
+		if in > len(line) {
+			return idInline
+		}
+		// The id is written just before the name and the input: look
+		// there first.
+		w := max(0, in-512)
+		if p := bytes.LastIndex(line[w:in], needle); p >= 0 {
+			return in - (w + p)
+		}
+		if p := bytes.Index(line[:in], needle); p >= 0 {
+			return in - p
+		}
+		return idInline
+	}
+	if p := bytes.Index(line, needle); p >= 0 {
+		return p
+	}
+	return idInline
+}
+
+// idAt is the ID idPos located in line; ok is false when pos does not
+// point at a JSON string without escapes.
+func idAt(t *archive.ToolExec, line []byte, pos int) (string, bool) {
+	p := pos
+	if len(t.InputSpans) > 0 {
+		p = int(t.InputSpans[0].Off) - pos
+	}
+	if p < 0 || p >= len(line) || line[p] != '"' {
+		return "", false
+	}
+	e := bytes.IndexByte(line[p+1:], '"')
+	if e <= 0 || bytes.IndexByte(line[p+1:p+1+e], '\\') >= 0 {
+		return "", false
+	}
+	return string(line[p+1 : p+1+e]), true
 }
 
 // shellCommand is the Command the importer derives from a tool's name and
@@ -122,7 +192,20 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 	sort.Slice(rs.Hashes, func(i, j int) bool { return rs.Hashes[i].File < rs.Hashes[j].File })
 	rs.Tools = make([]archive.ToolExec, len(st.Tools))
 	rs.CmdOmitted = true
+	starts := im.mainStarts(data, off)
+	rs.IDPos = make([]int, len(st.Tools))
 	for i, t := range st.Tools {
+		rs.IDPos[i] = idInline
+		if t.Ref.File == 0 && t.Ref.Line >= 0 && t.Ref.Line < len(starts) {
+			end := off
+			if t.Ref.Line+1 < len(starts) {
+				end = starts[t.Ref.Line+1]
+			}
+			if pos := idPos(&t, data[starts[t.Ref.Line]:end]); pos != idInline {
+				rs.IDPos[i] = pos
+				t.ID = ""
+			}
+		}
 		if !t.Sidechain {
 			switch d := shellCommand(t.Name, t.Input); {
 			case d == t.Command:
@@ -239,6 +322,7 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 	if len(starts) != rs.Lines {
 		return false
 	}
+	im.starts, im.startsOff = starts, rs.Off
 	line := func(ref archive.RawRef) ([]byte, bool) {
 		if ref.File != 0 || ref.Line < 0 || ref.Line >= len(starts) {
 			return nil, false
@@ -261,8 +345,20 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 	}
 	var ok bool
 	cmdEmpty := rs.CmdEmpty
+	if rs.IDPos != nil && len(rs.IDPos) != len(rs.Tools) {
+		return false
+	}
 	for i := range rs.Tools {
 		t := &rs.Tools[i]
+		if rs.IDPos != nil && rs.IDPos[i] != idInline {
+			l, ok := line(t.Ref)
+			if !ok {
+				return false
+			}
+			if t.ID, ok = idAt(t, l, rs.IDPos[i]); !ok {
+				return false
+			}
+		}
 		// Only the texts the recall reads are resolved (the restored
 		// part's conversation is rebuilt from the raw transcript when read).
 		in, out := archive.RecallTexts(t)
