@@ -36,8 +36,8 @@ import (
 // resumeVersion changes whenever resumeState's meaning does.
 // Version 3: shell commands derivable from their tool's input are left
 // out (CmdOmitted). Version 4: tool ids are pointers into their tool_use
-// line (IDPos).
-const resumeVersion = 4
+// line (IDPos). Version 5: tools are encoded as arrays (toolSkels).
+const resumeVersion = 5
 
 // idInline marks, in resumeState.IDPos, a tool whose ID is stored inline.
 const idInline = -1 << 31
@@ -59,7 +59,7 @@ type resumeState struct {
 	Import      archive.ImportReport `msgpack:"import"`
 	Files       []archive.FileRecord `msgpack:"files"`
 	Hashes      []hashVal            `msgpack:"hashes"`
-	Tools       []archive.ToolExec   `msgpack:"tools"` // texts left out (spans kept)
+	Tools       toolSkels            `msgpack:"tools"` // texts left out (spans kept)
 	Msgs        []archive.Message    `msgpack:"msgs"`  // main-chain user messages, texts left out
 	NMsgs       int                  `msgpack:"nmsgs"`
 	Compactions []archive.Compaction `msgpack:"compactions"` // summaries left out (spans kept)
