@@ -988,16 +988,14 @@ func (e *encoder) reusable(i int) (int, []int) {
 	segs := prev.rawSegments(pf)
 	pm := prev.meta.Raw[pf]
 	data := e.files[i].Data
+	matched := prev.matchedOriginal(pf, data)
 	var off int64
 	n := 0
 	for k, c := range pm.Chunks {
-		if c.OrigLen < 0 || off+c.OrigLen > int64(len(data)) || k >= len(segs) {
+		if c.OrigLen < 0 || off+c.OrigLen > matched || k >= len(segs) {
 			break
 		}
 		chunk := data[off : off+c.OrigLen]
-		if xxhash.Sum64(chunk) != c.OrigHash {
-			break
-		}
 		if e.opts.RedactLine != nil && (len(chunk) == 0 || chunk[len(chunk)-1] != '\n') {
 			break
 		}

@@ -37,7 +37,9 @@ import (
 // Version 3: shell commands derivable from their tool's input are left
 // out (CmdOmitted). Version 4: tool ids are pointers into their tool_use
 // line (IDPos). Version 5: tools are encoded as arrays (toolSkels).
-const resumeVersion = 5
+// Version 6: without redaction, the prefix is checked against the previous
+// archive's per-chunk digests (Hash is 0).
+const resumeVersion = 6
 
 // idInline marks, in resumeState.IDPos, a tool whose ID is stored inline.
 const idInline = -1 << 31
@@ -49,7 +51,11 @@ type resumeState struct {
 	Name     string `msgpack:"name"`  // main file
 	Off      int    `msgpack:"off"`   // bytes read (complete lines)
 	Lines    int    `msgpack:"lines"` // lines read
-	Hash     uint64 `msgpack:"hash"`  // xxhash64 of the bytes read
+	// Hash is the xxhash64 of the bytes read when the files were redacted
+	// (the archive's chunk digests are of the original bytes); without
+	// redaction it is 0 and the prefix is checked against those digests
+	// (archive.Archive.SameOriginalPrefix).
+	Hash uint64 `msgpack:"hash"`
 	// RedactFP is the redaction fingerprint the raw files were redacted
 	// with before import ("" when not redacted): the state holds only
 	// what the redacted lines say.
@@ -177,10 +183,13 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 	st := im.st
 	rs := resumeState{
 		V: resumeVersion, Importer: importerVersion, Root: im.root, Name: st.Raw[0].Name, RedactFP: im.redactFP,
-		Off: off, Lines: lines, Hash: im.prefixHash(data, off),
+		Off: off, Lines: lines,
 		Meta: st.Meta, Import: st.Import, Files: st.Files, NMsgs: im.msgBase + len(st.Messages),
 		Pending: im.pendingSummary, Todos: im.todos, TodosAt: im.todosAt, Agents: im.agents,
 		LastCtx: im.lastCtx, SessionSeen: im.sessionSeen,
+	}
+	if im.redactFP != "" {
+		rs.Hash = im.prefixHash(data, off)
 	}
 	for i, h := range im.hashes {
 		// Hash now (finish reuses it): the resume state keeps the hash,
@@ -286,14 +295,23 @@ func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP str
 		rs.Off <= 0 || rs.Off > len(data) || data[rs.Off-1] != '\n' || rs.Lines <= 0 {
 		return nil, false
 	}
-	// The prefix check's digest goes on over the new lines for the next
-	// resume state: the file is hashed once.
-	d := xxhash.New()
-	_, _ = d.Write(data[:rs.Off])
-	if d.Sum64() != rs.Hash {
-		return nil, false
+	if redactFP == "" {
+		// The stored bytes are the original ones: the previous archive's
+		// chunk digests tell whether the prefix is unchanged (the encoder
+		// checks the same digests for the raw segments it copies).
+		if rs.Hash != 0 || !prev.SameOriginalPrefix(main.Name, data, rs.Off) {
+			return nil, false
+		}
+	} else {
+		// The prefix check's digest goes on over the new lines for the
+		// next resume state: the file is hashed once.
+		d := xxhash.New()
+		_, _ = d.Write(data[:rs.Off])
+		if d.Sum64() != rs.Hash {
+			return nil, false
+		}
+		im.prefix, im.prefixOff = d, rs.Off
 	}
-	im.prefix, im.prefixOff = d, rs.Off
 	if !im.restore(&rs, data) {
 		return nil, false
 	}

@@ -52,3 +52,45 @@ func checkResumedCommands(t *testing.T, paths []string) {
 		}
 	}
 }
+
+// A prefix changed without changing its length or its lines (one letter
+// of a message) is never resumed over, with redaction off (checked against
+// the previous archive's chunk digests) and on (the resume state's digest).
+func TestResumeSameLengthChange(t *testing.T) {
+	files, err := claude.ReadFiles(filepath.Join("testdata", withSubagents), archive.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := files[0].Data
+	n := bytes.Count(main, []byte{'\n'})
+	first := cutAfterLines(main, n/2)
+	i := bytes.Index(first, []byte(`"text":"`))
+	if i < 0 {
+		t.Fatal("fixture: no text in the first half")
+	}
+	changed := append([]byte(nil), main...)
+	j := i + len(`"text":"`)
+	if changed[j] == 'x' {
+		changed[j] = 'y'
+	} else {
+		changed[j] = 'x'
+	}
+	for _, redacted := range []bool{false, true} {
+		dir := t.TempDir()
+		saveIt := func(p string, prev []byte) ([]byte, *archive.State) {
+			if redacted {
+				return saveRedacted(t, p, prev, "fp-1")
+			}
+			return save(t, p, prev)
+		}
+		p := writeSession(t, dir, append([]archive.RawFile{{Name: files[0].Name, Data: first}}, files[1:]...))
+		prev, _ := saveIt(p, nil)
+		p = writeSession(t, dir, append([]archive.RawFile{{Name: files[0].Name, Data: changed}}, files[1:]...))
+		inc, st := saveIt(p, prev)
+		if st.Source.Partial {
+			t.Fatalf("redacted=%v: resumed over a changed prefix", redacted)
+		}
+		full, _ := saveIt(p, nil)
+		sameArchive(t, "same-length change", inc, full)
+	}
+}
