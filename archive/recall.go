@@ -11,6 +11,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ben10ctx/ben10/internal/jscan"
 )
 
 // RecallVersion is the version of the Recall payload. It changes when a
@@ -355,6 +357,66 @@ type toolInput struct {
 	Plan         string `json:"plan"`
 }
 
+// toolInputFields are toolInput's JSON names, in field order.
+var toolInputFields = [...]string{"command", "file_path", "absolute_path", "notebook_path", "path", "pattern", "plan"}
+
+// decodeToolInput sets *in (zero) as `_ = json.Unmarshal([]byte(s), in)`
+// does, without reflection in the common case: a valid JSON object whose
+// keys are plain ASCII and whose toolInput keys (matched exactly) have
+// string values. Anything else (a key encoding/json would match
+// case-insensitively, a key with escapes or non-ASCII bytes, a non-string
+// value for a field) is left to encoding/json. TestDecodeToolInput checks
+// the two against each other.
+func decodeToolInput(s string, in *toolInput) {
+	b := []byte(s)
+	if !json.Valid(b) {
+		return // json.Unmarshal fails before setting anything
+	}
+	v, err := jscan.ParseLine(b)
+	if err != nil {
+		_ = json.Unmarshal(b, in)
+		return
+	}
+	fields := [...]*string{&in.Command, &in.FilePath, &in.AbsolutePath, &in.NotebookPath, &in.Path, &in.Pattern, &in.Plan}
+	ok := true
+	_ = jscan.EachField(b, v, func(k []byte, x jscan.Val) {
+		if !ok {
+			return
+		}
+		for i, name := range toolInputFields {
+			if string(k) == name {
+				if !x.IsString(b) {
+					ok = false
+					return
+				}
+				str, good := JSONString(b[x.S:x.E])
+				if !good {
+					ok = false
+					return
+				}
+				*fields[i] = str
+				return
+			}
+		}
+		for _, c := range k {
+			if c == '\\' || c >= 0x80 {
+				ok = false
+				return
+			}
+		}
+		for _, name := range toolInputFields {
+			if strings.EqualFold(string(k), name) {
+				ok = false
+				return
+			}
+		}
+	})
+	if !ok {
+		*in = toolInput{}
+		_ = json.Unmarshal(b, in)
+	}
+}
+
 // shellTools name the tools whose `command` input is a shell command when
 // an importer did not fill ToolExec.Command.
 var shellTools = map[string]bool{
@@ -461,7 +523,7 @@ func (b *recallBuilder) tools(s *State, r *Recall) {
 		if needInput(t) {
 			// Inputs are JSON objects written by the assistant; a malformed one
 			// leaves in empty and the tool still counts by name and command.
-			_ = json.Unmarshal([]byte(t.Input), &in)
+			decodeToolInput(t.Input, &in)
 		}
 		command := t.Command
 		if command == "" && shellTools[t.Name] {
