@@ -18,7 +18,9 @@ import (
 // after the main transcript's last complete line (resumeState, in the
 // archive's resume-state segment). The next save of the same transcript
 // restores it when the main file still starts with exactly the bytes that
-// state was taken on (same length prefix, same xxhash64), the importer
+// state was taken on (without redaction: the previous archive's per-chunk
+// xxhash64 digests of the original bytes match; with redaction: the
+// xxhash64 of the redacted prefix the state records matches), the importer
 // version and project root are the same and the previous archive derives its
 // conversation from the raw transcript; it then reads only the new lines of
 // the main file and, from the start, the subagent files (which a full import
