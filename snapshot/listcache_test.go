@@ -1,0 +1,271 @@
+package snapshot
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/store"
+)
+
+// slowListing is what `compaction list` shows without the cache.
+func slowListing(t *testing.T, m *Manager) (*Listing, []byte) {
+	t.Helper()
+	ix, err := m.Index()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewListing(ix), MarshalListJSON(ix)
+}
+
+// checkCache asserts that the listing cache is current and shows exactly
+// what index.json shows.
+func checkCache(t *testing.T, m *Manager, what string) {
+	t.Helper()
+	want, wantJS := slowListing(t, m)
+	got, err := m.CachedListing()
+	if err != nil {
+		t.Fatalf("%s: CachedListing: %v", what, err)
+	}
+	if d := diffListing(got, want); d != "" {
+		t.Fatalf("%s: cache differs from index.json: %s", what, d)
+	}
+	js, err := m.CachedListJSON()
+	if err != nil {
+		t.Fatalf("%s: CachedListJSON: %v", what, err)
+	}
+	if !bytes.Equal(js, wantJS) {
+		t.Fatalf("%s: cached JSON differs:\n%s\nwant:\n%s", what, js, wantJS)
+	}
+}
+
+func diffListing(got, want *Listing) string {
+	if got.Count != want.Count || got.TotalBytes != want.TotalBytes || len(got.Rows) != len(want.Rows) {
+		return fmt.Sprintf("count/total/rows %d/%d/%d, want %d/%d/%d", got.Count, got.TotalBytes, len(got.Rows), want.Count, want.TotalBytes, len(want.Rows))
+	}
+	for i := range got.Rows {
+		g, w := got.Rows[i], want.Rows[i]
+		if !g.Created.Equal(w.Created) {
+			return fmt.Sprintf("row %d created %v, want %v", i, g.Created, w.Created)
+		}
+		g.Created, w.Created = time.Time{}, time.Time{}
+		if g != w {
+			return fmt.Sprintf("row %d: %+v, want %+v", i, g, w)
+		}
+	}
+	return ""
+}
+
+// TestListCacheProperty runs random sequences of the operations that write
+// index.json and checks after each that the cache renders what the index
+// renders, byte for byte in JSON.
+func TestListCacheProperty(t *testing.T) {
+	seeds, steps := 4, 30
+	if testing.Short() {
+		seeds, steps = 2, 15
+	}
+	for seed := int64(1); seed <= int64(seeds); seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewSource(seed))
+			e := newEnv(t, "context:\n  compaction_snapshots:\n    retention_count: 6\n    retention_days: 3\n")
+			tr := fixture(t, t.TempDir(), 0)
+			clock := time.Now().UTC().Truncate(time.Second).Add(-30 * 24 * time.Hour)
+			e.m.clock = func() time.Time { return clock }
+			// Few sessions sharing prefixes: handles switch between the
+			// session suffix and the timestamp form as entries come and go.
+			sessions := []string{"aaaaaa-1", "aaaaaa-2", "bbbbbb-1", "cccccc-1"}
+			ids := func() []string {
+				ix, err := e.m.Index()
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out []string
+				for _, s := range ix.Snapshots {
+					out = append(out, s.ID)
+				}
+				return out
+			}
+			pick := func() (string, bool) {
+				all := ids()
+				if len(all) == 0 {
+					return "", false
+				}
+				return all[rng.Intn(len(all))], true
+			}
+			for step := 0; step < steps; step++ {
+				if rng.Intn(3) > 0 { // same-second snapshots get -2 ids
+					clock = clock.Add(time.Duration(rng.Intn(30*60)) * time.Minute)
+				}
+				op := rng.Intn(11)
+				id, ok := pick()
+				if !ok {
+					op = 0
+				}
+				var what string
+				var err error
+				switch op {
+				case 0, 1, 2:
+					what = "create"
+					_, err = e.m.Create(CreateOptions{TranscriptPath: tr, SessionID: sessions[rng.Intn(len(sessions))], Force: rng.Intn(2) == 0,
+						Trigger: []string{"auto", "manual"}[rng.Intn(2)], Level: ctxfmt.LevelFastest, Now: clock})
+				case 3:
+					what = "pin"
+					err = e.m.Pin(id, true)
+				case 4:
+					what = "unpin"
+					err = e.m.Pin(id, false)
+				case 5:
+					what = "delete"
+					err = e.m.Delete(id)
+				case 6:
+					what = "prune"
+					_, err = e.m.Prune(clock)
+				case 7:
+					what = "recompress"
+					err = e.m.Recompress(id, ctxfmt.LevelDefault)
+				case 8:
+					what = "update post"
+					err = e.m.UpdatePost(id, PostCompaction{TokenCount: rng.Int63n(1e6), MessageCount: rng.Intn(100)})
+				case 9:
+					what = "repair a vanished file"
+					ix, _ := e.m.Index()
+					i, _ := ix.Resolve(id)
+					os.Remove(e.m.Path(ix.Snapshots[i]))
+					err = e.m.Sync(clock)
+				case 10:
+					what = "rebuild a damaged index.json"
+					os.WriteFile(e.st.IndexPath(), []byte("{damaged"), 0o600)
+					if _, cerr := e.m.CachedListing(); !errors.Is(cerr, ErrNoListCache) {
+						t.Fatalf("step %d: the cache of the old index was trusted after index.json changed: %v", step, cerr)
+					}
+					err = e.m.Sync(clock)
+				}
+				if err != nil {
+					t.Fatalf("step %d %s: %v", step, what, err)
+				}
+				checkCache(t, e.m, fmt.Sprintf("step %d (%s)", step, what))
+			}
+		})
+	}
+}
+
+// TestListCacheFallback: a missing, stale or damaged cache is refused, so
+// the caller reads index.json.
+func TestListCacheFallback(t *testing.T) {
+	e := newEnv(t, "")
+	now := time.Now().UTC().Truncate(time.Second).Add(-3 * time.Hour)
+	for i := 0; i < 3; i++ {
+		e.create(t, CreateOptions{Now: now.Add(time.Duration(i) * time.Hour), Force: true})
+	}
+	checkCache(t, e.m, "after create")
+	if l, _ := e.m.CachedListing(); l.Count != 3 {
+		t.Fatalf("%d snapshots listed, want 3", l.Count)
+	}
+	cache := filepath.Join(e.st.SnapshotDir(), ListCacheName)
+	good, err := os.ReadFile(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, err := os.ReadFile(e.st.IndexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := func(what string) {
+		t.Helper()
+		if _, err := e.m.CachedListing(); !errors.Is(err, ErrNoListCache) {
+			t.Fatalf("%s: CachedListing accepted it (%v)", what, err)
+		}
+		if _, err := e.m.CachedListJSON(); !errors.Is(err, ErrNoListCache) {
+			t.Fatalf("%s: CachedListJSON accepted it (%v)", what, err)
+		}
+	}
+	restore := func() {
+		t.Helper()
+		if err := os.WriteFile(cache, good, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.m.CachedListing(); err != nil {
+			t.Fatalf("restored cache refused: %v", err)
+		}
+	}
+	os.Remove(cache)
+	refused("missing")
+	restore()
+
+	// index.json replaced, even by the same bytes (a new file), or
+	// rewritten in place with another modification time.
+	tmp := e.st.IndexPath() + ".tmp"
+	os.WriteFile(tmp, index, 0o600)
+	os.Rename(tmp, e.st.IndexPath())
+	refused("index.json replaced")
+	if err := e.m.Sync(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	checkCache(t, e.m, "after Sync")
+	good, _ = os.ReadFile(cache)
+	fi, _ := os.Stat(e.st.IndexPath())
+	os.Chtimes(e.st.IndexPath(), fi.ModTime(), fi.ModTime().Add(time.Second))
+	refused("index.json touched")
+	os.Chtimes(e.st.IndexPath(), fi.ModTime(), fi.ModTime())
+	restore()
+
+	nl := bytes.IndexByte(good, '\n')
+	for name, data := range map[string][]byte{
+		"empty":         {},
+		"header only":   good[:nl+1],
+		"truncated":     good[:len(good)-10],
+		"longer":        append(append([]byte{}, good...), '\n'),
+		"other version": append([]byte("ben10-list 0"), good[len(listCacheMagic):]...),
+		"garbage":       bytes.Repeat([]byte{0xff}, len(good)),
+	} {
+		os.WriteFile(cache, data, 0o600)
+		refused(name)
+	}
+	// Damage inside one section (same length) is caught by its hash; the
+	// other section stays usable.
+	os.WriteFile(cache, bytes.Replace(good, []byte("\t0\n"), []byte("\t1\n"), 1), 0o600)
+	if _, err := e.m.CachedListing(); !errors.Is(err, ErrNoListCache) {
+		t.Fatalf("damaged row accepted (%v)", err)
+	}
+	if _, err := e.m.CachedListJSON(); err != nil {
+		t.Fatalf("JSON refused for a damaged row: %v", err)
+	}
+	os.WriteFile(cache, bytes.Replace(good, []byte(`"pinned": false`), []byte(`"pinned": fals3`), 1), 0o600)
+	if _, err := e.m.CachedListJSON(); !errors.Is(err, ErrNoListCache) {
+		t.Fatalf("damaged JSON accepted (%v)", err)
+	}
+	if _, err := e.m.CachedListing(); err != nil {
+		t.Fatalf("rows refused for damaged JSON: %v", err)
+	}
+	restore()
+	checkCache(t, e.m, "restored")
+}
+
+// BenchmarkCachedListing500 is what `compaction list` pays with the cache
+// (compare BenchmarkParseIndex500).
+func BenchmarkCachedListing500(b *testing.B) {
+	_, data := benchIndex(b, 500)
+	st, err := store.Open(b.TempDir(), store.Options{Home: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := st.EnsureDir(st.SnapshotDir()); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(st.IndexPath(), data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	m := NewManager(st, nil)
+	m.writeListCache(data)
+	for b.Loop() {
+		if l, err := m.CachedListing(); err != nil || l.Count != 500 {
+			b.Fatal(err)
+		}
+	}
+}
