@@ -268,17 +268,19 @@ func (m *Manager) CachedListing() (*Listing, error) {
 	}
 	count := h.count
 	l := &Listing{Rows: make([]ListRow, 0, count), Count: count, TotalBytes: h.total}
-	for len(buf) > 0 {
-		nl := bytes.IndexByte(buf, '\n')
+	// One string for all rows: the cells are substrings of it.
+	rest := string(buf)
+	for rest != "" {
+		nl := strings.IndexByte(rest, '\n')
 		if nl < 0 {
 			return nil, ErrNoListCache
 		}
-		r, ok := parseRow(buf[:nl])
+		r, ok := parseRow(rest[:nl])
 		if !ok {
 			return nil, ErrNoListCache
 		}
 		l.Rows = append(l.Rows, r)
-		buf = buf[nl+1:]
+		rest = rest[nl+1:]
 	}
 	if len(l.Rows) != count {
 		return nil, ErrNoListCache
@@ -286,14 +288,14 @@ func (m *Manager) CachedListing() (*Listing, error) {
 	return l, nil
 }
 
-func parseRow(line []byte) (ListRow, bool) {
-	var c [10][]byte
+func parseRow(line string) (ListRow, bool) {
+	var c [10]string
 	for i := range c {
 		if i == len(c)-1 {
 			c[i] = line
 			break
 		}
-		t := bytes.IndexByte(line, '\t')
+		t := strings.IndexByte(line, '\t')
 		if t < 0 {
 			return ListRow{}, false
 		}
@@ -301,7 +303,7 @@ func parseRow(line []byte) (ListRow, bool) {
 	}
 	var n [6]int64
 	for i, j := range []int{0, 1, 4, 5, 6, 9} {
-		x, err := strconv.ParseInt(string(c[j]), 10, 64)
+		x, err := strconv.ParseInt(c[j], 10, 64)
 		if err != nil {
 			return ListRow{}, false
 		}
@@ -310,8 +312,8 @@ func parseRow(line []byte) (ListRow, bool) {
 	if n[1] < 0 || n[1] >= 1e9 || n[5] < 0 || n[5] > 1 {
 		return ListRow{}, false
 	}
-	return ListRow{Created: time.Unix(n[0], n[1]).UTC(), Handle: string(c[2]), Tokens: string(c[3]), Messages: int(n[2]),
-		Files: int(n[3]), Tools: int(n[4]), Trigger: string(c[7]), Size: string(c[8]), Pinned: n[5] == 1}, true
+	return ListRow{Created: time.Unix(n[0], n[1]).UTC(), Handle: c[2], Tokens: c[3], Messages: int(n[2]),
+		Files: int(n[3]), Tools: int(n[4]), Trigger: c[7], Size: c[8], Pinned: n[5] == 1}, true
 }
 
 // CachedListJSON is `compaction list --json` (MarshalListJSON of the

@@ -160,11 +160,13 @@ func writeCompList(out io.Writer, l *snapshot.Listing, cfg store.SnapshotConfig,
 // its widest cell (in runes) plus padding; the last cell unpadded.
 func alignColumns(cells []string, cols, padding int) []byte {
 	width := make([]int, cols-1)
+	runes := make([]int, len(cells))
 	size := 0
 	for i, c := range cells {
 		size += len(c)
 		if col := i % cols; col < cols-1 {
-			width[col] = max(width[col], utf8.RuneCountInString(c)+padding)
+			runes[i] = utf8.RuneCountInString(c)
+			width[col] = max(width[col], runes[i]+padding)
 		}
 	}
 	line := 1
@@ -175,7 +177,7 @@ func alignColumns(cells []string, cols, padding int) []byte {
 	for i, c := range cells {
 		b = append(b, c...)
 		if col := i % cols; col < cols-1 {
-			for n := width[col] - utf8.RuneCountInString(c); n > 0; n-- {
+			for n := width[col] - runes[i]; n > 0; n-- {
 				b = append(b, ' ')
 			}
 		} else {
