@@ -46,7 +46,7 @@ func init() {
 		compactionCmd.AddCommand(c)
 		return c
 	}
-	l := sub("list", "List snapshots (reads only index.json)", cobra.NoArgs, runCompList)
+	l := sub("list", "List snapshots (reads index.json, or its listing cache)", cobra.NoArgs, runCompList)
 	l.Flags().BoolVarP(&compFlags.verbose, "verbose", "v", false, "more columns and the command summary")
 	sub("show ID", "Show a snapshot's details", cobra.ExactArgs(1), runCompShow)
 	sub("diff ID", "Compare a snapshot with the current context, with the detail compaction lost", cobra.ExactArgs(1), runCompDiff)
