@@ -7,59 +7,44 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"text/tabwriter"
 	"time"
 
 	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/store"
 )
 
-// slowListing is what `compaction list` shows without the cache.
-func slowListing(t *testing.T, m *Manager) (*Listing, []byte) {
+// checkCache asserts that the listing cache is current and shows exactly
+// what index.json shows: the same table bytes (plain and verbose) and the
+// same JSON.
+func checkCache(t *testing.T, m *Manager, what string) {
 	t.Helper()
 	ix, err := m.Index()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewListing(ix), MarshalListJSON(ix)
-}
-
-// checkCache asserts that the listing cache is current and shows exactly
-// what index.json shows.
-func checkCache(t *testing.T, m *Manager, what string) {
-	t.Helper()
-	want, wantJS := slowListing(t, m)
-	got, err := m.CachedListing()
-	if err != nil {
-		t.Fatalf("%s: CachedListing: %v", what, err)
-	}
-	if d := diffListing(got, want); d != "" {
-		t.Fatalf("%s: cache differs from index.json: %s", what, d)
+	for _, verbose := range []bool{false, true} {
+		want := NewListTable(ix, verbose)
+		got, err := m.CachedListTable(verbose)
+		if err != nil {
+			t.Fatalf("%s: CachedListTable(%v): %v", what, verbose, err)
+		}
+		if got.Count != want.Count || got.TotalBytes != want.TotalBytes || got.Count != len(ix.Snapshots) {
+			t.Fatalf("%s: cache says %d snapshots, %d bytes; index %d, %d", what, got.Count, got.TotalBytes, want.Count, want.TotalBytes)
+		}
+		if g, w := got.AppendTo(nil), want.AppendTo(nil); !bytes.Equal(g, w) {
+			t.Fatalf("%s: cached table (verbose %v) differs:\n%s\nwant:\n%s", what, verbose, g, w)
+		}
 	}
 	js, err := m.CachedListJSON()
 	if err != nil {
 		t.Fatalf("%s: CachedListJSON: %v", what, err)
 	}
-	if !bytes.Equal(js, wantJS) {
-		t.Fatalf("%s: cached JSON differs:\n%s\nwant:\n%s", what, js, wantJS)
+	if want := MarshalListJSON(ix); !bytes.Equal(js, want) {
+		t.Fatalf("%s: cached JSON differs:\n%s\nwant:\n%s", what, js, want)
 	}
-}
-
-func diffListing(got, want *Listing) string {
-	if got.Count != want.Count || got.TotalBytes != want.TotalBytes || len(got.Rows) != len(want.Rows) {
-		return fmt.Sprintf("count/total/rows %d/%d/%d, want %d/%d/%d", got.Count, got.TotalBytes, len(got.Rows), want.Count, want.TotalBytes, len(want.Rows))
-	}
-	for i := range got.Rows {
-		g, w := got.Rows[i], want.Rows[i]
-		if !g.Created.Equal(w.Created) {
-			return fmt.Sprintf("row %d created %v, want %v", i, g.Created, w.Created)
-		}
-		g.Created, w.Created = time.Time{}, time.Time{}
-		if g != w {
-			return fmt.Sprintf("row %d: %+v, want %+v", i, g, w)
-		}
-	}
-	return ""
 }
 
 // TestListCacheProperty runs random sequences of the operations that write
@@ -141,7 +126,7 @@ func TestListCacheProperty(t *testing.T) {
 				case 10:
 					what = "rebuild a damaged index.json"
 					os.WriteFile(e.st.IndexPath(), []byte("{damaged"), 0o600)
-					if _, cerr := e.m.CachedListing(); !errors.Is(cerr, ErrNoListCache) {
+					if _, cerr := e.m.CachedListTable(false); !errors.Is(cerr, ErrNoListCache) {
 						t.Fatalf("step %d: the cache of the old index was trusted after index.json changed: %v", step, cerr)
 					}
 					err = e.m.Sync(clock)
@@ -164,7 +149,7 @@ func TestListCacheFallback(t *testing.T) {
 		e.create(t, CreateOptions{Now: now.Add(time.Duration(i) * time.Hour), Force: true})
 	}
 	checkCache(t, e.m, "after create")
-	if l, _ := e.m.CachedListing(); l.Count != 3 {
+	if l, _ := e.m.CachedListTable(false); l.Count != 3 || len(l.Lines) != 3 {
 		t.Fatalf("%d snapshots listed, want 3", l.Count)
 	}
 	cache := filepath.Join(e.st.SnapshotDir(), ListCacheName)
@@ -178,8 +163,10 @@ func TestListCacheFallback(t *testing.T) {
 	}
 	refused := func(what string) {
 		t.Helper()
-		if _, err := e.m.CachedListing(); !errors.Is(err, ErrNoListCache) {
-			t.Fatalf("%s: CachedListing accepted it (%v)", what, err)
+		for _, verbose := range []bool{false, true} {
+			if _, err := e.m.CachedListTable(verbose); !errors.Is(err, ErrNoListCache) {
+				t.Fatalf("%s: CachedListTable(%v) accepted it (%v)", what, verbose, err)
+			}
 		}
 		if _, err := e.m.CachedListJSON(); !errors.Is(err, ErrNoListCache) {
 			t.Fatalf("%s: CachedListJSON accepted it (%v)", what, err)
@@ -190,7 +177,7 @@ func TestListCacheFallback(t *testing.T) {
 		if err := os.WriteFile(cache, good, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.m.CachedListing(); err != nil {
+		if _, err := e.m.CachedListTable(false); err != nil {
 			t.Fatalf("restored cache refused: %v", err)
 		}
 	}
@@ -221,7 +208,7 @@ func TestListCacheFallback(t *testing.T) {
 		"header only":   good[:nl+1],
 		"truncated":     good[:len(good)-10],
 		"longer":        append(append([]byte{}, good...), '\n'),
-		"other version": append([]byte("ben10-list 0"), good[len(listCacheMagic):]...),
+		"other version": append([]byte("ben10-list 1"), good[len(listCacheMagic):]...),
 		"garbage":       bytes.Repeat([]byte{0xff}, len(good)),
 	} {
 		os.WriteFile(cache, data, 0o600)
@@ -229,9 +216,17 @@ func TestListCacheFallback(t *testing.T) {
 	}
 	// Damage inside one section (same length) is caught by its hash; the
 	// other section stays usable.
-	os.WriteFile(cache, bytes.Replace(good, []byte("\t0\n"), []byte("\t1\n"), 1), 0o600)
-	if _, err := e.m.CachedListing(); !errors.Is(err, ErrNoListCache) {
+	// A digit of the first snapshot's line in the plain table (the
+	// section right after the header) changed.
+	row := bytes.IndexByte(good[nl+1:], '\n') + nl + 2
+	damaged := append([]byte{}, good...)
+	damaged[row] = '0' + (damaged[row]-'0'+1)%10
+	os.WriteFile(cache, damaged, 0o600)
+	if _, err := e.m.CachedListTable(false); !errors.Is(err, ErrNoListCache) {
 		t.Fatalf("damaged row accepted (%v)", err)
+	}
+	if _, err := e.m.CachedListTable(true); err != nil {
+		t.Fatalf("verbose table refused for a damaged plain row: %v", err)
 	}
 	if _, err := e.m.CachedListJSON(); err != nil {
 		t.Fatalf("JSON refused for a damaged row: %v", err)
@@ -240,16 +235,16 @@ func TestListCacheFallback(t *testing.T) {
 	if _, err := e.m.CachedListJSON(); !errors.Is(err, ErrNoListCache) {
 		t.Fatalf("damaged JSON accepted (%v)", err)
 	}
-	if _, err := e.m.CachedListing(); err != nil {
-		t.Fatalf("rows refused for damaged JSON: %v", err)
+	if _, err := e.m.CachedListTable(false); err != nil {
+		t.Fatalf("table refused for damaged JSON: %v", err)
 	}
 	restore()
 	checkCache(t, e.m, "restored")
 }
 
-// BenchmarkCachedListing500 is what `compaction list` pays with the cache
+// BenchmarkCachedListTable500 is what `compaction list` pays with the cache
 // (compare BenchmarkParseIndex500).
-func BenchmarkCachedListing500(b *testing.B) {
+func BenchmarkCachedListTable500(b *testing.B) {
 	_, data := benchIndex(b, 500)
 	st, err := store.Open(b.TempDir(), store.Options{Home: b.TempDir()})
 	if err != nil {
@@ -264,8 +259,68 @@ func BenchmarkCachedListing500(b *testing.B) {
 	m := NewManager(st, nil)
 	m.writeListCache(data)
 	for b.Loop() {
-		if l, err := m.CachedListing(); err != nil || l.Count != 500 {
+		if l, err := m.CachedListTable(false); err != nil || len(l.AppendTo(nil)) == 0 {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestAlignColumnsMatchesTabwriter: the table lays out exactly as
+// text/tabwriter (padding 2) does, for random cells (empty, wide,
+// multi-byte), whole or split around the Date column as NewListTable
+// splits it.
+func TestAlignColumnsMatchesTabwriter(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	words := []string{"", "a", "0001f3", "42,003", "📌", "Nov 21, 2026 12:28a", "ünïcödé", "6.0 KB", "threshold", "1234567890123456789"}
+	for iter := 0; iter < 300; iter++ {
+		cols := 3 + rng.Intn(7)
+		rows := 1 + rng.Intn(20)
+		var cells, first, date, rest []string
+		var want bytes.Buffer
+		tw := tabwriter.NewWriter(&want, 0, 4, 2, ' ', 0)
+		for r := 0; r < rows; r++ {
+			line := make([]string, cols)
+			for c := range line {
+				line[c] = words[rng.Intn(len(words))]
+			}
+			cells = append(cells, line...)
+			first, date, rest = append(first, line[0]), append(date, line[1]), append(rest, line[2:]...)
+			tw.Write([]byte(strings.Join(line, "\t") + "\n"))
+		}
+		tw.Flush()
+		var got []byte
+		for _, l := range alignColumns(cells, cols, false) {
+			got = append(append(got, l...), '\n')
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("cells %q (%d columns):\ngot:\n%s\nwant:\n%s", cells, cols, got, want.Bytes())
+		}
+		// Prefix + date column + suffix, as AppendTo joins them.
+		p, d, s := alignColumns(first, 1, true), alignColumns(date, 1, true), alignColumns(rest, cols-2, false)
+		got = got[:0]
+		for i := range p {
+			got = append(append(append(append(got, p[i]...), d[i]...), s[i]...), '\n')
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("split cells %q (%d columns):\ngot:\n%s\nwant:\n%s", cells, cols, got, want.Bytes())
+		}
+	}
+}
+
+// TestShortDate: the fast date form is time.Format's "Jan 2, 2006 3:04"
+// with a/p, in local time.
+func TestShortDate(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	times := []time.Time{{}, time.Date(999, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 27, 0, 5, 0, 0, time.UTC),
+		time.Date(2026, 1, 27, 12, 0, 0, 0, time.UTC), time.Date(10000, 1, 1, 23, 59, 0, 0, time.UTC)}
+	for i := 0; i < 2000; i++ {
+		times = append(times, time.Unix(rng.Int63n(4e9), 0))
+	}
+	for _, tm := range times {
+		l := tm.Local()
+		want := l.Format("Jan 2, 2006 3:04") + map[bool]string{true: "a", false: "p"}[l.Hour() < 12]
+		if got := ShortDate(tm); got != want {
+			t.Fatalf("%v: %q, want %q", tm, got, want)
 		}
 	}
 }

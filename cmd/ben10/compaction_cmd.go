@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -104,116 +102,31 @@ func runCompList(cmd *cobra.Command, _ []string) error {
 		}
 		return printJSON(out, ix)
 	}
-	l, err := m.CachedListing()
+	t, err := m.CachedListTable(compFlags.verbose)
 	if err != nil {
 		ix, err := m.Index()
 		if err != nil {
 			return err
 		}
-		l = snapshot.NewListing(ix)
+		t = snapshot.NewListTable(ix, compFlags.verbose)
 	}
-	writeCompList(out, l, st.Config().CompactionSnapshots, tildePath(st.ProjectDir()), compFlags.verbose)
+	writeCompList(bw, t, st.Config().CompactionSnapshots, tildePath(st.ProjectDir()), compFlags.verbose)
 	return nil
 }
 
-// writeCompList prints the `compaction list` table. The columns are
-// aligned as text/tabwriter aligns them (padding 2, widths in runes), in
-// one buffer: 500 rows cost a fraction of what tabwriter and fmt cost.
-func writeCompList(out io.Writer, l *snapshot.Listing, cfg store.SnapshotConfig, project string, verbose bool) {
+// writeCompList prints the `compaction list` table and totals.
+func writeCompList(out *bufio.Writer, t *snapshot.ListTable, cfg store.SnapshotConfig, project string, verbose bool) {
 	fmt.Fprintf(out, "Compaction Snapshots for %s\n%s\n\n", project, rule(62))
-	if l.Count == 0 {
+	if t.Count == 0 {
 		fmt.Fprintf(out, "No snapshots yet. One is taken before every compaction (or: ben10 context compaction snapshot).\n")
 		return
 	}
-	head := []string{"ID", "Date", "Tokens", "Messages", "Size", "Pinned"}
-	if verbose {
-		head = []string{"ID", "Date", "Tokens", "Messages", "Files", "Tools", "Trigger", "Size", "Pinned"}
-	}
-	cols := len(head)
-	cells := make([]string, 0, (len(l.Rows)+1)*cols)
-	cells = append(cells, head...)
-	var date []byte
-	for _, s := range l.Rows {
-		pin := ""
-		if s.Pinned {
-			pin = "📌"
-		}
-		date = appendShortDate(date[:0], s.Created)
-		if verbose {
-			cells = append(cells, s.Handle, string(date), s.Tokens, strconv.Itoa(s.Messages), strconv.Itoa(s.Files),
-				strconv.Itoa(s.Tools), s.Trigger, s.Size, pin)
-		} else {
-			cells = append(cells, s.Handle, string(date), s.Tokens, strconv.Itoa(s.Messages), s.Size, pin)
-		}
-	}
-	out.Write(alignColumns(cells, cols, 2))
-	fmt.Fprintf(out, "\nTotal: %d snapshots (%s)\n", l.Count, humanBytes(l.TotalBytes))
+	out.Write(t.AppendTo(nil))
+	fmt.Fprintf(out, "\nTotal: %d snapshots (%s)\n", t.Count, humanBytes(t.TotalBytes))
 	fmt.Fprintf(out, "Retention: %d snapshots / %d days / %d MB max\n", cfg.RetentionCount, cfg.RetentionDays, cfg.MaxStorageMB)
 	if verbose {
 		fmt.Fprintf(out, "\nCommands:\n  ben10 context compaction show <id>     View snapshot details\n  ben10 context compaction diff <id>     Compare with current context\n  ben10 context compaction restore <id>  Restore pre-compaction state\n")
 	}
-}
-
-// alignColumns lays out cells (rows of cols cells, none holding a tab or
-// line break) as tabwriter.NewWriter(w, 0, 4, padding, ' ', 0) does when
-// every cell but each row's last is tab-terminated: each column as wide as
-// its widest cell (in runes) plus padding; the last cell unpadded.
-func alignColumns(cells []string, cols, padding int) []byte {
-	width := make([]int, cols-1)
-	runes := make([]int, len(cells))
-	size := 0
-	for i, c := range cells {
-		size += len(c)
-		if col := i % cols; col < cols-1 {
-			runes[i] = utf8.RuneCountInString(c)
-			width[col] = max(width[col], runes[i]+padding)
-		}
-	}
-	line := 1
-	for _, w := range width {
-		line += w
-	}
-	b := make([]byte, 0, size+len(cells)/cols*line)
-	for i, c := range cells {
-		b = append(b, c...)
-		if col := i % cols; col < cols-1 {
-			for n := width[col] - runes[i]; n > 0; n-- {
-				b = append(b, ' ')
-			}
-		} else {
-			b = append(b, '\n')
-		}
-	}
-	return b
-}
-
-var monthAbbr = [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
-
-// appendShortDate appends shortDate(t) ("Jan 2, 2006 3:04p", local time)
-// without the cost of time.Format.
-func appendShortDate(b []byte, t time.Time) []byte {
-	t = t.Local()
-	y, mo, d := t.Date()
-	h, mi, _ := t.Clock()
-	if y < 1000 || y > 9999 {
-		return append(b, shortDate(t)...)
-	}
-	b = append(b, monthAbbr[mo-1]...)
-	b = append(b, ' ')
-	b = strconv.AppendInt(b, int64(d), 10)
-	b = append(b, ", "...)
-	b = strconv.AppendInt(b, int64(y), 10)
-	b = append(b, ' ')
-	h12 := h % 12
-	if h12 == 0 {
-		h12 = 12
-	}
-	b = strconv.AppendInt(b, int64(h12), 10)
-	b = append(b, ':', byte('0'+mi/10), byte('0'+mi%10))
-	if h < 12 {
-		return append(b, 'a')
-	}
-	return append(b, 'p')
 }
 
 func runCompShow(cmd *cobra.Command, args []string) error {

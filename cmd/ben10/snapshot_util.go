@@ -120,16 +120,6 @@ func ago(t, now time.Time) string {
 	return unit(int64(d/(24*time.Hour)), "day")
 }
 
-// shortDate is the PRD's list date: "Jan 27, 2026 2:30p" (local time).
-func shortDate(t time.Time) string {
-	t = t.Local()
-	s := t.Format("Jan 2, 2006 3:04")
-	if t.Hour() < 12 {
-		return s + "a"
-	}
-	return s + "p"
-}
-
 // tildePath shows p with the home directory as ~.
 func tildePath(p string) string {
 	if home, err := store.HomeDir(); err == nil && home != "" {
