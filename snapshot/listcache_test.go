@@ -324,3 +324,13 @@ func TestShortDate(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRenderListCache500 is what each index write adds for the cache.
+func BenchmarkRenderListCache500(b *testing.B) {
+	_, data := benchIndex(b, 500)
+	for b.Loop() {
+		if _, ok := renderListCache(data, indexStamp{}); !ok {
+			b.Fatal("not rendered")
+		}
+	}
+}
