@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -58,7 +59,11 @@ func TestListCacheProperty(t *testing.T) {
 	for seed := int64(1); seed <= int64(seeds); seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewSource(seed))
-			e := newEnv(t, "context:\n  compaction_snapshots:\n    retention_count: 6\n    retention_days: 3\n")
+			e := newEnv(t, "context:\n  lock_timeout: 50ms\n  compaction_snapshots:\n    retention_count: 6\n    retention_days: 3\n")
+			other, err := store.Open(e.project, store.Options{Home: e.home})
+			if err != nil {
+				t.Fatal(err)
+			}
 			tr := fixture(t, t.TempDir(), 0)
 			clock := time.Now().UTC().Truncate(time.Second).Add(-30 * 24 * time.Hour)
 			e.m.clock = func() time.Time { return clock }
@@ -87,7 +92,7 @@ func TestListCacheProperty(t *testing.T) {
 				if rng.Intn(3) > 0 { // same-second snapshots get -2 ids
 					clock = clock.Add(time.Duration(rng.Intn(30*60)) * time.Minute)
 				}
-				op := rng.Intn(11)
+				op := rng.Intn(13)
 				id, ok := pick()
 				if !ok {
 					op = 0
@@ -130,6 +135,22 @@ func TestListCacheProperty(t *testing.T) {
 						t.Fatalf("step %d: the cache of the old index was trusted after index.json changed: %v", step, cerr)
 					}
 					err = e.m.Sync(clock)
+				case 11:
+					what = "pending snapshot merged"
+					unlock, lerr := other.Lock(context.Background())
+					if lerr != nil {
+						t.Fatal(lerr)
+					}
+					r, cerr := e.m.Create(CreateOptions{TranscriptPath: tr, SessionID: "dddddd-1", Force: true, Level: ctxfmt.LevelFastest, Now: clock})
+					unlock()
+					if cerr != nil || !r.Pending {
+						t.Fatalf("step %d: lock busy, snapshot not pending: %+v %v", step, r, cerr)
+					}
+					checkCache(t, e.m, fmt.Sprintf("step %d (pending, not merged yet)", step))
+					err = e.m.Sync(clock)
+				case 12:
+					what = "annotate"
+					err = e.m.Annotate(id, []string{"t<&>", "x"}, "notes with \"quotes\" and <html>")
 				}
 				if err != nil {
 					t.Fatalf("step %d %s: %v", step, what, err)
