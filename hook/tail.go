@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/ben10ctx/ben10/internal/jscan"
 )
 
 // maxTailScan bounds how much of a transcript's end CompactSummary reads.
@@ -144,7 +146,11 @@ func CompactSummaryAfter(path string, offset int64) (string, error) {
 			break
 		}
 		pos += int64(m)
-		pending = append(pending, buf[:m]...)
+		if len(pending) == 0 {
+			pending = buf[:m] // the usual case: no copy
+		} else {
+			pending = append(pending, buf[:m]...)
+		}
 		for {
 			j := bytes.IndexByte(pending, '\n')
 			if j < 0 {
@@ -189,8 +195,26 @@ func isBoundary(line []byte) bool {
 }
 
 // summaryText extracts the text of an isCompactSummary line: message.content
-// as a string, or its text blocks joined.
+// as a string, or its text blocks joined. The line is walked with jscan
+// (one pass, no reflection) to find message.content, which alone is decoded;
+// a line jscan rejects gets encoding/json's answer.
 func summaryText(line []byte) (string, bool) {
+	root, err := jscan.ParseLine(line)
+	if err != nil {
+		return summaryTextJSON(line)
+	}
+	if !jscan.Field(line, root, "isCompactSummary").Bool(line) {
+		return "", false
+	}
+	msg := jscan.Field(line, root, "message")
+	if msg.Kind(line) != '{' {
+		return "", false
+	}
+	return contentText(jscan.Field(line, msg, "content").Raw(line))
+}
+
+// summaryTextJSON is summaryText with encoding/json.
+func summaryTextJSON(line []byte) (string, bool) {
 	var h struct {
 		IsCompactSummary bool `json:"isCompactSummary"`
 		Message          struct {
@@ -200,15 +224,21 @@ func summaryText(line []byte) (string, bool) {
 	if json.Unmarshal(line, &h) != nil || !h.IsCompactSummary {
 		return "", false
 	}
+	return contentText(h.Message.Content)
+}
+
+// contentText is the text of a message's content: a string, or the text
+// blocks of an array joined by newlines.
+func contentText(content []byte) (string, bool) {
 	var s string
-	if json.Unmarshal(h.Message.Content, &s) == nil {
+	if json.Unmarshal(content, &s) == nil {
 		return s, s != ""
 	}
 	var blocks []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	}
-	if json.Unmarshal(h.Message.Content, &blocks) != nil {
+	if json.Unmarshal(content, &blocks) != nil {
 		return "", false
 	}
 	var parts []string
