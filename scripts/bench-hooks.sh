@@ -111,7 +111,24 @@ PY
 done
 # No shell (-N): the hook reads its JSON with --input; the no-op binary
 # gets the same argument and ignores it.
-hf() { quiesce; hyperfine -N --warmup 3 --runs "$RUNS" --style basic "$@"; }
+# Each group is also summarised by medians (steadier than means on a shared
+# machine) and each command's median over the first command's (the
+# reference of the group).
+hfn=0
+hf() {
+	quiesce
+	hfn=$((hfn + 1))
+	hyperfine -N --warmup 3 --runs "$RUNS" --style basic --export-json "$work/hf-$hfn.json" "$@"
+	python3 - "$work/hf-$hfn.json" <<'PY'
+import json, statistics, sys
+rs = json.load(open(sys.argv[1]))["results"]
+ref = statistics.median(rs[0]["times"])
+print("  medians (ratio to %s):" % rs[0]["command"])
+for r in rs:
+    m = statistics.median(r["times"])
+    print("    %-52s median %7.2f ms  min %7.2f ms  user %6.2f ms  sys %6.2f ms  %5.2fx" % (r["command"], m * 1e3, min(r["times"]) * 1e3, r["user"] * 1e3, r["system"] * 1e3, m / ref))
+PY
+}
 # Each run must inject (not find the recovery consumed): reset the state.
 printf 'cp %s %s\ncp %s %s\n' "$work/state-1.json" "$work/compact-1/.claude/context/hook-state.json" \
 	"$work/state-100.json" "$work/compact-100/.claude/context/hook-state.json" >"$work/reset.sh"
