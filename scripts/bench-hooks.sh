@@ -160,17 +160,19 @@ echo "== PreCompact (redaction on, fast level, quick verify, the background reco
 #    checkpointed on a prompt, the transcript grew, then compaction
 #    starts): the snapshot builds on the checkpoint and imports, redacts
 #    and compresses only the new lines.
+# The checkpoint is taken of the same file, CP_LINES shorter: an archive is
+# built on only for the transcript it was made from.
 pre="$work/pre.jsonl"
-head -n $((boundary - 1)) "$src" >"$pre"
-echo "pre-compaction transcript: $(stat -c %s "$pre") bytes; checkpoint $CP_LINES lines older"
 p=$(project precompact "  checkpoint_interval: 1\n")
 ctx="$p/.claude/context"
 input SessionStart "$p" "$pre" ',"source":"startup"' | "$BEN10" hook >/dev/null
 cp -a "$ctx" "$work/store-empty"
-head -n $((boundary - 1 - CP_LINES)) "$src" >"$work/pre-cp.jsonl"
-input UserPromptSubmit "$p" "$work/pre-cp.jsonl" ',"prompt":"hello"' | "$BEN10" hook >/dev/null
+head -n $((boundary - 1 - CP_LINES)) "$src" >"$pre"
+input UserPromptSubmit "$p" "$pre" ',"prompt":"hello"' | "$BEN10" hook >/dev/null
 ls -l "$ctx/checkpoints/"
 cp -a "$ctx" "$work/store-cp"
+head -n $((boundary - 1)) "$src" >"$pre"
+echo "pre-compaction transcript: $(stat -c %s "$pre") bytes; checkpoint $CP_LINES lines older"
 input PreCompact "$p" "$pre" ',"trigger":"auto"' >"$work/in-pre.json"
 for s in empty cp; do
 	printf 'set -e\n. %s\nquiesce\nrm -rf %s\ncp -a %s %s\n' "$work/quiesce.sh" "$ctx" "$work/store-$s" "$ctx" >"$work/prep-$s.sh"
