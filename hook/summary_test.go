@@ -1,6 +1,9 @@
 package hook
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 // summaryText (jscan) gives encoding/json's answer on every kind of line.
 func TestSummaryTextMatchesJSON(t *testing.T) {
@@ -37,5 +40,26 @@ func TestSummaryTextMatchesJSON(t *testing.T) {
 				t.Errorf("summaryText = %q, %v; encoding/json gives %q, %v", got, ok, jgot, jok)
 			}
 		})
+	}
+}
+
+// contentText decodes string literals as encoding/json does, including
+// invalid UTF-8, lone surrogates and control characters.
+func TestContentTextMatchesJSON(t *testing.T) {
+	lits := []string{
+		`"plain"`, `"line\nbreak \"q\" \\ \/ \b\f\r\t"`, `"\u00e9\u4e2d\ud83d\ude00"`,
+		`"lone \ud800 surrogate"`, `"low first \udc00\ud800"`, "\"raw \xff\xfe bytes\"", "\"ctl \x01\"",
+		`"bad \x escape"`, `"cut \u12"`, `""`, `"é 中 😀"`, `"unterminated`, `"a" "b"`,
+	}
+	for _, l := range lits {
+		got, ok := contentText([]byte(l))
+		var want string
+		wok := json.Unmarshal([]byte(l), &want) == nil && want != ""
+		if !wok {
+			want = ""
+		}
+		if got != want || ok != wok {
+			t.Errorf("contentText(%q) = %q, %v; encoding/json gives %q, %v", l, got, ok, want, wok)
+		}
 	}
 }

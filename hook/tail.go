@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/internal/jscan"
 )
 
@@ -230,6 +231,14 @@ func summaryTextJSON(line []byte) (string, bool) {
 // contentText is the text of a message's content: a string, or the text
 // blocks of an array joined by newlines.
 func contentText(content []byte) (string, bool) {
+	if len(content) > 0 && content[0] == '"' {
+		// The usual case: decoded without encoding/json's validating scan
+		// (archive.JSONString has encoding/json's rules); a literal it
+		// rejects gets encoding/json's answer below.
+		if s, ok := archive.JSONString(content); ok {
+			return s, s != ""
+		}
+	}
 	var s string
 	if json.Unmarshal(content, &s) == nil {
 		return s, s != ""
