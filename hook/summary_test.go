@@ -2,6 +2,9 @@ package hook
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +64,30 @@ func TestContentTextMatchesJSON(t *testing.T) {
 		if got != want || ok != wok {
 			t.Errorf("contentText(%q) = %q, %v; encoding/json gives %q, %v", l, got, ok, want, wok)
 		}
+	}
+}
+
+// A summary line longer than the first reads is assembled across chunks
+// by the forward read, which returns the first summary after the offset
+// (a newer one further on is the backward scan's answer, not this one's).
+func TestCompactSummaryAfterLongLine(t *testing.T) {
+	long := strings.Repeat("This session is being continued: "+strings.Repeat("x", 60)+"\\n", 2000) // ~190 KB of JSON
+	line := func(content string) string {
+		return `{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"` + content + `"}}` + "\n"
+	}
+	pre := strings.Repeat(`{"type":"user","message":{"role":"user","content":"before"}}`+"\n", 50)
+	boundary := `{"type":"system","subtype":"compact_boundary"}` + "\n"
+	data := pre + boundary + line(long) + strings.Repeat(`{"type":"progress"}`+"\n", 100) + boundary + line("NEWER")
+	p := filepath.Join(t.TempDir(), "t.jsonl")
+	if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.ReplaceAll(long, `\n`, "\n")
+	got, err := CompactSummaryAfter(p, int64(len(pre)))
+	if err != nil || got != want {
+		t.Fatalf("forward read: %d bytes %q…, %v; want the %d-byte summary", len(got), firstN(got, 40), err, len(want))
+	}
+	if got, _ := CompactSummary(p); got != "NEWER" {
+		t.Fatalf("backward scan: %q, want the newest summary", firstN(got, 40))
 	}
 }

@@ -129,13 +129,14 @@ for r in rs:
     print("    %-52s median %7.2f ms  min %7.2f ms  user %6.2f ms  sys %6.2f ms  %5.2fx" % (r["command"], m * 1e3, min(r["times"]) * 1e3, r["user"] * 1e3, r["system"] * 1e3, m / ref))
 PY
 }
-# Each run must inject (not find the recovery consumed): reset the state.
-printf 'cp %s %s\ncp %s %s\n' "$work/state-1.json" "$work/compact-1/.claude/context/hook-state.json" \
-	"$work/state-100.json" "$work/compact-100/.claude/context/hook-state.json" >"$work/reset.sh"
-hf --prepare "sh $work/reset.sh" \
-	-n "no-op Go binary" "$NOOP --input ${ctxin[1]}" \
-	-n "SessionStart(compact), 1 MB snapshot" "$BEN10 hook --input ${ctxin[1]}" \
-	-n "SessionStart(compact), 100 MB snapshot" "$BEN10 hook --input ${ctxin[100]}"
+# Each run must inject (not find the recovery consumed): its state file is
+# reset before it by one cp (no shell), and the no-op binary gets the same
+# prepare step, which slows whatever runs right after it a little.
+reset1="cp $work/state-1.json $work/compact-1/.claude/context/hook-state.json"
+reset100="cp $work/state-100.json $work/compact-100/.claude/context/hook-state.json"
+hf --prepare "$reset1" -n "no-op Go binary" "$NOOP --input ${ctxin[1]}" \
+	--prepare "$reset1" -n "SessionStart(compact), 1 MB snapshot" "$BEN10 hook --input ${ctxin[1]}" \
+	--prepare "$reset100" -n "SessionStart(compact), 100 MB snapshot" "$BEN10 hook --input ${ctxin[100]}"
 
 echo
 echo "== UserPromptSubmit with no checkpoint due"
