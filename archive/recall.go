@@ -1075,16 +1075,30 @@ func oneLine(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
-	for _, r := range s {
-		if isBreak(r) {
+	for i := 0; i < len(s); {
+		// ASCII (isBreak of an ASCII rune is c <= ' ' or DEL) is copied a
+		// run of non-breaks at a time; other runes are decoded one by one.
+		j, brk := i+1, false
+		if c := s[i]; c < utf8.RuneSelf {
+			if brk = c <= ' ' || c == 0x7f; !brk {
+				for j < len(s) && s[j] < utf8.RuneSelf && s[j] > ' ' && s[j] != 0x7f {
+					j++
+				}
+			}
+		} else {
+			r, n := utf8.DecodeRuneInString(s[i:])
+			j, brk = i+n, isBreak(r)
+		}
+		if brk {
 			space = true
-			continue
+		} else {
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteString(s[i:j])
 		}
-		if space && b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		space = false
-		b.WriteRune(r)
+		i = j
 	}
 	return b.String()
 }

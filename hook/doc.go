@@ -15,7 +15,10 @@
 // keeps prompt counts, checkpoint times and the recoveries offered, injected
 // (once per target session) or declined by a fresh start (DeclineStored).
 // It is replaced atomically under its own lock, never the store lock, and
-// is not fsynced: it is bookkeeping, not user data (see writeState).
+// is not fsynced: it is bookkeeping, not user data. On Linux the previous
+// version is kept as a spare (.ben10-tmp-hook-state.json) that the next
+// update rewrites and exchanges with the state file, so an update
+// allocates no inode (see writeState).
 //
 // Fast path: a prompt with no checkpoint due touches only the session's
 // append-only counter in <store>/hook-prompts/ (see counter.go): no lock,

@@ -209,23 +209,32 @@ func updateState(root, project string, now time.Time, fn func(*State) error) err
 	return damaged
 }
 
-// writeState replaces the state file atomically (temporary file in the
-// same directory, then rename), under the state lock, so the temporary
-// name is fixed. It is not fsynced: the state is the hooks' bookkeeping
-// (prompt counts, checkpoint times, which recoveries were injected), not
-// user data, and the fsyncs were most of a SessionStart hook's time. A
-// crash can at worst roll the file back to an earlier version, or — on a
-// file system without ext4's rename ordering — leave it damaged, which is
-// detected, moved aside and replaced by an empty state; either way a
-// recovery may be offered once more, nothing is lost. Archives, snapshots
-// and index.json keep their fsynced writes in packages store and snapshot.
+// writeState replaces the state file atomically, under the state lock, so
+// the temporary name is fixed. On Linux the temporary file is kept between
+// updates holding the previous version (a spare): the new state is written
+// into it and the two names are exchanged atomically (renameat2
+// RENAME_EXCHANGE), so an update allocates and frees no inode. Elsewhere,
+// or when there is no spare yet, it is the usual temporary file and
+// rename. It is not fsynced: the state is the hooks' bookkeeping (prompt
+// counts, checkpoint times, which recoveries were injected), not user
+// data, and the fsyncs were most of a SessionStart hook's time. A crash can
+// at worst roll the file back to an earlier version, or — on a file system
+// without ext4's rename ordering — leave it damaged, which is detected,
+// moved aside and replaced by an empty state; either way a recovery may be
+// offered once more, nothing is lost. Archives, snapshots and index.json
+// keep their fsynced writes in packages store and snapshot. A spare older
+// than store.SweepAge is removed by the store's sweep of temporary files,
+// which only costs the next update its reuse.
 func writeState(root string, data []byte) error {
 	tmp := filepath.Join(root, store.TempPrefix+StateName)
+	if rewriteSpare(tmp, statePath(root), data) {
+		return nil
+	}
 	if err := os.WriteFile(tmp, data, 0o600); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("hook: writing %s: %w", tmp, err)
 	}
-	if err := os.Rename(tmp, statePath(root)); err != nil {
+	if err := replaceKeepingSpare(tmp, statePath(root)); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("hook: replacing %s: %w", statePath(root), err)
 	}

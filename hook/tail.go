@@ -6,6 +6,9 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/internal/jscan"
 )
 
 // maxTailScan bounds how much of a transcript's end CompactSummary reads.
@@ -132,8 +135,10 @@ func CompactSummaryAfter(path string, offset int64) (string, error) {
 	// if it is not, the partial first line is skipped.
 	var pending []byte
 	pos := offset
+	chunk := int64(firstForwardChunk)
 	for pos < fi.Size() && pos-offset < maxTailScan {
-		n := min(int64(forwardChunk), fi.Size()-pos)
+		n := min(chunk, fi.Size()-pos)
+		chunk = forwardChunk
 		buf := make([]byte, n)
 		m, err := f.ReadAt(buf, pos)
 		if m == 0 {
@@ -144,7 +149,11 @@ func CompactSummaryAfter(path string, offset int64) (string, error) {
 			break
 		}
 		pos += int64(m)
-		pending = append(pending, buf[:m]...)
+		if len(pending) == 0 {
+			pending = buf[:m] // the usual case: no copy
+		} else {
+			pending = append(pending, buf[:m]...)
+		}
 		for {
 			j := bytes.IndexByte(pending, '\n')
 			if j < 0 {
@@ -177,6 +186,10 @@ func CompactSummaryAfter(path string, offset int64) (string, error) {
 // offset: the boundary line and the start of the summary.
 const forwardChunk = 64 << 10
 
+// firstForwardChunk is the first read: the boundary line and a typical
+// summary fit, and the hook touches (page-faults in) 6 pages, not 16.
+const firstForwardChunk = 24 << 10
+
 // maxSummaryLine bounds one line held while reading forward.
 const maxSummaryLine = 4 << 20
 
@@ -189,8 +202,26 @@ func isBoundary(line []byte) bool {
 }
 
 // summaryText extracts the text of an isCompactSummary line: message.content
-// as a string, or its text blocks joined.
+// as a string, or its text blocks joined. The line is walked with jscan
+// (one pass, no reflection) to find message.content, which alone is decoded;
+// a line jscan rejects gets encoding/json's answer.
 func summaryText(line []byte) (string, bool) {
+	root, err := jscan.ParseLine(line)
+	if err != nil {
+		return summaryTextJSON(line)
+	}
+	if !jscan.Field(line, root, "isCompactSummary").Bool(line) {
+		return "", false
+	}
+	msg := jscan.Field(line, root, "message")
+	if msg.Kind(line) != '{' {
+		return "", false
+	}
+	return contentText(jscan.Field(line, msg, "content").Raw(line))
+}
+
+// summaryTextJSON is summaryText with encoding/json.
+func summaryTextJSON(line []byte) (string, bool) {
 	var h struct {
 		IsCompactSummary bool `json:"isCompactSummary"`
 		Message          struct {
@@ -200,15 +231,29 @@ func summaryText(line []byte) (string, bool) {
 	if json.Unmarshal(line, &h) != nil || !h.IsCompactSummary {
 		return "", false
 	}
+	return contentText(h.Message.Content)
+}
+
+// contentText is the text of a message's content: a string, or the text
+// blocks of an array joined by newlines.
+func contentText(content []byte) (string, bool) {
+	if len(content) > 0 && content[0] == '"' {
+		// The usual case: decoded without encoding/json's validating scan
+		// (archive.JSONString has encoding/json's rules); a literal it
+		// rejects gets encoding/json's answer below.
+		if s, ok := archive.JSONString(content); ok {
+			return s, s != ""
+		}
+	}
 	var s string
-	if json.Unmarshal(h.Message.Content, &s) == nil {
+	if json.Unmarshal(content, &s) == nil {
 		return s, s != ""
 	}
 	var blocks []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	}
-	if json.Unmarshal(h.Message.Content, &blocks) != nil {
+	if json.Unmarshal(content, &blocks) != nil {
 		return "", false
 	}
 	var parts []string

@@ -25,6 +25,26 @@ export HOME="$work/home"
 mkdir -p "$HOME"
 BEN10="$work/ben10"
 NOOP="$work/noop-go"
+# Snapshots taken while setting up must not start a background
+# recompression that would run during a later measurement: the hooks run
+# with BEN10_HOOK_RECOMPRESS=off except in the PreCompact group, which
+# measures starting it. quiesce waits for the recompressions this script's
+# binary started (matched by its path in the work directory, so nothing
+# else on the machine is touched), and ends any still running after 60 s
+# by process id; it runs before each hyperfine group and in the prepare
+# step of the PreCompact runs.
+export BEN10_HOOK_RECOMPRESS=off
+cat >"$work/quiesce.sh" <<EOF
+quiesce() {
+	i=0
+	while pids=\$(pgrep -f "^$BEN10 internal recompress"); do
+		i=\$((i + 1))
+		if [ \$i -gt 600 ]; then kill \$pids 2>/dev/null || true; sleep 0.1; fi
+		sleep 0.1
+	done
+}
+EOF
+. "$work/quiesce.sh"
 
 # A ~3 MB Claude Code transcript with a compaction: the corpus's, or the
 # bundled demo session repeated.
@@ -77,7 +97,7 @@ lines = open(path, "rb").read().splitlines(keepends=True)
 pad = [(json.dumps({"type": "progress", "sessionId": sid, "data": {"type": "bash_progress", "output": base64.b64encode(os.urandom(48000)).decode()}}) + "\n").encode() for _ in range(n)]
 open(path, "wb").write(b"".join(lines[:10] + pad + lines[10:]))
 PY
-	echo "$(input PreCompact "$p" "$t" ',"trigger":"auto"')" | BEN10_HOOK_RECOMPRESS=off "$BEN10" hook
+	echo "$(input PreCompact "$p" "$t" ',"trigger":"auto"')" | "$BEN10" hook
 	ls -l "$p/.claude/context/compaction-snapshots/"*.ctx
 	# Claude Code appends to the same file: the boundary, the summary and
 	# the rest of the session follow the pre-compaction lines.
@@ -91,14 +111,32 @@ PY
 done
 # No shell (-N): the hook reads its JSON with --input; the no-op binary
 # gets the same argument and ignores it.
-hf() { hyperfine -N --warmup 3 --runs "$RUNS" --style basic "$@"; }
-# Each run must inject (not find the recovery consumed): reset the state.
-printf 'cp %s %s\ncp %s %s\n' "$work/state-1.json" "$work/compact-1/.claude/context/hook-state.json" \
-	"$work/state-100.json" "$work/compact-100/.claude/context/hook-state.json" >"$work/reset.sh"
-hf --prepare "sh $work/reset.sh" \
-	-n "no-op Go binary" "$NOOP --input ${ctxin[1]}" \
-	-n "SessionStart(compact), 1 MB snapshot" "$BEN10 hook --input ${ctxin[1]}" \
-	-n "SessionStart(compact), 100 MB snapshot" "$BEN10 hook --input ${ctxin[100]}"
+# Each group is also summarised by medians (steadier than means on a shared
+# machine) and each command's median over the first command's (the
+# reference of the group).
+hfn=0
+hf() {
+	quiesce
+	hfn=$((hfn + 1))
+	hyperfine -N --warmup 3 --runs "$RUNS" --style basic --export-json "$work/hf-$hfn.json" "$@"
+	python3 - "$work/hf-$hfn.json" <<'PY'
+import json, statistics, sys
+rs = json.load(open(sys.argv[1]))["results"]
+ref = statistics.median(rs[0]["times"])
+print("  medians (ratio to %s):" % rs[0]["command"])
+for r in rs:
+    m = statistics.median(r["times"])
+    print("    %-52s median %7.2f ms  min %7.2f ms  user %6.2f ms  sys %6.2f ms  %5.2fx" % (r["command"], m * 1e3, min(r["times"]) * 1e3, r["user"] * 1e3, r["system"] * 1e3, m / ref))
+PY
+}
+# Each run must inject (not find the recovery consumed): its state file is
+# reset before it by one cp (no shell), and the no-op binary gets the same
+# prepare step, which slows whatever runs right after it a little.
+reset1="cp $work/state-1.json $work/compact-1/.claude/context/hook-state.json"
+reset100="cp $work/state-100.json $work/compact-100/.claude/context/hook-state.json"
+hf --prepare "$reset1" -n "no-op Go binary" "$NOOP --input ${ctxin[1]}" \
+	--prepare "$reset1" -n "SessionStart(compact), 1 MB snapshot" "$BEN10 hook --input ${ctxin[1]}" \
+	--prepare "$reset100" -n "SessionStart(compact), 100 MB snapshot" "$BEN10 hook --input ${ctxin[100]}"
 
 echo
 echo "== UserPromptSubmit with no checkpoint due"
@@ -111,45 +149,44 @@ hf -n "no-op Go binary" "$NOOP --input $work/in-prompt.json" \
 	-n "ben10 version (start-up alone)" "$BEN10 version"
 
 echo
-echo "== PreCompact on the transcript (redaction on, fast level, quick verify; the background recompression is not started) vs zstd -3"
-# The measured hook is what Claude Code waits for: the fast snapshot, its
-# quick verify, and starting the detached recompression. --prepare waits
-# before each run so the previous run's recompression has finished and does
-# not share the CPU with the measurement.
-export BEN10_HOOK_RECOMPRESS=background
-p=$(project precompact "")
-head -n $((boundary - 1)) "$src" >"$work/pre.jsonl"
-echo "pre-compaction transcript: $(stat -c %s "$work/pre.jsonl") bytes"
-input PreCompact "$p" "$work/pre.jsonl" ',"trigger":"auto"' >"$work/in-pre.json"
-hf --prepare "sleep 0.5" -n "zstd -3" "zstd -3 -q -f $work/pre.jsonl -o $work/pre.zst" \
-	-n "PreCompact" "$BEN10 hook --input $work/in-pre.json"
-sleep 2 # the last recompression
-ls -l "$p/.claude/context/compaction-snapshots/"
-grep -o '"level": *"[^"]*"' "$p/.claude/context/compaction-snapshots/index.json"
-export BEN10_HOOK_RECOMPRESS=off
-
-echo
 CP_LINES=${CP_LINES:-200}
-echo "== PreCompact with a checkpoint of the session present ($CP_LINES lines older) vs zstd -3"
-# As in a session: the hook checkpointed on a prompt (checkpoint_interval 1
-# here), the transcript grew by 200 lines, then compaction starts. The
-# snapshot builds on the checkpoint: only the 200 lines are imported,
-# redacted and compressed. Each run starts without snapshots (so the base
-# is the checkpoint, not the previous run's snapshot).
+echo "== PreCompact (redaction on, fast level, quick verify, the background recompression started) vs zstd -3"
+# What Claude Code waits for: the fast snapshot, its quick verify, and
+# starting the detached recompression. Every run starts from a copy of a
+# prepared store (--prepare), so no run builds on the previous run's
+# snapshot, and the prepare step first waits for the previous run's
+# recompression, which never shares the CPU with a measurement.
+#  - no archive of the session yet: the whole transcript is imported;
+#  - a checkpoint CP_LINES lines older (as in a session: the hook
+#    checkpointed on a prompt, the transcript grew, then compaction
+#    starts): the snapshot builds on the checkpoint and imports, redacts
+#    and compresses only the new lines.
+# The checkpoint is taken of the same file, CP_LINES shorter: an archive is
+# built on only for the transcript it was made from.
+pre="$work/pre.jsonl"
+p=$(project precompact "  checkpoint_interval: 1\n")
+ctx="$p/.claude/context"
+input SessionStart "$p" "$pre" ',"source":"startup"' | "$BEN10" hook >/dev/null
+cp -a "$ctx" "$work/store-empty"
+head -n $((boundary - 1 - CP_LINES)) "$src" >"$pre"
+input UserPromptSubmit "$p" "$pre" ',"prompt":"hello"' | "$BEN10" hook >/dev/null
+ls -l "$ctx/checkpoints/"
+cp -a "$ctx" "$work/store-cp"
+head -n $((boundary - 1)) "$src" >"$pre"
+echo "pre-compaction transcript: $(stat -c %s "$pre") bytes; checkpoint $CP_LINES lines older"
+input PreCompact "$p" "$pre" ',"trigger":"auto"' >"$work/in-pre.json"
+for s in empty cp; do
+	printf 'set -e\n. %s\nquiesce\nrm -rf %s\ncp -a %s %s\n' "$work/quiesce.sh" "$ctx" "$work/store-$s" "$ctx" >"$work/prep-$s.sh"
+done
+printf '. %s\nquiesce\n' "$work/quiesce.sh" >"$work/prep-none.sh"
 export BEN10_HOOK_RECOMPRESS=background
-p=$(project precompact-cp "  checkpoint_interval: 1\n")
-t="$work/pre-cp.jsonl"
-head -n $((boundary - 1 - CP_LINES)) "$src" >"$t"
-input UserPromptSubmit "$p" "$t" ',"prompt":"hello"' | "$BEN10" hook >/dev/null
-ls -l "$p/.claude/context/checkpoints/"
-head -n $((boundary - 1)) "$src" >"$t"
-echo "pre-compaction transcript: $(stat -c %s "$t") bytes"
-input PreCompact "$p" "$t" ',"trigger":"auto"' >"$work/in-pre-cp.json"
-hf --prepare "sh -c 'sleep 0.5; rm -rf $p/.claude/context/compaction-snapshots'" \
-	-n "zstd -3" "zstd -3 -q -f $t -o $work/pre-cp.zst" \
-	-n "PreCompact, checkpoint present" "$BEN10 hook --input $work/in-pre-cp.json"
-sleep 2
+hf --prepare "sh $work/prep-none.sh" -n "zstd -3" "zstd -3 -q -f $pre -o $work/pre.zst" \
+	--prepare "sh $work/prep-empty.sh" -n "PreCompact, no earlier archive" "$BEN10 hook --input $work/in-pre.json" \
+	--prepare "sh $work/prep-cp.sh" -n "PreCompact, checkpoint $CP_LINES lines older" "$BEN10 hook --input $work/in-pre.json"
 export BEN10_HOOK_RECOMPRESS=off
+quiesce
+ls -l "$ctx/compaction-snapshots/"
+grep -o '"level": *"[^"]*"' "$ctx/compaction-snapshots/index.json"
 
 echo
 echo "== SessionEnd on the transcript (final save into current.ctx, incremental after the first)"

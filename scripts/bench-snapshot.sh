@@ -6,7 +6,7 @@ set -eu
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/ben10" ./cmd/ben10
+make -s build BIN="$work/ben10" >/dev/null  # the static release build (see Makefile)
 mkdir -p "$work/noop" "$work/project"
 cat > "$work/noop/main.go" <<'GO'
 package main

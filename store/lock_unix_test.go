@@ -5,8 +5,10 @@ package store
 import (
 	"bufio"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,5 +82,29 @@ func TestStaleLock(t *testing.T) {
 				t.Fatalf("no warning about the broken lock: %v", s.Warnings())
 			}
 		})
+	}
+}
+
+// TestLockFile: the bare file lock excludes another process's holder and
+// times out with ErrFileLockTimeout; it is free again after unlock.
+func TestLockFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "side.lock")
+	unlock, err := LockFile(path, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// flock locks belong to the open file description: a second open in
+	// this process contends like another process would.
+	if _, err := LockFile(path, 20*time.Millisecond); !errors.Is(err, ErrFileLockTimeout) {
+		t.Fatalf("second LockFile while held: %v, want ErrFileLockTimeout", err)
+	}
+	unlock()
+	again, err := LockFile(path, time.Second)
+	if err != nil {
+		t.Fatalf("LockFile after unlock: %v", err)
+	}
+	again()
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("lock file mode: %v %v", fi, err)
 	}
 }

@@ -225,6 +225,12 @@ func childHoldStale() error {
 	pid, _ := strconv.Atoi(os.Getenv("STORE_DEADPID"))
 	host, _ := os.Hostname()
 	data, _ := json.Marshal(LockHolder{PID: pid, Host: host, Since: time.Now().UTC()})
+	// Replace the record as Lock does: a shorter record written over the
+	// previous subtest's longer one would leave trailing bytes that make the
+	// record unreadable (and the lock not stale-looking) — a test flake.
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
 	f.WriteAt(data, 0)
 	fmt.Fprintln(os.Stdout, "locked")
 	time.Sleep(time.Minute)

@@ -44,7 +44,7 @@ func init() {
 		compactionCmd.AddCommand(c)
 		return c
 	}
-	l := sub("list", "List snapshots (reads only index.json)", cobra.NoArgs, runCompList)
+	l := sub("list", "List snapshots (reads index.json, or its listing cache)", cobra.NoArgs, runCompList)
 	l.Flags().BoolVarP(&compFlags.verbose, "verbose", "v", false, "more columns and the command summary")
 	sub("show ID", "Show a snapshot's details", cobra.ExactArgs(1), runCompShow)
 	sub("diff ID", "Compare a snapshot with the current context, with the detail compaction lost", cobra.ExactArgs(1), runCompDiff)
@@ -81,82 +81,52 @@ func init() {
 	contextCmd.AddCommand(compactionCmd)
 }
 
-// handles gives each snapshot the shortest id users can type: the session
-// suffix when unique, else the timestamp form.
-func handles(ix *snapshot.Index) []string {
-	suffix := map[string]int{}
-	for _, s := range ix.Snapshots {
-		suffix[lastPart(s.ID)]++
-	}
-	out := make([]string, len(ix.Snapshots))
-	for i, s := range ix.Snapshots {
-		if suffix[lastPart(s.ID)] == 1 {
-			out[i] = lastPart(s.ID)
-		} else {
-			out[i] = snapshot.ShortID(s.ID)
-		}
-	}
-	return out
-}
-
-func lastPart(id string) string {
-	short := snapshot.ShortID(id)
-	// YYYYMMDD-HHMMSS-<prefix>[-N]
-	if len(short) > 16 {
-		return short[16:]
-	}
-	return short
-}
-
 func runCompList(cmd *cobra.Command, _ []string) error {
 	st, m, err := openProject(compFlags.dir, true)
 	if err != nil {
 		return err
 	}
-	ix, err := m.Index()
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(cmd.OutOrStdout())
+	bw := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
 	defer bw.Flush()
 	var out io.Writer = bw
+	// The listing cache (rendered whenever index.json is written) spares
+	// decoding the index; when it is missing or stale, the index is read.
 	if globalFlags.json {
+		if js, err := m.CachedListJSON(); err == nil {
+			_, err = bw.Write(js)
+			return err
+		}
+		ix, err := m.Index()
+		if err != nil {
+			return err
+		}
 		return printJSON(out, ix)
 	}
-	cfg := st.Config().CompactionSnapshots
-	fmt.Fprintf(out, "Compaction Snapshots for %s\n%s\n\n", tildePath(st.ProjectDir()), rule(62))
-	if len(ix.Snapshots) == 0 {
+	t, err := m.CachedListTable(compFlags.verbose)
+	if err != nil {
+		ix, err := m.Index()
+		if err != nil {
+			return err
+		}
+		t = snapshot.NewListTable(ix, compFlags.verbose)
+	}
+	writeCompList(bw, t, st.Config().CompactionSnapshots, tildePath(st.ProjectDir()), compFlags.verbose)
+	return nil
+}
+
+// writeCompList prints the `compaction list` table and totals.
+func writeCompList(out *bufio.Writer, t *snapshot.ListTable, cfg store.SnapshotConfig, project string, verbose bool) {
+	fmt.Fprintf(out, "Compaction Snapshots for %s\n%s\n\n", project, rule(62))
+	if t.Count == 0 {
 		fmt.Fprintf(out, "No snapshots yet. One is taken before every compaction (or: ben10 context compaction snapshot).\n")
-		return nil
+		return
 	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	h := handles(ix)
-	if compFlags.verbose {
-		fmt.Fprintln(tw, "ID\tDate\tTokens\tMessages\tFiles\tTools\tTrigger\tSize\tPinned")
-	} else {
-		fmt.Fprintln(tw, "ID\tDate\tTokens\tMessages\tSize\tPinned")
-	}
-	for i := len(ix.Snapshots) - 1; i >= 0; i-- {
-		s := ix.Snapshots[i]
-		pin := ""
-		if s.Pinned {
-			pin = "📌"
-		}
-		if compFlags.verbose {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", h[i], shortDate(s.CreatedAt), commas(s.PreCompaction.TokenCount),
-				s.PreCompaction.MessageCount, s.PreCompaction.FileCount, s.PreCompaction.ToolExecutionCount, s.Trigger, humanBytes(s.CompressedBytes), pin)
-		} else {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", h[i], shortDate(s.CreatedAt), commas(s.PreCompaction.TokenCount),
-				s.PreCompaction.MessageCount, humanBytes(s.CompressedBytes), pin)
-		}
-	}
-	tw.Flush()
-	fmt.Fprintf(out, "\nTotal: %d snapshots (%s)\n", len(ix.Snapshots), humanBytes(ix.TotalSizeBytes))
+	out.Write(t.AppendTo(nil))
+	fmt.Fprintf(out, "\nTotal: %d snapshots (%s)\n", t.Count, humanBytes(t.TotalBytes))
 	fmt.Fprintf(out, "Retention: %d snapshots / %d days / %d MB max\n", cfg.RetentionCount, cfg.RetentionDays, cfg.MaxStorageMB)
-	if compFlags.verbose {
+	if verbose {
 		fmt.Fprintf(out, "\nCommands:\n  ben10 context compaction show <id>     View snapshot details\n  ben10 context compaction diff <id>     Compare with current context\n  ben10 context compaction restore <id>  Restore pre-compaction state\n")
 	}
-	return nil
 }
 
 func runCompShow(cmd *cobra.Command, args []string) error {
@@ -687,4 +657,14 @@ func printJSONLine(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// lastPart is a snapshot id's session-prefix suffix (<prefix>[-N]).
+func lastPart(id string) string {
+	short := snapshot.ShortID(id)
+	// YYYYMMDD-HHMMSS-<prefix>[-N]
+	if len(short) > 16 {
+		return short[16:]
+	}
+	return short
 }

@@ -208,7 +208,7 @@ func runList(cmd *cobra.Command, _ []string) error {
 		}
 	}
 	if ix, err := m.Index(); err == nil {
-		h := handles(ix)
+		h := snapshot.Handles(ix)
 		for i, s := range ix.Snapshots {
 			list = append(list, listEntry{"snapshot", h[i], m.Path(s), s.CompressedBytes, s.CreatedAt})
 		}

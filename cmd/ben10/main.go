@@ -61,12 +61,28 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
-	if err := rootCmd.Execute(); err != nil {
-		fmt.Fprintf(os.Stderr, "ben10: %v\n", err)
-		var ee *exitError
-		if errors.As(err, &ee) {
-			os.Exit(ee.code)
-		}
-		os.Exit(1)
+	// Claude Code starts `ben10 hook` on every hook event, so it skips
+	// cobra's Execute (command lookup, flag parsing and building the
+	// default help and completion commands): hook takes its arguments raw
+	// (DisableFlagParsing) and handles --help itself, so the result is the
+	// same. A global flag before "hook" takes the ordinary path.
+	if len(os.Args) > 1 && os.Args[1] == hookCmd.Name() {
+		exitOn(hookCmd.RunE(hookCmd, os.Args[2:]))
+		return
 	}
+	exitOn(rootCmd.Execute())
+}
+
+// exitOn ends the process for a command's error: its message on stderr and
+// its exit code (1 unless an exitError says otherwise).
+func exitOn(err error) {
+	if err == nil {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "ben10: %v\n", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		os.Exit(ee.code)
+	}
+	os.Exit(1)
 }

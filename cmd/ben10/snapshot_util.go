@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -90,35 +89,10 @@ func latestTranscript(project string) (string, error) {
 	return best, nil
 }
 
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
+func humanBytes(n int64) string { return snapshot.HumanBytes(n) }
 
 // commas prints n with thousands separators.
-func commas(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func commas(n int64) string { return snapshot.Commas(n) }
 
 // ago prints how long before now t was: "5 minutes ago", "2 hours ago".
 func ago(t, now time.Time) string {
@@ -144,16 +118,6 @@ func ago(t, now time.Time) string {
 		return unit(int64(d/time.Hour), "hour")
 	}
 	return unit(int64(d/(24*time.Hour)), "day")
-}
-
-// shortDate is the PRD's list date: "Jan 27, 2026 2:30p" (local time).
-func shortDate(t time.Time) string {
-	t = t.Local()
-	s := t.Format("Jan 2, 2006 3:04")
-	if t.Hour() < 12 {
-		return s + "a"
-	}
-	return s + "p"
 }
 
 // tildePath shows p with the home directory as ~.
