@@ -27,7 +27,7 @@ const LayoutVersion = 2
 // packLimit caps the stored bytes of one packed raw segment (layout 2):
 // libzstd level 19's window is 8 MiB, so more would not find repetitions
 // further back.
-const packLimit = 8 << 20
+var packLimit = 8 << 20 // a variable for tests
 
 // DefaultChunkSize is the target size of one raw transcript segment. Raw
 // files are cut at line boundaries into segments of about this size; a

@@ -119,3 +119,58 @@ func TestNoPackingBelowBest(t *testing.T) {
 		}
 	}
 }
+
+// Subagent files larger than the pack limit are spread over several shared
+// segments; every file reads back byte for byte, also after an incremental
+// save on top of such an archive.
+func TestPackedSeveralPacks(t *testing.T) {
+	old := packLimit
+	packLimit = 10000
+	t.Cleanup(func() { packLimit = old })
+	main := jsonLines(400, "main")
+	raw := []RawFile{
+		{Name: "s.jsonl", Data: main[:len(main)/2]},
+		{Name: "s/subagents/agent-a.jsonl", Data: jsonLines(150, "a")},
+		{Name: "s/subagents/agent-b.jsonl", Data: jsonLines(7, "b")},
+		{Name: "s/subagents/agent-c.jsonl", Data: jsonLines(200, "c")},
+	}
+	opts := EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelBest, ChunkSize: 4096}
+	var prev *Archive
+	for step := range 2 {
+		if step == 1 {
+			raw[0].Data = main
+			raw[3].Data = append(raw[3].Data, jsonLines(20, "c2")...)
+			opts.Previous = prev
+		}
+		var buf bytes.Buffer
+		stats, err := EncodeWithStats(&buf, &State{Raw: raw}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.meta.Layout != 2 || len(a.segLen) < 3 {
+			t.Fatalf("step %d: layout %d, %d raw segments", step, a.meta.Layout, len(a.segLen))
+		}
+		for s, n := range a.segLen {
+			if n > int64(packLimit) && n > 4096 {
+				t.Fatalf("step %d: raw segment %d holds %d bytes, over the pack limit", step, s, n)
+			}
+		}
+		if step == 1 && stats.CopiedSegments == 0 {
+			t.Fatalf("step 1: nothing copied: %+v", stats)
+		}
+		files, err := a.RawFiles()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, f := range files {
+			if !bytes.Equal(f.Data, raw[i].Data) {
+				t.Fatalf("step %d: file %s differs", step, f.Name)
+			}
+		}
+		prev = a
+	}
+}
