@@ -338,7 +338,7 @@ func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP str
 func (im *importer) restore(rs *resumeState, data []byte) bool {
 	st := im.st
 	st.Meta, st.Import, st.Files = rs.Meta, rs.Import, rs.Files
-	starts := lineStarts(data[:rs.Off])
+	starts := lineStartsCap(data[:rs.Off], rs.Lines)
 	if len(starts) != rs.Lines {
 		return false
 	}
@@ -444,7 +444,13 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 }
 
 func lineStarts(data []byte) []int {
-	starts := make([]int, 0, bytes.Count(data, []byte{'\n'})+1)
+	return lineStartsCap(data, bytes.Count(data, []byte{'\n'})+1)
+}
+
+// lineStartsCap is lineStarts with the expected number of lines given
+// (a capacity hint: the result is the same whatever it is).
+func lineStartsCap(data []byte, n int) []int {
+	starts := make([]int, 0, min(max(n, 0), len(data)+1))
 	for off := 0; off < len(data); {
 		starts = append(starts, off)
 		i := bytes.IndexByte(data[off:], '\n')
