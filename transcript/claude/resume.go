@@ -91,11 +91,11 @@ type resumeState struct {
 	IDPos []int `msgpack:"id_pos,omitempty"`
 }
 
-// mainStarts returns the line starts of data[:off], extending those
-// restore computed.
-func (im *importer) mainStarts(data []byte, off int) []int {
+// mainStarts returns the line starts of data[:off] (lines of them),
+// extending those restore computed.
+func (im *importer) mainStarts(data []byte, off, lines int) []int {
 	if im.starts == nil || off < im.startsOff {
-		return lineStarts(data[:off])
+		return lineStartsCap(data[:off], lines)
 	}
 	starts := im.starts
 	for _, st := range lineStarts(data[im.startsOff:off]) {
@@ -203,7 +203,7 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 	sort.Slice(rs.Hashes, func(i, j int) bool { return rs.Hashes[i].File < rs.Hashes[j].File })
 	rs.Tools = make([]archive.ToolExec, len(st.Tools))
 	rs.CmdOmitted = true
-	starts := im.mainStarts(data, off)
+	starts := im.mainStarts(data, off, lines)
 	rs.IDPos = make([]int, len(st.Tools))
 	for i, t := range st.Tools {
 		rs.IDPos[i] = idInline
