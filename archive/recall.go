@@ -519,6 +519,15 @@ func (b *recallBuilder) tools(s *State, r *Recall) {
 		if t.Sidechain {
 			continue
 		}
+		// errorLine(t.Output), computed at most once per tool.
+		var errMsg string
+		errDone := false
+		errLine := func() string {
+			if !errDone {
+				errMsg, errDone = errorLine(t.Output), true
+			}
+			return errMsg
+		}
 		var in toolInput
 		if needInput(t) {
 			// Inputs are JSON objects written by the assistant; a malformed one
@@ -606,7 +615,7 @@ func (b *recallBuilder) tools(s *State, r *Recall) {
 			c.NoResult = noResult(t)
 			if !t.Success && !c.NoResult {
 				c.Failures++
-				c.Error = capBytes(errorLine(t.Output), RecallErrorBytes)
+				c.Error = capBytes(errLine(), RecallErrorBytes)
 			}
 		}
 		if noResult(t) {
@@ -622,7 +631,7 @@ func (b *recallBuilder) tools(s *State, r *Recall) {
 			}
 			continue
 		}
-		msg := errorLine(t.Output)
+		msg := errLine()
 		if strings.Contains(msg, "Sibling tool call errored") {
 			continue // a parallel call failed; that failure is recorded on its own
 		}
