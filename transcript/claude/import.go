@@ -21,6 +21,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/internal/jscan"
+	"github.com/ben10ctx/ben10/transcript/internal/imp"
 )
 
 // Limits that keep hostile input from costing unbounded memory or time.
@@ -210,10 +211,12 @@ func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.I
 func (im *importer) end(opt archive.ImportOptions) (*archive.State, error) {
 	im.finish()
 	im.st.SetSource(archive.ModelSource{Importer: importerName, Version: importerVersion, Root: im.root})
-	if opt.IncludeFileContents {
-		if err := captureFiles(im.st, im.root, opt); err != nil {
-			return nil, err
-		}
+	root := im.root
+	if root == "" {
+		root = im.st.Meta.DirectoryPath
+	}
+	if err := imp.CaptureFiles(im.st, root, opt); err != nil {
+		return nil, fmt.Errorf("claude: %w", err)
 	}
 	return im.st, nil
 }
