@@ -1,38 +1,18 @@
 package archive_test
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ben10ctx/ben10/internal/testcorpus"
+
 	"github.com/ben10ctx/ben10/archive"
 )
 
-// archiveCorpusDir finds the shared corpus: $BEN10_CORPUS, a `shared/corpus`
-// beside an ancestor of the working directory, or /work/shared/corpus.
 func archiveCorpusDir(t testing.TB, sub string) string {
 	t.Helper()
-	var cands []string
-	if c := os.Getenv("BEN10_CORPUS"); c != "" {
-		cands = append(cands, c)
-	}
-	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			cands = append(cands, filepath.Join(d, "shared", "corpus"))
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	cands = append(cands, "/work/shared/corpus")
-	for _, c := range cands {
-		if fi, err := os.Stat(filepath.Join(c, sub)); err == nil && fi.IsDir() {
-			return filepath.Join(c, sub)
-		}
-	}
-	t.Skip("corpus not found (set BEN10_CORPUS)")
-	return ""
+	return testcorpus.Dir(t, sub)
 }
 
 func corpusFiles(t testing.TB) []string {

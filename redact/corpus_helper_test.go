@@ -1,37 +1,17 @@
 package redact
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ben10ctx/ben10/internal/testcorpus"
 )
 
-// corpusDir locates the shared session corpus: $BEN10_CORPUS, then a
-// shared/corpus sibling of an ancestor of the working directory, then
-// /work/shared/corpus. It skips the test when none exists.
+// corpusDir locates the shared session corpus, skipping the test when it
+// is absent.
 func corpusDir(tb testing.TB) string {
 	tb.Helper()
-	if d := os.Getenv("BEN10_CORPUS"); d != "" {
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			return d
-		}
-	}
-	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			c := filepath.Join(d, "shared", "corpus")
-			if st, err := os.Stat(c); err == nil && st.IsDir() {
-				return c
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	if st, err := os.Stat("/work/shared/corpus"); err == nil && st.IsDir() {
-		return "/work/shared/corpus"
-	}
-	tb.Skip("session corpus not found (set BEN10_CORPUS)")
-	return ""
+	return testcorpus.Dir(tb, "")
 }
 
 // corpusTranscripts returns the Claude transcripts of the corpus.

@@ -3,38 +3,15 @@ package fidelity
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ben10ctx/ben10/internal/testcorpus"
 )
 
-// CorpusDir finds the shared corpus: $BEN10_CORPUS, then a `shared/corpus`
-// next to an ancestor of the working directory, then /work/shared/corpus.
-// ok is false when there is none (tests skip).
-func CorpusDir() (dir string, ok bool) {
-	if d := os.Getenv("BEN10_CORPUS"); d != "" {
-		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			return d, true
-		}
-	}
-	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			c := filepath.Join(filepath.Dir(d), "shared", "corpus")
-			if st, err := os.Stat(c); err == nil && st.IsDir() {
-				return c, true
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	if st, err := os.Stat("/work/shared/corpus"); err == nil && st.IsDir() {
-		return "/work/shared/corpus", true
-	}
-	return "", false
-}
+// CorpusDir locates the shared corpus (package testcorpus).
+func CorpusDir() (dir string, ok bool) { return testcorpus.Find("") }
 
 // Session is a Claude Code transcript cut at its first compact_boundary.
 type Session struct {

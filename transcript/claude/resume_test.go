@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ben10ctx/ben10/internal/testcorpus"
+
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/transcript/claude"
@@ -17,26 +19,7 @@ import (
 
 func claudeCorpus(t *testing.T) []string {
 	t.Helper()
-	var cands []string
-	if c := os.Getenv("BEN10_CORPUS"); c != "" {
-		cands = append(cands, c)
-	}
-	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			cands = append(cands, filepath.Join(d, "shared", "corpus"))
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	cands = append(cands, "/work/shared/corpus")
-	for _, c := range cands {
-		if m, _ := filepath.Glob(filepath.Join(c, "claude", "*.jsonl")); len(m) > 0 {
-			return m
-		}
-	}
-	t.Skip("corpus not found (set BEN10_CORPUS)")
-	return nil
+	return testcorpus.Files(t, "claude", "*.jsonl")
 }
 
 // writeSession writes raw files under dir the way Claude Code lays them

@@ -5,39 +5,18 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/ben10ctx/ben10/internal/testcorpus"
 
 	"github.com/ben10ctx/ben10/archive"
 )
 
 // Corpus returns the real-session corpus folder for one assistant
-// (claude, codex, gemini), skipping the test when it is absent. It looks
-// at $BEN10_CORPUS, then shared/corpus next to an ancestor of the working
-// directory, then /work/shared/corpus.
+// (claude, codex, gemini), skipping the test when it is absent.
 func Corpus(t testing.TB, sub string) string {
 	t.Helper()
-	var cands []string
-	if e := os.Getenv("BEN10_CORPUS"); e != "" {
-		cands = append(cands, e)
-	}
-	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			cands = append(cands, filepath.Join(filepath.Dir(d), "shared", "corpus"))
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	cands = append(cands, "/work/shared/corpus")
-	for _, c := range cands {
-		p := filepath.Join(c, sub)
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-	}
-	t.Skipf("corpus %s not found", sub)
-	return ""
+	return testcorpus.Dir(t, sub)
 }
 
 // CheckRaw fails unless the State holds raw file name with exactly the
