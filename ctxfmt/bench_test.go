@@ -9,29 +9,14 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/ben10ctx/ben10/internal/testcorpus"
 )
 
-// corpusDir finds the shared session corpus: $BEN10_CORPUS, then a
-// shared/corpus next to an ancestor of the working directory, then
-// /work/shared/corpus.
+// corpusDir is the shared session corpus, or "" when absent.
 func corpusDir() string {
-	if d := os.Getenv("BEN10_CORPUS"); d != "" {
-		return d
-	}
-	if wd, err := os.Getwd(); err == nil {
-		for d := wd; ; d = filepath.Dir(d) {
-			if fi, err := os.Stat(filepath.Join(d, "shared", "corpus")); err == nil && fi.IsDir() {
-				return filepath.Join(d, "shared", "corpus")
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
-	}
-	if fi, err := os.Stat("/work/shared/corpus"); err == nil && fi.IsDir() {
-		return "/work/shared/corpus"
-	}
-	return ""
+	d, _ := testcorpus.Find("")
+	return d
 }
 
 const benchPayloadSize = 10 << 20
