@@ -176,6 +176,9 @@ func mergeEdits(r *Redactor, e []edit) []edit {
 	return out
 }
 
+// mergeSpans folds sorted, possibly overlapping findings (by start, the
+// longer first) into disjoint spans in place; where findings overlap, the
+// rule of higher priority names the merged span.
 func mergeSpans(r *Redactor, f []Finding) []Finding {
 	out := f[:1]
 	for _, x := range f[1:] {

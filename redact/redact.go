@@ -374,21 +374,7 @@ func (r *Redactor) normalize(b []byte, f []Finding) []Finding {
 		}
 		return out[i].End > out[j].End
 	})
-	merged := out[:1]
-	for _, x := range out[1:] {
-		last := &merged[len(merged)-1]
-		if x.Start < last.End {
-			if x.End > last.End {
-				last.End = x.End
-			}
-			if r.priority[x.RuleID] < r.priority[last.RuleID] {
-				last.RuleID = x.RuleID
-			}
-			continue
-		}
-		merged = append(merged, x)
-	}
-	return merged
+	return mergeSpans(r, out)
 }
 
 func (r *Redactor) enabled(id string) bool {
