@@ -104,13 +104,7 @@ func TestPackedRedactedResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var all []string
-	planted := make([]archive.RawFile, len(files))
-	for i, f := range files {
-		d, s := plant(rng, f.Data, 3)
-		planted[i] = archive.RawFile{Name: f.Name, Data: d}
-		all = append(all, s...)
-	}
+	planted, all := plantFiles(rng, files)
 	main := planted[0].Data
 	n := bytes.Count(main, []byte{'\n'})
 	for range 4 {
@@ -139,17 +133,7 @@ func TestPackedResumeCorpus(t *testing.T) {
 		}
 		main := files[0].Data
 		n := bytes.Count(main, []byte{'\n'})
-		with := func(data []byte, subHalf bool) []archive.RawFile {
-			out := []archive.RawFile{{Name: files[0].Name, Data: data}}
-			for _, f := range files[1:] {
-				d := f.Data
-				if subHalf {
-					d = cutAfterLines(d, bytes.Count(d, []byte{'\n'})/2)
-				}
-				out = append(out, archive.RawFile{Name: f.Name, Data: d})
-			}
-			return out
-		}
+		with := func(data []byte, subHalf bool) []archive.RawFile { return withMain(files, data, subHalf) }
 		steps := [][]archive.RawFile{
 			with(cutAfterLines(main, n/2), true),
 			with(cutAfterLines(main, max(n-20, n/2+1)), false),

@@ -31,23 +31,7 @@ func redactOpts(t *testing.T, fp string) archive.EncodeOptions {
 // top of prev when given.
 func saveRedacted(t *testing.T, p string, prev []byte, fp string) ([]byte, *archive.State) {
 	t.Helper()
-	o := redactOpts(t, fp)
-	if saveLevel != 0 {
-		o.Codec, o.Level = ctxfmt.CodecZstd, saveLevel
-	}
-	if prev != nil {
-		a, err := archive.Open(bytes.NewReader(prev), int64(len(prev)), archive.OpenOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		o.Previous = a
-	}
-	var buf bytes.Buffer
-	st, _, err := claude.Save(&buf, p, archive.ImportOptions{}, o)
-	if err != nil {
-		t.Fatalf("Save: %v", err)
-	}
-	return buf.Bytes(), st
+	return saveWith(t, p, prev, redactOpts(t, fp))
 }
 
 // secretKeys are the JSON keys whose string values get a planted secret:
@@ -180,13 +164,7 @@ func TestRedactedResumeFixtures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var all []string
-		planted := make([]archive.RawFile, len(files))
-		for i, f := range files {
-			d, s := plant(rng, f.Data, 3)
-			planted[i] = archive.RawFile{Name: f.Name, Data: d}
-			all = append(all, s...)
-		}
+		planted, all := plantFiles(rng, files)
 		if len(all) == 0 {
 			t.Fatalf("%s: no secret planted", name)
 		}
@@ -284,4 +262,17 @@ func TestRedactedResumeNeedsSameFingerprint(t *testing.T) {
 	}
 	full, _ := save(t, p, nil)
 	sameArchive(t, "redacted previous, unredacted save", inc, full)
+}
+
+// plantFiles plants secrets (plant, 3 per file) in copies of files and
+// returns the copies and every secret planted.
+func plantFiles(rng *rand.Rand, files []archive.RawFile) ([]archive.RawFile, []string) {
+	var all []string
+	planted := make([]archive.RawFile, len(files))
+	for i, f := range files {
+		d, s := plant(rng, f.Data, 3)
+		planted[i] = archive.RawFile{Name: f.Name, Data: d}
+		all = append(all, s...)
+	}
+	return planted, all
 }

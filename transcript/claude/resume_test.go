@@ -55,7 +55,13 @@ func withLevel(t *testing.T, l ctxfmt.Level) {
 // save saves the session at p, incrementally on top of prev when given.
 func save(t *testing.T, p string, prev []byte) ([]byte, *archive.State) {
 	t.Helper()
-	o := archive.EncodeOptions{Now: fixedNow}
+	return saveWith(t, p, prev, archive.EncodeOptions{Now: fixedNow})
+}
+
+// saveWith saves the session at p with o (at saveLevel when set),
+// incrementally on top of prev when given.
+func saveWith(t *testing.T, p string, prev []byte, o archive.EncodeOptions) ([]byte, *archive.State) {
+	t.Helper()
 	if saveLevel != 0 {
 		o.Codec, o.Level = ctxfmt.CodecZstd, saveLevel
 	}
@@ -171,17 +177,7 @@ func TestResumeMatchesFullImportCorpus(t *testing.T) {
 		}
 		main := files[0].Data
 		n := bytes.Count(main, []byte{'\n'})
-		with := func(data []byte, subHalf bool) []archive.RawFile {
-			out := []archive.RawFile{{Name: files[0].Name, Data: data}}
-			for _, f := range files[1:] {
-				d := f.Data
-				if subHalf {
-					d = cutAfterLines(d, bytes.Count(d, []byte{'\n'})/2)
-				}
-				out = append(out, archive.RawFile{Name: f.Name, Data: d})
-			}
-			return out
-		}
+		with := func(data []byte, subHalf bool) []archive.RawFile { return withMain(files, data, subHalf) }
 		third := cutAfterLines(main, n/3)
 		// The previous save saw a line being written (truncated mid-line).
 		mid := cutAfterLines(main, n/2)
@@ -259,4 +255,19 @@ func TestResumeFallsBack(t *testing.T) {
 			t.Errorf("%s: resumed", c.name)
 		}
 	}
+}
+
+// withMain is files with the main file's bytes replaced by data and, with
+// subHalf, every subagent file cut to its first half of lines (a session
+// caught while its subagents were still writing).
+func withMain(files []archive.RawFile, data []byte, subHalf bool) []archive.RawFile {
+	out := []archive.RawFile{{Name: files[0].Name, Data: data}}
+	for _, f := range files[1:] {
+		d := f.Data
+		if subHalf {
+			d = cutAfterLines(d, bytes.Count(d, []byte{'\n'})/2)
+		}
+		out = append(out, archive.RawFile{Name: f.Name, Data: d})
+	}
+	return out
 }
