@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -57,7 +58,9 @@ type EncodeOptions struct {
 	// itself when nothing is to be hidden. RedactText is applied to every
 	// model text stored inline. Both must be deterministic. A record whose
 	// raw line was changed keeps its text inline (redacted by RedactText)
-	// instead of a pointer into the line.
+	// instead of a pointer into the line. RedactLine is called from
+	// several goroutines at once (up to Concurrency) and must be safe for
+	// concurrent use; the archive does not depend on the call order.
 	RedactLine func(line []byte) []byte
 	RedactText func(s string) string
 	// RedactFingerprint identifies the redaction configuration behind
@@ -661,7 +664,7 @@ func (e *encoder) planRaw() error {
 		if !e.planAppend(i) {
 			data, changed, origStarts := f.Data, map[int]bool{}, []int(nil)
 			if e.opts.RedactLine != nil {
-				data, changed, origStarts = redactLines(f.Data, e.opts.RedactLine)
+				data, changed, origStarts = redactLines(f.Data, e.opts.RedactLine, e.redactWorkers())
 			}
 			e.stored[i], e.changed[i] = data, changed
 			starts := e.lineStartsOf(i)
@@ -758,7 +761,7 @@ func (e *encoder) planAppend(i int) bool {
 		if err != nil {
 			return false
 		}
-		restStored, restChanged, restOrigStarts = redactLines(rest, e.opts.RedactLine)
+		restStored, restChanged, restOrigStarts = redactLines(rest, e.opts.RedactLine, e.redactWorkers())
 		stored = append(prefix, restStored...)
 		for _, l := range pm.RedactedLines {
 			if l < skip {
@@ -792,51 +795,105 @@ func (e *encoder) chunkSize() int {
 	return DefaultChunkSize
 }
 
-// redactLines applies fn to every line of data. It returns the new bytes,
-// the set of changed line numbers and the line starts of the original.
-func redactLines(data []byte, fn func([]byte) []byte) ([]byte, map[int]bool, []int) {
+// redactBlock is how many input bytes (whole lines) one redaction worker
+// takes at a time.
+const redactBlock = 64 << 10
+
+// redactWorkers is how many goroutines redact one file's lines at once.
+func (e *encoder) redactWorkers() int {
+	if e.opts.Concurrency > 0 {
+		return e.opts.Concurrency
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// redactLines applies fn to every line of data, on up to workers
+// goroutines (fn must then be safe for concurrent use). It returns the new
+// bytes, the set of changed line numbers and the line starts of the
+// original. The result depends only on what fn returns for each line, not
+// on the number of workers.
+func redactLines(data []byte, fn func([]byte) []byte, workers int) ([]byte, map[int]bool, []int) {
 	starts := lineStarts(data)
-	changed := map[int]bool{}
-	var out []byte
-	for ln, st := range starts {
-		end := len(data)
-		nl := false
+	// body returns line ln without its line ending, and the ending.
+	body := func(ln int) (b []byte, cr, nl bool) {
+		st, end := starts[ln], len(data)
 		if ln+1 < len(starts) {
 			end, nl = starts[ln+1]-1, true
 		} else if end > st && data[end-1] == '\n' {
 			end, nl = end-1, true
 		}
-		line := data[st:end]
-		body, cr := line, false
-		if len(body) > 0 && body[len(body)-1] == '\r' {
-			body, cr = body[:len(body)-1], true
+		b = data[st:end]
+		if len(b) > 0 && b[len(b)-1] == '\r' {
+			b, cr = b[:len(b)-1], true
 		}
-		r := fn(body)
-		if !bytes.Equal(r, body) {
-			if out == nil {
-				out = make([]byte, 0, len(data)+len(data)/64)
-				out = append(out, data[:st]...)
-			}
-			changed[ln] = true
-			out = append(out, r...)
-			if cr {
-				out = append(out, '\r')
-			}
-			if nl {
-				out = append(out, '\n')
-			}
-			continue
-		}
-		if out != nil {
-			out = append(out, line...)
-			if nl {
-				out = append(out, '\n')
+		return b, cr, nl
+	}
+	// repl[ln] is line ln's redacted body when fn changed it.
+	var repl map[int][]byte
+	var mu sync.Mutex
+	redactRange := func(lo, hi int) {
+		for ln := lo; ln < hi; ln++ {
+			b, _, _ := body(ln)
+			if r := fn(b); !bytes.Equal(r, b) {
+				mu.Lock()
+				if repl == nil {
+					repl = map[int][]byte{}
+				}
+				repl[ln] = r
+				mu.Unlock()
 			}
 		}
 	}
-	if out == nil {
+	if workers <= 1 || len(data) < 2*redactBlock {
+		redactRange(0, len(starts))
+	} else {
+		// Blocks of whole lines of about redactBlock bytes, taken in turn.
+		var blocks []int // block k is lines [blocks[k], blocks[k+1])
+		for ln := 0; ln < len(starts); {
+			blocks = append(blocks, ln)
+			limit := starts[ln] + redactBlock
+			for ln++; ln < len(starts) && starts[ln] < limit; ln++ {
+			}
+		}
+		blocks = append(blocks, len(starts))
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(workers, len(blocks)-1) {
+			wg.Go(func() {
+				for {
+					k := int(next.Add(1)) - 1
+					if k >= len(blocks)-1 {
+						return
+					}
+					redactRange(blocks[k], blocks[k+1])
+				}
+			})
+		}
+		wg.Wait()
+	}
+	changed := make(map[int]bool, len(repl))
+	if len(repl) == 0 {
 		return data, changed, starts
 	}
+	lines := make([]int, 0, len(repl))
+	grow := 0
+	for ln, r := range repl {
+		changed[ln] = true
+		lines = append(lines, ln)
+		b, _, _ := body(ln)
+		grow += max(0, len(r)-len(b))
+	}
+	sort.Ints(lines)
+	out := make([]byte, 0, len(data)+grow)
+	prev := 0 // data[prev:] is not copied yet
+	for _, ln := range lines {
+		b, _, _ := body(ln)
+		st := starts[ln]
+		out = append(out, data[prev:st]...)
+		out = append(out, repl[ln]...)
+		prev = st + len(b) // the line ending follows
+	}
+	out = append(out, data[prev:]...)
 	return out, changed, starts
 }
 

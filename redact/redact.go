@@ -121,6 +121,11 @@ type Redactor struct {
 	salt       []byte
 	priority   map[string]int
 	fullScan   []int // user matchers without keywords
+	// exhaustive turns off JSONLine's shortcuts (hits ruled out from the
+	// raw bytes, the line's hits reused for a string without escapes):
+	// every string with a hit is decoded and scanned again. Tests compare
+	// the two paths.
+	exhaustive bool
 }
 
 var ruleIDRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`) })
@@ -334,6 +339,12 @@ func (r *Redactor) find(b []byte, scratch *[]hit) []Finding {
 	} else {
 		hits = r.pf.scan(b, nil)
 	}
+	return r.findHits(b, hits)
+}
+
+// findHits is find given b's keyword hits (all of them, or at least every
+// one whose matcher could find something there).
+func (r *Redactor) findHits(b []byte, hits []hit) []Finding {
 	var f []Finding
 	for _, h := range hits {
 		f = r.matchers[h.matcher].check(r, b, h, f)
