@@ -386,7 +386,8 @@ func (im *importer) fileFrom(fi int, f archive.RawFile, start, startLine int) in
 			im.problem(f.Name, ln, "line of %d bytes over the %d-byte model limit (kept raw)", len(body), MaxModelLine)
 			continue
 		}
-		top, err := jscan.ParseLine(body)
+		var h hdr
+		_, err := jscan.ParseLineFields(body, h.field(body))
 		if err != nil {
 			if last {
 				r.Truncated = true
@@ -400,7 +401,7 @@ func (im *importer) fileFrom(fi int, f archive.RawFile, start, startLine int) in
 		}
 		parsed++
 		im.curFile, im.curLine, im.lineOff = fi, ln, off-1-len(line)
-		im.line(fi, ln, body, top, sidechainFile, agentFromName)
+		im.line(fi, ln, body, &h, sidechainFile, agentFromName)
 	}
 	return parsed
 }
@@ -412,9 +413,10 @@ type hdr struct {
 	isSidechain, isMeta, isCompactSummary                                                          bool
 }
 
-func (im *importer) line(fi, ln int, b []byte, top jscan.Val, sideFile bool, agentFromName string) {
-	var h hdr
-	_ = jscan.EachField(b, top, func(k []byte, v jscan.Val) {
+// field returns the function that records the top-level members of line
+// b that the model uses in h.
+func (h *hdr) field(b []byte) func(k []byte, v jscan.Val) {
+	return func(k []byte, v jscan.Val) {
 		switch string(k) {
 		case "type":
 			h.typ = v
@@ -463,7 +465,11 @@ func (im *importer) line(fi, ln int, b []byte, top jscan.Val, sideFile bool, age
 		case "isCompactSummary":
 			h.isCompactSummary = v.Bool(b)
 		}
-	})
+	}
+}
+
+// line adds one parsed line (its top-level members in h) to the model.
+func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromName string) {
 	m := &im.st.Meta
 	ts := parseTime(str(b, h.timestamp))
 	if !ts.IsZero() {
@@ -497,9 +503,9 @@ func (im *importer) line(fi, ln int, b []byte, top jscan.Val, sideFile bool, age
 	typ := str(b, h.typ)
 	switch typ {
 	case "user", "assistant":
-		im.message(b, &h, typ, ts, side, agent, ref)
+		im.message(b, h, typ, ts, side, agent, ref)
 	case "system":
-		im.system(b, &h, ts, side, agent, ref)
+		im.system(b, h, ts, side, agent, ref)
 	case "summary":
 		sum, sp := textOf(b, h.summary)
 		im.st.Compactions = append(im.st.Compactions, archive.Compaction{
