@@ -886,11 +886,21 @@ func (im *importer) toolResult(b []byte, h *hdr, id string, rc jscan.Val, isErr 
 		spans = append(spans, archive.Span{Off: uint32(rc.S), Len: uint32(rc.E - rc.S)})
 	case '[':
 		_ = jscan.EachElem(b, rc, func(blk jscan.Val) {
-			if blk.Kind(b) != '{' || str(b, jscan.Field(b, blk, "type")) != "text" {
+			if blk.Kind(b) != '{' {
 				return
 			}
-			if v := jscan.Field(b, blk, "text"); v.IsString(b) {
-				spans = append(spans, archive.Span{Off: uint32(v.S), Len: uint32(v.E - v.S)})
+			// One walk over the block for its type and text.
+			var typ, text jscan.Val
+			_ = jscan.EachField(b, blk, func(k []byte, v jscan.Val) {
+				switch {
+				case string(k) == "type" && !typ.OK():
+					typ = v
+				case string(k) == "text" && !text.OK():
+					text = v
+				}
+			})
+			if str(b, typ) == "text" && text.IsString(b) {
+				spans = append(spans, archive.Span{Off: uint32(text.S), Len: uint32(text.E - text.S)})
 			}
 		})
 	}
@@ -898,20 +908,25 @@ func (im *importer) toolResult(b []byte, h *hdr, id string, rc jscan.Val, isErr 
 		t.OutputSpans = spans
 		t.Output, _ = archive.SpanText(b, spans)
 	}
-	r := h.toolUseResult
-	if r.Kind(b) == '{' {
-		for _, k := range []string{"durationMs", "totalDurationMs"} {
-			if d := jscan.Field(b, r, k).Int64(b); d > 0 {
+	if r := h.toolUseResult; r.Kind(b) == '{' {
+		// One walk over the result (it often holds a whole file) for
+		// every member read below.
+		var f resultFields
+		_ = jscan.EachField(b, r, func(k []byte, v jscan.Val) {
+			if x := f.slot(k); x != nil && !x.OK() {
+				*x = v
+			}
+		})
+		for _, v := range []jscan.Val{f.durationMs, f.totalDurationMs} {
+			if d := v.Int64(b); d > 0 {
 				t.DurationMS = d
 				break
 			}
 		}
-		if t.DurationMS == 0 {
-			if v := jscan.Field(b, r, "durationSeconds"); v.OK() {
-				t.DurationMS = int64(parseFloat(v.Raw(b)) * 1000)
-			}
+		if t.DurationMS == 0 && f.durationSeconds.OK() {
+			t.DurationMS = int64(parseFloat(f.durationSeconds.Raw(b)) * 1000)
 		}
-		im.resultHash(b, t, r)
+		im.resultHash(b, t, &f)
 	}
 	if j, ok := im.agentIdx[id]; ok {
 		if isErr {
@@ -923,9 +938,39 @@ func (im *importer) toolResult(b []byte, h *hdr, id string, rc jscan.Val, isErr 
 	_ = ts
 }
 
+// resultFields are the members of a toolUseResult object the model reads
+// (the first of each name, as jscan.Field finds it).
+type resultFields struct {
+	durationMs, totalDurationMs, durationSeconds  jscan.Val
+	file, originalFile, oldString, newString, all jscan.Val
+}
+
+// slot is where member k of a toolUseResult is kept, or nil.
+func (f *resultFields) slot(k []byte) *jscan.Val {
+	switch string(k) {
+	case "durationMs":
+		return &f.durationMs
+	case "totalDurationMs":
+		return &f.totalDurationMs
+	case "durationSeconds":
+		return &f.durationSeconds
+	case "file":
+		return &f.file
+	case "originalFile":
+		return &f.originalFile
+	case "oldString":
+		return &f.oldString
+	case "newString":
+		return &f.newString
+	case "replaceAll":
+		return &f.all
+	}
+	return nil
+}
+
 // resultHash records the file content hash a tool result reveals: a full
 // Read, or an Edit's original file with the replacement applied.
-func (im *importer) resultHash(b []byte, t *archive.ToolExec, r jscan.Val) {
+func (im *importer) resultHash(b []byte, t *archive.ToolExec, r *resultFields) {
 	if len(t.RelatedFiles) == 0 {
 		return
 	}
@@ -937,26 +982,39 @@ func (im *importer) resultHash(b []byte, t *archive.ToolExec, r jscan.Val) {
 	}
 	switch t.Name {
 	case "Read":
-		f := jscan.Field(b, r, "file")
+		f := r.file
 		if f.Kind(b) != '{' {
 			return
 		}
-		start := jscan.Field(b, f, "startLine").Int64(b)
-		n := jscan.Field(b, f, "numLines").Int64(b)
-		total := jscan.Field(b, f, "totalLines").Int64(b)
-		if c := jscan.Field(b, f, "content"); c.IsString(b) && start <= 1 && n == total {
+		// One walk over the object, which holds the file's content.
+		var start, n, total, c jscan.Val
+		_ = jscan.EachField(b, f, func(k []byte, v jscan.Val) {
+			var x *jscan.Val
+			switch string(k) {
+			case "startLine":
+				x = &start
+			case "numLines":
+				x = &n
+			case "totalLines":
+				x = &total
+			case "content":
+				x = &c
+			}
+			if x != nil && !x.OK() {
+				*x = v
+			}
+		})
+		if c.IsString(b) && start.Int64(b) <= 1 && n.Int64(b) == total.Int64(b) {
 			setHash(hashSource{b: b, fi: im.curFile, off: im.lineOff, ln: im.curLine, content: c})
 		}
 	case "Edit":
-		orig := jscan.Field(b, r, "originalFile")
-		old := jscan.Field(b, r, "oldString")
+		orig, old := r.originalFile, r.oldString
 		if !orig.IsString(b) || str(b, old) == "" {
 			return
 		}
 		setHash(hashSource{
 			b: b, fi: im.curFile, off: im.lineOff, ln: im.curLine, content: orig, edit: true,
-			old: old, new: jscan.Field(b, r, "newString"),
-			replaceAll: jscan.Field(b, r, "replaceAll").Bool(b),
+			old: old, new: r.newString, replaceAll: r.all.Bool(b),
 		})
 	}
 }
