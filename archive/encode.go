@@ -10,6 +10,7 @@ import (
 	"hash"
 	"io"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -757,12 +758,25 @@ func (e *encoder) planAppend(i int) bool {
 	stored := data
 	changed := map[int]bool{}
 	if e.opts.RedactLine != nil {
-		prefix, err := prev.readRawChunks(pm, segs[:reuse], storedOff)
-		if err != nil {
-			return false
-		}
 		restStored, restChanged, restOrigStarts = redactLines(rest, e.opts.RedactLine, e.redactWorkers())
-		stored = append(prefix, restStored...)
+		switch {
+		case storedOff == origOff && !slices.ContainsFunc(pm.RedactedLines, func(l int) bool { return l < skip }):
+			// Redaction changed no line of the reused part (whose
+			// original bytes reusable matched): its stored bytes are the
+			// file's own, and need not be decompressed.
+			if len(restChanged) == 0 {
+				stored = data // restStored is rest itself
+			} else {
+				stored = make([]byte, 0, origOff+int64(len(restStored)))
+				stored = append(append(stored, data[:origOff]...), restStored...)
+			}
+		default:
+			prefix, err := prev.readRawChunks(pm, segs[:reuse], storedOff)
+			if err != nil {
+				return false
+			}
+			stored = append(prefix, restStored...)
+		}
 		for _, l := range pm.RedactedLines {
 			if l < skip {
 				changed[l] = true

@@ -276,3 +276,64 @@ func plantFiles(rng *rand.Rand, files []archive.RawFile) ([]archive.RawFile, []s
 	}
 	return planted, all
 }
+
+// A redacted incremental save whose reused chunks had no line changed by
+// redaction takes their stored bytes from the file itself (nothing
+// decompressed): each step must equal a full redacted save, copy the
+// previous archive's chunks, and hold none of the secrets, with the new
+// tail clean and with secrets in it (and once with a secret in the reused
+// part, which is then read back from the previous archive).
+func TestRedactedResumeCleanPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	files, err := claude.ReadFiles(filepath.Join("testdata", "11111111-2222-4333-8444-555555555555.jsonl"), archive.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := files[0].Data
+	n := bytes.Count(main, []byte{'\n'})
+	a, b := n/3, 2*n/3
+	off := len(cutAfterLines(main, b))
+	tail, secrets := plant(rng, main[off:], 1<<30)
+	if len(secrets) == 0 {
+		t.Fatal("no secret planted in the tail")
+	}
+	planted := append(append([]byte(nil), main[:off]...), tail...)
+	with := func(data []byte) []archive.RawFile {
+		return append([]archive.RawFile{{Name: files[0].Name, Data: data}}, files[1:]...)
+	}
+	steps := [][]archive.RawFile{
+		with(cutAfterLines(main, a)), // clean
+		with(cutAfterLines(main, b)), // clean prefix, clean tail
+		with(planted),                // clean prefix, secrets in the tail
+		with(append(planted, main[len(cutAfterLines(main, 1)):]...)), // secrets in the reused part
+	}
+	dir := t.TempDir()
+	var prev []byte
+	for k, fs := range steps {
+		p := writeSession(t, dir, fs)
+		o := redactOpts(t, "fp-1")
+		o.ChunkSize = 1024 // several chunks, most of them reused
+		io := o
+		if prev != nil {
+			pa, err := archive.Open(bytes.NewReader(prev), int64(len(prev)), archive.OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Previous = pa
+		}
+		var buf bytes.Buffer
+		st, stats, err := claude.Save(&buf, p, archive.ImportOptions{}, io)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inc := buf.Bytes()
+		full, _ := saveWith(t, p, nil, o)
+		what := fmt.Sprintf("clean prefix, step %d", k)
+		if k > 0 && (!st.Source.Partial || stats.CopiedSegments == 0) {
+			t.Fatalf("%s: resumed %v, %d segments copied", what, st.Source.Partial, stats.CopiedSegments)
+		}
+		sameArchive(t, what, inc, full)
+		noSecrets(t, what+" incremental", inc, secrets)
+		prev = inc
+	}
+}
