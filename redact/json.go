@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/binary"
+	"sort"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -41,6 +42,7 @@ func (r *Redactor) JSONLine(line []byte) ([]byte, Report) {
 type jsonScratch struct {
 	hits []hit
 	live []hit
+	runs []span
 	fhit []hit
 	strs []strTok
 	nums []span
@@ -61,7 +63,15 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 	hits := r.pf.scan(line, sc.hits[:0])
 	sc.hits = hits
 	esc := hasASCIIEscape(line)
-	digits := r.maybeDigits(line)
+	// runs are the line's stretches holding 9 digits (maybeDigits); a
+	// stretch never crosses a quote, so a string holds one exactly when
+	// maybeDigits of the string would say so.
+	var runs []span
+	if r.digits || r.ssn {
+		runs = appendDigitRuns(sc.runs[:0], line)
+		sc.runs = runs
+	}
+	digits := len(runs) > 0
 	if len(hits) == 0 && len(r.fullScan) == 0 && !esc && !digits {
 		return line, false
 	}
@@ -94,7 +104,7 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 	for _, s := range w.strs {
 		raw := line[s.start+1 : s.end-1]
 		interesting := len(r.fullScan) > 0 || w.hitIn(s.start, s.end) ||
-			(digits && r.maybeDigits(raw)) || (esc && hasASCIIEscape(raw))
+			(digits && (spanWithin(runs, s.start+1, s.end-1) || r.exhaustive && r.maybeDigits(raw))) || (esc && hasASCIIEscape(raw))
 		if interesting {
 			d := dec.decode(raw)
 			var found []Finding
@@ -246,6 +256,45 @@ var digitRunByte = func() (t [256]bool) {
 	t[' '], t['-'] = true, true
 	return t
 }()
+
+// appendDigitRuns appends to runs every maximal stretch of digits, spaces
+// and dashes in b holding at least 9 digits (those hasDigitRun finds), in
+// order.
+func appendDigitRuns(runs []span, b []byte) []span {
+	for i := 8; i < len(b); {
+		if !digitRunByte[b[i]] {
+			i += 9
+			continue
+		}
+		lo, hi := i, i+1
+		for lo > 0 && digitRunByte[b[lo-1]] {
+			lo--
+		}
+		for hi < len(b) && digitRunByte[b[hi]] {
+			hi++
+		}
+		if hi-lo >= 9 {
+			n := 0
+			for _, c := range b[lo:hi] {
+				if c >= '0' && c <= '9' {
+					n++
+				}
+			}
+			if n >= 9 {
+				runs = append(runs, span{lo, hi})
+			}
+		}
+		i = hi + 9
+	}
+	return runs
+}
+
+// spanWithin reports whether one of spans (in order, disjoint) lies within
+// [s,e).
+func spanWithin(spans []span, s, e int) bool {
+	k := sort.Search(len(spans), func(k int) bool { return spans[k].start >= s })
+	return k < len(spans) && spans[k].end <= e
+}
 
 // hasDigitRun reports whether b has a stretch of digits, spaces and dashes
 // holding at least 9 digits. Such a stretch is at least 9 bytes long, so

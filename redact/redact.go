@@ -122,7 +122,7 @@ type Redactor struct {
 	priority   map[string]int
 	fullScan   []int // user matchers without keywords
 	// exhaustive turns off JSONLine's shortcuts (hits ruled out from the
-	// raw bytes, the line's hits reused for a string without escapes):
+	// raw bytes, the line's hits and digit runs reused for a string):
 	// every string with a hit is decoded and scanned again. Tests compare
 	// the two paths.
 	exhaustive bool

@@ -173,3 +173,41 @@ func TestHasASCIIEscape(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendDigitRuns: the runs found in a line are exactly the maximal
+// stretches hasDigitRun accepts, and a string holds one exactly when
+// hasDigitRun accepts the string.
+func TestAppendDigitRuns(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	alpha := []byte("0123456789 -a\"")
+	for range 100000 {
+		b := make([]byte, rng.Intn(60))
+		for i := range b {
+			b[i] = alpha[rng.Intn(len(alpha))]
+		}
+		runs := appendDigitRuns(nil, b)
+		if (len(runs) > 0) != refHasDigitRun(b) {
+			t.Fatalf("appendDigitRuns(%q) = %v, hasDigitRun %v", b, runs, refHasDigitRun(b))
+		}
+		for k, r := range runs {
+			if !refHasDigitRun(b[r.start:r.end]) || (r.start > 0 && digitRunByte[b[r.start-1]]) || (r.end < len(b) && digitRunByte[b[r.end]]) || (k > 0 && runs[k-1].end >= r.start) {
+				t.Fatalf("appendDigitRuns(%q): run %v is not a maximal qualifying stretch", b, r)
+			}
+		}
+		// Every quoted piece.
+		for s := 0; s < len(b); s++ {
+			if b[s] != '"' {
+				continue
+			}
+			e := bytes.IndexByte(b[s+1:], '"')
+			if e < 0 {
+				break
+			}
+			e += s + 1
+			if got, want := spanWithin(runs, s+1, e), refHasDigitRun(b[s+1:e]); got != want {
+				t.Fatalf("%q: string %q holds a run: %v, want %v", b, b[s+1:e], got, want)
+			}
+			s = e
+		}
+	}
+}
