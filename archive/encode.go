@@ -330,6 +330,10 @@ type encoder struct {
 	// groups are the raw segments to write, in order.
 	groups  []rawGroup
 	scratch []byte // spanTextEqual's buffer
+	// hashes compute each file's SHA-256 (and the chunks' Mid states):
+	// planRaw leaves them to prepareRaw, which runs them beside the
+	// compression, after the stored files are handed to the importer.
+	hashes []func()
 }
 
 // rawGroup is one raw segment: a chunk copied from the previous archive,
@@ -396,6 +400,15 @@ func (e *encoder) planGroups() {
 	}
 }
 
+// chunkAt is the k-th chunk after chunk c of file f, in file order across
+// files (the order planGroups packs chunks in).
+func (e *encoder) chunkAt(f, c, k int) *rawChunk {
+	for c += k; c >= len(e.man[f].Chunks); f++ {
+		c -= len(e.man[f].Chunks)
+	}
+	return &e.man[f].Chunks[c]
+}
+
 // layout is the layout version the manifest needs: 2 when chunks are
 // packed, else 1 (readable by builds that know layout 1 only).
 func (e *encoder) layout() int {
@@ -422,23 +435,58 @@ func (e *encoder) prepareRaw() error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = max(1, min(workers, len(jobs)))
+	// Job j < len(jobs) compresses a group; the others hash a file.
+	n := len(jobs) + len(e.hashes)
+	workers = max(1, min(workers, n))
 	errs := make([]error, len(jobs))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			for j := range next {
+				if j >= len(jobs) {
+					e.hashes[j-len(jobs)]()
+					continue
+				}
 				g := &e.groups[jobs[j]]
 				g.prep, errs[j] = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, g.data)
 			}
 		})
 	}
+	// The biggest group first, then the hashes, then the rest.
+	order := make([]int, 0, n)
+	big := -1
 	for j := range jobs {
+		if big < 0 || len(e.groups[jobs[j]].data) > len(e.groups[jobs[big]].data) {
+			big = j
+		}
+	}
+	if big >= 0 {
+		order = append(order, big)
+	}
+	for h := range e.hashes {
+		order = append(order, len(jobs)+h)
+	}
+	for j := range jobs {
+		if j != big {
+			order = append(order, j)
+		}
+	}
+	for _, j := range order {
 		next <- j
 	}
 	close(next)
 	wg.Wait()
+	e.hashes = nil
+	// A chunk shared with others is never copied, so nothing hashes on
+	// from its SHA-256 state (hashChunks recorded one for every chunk).
+	for _, g := range e.groups {
+		if g.n > 1 {
+			for k := range g.n {
+				e.chunkAt(g.file, g.chunk, k).Mid = nil
+			}
+		}
+	}
 	for j, err := range errs {
 		if err != nil {
 			return fmt.Errorf("archive: raw segment of %s: %w", e.man[e.groups[jobs[j]].file].Name, err)
@@ -666,6 +714,9 @@ func (e *encoder) planRaw() error {
 			data, changed, origStarts := f.Data, map[int]bool{}, []int(nil)
 			if e.opts.RedactLine != nil {
 				data, changed, origStarts = redactLines(f.Data, e.opts.RedactLine, e.redactWorkers())
+				if len(changed) == 0 {
+					e.starts[i] = origStarts // the same bytes
+				}
 			}
 			e.stored[i], e.changed[i] = data, changed
 			starts := e.lineStartsOf(i)
@@ -676,9 +727,9 @@ func (e *encoder) planRaw() error {
 			m.Chunks = chunkLines(f.Data, data, origStarts, starts, changed, e.chunkSize())
 			e.man[i] = m
 			e.planReuse(i)
-			m = e.man[i]
-			m.SHA256 = hashChunks(sha256.New(), data, m.Chunks)
-			e.man[i] = m
+			e.hashes = append(e.hashes, func() {
+				e.man[i].SHA256 = hashChunks(sha256.New(), data, e.man[i].Chunks)
+			})
 		}
 		m := &e.man[i]
 		m.RedactedLines = m.RedactedLines[:0]
@@ -795,8 +846,10 @@ func (e *encoder) planAppend(i int) bool {
 	tail := chunkLines(rest, restStored, restOrigStarts, restStarts, restChanged, e.chunkSize())
 	m := rawManifest{Name: e.files[i].Name, Size: int64(len(stored))}
 	m.Chunks = append(append([]rawChunk(nil), pm.Chunks[:reuse]...), tail...)
-	m.SHA256 = hashChunks(h, restStored, m.Chunks[reuse:])
 	e.man[i] = m
+	e.hashes = append(e.hashes, func() {
+		e.man[i].SHA256 = hashChunks(h, restStored, e.man[i].Chunks[reuse:])
+	})
 	e.stored[i], e.changed[i] = stored, changed
 	e.reuse[i], e.prevSegs[i] = reuse, segs
 	return true

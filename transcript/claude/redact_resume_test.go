@@ -337,3 +337,51 @@ func TestRedactedResumeCleanPrefix(t *testing.T) {
 		prev = inc
 	}
 }
+
+// The archive's bytes do not depend on how many goroutines redact, hash
+// and compress: a redacted save of files with planted secrets (several
+// chunks, subagent files, packed at LevelBest) is the same with 1, 2 and 4,
+// full and incremental.
+func TestSaveSameBytesWhateverConcurrency(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	files, err := claude.ReadFiles(filepath.Join("testdata", "11111111-2222-4333-8444-555555555555.jsonl"), archive.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	planted, secrets := plantFiles(rng, files)
+	// A main file of several redaction blocks: the fixture repeated.
+	main := bytes.Repeat(planted[0].Data, 1+(300<<10)/len(planted[0].Data))
+	steps := [][]archive.RawFile{
+		append([]archive.RawFile{{Name: planted[0].Name, Data: cutAfterLines(main, bytes.Count(main, []byte{'\n'})/2)}}, planted[1:]...),
+		append([]archive.RawFile{{Name: planted[0].Name, Data: main}}, planted[1:]...),
+	}
+	for _, lvl := range []ctxfmt.Level{ctxfmt.LevelDefault, ctxfmt.LevelBest} {
+		var prev []byte
+		for k, fs := range steps {
+			p := writeSession(t, t.TempDir(), fs)
+			var want []byte
+			for _, conc := range []int{1, 2, 4} {
+				o := redactOpts(t, "fp-1")
+				o.Level, o.Concurrency, o.ChunkSize = lvl, conc, 64<<10
+				if prev != nil {
+					a, err := archive.Open(bytes.NewReader(prev), int64(len(prev)), archive.OpenOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					o.Previous = a
+				}
+				var buf bytes.Buffer
+				if _, _, err := claude.Save(&buf, p, archive.ImportOptions{}, o); err != nil {
+					t.Fatal(err)
+				}
+				noSecrets(t, fmt.Sprintf("level %v step %d, %d goroutines", lvl, k, conc), buf.Bytes(), secrets)
+				if want == nil {
+					want = buf.Bytes()
+				} else if !bytes.Equal(buf.Bytes(), want) {
+					t.Fatalf("level %v step %d: %d goroutines wrote other bytes than 1", lvl, k, conc)
+				}
+			}
+			prev = want
+		}
+	}
+}
