@@ -12,6 +12,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/internal/hookfast"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
@@ -126,18 +127,11 @@ func (h *Handler) fail(ev Event, in *Input, err error, stderr io.Writer) {
 // projectDir is the directory whose store the hooks use: the session's
 // start directory ($CLAUDE_PROJECT_DIR) when known, else the hook's cwd.
 func (h *Handler) projectDir(in *Input) (string, error) {
-	d := h.getenv("CLAUDE_PROJECT_DIR")
-	if d == "" {
-		d = in.Cwd
+	c, err := hookfast.ProjectDir(h.getenv, in.Cwd)
+	if errors.Is(err, hookfast.ErrNoProject) {
+		return "", fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
-	if d == "" {
-		return "", fmt.Errorf("%w: no cwd in the hook input and $CLAUDE_PROJECT_DIR is not set", ErrBadInput)
-	}
-	c, err := store.CanonicalDir(d)
-	if err != nil {
-		return "", fmt.Errorf("project directory %s: %w", d, err)
-	}
-	return c, nil
+	return c, err
 }
 
 // Handle runs the handler of ev. Events Ben10 does not act on return an
@@ -241,8 +235,8 @@ func (c *call) update(fn func(*State, *SessionState) error) error {
 		if ref.IsZero() {
 			ref = ss.Started
 		}
-		hd := counterHeader{ref: ref, base: ss.SinceCheckpoint}
-		if ok && n == 0 && hd.base == old.base && hd.ref.Equal(old.ref) {
+		hd := hookfast.Header{Ref: ref, Base: ss.SinceCheckpoint}
+		if ok && n == 0 && hd.Base == old.Base && hd.Ref.Equal(old.Ref) {
 			return nil // unchanged: no rewrite
 		}
 		if err := writeCounter(cp, hd); err != nil {
