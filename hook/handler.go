@@ -33,6 +33,11 @@ type Handler struct {
 	// (default: os.Executable, detached, stdio closed). Used to recompress
 	// a snapshot after PreCompact returned.
 	Spawn func(args ...string) error
+	// PromptCounted: the ben10-hook shim already counted this
+	// UserPromptSubmit in the session's counter (and found a checkpoint
+	// due, or could not decide), so the handler goes straight to the slow
+	// path without counting it again.
+	PromptCounted bool
 }
 
 // DefaultSnapshots is the SnapshotFactory used when Handler.Snapshots is
@@ -111,17 +116,11 @@ func (h *Handler) Run(ctx context.Context, eventArg string, stdin io.Reader, std
 
 // fail reports err: one line on stderr, one in the error log.
 func (h *Handler) fail(ev Event, in *Input, err error, stderr io.Writer) {
-	name := string(ev)
-	if name == "" {
-		name = "hook"
-	}
-	msg := strings.Join(strings.Fields(err.Error()), " ")
-	fmt.Fprintf(stderr, "ben10 %s: %s (continuing without Ben10; see %s)\n", name, msg, ErrorLogPath(h.home()))
 	sid, dir := "", ""
 	if in != nil {
 		sid, dir = in.SessionID, in.Cwd
 	}
-	_ = AppendError(h.home(), ErrorEntry{Time: h.now(), Event: name, Session: sid, Project: dir, Error: msg})
+	hookfast.Fail(stderr, h.home(), string(ev), sid, dir, err, h.now())
 }
 
 // projectDir is the directory whose store the hooks use: the session's
@@ -142,9 +141,13 @@ func (h *Handler) Handle(ctx context.Context, ev Event, in *Input) (*Output, err
 	}
 	counted := false
 	if ev == UserPromptSubmit {
-		var done bool
-		if done, counted = h.fastPrompt(in); done {
-			return nil, nil
+		if h.PromptCounted {
+			counted = true
+		} else {
+			var done bool
+			if done, counted = h.fastPrompt(in); done {
+				return nil, nil
+			}
 		}
 	}
 	dir, err := h.projectDir(in)

@@ -43,6 +43,7 @@ It always exits 0: a failure is one line on stderr and an entry in
 	DisableFlagParsing: true,
 	RunE: func(cmd *cobra.Command, args []string) error {
 		var stdin io.Reader = os.Stdin
+		h := &hook.Handler{}
 		// --input FILE reads the hook JSON from a file (benchmarks, replays).
 		for i := 0; i < len(args); i++ {
 			switch args[i] {
@@ -60,6 +61,11 @@ It always exits 0: a failure is one line on stderr and an entry in
 				}
 				args = append(args[:i:i], args[min(i+2, len(args)):]...)
 				i--
+			case "--prompt-counted":
+				// From the ben10-hook shim: it counted this prompt already.
+				h.PromptCounted = true
+				args = append(args[:i:i], args[i+1:]...)
+				i--
 			}
 		}
 		if len(args) > 1 {
@@ -71,7 +77,7 @@ It always exits 0: a failure is one line on stderr and an entry in
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 55*time.Second)
 		defer cancel()
-		code := (&hook.Handler{}).Run(ctx, ev, stdin, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		code := h.Run(ctx, ev, stdin, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		if code != 0 {
 			return &exitError{code: code, err: fmt.Errorf("hook exited %d", code)}
 		}

@@ -32,7 +32,7 @@ func TestCounterHeaderRoundTrip(t *testing.T) {
 func TestCounterName(t *testing.T) {
 	for sid, want := range map[string]string{
 		"0b8f6c1e-5d2a-4c3b-9e7f-1a2b3c4d5e6f": "0b8f6c1e-5d2a-4c3b-9e7f-1a2b3c4d5e6f",
-		"plain_id":  "plain_id",
+		"plain_id":                             "plain_id",
 	} {
 		if got := CounterName(sid); got != want {
 			t.Errorf("CounterName(%q) = %q, want %q", sid, got, want)
@@ -69,4 +69,3 @@ func TestPacingDueAt(t *testing.T) {
 		}
 	}
 }
-
