@@ -60,6 +60,9 @@ func main() {
 func run(args []string, stdin io.Reader, stderr io.Writer) int {
 	var event, inputFile string
 	var rest []string // arguments handed on unchanged
+	if len(args) > 0 && args[0] == "hook" {
+		args = args[1:] // the full binary's form, "hook EVENT", works too
+	}
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
 		case a == "--input" && i+1 < len(args):
