@@ -163,9 +163,9 @@ type Installed struct {
 	Path    string            `json:"path"`
 	Scope   Scope             `json:"scope"`
 	Exists  bool              `json:"exists"`
-	Events  map[Event]string  `json:"events"` // event → command
-	Binary  string            `json:"binary,omitempty"` // the ben10 the hooks run
-	Shim    string            `json:"shim,omitempty"`   // the ben10-hook shim, when events go through it
+	Events  map[Event]string  `json:"events"`            // event → command
+	Binary  string            `json:"binary,omitempty"`  // the ben10 the hooks run
+	Shim    string            `json:"shim,omitempty"`    // the ben10-hook shim, when events go through it
 	Missing []Event           `json:"missing,omitempty"` // registrations not installed
 	Timeout map[Event]float64 `json:"timeouts,omitempty"`
 }
