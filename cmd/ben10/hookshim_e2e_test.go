@@ -337,3 +337,27 @@ func TestShimHooksInstall(t *testing.T) {
 		t.Fatalf("settings after uninstall:\n%s", data)
 	}
 }
+
+// TestHookEarlyEntry: `ben10 hook …` is handled during initialisation
+// (internal/hookentry), yet behaves as the command: --help prints the
+// command's help, and --input and an unknown event work as before.
+func TestHookEarlyEntry(t *testing.T) {
+	r := runBen10(t, nil, nil, "hook", "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "Claude Code runs this command") || !strings.Contains(r.stdout, "--input saved-input.json") {
+		t.Fatalf("hook --help: %+v", r)
+	}
+	w := newShimWorld(t, "")
+	in := filepath.Join(t.TempDir(), "in.json")
+	if err := os.WriteFile(in, w.input("SessionStart", map[string]any{"source": "resume"}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runBen10(t, nil, w.env, "hook", "--input", in); r.code != 0 || r.stderr != "" || r.stdout != "" {
+		t.Fatalf("hook --input: %+v", r)
+	}
+	if ss := w.state().Sessions[w.session]; ss == nil || ss.LastEvent.IsZero() {
+		t.Fatalf("SessionStart(resume) did not reach the handler: %+v", ss)
+	}
+	before := w.errorLog()
+	r = runBen10(t, w.input("SessionStart", nil), w.env, "hook", "no-such-event")
+	w.checkOneLine(r, before, "unknown hook event")
+}
