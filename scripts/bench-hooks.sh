@@ -6,6 +6,7 @@
 #
 #   scripts/bench-hooks.sh            # corpus transcript if found, else synthetic
 #   RUNS=20 scripts/bench-hooks.sh
+#   START_ONLY=1 RUNS=60 scripts/bench-hooks.sh   # SessionStart and UserPromptSubmit only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-15}
@@ -194,6 +195,11 @@ if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; t
 fi
 
 echo
+if [ -n "${START_ONLY:-}" ]; then
+	# START_ONLY=1: the start-up-bound hooks above only (the issue's
+	# targets for SessionStart(compact) and UserPromptSubmit).
+	echo "START_ONLY: PreCompact and SessionEnd groups skipped"
+else
 CP_LINES=${CP_LINES:-200}
 echo "== PreCompact (redaction on, fast level, quick verify, the background recompression started) vs zstd -3"
 # What Claude Code waits for: the fast snapshot, its quick verify, and
@@ -252,6 +258,7 @@ hf --prepare "rm -f $p/.claude/context/current.ctx $p/.claude/context/meta.json"
 	-n "zstd -3" "zstd -3 -q -f $t -o $work/end-cp.zst" \
 	-n "SessionEnd, checkpoint present" "$BEN10 hook --input $work/in-end-cp.json"
 ls -l "$p/.claude/context/"
+fi
 if [ -s "$HOME/.claude-code/ben10-errors.log" ]; then
 	echo "hooks logged errors:" >&2
 	cat "$HOME/.claude-code/ben10-errors.log" >&2
