@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -55,7 +56,7 @@ func (w *hookWorld) writeTranscript(data []byte) {
 
 // fire runs the hook for EVENT with the hook JSON Claude Code would send:
 // the command `ben10 hooks install` wrote into the user settings when
-// there are any (through the shell, as Claude Code runs it), else
+// there are any (through sh, as Claude Code runs it on Unix), else
 // `ben10 hook EVENT`. It fails the test unless the hook exits 0 with an
 // empty stderr.
 func (w *hookWorld) fire(event string, fields map[string]any, env ...string) *hook.Output {
@@ -67,7 +68,7 @@ func (w *hookWorld) fire(event string, fields map[string]any, env ...string) *ho
 	data, _ := json.Marshal(in)
 	allEnv := append(append([]string(nil), w.env...), env...)
 	var r result
-	if cmd := installedCommand(w.t, filepath.Join(w.home, ".claude", "settings.json"), hook.Event(event)); cmd != "" {
+	if cmd := installedCommand(w.t, filepath.Join(w.home, ".claude", "settings.json"), hook.Event(event)); cmd != "" && runtime.GOOS != "windows" {
 		r = runShell(w.t, data, allEnv, cmd)
 	} else {
 		r = runBen10(w.t, data, allEnv, "hook", hook.Event(event).Kebab())

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -29,9 +28,6 @@ func installedCommand(t *testing.T, path string, e hook.Event) string {
 // does, with stdin and environment.
 func runShell(t *testing.T, stdin []byte, env []string, command string) result {
 	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("hook command lines are run through sh here")
-	}
 	return runCmd(t, exec.Command("/bin/sh", "-c", command), stdin, env)
 }
 
