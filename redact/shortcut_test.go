@@ -211,3 +211,49 @@ func TestAppendDigitRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefilterMatchesBruteForce: the trigram scan reports exactly the
+// occurrences a naive case-insensitive search of every keyword finds, at
+// the start, in the middle and at the very end of the input.
+func TestPrefilterMatchesBruteForce(t *testing.T) {
+	r := Default()
+	pf := r.pf
+	rng := rand.New(rand.NewSource(6))
+	var frags []string
+	for _, kw := range pf.kws {
+		frags = append(frags, string(kw), strings.ToUpper(string(kw)), string(kw[:len(kw)/2+1]))
+	}
+	frags = append(frags, " ", "x", "\"", "0", "é")
+	for range 20000 {
+		var b []byte
+		for range rng.Intn(8) {
+			b = append(b, frags[rng.Intn(len(frags))]...)
+		}
+		got := pf.scan(b, nil)
+		var want []hit
+		low := bytes.ToLower(b)
+		for at := range b {
+			for k, kw := range pf.kws {
+				if bytes.HasPrefix(low[at:], kw) {
+					want = append(want, hit{matcher: pf.kwOwner[k], start: at, end: at + len(kw)})
+				}
+			}
+		}
+		key := func(h []hit) map[hit]int {
+			m := map[hit]int{}
+			for _, x := range h {
+				m[x]++
+			}
+			return m
+		}
+		g, w := key(got), key(want)
+		if len(g) != len(w) {
+			t.Fatalf("scan(%q): %v, want %v", b, got, want)
+		}
+		for x, n := range w {
+			if g[x] != n {
+				t.Fatalf("scan(%q): %v, want %v", b, got, want)
+			}
+		}
+	}
+}
