@@ -352,7 +352,10 @@ func (r *Redactor) findHits(b []byte, hits []hit) []Finding {
 	for _, mi := range r.fullScan {
 		f = r.matchers[mi].check(r, b, hit{matcher: mi}, f)
 	}
-	if r.digits || r.ssn {
+	// Whatever scanDigits finds (an SSN's 9 digits, a card's 13 to 19,
+	// in groups split by single spaces or dashes) lies in a stretch
+	// hasDigitRun sees, which it finds probing every 9th byte.
+	if (r.digits || r.ssn) && (hasDigitRun(b) || r.exhaustive) {
 		f = r.scanDigits(b, f)
 	}
 	if len(f) == 0 {

@@ -257,3 +257,28 @@ func TestPrefilterMatchesBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// TestScanDigitsNeedsDigitRun: whatever scanDigits finds lies in a text
+// hasDigitRun accepts (find skips scanDigits otherwise).
+func TestScanDigitsNeedsDigitRun(t *testing.T) {
+	r := Default()
+	frags := []string{"4111 1111 1111 1111", "4111-1111-1111-1111", "4111111111111111", "123-45-6789", "078-05-1120",
+		"5500 0000 0000 0004", "3782 822463 10005", "1", "12", " ", "-", "a", ".", "\n", "x9", "--", "  "}
+	rng := rand.New(rand.NewSource(10))
+	found := 0
+	for range 200000 {
+		var b []byte
+		for range 1 + rng.Intn(6) {
+			b = append(b, frags[rng.Intn(len(frags))]...)
+		}
+		if f := r.scanDigits(b, nil); len(f) > 0 {
+			found++
+			if !hasDigitRun(b) {
+				t.Fatalf("scanDigits(%q) = %v but hasDigitRun is false", b, f)
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("scanDigits found nothing: the test proves nothing")
+	}
+}
