@@ -114,7 +114,7 @@ func tokenMatcher(id string, specs ...tokenSpec) matcher {
 
 // regexMatcher runs re on a window around each keyword hit. If re has a
 // capture group, group 1 is the secret; otherwise the whole match.
-func regexMatcher(id string, keywords []string, re *regexp.Regexp, before, after int, validate func([]byte) bool) matcher {
+func regexMatcher(id string, keywords []string, re func() *regexp.Regexp, before, after int, validate func([]byte) bool) matcher {
 	return matcher{
 		rules:    []string{id},
 		keywords: keywords,
@@ -127,7 +127,7 @@ func regexMatcher(id string, keywords []string, re *regexp.Regexp, before, after
 				we = len(b)
 			}
 			w := b[ws:we]
-			for _, m := range re.FindAllSubmatchIndex(w, -1) {
+			for _, m := range re().FindAllSubmatchIndex(w, -1) {
 				s, e := m[0], m[1]
 				if len(m) >= 4 && m[2] >= 0 {
 					s, e = m[2], m[3]
@@ -211,36 +211,28 @@ func Rules() []Rule {
 	return out
 }
 
-// The rules' regular expressions are compiled on first use (by New), not
-// at package init: some are large (reAzureSAS's bounded repetition) and
-// commands that never redact should not pay for them at start-up.
+// The rules' regular expressions are compiled on first use, each on its
+// own, not at package init nor when a Redactor is built: some are large
+// (reAzureSAS's bounded repetition), and most are only needed when a rare
+// keyword (a Slack or Discord webhook, an Azure key) shows up, so a save
+// that never meets one does not pay for them.
 var (
-	compileOnce   sync.Once
-	reSlackHook   *regexp.Regexp
-	reDiscordHook *regexp.Regexp
-	reAzureKey    *regexp.Regexp
-	reAzureSAS    *regexp.Regexp
-	reTelegram    *regexp.Regexp
-	reDiscordBot  *regexp.Regexp
-	reMailgunNew  *regexp.Regexp
-	reCodeRef     *regexp.Regexp
+	reSlackHook   = lazyRegexp(`hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/]{20,})`)
+	reDiscordHook = lazyRegexp(`(?i)discord(?:app)?\.com/api/webhooks/([0-9]{5,30}/[A-Za-z0-9_-]{60,})`)
+	reAzureKey    = lazyRegexp(`(?i)(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{40,100}={0,2})`)
+	reAzureSAS    = lazyRegexp(`sv=\d{4}-\d{2}-\d{2}[^\s"'<>]{0,300}?[?&]sig=([A-Za-z0-9%+/]{40,}(?:%3D|=){0,2})`)
+	reTelegram    = lazyRegexp(`(?:^|[^0-9])([0-9]{8,10}:AA[A-Za-z0-9_-]{33})(?:[^A-Za-z0-9_-]|$)`)
+	reDiscordBot  = lazyRegexp(`^[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}$`)
+	reMailgunNew  = lazyRegexp(`^[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}$`)
+	reCodeRef     = lazyRegexp(`^[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|->|::)[A-Za-z_$][A-Za-z0-9_$]*)*$`)
 )
 
-func compileRules() {
-	compileOnce.Do(func() {
-		reSlackHook = regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/]{20,})`)
-		reDiscordHook = regexp.MustCompile(`(?i)discord(?:app)?\.com/api/webhooks/([0-9]{5,30}/[A-Za-z0-9_-]{60,})`)
-		reAzureKey = regexp.MustCompile(`(?i)(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{40,100}={0,2})`)
-		reAzureSAS = regexp.MustCompile(`sv=\d{4}-\d{2}-\d{2}[^\s"'<>]{0,300}?[?&]sig=([A-Za-z0-9%+/]{40,}(?:%3D|=){0,2})`)
-		reTelegram = regexp.MustCompile(`(?:^|[^0-9])([0-9]{8,10}:AA[A-Za-z0-9_-]{33})(?:[^A-Za-z0-9_-]|$)`)
-		reDiscordBot = regexp.MustCompile(`^[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}$`)
-		reMailgunNew = regexp.MustCompile(`^[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}$`)
-		reCodeRef = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|->|::)[A-Za-z_$][A-Za-z0-9_$]*)*$`)
-	})
+// lazyRegexp returns expr compiled on the first call.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
 func builtinMatchers() []matcher {
-	compileRules()
 	ms := []matcher{
 		tokenMatcher("aws-access-key-id",
 			tokenSpec{prefix: "AKIA", cs: csUpperNum, min: 16, max: 16, minEntropy: 2.5},
