@@ -139,6 +139,7 @@ func readFileLimited(p string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %s (%d bytes)", ErrTooLarge, p, fi.Size())
 	}
 	data := make([]byte, 0, fi.Size()+1)
+	prefault(data)
 	data, err = readAllInto(f, data)
 	if err != nil {
 		return nil, fmt.Errorf("claude: reading %s: %w", p, err)
