@@ -473,9 +473,10 @@ func (e *encoder) run() error {
 	}
 	comps := make([]Compaction, len(s.Compactions))
 	for i, c := range s.Compactions {
-		// Summaries stay inline: status reads show them without the raw
-		// transcript.
-		c.Summary, c.SummarySpans = e.redactText(c.Summary), nil
+		// A summary is a pointer into its isCompactSummary line when the
+		// stored line holds it (not stored twice); the boundary facts stay
+		// here, so status reads still never touch the raw transcript.
+		c.Summary, c.SummarySpans = e.text(c.SummaryRef, c.Summary, c.SummarySpans)
 		comps[i] = c
 	}
 	prefs := make([]Preference, len(s.Preferences))
