@@ -349,6 +349,19 @@ func (e *encoder) packing() bool {
 	return e.opts.Codec != ctxfmt.CodecNone && e.opts.Level >= ctxfmt.LevelBest && len(e.files) > 1
 }
 
+// archival reports whether this is an archival write (compressed at
+// LevelMax: snapshots written once and kept), where size matters more
+// than the speed of the next save: the importer's resume state (a cache,
+// about 3 % of such an archive) is then left out. The next incremental
+// save on top of this archive imports the transcript in full (it still
+// copies the unchanged unpacked raw segments, and a save at LevelBest or
+// LevelMax recompresses the packed segments anyway, which costs far more
+// than the import); the archive it writes below LevelMax carries a resume
+// state again. LevelBest keeps it, so repeated saves at best resume.
+func (e *encoder) archival() bool {
+	return e.opts.Codec != ctxfmt.CodecNone && e.opts.Level == ctxfmt.LevelMax
+}
+
 // planGroups assigns the chunks to raw segments and marks packed chunks.
 func (e *encoder) planGroups() {
 	e.groups = e.groups[:0]
@@ -565,7 +578,7 @@ func (e *encoder) run() error {
 			}
 		}
 	}
-	if derived && len(s.Source.Resume) > 0 {
+	if derived && len(s.Source.Resume) > 0 && !e.archival() {
 		if err := e.w.AddWith(TypeResumeState, s.Source.Resume, ctxfmt.SegmentOptions{UseDefaults: true, Optional: true}); err != nil {
 			return fmt.Errorf("archive: %w", err)
 		}
