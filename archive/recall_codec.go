@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"time"
-
 )
 
 // The recall's stored form. Archives written before round 6 hold the
