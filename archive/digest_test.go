@@ -322,7 +322,7 @@ func ExampleDigest() {
 
 func TestMoreLineCost(t *testing.T) {
 	for _, hidden := range []int{1, 9, 10, 12345} {
-		s := &dsection{noun: "files", items: make([]ditem, hidden+1), taken: 1}
+		s := &dsection{noun: "files", items: make([]ditem, hidden+1), n: hidden + 1, taken: 1}
 		s.items[0] = newItem("- x", 0)
 		s.itemSum = s.items[0].n
 		want := s.itemSum + DigestLen(s.moreLine()) + 1

@@ -51,7 +51,7 @@ func (r *Recall) UnmarshalMsgpack(b []byte) (err error) {
 // hostile input).
 func decodeRecallForms(b []byte) (r Recall, err error) {
 	if len(b) > 0 && (b[0] == 0xdc || b[0] == 0xdd || b[0]&0xf0 == 0x90) {
-		d := recallDecoder{b: b}
+		d := recallDecoder{b: b, s: string(b)}
 		return d.recall()
 	}
 	var m recallMapForm
@@ -258,7 +258,10 @@ var errRecallForm = errors.New("malformed compact recall")
 // the bytes left before anything is allocated, so hostile input cannot
 // make it allocate more than a small multiple of its size.
 type recallDecoder struct {
-	b    []byte
+	b []byte
+	// s is b as one string: every decoded string is a substring of it,
+	// so decoding allocates once for all of them.
+	s    string
 	i    int
 	base int64
 	err  error
@@ -373,9 +376,9 @@ func (d *recallDecoder) str() string {
 	if !d.need(n) {
 		return ""
 	}
-	s := string(d.b[d.i : d.i+n])
+	str := d.s[d.i : d.i+n]
 	d.i += n
-	return s
+	return str
 }
 
 func (d *recallDecoder) int64() int64 {
