@@ -41,7 +41,15 @@ type DigestOptions struct {
 // number of runes.
 func DigestLen(s string) int {
 	n := 0
-	for _, r := range s {
+	// ASCII bytes count one each; from the first other byte on, runes
+	// are decoded (an invalid byte counts as one, like U+FFFD).
+	for n < len(s) && s[n] < utf8.RuneSelf {
+		n++
+	}
+	if n == len(s) {
+		return n
+	}
+	for _, r := range s[n:] {
 		if r >= 0x10000 {
 			n += 2
 		} else {
@@ -678,8 +686,10 @@ func (d *digester) errorSection() *dsection {
 
 func (d *digester) decisionSection() *dsection {
 	s := &dsection{title: "## Decisions and preferences", noun: "decisions", min: 1, weight: 1}
-	for i, x := range d.r.Decisions {
-		s.items = append(s.items, newItem(clip("- "+oneLine(x.Kind)+": "+oneLine(x.Text), d.lineCap), i))
+	ds := d.r.Decisions
+	s.n = len(ds)
+	s.gen = func(i int) ditem {
+		return newItem(clip("- "+oneLine(ds[i].Kind)+": "+oneLine(ds[i].Text), d.lineCap), i)
 	}
 	s.extra = d.r.Omitted.Decisions
 	return s
