@@ -34,7 +34,7 @@
 // resolve pointers from the raw transcript. Meta, Summary, Tasks,
 // CompactionBoundaries, Preferences, Files and Recall never decompress the
 // conversation or the raw transcript; Compactions does when a summary is a
-// pointer (archives written before round 6 keep summaries inline).
+// pointer (older archives keep every summary inline).
 //
 // Saving fast: NewEncoder, StartRaw and Finish split Encode so that the
 // raw transcript is redacted, cut and compressed in the background while

@@ -190,7 +190,7 @@ func (a *Archive) Tasks() (TaskState, error) {
 
 // Compactions decodes the compactions segment and fills each summary.
 // A summary stored as a pointer into its isCompactSummary line (archives
-// written since round 6) is read from the raw transcript, which this
+// written by this version on) is read from the raw transcript, which this
 // decompresses; CompactionBoundaries gives the boundary facts without it.
 func (a *Archive) Compactions() ([]Compaction, error) {
 	cs, err := a.CompactionBoundaries()

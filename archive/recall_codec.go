@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// The recall's stored form. Archives written before round 6 hold the
+// The recall's stored form. Archives of earlier versions hold the
 // Recall as a msgpack map keyed by field names (recallMapForm, decoded by
 // reflection). Since then it is written in a compact positional form that
 // is encoded and decoded without reflection:
