@@ -88,6 +88,15 @@ func checkRoundTrip(t *testing.T, st *archive.State, a *archive.Archive) {
 			t.Errorf("compaction %d differs", i)
 		}
 	}
+	if len(got.Files) != len(st.Files) {
+		t.Fatalf("files: %d, want %d", len(got.Files), len(st.Files))
+	}
+	for i, f := range st.Files {
+		g := got.Files[i]
+		if g.Path != f.Path || g.Hash != f.Hash || g.AccessCount != f.AccessCount || g.Reads != f.Reads || g.Edits != f.Edits || g.Writes != f.Writes || !g.LastAccess.Equal(f.LastAccess) {
+			t.Errorf("file %d: %+v, want %+v", i, g, f)
+		}
+	}
 	if !reflect.DeepEqual(got.Tasks.Active, st.Tasks.Active) || !reflect.DeepEqual(got.Tasks.Pending, st.Tasks.Pending) {
 		t.Errorf("tasks differ: %+v, want %+v", got.Tasks, st.Tasks)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -51,6 +52,20 @@ func TestReadsRound5Archives(t *testing.T) {
 			}
 			st := importFile(t, filepath.Join(dir, filepath.FromSlash(raw[0].Name)))
 			checkRoundTrip(t, st, a)
+			files, err := a.Files()
+			if err != nil || len(files) == 0 || len(files) != len(st.Files) {
+				t.Fatalf("Files: %v (%v), want %v", files, err, st.Files)
+			}
+			for i, f := range files {
+				w := st.Files[i]
+				if !f.LastAccess.Equal(w.LastAccess) {
+					t.Errorf("file %d: last access %v, want %v", i, f.LastAccess, w.LastAccess)
+				}
+				f.LastAccess = w.LastAccess
+				if !reflect.DeepEqual(f, w) {
+					t.Errorf("file %d: %+v, want %+v", i, f, w)
+				}
+			}
 			if _, ok, err := a.Recall(); !ok || err != nil {
 				t.Errorf("Recall: %v %v", ok, err)
 			}

@@ -557,7 +557,7 @@ func (e *encoder) run() error {
 		{ctxfmt.TypeTaskState, &tasks},
 		{ctxfmt.TypeCompactions, comps},
 		{ctxfmt.TypePreferences, prefs},
-		{ctxfmt.TypeFileRegistry, s.Files},
+		{ctxfmt.TypeFileRegistry, fileRegistry(s.Files)},
 		{ctxfmt.TypeConversation, msgs},
 		{ctxfmt.TypeToolHistory, tools},
 	}

@@ -231,7 +231,7 @@ func (a *Archive) Preferences() ([]Preference, error) {
 
 // Files decodes the file registry segment.
 func (a *Archive) Files() ([]FileRecord, error) {
-	var f []FileRecord
+	var f fileRegistry
 	err := a.decodeType(ctxfmt.TypeFileRegistry, &f)
 	return f, err
 }

@@ -51,7 +51,7 @@ func (r *Recall) UnmarshalMsgpack(b []byte) (err error) {
 // hostile input).
 func decodeRecallForms(b []byte) (r Recall, err error) {
 	if len(b) > 0 && (b[0] == 0xdc || b[0] == 0xdd || b[0]&0xf0 == 0x90) {
-		d := recallDecoder{b: b, s: string(b)}
+		d := mpReader{b: b, s: string(b)}
 		return d.recall()
 	}
 	var m recallMapForm
@@ -63,13 +63,13 @@ func decodeRecallForms(b []byte) (r Recall, err error) {
 
 // ---- encoding ----
 
-type recallEncoder struct {
+type mpWriter struct {
 	b    []byte
 	base int64 // Unix milliseconds
 }
 
 func appendRecall(b []byte, r *Recall) []byte {
-	e := recallEncoder{b: b}
+	e := mpWriter{b: b}
 	if !r.Session.LastActivity.IsZero() {
 		e.base = r.Session.LastActivity.UnixMilli()
 	}
@@ -173,13 +173,13 @@ func appendRecall(b []byte, r *Recall) []byte {
 	return e.b
 }
 
-func (e *recallEncoder) request(q RecallRequest) {
+func (e *mpWriter) request(q RecallRequest) {
 	e.array(2)
 	e.str(q.Text)
 	e.time(q.Time)
 }
 
-func (e *recallEncoder) array(n int) {
+func (e *mpWriter) array(n int) {
 	switch {
 	case n < 16:
 		e.b = append(e.b, 0x90|byte(n))
@@ -191,7 +191,7 @@ func (e *recallEncoder) array(n int) {
 	}
 }
 
-func (e *recallEncoder) str(s string) {
+func (e *mpWriter) str(s string) {
 	n := len(s)
 	switch {
 	case n < 32:
@@ -207,7 +207,7 @@ func (e *recallEncoder) str(s string) {
 	e.b = append(e.b, s...)
 }
 
-func (e *recallEncoder) int(v int64) {
+func (e *mpWriter) int(v int64) {
 	switch {
 	case v >= 0 && v < 128:
 		e.b = append(e.b, byte(v))
@@ -226,7 +226,7 @@ func (e *recallEncoder) int(v int64) {
 	}
 }
 
-func (e *recallEncoder) bool(v bool) {
+func (e *mpWriter) bool(v bool) {
 	if v {
 		e.b = append(e.b, 0xc3)
 	} else {
@@ -234,9 +234,9 @@ func (e *recallEncoder) bool(v bool) {
 	}
 }
 
-func (e *recallEncoder) nil() { e.b = append(e.b, 0xc0) }
+func (e *mpWriter) nil() { e.b = append(e.b, 0xc0) }
 
-func (e *recallEncoder) time(t time.Time) {
+func (e *mpWriter) time(t time.Time) {
 	switch {
 	case t.IsZero():
 		e.nil()
@@ -251,13 +251,14 @@ func (e *recallEncoder) time(t time.Time) {
 
 // ---- decoding ----
 
-// errRecallForm is the cause of every malformed compact recall.
-var errRecallForm = errors.New("malformed compact recall")
+// errCompactForm is the cause of every malformed compact payload (recall,
+// file registry).
+var errCompactForm = errors.New("malformed compact msgpack")
 
-// recallDecoder reads the compact form. Every length is checked against
+// mpReader reads the compact form. Every length is checked against
 // the bytes left before anything is allocated, so hostile input cannot
 // make it allocate more than a small multiple of its size.
-type recallDecoder struct {
+type mpReader struct {
 	b []byte
 	// s is b as one string: every decoded string is a substring of it,
 	// so decoding allocates once for all of them.
@@ -267,14 +268,14 @@ type recallDecoder struct {
 	err  error
 }
 
-func (d *recallDecoder) fail(what string) {
+func (d *mpReader) fail(what string) {
 	if d.err == nil {
-		d.err = fmt.Errorf("%w: %s at byte %d", errRecallForm, what, d.i)
+		d.err = fmt.Errorf("%w: %s at byte %d", errCompactForm, what, d.i)
 	}
 	d.i = len(d.b)
 }
 
-func (d *recallDecoder) need(n int) bool {
+func (d *mpReader) need(n int) bool {
 	if n < 0 || len(d.b)-d.i < n {
 		d.fail("truncated")
 		return false
@@ -284,7 +285,7 @@ func (d *recallDecoder) need(n int) bool {
 
 // array reads an array header and returns its length, at least min (the
 // fields this build knows) and at most what the bytes left can hold.
-func (d *recallDecoder) array(min int) int {
+func (d *mpReader) array(min int) int {
 	if !d.need(1) {
 		return 0
 	}
@@ -323,7 +324,7 @@ func (d *recallDecoder) array(min int) int {
 
 // list reads an array header for a list of records; nil input (a nil
 // list) gives 0.
-func (d *recallDecoder) list() int {
+func (d *mpReader) list() int {
 	if d.need(1) && d.b[d.i] == 0xc0 {
 		d.i++
 		return 0
@@ -332,13 +333,13 @@ func (d *recallDecoder) list() int {
 }
 
 // rest skips the elements of a record after the known ones.
-func (d *recallDecoder) rest(n, known int) {
+func (d *mpReader) rest(n, known int) {
 	for k := known; k < n && d.err == nil; k++ {
 		d.skip(0)
 	}
 }
 
-func (d *recallDecoder) str() string {
+func (d *mpReader) str() string {
 	if !d.need(1) {
 		return ""
 	}
@@ -381,7 +382,7 @@ func (d *recallDecoder) str() string {
 	return str
 }
 
-func (d *recallDecoder) int64() int64 {
+func (d *mpReader) int64() int64 {
 	if !d.need(1) {
 		return 0
 	}
@@ -439,7 +440,7 @@ func (d *recallDecoder) int64() int64 {
 }
 
 // int reads an integer that becomes a Go int (counts, positions).
-func (d *recallDecoder) int() int {
+func (d *mpReader) int() int {
 	v := d.int64()
 	if v < math.MinInt32 || v > math.MaxInt32 {
 		d.fail("count out of range")
@@ -448,7 +449,7 @@ func (d *recallDecoder) int() int {
 	return int(v)
 }
 
-func (d *recallDecoder) bool() bool {
+func (d *mpReader) bool() bool {
 	if !d.need(1) {
 		return false
 	}
@@ -464,7 +465,7 @@ func (d *recallDecoder) bool() bool {
 	return false
 }
 
-func (d *recallDecoder) time() time.Time {
+func (d *mpReader) time() time.Time {
 	if !d.need(1) {
 		return time.Time{}
 	}
@@ -493,7 +494,7 @@ func (d *recallDecoder) time() time.Time {
 
 // skip skips one value of any msgpack type (fields appended by a later
 // build), nested at most 32 deep.
-func (d *recallDecoder) skip(depth int) {
+func (d *mpReader) skip(depth int) {
 	if depth > 32 {
 		d.fail("nested too deep")
 		return
@@ -580,7 +581,7 @@ func (d *recallDecoder) skip(depth int) {
 	}
 }
 
-func (d *recallDecoder) recall() (Recall, error) {
+func (d *mpReader) recall() (Recall, error) {
 	var r Recall
 	top := d.array(13)
 	if d.err != nil {
@@ -684,7 +685,7 @@ func (d *recallDecoder) recall() (Recall, error) {
 	return r, nil
 }
 
-func (d *recallDecoder) request() RecallRequest {
+func (d *mpReader) request() RecallRequest {
 	f := d.array(2)
 	q := RecallRequest{Text: d.str(), Time: d.time()}
 	d.rest(f, 2)

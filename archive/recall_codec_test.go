@@ -233,7 +233,7 @@ func TestRecallSkip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := recallDecoder{b: b, s: string(b)}
+		d := mpReader{b: b, s: string(b)}
 		d.skip(0)
 		if d.err != nil || d.i != len(b) {
 			t.Errorf("%T %v: skipped %d of %d bytes, %v", v, v, d.i, len(b), d.err)
