@@ -179,3 +179,26 @@ func TestMaxLeavesOutResumeState(t *testing.T) {
 	}
 	checkRoundTrip(t, importFile(t, filepath.Join(fixtureDir, v2+".jsonl")), mx)
 }
+
+// TestEmptyListsNoSegment: a session without compactions or preferences
+// gets no segment for them, and the accessors give empty lists.
+func TestEmptyListsNoSegment(t *testing.T) {
+	st := importFile(t, filepath.Join(fixtureDir, v2+".jsonl"))
+	st.Compactions, st.Preferences = nil, nil
+	a := open(t, encode(t, st, archive.EncodeOptions{Codec: ctxfmt.CodecZstd}), archive.OpenOptions{})
+	for _, typ := range []ctxfmt.SegmentType{ctxfmt.TypeCompactions, ctxfmt.TypePreferences} {
+		if got := a.Container().Find(typ); len(got) != 0 {
+			t.Errorf("%s: segments %v", typ, got)
+		}
+	}
+	if c, err := a.Compactions(); err != nil || len(c) != 0 {
+		t.Errorf("Compactions: %v %v", c, err)
+	}
+	if p, err := a.Preferences(); err != nil || len(p) != 0 {
+		t.Errorf("Preferences: %v %v", p, err)
+	}
+	if len(a.Container().Find(ctxfmt.TypeSummaries)) != 1 {
+		t.Errorf("no summaries segment")
+	}
+	checkRoundTrip(t, st, a)
+}

@@ -565,12 +565,17 @@ func (e *encoder) run() error {
 		segs = segs[:len(segs)-2] // conversation and tool history: rebuilt from the raw transcript
 	}
 	for _, sg := range segs {
-		b, err := marshal(sg.v)
-		if err != nil {
-			return fmt.Errorf("archive: encoding %s: %w", sg.t, err)
-		}
-		if err := e.w.Add(sg.t, b); err != nil {
-			return fmt.Errorf("archive: %w", err)
+		// No compactions or preferences: no segment (an index entry costs
+		// 40 bytes; readers take a missing segment as an empty list).
+		empty := (sg.t == ctxfmt.TypeCompactions && len(comps) == 0) || (sg.t == ctxfmt.TypePreferences && len(prefs) == 0)
+		if !empty {
+			b, err := marshal(sg.v)
+			if err != nil {
+				return fmt.Errorf("archive: encoding %s: %w", sg.t, err)
+			}
+			if err := e.w.Add(sg.t, b); err != nil {
+				return fmt.Errorf("archive: %w", err)
+			}
 		}
 		if sg.t == ctxfmt.TypeCompactions {
 			if err := e.w.Add(ctxfmt.TypeSummaries, recall); err != nil {
