@@ -26,8 +26,8 @@ type fileRegistry []FileRecord
 func (fr fileRegistry) MarshalMsgpack() ([]byte, error) {
 	e := mpWriter{b: make([]byte, 0, 64+96*len(fr))}
 	for _, f := range fr {
-		if ms := f.LastAccess.UnixMilli(); !f.LastAccess.IsZero() && ms > e.base {
-			e.base = ms
+		if t := f.LastAccess; !t.IsZero() && msTime(t) && t.UnixMilli() > e.base {
+			e.base = t.UnixMilli()
 		}
 	}
 	e.array(3)

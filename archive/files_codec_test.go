@@ -25,7 +25,9 @@ func randomFiles(rng *rand.Rand, n int) []FileRecord {
 			h = hexString(b)
 		}
 		var t time.Time
-		switch rng.IntN(3) {
+		switch rng.IntN(4) {
+		case 3:
+			t = time.Unix(1<<50-int64(rng.IntN(9)), 0)
 		case 1:
 			t = base.Add(time.Duration(rng.Int64N(1<<36)) * time.Millisecond)
 		case 2:

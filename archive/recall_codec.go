@@ -70,8 +70,8 @@ type mpWriter struct {
 
 func appendRecall(b []byte, r *Recall) []byte {
 	e := mpWriter{b: b}
-	if !r.Session.LastActivity.IsZero() {
-		e.base = r.Session.LastActivity.UnixMilli()
+	if t := r.Session.LastActivity; !t.IsZero() && msTime(t) {
+		e.base = t.UnixMilli()
 	}
 	e.array(13)
 	e.int(recallWireForm)
@@ -240,13 +240,20 @@ func (e *mpWriter) time(t time.Time) {
 	switch {
 	case t.IsZero():
 		e.nil()
-	case t.Nanosecond()%int(time.Millisecond) == 0:
+	case t.Nanosecond()%int(time.Millisecond) == 0 && msTime(t):
 		e.int(t.UnixMilli() - e.base)
 	default:
 		e.array(2)
 		e.int(t.Unix())
 		e.int(int64(t.Nanosecond()))
 	}
+}
+
+// msTime reports whether t is within ±2⁴⁰ s of the Unix epoch (about
+// 35,000 years), where its milliseconds and their differences fit the
+// integer form; any other time is written as [seconds, nanoseconds].
+func msTime(t time.Time) bool {
+	return t.Unix() > -1<<40 && t.Unix() < 1<<40
 }
 
 // ---- decoding ----
@@ -478,14 +485,15 @@ func (d *mpReader) time() time.Time {
 		n := d.array(2)
 		sec, nsec := d.int64(), d.int64()
 		d.rest(n, 2)
-		if nsec < 0 || nsec >= int64(time.Second) || sec < -1<<40 || sec > 1<<40 {
+		if nsec < 0 || nsec >= int64(time.Second) {
 			d.fail("time out of range")
 			return time.Time{}
 		}
 		return time.Unix(sec, nsec).UTC()
 	}
+	// The writer's milliseconds and base are within ±2⁵⁰ (msTime).
 	ms := d.int64()
-	if ms < -1<<50 || ms > 1<<50 {
+	if ms < -1<<52 || ms > 1<<52 || d.base < -1<<51 || d.base > 1<<51 {
 		d.fail("time out of range")
 		return time.Time{}
 	}

@@ -110,6 +110,10 @@ func TestRecallCompactRoundTrip(t *testing.T) {
 		if i%50 == 0 { // a string over 64 KiB (str32)
 			r.Session.Title = string(bytes.Repeat([]byte("t"), 70000))
 		}
+		if i%7 == 0 { // times far from the epoch: [seconds, nanoseconds]
+			r.Session.LastActivity = time.Unix(1<<50, 0)
+			r.Requests = append(r.Requests, RecallRequest{Text: "far", Time: time.Unix(-1<<45, 5e6)}, RecallRequest{Text: "near", Time: time.Unix(1e9, 0)})
+		}
 		b := appendRecall(nil, &r)
 		got, err := DecodeRecall(b)
 		if err != nil {
