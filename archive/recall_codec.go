@@ -20,7 +20,8 @@ import (
 // Go struct (see the append* and read* functions below) and a time is nil
 // (the zero time), an integer (milliseconds after base, itself Unix
 // milliseconds; Claude Code's timestamps have millisecond precision) or
-// [seconds, nanoseconds] for a time that is not a whole millisecond.
+// [seconds, nanoseconds] for a time that is not a whole millisecond or is
+// more than 2⁴⁰ seconds from the Unix epoch.
 // Readers ignore elements after the ones they know, so fields can be
 // appended to any record without a new form. The positional form is about
 // a third smaller once compressed (no repeated keys, short times) and
