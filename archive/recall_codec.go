@@ -17,15 +17,15 @@ import (
 //	 Files, Commands, Errors, Decisions, Compactions, Omitted]
 //
 // where every record is a msgpack array of its fields in the order of the
-// Go struct (see the append* and read* functions below) and a time is nil
+// Go struct (see appendRecall and mpReader.recall) and a time is nil
 // (the zero time), an integer (milliseconds after base, itself Unix
 // milliseconds; Claude Code's timestamps have millisecond precision) or
 // [seconds, nanoseconds] for a time that is not a whole millisecond or is
 // more than 2⁴⁰ seconds from the Unix epoch.
 // Readers ignore elements after the ones they know, so fields can be
 // appended to any record without a new form. The positional form is about
-// a third smaller once compressed (no repeated keys, short times) and
-// decodes several times faster.
+// a fifth smaller, also once compressed (no repeated keys, shorter times),
+// and decodes about five times faster.
 const recallWireForm = 2
 
 // recallMapForm is Recall without its msgpack methods: the map form.
