@@ -46,4 +46,11 @@
 // prefix of the new file are copied without recompression. Shared (packed)
 // segments are never copied: at LevelBest and LevelMax an incremental save
 // compresses the main file's last chunk and the subagent files again.
+//
+// Re-encoding: Archive.Reencode writes an opened archive again at another
+// level, laid out as a direct save at that level (packing, resume state
+// dropped at LevelMax, current compact forms), with the stored raw
+// transcript and every model payload kept as they are: nothing is
+// imported or redacted again. A snapshot written at the fastest level in
+// a hook is recompressed this way (package snapshot).
 package archive

@@ -199,9 +199,10 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	if err := m.st.EnsureDir(m.st.SnapshotDir()); err != nil {
 		return nil, err
 	}
-	// Build on the newest archive of this session (a checkpoint, current.ctx
-	// or an earlier snapshot) when there is one: only what the transcript
-	// gained since is imported, redacted and compressed. The content is the
+	// Build on an earlier archive of this session (a checkpoint, current.ctx
+	// or an earlier snapshot; the newest one with a resume state, see
+	// Previous) when there is one: only what the transcript gained since
+	// is imported, redacted and compressed. The content is the
 	// same as a full import's (transcript.Save falls back to one whenever
 	// the previous archive does not fit).
 	if o.SessionID != "" && !o.NoPrevious {
