@@ -251,11 +251,11 @@ func TestReencodeEncrypted(t *testing.T) {
 	sameContent(t, src, open(t, got, archive.OpenOptions{Passphrase: pass}))
 }
 
-// TestReencodeRound5Archives: archives of an earlier build (map-form
-// recall and registry, inline compaction summaries) re-encode to the same
-// content in the current compact forms, smaller.
+// TestReencodeRound5Archives: archives of earlier builds (round 5: map-form
+// recall and registry, inline compaction summaries; round 6: layout 2)
+// re-encode to the same content in the current forms; round 5's smaller.
 func TestReencodeRound5Archives(t *testing.T) {
-	for _, name := range []string{"round5-default.ctx", "round5-max.ctx"} {
+	for _, name := range []string{"round5-default.ctx", "round5-max.ctx", "round6-max.ctx"} {
 		t.Run(name, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join("testdata", "compat", name))
 			if err != nil {
@@ -264,7 +264,7 @@ func TestReencodeRound5Archives(t *testing.T) {
 			src := open(t, b, archive.OpenOptions{})
 			got := reencode(t, src, archive.ReencodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelMax})
 			sameContent(t, src, open(t, got, archive.OpenOptions{}))
-			if len(got) >= len(b) {
+			if strings.HasPrefix(name, "round5") && len(got) >= len(b) {
 				t.Errorf("re-encoded at max: %d bytes, was %d", len(got), len(b))
 			}
 		})
