@@ -26,7 +26,7 @@ import (
 // planGroups); layouts 1 and 2 are still read.
 const LayoutVersion = 3
 
-// packLimit caps the stored bytes of one packed raw segment (layout 2):
+// packLimit caps the stored bytes of one packed raw segment (layouts 2 and 3):
 // libzstd level 19's window is 8 MiB, so more would not find repetitions
 // further back.
 var packLimit = 8 << 20 // a variable for tests
@@ -129,8 +129,10 @@ type rawChunk struct {
 	// incremental save hashes only the bytes it adds. It holds at most 63
 	// stored bytes (already in the archive) besides the chaining state.
 	Mid []byte `msgpack:"mid,omitempty"`
-	// Packed (layout 2): the chunk is stored in the same segment as the
-	// chunk before it (in file order, across files), right after it.
+	// Packed (layouts 2 and 3): the chunk is stored in the same segment as
+	// the chunk before it (in file order, across files): right after it in
+	// layout 2; in layout 3 the packed chunks come first, in order, and
+	// the chunk that opens the segment last.
 	Packed bool `msgpack:"pk,omitempty"`
 }
 

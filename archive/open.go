@@ -162,7 +162,7 @@ type RawFileInfo struct {
 	SHA256   string `json:"sha256"`
 	Segments int    `json:"segments"` // chunks the file is cut into
 	// Shared counts the chunks stored in one segment with other chunks
-	// (layout 2, written at LevelBest and LevelMax: the main file's last
+	// (layouts 2 and 3, written at LevelBest and LevelMax: the main file's last
 	// chunk packed with the subagent files).
 	Shared int `json:"shared,omitempty"`
 }

@@ -20,7 +20,7 @@ type ReencodeOptions struct {
 // Reencode writes the archive's content again to w at another codec and
 // level, laid out as Encode lays out an archive at that level: at
 // LevelBest and LevelMax the subagent files are packed with the main
-// file's tail (layout 2), at LevelMax the importer's resume state (a
+// file's tail (layout 3), at LevelMax the importer's resume state (a
 // cache) is left out, and older stored forms of the recall and the file
 // registry are written in the current compact forms. Everything else is
 // kept as it is: the stored raw transcript byte for byte (already
