@@ -300,3 +300,43 @@ func TestReencodeCorpus(t *testing.T) {
 	}
 	sameContent(t, src, open(t, got, archive.OpenOptions{}))
 }
+
+// TestReencodeKeepsUnknownSegments: a segment this build does not know
+// (an optional extension written by a newer build) is carried over with
+// its payload and flags; an archive without raw files re-encodes too.
+func TestReencodeKeepsUnknownSegments(t *testing.T) {
+	st := importFile(t, filepath.Join(fixtureDir, v2+".jsonl"))
+	src := open(t, encode(t, st, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelFastest}), archive.OpenOptions{})
+	const ext = ctxfmt.ExtensionTypeMin + 0x0777
+	extra := []byte("an extension payload, kept as it is")
+	var buf bytes.Buffer
+	cw, err := ctxfmt.NewWriter(&buf, ctxfmt.WriterOptions{Codec: ctxfmt.CodecZstd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seg := range src.Container().Segments() {
+		if err := cw.CopyRaw(src.Container(), seg.Index); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cw.AddWith(ext, extra, ctxfmt.SegmentOptions{UseDefaults: true, Optional: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	withExt := open(t, buf.Bytes(), archive.OpenOptions{})
+	b := open(t, reencode(t, withExt, archive.ReencodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelMax}), archive.OpenOptions{})
+	sameContent(t, withExt, b)
+	idx := b.Container().Find(ext)
+	if len(idx) != 1 || b.Container().Segments()[idx[0]].Required {
+		t.Fatalf("extension segment: %v", idx)
+	}
+	if p, err := b.Container().ReadSegment(idx[0]); err != nil || !bytes.Equal(p, extra) {
+		t.Fatalf("extension payload %q, %v", p, err)
+	}
+
+	empty := open(t, encode(t, &archive.State{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd}), archive.OpenOptions{})
+	e := open(t, reencode(t, empty, archive.ReencodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelMax}), archive.OpenOptions{})
+	sameContent(t, empty, e)
+}
