@@ -73,6 +73,51 @@ func TestReadsRound5Archives(t *testing.T) {
 	}
 }
 
+// TestReadsRound6Archive: an archive written at max by the build of round
+// 6 (testdata/compat/round6-max.ctx, `ben10 context save --redact=false
+// --full --level max` of transcript/claude/testdata's v2 fixture: layout 2,
+// the shared raw segment holding the main file's tail first, compact
+// recall and registry, summaries as pointers, no resume state) reads back
+// whole: raw files byte for byte, the same State as an import of them.
+func TestReadsRound6Archive(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "compat", "round6-max.ctx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := open(t, b, archive.OpenOptions{})
+	infos := a.RawFileInfos()
+	if len(infos) < 2 || infos[0].Shared == 0 {
+		t.Fatalf("not a packed archive: %+v", infos)
+	}
+	raw, err := a.RawFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range raw {
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(filepath.Join(fixtureDir, v2+".jsonl"))
+	if err != nil || !bytes.Equal(raw[0].Data, want) {
+		t.Fatalf("main file differs from the fixture (%v)", err)
+	}
+	st := importFile(t, filepath.Join(dir, filepath.FromSlash(raw[0].Name)))
+	checkRoundTrip(t, st, a)
+	cs, err := a.CompactionBoundaries()
+	if err != nil || len(cs) == 0 || len(cs[0].SummarySpans) == 0 {
+		t.Fatalf("compactions: %+v %v", cs, err)
+	}
+	if _, ok, err := a.Recall(); !ok || err != nil {
+		t.Errorf("Recall: %v %v", ok, err)
+	}
+}
+
 // TestCompactionSummaryPointer: a compaction summary is stored as a
 // pointer into its isCompactSummary line unless redaction changed that
 // line; either way Compactions gives the (redacted) text back and no

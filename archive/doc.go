@@ -22,10 +22,14 @@
 // subagent files) packs the main file's last chunk and the subagent files'
 // chunks into shared segments of up to 8 MiB, so that the compressor sees
 // the repetitions between them (a compaction subagent repeats the
-// conversation); a chunk marked packed in the manifest follows the chunk
-// before it in that chunk's segment. Each segment still decodes on its
-// own; readers accept both layouts, and an archive without packed chunks
-// is written as layout 1.
+// conversation); a chunk marked packed in the manifest shares the segment
+// of the chunk before it. In layout 2 a shared segment holds its chunks in
+// that order; layout 3 (written since) stores the packed chunks first and
+// the chunk that opens the segment (the main file's tail) last, which
+// compresses smaller (the subagent files come before the conversation
+// that quotes them). Each segment still decodes on its own; readers
+// accept all three layouts, and an archive without packed chunks is
+// written as layout 1.
 
 // Texts are stored once: a Message, ToolExec input or output, or a
 // compaction summary that carries Span pointers is written without its
@@ -46,4 +50,11 @@
 // prefix of the new file are copied without recompression. Shared (packed)
 // segments are never copied: at LevelBest and LevelMax an incremental save
 // compresses the main file's last chunk and the subagent files again.
+//
+// Re-encoding: Archive.Reencode writes an opened archive again at another
+// level, laid out as a direct save at that level (packing, resume state
+// dropped at LevelMax, current compact forms), with the stored raw
+// transcript and every model payload kept as they are: nothing is
+// imported or redacted again. A snapshot written at the fastest level in
+// a hook is recompressed this way (package snapshot).
 package archive

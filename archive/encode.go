@@ -21,10 +21,12 @@ import (
 )
 
 // LayoutVersion is the version of the archive's segment layout (which
-// segments exist and how raw files map onto them).
-const LayoutVersion = 2
+// segments exist and how raw files map onto them). Layout 3 stores a
+// shared raw segment's packed chunks before the chunk that opens it (see
+// planGroups); layouts 1 and 2 are still read.
+const LayoutVersion = 3
 
-// packLimit caps the stored bytes of one packed raw segment (layout 2):
+// packLimit caps the stored bytes of one packed raw segment (layouts 2 and 3):
 // libzstd level 19's window is 8 MiB, so more would not find repetitions
 // further back.
 var packLimit = 8 << 20 // a variable for tests
@@ -127,8 +129,10 @@ type rawChunk struct {
 	// incremental save hashes only the bytes it adds. It holds at most 63
 	// stored bytes (already in the archive) besides the chaining state.
 	Mid []byte `msgpack:"mid,omitempty"`
-	// Packed (layout 2): the chunk is stored in the same segment as the
-	// chunk before it (in file order, across files), right after it.
+	// Packed (layouts 2 and 3): the chunk is stored in the same segment as
+	// the chunk before it (in file order, across files): right after it in
+	// layout 2; in layout 3 the packed chunks come first, in order, and
+	// the chunk that opens the segment last.
 	Packed bool `msgpack:"pk,omitempty"`
 }
 
@@ -403,15 +407,28 @@ func (e *encoder) planGroups() {
 			}
 		}
 	}
+	// Layout 3: a shared segment holds its packed chunks first and the
+	// chunk that opens it (the main file's tail) last. The subagent files
+	// then come before the conversation that quotes them and that they
+	// repeat, which libzstd level 22 compresses 0.3-0.8 % smaller on the
+	// corpus sessions than the other way round.
+	for g := range e.groups {
+		gr := &e.groups[g]
+		if gr.reused || gr.n < 2 {
+			continue
+		}
+		h := e.man[gr.file].Chunks[gr.chunk].StoredLen
+		gr.data = append(append(make([]byte, 0, len(gr.data)), gr.data[h:]...), gr.data[:h]...)
+	}
 }
 
-// layout is the layout version the manifest needs: 2 when chunks are
+// layout is the layout version the manifest needs: 3 when chunks are
 // packed, else 1 (readable by builds that know layout 1 only).
 func (e *encoder) layout() int {
 	for _, m := range e.man {
 		for _, c := range m.Chunks {
 			if c.Packed {
-				return 2
+				return 3
 			}
 		}
 	}

@@ -162,7 +162,7 @@ type RawFileInfo struct {
 	SHA256   string `json:"sha256"`
 	Segments int    `json:"segments"` // chunks the file is cut into
 	// Shared counts the chunks stored in one segment with other chunks
-	// (layout 2, written at LevelBest and LevelMax: the main file's last
+	// (layouts 2 and 3, written at LevelBest and LevelMax: the main file's last
 	// chunk packed with the subagent files).
 	Shared int `json:"shared,omitempty"`
 }
@@ -344,14 +344,18 @@ type chunkLoc struct {
 }
 
 // locateChunks maps every raw chunk onto the raw segments: each chunk has
-// its own segment, except that a chunk marked Packed (layout 2) follows the
-// chunk before it (in file order, across files) in that chunk's segment.
+// its own segment, except that a chunk marked Packed (layout 2 and 3)
+// shares the segment of the chunk before it (in file order, across files).
+// In layout 2 a shared segment holds its chunks in that order; in layout 3
+// the chunk that opens the segment (the one not marked Packed) is stored
+// last, after the packed ones.
 func (a *Archive) locateChunks() error {
 	a.segIdx = a.r.Find(ctxfmt.TypeRawTranscript)
 	a.loc = make([][]chunkLoc, len(a.meta.Raw))
 	seg := -1
 	var off int64
 	var head *chunkLoc // the first chunk of the current segment
+	var headLen []int64
 	for f, m := range a.meta.Raw {
 		a.loc[f] = make([]chunkLoc, len(m.Chunks))
 		for k, c := range m.Chunks {
@@ -373,6 +377,7 @@ func (a *Archive) locateChunks() error {
 			}
 			seg++
 			a.segLen = append(a.segLen, c.StoredLen)
+			headLen = append(headLen, c.StoredLen)
 			a.loc[f][k] = chunkLoc{seg: seg}
 			head = &a.loc[f][k]
 			off = c.StoredLen
@@ -380,6 +385,20 @@ func (a *Archive) locateChunks() error {
 	}
 	if got := len(a.segIdx); got != seg+1 {
 		return corrupt("manifest lists %d raw segments, container holds %d", seg+1, got)
+	}
+	if a.meta.Layout >= 3 {
+		for f := range a.loc {
+			for k := range a.loc[f] {
+				l := &a.loc[f][k]
+				switch {
+				case !l.shared:
+				case a.meta.Raw[f].Chunks[k].Packed:
+					l.off -= headLen[l.seg]
+				default:
+					l.off = a.segLen[l.seg] - headLen[l.seg]
+				}
+			}
+		}
 	}
 	return nil
 }
