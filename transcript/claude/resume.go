@@ -3,6 +3,7 @@ package claude
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -40,8 +41,9 @@ import (
 // out (CmdOmitted). Version 4: tool ids are pointers into their tool_use
 // line (IDPos). Version 5: tools are encoded as arrays (toolSkels).
 // Version 6: without redaction, the prefix is checked against the previous
-// archive's per-chunk digests (Hash is 0).
-const resumeVersion = 6
+// archive's per-chunk digests (Hash is 0). Version 7: per-subagent resume
+// points (Subs, resume_sub.go).
+const resumeVersion = 7
 
 // idInline marks, in resumeState.IDPos, a tool whose ID is stored inline.
 const idInline = -1 << 31
@@ -89,6 +91,9 @@ type resumeState struct {
 	// - IDPos[i] of the line when the tool has an input span, else at
 	// IDPos[i]. idInline: the ID is stored inline.
 	IDPos []int `msgpack:"id_pos,omitempty"`
+	// Subs are the subagent files' recorded contributions (those whose
+	// lines do not depend on the lines read before them), in file order.
+	Subs []subState `msgpack:"subs,omitempty"`
 }
 
 // mainStarts returns the line starts of data[:off] (lines of them),
@@ -186,8 +191,8 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 	rs := resumeState{
 		V: resumeVersion, Importer: importerVersion, Root: im.root, Name: st.Raw[0].Name, RedactFP: im.redactFP,
 		Off: off, Lines: lines,
-		Meta: st.Meta, Import: st.Import, Files: st.Files, NMsgs: im.msgBase + len(st.Messages),
-		Pending: im.pendingSummary, Todos: im.todos, TodosAt: im.todosAt, Agents: im.agents,
+		Meta: st.Meta, Import: cloneImport(st.Import), Files: slices.Clone(st.Files), NMsgs: im.msgBase + len(st.Messages),
+		Pending: im.pendingSummary, Todos: slices.Clone(im.todos), TodosAt: im.todosAt, Agents: slices.Clone(im.agents),
 		LastCtx: im.lastCtx, SessionSeen: im.sessionSeen,
 	}
 	if im.redactFP != "" {
@@ -243,11 +248,25 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 		rs.Usage = append(rs.Usage, k)
 	}
 	sort.Slice(rs.Usage, func(i, j int) bool { return rs.Usage[i] < rs.Usage[j] })
+	rs.Meta.SubagentIDs = slices.Clone(rs.Meta.SubagentIDs)
+	// The subagent files are read after this: the state is encoded with
+	// their records at the end (encodeResume).
+	im.rs = &rs
+}
+
+// encodeResume encodes the main file's snapshot with the subagent files'
+// records as the resume state (ModelSource.Resume).
+func (im *importer) encodeResume() {
+	rs := im.rs
+	if rs == nil || im.snapErr != nil {
+		return
+	}
+	rs.Subs = im.subs
 	var buf bytes.Buffer
 	enc := msgpack.NewEncoder(&buf)
 	enc.SetSortMapKeys(true)
 	enc.UseCompactInts(true)
-	if err := enc.Encode(&rs); err != nil {
+	if err := enc.Encode(rs); err != nil {
 		im.snapErr = err
 		return
 	}
@@ -272,7 +291,8 @@ func keepMessage(m *archive.Message) bool {
 }
 
 // resumeImport restores the importer from prev's resume state and reads
-// the rest of files; ok is false when prev cannot be resumed from (the
+// the rest of files (a subagent file from its own resume point when it has
+// one that applies); ok is false when prev cannot be resumed from (the
 // caller then imports in full).
 func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP string, opt archive.ImportOptions, prev *archive.Archive) (*archive.State, bool) {
 	if prev == nil || len(files) == 0 {
@@ -319,10 +339,16 @@ func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP str
 	}
 	im.st.Raw = files
 	im.snapshot = im.takeSnapshot
+	im.recordSubs = true
 	im.fileFrom(0, main, rs.Off, rs.Lines)
-	for fi := 1; fi < len(files); fi++ {
-		im.file(fi, files[fi])
+	subs := make(map[string]*subState, len(rs.Subs))
+	for i := range rs.Subs {
+		subs[rs.Subs[i].Name] = &rs.Subs[i]
 	}
+	for fi := 1; fi < len(files); fi++ {
+		im.subFile(fi, files[fi], subs[files[fi].Name], prev)
+	}
+	im.encodeResume()
 	st, err := im.end(opt)
 	if err != nil || im.snapErr != nil {
 		return nil, false
@@ -460,14 +486,6 @@ func lineStartsCap(data []byte, n int) []int {
 		off += i + 1
 	}
 	return starts
-}
-
-func lineCount(data []byte) int {
-	n := bytes.Count(data, []byte{'\n'})
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		n++
-	}
-	return n
 }
 
 // unmarshalSafe decodes msgpack from an archive; hostile bytes give an
