@@ -76,10 +76,12 @@ type subTouch struct {
 	E      int       `msgpack:"e,omitempty"`
 	W      int       `msgpack:"w,omitempty"`
 	Last   time.Time `msgpack:"t"`
-	Clear  bool      `msgpack:"c,omitempty"` // the entry's Hash field was reset
-	HashOp int8      `msgpack:"o,omitempty"` // 0 unchanged, hashDelete, hashSet
-	Hash   string    `msgpack:"h,omitempty"` // hashSet: the content hash
-	srcSet bool      // (recording) hashSet from this file
+	// HashOp is the last operation of the file on the entry's content
+	// hash: 0 none, hashDelete, hashSet. (FileRecord.Hash itself is only
+	// set when the import finishes, from the hashes left.)
+	HashOp int8   `msgpack:"o,omitempty"`
+	Hash   string `msgpack:"h,omitempty"` // hashSet: the content hash
+	srcSet bool   // (recording) hashSet from this file
 	order  int
 }
 
@@ -197,10 +199,10 @@ func (im *importer) recTouch(p string, ts time.Time, op byte, src bool) {
 		t.R++
 	case 'e':
 		t.E++
-		t.Clear, t.HashOp, t.srcSet, t.Hash = true, hashDelete, false, ""
+		t.HashOp, t.srcSet, t.Hash = hashDelete, false, ""
 	case 'w':
 		t.W++
-		t.Clear, t.HashOp, t.srcSet, t.Hash = true, hashDelete, false, ""
+		t.HashOp, t.srcSet, t.Hash = hashDelete, false, ""
 		if src {
 			t.HashOp, t.srcSet = hashSet, true
 		}
@@ -214,7 +216,7 @@ func (im *importer) recTouch(p string, ts time.Time, op byte, src bool) {
 func (im *importer) recHash(p string) {
 	if r := im.rec; r != nil {
 		t := r.touch(p)
-		t.Clear, t.HashOp, t.srcSet = true, hashSet, true
+		t.HashOp, t.srcSet = hashSet, true
 	}
 }
 
@@ -438,9 +440,6 @@ func (im *importer) replay(fi int, f archive.RawFile, s *subState, prev *archive
 		fr.Writes += t.W
 		if t.Last.After(fr.LastAccess) {
 			fr.LastAccess = t.Last
-		}
-		if t.Clear {
-			fr.Hash = ""
 		}
 		switch t.HashOp {
 		case hashDelete:

@@ -19,7 +19,9 @@ import (
 // not JSON. Tool and message ids are the agent's own.
 func subLines(rng *rand.Rand, agent string, n int) []string {
 	const cwd = "/home/dev/proj"
-	paths := []string{cwd + "/main.go", cwd + "/util.go", cwd + "/docs/a.md", "/etc/hosts", cwd + "/sub-" + agent + ".go"}
+	// Some of the main fixture's paths too (pkg/calc/add.go, docs/calc.md).
+	paths := []string{cwd + "/main.go", cwd + "/util.go", cwd + "/docs/a.md", "/etc/hosts", cwd + "/sub-" + agent + ".go",
+		cwd + "/pkg/calc/add.go", cwd + "/docs/calc.md"}
 	hdr := func(typ, uuid string, k int) string {
 		return fmt.Sprintf(`"parentUuid":null,"isSidechain":true,"cwd":%q,"sessionId":"11111111-2222-4333-8444-555555555555","type":%q,"uuid":%q,"agentId":%q,"timestamp":"2026-01-01T11:%02d:%02d.000Z"`,
 			cwd, typ, uuid, agent, (k/60)%60, k%60)
@@ -271,24 +273,111 @@ func TestSubagentResumeDependent(t *testing.T) {
 		t.Fatalf("%d dependent subagent files resumed", got[1])
 	}
 
-	// The main file's new lines use a tool id of the subagent file.
+	// The main file's new lines use a tool id, or a usage key, of the
+	// subagent file.
 	files := subSession(t, 12, map[string][]byte{subName("aaa"): joinLines(a)})
-	var id string
-	for _, l := range a {
-		if i := strings.Index(l, `"tool_use","id":"`); i >= 0 {
-			id = l[i+len(`"tool_use","id":"`):]
-			id = id[:strings.IndexByte(id, '"')]
-			break
+	field := func(key string) string {
+		for _, l := range a {
+			if i := strings.Index(l, key); i >= 0 && strings.Contains(l, `"tool_use"`) {
+				v := l[i+len(key):]
+				return v[:strings.IndexByte(v, '"')]
+			}
+		}
+		t.Fatal("no tool use in the generated subagent file")
+		return ""
+	}
+	id, mid, req := field(`"tool_use","id":"`), field(`"message":{"id":"`), field(`"requestId":"`)
+	for _, c := range []struct{ name, line string }{
+		{"tool id", `{"type":"assistant","uuid":"m-late","sessionId":"11111111-2222-4333-8444-555555555555","timestamp":"2026-01-01T12:00:01.000Z","message":{"id":"msg-late","role":"assistant","content":[{"type":"tool_use","id":"` + id + `","name":"Read","input":{"file_path":"/home/dev/proj/late.go"}}]}}`},
+		{"usage key", `{"type":"assistant","uuid":"m-late","sessionId":"11111111-2222-4333-8444-555555555555","timestamp":"2026-01-01T12:00:01.000Z","requestId":"` + req + `","message":{"id":"` + mid + `","role":"assistant","content":[{"type":"text","text":"same response"}],"usage":{"input_tokens":7,"output_tokens":9}}}`},
+	} {
+		grown := subSession(t, 12, map[string][]byte{subName("aaa"): joinLines(a)})
+		grown[0].Data = append(append([]byte(nil), grown[0].Data...), []byte(c.line+"\n")...)
+		got = runSubSteps(t, "main reuses a subagent "+c.name, [][]archive.RawFile{files, grown})
+		if got[1] != 0 {
+			t.Fatalf("resumed a subagent file whose %s the main file now uses", c.name)
 		}
 	}
-	if id == "" {
-		t.Fatal("no tool use in the generated subagent file")
+
+}
+
+// sideLine is one subagent line of agent: typ with the fields given (JSON
+// object members).
+func sideLine(agent, typ, uuid, fields string) string {
+	return `{"parentUuid":null,"isSidechain":true,"cwd":"/home/dev/proj","sessionId":"11111111-2222-4333-8444-555555555555","agentId":"` + agent +
+		`","type":"` + typ + `","uuid":"` + uuid + `","timestamp":"2026-01-01T11:30:00.000Z",` + fields + `}`
+}
+
+func sideUse(agent, id, msgID, name, input string) string {
+	return sideLine(agent, "assistant", "u-"+id, `"requestId":"req-`+msgID+`","message":{"id":"`+msgID+`","role":"assistant","content":[{"type":"tool_use","id":"`+id+`","name":"`+name+`","input":`+input+`}],"usage":{"input_tokens":3,"output_tokens":4}}`)
+}
+
+func sideReadResult(agent, id, path, content string) string {
+	return sideLine(agent, "user", "r-"+id, `"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"`+id+`","content":"ok"}]},"toolUseResult":{"type":"text","file":{"filePath":"`+path+`","content":"`+content+`","numLines":1,"startLine":1,"totalLines":1}}`)
+}
+
+// What subagent lines do to the state the main file's lines left: hashes
+// they drop or set on the main file's paths, a compaction waiting for its
+// summary, and lines that answer or repeat another subagent file's.
+func TestSubagentResumeInteractions(t *testing.T) {
+	const p = "/home/dev/proj/"
+	rng := rand.New(rand.NewPCG(15, 16))
+	// Each file starts with its own generated lines and a line older than
+	// any of the main file's.
+	with := func(agent string, lines ...string) []byte {
+		filler := append(subLines(rng, agent, 10), `{"type":"progress","timestamp":"2025-12-31T00:00:00.000Z"}`)
+		return joinLines(append(filler, lines...))
 	}
-	grown := subSession(t, 12, map[string][]byte{subName("aaa"): joinLines(a)})
-	grown[0].Data = append(append([]byte(nil), grown[0].Data...), []byte(`{"type":"assistant","uuid":"m-late","sessionId":"11111111-2222-4333-8444-555555555555","timestamp":"2026-01-01T12:00:01.000Z","message":{"id":"msg-late","role":"assistant","content":[{"type":"tool_use","id":"`+id+`","name":"Read","input":{"file_path":"/home/dev/proj/late.go"}}]}}`+"\n")...)
-	got = runSubSteps(t, "main reuses a subagent tool id", [][]archive.RawFile{files, grown})
+
+	// Hash operations on paths the main file knows the content of.
+	hashes := with("hh",
+		sideUse("hh", "toolu_hh_1", "msg_hh_1", "Edit", `{"file_path":"`+p+`pkg/calc/add.go","old_string":"a","new_string":"b"}`),
+		sideUse("hh", "toolu_hh_2", "msg_hh_2", "Write", `{"file_path":"`+p+`docs/calc.md","content":"new text"}`),
+		sideUse("hh", "toolu_hh_3", "msg_hh_3", "Read", `{"file_path":"`+p+`docs/new.md"}`),
+		sideReadResult("hh", "toolu_hh_3", p+"docs/new.md", "fresh"),
+	)
+	got := runSubSteps(t, "hash operations", [][]archive.RawFile{
+		subSession(t, 4, map[string][]byte{subName("hh"): hashes}),
+		subSession(t, 12, map[string][]byte{subName("hh"): hashes}),
+		subSession(t, 23, map[string][]byte{subName("hh"): hashes}),
+	})
+	if fmt.Sprint(got) != "[0 1 1]" {
+		t.Fatalf("hash operations: resumed per step %v, want [0 1 1]", got)
+	}
+
+	// A compaction of the main file waits for its summary, which a
+	// subagent line holds: the file is read again.
+	summary := with("cs", sideLine("cs", "user", "cs-1", `"isCompactSummary":true,"message":{"role":"user","content":"This session is being continued. Summary: X"}`))
+	files := subSession(t, 12, map[string][]byte{subName("cs"): summary})
+	boundary := append(append([]byte(nil), files[0].Data...),
+		[]byte(`{"type":"system","subtype":"compact_boundary","uuid":"cb-late","sessionId":"11111111-2222-4333-8444-555555555555","timestamp":"2026-01-01T12:00:00.000Z","compactMetadata":{"trigger":"auto","preTokens":1234}}`+"\n")...)
+	grown := subSession(t, 12, map[string][]byte{subName("cs"): summary})
+	grown[0].Data = boundary
+	got = runSubSteps(t, "pending compaction", [][]archive.RawFile{files, grown})
 	if got[1] != 0 {
-		t.Fatal("resumed a subagent file whose tool id the main file now uses")
+		t.Fatal("resumed a subagent file holding the summary a compaction waits for")
+	}
+
+	// bbb answers aaa's Read again (revealing other content) and ccc
+	// repeats one of aaa's responses: neither is recorded, so once aaa is
+	// gone they are read in full (the answer then binds to nothing and the
+	// response counts).
+	aaa := with("aaa",
+		sideUse("aaa", "toolu_aaa_x", "msg_aaa_x", "Read", `{"file_path":"`+p+`docs/x.md"}`),
+		sideReadResult("aaa", "toolu_aaa_x", p+"docs/x.md", "first"),
+	)
+	bbb := with("bbb",
+		sideUse("bbb", "toolu_bbb_x", "msg_bbb_x", "Read", `{"file_path":"`+p+`docs/x.md"}`),
+		sideReadResult("bbb", "toolu_aaa_x", p+"docs/x.md", "other"),
+	)
+	ccc := with("ccc", sideUse("ccc", "toolu_ccc_x", "msg_aaa_x", "Grep", `{"pattern":"p"}`))
+	got = runSubSteps(t, "depends on another subagent file", [][]archive.RawFile{
+		subSession(t, 12, map[string][]byte{subName("aaa"): aaa, subName("bbb"): bbb, subName("ccc"): ccc}),
+		subSession(t, 16, map[string][]byte{subName("aaa"): aaa, subName("bbb"): bbb, subName("ccc"): ccc}),
+		subSession(t, 23, map[string][]byte{subName("bbb"): bbb, subName("ccc"): ccc}),
+	})
+	if fmt.Sprint(got) != "[0 1 0]" {
+		t.Fatalf("subagent files resumed per step %v, want [0 1 0]", got)
 	}
 }
 
