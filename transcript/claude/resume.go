@@ -320,8 +320,10 @@ func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP str
 	if redactFP == "" {
 		// The stored bytes are the original ones: the previous archive's
 		// chunk digests tell whether the prefix is unchanged (the encoder
-		// checks the same digests for the raw segments it copies).
-		if rs.Hash != 0 || !prev.SameOriginalPrefix(main.Name, data, rs.Off) {
+		// checks the same digests for the raw segments it copies; it is
+		// hashing them in the background while the state is restored, and
+		// the prefix is checked before anything is read on from it).
+		if rs.Hash != 0 {
 			return nil, false
 		}
 	} else {
@@ -335,6 +337,9 @@ func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP str
 		im.prefix, im.prefixOff = d, rs.Off
 	}
 	if !im.restore(&rs, data) {
+		return nil, false
+	}
+	if redactFP == "" && !prev.SameOriginalPrefix(main.Name, data, rs.Off) {
 		return nil, false
 	}
 	im.st.Raw = files
