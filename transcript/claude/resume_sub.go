@@ -61,7 +61,9 @@ type subState struct {
 	Tokens      int64                `msgpack:"tokens"`
 	NMsgs       int                  `msgpack:"nmsgs"`
 	Keys        []uint64             `msgpack:"keys"` // usage keys counted (sorted)
-	IDs         []string             `msgpack:"ids"`  // tool ids looked up (sorted, unique)
+	// IDs are the tool ids the file looked up (uses and results) besides
+	// its own tools' (which Tools gives back), sorted.
+	IDs         []string             `msgpack:"ids"`
 	Tools       toolSkels            `msgpack:"tools"`
 	IDPos       []int                `msgpack:"id_pos"`
 	Touches     []subTouch           `msgpack:"touches"`
@@ -248,9 +250,15 @@ func (im *importer) endRec(data []byte, off, lines int) {
 		s.Keys = append(s.Keys, k)
 	}
 	sort.Slice(s.Keys, func(i, j int) bool { return s.Keys[i] < s.Keys[j] })
-	s.IDs = make([]string, 0, len(r.ids))
+	own := make(map[string]bool, len(st.Tools)-r.n0)
+	for _, t := range st.Tools[r.n0:] {
+		own[t.ID] = true
+	}
+	s.IDs = nil
 	for id := range r.ids {
-		s.IDs = append(s.IDs, id)
+		if !own[id] {
+			s.IDs = append(s.IDs, id)
+		}
 	}
 	sort.Strings(s.IDs)
 	s.Touches = make([]subTouch, len(r.touches))
@@ -313,11 +321,6 @@ func (im *importer) replay(fi int, f archive.RawFile, s *subState, prev *archive
 	} else if xxhash.Sum64(data[:s.Off]) != s.Hash {
 		return false
 	}
-	for _, id := range s.IDs {
-		if _, ok := im.tools[id]; ok {
-			return false
-		}
-	}
 	for _, k := range s.Keys {
 		if im.usage[k] {
 			return false
@@ -366,6 +369,13 @@ func (im *importer) replay(fi int, f archive.RawFile, s *subState, prev *archive
 		}
 		tools[i] = t
 	}
+	for _, ids := range [][]string{s.IDs, toolIDs(tools)} {
+		for _, id := range ids {
+			if _, ok := im.tools[id]; ok && id != "" {
+				return false
+			}
+		}
+	}
 
 	// Apply, recording again for the next resume state.
 	st := im.st
@@ -380,6 +390,11 @@ func (im *importer) replay(fi int, f archive.RawFile, s *subState, prev *archive
 	}
 	for _, id := range s.IDs {
 		r.ids[id] = true
+	}
+	for _, t := range tools {
+		if t.ID != "" {
+			r.ids[t.ID] = true
+		}
 	}
 	for _, k := range s.Keys {
 		im.usage[k] = true
@@ -463,6 +478,14 @@ func (im *importer) replay(fi int, f archive.RawFile, s *subState, prev *archive
 // subReplays counts the subagent files resumed from a recorded
 // contribution (read by the tests).
 var subReplays atomic.Int64
+
+func toolIDs(ts []archive.ToolExec) []string {
+	ids := make([]string, len(ts))
+	for i := range ts {
+		ids[i] = ts[i].ID
+	}
+	return ids
+}
 
 // cloneImport copies r's map and slice so that later lines do not change
 // the copy.
