@@ -52,22 +52,22 @@ type subState struct {
 	// archive's chunk digests vouch for the prefix).
 	Hash uint64 `msgpack:"hash"`
 	// File is the file's index when recorded (Ref.File of its tools).
-	File        int                  `msgpack:"file"`
-	Root        string               `msgpack:"root"` // root paths were made relative to
-	First       time.Time            `msgpack:"first"`
-	Last        time.Time            `msgpack:"last"`
-	Title       string               `msgpack:"title,omitempty"`
-	Import      archive.ImportReport `msgpack:"import"` // the file's own counters and problems (Files not counted)
-	Tokens      int64                `msgpack:"tokens"`
-	NMsgs       int                  `msgpack:"nmsgs"`
-	Keys        []uint64             `msgpack:"keys"` // usage keys counted (sorted)
+	File   int                  `msgpack:"file"`
+	Root   string               `msgpack:"root"` // root paths were made relative to
+	First  time.Time            `msgpack:"first"`
+	Last   time.Time            `msgpack:"last"`
+	Title  string               `msgpack:"title,omitempty"`
+	Import archive.ImportReport `msgpack:"import"` // the file's own counters and problems (Files not counted)
+	Tokens int64                `msgpack:"tokens"`
+	NMsgs  int                  `msgpack:"nmsgs"`
+	Keys   []uint64             `msgpack:"keys"` // usage keys counted (sorted)
 	// IDs are the tool ids the file looked up (uses and results) besides
 	// its own tools' (which Tools gives back), sorted.
-	IDs         []string             `msgpack:"ids"`
-	Tools       toolSkels            `msgpack:"tools"`
-	IDPos       []int                `msgpack:"id_pos"`
-	Touches     []subTouch           `msgpack:"touches"`
-	CompSummary bool                 `msgpack:"comp_summary,omitempty"`
+	IDs         []string   `msgpack:"ids"`
+	Tools       toolSkels  `msgpack:"tools"`
+	IDPos       []int      `msgpack:"id_pos"`
+	Touches     []subTouch `msgpack:"touches"`
+	CompSummary bool       `msgpack:"comp_summary,omitempty"`
 }
 
 // subTouch is what a subagent file did to one file registry entry.
