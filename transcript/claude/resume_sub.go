@@ -311,7 +311,8 @@ func (im *importer) subFile(fi int, f archive.RawFile, rec *subState, prev *arch
 func (im *importer) replay(fi int, f archive.RawFile, s *subState, prev *archive.Archive) bool {
 	data := f.Data
 	if s.Name != f.Name || s.Off <= 0 || s.Off > len(data) || data[s.Off-1] != '\n' || s.Lines <= 0 ||
-		s.Root != im.effectiveRoot() || (s.CompSummary && im.pendingSummary >= 0) || len(s.IDPos) != len(s.Tools) {
+		s.Root != im.effectiveRoot() || (s.CompSummary && im.pendingSummary >= 0) || len(s.IDPos) != len(s.Tools) ||
+		s.NMsgs < 0 || s.Import.Lines < 0 || s.Import.Skipped < 0 || s.Import.Partial < 0 || s.Import.InvalidUTF8 < 0 || s.Import.Blank < 0 {
 		return false
 	}
 	if im.redactFP == "" {
@@ -327,6 +328,9 @@ func (im *importer) replay(fi int, f archive.RawFile, s *subState, prev *archive
 		}
 	}
 	for _, t := range s.Touches {
+		if t.Access < 0 || t.R < 0 || t.E < 0 || t.W < 0 || t.HashOp < 0 || t.HashOp > hashSet {
+			return false
+		}
 		if t.Access == 0 {
 			// Only a result's hash: the entry must be there.
 			if _, ok := im.files[t.Path]; !ok {
