@@ -24,13 +24,16 @@ import (
 // xxhash64 of the redacted prefix the state records matches), the importer
 // version and project root are the same and the previous archive derives its
 // conversation from the raw transcript; it then reads only the new lines of
-// the main file and, from the start, the subagent files (which a full import
-// also reads after the main file). Anything else is a full import.
+// the main file, and then the subagent files (which a full import also
+// reads after the main file): each from its own resume point when the
+// state records one that applies (resume_sub.go), else from the start.
+// Anything else is a full import.
 //
 // The restored State is partial (archive.ModelSource.Partial): its Tools are
 // all the session's tools, but its Messages are only those the recall and
 // the preferences read from the restored part (main-chain user messages)
-// plus every message read after the resume point. What is stored is the
+// plus every message read after the resume point (sidechain messages of a
+// subagent file resumed from its record are counted, not kept). What is stored is the
 // same as after a full import: the conversation is rebuilt from the raw
 // transcript when it is read, and every other component is computed from
 // the restored state exactly as the full import computes it (checked by
