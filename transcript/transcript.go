@@ -70,42 +70,8 @@ func Import(path string, h archive.Harness, opt archive.ImportOptions) (*archive
 	return nil, fmt.Errorf("%w %q", ErrBadHarness, h)
 }
 
-// sniffSize is how much of a file Detect reads; quickSniffSize is what it
-// reads first.
-const (
-	sniffSize      = 1 << 20
-	quickSniffSize = 64 << 10
-)
-
-// sniffHead returns the first sniffSize bytes of f (size bytes long), or
-// a shorter head when its complete lines are enough: Detect reads
-// quickSniffSize bytes first and, when Sniff is conclusive on the complete
-// lines they hold (which a longer head begins with, so Sniff would stop at
-// the same line), returns them. Whole-file JSON (name *.json) is always
-// sniffed on the full head.
-func sniffHead(f *os.File, name string, size int64) ([]byte, error) {
-	// Right-sized buffers: io.ReadAll's growing one cost as many page
-	// faults as reading a whole 3.5 MB transcript.
-	if size > quickSniffSize && !strings.HasSuffix(name, ".json") {
-		quick := make([]byte, quickSniffSize)
-		n, err := io.ReadFull(f, quick)
-		if err != nil && err != io.ErrUnexpectedEOF {
-			return nil, err
-		}
-		if i := bytes.LastIndexByte(quick[:n], '\n'); i >= 0 && Sniff(name, quick[:i+1]) != "" {
-			return quick[:i+1], nil
-		}
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			return nil, err
-		}
-	}
-	head := make([]byte, min(size, sniffSize))
-	n, err := io.ReadFull(f, head)
-	if err != nil && err != io.ErrUnexpectedEOF {
-		return nil, err
-	}
-	return head[:n], nil
-}
+// sniffSize is how much of a file Detect reads.
+const sniffSize = 1 << 20
 
 // Detect tells which assistant wrote a session file: by the content of
 // its first lines, then by its location (~/.claude/projects,
@@ -126,11 +92,15 @@ func Detect(path string) (archive.Harness, error) {
 	if err != nil {
 		return "", fmt.Errorf("transcript: %w", err)
 	}
-	defer f.Close()
-	head, err := sniffHead(f, filepath.Base(path), st.Size())
-	if err != nil {
+	// One right-sized buffer: io.ReadAll's growing one cost as many page
+	// faults as reading a whole 3.5 MB transcript.
+	head := make([]byte, min(st.Size(), sniffSize))
+	n, err := io.ReadFull(f, head)
+	f.Close()
+	if err != nil && err != io.ErrUnexpectedEOF {
 		return "", fmt.Errorf("transcript: %w", err)
 	}
+	head = head[:n]
 	if h := Sniff(filepath.Base(path), head); h != "" {
 		return h, nil
 	}
