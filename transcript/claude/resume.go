@@ -293,25 +293,32 @@ func keepMessage(m *archive.Message) bool {
 	return m.Role == "user" && !m.Sidechain && (m.Kind == "" || m.Kind == "prompt" || m.Kind == "text" || m.Kind == "command")
 }
 
+// loadResume decodes prev's resume state when prev was written by this
+// importer (nil when it was not, or has none).
+func loadResume(prev *archive.Archive) *resumeState {
+	if src, ok := prev.Source(); !ok || src.Importer != importerName || src.Version != importerVersion {
+		return nil
+	}
+	b, ok, err := prev.ResumeState()
+	if err != nil || !ok {
+		return nil
+	}
+	var rs resumeState
+	if err := unmarshalSafe(b, &rs); err != nil {
+		return nil
+	}
+	return &rs
+}
+
 // resumeImport restores the importer from prev's resume state and reads
 // the rest of files (a subagent file from its own resume point when it has
 // one that applies); ok is false when prev cannot be resumed from (the
 // caller then imports in full).
-func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP string, opt archive.ImportOptions, prev *archive.Archive) (*archive.State, bool) {
-	if prev == nil || len(files) == 0 {
+func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP string, opt archive.ImportOptions, prev *archive.Archive, pre *resumeState) (*archive.State, bool) {
+	if prev == nil || len(files) == 0 || pre == nil {
 		return nil, false
 	}
-	if src, ok := prev.Source(); !ok || src.Importer != importerName || src.Version != importerVersion {
-		return nil, false
-	}
-	b, ok, err := prev.ResumeState()
-	if err != nil || !ok {
-		return nil, false
-	}
-	var rs resumeState
-	if err := unmarshalSafe(b, &rs); err != nil {
-		return nil, false
-	}
+	rs := *pre
 	im := newImporter(opt)
 	im.redacted, im.redactFP = redacted, redactFP
 	main := files[0]
