@@ -195,13 +195,15 @@ func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.I
 	for fi, f := range files {
 		parsed += im.file(fi, f)
 	}
-	if resumable {
-		im.encodeResume()
-	}
 	if parsed == 0 {
 		return nil, fmt.Errorf("%w: %s has no JSON line", ErrNotTranscript, files[0].Name)
 	}
+	wait := func() {}
+	if resumable {
+		wait = im.encodeResumeAsync()
+	}
 	st, err := im.end(opt)
+	wait()
 	if err != nil {
 		return nil, err
 	}

@@ -257,6 +257,19 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 	im.rs = &rs
 }
 
+// encodeResumeAsync encodes the resume state (encodeResume) in the
+// background, while the import finishes; the returned function waits for
+// it. The state it encodes is its own (takeSnapshot and endRec copy what
+// later lines change).
+func (im *importer) encodeResumeAsync() (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		im.encodeResume()
+	}()
+	return func() { <-done }
+}
+
 // encodeResume encodes the main file's snapshot with the subagent files'
 // records as the resume state (ModelSource.Resume).
 func (im *importer) encodeResume() {
@@ -363,8 +376,9 @@ func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP str
 	for fi := 1; fi < len(files); fi++ {
 		im.subFile(fi, files[fi], subs[files[fi].Name], prev)
 	}
-	im.encodeResume()
+	wait := im.encodeResumeAsync()
 	st, err := im.end(opt)
+	wait()
 	if err != nil || im.snapErr != nil {
 		return nil, false
 	}
