@@ -1,6 +1,8 @@
 # Ben10 — build, test, lint, fuzz, bench, demo.
 GO        ?= go
 BIN       ?= bin/ben10
+# HOOKBIN: the hook shim, always next to BIN (it execs the ben10 beside it).
+HOOKBIN   := $(dir $(BIN))ben10-hook$(suffix $(BIN))
 FUZZTIME  ?= 30s
 BENCHTIME ?= 1s
 STATICCHECK_VERSION ?= 2026.2.2
@@ -16,6 +18,9 @@ all: build
 # (pure-Go user and DNS lookups), because a dynamically linked binary pays
 # about 0.8 ms of loader time on every hook start (docs/PERFORMANCE.md).
 # Without one, or if static linking fails, a pure-Go static binary.
+# Beside it, ben10-hook: the small UserPromptSubmit front (cmd/ben10-hook,
+# standard library only, pure Go, static) that `ben10 hooks install`
+# registers when it finds it next to ben10.
 STATIC_TAGS    := osusergo,netgo
 STATIC_LDFLAGS := -s -w -linkmode external -extldflags "-static"
 build:
@@ -26,6 +31,7 @@ build:
 	else \
 		CGO_ENABLED=0 $(GO) build -ldflags '-s -w' -o $(BIN) ./cmd/ben10 && echo "built $(BIN) (pure Go, static)"; \
 	fi
+	@CGO_ENABLED=0 $(GO) build -ldflags '-s -w' -o $(HOOKBIN) ./cmd/ben10-hook && echo "built $(HOOKBIN) (hook shim, pure Go, static)"
 
 ## test: every test in the module (unit, golden, property, end-to-end).
 test:

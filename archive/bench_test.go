@@ -201,6 +201,15 @@ func BenchmarkOpenDigest(b *testing.B) {
 			if err := os.Remove(tp); err != nil {
 				b.Fatal(err)
 			}
+			var recallBytes int64
+			if a, err := archive.OpenFile(ap, archive.OpenOptions{}); err == nil {
+				for _, s := range a.Container().Segments() {
+					if s.Type == ctxfmt.TypeSummaries {
+						recallBytes = s.RawLen
+					}
+				}
+				a.Close()
+			}
 			b.ResetTimer()
 			for b.Loop() {
 				a, err := archive.OpenFile(ap, archive.OpenOptions{})
@@ -219,6 +228,7 @@ func BenchmarkOpenDigest(b *testing.B) {
 				}
 				a.Close()
 			}
+			b.ReportMetric(float64(recallBytes), "recall-bytes")
 		})
 	}
 }

@@ -9,7 +9,13 @@
 // preferences and file-registry segments, the conversation and tool-history
 // segments, then the raw transcript files cut at line boundaries into
 // chunks of about DefaultChunkSize, then one segment per captured file
-// content. Model payloads are msgpack with sorted map keys.
+// content. Model payloads are msgpack with sorted map keys, except the
+// Recall, which is written in a compact positional msgpack form (arrays of
+// fields, times as millisecond offsets; see recall_codec.go) and read in
+// either form. At LevelMax the importer's resume state (an optional
+// extension segment, a cache for the next incremental save) is left out:
+// such archives are written once and kept, and a save on top of one
+// imports in full.
 //
 // Raw chunks and segments: in layout 1 every chunk is one segment, in file
 // order. Layout 2 (written at LevelBest and LevelMax when a session has
@@ -21,12 +27,14 @@
 // own; readers accept both layouts, and an archive without packed chunks
 // is written as layout 1.
 
-// Texts are stored once: a Message, ToolExec input or output that carries
-// Span pointers is written without its text when the stored raw line still
-// resolves to exactly that text (checked at encode time); otherwise the
-// text is stored inline. Accessors resolve pointers from the raw
-// transcript. Meta, Summary, Tasks, Compactions, Preferences, Files and
-// Recall never decompress the conversation or the raw transcript.
+// Texts are stored once: a Message, ToolExec input or output, or a
+// compaction summary that carries Span pointers is written without its
+// text when the stored raw line still resolves to exactly that text
+// (checked at encode time); otherwise the text is stored inline. Accessors
+// resolve pointers from the raw transcript. Meta, Summary, Tasks,
+// CompactionBoundaries, Preferences, Files and Recall never decompress the
+// conversation or the raw transcript; Compactions does when a summary is a
+// pointer (older archives keep every summary inline).
 //
 // Saving fast: NewEncoder, StartRaw and Finish split Encode so that the
 // raw transcript is redacted, cut and compressed in the background while

@@ -349,6 +349,19 @@ func (e *encoder) packing() bool {
 	return e.opts.Codec != ctxfmt.CodecNone && e.opts.Level >= ctxfmt.LevelBest && len(e.files) > 1
 }
 
+// archival reports whether this is an archival write (compressed at
+// LevelMax: snapshots written once and kept), where size matters more
+// than the speed of the next save: the importer's resume state (a cache,
+// about 3 % of such an archive) is then left out. The next incremental
+// save on top of this archive imports the transcript in full (it still
+// copies the unchanged unpacked raw segments, and a save at LevelBest or
+// LevelMax recompresses the packed segments anyway, which costs far more
+// than the import); the archive it writes below LevelMax carries a resume
+// state again. LevelBest keeps it, so repeated saves at best resume.
+func (e *encoder) archival() bool {
+	return e.opts.Codec != ctxfmt.CodecNone && e.opts.Level == ctxfmt.LevelMax
+}
+
 // planGroups assigns the chunks to raw segments and marks packed chunks.
 func (e *encoder) planGroups() {
 	e.groups = e.groups[:0]
@@ -473,9 +486,10 @@ func (e *encoder) run() error {
 	}
 	comps := make([]Compaction, len(s.Compactions))
 	for i, c := range s.Compactions {
-		// Summaries stay inline: status reads show them without the raw
-		// transcript.
-		c.Summary, c.SummarySpans = e.redactText(c.Summary), nil
+		// A summary is a pointer into its isCompactSummary line when the
+		// stored line holds it (not stored twice); the boundary facts stay
+		// here, so status reads still never touch the raw transcript.
+		c.Summary, c.SummarySpans = e.text(c.SummaryRef, c.Summary, c.SummarySpans)
 		comps[i] = c
 	}
 	prefs := make([]Preference, len(s.Preferences))
@@ -543,7 +557,7 @@ func (e *encoder) run() error {
 		{ctxfmt.TypeTaskState, &tasks},
 		{ctxfmt.TypeCompactions, comps},
 		{ctxfmt.TypePreferences, prefs},
-		{ctxfmt.TypeFileRegistry, s.Files},
+		{ctxfmt.TypeFileRegistry, fileRegistry(s.Files)},
 		{ctxfmt.TypeConversation, msgs},
 		{ctxfmt.TypeToolHistory, tools},
 	}
@@ -551,12 +565,17 @@ func (e *encoder) run() error {
 		segs = segs[:len(segs)-2] // conversation and tool history: rebuilt from the raw transcript
 	}
 	for _, sg := range segs {
-		b, err := marshal(sg.v)
-		if err != nil {
-			return fmt.Errorf("archive: encoding %s: %w", sg.t, err)
-		}
-		if err := e.w.Add(sg.t, b); err != nil {
-			return fmt.Errorf("archive: %w", err)
+		// No compactions or preferences: no segment (an index entry costs
+		// 40 bytes; readers take a missing segment as an empty list).
+		empty := (sg.t == ctxfmt.TypeCompactions && len(comps) == 0) || (sg.t == ctxfmt.TypePreferences && len(prefs) == 0)
+		if !empty {
+			b, err := marshal(sg.v)
+			if err != nil {
+				return fmt.Errorf("archive: encoding %s: %w", sg.t, err)
+			}
+			if err := e.w.Add(sg.t, b); err != nil {
+				return fmt.Errorf("archive: %w", err)
+			}
 		}
 		if sg.t == ctxfmt.TypeCompactions {
 			if err := e.w.Add(ctxfmt.TypeSummaries, recall); err != nil {
@@ -564,7 +583,7 @@ func (e *encoder) run() error {
 			}
 		}
 	}
-	if derived && len(s.Source.Resume) > 0 {
+	if derived && len(s.Source.Resume) > 0 && !e.archival() {
 		if err := e.w.AddWith(TypeResumeState, s.Source.Resume, ctxfmt.SegmentOptions{UseDefaults: true, Optional: true}); err != nil {
 			return fmt.Errorf("archive: %w", err)
 		}

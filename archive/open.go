@@ -188,8 +188,35 @@ func (a *Archive) Tasks() (TaskState, error) {
 	return t, err
 }
 
-// Compactions decodes the compactions segment (summaries included).
+// Compactions decodes the compactions segment and fills each summary.
+// A summary stored as a pointer into its isCompactSummary line (archives
+// written by this version on) is read from the raw transcript, which this
+// decompresses; CompactionBoundaries gives the boundary facts without it.
 func (a *Archive) Compactions() ([]Compaction, error) {
+	cs, err := a.CompactionBoundaries()
+	if err != nil {
+		return nil, err
+	}
+	for i := range cs {
+		c := &cs[i]
+		if len(c.SummarySpans) == 0 {
+			continue
+		}
+		t, err := a.resolve(c.SummaryRef, c.SummarySpans)
+		if err != nil {
+			return nil, fmt.Errorf("archive: compaction %d (%s) summary: %w", i, c.UUID, err)
+		}
+		c.Summary = t
+	}
+	return cs, nil
+}
+
+// CompactionBoundaries decodes the compactions segment only: trigger,
+// token counts, time and parent of every compaction, read without the raw
+// transcript. Summary is filled only where the archive stores it inline
+// (older archives, and summaries the redaction changed); elsewhere
+// SummarySpans is set and Compactions reads the text.
+func (a *Archive) CompactionBoundaries() ([]Compaction, error) {
 	var c []Compaction
 	err := a.decodeType(ctxfmt.TypeCompactions, &c)
 	return c, err
@@ -204,7 +231,7 @@ func (a *Archive) Preferences() ([]Preference, error) {
 
 // Files decodes the file registry segment.
 func (a *Archive) Files() ([]FileRecord, error) {
-	var f []FileRecord
+	var f fileRegistry
 	err := a.decodeType(ctxfmt.TypeFileRegistry, &f)
 	return f, err
 }

@@ -10,75 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ben10ctx/ben10/internal/hookfast"
 	"github.com/ben10ctx/ben10/store"
 )
-
-func TestCounterHeaderRoundTrip(t *testing.T) {
-	for _, h := range []counterHeader{
-		{},
-		{ref: time.Date(2026, 3, 2, 9, 30, 0, 123, time.UTC), base: 7},
-		{ref: time.Unix(0, 1), base: 99999999999},
-	} {
-		b := h.encode()
-		if len(b) != counterHeaderLen {
-			t.Fatalf("header %q is %d bytes, want %d", b, len(b), counterHeaderLen)
-		}
-		got, err := parseCounterHeader(b)
-		if err != nil || !got.ref.Equal(h.ref) || got.base != h.base {
-			t.Fatalf("round trip of %+v: %+v, %v", h, got, err)
-		}
-	}
-	for _, bad := range []string{"", "x", strings.Repeat("9", counterHeaderLen), "-0000000000000000001 00000000001\n", "00000000000000000001 0000000000x\n"} {
-		if _, err := parseCounterHeader([]byte(bad)); err == nil {
-			t.Errorf("parseCounterHeader(%q) accepted a damaged header", bad)
-		}
-	}
-}
-
-func TestCounterName(t *testing.T) {
-	for sid, want := range map[string]string{
-		demoSession: demoSession,
-		"plain_id":  "plain_id",
-	} {
-		if got := counterName(sid); got != want {
-			t.Errorf("counterName(%q) = %q, want %q", sid, got, want)
-		}
-	}
-	for _, hostile := range []string{"../../etc/passwd", "a/b", "", strings.Repeat("x", 200), "with space", "\x00"} {
-		got := counterName(hostile)
-		if !strings.HasPrefix(got, "h-") || strings.ContainsAny(got, `/\. `) || filepath.Base(got) != got {
-			t.Errorf("counterName(%q) = %q: not a plain hashed name", hostile, got)
-		}
-	}
-}
-
-func TestCheckpointDueAt(t *testing.T) {
-	now := time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
-	cfg := func(auto bool, n, m int) *store.Config {
-		c := store.DefaultConfig()
-		c.AutoSave, c.CheckpointInterval, c.CheckpointMinutes = auto, n, m
-		return c
-	}
-	for _, tc := range []struct {
-		name  string
-		cfg   *store.Config
-		since int
-		ref   time.Time
-		want  bool
-	}{
-		{"interval reached", cfg(true, 10, 15), 10, now, true},
-		{"below interval, recent", cfg(true, 10, 15), 9, now.Add(-time.Minute), false},
-		{"below interval, old", cfg(true, 10, 15), 1, now.Add(-15 * time.Minute), true},
-		{"old but no prompt since", cfg(true, 10, 15), 0, now.Add(-time.Hour), false},
-		{"minutes off", cfg(true, 10, 0), 3, now.Add(-time.Hour), false},
-		{"no reference time", cfg(true, 10, 15), 3, time.Time{}, false},
-		{"auto save off", cfg(false, 1, 1), 100, now.Add(-time.Hour), false},
-	} {
-		if got := checkpointDueAt(tc.cfg, tc.since, tc.ref, now); got != tc.want {
-			t.Errorf("%s: due = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}
 
 // statePath of the env's store.
 func (e *env) statePath() string { return statePath(e.store().Root()) }
@@ -148,8 +82,8 @@ func TestPromptFastPath(t *testing.T) {
 		t.Fatalf("counter not reset after the checkpoint: %d", n)
 	}
 	data, _ := os.ReadFile(cp)
-	h, err := parseCounterHeader(data[:counterHeaderLen])
-	if err != nil || !h.ref.Equal(e.now) || h.base != 0 {
+	h, err := hookfast.ParseHeader(data[:hookfast.HeaderLen])
+	if err != nil || !h.Ref.Equal(e.now) || h.Base != 0 {
 		t.Fatalf("counter header after the checkpoint: %+v %v (now %v)", h, err, e.now)
 	}
 }
@@ -217,10 +151,10 @@ func TestPromptCounterDamaged(t *testing.T) {
 				t.Fatalf("prompts %d after damage, want 1 or 2", ss.Prompts)
 			}
 			data, err := os.ReadFile(cp)
-			if err != nil || len(data) < counterHeaderLen {
+			if err != nil || len(data) < hookfast.HeaderLen {
 				t.Fatalf("counter not rewritten: %q %v", data, err)
 			}
-			if _, err := parseCounterHeader(data[:counterHeaderLen]); err != nil {
+			if _, err := hookfast.ParseHeader(data[:hookfast.HeaderLen]); err != nil {
 				t.Fatalf("counter header still damaged: %q", data)
 			}
 		})

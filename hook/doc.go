@@ -21,9 +21,15 @@
 // allocates no inode (see writeState).
 //
 // Fast path: a prompt with no checkpoint due touches only the session's
-// append-only counter in <store>/hook-prompts/ (see counter.go): no lock,
-// no JSON state, no fsync. Losing a few counts on power loss only delays a
-// checkpoint.
+// append-only counter in <store>/hook-prompts/: no lock, no JSON state, no
+// fsync. Losing a few counts on power loss only delays a checkpoint. The
+// counter, the checkpoint pacing and the error log are implemented once in
+// internal/hookfast, which the ben10-hook shim (cmd/ben10-hook) links too:
+// the shim answers such a prompt without starting ben10, through the
+// ticket (hookfast.Ticket) this package writes whenever it resolves a
+// project's store and pacing for a prompt, and hands everything else to
+// `ben10 hook` (Handler.PromptCounted when it already counted the prompt).
+// Install registers the shim for ShimEvents when it sits next to ben10.
 //
 // Settings: Install, Uninstall and Status edit and read Claude Code's
 // settings files, keeping every other setting and hook.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/internal/hookfast"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
@@ -32,6 +33,11 @@ type Handler struct {
 	// (default: os.Executable, detached, stdio closed). Used to recompress
 	// a snapshot after PreCompact returned.
 	Spawn func(args ...string) error
+	// PromptCounted: the ben10-hook shim already counted this
+	// UserPromptSubmit in the session's counter (and found a checkpoint
+	// due, or could not decide), so the handler goes straight to the slow
+	// path without counting it again.
+	PromptCounted bool
 }
 
 // DefaultSnapshots is the SnapshotFactory used when Handler.Snapshots is
@@ -110,34 +116,21 @@ func (h *Handler) Run(ctx context.Context, eventArg string, stdin io.Reader, std
 
 // fail reports err: one line on stderr, one in the error log.
 func (h *Handler) fail(ev Event, in *Input, err error, stderr io.Writer) {
-	name := string(ev)
-	if name == "" {
-		name = "hook"
-	}
-	msg := strings.Join(strings.Fields(err.Error()), " ")
-	fmt.Fprintf(stderr, "ben10 %s: %s (continuing without Ben10; see %s)\n", name, msg, ErrorLogPath(h.home()))
 	sid, dir := "", ""
 	if in != nil {
 		sid, dir = in.SessionID, in.Cwd
 	}
-	_ = AppendError(h.home(), ErrorEntry{Time: h.now(), Event: name, Session: sid, Project: dir, Error: msg})
+	hookfast.Fail(stderr, h.home(), string(ev), sid, dir, err, h.now())
 }
 
 // projectDir is the directory whose store the hooks use: the session's
 // start directory ($CLAUDE_PROJECT_DIR) when known, else the hook's cwd.
 func (h *Handler) projectDir(in *Input) (string, error) {
-	d := h.getenv("CLAUDE_PROJECT_DIR")
-	if d == "" {
-		d = in.Cwd
+	c, err := hookfast.ProjectDir(h.getenv, in.Cwd)
+	if errors.Is(err, hookfast.ErrNoProject) {
+		return "", fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
-	if d == "" {
-		return "", fmt.Errorf("%w: no cwd in the hook input and $CLAUDE_PROJECT_DIR is not set", ErrBadInput)
-	}
-	c, err := store.CanonicalDir(d)
-	if err != nil {
-		return "", fmt.Errorf("project directory %s: %w", d, err)
-	}
-	return c, nil
+	return c, err
 }
 
 // Handle runs the handler of ev. Events Ben10 does not act on return an
@@ -148,9 +141,13 @@ func (h *Handler) Handle(ctx context.Context, ev Event, in *Input) (*Output, err
 	}
 	counted := false
 	if ev == UserPromptSubmit {
-		var done bool
-		if done, counted = h.fastPrompt(in); done {
-			return nil, nil
+		if h.PromptCounted {
+			counted = true
+		} else {
+			var done bool
+			if done, counted = h.fastPrompt(in); done {
+				return nil, nil
+			}
 		}
 	}
 	dir, err := h.projectDir(in)
@@ -241,8 +238,8 @@ func (c *call) update(fn func(*State, *SessionState) error) error {
 		if ref.IsZero() {
 			ref = ss.Started
 		}
-		hd := counterHeader{ref: ref, base: ss.SinceCheckpoint}
-		if ok && n == 0 && hd.base == old.base && hd.ref.Equal(old.ref) {
+		hd := hookfast.Header{Ref: ref, Base: ss.SinceCheckpoint}
+		if ok && n == 0 && hd.Base == old.Base && hd.Ref.Equal(old.Ref) {
 			return nil // unchanged: no rewrite
 		}
 		if err := writeCounter(cp, hd); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ben10ctx/ben10/internal/hookfast"
 	"io"
 	"os"
 	"path/filepath"
@@ -527,7 +528,7 @@ func TestErrorLogIsBounded(t *testing.T) {
 		}
 	}
 	fi, err := os.Stat(ErrorLogPath(home))
-	if err != nil || fi.Size() > MaxErrorLog+2*maxErrorText {
+	if err != nil || fi.Size() > MaxErrorLog+2*hookfast.MaxErrorText {
 		t.Fatalf("error log %v bytes (%v)", fi.Size(), err)
 	}
 	if _, err := os.Stat(ErrorLogPath(home) + ".1"); err != nil {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"unicode"
+
+	"github.com/ben10ctx/ben10/internal/hookfast"
 )
 
 // Event is a Claude Code hook event, by Claude Code's own name.
@@ -33,7 +35,7 @@ var ErrUnknownEvent = errors.New("unknown hook event")
 // ParseEvent accepts Claude Code's name ("PreCompact") or its kebab-case
 // form ("pre-compact"), in any letter case.
 func ParseEvent(name string) (Event, error) {
-	key := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(strings.TrimSpace(name)))
+	key := hookfast.EventKey(name)
 	for _, e := range Events {
 		if strings.ToLower(string(e)) == key {
 			return e, nil

@@ -70,10 +70,53 @@ var Registrations = []Registration{
 	{Event: SessionEnd, Timeout: 5},
 }
 
-// Command is the shell command Claude Code runs for event: the binary's
-// absolute path, quoted, then "hook <event>".
+// ShimName is the file name of the hook shim (cmd/ben10-hook) without
+// the platform's executable suffix. It answers UserPromptSubmit with no
+// checkpoint due itself and hands everything else to the ben10 beside it.
+const ShimName = "ben10-hook"
+
+// ShimEvents are the events Install points at the shim when it sits next
+// to the ben10 binary: those it can answer without the full binary. Every
+// other event runs ben10 directly, so it does not pay for two process
+// starts.
+var ShimEvents = map[Event]bool{UserPromptSubmit: true}
+
+// ShimPath is where the shim of the ben10 binary binPath would be: in the
+// same directory, with binPath's suffix (".exe" on Windows).
+func ShimPath(binPath string) string {
+	return filepath.Join(filepath.Dir(binPath), ShimName+filepath.Ext(binPath))
+}
+
+// ShimFor returns the shim next to binPath when it is there (a regular,
+// executable file), else "".
+func ShimFor(binPath string) string {
+	p := ShimPath(binPath)
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || (runtime.GOOS != "windows" && fi.Mode()&0o111 == 0) {
+		return ""
+	}
+	return p
+}
+
+// Command is the shell command Claude Code runs for event with the ben10
+// binary at binPath: its absolute path, quoted, then "hook <event>".
 func Command(binPath string, e Event) string {
 	return quote(binPath) + " hook " + e.Kebab()
+}
+
+// ShimCommand is the shell command for event through the shim at
+// shimPath: its absolute path, quoted, then "<event>".
+func ShimCommand(shimPath string, e Event) string {
+	return quote(shimPath) + " " + e.Kebab()
+}
+
+// commandFor is the command Install writes for e: through the shim when
+// there is one and e is a shim event.
+func commandFor(binPath, shim string, e Event) string {
+	if shim != "" && ShimEvents[e] {
+		return ShimCommand(shim, e)
+	}
+	return Command(binPath, e)
 }
 
 func quote(p string) string {
@@ -84,22 +127,35 @@ func quote(p string) string {
 }
 
 // isOurs reports whether a command string is one of Ben10's hook commands
-// (whatever binary path it points at).
+// (whatever binary path it points at): "<ben10…> hook <event>" or
+// "<ben10-hook> <event>". shim reports the second form.
 func isOurs(cmd string) (bin string, ok bool) {
+	bin, _, ok = parseOurs(cmd)
+	return bin, ok
+}
+
+func parseOurs(cmd string) (bin string, shim, ok bool) {
 	cmd = strings.TrimSpace(cmd)
-	i := strings.LastIndex(cmd, " hook ")
+	i := strings.LastIndex(cmd, " ")
 	if i < 0 {
-		return "", false
+		return "", false, false
 	}
-	if _, err := ParseEvent(strings.TrimSpace(cmd[i+len(" hook "):])); err != nil {
-		return "", false
+	if _, err := ParseEvent(cmd[i+1:]); err != nil {
+		return "", false, false
 	}
-	bin = strings.TrimSpace(cmd[:i])
-	bin = strings.Trim(strings.ReplaceAll(bin, `'\''`, `'`), `'"`)
+	head := strings.TrimSpace(cmd[:i])
+	rest, full := strings.CutSuffix(head, " hook")
+	if full {
+		head = strings.TrimSpace(rest)
+	}
+	bin = strings.Trim(strings.ReplaceAll(head, `'\''`, `'`), `'"`)
 	// The binary may be a Windows path seen from another OS: both
 	// separators end the directory part.
 	base := strings.ToLower(bin[strings.LastIndexAny(bin, `/\`)+1:])
-	return bin, strings.HasPrefix(base, "ben10")
+	if !full {
+		return bin, true, base == ShimName || base == ShimName+".exe"
+	}
+	return bin, false, strings.HasPrefix(base, "ben10")
 }
 
 // Installed is what Status finds of Ben10 in one settings file.
@@ -107,8 +163,9 @@ type Installed struct {
 	Path    string            `json:"path"`
 	Scope   Scope             `json:"scope"`
 	Exists  bool              `json:"exists"`
-	Events  map[Event]string  `json:"events"` // event → command
-	Binary  string            `json:"binary,omitempty"`
+	Events  map[Event]string  `json:"events"`            // event → command
+	Binary  string            `json:"binary,omitempty"`  // the ben10 the hooks run
+	Shim    string            `json:"shim,omitempty"`    // the ben10-hook shim, when events go through it
 	Missing []Event           `json:"missing,omitempty"` // registrations not installed
 	Timeout map[Event]float64 `json:"timeouts,omitempty"`
 }
@@ -132,9 +189,12 @@ func readSettings(path string) (*object, bool, error) {
 }
 
 // Install merges Ben10's hook entries into the settings file at path,
-// pointing at binPath. Every other setting and hook is kept as it was, in
-// its order; a second run changes nothing. It reports whether the file
-// changed.
+// pointing at the ben10 binary binPath — and, for ShimEvents, at the
+// ben10-hook shim when it sits next to binPath (see ShimFor). Every other
+// setting and hook is kept as it was, in its order; an entry of either
+// form for an event is updated in place (so an install of one form is
+// upgraded to the other, never duplicated); a second run changes nothing.
+// It reports whether the file changed.
 func Install(path, binPath string) (bool, error) {
 	if !filepath.IsAbs(binPath) {
 		return false, fmt.Errorf("hook binary path %q is not absolute", binPath)
@@ -148,8 +208,9 @@ func Install(path, binPath string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	shim := ShimFor(binPath)
 	for _, reg := range Registrations {
-		if err := installOne(hooks, reg, binPath, path); err != nil {
+		if err := installOne(hooks, reg, commandFor(binPath, shim, reg.Event), path); err != nil {
 			return false, err
 		}
 	}
@@ -179,8 +240,7 @@ func childObject(parent *object, key, path string) (*object, error) {
 	return o, nil
 }
 
-func installOne(hooks *object, reg Registration, binPath, path string) error {
-	want := Command(binPath, reg.Event)
+func installOne(hooks *object, reg Registration, want, path string) error {
 	groups, _ := hooks.get(string(reg.Event))
 	list, ok := groups.([]any)
 	if groups != nil && !ok {
@@ -343,12 +403,16 @@ func Status(path string, scope Scope) (Installed, error) {
 					}
 					c, _ := hobj.get("command")
 					cs, _ := c.(string)
-					bin, ours := isOurs(cs)
+					bin, shim, ours := parseOurs(cs)
 					if !ours {
 						continue
 					}
 					st.Events[Event(e)] = cs
-					st.Binary = bin
+					if shim {
+						st.Shim = bin
+					} else {
+						st.Binary = bin
+					}
 					if t, ok := hobj.get("timeout"); ok {
 						if n, ok := t.(json.Number); ok {
 							f, _ := n.Float64()

@@ -176,6 +176,12 @@ func TestIsOurs(t *testing.T) {
 		{`/usr/bin/other hook pre-compact`, "", false},
 		{`'/usr/local/bin/ben10' hook nonsense`, "", false},
 		{`notify-send hi`, "", false},
+		{`'/opt/b 1/ben10-hook' user-prompt-submit`, "/opt/b 1/ben10-hook", true},
+		{`"C:\Program Files\ben10-hook.exe" user-prompt-submit`, `C:\Program Files\ben10-hook.exe`, true},
+		{`'/opt/ben10-hook' hook pre-compact`, "/opt/ben10-hook", true},
+		{`'/opt/ben10' user-prompt-submit`, "", false},
+		{`'/opt/ben10-hook' nonsense`, "", false},
+		{`/usr/bin/other user-prompt-submit`, "", false},
 	} {
 		bin, ok := isOurs(tc.cmd)
 		if ok != tc.ours || (ok && bin != tc.bin) {
@@ -208,5 +214,117 @@ func TestParseInputAndOutput(t *testing.T) {
 	big := &Output{HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: strings.Repeat("x", MaxAdditionalContext+1)}}
 	if err := big.Write(&b); err == nil {
 		t.Fatalf("over-long additionalContext accepted")
+	}
+}
+
+// TestInstallWithShim: with ben10-hook next to ben10, UserPromptSubmit runs
+// the shim and every other event ben10; an install of the other form is
+// upgraded (or downgraded) in place, never duplicated, and Status reports
+// both binaries.
+func TestInstallWithShim(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "settings.json")
+	if err := os.WriteFile(path, []byte(userSettings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "my tools", "ben10")
+	shim := ShimPath(bin)
+	if err := os.MkdirAll(filepath.Dir(bin), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// The old form first: no shim yet.
+	if _, err := Install(path, bin); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(shim, []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if ShimFor(bin) != shim {
+		t.Fatalf("ShimFor(%q) = %q, want %q", bin, ShimFor(bin), shim)
+	}
+	countOurs := func() map[Event]int {
+		t.Helper()
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Hooks map[string][]struct {
+				Hooks []struct{ Command string } `json:"hooks"`
+			} `json:"hooks"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+		n := map[Event]int{}
+		for e, groups := range doc.Hooks {
+			for _, g := range groups {
+				for _, h := range g.Hooks {
+					if _, ok := isOurs(h.Command); ok {
+						n[Event(e)]++
+					}
+				}
+			}
+		}
+		return n
+	}
+	for _, want := range []struct {
+		shim    bool
+		changed bool
+	}{{true, true}, {true, false}, {false, true}, {false, false}} {
+		if !want.shim {
+			if err := os.Remove(shim); err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+		}
+		changed, err := Install(path, bin)
+		if err != nil || changed != want.changed {
+			t.Fatalf("Install (shim %v): changed %v, want %v (%v)", want.shim, changed, want.changed, err)
+		}
+		st, err := Status(path, ScopeUser)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Missing) != 0 || st.Binary != bin {
+			t.Fatalf("status: missing %v, binary %q", st.Missing, st.Binary)
+		}
+		for _, reg := range Registrations {
+			wantCmd := Command(bin, reg.Event)
+			if want.shim && ShimEvents[reg.Event] {
+				wantCmd = ShimCommand(shim, reg.Event)
+			}
+			if st.Events[reg.Event] != wantCmd {
+				t.Errorf("shim %v: %s runs %q, want %q", want.shim, reg.Event, st.Events[reg.Event], wantCmd)
+			}
+		}
+		if (st.Shim == shim) != want.shim || (!want.shim && st.Shim != "") {
+			t.Errorf("shim %v: Status.Shim = %q", want.shim, st.Shim)
+		}
+		for e, n := range countOurs() {
+			if n != 1 {
+				t.Errorf("shim %v: %d Ben10 entries for %s, want 1", want.shim, n, e)
+			}
+		}
+	}
+	if err := os.WriteFile(shim, []byte("#!/bin/sh\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(path, bin); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := Uninstall(path); err != nil || !changed {
+		t.Fatalf("Uninstall: %v %v", changed, err)
+	}
+	if n := countOurs(); len(n) != 0 {
+		t.Fatalf("Uninstall left %v", n)
+	}
+	data, _ := os.ReadFile(path)
+	for _, want := range []string{`other-tool snapshot`, `notify-send hi`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("Uninstall lost %s", want)
+		}
 	}
 }

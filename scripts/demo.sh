@@ -68,12 +68,20 @@ sed "s#/home/dev/cart-service#$project#g" "$sample/claude-session.jsonl" >"$work
 boundary=$(grep -n '"subtype":"compact_boundary"' "$work/full.jsonl" | cut -d: -f1)
 head -n $((boundary - 1)) "$work/full.jsonl" >"$transcript"
 
-# hook EVENT JSON: run `ben10 hook` the way Claude Code does and show what
-# the user and Claude get.
+# hook EVENT JSON: run the hook the way Claude Code does — as `ben10 hooks
+# install` registers it: UserPromptSubmit through the ben10-hook shim when
+# it sits next to ben10, every other event through `ben10 hook` — and show
+# what the user and Claude get.
+shim="$(dirname "$BEN10")/ben10-hook"
 hook() {
 	local event=$1 json=$2 out
-	echo "\$ ben10 hook $event  <<< '${json:0:110}…'"
-	out=$(printf '%s' "$json" | (cd "$project" && "$BEN10" hook "$event"))
+	if [ "$event" = user-prompt-submit ] && [ -x "$shim" ]; then
+		echo "\$ ben10-hook $event  <<< '${json:0:110}…'"
+		out=$(printf '%s' "$json" | (cd "$project" && "$shim" "$event"))
+	else
+		echo "\$ ben10 hook $event  <<< '${json:0:110}…'"
+		out=$(printf '%s' "$json" | (cd "$project" && "$BEN10" hook "$event"))
+	fi
 	printf '%s' "$out" | "$BEN10" internal render-hook-output
 }
 common="\"session_id\":\"$session\",\"transcript_path\":\"$transcript\",\"cwd\":\"$project\""

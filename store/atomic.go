@@ -10,11 +10,13 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ben10ctx/ben10/internal/hookfast"
 )
 
 // TempPrefix starts the name of every temporary file this package creates.
 // Sweep removes old files with this prefix; nothing else ever does.
-const TempPrefix = ".ben10-tmp-"
+const TempPrefix = hookfast.TempPrefix
 
 // SweepAge is how old a leftover temporary file must be before Open's sweep
 // removes it. A writer holds its temporary file for milliseconds; an hour

@@ -2,19 +2,18 @@ package store
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/ben10ctx/ben10/internal/hookfast"
 )
 
 // Names inside a store directory (PRD FR-3.2 as amended by issue 5).
@@ -66,6 +65,7 @@ type Options struct {
 type Store struct {
 	project  string
 	root     string
+	primary  string
 	fallback bool
 	home     string
 	cfg      *Config
@@ -86,48 +86,16 @@ type Store struct {
 }
 
 // HomeDir returns $HOME when set, else the platform's home directory.
-func HomeDir() (string, error) {
-	if h := os.Getenv("HOME"); h != "" {
-		return h, nil
-	}
-	h, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("store: cannot find the home directory: %w", err)
-	}
-	return h, nil
-}
+func HomeDir() (string, error) { return hookfast.HomeDir() }
 
 // CanonicalDir returns the absolute, symlink-free form of dir, which must
 // be an existing directory.
-func CanonicalDir(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("store: project directory %q: %w", dir, err)
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", fmt.Errorf("store: project directory %q: %w", dir, err)
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return "", fmt.Errorf("store: project directory %q: %w", dir, err)
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("store: project directory %q is not a directory", dir)
-	}
-	return real, nil
-}
+func CanonicalDir(dir string) (string, error) { return hookfast.CanonicalDir(dir) }
 
 // DirHash names a project's fallback store: the first 16 hexadecimal
 // digits of the SHA-256 of its canonical path (see CanonicalDir), with the
 // path lower-cased on Windows, whose file names are case-insensitive.
-func DirHash(canonical string) string {
-	if runtime.GOOS == "windows" {
-		canonical = strings.ToLower(canonical)
-	}
-	sum := sha256.Sum256([]byte(canonical))
-	return hex.EncodeToString(sum[:])[:16]
-}
+func DirHash(canonical string) string { return hookfast.DirHash(canonical) }
 
 // FallbackDir is the store used when the project directory is not
 // writable: ~/.claude-code/contexts/<DirHash>.
@@ -191,6 +159,7 @@ func Open(projectDir string, opts Options) (*Store, error) {
 		primary = filepath.Join(project, filepath.FromSlash(primary))
 	}
 	primary = filepath.Clean(primary)
+	s.primary = primary
 	fallback := FallbackDir(home, project)
 
 	created := false
@@ -321,6 +290,10 @@ func (s *Store) ProjectDir() string { return s.project }
 
 // Home is the home directory the store was opened with.
 func (s *Store) Home() string { return s.home }
+
+// PrimaryDir is the store directory the configuration names (the
+// project's own, context.storage_location), whether or not Root is it.
+func (s *Store) PrimaryDir() string { return s.primary }
 
 // IsFallback reports whether the store lives under
 // ~/.claude-code/contexts/ because the project directory is not writable.

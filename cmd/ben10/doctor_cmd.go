@@ -98,10 +98,16 @@ func runDoctor(dir string) []check {
 			installed = true
 			if fi, err := os.Stat(st.Binary); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
 				add("hooks", "fail", "%s (%s): binary %s is missing or not executable; run `ben10 hooks install --scope %s`", sc, p, st.Binary, sc)
+			} else if fi, err := os.Stat(st.Shim); st.Shim != "" && (err != nil || fi.IsDir() || fi.Mode()&0o111 == 0) {
+				add("hooks", "fail", "%s (%s): hook shim %s is missing or not executable; run `ben10 hooks install --scope %s`", sc, p, st.Shim, sc)
 			} else if len(st.Missing) > 0 {
 				add("hooks", "warn", "%s (%s): missing %s; run `ben10 hooks install --scope %s`", sc, p, joinEvents(st.Missing), sc)
 			} else {
-				add("hooks", "ok", "%s (%s) → %s", sc, p, st.Binary)
+				via := ""
+				if st.Shim != "" {
+					via = " (UserPromptSubmit via " + st.Shim + ")"
+				}
+				add("hooks", "ok", "%s (%s) → %s%s", sc, p, st.Binary, via)
 			}
 			if t, ok := st.Timeout[hook.SessionEnd]; !ok || t <= 0 {
 				add("hooks", "warn", "%s: SessionEnd has no explicit timeout; Claude Code then gives all SessionEnd hooks 1.5 s", p)

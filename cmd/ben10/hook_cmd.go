@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/hook"
+	"github.com/ben10ctx/ben10/internal/hookentry"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/spf13/cobra"
 )
@@ -42,36 +42,10 @@ It always exits 0: a failure is one line on stderr and an entry in
 	Args:               cobra.ArbitraryArgs,
 	DisableFlagParsing: true,
 	RunE: func(cmd *cobra.Command, args []string) error {
-		var stdin io.Reader = os.Stdin
-		// --input FILE reads the hook JSON from a file (benchmarks, replays).
-		for i := 0; i < len(args); i++ {
-			switch args[i] {
-			case "--help", "-h":
-				return cmd.Help()
-			case "--input":
-				if i+1 < len(args) {
-					f, err := os.Open(args[i+1])
-					if err != nil {
-						fmt.Fprintf(cmd.ErrOrStderr(), "ben10 hook: %v\n", err)
-						return nil
-					}
-					defer f.Close()
-					stdin = f
-				}
-				args = append(args[:i:i], args[min(i+2, len(args)):]...)
-				i--
-			}
+		if hookentry.WantsHelp(args) {
+			return cmd.Help()
 		}
-		if len(args) > 1 {
-			fmt.Fprintf(cmd.ErrOrStderr(), "ben10 hook: expected at most one EVENT, got %q (ignored the rest)\n", strings.Join(args, " "))
-		}
-		ev := ""
-		if len(args) > 0 {
-			ev = args[0]
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 55*time.Second)
-		defer cancel()
-		code := (&hook.Handler{}).Run(ctx, ev, stdin, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		code := hookentry.Run(args, os.Stdin, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		if code != 0 {
 			return &exitError{code: code, err: fmt.Errorf("hook exited %d", code)}
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -53,8 +54,11 @@ func (w *hookWorld) writeTranscript(data []byte) {
 	}
 }
 
-// fire runs `ben10 hook EVENT` with the hook JSON Claude Code would send;
-// it fails the test unless the hook exits 0 with an empty stderr.
+// fire runs the hook for EVENT with the hook JSON Claude Code would send:
+// the command `ben10 hooks install` wrote into the user settings when
+// there are any (through sh, as Claude Code runs it on Unix), else
+// `ben10 hook EVENT`. It fails the test unless the hook exits 0 with an
+// empty stderr.
 func (w *hookWorld) fire(event string, fields map[string]any, env ...string) *hook.Output {
 	w.t.Helper()
 	in := map[string]any{"session_id": w.session, "transcript_path": w.transcript, "cwd": w.project, "hook_event_name": event}
@@ -62,7 +66,13 @@ func (w *hookWorld) fire(event string, fields map[string]any, env ...string) *ho
 		in[k] = v
 	}
 	data, _ := json.Marshal(in)
-	r := runBen10(w.t, data, append(append([]string(nil), w.env...), env...), "hook", hook.Event(event).Kebab())
+	allEnv := append(append([]string(nil), w.env...), env...)
+	var r result
+	if cmd := installedCommand(w.t, filepath.Join(w.home, ".claude", "settings.json"), hook.Event(event)); cmd != "" && runtime.GOOS != "windows" {
+		r = runShell(w.t, data, allEnv, cmd)
+	} else {
+		r = runBen10(w.t, data, allEnv, "hook", hook.Event(event).Kebab())
+	}
 	if r.code != 0 || r.stderr != "" {
 		w.t.Fatalf("hook %s: exit %d, stderr %q", event, r.code, r.stderr)
 	}
@@ -109,10 +119,14 @@ func TestHookE2EDemo(t *testing.T) {
 	if second, _ := os.ReadFile(settings); !bytes.Equal(first, second) {
 		t.Fatalf("second install changed the settings file")
 	}
-	for _, ev := range []string{"session-start", "user-prompt-submit", "post-tool-use", "pre-compact", "session-end"} {
+	for _, ev := range []string{"session-start", "post-tool-use", "pre-compact", "session-end"} {
 		if !bytes.Contains(first, []byte(" hook "+ev)) {
 			t.Errorf("settings lack %s:\n%s", ev, first)
 		}
+	}
+	// The shim sits next to the binary: prompts go through it.
+	if !bytes.Contains(first, []byte("ben10-hook' user-prompt-submit")) {
+		t.Errorf("settings do not run the shim for user-prompt-submit:\n%s", first)
 	}
 	if err := os.MkdirAll(filepath.Join(w.project, ".claude"), 0o700); err != nil {
 		t.Fatal(err)

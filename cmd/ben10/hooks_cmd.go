@@ -23,7 +23,12 @@ var hooksCmd = &cobra.Command{
 	Long: `Ben10 works automatically through Claude Code hooks: it snapshots the
 context before every compaction (PreCompact), injects a recovery digest when a
 session starts after compaction (SessionStart), checkpoints as you work
-(UserPromptSubmit, PostToolUse) and saves when the session ends (SessionEnd).`,
+(UserPromptSubmit, PostToolUse) and saves when the session ends (SessionEnd).
+
+When the hook shim ben10-hook sits next to ben10 (make build puts it there),
+install points UserPromptSubmit at it: it counts a prompt with no checkpoint
+due in about the start-up time of an empty Go program, and hands every other
+call to ben10. An install of the other form is updated in place.`,
 }
 
 var hooksInstallCmd = &cobra.Command{
@@ -46,11 +51,19 @@ var hooksInstallCmd = &cobra.Command{
 		if err != nil {
 			return err
 		}
+		shim := hook.ShimFor(bin)
 		if globalFlags.json {
-			return printJSON(cmd.OutOrStdout(), map[string]any{"path": path, "changed": changed, "binary": bin})
+			out := map[string]any{"path": path, "changed": changed, "binary": bin}
+			if shim != "" {
+				out["shim"] = shim
+			}
+			return printJSON(cmd.OutOrStdout(), out)
 		}
 		if changed {
 			infof(cmd.OutOrStdout(), "Installed Ben10 hooks in %s (binary %s)\n", path, bin)
+			if shim != "" {
+				infof(cmd.OutOrStdout(), "UserPromptSubmit runs the hook shim %s\n", shim)
+			}
 		} else {
 			infof(cmd.OutOrStdout(), "Ben10 hooks already installed in %s; nothing changed\n", path)
 		}
@@ -115,6 +128,13 @@ var hooksStatusCmd = &cobra.Command{
 					note = "  ⚠ binary not found"
 				}
 				fmt.Fprintf(w, "         binary %s%s\n", st.Binary, note)
+			}
+			if st.Shim != "" {
+				note := ""
+				if _, err := os.Stat(st.Shim); err != nil {
+					note = "  ⚠ shim not found"
+				}
+				fmt.Fprintf(w, "         shim   %s%s\n", st.Shim, note)
 			}
 		}
 		return nil

@@ -11,6 +11,9 @@ import (
 	"fmt"
 	"os"
 
+	// `ben10 hook …` runs from this package's initialisation, before the
+	// command tree below is built (see its doc).
+	_ "github.com/ben10ctx/ben10/internal/hookentry"
 	"github.com/spf13/cobra"
 )
 
@@ -61,7 +64,8 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
-	// Claude Code starts `ben10 hook` on every hook event, so it skips
+	// `ben10 hook …` normally never gets here: internal/hookentry handled
+	// it during initialisation. When it does (--help), it still skips
 	// cobra's Execute (command lookup, flag parsing and building the
 	// default help and completion commands): hook takes its arguments raw
 	// (DisableFlagParsing) and handles --help itself, so the result is the

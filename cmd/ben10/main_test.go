@@ -9,8 +9,10 @@ import (
 	"testing"
 )
 
-// ben10Bin is the real binary built once for the end-to-end tests.
-var ben10Bin string
+// ben10Bin is the real binary built once for the end-to-end tests, and
+// shimBin the hook shim (cmd/ben10-hook) built beside it, as make build
+// places them.
+var ben10Bin, shimBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "ben10-e2e-")
@@ -21,6 +23,12 @@ func TestMain(m *testing.M) {
 	ben10Bin = filepath.Join(dir, "ben10")
 	if out, err := exec.Command("go", "build", "-o", ben10Bin, ".").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building ben10: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	shimBin = filepath.Join(dir, "ben10-hook")
+	if out, err := exec.Command("go", "build", "-o", shimBin, "../ben10-hook").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building ben10-hook: %v\n%s", err, out)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}

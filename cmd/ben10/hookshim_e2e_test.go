@@ -1,0 +1,359 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ben10ctx/ben10/hook"
+	"github.com/ben10ctx/ben10/internal/hookfast"
+)
+
+// installedCommand is Ben10's command for event in the settings file at
+// path, or "" when there is none.
+func installedCommand(t *testing.T, path string, e hook.Event) string {
+	t.Helper()
+	st, err := hook.Status(path, hook.ScopeUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Events[e]
+}
+
+// runShell runs a hook command line through the shell, as Claude Code
+// does, with stdin and environment.
+func runShell(t *testing.T, stdin []byte, env []string, command string) result {
+	t.Helper()
+	return runCmd(t, exec.Command("/bin/sh", "-c", command), stdin, env)
+}
+
+// runBinary runs the binary bin with args, stdin and environment.
+func runBinary(t *testing.T, bin string, stdin []byte, env []string, args ...string) result {
+	t.Helper()
+	return runCmd(t, exec.Command(bin, args...), stdin, env)
+}
+
+func runCmd(t *testing.T, cmd *exec.Cmd, stdin []byte, env []string) result {
+	t.Helper()
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	cmd.Env = append(cmd.Env, env...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running %v: %v", cmd.Args, err)
+	}
+	return result{so.String(), se.String(), code}
+}
+
+// shimWorld is a hookWorld with a copy of the shim alone in a directory
+// (no ben10 beside it), which shows whether a call stayed on the fast
+// path: the lone shim can only hand on by failing.
+type shimWorld struct {
+	*hookWorld
+	lone string
+}
+
+func newShimWorld(t *testing.T, config string) *shimWorld {
+	t.Helper()
+	w := &shimWorld{hookWorld: newHookWorld(t, "5c0d7e2a-9b1f-4e3a-8c6d-2f4a1b3c5d7e")}
+	w.writeTranscript([]byte(`{"type":"user","sessionId":"` + w.session + `","cwd":"` + w.project + `","timestamp":"2026-03-02T09:00:00Z","uuid":"u1","message":{"role":"user","content":"hello"}}` + "\n"))
+	if err := os.MkdirAll(filepath.Join(w.project, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	w.setConfig(config)
+	dir := t.TempDir()
+	w.lone = filepath.Join(dir, "ben10-hook")
+	data, err := os.ReadFile(shimBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(w.lone, data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+func (w *shimWorld) setConfig(config string) {
+	w.t.Helper()
+	if err := os.WriteFile(filepath.Join(w.project, ".claude", "config.yaml"), []byte("context:\n"+config), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+func (w *shimWorld) input(event string, extra map[string]any) []byte {
+	in := map[string]any{"session_id": w.session, "transcript_path": w.transcript, "cwd": w.project, "hook_event_name": event}
+	for k, v := range extra {
+		in[k] = v
+	}
+	data, _ := json.Marshal(in)
+	return data
+}
+
+// prompt submits one prompt through the shim at bin.
+func (w *shimWorld) prompt(bin string, extra map[string]any) result {
+	w.t.Helper()
+	return runBinary(w.t, bin, w.input("UserPromptSubmit", extra), w.env, "user-prompt-submit")
+}
+
+func (w *shimWorld) counter() int {
+	n, _ := hookfast.ReadCounter(hookfast.CounterPath(w.contextDir(), w.session))
+	return n
+}
+
+func (w *shimWorld) state() *hook.State {
+	w.t.Helper()
+	s, err := hook.ReadState(w.contextDir())
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return s
+}
+
+func (w *shimWorld) errorLog() string {
+	data, _ := os.ReadFile(hook.ErrorLogPath(w.home))
+	return string(data)
+}
+
+// checkOneLine: exit 0, nothing on stdout, exactly one line on stderr
+// naming want, and the error log grew by one entry naming want.
+func (w *shimWorld) checkOneLine(r result, logBefore, want string) {
+	w.t.Helper()
+	if r.code != 0 || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, want) {
+		w.t.Fatalf("want exit 0 and one stderr line about %q: exit %d, stdout %q, stderr %q", want, r.code, r.stdout, r.stderr)
+	}
+	added := strings.TrimPrefix(w.errorLog(), logBefore)
+	if strings.Count(added, "\n") != 1 || !strings.Contains(added, want) {
+		w.t.Fatalf("error log gained %q, want one entry about %q", added, want)
+	}
+}
+
+// TestShimFastAndSlowPaths drives prompts through the real shim: the first
+// (no ticket yet) is handed to ben10, which writes the ticket; the next
+// ones are counted by the shim alone (the lone copy, with no ben10 beside
+// it, handles them); a due checkpoint is handed to ben10 with
+// --prompt-counted and counted exactly once; a changed configuration
+// invalidates the ticket.
+func TestShimFastAndSlowPaths(t *testing.T) {
+	w := newShimWorld(t, "  checkpoint_interval: 4\n  checkpoint_minutes: 0\n")
+	if out := w.fire("SessionStart", map[string]any{"source": "startup"}); out != nil {
+		t.Fatalf("startup injected %+v", out)
+	}
+	project, _ := hookfast.CanonicalDir(w.project)
+	ticket := hookfast.TicketPath(w.home, project)
+	if _, err := os.Stat(ticket); err == nil {
+		t.Fatal("a ticket before any prompt")
+	}
+	// 1: no ticket, the lone shim cannot decide and cannot hand on.
+	before := w.errorLog()
+	r := w.prompt(w.lone, map[string]any{"prompt": "one"})
+	w.checkOneLine(r, before, "ben10 is not next to ben10-hook")
+	if w.counter() != 0 {
+		t.Fatalf("counter %d after a prompt the shim could not place", w.counter())
+	}
+	// 1 again through the installed pair: ben10 counts it and writes the ticket.
+	if r := w.prompt(shimBin, map[string]any{"prompt": "one"}); r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("prompt 1: %+v", r)
+	}
+	if _, err := os.Stat(ticket); err != nil {
+		t.Fatalf("no ticket after the full path: %v", err)
+	}
+	if w.counter() != 1 {
+		t.Fatalf("counter %d after prompt 1", w.counter())
+	}
+	stateBefore, _ := os.ReadFile(filepath.Join(w.contextDir(), "hook-state.json"))
+	// 2 and 3: the lone shim counts them itself.
+	for i := 2; i <= 3; i++ {
+		if r := w.prompt(w.lone, map[string]any{"prompt": "p"}); r.code != 0 || r.stdout != "" || r.stderr != "" {
+			t.Fatalf("prompt %d on the fast path: %+v", i, r)
+		}
+		if w.counter() != i {
+			t.Fatalf("counter %d after prompt %d", w.counter(), i)
+		}
+	}
+	if after, _ := os.ReadFile(filepath.Join(w.contextDir(), "hook-state.json")); !bytes.Equal(after, stateBefore) {
+		t.Fatal("the fast path rewrote the state file")
+	}
+	// 4 is due: the lone shim counts it, then cannot hand on.
+	before = w.errorLog()
+	r = w.prompt(w.lone, map[string]any{"prompt": "four"})
+	w.checkOneLine(r, before, "ben10 is not next to ben10-hook")
+	if w.counter() != 4 {
+		t.Fatalf("counter %d: the due prompt was not counted once", w.counter())
+	}
+	// Through the pair, prompt 5 is due too (5 ≥ 4): ben10 runs with
+	// --prompt-counted, folds the counter, checkpoints.
+	if r := w.prompt(shimBin, map[string]any{"prompt": "five"}); r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("prompt 5: %+v", r)
+	}
+	if cps, _ := filepath.Glob(filepath.Join(w.contextDir(), "checkpoints", "cp-*.ctx")); len(cps) != 1 {
+		t.Fatalf("checkpoints after the due prompt: %v", cps)
+	}
+	ss := w.state().Sessions[w.session]
+	if ss == nil || ss.Prompts != 5 || ss.SinceCheckpoint != 0 || ss.Checkpoints != 1 {
+		t.Fatalf("state after the checkpoint: %+v (want 5 prompts, each counted once)", ss)
+	}
+	// Prompt 6 on the fast path again.
+	if r := w.prompt(w.lone, map[string]any{"prompt": "six"}); r.code != 0 || r.stderr != "" || w.counter() != 1 {
+		t.Fatalf("prompt 6: %+v, counter %d", r, w.counter())
+	}
+	// A changed configuration: the ticket no longer holds, the lone shim
+	// hands on (and fails) instead of deciding with stale pacing.
+	w.setConfig("  checkpoint_interval: 100\n  checkpoint_minutes: 0\n  auto_save: false\n")
+	before = w.errorLog()
+	r = w.prompt(w.lone, map[string]any{"prompt": "seven"})
+	w.checkOneLine(r, before, "ben10 is not next to ben10-hook")
+	if w.counter() != 1 {
+		t.Fatalf("a stale ticket was used: counter %d", w.counter())
+	}
+	// The pair renews the ticket; then the lone shim is fast again.
+	if r := w.prompt(shimBin, map[string]any{"prompt": "seven"}); r.code != 0 || r.stderr != "" {
+		t.Fatalf("prompt 7: %+v", r)
+	}
+	if r := w.prompt(w.lone, map[string]any{"prompt": "eight"}); r.code != 0 || r.stderr != "" || w.counter() != 3 {
+		t.Fatalf("prompt 8 after the ticket was renewed: %+v, counter %d", r, w.counter())
+	}
+}
+
+// TestShimHandsOnStdinIntact: what the shim does not answer reaches ben10
+// with the same bytes on stdin — a 300 KB prompt that is due (more than a
+// pipe holds), and a PreCompact — and `hook EVENT` arguments work too.
+func TestShimHandsOnStdinIntact(t *testing.T) {
+	w := newShimWorld(t, "  checkpoint_interval: 1\n")
+	big := strings.Repeat("long pasted prompt ", 300<<10/19)
+	if r := w.prompt(shimBin, map[string]any{"prompt": big}); r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("due prompt: %+v", r)
+	}
+	if cps, _ := filepath.Glob(filepath.Join(w.contextDir(), "checkpoints", "cp-*.ctx")); len(cps) != 1 {
+		t.Fatalf("the handed-on prompt did not checkpoint: %v", cps)
+	}
+	if ss := w.state().Sessions[w.session]; ss == nil || ss.Prompts != 1 {
+		t.Fatalf("state after the handed-on prompt: %+v", ss)
+	}
+	r := runBinary(t, shimBin, w.input("PreCompact", map[string]any{"trigger": "manual"}), append(w.env, "BEN10_HOOK_RECOMPRESS=off"), "hook", "pre-compact")
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("PreCompact through the shim: %+v", r)
+	}
+	if snaps, _ := filepath.Glob(filepath.Join(w.contextDir(), "compaction-snapshots", "*.ctx")); len(snaps) != 1 {
+		t.Fatalf("snapshots after PreCompact through the shim: %v", snaps)
+	}
+	// --input FILE is read by the shim and handed on as stdin.
+	in := filepath.Join(t.TempDir(), "in.json")
+	if err := os.WriteFile(in, w.input("SessionStart", map[string]any{"source": "resume"}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runBinary(t, shimBin, nil, w.env, "session-start", "--input", in); r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("SessionStart(resume) with --input: %+v", r)
+	}
+}
+
+// TestShimErrorsExitZero: unreadable input, through the pair and alone,
+// exits 0 with one stderr line and one error log entry.
+func TestShimErrorsExitZero(t *testing.T) {
+	w := newShimWorld(t, "")
+	for _, tc := range []struct {
+		name, bin string
+		stdin     []byte
+		args      []string
+		want      string
+	}{
+		{"not JSON, handed to ben10", shimBin, []byte("not json"), []string{"user-prompt-submit"}, "bad hook input"},
+		{"empty, handed to ben10", shimBin, []byte(""), []string{"user-prompt-submit"}, "stdin is empty"},
+		{"unknown event, handed to ben10", shimBin, w.input("UserPromptSubmit", nil), []string{"no-such-event"}, "unknown hook event"},
+		{"not JSON, no ben10", w.lone, []byte("{"), []string{"user-prompt-submit"}, "ben10 is not next to ben10-hook"},
+		{"missing --input file", shimBin, nil, []string{"user-prompt-submit", "--input", filepath.Join(t.TempDir(), "none.json")}, "none.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := w.errorLog()
+			r := runBinary(t, tc.bin, tc.stdin, w.env, tc.args...)
+			w.checkOneLine(r, before, tc.want)
+		})
+	}
+}
+
+// TestShimHooksInstall: install points UserPromptSubmit at the shim next
+// to ben10 and the other events at ben10; status and doctor show both;
+// an install of the old form is upgraded in place; uninstall removes both.
+func TestShimHooksInstall(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR="}
+	settings := filepath.Join(home, ".claude", "settings.json")
+	// An old install: UserPromptSubmit through `ben10 hook`, beside
+	// another tool's hook.
+	old := `{"hooks":{"UserPromptSubmit":[{"hooks":[{"type":"command","command":"'` + ben10Bin + `' hook user-prompt-submit","timeout":10}]}],"Stop":[{"hooks":[{"type":"command","command":"notify-send done"}]}]}}`
+	if err := os.MkdirAll(filepath.Dir(settings), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runBen10(t, nil, env, "hooks", "install")
+	if r.code != 0 || !strings.Contains(r.stdout, "hook shim "+shimBin) {
+		t.Fatalf("install: %+v", r)
+	}
+	data, _ := os.ReadFile(settings)
+	if n := strings.Count(string(data), "user-prompt-submit"); n != 1 {
+		t.Fatalf("%d user-prompt-submit entries after upgrading:\n%s", n, data)
+	}
+	if !strings.Contains(string(data), "'"+shimBin+"' user-prompt-submit") || !strings.Contains(string(data), "'"+ben10Bin+"' hook pre-compact") || !strings.Contains(string(data), "notify-send done") {
+		t.Fatalf("settings after install:\n%s", data)
+	}
+	if r := runBen10(t, nil, env, "hooks", "install"); r.code != 0 || !strings.Contains(r.stdout, "nothing changed") {
+		t.Fatalf("second install: %+v", r)
+	}
+	r = runBen10(t, nil, env, "hooks", "status")
+	if r.code != 0 || !strings.Contains(r.stdout, "installed") || !strings.Contains(r.stdout, "shim   "+shimBin) || !strings.Contains(r.stdout, "binary "+ben10Bin) {
+		t.Fatalf("status: %+v", r)
+	}
+	var sts []hook.Installed
+	r = runBen10(t, nil, env, "hooks", "status", "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &sts); err != nil || len(sts) == 0 || sts[0].Shim != shimBin || sts[0].Binary != ben10Bin || len(sts[0].Missing) != 0 {
+		t.Fatalf("status --json: %v %+v", err, sts)
+	}
+	r = runBen10(t, nil, env, "doctor")
+	if !strings.Contains(r.stdout, "UserPromptSubmit via "+shimBin) {
+		t.Fatalf("doctor does not show the shim:\n%s%s", r.stdout, r.stderr)
+	}
+	r = runBen10(t, nil, env, "hooks", "uninstall")
+	if r.code != 0 {
+		t.Fatalf("uninstall: %+v", r)
+	}
+	data, _ = os.ReadFile(settings)
+	if strings.Contains(string(data), "ben10") || !strings.Contains(string(data), "notify-send done") {
+		t.Fatalf("settings after uninstall:\n%s", data)
+	}
+}
+
+// TestHookEarlyEntry: `ben10 hook …` is handled during initialisation
+// (internal/hookentry), yet behaves as the command: --help prints the
+// command's help, and --input and an unknown event work as before.
+func TestHookEarlyEntry(t *testing.T) {
+	r := runBen10(t, nil, nil, "hook", "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "Claude Code runs this command") || !strings.Contains(r.stdout, "--input saved-input.json") {
+		t.Fatalf("hook --help: %+v", r)
+	}
+	w := newShimWorld(t, "")
+	in := filepath.Join(t.TempDir(), "in.json")
+	if err := os.WriteFile(in, w.input("SessionStart", map[string]any{"source": "resume"}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := runBen10(t, nil, w.env, "hook", "--input", in); r.code != 0 || r.stderr != "" || r.stdout != "" {
+		t.Fatalf("hook --input: %+v", r)
+	}
+	if ss := w.state().Sessions[w.session]; ss == nil || ss.LastEvent.IsZero() {
+		t.Fatalf("SessionStart(resume) did not reach the handler: %+v", ss)
+	}
+	before := w.errorLog()
+	r = runBen10(t, w.input("SessionStart", nil), w.env, "hook", "no-such-event")
+	w.checkOneLine(r, before, "unknown hook event")
+}
