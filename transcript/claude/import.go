@@ -188,6 +188,7 @@ func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.I
 	im.redacted, im.redactFP = redacted, redactFP
 	if resumable {
 		im.snapshot = im.takeSnapshot
+		im.recordSubs = true
 	}
 	im.st.Raw = files
 	parsed := 0
@@ -197,7 +198,12 @@ func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.I
 	if parsed == 0 {
 		return nil, fmt.Errorf("%w: %s has no JSON line", ErrNotTranscript, files[0].Name)
 	}
+	wait := func() {}
+	if resumable {
+		wait = im.encodeResumeAsync()
+	}
 	st, err := im.end(opt)
+	wait()
 	if err != nil {
 		return nil, err
 	}
@@ -264,6 +270,13 @@ type importer struct {
 	// (restore computes them; the next resume state extends them).
 	starts    []int
 	startsOff int
+	// recordSubs: subagent files are recorded (rec, while one is read)
+	// for the next resume (resume_sub.go); subs are the records taken and
+	// rs the main file's snapshot, encoded with them at the end.
+	recordSubs bool
+	rec        *subRec
+	subs       []subState
+	rs         *resumeState
 }
 
 // hashSource locates a file's last-known content in a raw line: the
@@ -326,8 +339,12 @@ func newImporter(opt archive.ImportOptions) *importer {
 
 func (im *importer) problem(file string, line int, format string, args ...any) {
 	r := &im.st.Import
-	if len(r.Problems) < maxProblems {
-		r.Problems = append(r.Problems, fmt.Sprintf("%s:%d: %s", file, line+1, fmt.Sprintf(format, args...)))
+	if len(r.Problems) < maxProblems || im.rec != nil {
+		p := fmt.Sprintf("%s:%d: %s", file, line+1, fmt.Sprintf(format, args...))
+		if len(r.Problems) < maxProblems {
+			r.Problems = append(r.Problems, p)
+		}
+		im.recProblem(p)
 	}
 }
 
@@ -335,6 +352,9 @@ func (im *importer) problem(file string, line int, format string, args ...any) {
 // that parsed.
 func (im *importer) file(fi int, f archive.RawFile) int {
 	im.st.Import.Files++
+	if fi > 0 && im.recordSubs {
+		im.rec = im.startRec(fi, f.Name)
+	}
 	return im.fileFrom(fi, f, 0, 0)
 }
 
@@ -355,13 +375,16 @@ func (im *importer) fileFrom(fi int, f archive.RawFile, start, startLine int) in
 			im.snapshot(data, off, ln)
 			im.snapshot = nil
 		}
-	}
-	defer func() {
-		if fi == 0 && im.snapshot != nil {
-			snap(len(data), lineCount(data))
+		if fi > 0 && im.rec != nil {
+			im.endRec(data, off, ln)
 		}
+	}
+	ln := startLine
+	defer func() {
+		// A file ending with a complete line: the resume point is its end.
+		snap(len(data), ln)
 	}()
-	for ln, off := startLine, start; off < len(data); ln++ {
+	for off := start; off < len(data); ln++ {
 		end := bytes.IndexByte(data[off:], '\n')
 		last := end < 0
 		if last {
@@ -466,6 +489,7 @@ func (im *importer) line(fi, ln int, b []byte, top jscan.Val, sideFile bool, age
 	})
 	m := &im.st.Meta
 	ts := parseTime(str(b, h.timestamp))
+	im.recTime(ts)
 	if !ts.IsZero() {
 		if m.FirstActivity.IsZero() || ts.Before(m.FirstActivity) {
 			m.FirstActivity = ts
@@ -501,6 +525,10 @@ func (im *importer) line(fi, ln int, b []byte, top jscan.Val, sideFile bool, age
 	case "system":
 		im.system(b, &h, ts, side, agent, ref)
 	case "summary":
+		if im.rec != nil {
+			// Numbered by the messages read before it.
+			im.rec.dependent = true
+		}
 		sum, sp := textOf(b, h.summary)
 		im.st.Compactions = append(im.st.Compactions, archive.Compaction{
 			Trigger: "legacy", Timestamp: ts, LogicalParent: str(b, h.leafUUID), Summary: sum,
@@ -509,6 +537,9 @@ func (im *importer) line(fi, ln int, b []byte, top jscan.Val, sideFile bool, age
 	case "custom-title":
 		if t := str(b, h.customTitle); t != "" {
 			m.Title = t
+			if im.rec != nil {
+				im.rec.st.Title = t
+			}
 		}
 	case "progress", "file-history-snapshot", "queue-operation", "attachment", "agent-name",
 		"last-prompt", "pr-link", "saved_hook_context", "tag", "worktree-state":
@@ -522,6 +553,7 @@ func (im *importer) line(fi, ln int, b []byte, top jscan.Val, sideFile bool, age
 			typ = "(none)"
 		}
 		r.UnknownTypes[typ]++
+		im.recUnknown(typ)
 	}
 }
 
@@ -685,6 +717,9 @@ func (im *importer) message(b []byte, h *hdr, role string, ts time.Time, side bo
 			cr := jscan.Field(b, usage, "cache_read_input_tokens").Int64(b)
 			mid := str(b, msgID)
 			key := xxhash.Sum64String(mid + "\x00" + str(b, h.requestID))
+			if mid != "" {
+				im.recKey(key)
+			}
 			if mid == "" || !im.usage[key] {
 				if mid != "" {
 					im.usage[key] = true
@@ -696,6 +731,9 @@ func (im *importer) message(b []byte, h *hdr, role string, ts time.Time, side bo
 				im.lastCtx = in + cc + cr
 			}
 		}
+	}
+	if h.isCompactSummary && im.rec != nil {
+		im.rec.st.CompSummary = true
 	}
 	if h.isCompactSummary && im.pendingSummary >= 0 {
 		c := &im.st.Compactions[im.pendingSummary]
@@ -822,6 +860,7 @@ func (im *importer) toolUse(b []byte, id, name string, input jscan.Val, ts time.
 		}
 	}
 	t.RelatedFiles = files
+	im.recToolID(id)
 	if _, dup := im.tools[id]; !dup || id == "" {
 		im.tools[id] = len(im.st.Tools)
 	}
@@ -842,6 +881,7 @@ func (im *importer) touch(files []string, ts time.Time, op byte, src *hashSource
 			im.files[p] = i
 			im.st.Files = append(im.st.Files, archive.FileRecord{Path: p})
 		}
+		im.recTouch(p, ts, op, src != nil)
 		f := &im.st.Files[i]
 		f.AccessCount++
 		switch op {
@@ -867,6 +907,7 @@ func (im *importer) touch(files []string, ts time.Time, op byte, src *hashSource
 }
 
 func (im *importer) toolResult(b []byte, h *hdr, id string, rc jscan.Val, isErr bool, ts time.Time, ref archive.RawRef) {
+	im.recToolID(id)
 	i, ok := im.tools[id]
 	if !ok || id == "" {
 		return
@@ -927,6 +968,7 @@ func (im *importer) resultHash(b []byte, t *archive.ToolExec, r jscan.Val) {
 		if i, ok := im.files[t.RelatedFiles[0]]; ok {
 			im.st.Files[i].Hash = ""
 			im.hashes[i] = src
+			im.recHash(t.RelatedFiles[0])
 		}
 	}
 	switch t.Name {
