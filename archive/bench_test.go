@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ben10ctx/ben10/archive"
@@ -89,7 +90,9 @@ func BenchmarkSave(b *testing.B) {
 
 // BenchmarkIncrementalSave saves the session after 20 new lines, with the
 // archive of the session without them as EncodeOptions.Previous
-// ("incremental") and from scratch ("full").
+// ("incremental") and from scratch ("full"): "main" is the main file alone
+// (ImportOptions.NoSubagents), "session" the main file with its subagent
+// files, as `ben10 context save` reads them.
 func BenchmarkIncrementalSave(b *testing.B) {
 	p := benchSession(b)
 	data, err := os.ReadFile(p)
@@ -100,39 +103,72 @@ func BenchmarkIncrementalSave(b *testing.B) {
 	for range 21 {
 		cut = bytes.LastIndexByte(data[:cut-1], '\n') + 1
 	}
-	dir := b.TempDir()
-	tp := filepath.Join(dir, filepath.Base(p))
-	if err := os.WriteFile(tp, data[:cut], 0o600); err != nil {
-		b.Fatal(err)
+	for _, files := range []struct {
+		name string
+		opt  archive.ImportOptions
+	}{{"main", archive.ImportOptions{NoSubagents: true}}, {"session", archive.ImportOptions{}}} {
+		b.Run(files.name, func(b *testing.B) {
+			dir := b.TempDir()
+			tp := filepath.Join(dir, filepath.Base(p))
+			if !files.opt.NoSubagents {
+				copySubagents(b, p, tp)
+			}
+			if err := os.WriteFile(tp, data[:cut], 0o600); err != nil {
+				b.Fatal(err)
+			}
+			var base bytes.Buffer
+			if _, _, err := claude.Save(&base, tp, files.opt, zstdOpts()); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.WriteFile(tp, data, 0o600); err != nil {
+				b.Fatal(err)
+			}
+			prev, err := archive.Open(bytes.NewReader(base.Bytes()), int64(base.Len()), archive.OpenOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, c := range []struct {
+				name string
+				prev *archive.Archive
+			}{{"incremental", prev}, {"full", nil}} {
+				b.Run(c.name, func(b *testing.B) {
+					o := zstdOpts()
+					o.Previous = c.prev
+					for b.Loop() {
+						_, st, err := claude.Save(io.Discard, tp, files.opt, o)
+						if err != nil {
+							b.Fatal(err)
+						}
+						if c.prev != nil && st.CopiedSegments == 0 {
+							b.Fatal("nothing copied")
+						}
+					}
+				})
+			}
+		})
 	}
-	var base bytes.Buffer
-	if _, _, err := claude.Save(&base, tp, archive.ImportOptions{NoSubagents: true}, zstdOpts()); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(tp, data, 0o600); err != nil {
-		b.Fatal(err)
-	}
-	prev, err := archive.Open(bytes.NewReader(base.Bytes()), int64(base.Len()), archive.OpenOptions{})
+}
+
+// copySubagents copies the subagent files of the session at src next to
+// the transcript path dst.
+func copySubagents(b *testing.B, src, dst string) {
+	from := filepath.Join(strings.TrimSuffix(src, ".jsonl"), "subagents")
+	to := filepath.Join(strings.TrimSuffix(dst, ".jsonl"), "subagents")
+	ents, err := os.ReadDir(from)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, c := range []struct {
-		name string
-		prev *archive.Archive
-	}{{"incremental", prev}, {"full", nil}} {
-		b.Run(c.name, func(b *testing.B) {
-			o := zstdOpts()
-			o.Previous = c.prev
-			for b.Loop() {
-				_, st, err := claude.Save(io.Discard, tp, archive.ImportOptions{NoSubagents: true}, o)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if c.prev != nil && st.CopiedSegments == 0 {
-					b.Fatal("nothing copied")
-				}
-			}
-		})
+	if err := os.MkdirAll(to, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	for _, e := range ents {
+		d, err := os.ReadFile(filepath.Join(from, e.Name()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), d, 0o600); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -165,6 +201,15 @@ func BenchmarkOpenDigest(b *testing.B) {
 			if err := os.Remove(tp); err != nil {
 				b.Fatal(err)
 			}
+			var recallBytes int64
+			if a, err := archive.OpenFile(ap, archive.OpenOptions{}); err == nil {
+				for _, s := range a.Container().Segments() {
+					if s.Type == ctxfmt.TypeSummaries {
+						recallBytes = s.RawLen
+					}
+				}
+				a.Close()
+			}
 			b.ResetTimer()
 			for b.Loop() {
 				a, err := archive.OpenFile(ap, archive.OpenOptions{})
@@ -183,6 +228,7 @@ func BenchmarkOpenDigest(b *testing.B) {
 				}
 				a.Close()
 			}
+			b.ReportMetric(float64(recallBytes), "recall-bytes")
 		})
 	}
 }

@@ -41,7 +41,15 @@ type DigestOptions struct {
 // number of runes.
 func DigestLen(s string) int {
 	n := 0
-	for _, r := range s {
+	// ASCII bytes count one each; from the first other byte on, runes
+	// are decoded (an invalid byte counts as one, like U+FFFD).
+	for n < len(s) && s[n] < utf8.RuneSelf {
+		n++
+	}
+	if n == len(s) {
+		return n
+	}
+	for _, r := range s[n:] {
 		if r >= 0x10000 {
 			n += 2
 		} else {
@@ -85,9 +93,15 @@ type ditem struct {
 }
 
 type dsection struct {
-	title   string
-	noun    string // for "… N more <noun>"
+	title string
+	noun  string // for "… N more <noun>"
+	// items are the candidates in priority order. A section either lists
+	// them all up front or sets n and gen, and then items holds those
+	// rendered so far: gen(k) renders candidate k, so that a large Recall
+	// costs what the digest shows, not what it stores.
 	items   []ditem
+	n       int
+	gen     func(k int) ditem
 	extra   int // entries the Recall's caps already left out
 	min     int
 	weight  int
@@ -100,12 +114,20 @@ type dsection struct {
 	itemSum int // sum of n over taken items
 }
 
-func (s *dsection) hidden() int { return len(s.items) - s.taken + s.extra }
+func (s *dsection) hidden() int { return s.n - s.taken + s.extra }
+
+// at returns candidate k (k < s.n), rendering it if needed.
+func (s *dsection) at(k int) ditem {
+	for len(s.items) <= k {
+		s.items = append(s.items, s.gen(len(s.items)))
+	}
+	return s.items[k]
+}
 
 // shown: a section appears with at least one item, or, when always, with
 // its "empty" line if it has nothing at all.
 func (s *dsection) shown() bool {
-	return s.taken > 0 || (s.always && len(s.items) == 0 && s.extra == 0)
+	return s.taken > 0 || (s.always && s.n == 0 && s.extra == 0)
 }
 
 func (s *dsection) moreLine() string {
@@ -118,12 +140,12 @@ func (s *dsection) cost() int {
 		return 0
 	}
 	c := s.titleN + s.itemSum
-	if len(s.items) == 0 && s.extra == 0 {
+	if s.n == 0 && s.extra == 0 {
 		return c + s.emptyN
 	}
 	if h := s.hidden(); h > 0 {
 		// DigestLen(s.moreLine()) + 1, without formatting it
-		c += len("- … ") - len("…") + 1 + len(strconv.Itoa(h)) + len(" more  not shown") + DigestLen(s.noun) + 1
+		c += len("- … ") - len("…") + 1 + decimalLen(h) + len(" more  not shown") + DigestLen(s.noun) + 1
 	}
 	return c
 }
@@ -148,26 +170,32 @@ func (d *digester) run() string {
 	}
 	total := func() int {
 		t := headerN
-		var hiddenSecs []string
+		parts := 0
 		for _, s := range d.sections {
 			t += s.cost()
 			if !s.shown() && s.hidden() > 0 {
-				hiddenSecs = append(hiddenSecs, s.noun)
+				// "<noun> (<n>)", joined by ", " (notShownLine)
+				t += DigestLen(s.noun) + len(" ()") + decimalLen(s.hidden())
+				if parts > 0 {
+					t += len(", ")
+				}
+				parts++
 			}
 		}
-		if len(hiddenSecs) > 0 {
-			t += DigestLen(d.notShownLine()) + 1
+		if parts > 0 {
+			t += len(notShownPrefix) + len("]") + 1
 		}
 		return t
 	}
 	try := func(s *dsection) bool {
-		if s.full || s.taken >= len(s.items) {
+		if s.full || s.taken >= s.n {
 			return false
 		}
+		it := s.at(s.taken)
 		s.taken++
-		s.itemSum += s.items[s.taken-1].n
+		s.itemSum += it.n
 		if total() > d.budget {
-			s.itemSum -= s.items[s.taken-1].n
+			s.itemSum -= it.n
 			s.taken--
 			s.full = true
 			return false
@@ -213,6 +241,22 @@ func (d *digester) run() string {
 	return d.render()
 }
 
+// notShownPrefix starts the line naming the sections left out (ASCII, so
+// its DigestLen is its length).
+const notShownPrefix = "[not shown for lack of space: "
+
+// decimalLen is len(strconv.Itoa(n)).
+func decimalLen(n int) int {
+	l := 1
+	if n < 0 {
+		l, n = 2, -n
+	}
+	for ; n >= 10; n /= 10 {
+		l++
+	}
+	return l
+}
+
 func (d *digester) notShownLine() string {
 	var parts []string
 	for _, s := range d.sections {
@@ -220,7 +264,7 @@ func (d *digester) notShownLine() string {
 			parts = append(parts, fmt.Sprintf("%s (%d)", s.noun, s.hidden()))
 		}
 	}
-	return "[not shown for lack of space: " + strings.Join(parts, ", ") + "]"
+	return notShownPrefix + strings.Join(parts, ", ") + "]"
 }
 
 func (d *digester) render() string {
@@ -239,7 +283,7 @@ func (d *digester) render() string {
 		}
 		b.WriteString(s.title)
 		b.WriteByte('\n')
-		if len(s.items) == 0 && s.extra == 0 {
+		if s.n == 0 && s.extra == 0 {
 			b.WriteString(s.empty)
 			b.WriteByte('\n')
 			continue
@@ -329,6 +373,9 @@ func (d *digester) build() {
 	for _, s := range d.sections {
 		s.titleN = DigestLen(s.title) + 1
 		s.emptyN = DigestLen(s.empty) + 1
+		if s.gen == nil {
+			s.n = len(s.items)
+		}
 	}
 	// Header: who, where, when; then what this digest is.
 	h := "# Ben10 context"
@@ -411,27 +458,27 @@ func (d *digester) taskSection() *dsection {
 	s := &dsection{title: "## Task and todos", noun: "todos", min: 4, weight: 1, always: true,
 		empty: "- no todo list recorded; the latest request below is the current task"}
 	t := d.r.Tasks
-	pos := 0
-	add := func(tag string, task Task) {
+	na, np := len(t.Active), len(t.Pending)
+	s.n = na + np + len(t.Completed)
+	s.gen = func(k int) ditem {
+		var task Task
+		tag := "done"
+		switch {
+		case k < na:
+			task, tag = t.Active[k], "in progress"
+			if task.Status == "pending" {
+				tag = "pending"
+			}
+		case k < na+np:
+			task, tag = t.Pending[k-na], "pending"
+		default:
+			task = t.Completed[len(t.Completed)-1-(k-na-np)]
+		}
 		text := task.Content
 		if tag == "in progress" && task.ActiveForm != "" && text == "" {
 			text = task.ActiveForm
 		}
-		s.items = append(s.items, newItem(clip("- ["+tag+"] "+oneLine(text), d.lineCap), pos))
-		pos++
-	}
-	for _, x := range t.Active {
-		tag := "in progress"
-		if x.Status == "pending" {
-			tag = "pending"
-		}
-		add(tag, x)
-	}
-	for _, x := range t.Pending {
-		add("pending", x)
-	}
-	for i := len(t.Completed) - 1; i >= 0; i-- {
-		add("done", t.Completed[i])
+		return newItem(clip("- ["+tag+"] "+oneLine(text), d.lineCap), k)
 	}
 	s.extra = d.r.Omitted.Tasks
 	return s
@@ -494,24 +541,30 @@ func clipBytes(s string, n int) string {
 
 func (d *digester) fileSection() *dsection {
 	s := &dsection{title: "## Files (edited first, most recent first)", noun: "files", min: 4, weight: 3}
-	var mod, read, search []RecallFile
-	for _, f := range d.r.Files {
+	// Candidates: edited or written files, then read ones, then searched
+	// ones, each group in the Recall's order (most recent first).
+	files := d.r.Files
+	var groups [3][]int32
+	for i := range files {
+		f := &files[i]
 		if d.summary != "" && d.mentionsPath(f.Path) {
 			d.sumFiles++
 			continue
 		}
+		g := 2
 		switch {
 		case f.Modified():
-			mod = append(mod, f)
+			g = 0
 		case f.Reads > 0:
-			read = append(read, f)
-		default:
-			search = append(search, f)
+			g = 1
 		}
+		groups[g] = append(groups[g], int32(i))
 	}
-	pos := 0
-	for _, group := range [][]RecallFile{mod, read, search} {
-		for _, f := range group {
+	order := append(append(groups[0], groups[1]...), groups[2]...)
+	s.n = len(order)
+	s.gen = func(pos int) ditem {
+		f := &files[order[pos]]
+		{
 			var c []string
 			if f.Edits > 0 {
 				c = append(c, "edit "+strconv.Itoa(f.Edits))
@@ -529,8 +582,7 @@ func (d *digester) fileSection() *dsection {
 			if len(c) > 0 {
 				line += " (" + strings.Join(c, ", ") + ")"
 			}
-			s.items = append(s.items, newItem(clip(line, d.lineCap), pos))
-			pos++
+			return newItem(clip(line, d.lineCap), pos)
 		}
 	}
 	s.extra = d.r.Omitted.Files
@@ -539,11 +591,25 @@ func (d *digester) fileSection() *dsection {
 
 func (d *digester) commandSection() *dsection {
 	s := &dsection{title: "## Commands (newest first, with outcome)", noun: "commands", min: 3, weight: 3}
-	pos := 0
-	for _, c := range d.r.Commands {
-		if d.summary != "" && containsTerm(d.summary, c.Command) {
-			d.sumCmds++
-			continue
+	cmds := d.r.Commands
+	var order []int32 // with a summary: the commands it does not name
+	if d.summary != "" {
+		order = make([]int32, 0, len(cmds))
+		for i := range cmds {
+			if containsTerm(d.summary, cmds[i].Command) {
+				d.sumCmds++
+				continue
+			}
+			order = append(order, int32(i))
+		}
+		s.n = len(order)
+	} else {
+		s.n = len(cmds)
+	}
+	s.gen = func(pos int) ditem {
+		c := &cmds[pos]
+		if order != nil {
+			c = &cmds[order[pos]]
 		}
 		line := "- `" + oneLine(c.Command) + "`"
 		if c.Lines > 1 {
@@ -570,8 +636,7 @@ func (d *digester) commandSection() *dsection {
 		}
 		// A command is one line however long; clip it only beyond the
 		// Recall's own cap so that its text stays searchable.
-		s.items = append(s.items, newItem(clip(line, RecallCommandBytes+160), pos))
-		pos++
+		return newItem(clip(line, RecallCommandBytes+160), pos)
 	}
 	s.extra = d.r.Omitted.Commands
 	return s
@@ -579,9 +644,18 @@ func (d *digester) commandSection() *dsection {
 
 func (d *digester) errorSection() *dsection {
 	s := &dsection{title: "## Errors (unresolved first)", noun: "errors", min: 2, weight: 1}
-	errs := append([]RecallError(nil), d.r.Errors...)
-	sort.SliceStable(errs, func(i, j int) bool { return !errs[i].Resolved && errs[j].Resolved })
-	for i, e := range errs {
+	errs := d.r.Errors
+	order := make([]int32, 0, len(errs)) // unresolved first, then in the Recall's order
+	for _, resolved := range []bool{false, true} {
+		for i := range errs {
+			if errs[i].Resolved == resolved {
+				order = append(order, int32(i))
+			}
+		}
+	}
+	s.n = len(order)
+	s.gen = func(i int) ditem {
+		e := &errs[order[i]]
 		state := "unresolved"
 		if e.Resolved {
 			state = "resolved later"
@@ -604,7 +678,7 @@ func (d *digester) errorSection() *dsection {
 		if e.Message != "" {
 			line += ": " + oneLine(e.Message)
 		}
-		s.items = append(s.items, newItem(clip(line, d.lineCap), i))
+		return newItem(clip(line, d.lineCap), i)
 	}
 	s.extra = d.r.Omitted.Errors
 	return s
@@ -612,8 +686,10 @@ func (d *digester) errorSection() *dsection {
 
 func (d *digester) decisionSection() *dsection {
 	s := &dsection{title: "## Decisions and preferences", noun: "decisions", min: 1, weight: 1}
-	for i, x := range d.r.Decisions {
-		s.items = append(s.items, newItem(clip("- "+oneLine(x.Kind)+": "+oneLine(x.Text), d.lineCap), i))
+	ds := d.r.Decisions
+	s.n = len(ds)
+	s.gen = func(i int) ditem {
+		return newItem(clip("- "+oneLine(ds[i].Kind)+": "+oneLine(ds[i].Text), d.lineCap), i)
 	}
 	s.extra = d.r.Omitted.Decisions
 	return s

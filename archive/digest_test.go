@@ -264,6 +264,32 @@ func TestDigestBudgetClamp(t *testing.T) {
 	}
 }
 
+// TestDigestLenReference: the ASCII fast path counts as decoding every
+// rune does, also for invalid UTF-8.
+func TestDigestLenReference(t *testing.T) {
+	ref := func(s string) int {
+		n := 0
+		for _, r := range s {
+			n++
+			if r >= 0x10000 {
+				n++
+			}
+		}
+		return n
+	}
+	alphabet := []string{"a", " ", "é", "😀", "\xff", "\xc3", "\x80", "\xf0\x9f", "日"}
+	rng := rand.New(rand.NewSource(7))
+	for range 20000 {
+		var b strings.Builder
+		for range rng.Intn(12) {
+			b.WriteString(alphabet[rng.Intn(len(alphabet))])
+		}
+		if got, want := DigestLen(b.String()), ref(b.String()); got != want {
+			t.Fatalf("DigestLen(%q) = %d, want %d", b.String(), got, want)
+		}
+	}
+}
+
 func TestDigestLen(t *testing.T) {
 	if n := DigestLen("aé😀"); n != 4 {
 		t.Fatalf("DigestLen = %d, want 4 (the emoji is two UTF-16 units)", n)
@@ -322,7 +348,7 @@ func ExampleDigest() {
 
 func TestMoreLineCost(t *testing.T) {
 	for _, hidden := range []int{1, 9, 10, 12345} {
-		s := &dsection{noun: "files", items: make([]ditem, hidden+1), taken: 1}
+		s := &dsection{noun: "files", items: make([]ditem, hidden+1), n: hidden + 1, taken: 1}
 		s.items[0] = newItem("- x", 0)
 		s.itemSum = s.items[0].n
 		want := s.itemSum + DigestLen(s.moreLine()) + 1

@@ -9,24 +9,36 @@
 // preferences and file-registry segments, the conversation and tool-history
 // segments, then the raw transcript files cut at line boundaries into
 // chunks of about DefaultChunkSize, then one segment per captured file
-// content. Model payloads are msgpack with sorted map keys.
+// content. Model payloads are msgpack with sorted map keys, except the
+// Recall, which is written in a compact positional msgpack form (arrays of
+// fields, times as millisecond offsets; see recall_codec.go) and read in
+// either form. At LevelMax the importer's resume state (an optional
+// extension segment, a cache for the next incremental save) is left out:
+// such archives are written once and kept, and a save on top of one
+// imports in full.
 //
 // Raw chunks and segments: in layout 1 every chunk is one segment, in file
 // order. Layout 2 (written at LevelBest and LevelMax when a session has
 // subagent files) packs the main file's last chunk and the subagent files'
 // chunks into shared segments of up to 8 MiB, so that the compressor sees
 // the repetitions between them (a compaction subagent repeats the
-// conversation); a chunk marked packed in the manifest follows the chunk
-// before it in that chunk's segment. Each segment still decodes on its
-// own; readers accept both layouts, and an archive without packed chunks
-// is written as layout 1.
+// conversation); a chunk marked packed in the manifest shares the segment
+// of the chunk before it. In layout 2 a shared segment holds its chunks in
+// that order; layout 3 (written since) stores the packed chunks first and
+// the chunk that opens the segment (the main file's tail) last, which
+// compresses smaller (the subagent files come before the conversation
+// that quotes them). Each segment still decodes on its own; readers
+// accept all three layouts, and an archive without packed chunks is
+// written as layout 1.
 
-// Texts are stored once: a Message, ToolExec input or output that carries
-// Span pointers is written without its text when the stored raw line still
-// resolves to exactly that text (checked at encode time); otherwise the
-// text is stored inline. Accessors resolve pointers from the raw
-// transcript. Meta, Summary, Tasks, Compactions, Preferences, Files and
-// Recall never decompress the conversation or the raw transcript.
+// Texts are stored once: a Message, ToolExec input or output, or a
+// compaction summary that carries Span pointers is written without its
+// text when the stored raw line still resolves to exactly that text
+// (checked at encode time); otherwise the text is stored inline. Accessors
+// resolve pointers from the raw transcript. Meta, Summary, Tasks,
+// CompactionBoundaries, Preferences, Files and Recall never decompress the
+// conversation or the raw transcript; Compactions does when a summary is a
+// pointer (older archives keep every summary inline).
 //
 // Saving fast: NewEncoder, StartRaw and Finish split Encode so that the
 // raw transcript is redacted, cut and compressed in the background while
@@ -38,4 +50,11 @@
 // prefix of the new file are copied without recompression. Shared (packed)
 // segments are never copied: at LevelBest and LevelMax an incremental save
 // compresses the main file's last chunk and the subagent files again.
+//
+// Re-encoding: Archive.Reencode writes an opened archive again at another
+// level, laid out as a direct save at that level (packing, resume state
+// dropped at LevelMax, current compact forms), with the stored raw
+// transcript and every model payload kept as they are: nothing is
+// imported or redacted again. A snapshot written at the fastest level in
+// a hook is recompressed this way (package snapshot).
 package archive

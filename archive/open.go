@@ -162,7 +162,7 @@ type RawFileInfo struct {
 	SHA256   string `json:"sha256"`
 	Segments int    `json:"segments"` // chunks the file is cut into
 	// Shared counts the chunks stored in one segment with other chunks
-	// (layout 2, written at LevelBest and LevelMax: the main file's last
+	// (layouts 2 and 3, written at LevelBest and LevelMax: the main file's last
 	// chunk packed with the subagent files).
 	Shared int `json:"shared,omitempty"`
 }
@@ -188,8 +188,35 @@ func (a *Archive) Tasks() (TaskState, error) {
 	return t, err
 }
 
-// Compactions decodes the compactions segment (summaries included).
+// Compactions decodes the compactions segment and fills each summary.
+// A summary stored as a pointer into its isCompactSummary line (archives
+// written by this version on) is read from the raw transcript, which this
+// decompresses; CompactionBoundaries gives the boundary facts without it.
 func (a *Archive) Compactions() ([]Compaction, error) {
+	cs, err := a.CompactionBoundaries()
+	if err != nil {
+		return nil, err
+	}
+	for i := range cs {
+		c := &cs[i]
+		if len(c.SummarySpans) == 0 {
+			continue
+		}
+		t, err := a.resolve(c.SummaryRef, c.SummarySpans)
+		if err != nil {
+			return nil, fmt.Errorf("archive: compaction %d (%s) summary: %w", i, c.UUID, err)
+		}
+		c.Summary = t
+	}
+	return cs, nil
+}
+
+// CompactionBoundaries decodes the compactions segment only: trigger,
+// token counts, time and parent of every compaction, read without the raw
+// transcript. Summary is filled only where the archive stores it inline
+// (older archives, and summaries the redaction changed); elsewhere
+// SummarySpans is set and Compactions reads the text.
+func (a *Archive) CompactionBoundaries() ([]Compaction, error) {
 	var c []Compaction
 	err := a.decodeType(ctxfmt.TypeCompactions, &c)
 	return c, err
@@ -204,7 +231,7 @@ func (a *Archive) Preferences() ([]Preference, error) {
 
 // Files decodes the file registry segment.
 func (a *Archive) Files() ([]FileRecord, error) {
-	var f []FileRecord
+	var f fileRegistry
 	err := a.decodeType(ctxfmt.TypeFileRegistry, &f)
 	return f, err
 }
@@ -317,14 +344,18 @@ type chunkLoc struct {
 }
 
 // locateChunks maps every raw chunk onto the raw segments: each chunk has
-// its own segment, except that a chunk marked Packed (layout 2) follows the
-// chunk before it (in file order, across files) in that chunk's segment.
+// its own segment, except that a chunk marked Packed (layout 2 and 3)
+// shares the segment of the chunk before it (in file order, across files).
+// In layout 2 a shared segment holds its chunks in that order; in layout 3
+// the chunk that opens the segment (the one not marked Packed) is stored
+// last, after the packed ones.
 func (a *Archive) locateChunks() error {
 	a.segIdx = a.r.Find(ctxfmt.TypeRawTranscript)
 	a.loc = make([][]chunkLoc, len(a.meta.Raw))
 	seg := -1
 	var off int64
 	var head *chunkLoc // the first chunk of the current segment
+	var headLen []int64
 	for f, m := range a.meta.Raw {
 		a.loc[f] = make([]chunkLoc, len(m.Chunks))
 		for k, c := range m.Chunks {
@@ -346,6 +377,7 @@ func (a *Archive) locateChunks() error {
 			}
 			seg++
 			a.segLen = append(a.segLen, c.StoredLen)
+			headLen = append(headLen, c.StoredLen)
 			a.loc[f][k] = chunkLoc{seg: seg}
 			head = &a.loc[f][k]
 			off = c.StoredLen
@@ -353,6 +385,20 @@ func (a *Archive) locateChunks() error {
 	}
 	if got := len(a.segIdx); got != seg+1 {
 		return corrupt("manifest lists %d raw segments, container holds %d", seg+1, got)
+	}
+	if a.meta.Layout >= 3 {
+		for f := range a.loc {
+			for k := range a.loc[f] {
+				l := &a.loc[f][k]
+				switch {
+				case !l.shared:
+				case a.meta.Raw[f].Chunks[k].Packed:
+					l.off -= headLen[l.seg]
+				default:
+					l.off = a.segLen[l.seg] - headLen[l.seg]
+				}
+			}
+		}
 	}
 	return nil
 }

@@ -35,8 +35,20 @@ func TestPackedManifestChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.meta.Layout != 2 {
-		t.Fatalf("layout %d, want 2", a.meta.Layout)
+	if a.meta.Layout != 3 {
+		t.Fatalf("layout %d, want 3", a.meta.Layout)
+	}
+	// Layout 3: the shared segment holds the subagent chunks first and the
+	// main file's last chunk (which opens it) at its end.
+	last := a.loc[0][len(a.loc[0])-1]
+	seg, err := a.r.ReadSegment(a.segIdx[last.seg])
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc := a.meta.Raw[0].Chunks
+	tail := int64(len(st.Raw[0].Data)) - mc[len(mc)-1].StoredLen
+	if !last.shared || !bytes.HasSuffix(seg, st.Raw[0].Data[tail:]) || !bytes.HasPrefix(seg, st.Raw[1].Data) {
+		t.Fatalf("shared segment: main tail not last (%+v)", last)
 	}
 	files, err := a.RawFiles()
 	if err != nil {
@@ -151,7 +163,7 @@ func TestPackedSeveralPacks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a.meta.Layout != 2 || len(a.segLen) < 3 {
+		if a.meta.Layout != 3 || len(a.segLen) < 3 {
 			t.Fatalf("step %d: layout %d, %d raw segments", step, a.meta.Layout, len(a.segLen))
 		}
 		for s, n := range a.segLen {

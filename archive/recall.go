@@ -2,6 +2,7 @@ package archive
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -223,7 +224,10 @@ func BuildRecall(s *State) Recall {
 // recover. A Recall of a newer version (Version > RecallVersion) gives
 // ErrSchema.
 func DecodeRecall(data []byte) (r Recall, err error) {
-	if err := unmarshal(data, &r); err != nil {
+	if r, err = decodeRecallForms(data); err != nil {
+		if errors.Is(err, ErrSchema) {
+			return Recall{}, err
+		}
 		return Recall{}, fmt.Errorf("%w: recall: %v", ErrCorrupt, err)
 	}
 	if r.Version > RecallVersion {

@@ -274,7 +274,9 @@ func hasControl(b []byte) bool {
 // lineStarts returns the offset of every line start in data (lines end at
 // '\n'; a last line without one still counts).
 func lineStarts(data []byte) []int {
-	starts := make([]int, 0, bytes.Count(data, []byte{'\n'})+1)
+	// A capacity guess rather than a counting pass over data (this runs
+	// over a whole transcript file): appends grow it when lines are short.
+	starts := make([]int, 0, len(data)/1024+16)
 	for off := 0; off < len(data); {
 		starts = append(starts, off)
 		i := bytes.IndexByte(data[off:], '\n')

@@ -10,15 +10,27 @@ import (
 )
 
 // libzstdBuilt reports that this build links libzstd (cgo): LevelDefault
-// and LevelMax are then compressed by libzstd itself, at levels 3 and 19.
+// and LevelMax are then compressed by libzstd itself, at level 3 and at
+// level 22 (19 for inputs over maxUltraInput).
 const libzstdBuilt = true
 
-// maxLevelContexts caps how many level-19 compressions run at once. A
-// libzstd level-19 context sizes its window, hash and chain tables to the
-// input: about 18 MB for a 1 MiB segment, about 50 MB up to 4 MiB and
-// about 85 MB above (8 MiB window, measured as peak RSS), so two of them
-// bound the extra memory near 170 MB whatever GOMAXPROCS is, while still
-// using two cores for this slow level (about 2.5 MB/s per context).
+// maxUltraInput is the largest input LevelMax compresses at libzstd's
+// strongest level, 22 ("ultra"). One-shot compression with a known input
+// size shrinks the window to the input, so up to 8 MiB the frame's window
+// stays within the 8 MiB the reference writer promises (docs/FORMAT.md)
+// and a decoder needs no more memory than at level 19; the context itself
+// peaks near 145 MB for an 8 MiB input (level 19: 95 MB). Above it, level
+// 22 would ask for windows up to 128 MiB and contexts of several hundred
+// MB, so larger inputs are compressed at level 19 (8 MiB window).
+const maxUltraInput = 8 << 20
+
+// maxLevelContexts caps how many LevelMax compressions run at once. A
+// libzstd level-19 or -22 context sizes its window, hash and chain tables
+// to the input: at level 19 about 18 MB for a 1 MiB segment, about 50 MB
+// up to 4 MiB and about 85 MB above (8 MiB window, measured as peak RSS);
+// level 22 about 145 MB for an 8 MiB input. Two of them bound the extra
+// memory near 300 MB whatever GOMAXPROCS is, while still using two cores
+// for this slow level (about 2.5 MB/s per context at 19, 1.5 MB/s at 22).
 const maxLevelContexts = 2
 
 // libzstdCtx is one reusable libzstd compression context with its output
@@ -34,6 +46,9 @@ type libzstdCtx struct {
 // are busy at once.
 type libzstdLevel struct {
 	level int
+	// ultra, when not 0, is the level used for inputs of at most
+	// maxUltraInput bytes (level then compresses the larger ones).
+	ultra int
 	sem   chan struct{}
 	pool  sync.Pool
 }
@@ -46,12 +61,22 @@ func newLibzstdLevel(level, limit int) *libzstdLevel {
 	}
 }
 
+// levelFor is the libzstd level for an input of n bytes.
+func (lz *libzstdLevel) levelFor(n int) int {
+	if lz.ultra != 0 && n <= maxUltraInput {
+		return lz.ultra
+	}
+	return lz.level
+}
+
 var libzstdLevels = sync.OnceValue(func() map[Level]*libzstdLevel {
 	procs := runtime.GOMAXPROCS(0)
-	return map[Level]*libzstdLevel{
+	m := map[Level]*libzstdLevel{
 		LevelDefault: newLibzstdLevel(3, procs),
 		LevelMax:     newLibzstdLevel(19, min(procs, maxLevelContexts)),
 	}
+	m[LevelMax].ultra = 22
+	return m
 })
 
 // libzstdCompress compresses src (not empty) into one Zstandard frame
@@ -74,7 +99,7 @@ func libzstdCompress(l Level, src []byte) (out []byte, ok bool, err error) {
 	if bound := ddzstd.CompressBound(len(src)); cap(c.buf) < bound {
 		c.buf = make([]byte, bound)
 	}
-	frame, err := c.ctx.CompressLevel(c.buf, src, lz.level)
+	frame, err := c.ctx.CompressLevel(c.buf, src, lz.levelFor(len(src)))
 	if err != nil {
 		return nil, true, err
 	}

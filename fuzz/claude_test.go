@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -68,11 +69,15 @@ func FuzzArchiveOpen(f *testing.F) {
 		if err := archive.Encode(&buf, st, archive.EncodeOptions{ChunkSize: 1024}); err == nil {
 			f.Add(buf.Bytes())
 		}
-		// Layout 2: raw chunks packed across files.
+		// Layout 3: raw chunks packed across files.
 		buf.Reset()
 		if err := archive.Encode(&buf, st, archive.EncodeOptions{ChunkSize: 1024, Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelBest}); err == nil {
 			f.Add(buf.Bytes())
 		}
+	}
+	// Layout 2 (round 6).
+	if b, err := os.ReadFile(filepath.Join("..", "archive", "testdata", "compat", "round6-max.ctx")); err == nil {
+		f.Add(b)
 	}
 	f.Add([]byte("garbage"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -83,6 +88,7 @@ func FuzzArchiveOpen(f *testing.F) {
 		_ = a.Summary()
 		_, _ = a.Load()
 		_, _, _ = a.Recall()
+		_, _ = a.Reencode(io.Discard, archive.ReencodeOptions{Codec: ctxfmt.CodecLZ4, Level: ctxfmt.LevelBest}) // packs, cheaply
 		if _, err := a.ExportRaw(filepath.Join(t.TempDir(), "x")); err != nil {
 			return
 		}

@@ -81,8 +81,12 @@ func FuzzDigest(f *testing.F) {
 func FuzzRecallDecode(f *testing.F) {
 	r := archive.Recall{Version: archive.RecallVersion, Requests: []archive.RecallRequest{{Text: "x"}},
 		Commands: []archive.RecallCommand{{Command: "make", Runs: 1, OK: true}}}
-	b, _ := msgpack.Marshal(&r)
+	b, _ := msgpack.Marshal(&r) // the compact form archives store
 	f.Add(b)
+	// The map form of older archives.
+	old, _ := msgpack.Marshal(map[string]any{"v": 1, "requests": []map[string]any{{"text": "x"}},
+		"commands": []map[string]any{{"cmd": "make", "runs": 1, "ok": true}}})
+	f.Add(old)
 	f.Add([]byte{0x80})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := archive.DecodeRecall(data)

@@ -199,9 +199,10 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	if err := m.st.EnsureDir(m.st.SnapshotDir()); err != nil {
 		return nil, err
 	}
-	// Build on the newest archive of this session (a checkpoint, current.ctx
-	// or an earlier snapshot) when there is one: only what the transcript
-	// gained since is imported, redacted and compressed. The content is the
+	// Build on an earlier archive of this session (a checkpoint, current.ctx
+	// or an earlier snapshot; the newest one with a resume state, see
+	// Previous) when there is one: only what the transcript gained since
+	// is imported, redacted and compressed. The content is the
 	// same as a full import's (transcript.Save falls back to one whenever
 	// the previous archive does not fit).
 	if o.SessionID != "" && !o.NoPrevious {
@@ -1096,67 +1097,4 @@ func (m *Manager) Export(id, path string) error {
 	}
 	_ = m.st.Audit(store.AuditEntry{Action: store.ActionExport, SnapshotID: s.ID, ExportPath: path, SizeBytes: s.CompressedBytes, Messages: s.PreCompaction.MessageCount})
 	return nil
-}
-
-// Recompress rewrites a snapshot at another compression level: the new
-// file is written and verified beside the old one, then renamed over it
-// under the lock (so a valid snapshot exists at every moment) and the
-// index entry updated (sizes, hash, level).
-func (m *Manager) Recompress(id string, level ctxfmt.Level) error {
-	s, err := m.Get(id)
-	if err != nil {
-		return err
-	}
-	oo := OpenOptions(m.cfg)
-	r, err := ctxfmt.OpenFile(m.Path(s), ctxfmt.ReaderOptions{Passphrase: oo.Passphrase, Key: oo.Key})
-	if err != nil {
-		return fmt.Errorf("snapshot %s: %w", ShortID(s.ID), err)
-	}
-	defer r.Close()
-	var enc *ctxfmt.Encryption
-	if r.Encrypted() {
-		if oo.Passphrase == nil && oo.Key == nil {
-			return fmt.Errorf("%w: snapshot %s is encrypted", ErrNoKey, ShortID(s.ID))
-		}
-		enc = &ctxfmt.Encryption{Passphrase: oo.Passphrase, Key: oo.Key}
-	}
-	tmp, info, err := m.writeTemp(func(w io.Writer) error {
-		cw, err := ctxfmt.NewWriter(w, ctxfmt.WriterOptions{Codec: ctxfmt.CodecZstd, Level: level, Encryption: enc})
-		if err != nil {
-			return err
-		}
-		for _, seg := range r.Segments() {
-			if seg.Type == ctxfmt.TypeCryptoParams {
-				continue
-			}
-			data, err := r.ReadSegment(seg.Index)
-			if err != nil {
-				return err
-			}
-			codec := seg.Codec
-			if codec != ctxfmt.CodecNone {
-				codec = ctxfmt.CodecZstd
-			}
-			if err := cw.AddWith(seg.Type, data, ctxfmt.SegmentOptions{Codec: codec, Level: level, Optional: !seg.Required}); err != nil {
-				return err
-			}
-		}
-		return cw.Close()
-	}, true)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp)
-	return m.modify(s.ID, func(ix *Index, i int) error {
-		cur := &ix.Snapshots[i]
-		if cur.ContentHash != s.ContentHash {
-			return fmt.Errorf("snapshot %s changed while it was recompressed; left as it is", ShortID(s.ID))
-		}
-		if err := os.Rename(tmp, m.Path(*cur)); err != nil {
-			return err
-		}
-		syncDir(m.st.SnapshotDir())
-		cur.ContentHash, cur.CompressedBytes, cur.UncompressedBytes, cur.Level = info.hash, info.size, info.raw, level.String()
-		return nil
-	})
 }

@@ -15,13 +15,21 @@ import (
 // maxPreviousCandidates caps how many checkpoints Previous opens.
 const maxPreviousCandidates = 2
 
-// Previous opens the newest saved archive of session in m's store — the latest
-// compaction snapshot of the session, the newest checkpoints, current.ctx
-// when its metadata names the session — to be the base of an incremental
-// save (archive.EncodeOptions.Previous). Each candidate is opened and
-// checked (container header and index, metadata segment) and must name
-// session in its own metadata; the one updated last wins. It returns nil
-// when none qualifies; the caller must Close the one returned.
+// Previous opens the archive of session in m's store to be the base of an
+// incremental save (archive.EncodeOptions.Previous), among the latest
+// compaction snapshot of the session, the newest checkpoints and
+// current.ctx when its metadata names the session. Each candidate is
+// opened and checked (container header and index, metadata segment) and
+// must name session in its own metadata. The newest one that carries an
+// importer resume state written under the current redaction
+// configuration wins; when none does, the newest one. An archive written
+// at the max level (a snapshot recompressed after the PreCompact hook, a
+// watcher snapshot) has no resume state: building on it imports the whole
+// transcript again, while an older checkpoint's resume state lets the
+// importer read only what was added since (the save checks that the
+// transcript still starts with what that archive holds, and imports in
+// full otherwise). It returns nil when no candidate qualifies; the caller
+// must Close the one returned.
 func (m *Manager) Previous(session string) *archive.Archive {
 	if session == "" {
 		return nil
@@ -40,7 +48,14 @@ func (m *Manager) Previous(session string) *archive.Archive {
 		cands = append(cands, st.CurrentPath())
 	}
 	oo := OpenOptions(cfg)
-	var best *archive.Archive
+	fp := RedactionFingerprint(cfg)
+	redacting := cfg.SensitiveRedaction
+	// newest: the newest candidate; resumable: the newest with a resume
+	// state for this configuration.
+	var newest, resumable *archive.Archive
+	newer := func(a, than *archive.Archive) bool {
+		return than == nil || a.Meta().UpdatedAt.After(than.Meta().UpdatedAt)
+	}
 	for _, p := range cands {
 		if p == "" {
 			continue
@@ -49,16 +64,48 @@ func (m *Manager) Previous(session string) *archive.Archive {
 		if err != nil {
 			continue
 		}
-		if a.Meta().SessionID != session || (best != nil && !a.Meta().UpdatedAt.After(best.Meta().UpdatedAt)) {
+		if a.Meta().SessionID != session {
 			a.Close()
 			continue
 		}
-		if best != nil {
-			best.Close()
+		kept := false
+		if hasResumeState(a, redacting, fp) && newer(a, resumable) {
+			if resumable != nil && resumable != newest {
+				resumable.Close()
+			}
+			resumable, kept = a, true
 		}
-		best = a
+		if newer(a, newest) {
+			if newest != nil && newest != resumable {
+				newest.Close()
+			}
+			newest, kept = a, true
+		}
+		if !kept {
+			a.Close()
+		}
 	}
-	return best
+	if resumable != nil {
+		if newest != resumable {
+			newest.Close()
+		}
+		return resumable
+	}
+	return newest
+}
+
+// hasResumeState reports whether a carries an importer resume state that a
+// save under the current redaction configuration (redacting, with
+// fingerprint fp) can resume from. Only the container index and the
+// metadata are looked at.
+func hasResumeState(a *archive.Archive, redacting bool, fp string) bool {
+	if _, ok := a.Source(); !ok || len(a.Container().Find(archive.TypeResumeState)) == 0 {
+		return false
+	}
+	if a.Redaction().Enabled != redacting {
+		return false
+	}
+	return !redacting || a.RedactionFingerprint() == fp
 }
 
 // RedactionFingerprint identifies cfg's redaction configuration for

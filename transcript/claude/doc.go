@@ -19,4 +19,11 @@
 //
 // Preferences and corrections use the fixed heuristic documented in
 // prefs.go.
+//
+// Incremental saves (Save with archive.EncodeOptions.Previous): when the
+// transcript only grew, the importer's state is restored from the previous
+// archive's resume state and only the new lines are read — of the main
+// file, and of every subagent file whose own lines do not depend on what
+// was read before it (resume.go, resume_sub.go). The archive is the same as
+// after a full import; anything that does not fit is a full import.
 package claude

@@ -189,6 +189,7 @@ func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.I
 	im.redacted, im.redactFP = redacted, redactFP
 	if resumable {
 		im.snapshot = im.takeSnapshot
+		im.recordSubs = true
 	}
 	im.st.Raw = files
 	parsed := 0
@@ -198,7 +199,12 @@ func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.I
 	if parsed == 0 {
 		return nil, fmt.Errorf("%w: %s has no JSON line", ErrNotTranscript, files[0].Name)
 	}
+	wait := func() {}
+	if resumable {
+		wait = im.encodeResumeAsync()
+	}
 	st, err := im.end(opt)
+	wait()
 	if err != nil {
 		return nil, err
 	}
@@ -265,6 +271,13 @@ type importer struct {
 	// (restore computes them; the next resume state extends them).
 	starts    []int
 	startsOff int
+	// recordSubs: subagent files are recorded (rec, while one is read)
+	// for the next resume (resume_sub.go); subs are the records taken and
+	// rs the main file's snapshot, encoded with them at the end.
+	recordSubs bool
+	rec        *subRec
+	subs       []subState
+	rs         *resumeState
 }
 
 // hashSource locates a file's last-known content in a raw line: the
@@ -327,8 +340,12 @@ func newImporter(opt archive.ImportOptions) *importer {
 
 func (im *importer) problem(file string, line int, format string, args ...any) {
 	r := &im.st.Import
-	if len(r.Problems) < maxProblems {
-		r.Problems = append(r.Problems, fmt.Sprintf("%s:%d: %s", file, line+1, fmt.Sprintf(format, args...)))
+	if len(r.Problems) < maxProblems || im.rec != nil {
+		p := fmt.Sprintf("%s:%d: %s", file, line+1, fmt.Sprintf(format, args...))
+		if len(r.Problems) < maxProblems {
+			r.Problems = append(r.Problems, p)
+		}
+		im.recProblem(p)
 	}
 }
 
@@ -336,6 +353,9 @@ func (im *importer) problem(file string, line int, format string, args ...any) {
 // that parsed.
 func (im *importer) file(fi int, f archive.RawFile) int {
 	im.st.Import.Files++
+	if fi > 0 && im.recordSubs {
+		im.rec = im.startRec(fi, f.Name)
+	}
 	return im.fileFrom(fi, f, 0, 0)
 }
 
@@ -356,13 +376,16 @@ func (im *importer) fileFrom(fi int, f archive.RawFile, start, startLine int) in
 			im.snapshot(data, off, ln)
 			im.snapshot = nil
 		}
-	}
-	defer func() {
-		if fi == 0 && im.snapshot != nil {
-			snap(len(data), lineCount(data))
+		if fi > 0 && im.rec != nil {
+			im.endRec(data, off, ln)
 		}
+	}
+	ln := startLine
+	defer func() {
+		// A file ending with a complete line: the resume point is its end.
+		snap(len(data), ln)
 	}()
-	for ln, off := startLine, start; off < len(data); ln++ {
+	for off := start; off < len(data); ln++ {
 		end := bytes.IndexByte(data[off:], '\n')
 		last := end < 0
 		if last {
@@ -473,6 +496,7 @@ func (h *hdr) field(b []byte) func(k []byte, v jscan.Val) {
 func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromName string) {
 	m := &im.st.Meta
 	ts := parseTime(str(b, h.timestamp))
+	im.recTime(ts)
 	if !ts.IsZero() {
 		if m.FirstActivity.IsZero() || ts.Before(m.FirstActivity) {
 			m.FirstActivity = ts
@@ -508,6 +532,10 @@ func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromN
 	case "system":
 		im.system(b, h, ts, side, agent, ref)
 	case "summary":
+		if im.rec != nil {
+			// Numbered by the messages read before it.
+			im.rec.dependent = true
+		}
 		sum, sp := textOf(b, h.summary)
 		im.st.Compactions = append(im.st.Compactions, archive.Compaction{
 			Trigger: "legacy", Timestamp: ts, LogicalParent: str(b, h.leafUUID), Summary: sum,
@@ -516,6 +544,9 @@ func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromN
 	case "custom-title":
 		if t := str(b, h.customTitle); t != "" {
 			m.Title = t
+			if im.rec != nil {
+				im.rec.st.Title = t
+			}
 		}
 	case "progress", "file-history-snapshot", "queue-operation", "attachment", "agent-name",
 		"last-prompt", "pr-link", "saved_hook_context", "tag", "worktree-state":
@@ -529,6 +560,7 @@ func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromN
 			typ = "(none)"
 		}
 		r.UnknownTypes[typ]++
+		im.recUnknown(typ)
 	}
 }
 
@@ -692,6 +724,9 @@ func (im *importer) message(b []byte, h *hdr, role string, ts time.Time, side bo
 			cr := jscan.Field(b, usage, "cache_read_input_tokens").Int64(b)
 			mid := str(b, msgID)
 			key := xxhash.Sum64String(mid + "\x00" + str(b, h.requestID))
+			if mid != "" {
+				im.recKey(key)
+			}
 			if mid == "" || !im.usage[key] {
 				if mid != "" {
 					im.usage[key] = true
@@ -703,6 +738,9 @@ func (im *importer) message(b []byte, h *hdr, role string, ts time.Time, side bo
 				im.lastCtx = in + cc + cr
 			}
 		}
+	}
+	if h.isCompactSummary && im.rec != nil {
+		im.rec.st.CompSummary = true
 	}
 	if h.isCompactSummary && im.pendingSummary >= 0 {
 		c := &im.st.Compactions[im.pendingSummary]
@@ -829,6 +867,7 @@ func (im *importer) toolUse(b []byte, id, name string, input jscan.Val, ts time.
 		}
 	}
 	t.RelatedFiles = files
+	im.recToolID(id)
 	if _, dup := im.tools[id]; !dup || id == "" {
 		im.tools[id] = len(im.st.Tools)
 	}
@@ -849,6 +888,7 @@ func (im *importer) touch(files []string, ts time.Time, op byte, src *hashSource
 			im.files[p] = i
 			im.st.Files = append(im.st.Files, archive.FileRecord{Path: p})
 		}
+		im.recTouch(p, ts, op, src != nil)
 		f := &im.st.Files[i]
 		f.AccessCount++
 		switch op {
@@ -874,6 +914,7 @@ func (im *importer) touch(files []string, ts time.Time, op byte, src *hashSource
 }
 
 func (im *importer) toolResult(b []byte, h *hdr, id string, rc jscan.Val, isErr bool, ts time.Time, ref archive.RawRef) {
+	im.recToolID(id)
 	i, ok := im.tools[id]
 	if !ok || id == "" {
 		return
@@ -979,6 +1020,7 @@ func (im *importer) resultHash(b []byte, t *archive.ToolExec, r *resultFields) {
 		if i, ok := im.files[t.RelatedFiles[0]]; ok {
 			im.st.Files[i].Hash = ""
 			im.hashes[i] = src
+			im.recHash(t.RelatedFiles[0])
 		}
 	}
 	switch t.Name {

@@ -3,6 +3,7 @@ package claude
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -23,13 +24,16 @@ import (
 // xxhash64 of the redacted prefix the state records matches), the importer
 // version and project root are the same and the previous archive derives its
 // conversation from the raw transcript; it then reads only the new lines of
-// the main file and, from the start, the subagent files (which a full import
-// also reads after the main file). Anything else is a full import.
+// the main file, and then the subagent files (which a full import also
+// reads after the main file): each from its own resume point when the
+// state records one that applies (resume_sub.go), else from the start.
+// Anything else is a full import.
 //
 // The restored State is partial (archive.ModelSource.Partial): its Tools are
 // all the session's tools, but its Messages are only those the recall and
 // the preferences read from the restored part (main-chain user messages)
-// plus every message read after the resume point. What is stored is the
+// plus every message read after the resume point (sidechain messages of a
+// subagent file resumed from its record are counted, not kept). What is stored is the
 // same as after a full import: the conversation is rebuilt from the raw
 // transcript when it is read, and every other component is computed from
 // the restored state exactly as the full import computes it (checked by
@@ -40,8 +44,9 @@ import (
 // out (CmdOmitted). Version 4: tool ids are pointers into their tool_use
 // line (IDPos). Version 5: tools are encoded as arrays (toolSkels).
 // Version 6: without redaction, the prefix is checked against the previous
-// archive's per-chunk digests (Hash is 0).
-const resumeVersion = 6
+// archive's per-chunk digests (Hash is 0). Version 7: per-subagent resume
+// points (Subs, resume_sub.go).
+const resumeVersion = 7
 
 // idInline marks, in resumeState.IDPos, a tool whose ID is stored inline.
 const idInline = -1 << 31
@@ -89,6 +94,9 @@ type resumeState struct {
 	// - IDPos[i] of the line when the tool has an input span, else at
 	// IDPos[i]. idInline: the ID is stored inline.
 	IDPos []int `msgpack:"id_pos,omitempty"`
+	// Subs are the subagent files' recorded contributions (those whose
+	// lines do not depend on the lines read before them), in file order.
+	Subs []subState `msgpack:"subs,omitempty"`
 }
 
 // mainStarts returns the line starts of data[:off] (lines of them),
@@ -186,8 +194,8 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 	rs := resumeState{
 		V: resumeVersion, Importer: importerVersion, Root: im.root, Name: st.Raw[0].Name, RedactFP: im.redactFP,
 		Off: off, Lines: lines,
-		Meta: st.Meta, Import: st.Import, Files: st.Files, NMsgs: im.msgBase + len(st.Messages),
-		Pending: im.pendingSummary, Todos: im.todos, TodosAt: im.todosAt, Agents: im.agents,
+		Meta: st.Meta, Import: cloneImport(st.Import), Files: slices.Clone(st.Files), NMsgs: im.msgBase + len(st.Messages),
+		Pending: im.pendingSummary, Todos: slices.Clone(im.todos), TodosAt: im.todosAt, Agents: slices.Clone(im.agents),
 		LastCtx: im.lastCtx, SessionSeen: im.sessionSeen,
 	}
 	if im.redactFP != "" {
@@ -243,11 +251,38 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 		rs.Usage = append(rs.Usage, k)
 	}
 	sort.Slice(rs.Usage, func(i, j int) bool { return rs.Usage[i] < rs.Usage[j] })
+	rs.Meta.SubagentIDs = slices.Clone(rs.Meta.SubagentIDs)
+	// The subagent files are read after this: the state is encoded with
+	// their records at the end (encodeResume).
+	im.rs = &rs
+}
+
+// encodeResumeAsync encodes the resume state (encodeResume) in the
+// background, while the import finishes; the returned function waits for
+// it. The state it encodes is its own (takeSnapshot and endRec copy what
+// later lines change).
+func (im *importer) encodeResumeAsync() (wait func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		im.encodeResume()
+	}()
+	return func() { <-done }
+}
+
+// encodeResume encodes the main file's snapshot with the subagent files'
+// records as the resume state (ModelSource.Resume).
+func (im *importer) encodeResume() {
+	rs := im.rs
+	if rs == nil || im.snapErr != nil {
+		return
+	}
+	rs.Subs = im.subs
 	var buf bytes.Buffer
 	enc := msgpack.NewEncoder(&buf)
 	enc.SetSortMapKeys(true)
 	enc.UseCompactInts(true)
-	if err := enc.Encode(&rs); err != nil {
+	if err := enc.Encode(rs); err != nil {
 		im.snapErr = err
 		return
 	}
@@ -271,24 +306,32 @@ func keepMessage(m *archive.Message) bool {
 	return m.Role == "user" && !m.Sidechain && (m.Kind == "" || m.Kind == "prompt" || m.Kind == "text" || m.Kind == "command")
 }
 
-// resumeImport restores the importer from prev's resume state and reads
-// the rest of files; ok is false when prev cannot be resumed from (the
-// caller then imports in full).
-func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP string, opt archive.ImportOptions, prev *archive.Archive) (*archive.State, bool) {
-	if prev == nil || len(files) == 0 {
-		return nil, false
-	}
+// loadResume decodes prev's resume state when prev was written by this
+// importer (nil when it was not, or has none).
+func loadResume(prev *archive.Archive) *resumeState {
 	if src, ok := prev.Source(); !ok || src.Importer != importerName || src.Version != importerVersion {
-		return nil, false
+		return nil
 	}
 	b, ok, err := prev.ResumeState()
 	if err != nil || !ok {
-		return nil, false
+		return nil
 	}
 	var rs resumeState
 	if err := unmarshalSafe(b, &rs); err != nil {
+		return nil
+	}
+	return &rs
+}
+
+// resumeImport restores the importer from prev's resume state and reads
+// the rest of files (a subagent file from its own resume point when it has
+// one that applies); ok is false when prev cannot be resumed from (the
+// caller then imports in full).
+func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP string, opt archive.ImportOptions, prev *archive.Archive, pre *resumeState) (*archive.State, bool) {
+	if prev == nil || len(files) == 0 || pre == nil {
 		return nil, false
 	}
+	rs := *pre
 	im := newImporter(opt)
 	im.redacted, im.redactFP = redacted, redactFP
 	main := files[0]
@@ -300,8 +343,10 @@ func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP str
 	if redactFP == "" {
 		// The stored bytes are the original ones: the previous archive's
 		// chunk digests tell whether the prefix is unchanged (the encoder
-		// checks the same digests for the raw segments it copies).
-		if rs.Hash != 0 || !prev.SameOriginalPrefix(main.Name, data, rs.Off) {
+		// checks the same digests for the raw segments it copies; it is
+		// hashing them in the background while the state is restored, and
+		// the prefix is checked before anything is read on from it).
+		if rs.Hash != 0 {
 			return nil, false
 		}
 	} else {
@@ -317,13 +362,23 @@ func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP str
 	if !im.restore(&rs, data) {
 		return nil, false
 	}
+	if redactFP == "" && !prev.SameOriginalPrefix(main.Name, data, rs.Off) {
+		return nil, false
+	}
 	im.st.Raw = files
 	im.snapshot = im.takeSnapshot
+	im.recordSubs = true
 	im.fileFrom(0, main, rs.Off, rs.Lines)
-	for fi := 1; fi < len(files); fi++ {
-		im.file(fi, files[fi])
+	subs := make(map[string]*subState, len(rs.Subs))
+	for i := range rs.Subs {
+		subs[rs.Subs[i].Name] = &rs.Subs[i]
 	}
+	for fi := 1; fi < len(files); fi++ {
+		im.subFile(fi, files[fi], subs[files[fi].Name], prev)
+	}
+	wait := im.encodeResumeAsync()
 	st, err := im.end(opt)
+	wait()
 	if err != nil || im.snapErr != nil {
 		return nil, false
 	}
@@ -460,14 +515,6 @@ func lineStartsCap(data []byte, n int) []int {
 		off += i + 1
 	}
 	return starts
-}
-
-func lineCount(data []byte) int {
-	n := bytes.Count(data, []byte{'\n'})
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		n++
-	}
-	return n
 }
 
 // unmarshalSafe decodes msgpack from an archive; hostile bytes give an

@@ -26,17 +26,36 @@ import (
 // raw segments are copied. The archive's content is the same as after a
 // full import; anything that does not fit is a full import.
 func Save(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
+	// The previous archive's resume state is decoded while the files are
+	// read.
+	var pre *resumeState
+	done := make(chan struct{})
+	if p := eopt.Previous; p != nil {
+		go func() {
+			defer close(done)
+			pre = loadResume(p)
+		}()
+	} else {
+		close(done)
+	}
 	files, err := ReadFiles(path, iopt)
+	<-done
 	if err != nil {
 		return nil, archive.EncodeStats{}, err
 	}
-	return SaveFiles(w, files, iopt, eopt)
+	return saveFiles(w, files, iopt, eopt, pre)
 }
 
 // SaveFiles is Save for transcript files already in memory (files[0] the
 // main transcript, as ReadFiles returns them). The files must not be
 // modified until it returns.
 func SaveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
+	return saveFiles(w, files, iopt, eopt, nil)
+}
+
+// saveFiles is SaveFiles with eopt.Previous's resume state already
+// decoded (pre; nil: decoded here when needed).
+func saveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions, eopt archive.EncodeOptions, pre *resumeState) (*archive.State, archive.EncodeStats, error) {
 	enc, err := archive.NewEncoder(w, eopt)
 	if err != nil {
 		return nil, archive.EncodeStats{}, err
@@ -66,7 +85,10 @@ func SaveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions,
 	var st *archive.State
 	ok := false
 	if p := eopt.Previous; resumable && p != nil && p.Redaction().Enabled == (redacted != nil) && p.RedactionFingerprint() == fp {
-		st, ok = resumeImport(src, redacted, fp, iopt, p)
+		if pre == nil {
+			pre = loadResume(p)
+		}
+		st, ok = resumeImport(src, redacted, fp, iopt, p, pre)
 	}
 	if !ok {
 		st, err = importFiles(src, redacted, iopt, resumable, fp)

@@ -1,0 +1,178 @@
+package snapshot
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
+)
+
+// Recompress rewrites a snapshot at another compression level: the new
+// file is written and verified beside the old one, then renamed over it
+// under the lock (so a valid snapshot exists at every moment) and the
+// index entry updated (sizes, hash, level); pins, tags and notes stay.
+//
+// At LevelBest and LevelMax the archive is re-encoded through the archive
+// layer (archive.Archive.Reencode), so that a snapshot written at the
+// fastest level inside the PreCompact hook ends up as a direct save at
+// that level would be: subagent files packed with the main file, no
+// resume state at max, current compact forms. The raw transcript is kept
+// byte for byte as stored (already redacted when it is; nothing is
+// redacted again), and before the new file replaces the old one it is
+// checked deeply and compared with the old one component by component.
+// Below LevelBest the segments are recompressed one by one.
+func (m *Manager) Recompress(id string, level ctxfmt.Level) error {
+	s, err := m.Get(id)
+	if err != nil {
+		return err
+	}
+	oo := OpenOptions(m.cfg)
+	r, err := ctxfmt.OpenFile(m.Path(s), ctxfmt.ReaderOptions{Passphrase: oo.Passphrase, Key: oo.Key})
+	if err != nil {
+		return fmt.Errorf("snapshot %s: %w", ShortID(s.ID), err)
+	}
+	defer r.Close()
+	var enc *ctxfmt.Encryption
+	if r.Encrypted() {
+		if oo.Passphrase == nil && oo.Key == nil {
+			return fmt.Errorf("%w: snapshot %s is encrypted", ErrNoKey, ShortID(s.ID))
+		}
+		enc = &ctxfmt.Encryption{Passphrase: oo.Passphrase, Key: oo.Key}
+	}
+	write := func(w io.Writer) error { return copySegments(w, r.Reader, level, enc) }
+	var src *archive.Archive
+	if level >= ctxfmt.LevelBest {
+		src, err = archive.OpenFile(m.Path(s), oo)
+		if err != nil {
+			return fmt.Errorf("snapshot %s: %w", ShortID(s.ID), err)
+		}
+		defer src.Close()
+		write = func(w io.Writer) error {
+			_, err := src.Reencode(w, archive.ReencodeOptions{Codec: ctxfmt.CodecZstd, Level: level, Encryption: enc})
+			return err
+		}
+	}
+	tmp, info, err := m.writeTemp(write, true)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	if src != nil {
+		dst, err := archive.OpenFile(tmp, oo)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrVerify, tmp, err)
+		}
+		err = sameContent(src, dst)
+		dst.Close()
+		if err != nil {
+			return fmt.Errorf("%w: snapshot %s recompressed at %s: %w; left as it is", ErrVerify, ShortID(s.ID), level, err)
+		}
+	}
+	return m.modify(s.ID, func(ix *Index, i int) error {
+		cur := &ix.Snapshots[i]
+		if cur.ContentHash != s.ContentHash {
+			return fmt.Errorf("snapshot %s changed while it was recompressed; left as it is", ShortID(s.ID))
+		}
+		if err := os.Rename(tmp, m.Path(*cur)); err != nil {
+			return err
+		}
+		syncDir(m.st.SnapshotDir())
+		cur.ContentHash, cur.CompressedBytes, cur.UncompressedBytes, cur.Level = info.hash, info.size, info.raw, level.String()
+		return nil
+	})
+}
+
+// copySegments writes r's segments again, each recompressed at level.
+func copySegments(w io.Writer, r *ctxfmt.Reader, level ctxfmt.Level, enc *ctxfmt.Encryption) error {
+	cw, err := ctxfmt.NewWriter(w, ctxfmt.WriterOptions{Codec: ctxfmt.CodecZstd, Level: level, Encryption: enc})
+	if err != nil {
+		return err
+	}
+	for _, seg := range r.Segments() {
+		if seg.Type == ctxfmt.TypeCryptoParams {
+			continue
+		}
+		data, err := r.ReadSegment(seg.Index)
+		if err != nil {
+			return err
+		}
+		codec := seg.Codec
+		if codec != ctxfmt.CodecNone {
+			codec = ctxfmt.CodecZstd
+		}
+		if err := cw.AddWith(seg.Type, data, ctxfmt.SegmentOptions{Codec: codec, Level: level, Optional: !seg.Required}); err != nil {
+			return err
+		}
+	}
+	return cw.Close()
+}
+
+// sameContent compares two archives component by component: metadata,
+// reports and counts, every raw file (read back and checked against its
+// SHA-256), the conversation and tool history (texts resolved), file
+// registry, task state, compactions with their summaries, preferences,
+// recall, file contents and the model source. Values are compared in
+// their msgpack encoding (times by instant, whatever their zone).
+func sameContent(a, b *archive.Archive) error {
+	type part struct {
+		name string
+		get  func(*archive.Archive) (any, error)
+	}
+	parts := []part{
+		{"metadata", func(x *archive.Archive) (any, error) {
+			s := x.Summary()
+			for i := range s.RawFiles {
+				s.RawFiles[i].Shared = 0
+			}
+			src, ok := x.Source()
+			return []any{s, x.RedactionFingerprint(), src, ok}, nil
+		}},
+		{"raw transcript", func(x *archive.Archive) (any, error) { return x.RawFiles() }},
+		{"conversation", func(x *archive.Archive) (any, error) { return x.Messages() }},
+		{"tool history", func(x *archive.Archive) (any, error) { return x.Tools() }},
+		{"file registry", func(x *archive.Archive) (any, error) { return x.Files() }},
+		{"task state", func(x *archive.Archive) (any, error) { return x.Tasks() }},
+		{"compactions", func(x *archive.Archive) (any, error) { return x.Compactions() }},
+		{"preferences", func(x *archive.Archive) (any, error) { return x.Preferences() }},
+		{"recall", func(x *archive.Archive) (any, error) {
+			r, ok, err := x.Recall()
+			return []any{&r, ok}, err
+		}},
+		{"file contents", func(x *archive.Archive) (any, error) { return x.FileContents() }},
+	}
+	for _, p := range parts {
+		va, err := p.get(a)
+		if err != nil {
+			return fmt.Errorf("%s of the original: %w", p.name, err)
+		}
+		vb, err := p.get(b)
+		if err != nil {
+			return fmt.Errorf("%s of the new file: %w", p.name, err)
+		}
+		ea, err1 := canonical(va)
+		eb, err2 := canonical(vb)
+		if err := errors.Join(err1, err2); err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+		if !bytes.Equal(ea, eb) {
+			return fmt.Errorf("%s differs", p.name)
+		}
+	}
+	return nil
+}
+
+func canonical(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	enc.SetSortMapKeys(true)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
