@@ -10,8 +10,10 @@ import (
 	"hash"
 	"io"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -59,7 +61,9 @@ type EncodeOptions struct {
 	// itself when nothing is to be hidden. RedactText is applied to every
 	// model text stored inline. Both must be deterministic. A record whose
 	// raw line was changed keeps its text inline (redacted by RedactText)
-	// instead of a pointer into the line.
+	// instead of a pointer into the line. RedactLine is called from
+	// several goroutines at once (up to Concurrency) and must be safe for
+	// concurrent use; the archive does not depend on the call order.
 	RedactLine func(line []byte) []byte
 	RedactText func(s string) string
 	// RedactFingerprint identifies the redaction configuration behind
@@ -330,6 +334,10 @@ type encoder struct {
 	// groups are the raw segments to write, in order.
 	groups  []rawGroup
 	scratch []byte // spanTextEqual's buffer
+	// hashes compute each file's SHA-256 (and the chunks' Mid states):
+	// planRaw leaves them to prepareRaw, which runs them beside the
+	// compression, after the stored files are handed to the importer.
+	hashes []func()
 }
 
 // rawGroup is one raw segment: a chunk copied from the previous archive,
@@ -422,6 +430,15 @@ func (e *encoder) planGroups() {
 	}
 }
 
+// chunkAt is the k-th chunk after chunk c of file f, in file order across
+// files (the order planGroups packs chunks in).
+func (e *encoder) chunkAt(f, c, k int) *rawChunk {
+	for c += k; c >= len(e.man[f].Chunks); f++ {
+		c -= len(e.man[f].Chunks)
+	}
+	return &e.man[f].Chunks[c]
+}
+
 // layout is the layout version the manifest needs: 3 when chunks are
 // packed, else 1 (readable by builds that know layout 1 only).
 func (e *encoder) layout() int {
@@ -448,23 +465,58 @@ func (e *encoder) prepareRaw() error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = max(1, min(workers, len(jobs)))
+	// Job j < len(jobs) compresses a group; the others hash a file.
+	n := len(jobs) + len(e.hashes)
+	workers = max(1, min(workers, n))
 	errs := make([]error, len(jobs))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			for j := range next {
+				if j >= len(jobs) {
+					e.hashes[j-len(jobs)]()
+					continue
+				}
 				g := &e.groups[jobs[j]]
 				g.prep, errs[j] = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, g.data)
 			}
 		})
 	}
+	// The biggest group first, then the hashes, then the rest.
+	order := make([]int, 0, n)
+	big := -1
 	for j := range jobs {
+		if big < 0 || len(e.groups[jobs[j]].data) > len(e.groups[jobs[big]].data) {
+			big = j
+		}
+	}
+	if big >= 0 {
+		order = append(order, big)
+	}
+	for h := range e.hashes {
+		order = append(order, len(jobs)+h)
+	}
+	for j := range jobs {
+		if j != big {
+			order = append(order, j)
+		}
+	}
+	for _, j := range order {
 		next <- j
 	}
 	close(next)
 	wg.Wait()
+	e.hashes = nil
+	// A chunk shared with others is never copied, so nothing hashes on
+	// from its SHA-256 state (hashChunks recorded one for every chunk).
+	for _, g := range e.groups {
+		if g.n > 1 {
+			for k := range g.n {
+				e.chunkAt(g.file, g.chunk, k).Mid = nil
+			}
+		}
+	}
 	for j, err := range errs {
 		if err != nil {
 			return fmt.Errorf("archive: raw segment of %s: %w", e.man[e.groups[jobs[j]].file].Name, err)
@@ -697,7 +749,10 @@ func (e *encoder) planRaw() error {
 		if !e.planAppend(i) {
 			data, changed, origStarts := f.Data, map[int]bool{}, []int(nil)
 			if e.opts.RedactLine != nil {
-				data, changed, origStarts = redactLines(f.Data, e.opts.RedactLine)
+				data, changed, origStarts = redactLines(f.Data, e.opts.RedactLine, e.redactWorkers())
+				if len(changed) == 0 {
+					e.starts[i] = origStarts // the same bytes
+				}
 			}
 			e.stored[i], e.changed[i] = data, changed
 			starts := e.lineStartsOf(i)
@@ -708,9 +763,9 @@ func (e *encoder) planRaw() error {
 			m.Chunks = chunkLines(f.Data, data, origStarts, starts, changed, e.chunkSize())
 			e.man[i] = m
 			e.planReuse(i)
-			m = e.man[i]
-			m.SHA256 = hashChunks(sha256.New(), data, m.Chunks)
-			e.man[i] = m
+			e.hashes = append(e.hashes, func() {
+				e.man[i].SHA256 = hashChunks(sha256.New(), data, e.man[i].Chunks)
+			})
 		}
 		m := &e.man[i]
 		m.RedactedLines = m.RedactedLines[:0]
@@ -790,12 +845,25 @@ func (e *encoder) planAppend(i int) bool {
 	stored := data
 	changed := map[int]bool{}
 	if e.opts.RedactLine != nil {
-		prefix, err := prev.readRawChunks(pm, segs[:reuse], storedOff)
-		if err != nil {
-			return false
+		restStored, restChanged, restOrigStarts = redactLines(rest, e.opts.RedactLine, e.redactWorkers())
+		switch {
+		case storedOff == origOff && !slices.ContainsFunc(pm.RedactedLines, func(l int) bool { return l < skip }):
+			// Redaction changed no line of the reused part (whose
+			// original bytes reusable matched): its stored bytes are the
+			// file's own, and need not be decompressed.
+			if len(restChanged) == 0 {
+				stored = data // restStored is rest itself
+			} else {
+				stored = make([]byte, 0, origOff+int64(len(restStored)))
+				stored = append(append(stored, data[:origOff]...), restStored...)
+			}
+		default:
+			prefix, err := prev.readRawChunks(pm, segs[:reuse], storedOff)
+			if err != nil {
+				return false
+			}
+			stored = append(prefix, restStored...)
 		}
-		restStored, restChanged, restOrigStarts = redactLines(rest, e.opts.RedactLine)
-		stored = append(prefix, restStored...)
 		for _, l := range pm.RedactedLines {
 			if l < skip {
 				changed[l] = true
@@ -814,8 +882,10 @@ func (e *encoder) planAppend(i int) bool {
 	tail := chunkLines(rest, restStored, restOrigStarts, restStarts, restChanged, e.chunkSize())
 	m := rawManifest{Name: e.files[i].Name, Size: int64(len(stored))}
 	m.Chunks = append(append([]rawChunk(nil), pm.Chunks[:reuse]...), tail...)
-	m.SHA256 = hashChunks(h, restStored, m.Chunks[reuse:])
 	e.man[i] = m
+	e.hashes = append(e.hashes, func() {
+		e.man[i].SHA256 = hashChunks(h, restStored, e.man[i].Chunks[reuse:])
+	})
 	e.stored[i], e.changed[i] = stored, changed
 	e.reuse[i], e.prevSegs[i] = reuse, segs
 	return true
@@ -828,51 +898,105 @@ func (e *encoder) chunkSize() int {
 	return DefaultChunkSize
 }
 
-// redactLines applies fn to every line of data. It returns the new bytes,
-// the set of changed line numbers and the line starts of the original.
-func redactLines(data []byte, fn func([]byte) []byte) ([]byte, map[int]bool, []int) {
+// redactBlock is how many input bytes (whole lines) one redaction worker
+// takes at a time.
+const redactBlock = 64 << 10
+
+// redactWorkers is how many goroutines redact one file's lines at once.
+func (e *encoder) redactWorkers() int {
+	if e.opts.Concurrency > 0 {
+		return e.opts.Concurrency
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+// redactLines applies fn to every line of data, on up to workers
+// goroutines (fn must then be safe for concurrent use). It returns the new
+// bytes, the set of changed line numbers and the line starts of the
+// original. The result depends only on what fn returns for each line, not
+// on the number of workers.
+func redactLines(data []byte, fn func([]byte) []byte, workers int) ([]byte, map[int]bool, []int) {
 	starts := lineStarts(data)
-	changed := map[int]bool{}
-	var out []byte
-	for ln, st := range starts {
-		end := len(data)
-		nl := false
+	// body returns line ln without its line ending, and the ending.
+	body := func(ln int) (b []byte, cr, nl bool) {
+		st, end := starts[ln], len(data)
 		if ln+1 < len(starts) {
 			end, nl = starts[ln+1]-1, true
 		} else if end > st && data[end-1] == '\n' {
 			end, nl = end-1, true
 		}
-		line := data[st:end]
-		body, cr := line, false
-		if len(body) > 0 && body[len(body)-1] == '\r' {
-			body, cr = body[:len(body)-1], true
+		b = data[st:end]
+		if len(b) > 0 && b[len(b)-1] == '\r' {
+			b, cr = b[:len(b)-1], true
 		}
-		r := fn(body)
-		if !bytes.Equal(r, body) {
-			if out == nil {
-				out = make([]byte, 0, len(data)+len(data)/64)
-				out = append(out, data[:st]...)
-			}
-			changed[ln] = true
-			out = append(out, r...)
-			if cr {
-				out = append(out, '\r')
-			}
-			if nl {
-				out = append(out, '\n')
-			}
-			continue
-		}
-		if out != nil {
-			out = append(out, line...)
-			if nl {
-				out = append(out, '\n')
+		return b, cr, nl
+	}
+	// repl[ln] is line ln's redacted body when fn changed it.
+	var repl map[int][]byte
+	var mu sync.Mutex
+	redactRange := func(lo, hi int) {
+		for ln := lo; ln < hi; ln++ {
+			b, _, _ := body(ln)
+			if r := fn(b); !bytes.Equal(r, b) {
+				mu.Lock()
+				if repl == nil {
+					repl = map[int][]byte{}
+				}
+				repl[ln] = r
+				mu.Unlock()
 			}
 		}
 	}
-	if out == nil {
+	if workers <= 1 || len(data) < 2*redactBlock {
+		redactRange(0, len(starts))
+	} else {
+		// Blocks of whole lines of about redactBlock bytes, taken in turn.
+		var blocks []int // block k is lines [blocks[k], blocks[k+1])
+		for ln := 0; ln < len(starts); {
+			blocks = append(blocks, ln)
+			limit := starts[ln] + redactBlock
+			for ln++; ln < len(starts) && starts[ln] < limit; ln++ {
+			}
+		}
+		blocks = append(blocks, len(starts))
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(workers, len(blocks)-1) {
+			wg.Go(func() {
+				for {
+					k := int(next.Add(1)) - 1
+					if k >= len(blocks)-1 {
+						return
+					}
+					redactRange(blocks[k], blocks[k+1])
+				}
+			})
+		}
+		wg.Wait()
+	}
+	changed := make(map[int]bool, len(repl))
+	if len(repl) == 0 {
 		return data, changed, starts
 	}
+	lines := make([]int, 0, len(repl))
+	grow := 0
+	for ln, r := range repl {
+		changed[ln] = true
+		lines = append(lines, ln)
+		b, _, _ := body(ln)
+		grow += max(0, len(r)-len(b))
+	}
+	sort.Ints(lines)
+	out := make([]byte, 0, len(data)+grow)
+	prev := 0 // data[prev:] is not copied yet
+	for _, ln := range lines {
+		b, _, _ := body(ln)
+		st := starts[ln]
+		out = append(out, data[prev:st]...)
+		out = append(out, repl[ln]...)
+		prev = st + len(b) // the line ending follows
+	}
+	out = append(out, data[prev:]...)
 	return out, changed, starts
 }
 

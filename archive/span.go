@@ -2,9 +2,11 @@ package archive
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Span locates one piece of a record's text inside a raw transcript line:
@@ -104,15 +106,45 @@ func JSONString(b []byte) (string, bool) {
 		return string(in), true
 	}
 	out, ok := appendUnquoted(make([]byte, 0, len(in)), in)
-	if !ok {
-		return "", false
+	if !ok || len(out) == 0 {
+		return "", ok
 	}
-	return string(out), true
+	// out is this call's own buffer, never written again: the string
+	// shares it instead of copying it.
+	return unsafe.String(&out[0], len(out)), true
+}
+
+// plainRun returns the length of the run of plainByte bytes at the start
+// of b, 8 bytes at a time.
+func plainRun(b []byte) int {
+	i := 0
+	for i+8 <= len(b) && !notPlain8(binary.LittleEndian.Uint64(b[i:])) {
+		i += 8
+	}
+	for i < len(b) && plainByte[b[i]] {
+		i++
+	}
+	return i
+}
+
+// notPlain8 reports whether one of the 8 bytes of x (little-endian) is not
+// a plainByte: a control byte, a byte ≥ 0x80, '"' or '\\' (exact: each
+// term is the classic has-a-zero-byte / has-a-byte-less-than test).
+func notPlain8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q, bs := x^(ones*'"'), x^(ones*'\\')
+	return (x|(x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0
 }
 
 // plainASCII reports whether b is printable ASCII without quote or
 // backslash: the common case, decoded by a plain copy.
 func plainASCII(b []byte) bool {
+	return plainRun(b) == len(b)
+}
+
+// plainASCIISlow is plainASCII byte by byte (the definition tests check
+// plainRun against).
+func plainASCIISlow(b []byte) bool {
 	for _, c := range b {
 		if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
 			return false
@@ -129,10 +161,7 @@ func plainASCII(b []byte) bool {
 func appendUnquoted(dst, in []byte) ([]byte, bool) {
 	for i := 0; i < len(in); {
 		// Copy a run of plain ASCII at once.
-		j := i
-		for j < len(in) && plainByte[in[j]] {
-			j++
-		}
+		j := i + plainRun(in[i:])
 		if j > i {
 			dst = append(dst, in[i:j]...)
 			if i = j; i == len(in) {

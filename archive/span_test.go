@@ -74,3 +74,45 @@ func TestSpanTextEqual(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainRun checks the 8-byte plain-run scan against plainByte: every
+// byte value at every position of a run, and random buffers.
+func TestPlainRun(t *testing.T) {
+	ref := func(b []byte) int {
+		i := 0
+		for i < len(b) && plainByte[b[i]] {
+			i++
+		}
+		return i
+	}
+	for n := range 20 {
+		for pos := range n {
+			for c := range 256 {
+				b := make([]byte, n)
+				for i := range b {
+					b[i] = 'a'
+				}
+				b[pos] = byte(c)
+				if got, want := plainRun(b), ref(b); got != want {
+					t.Fatalf("plainRun(%q) = %d, want %d", b, got, want)
+				}
+				if plainASCII(b) != plainASCIISlow(b) {
+					t.Fatalf("plainASCII(%q) disagrees with its definition", b)
+				}
+			}
+		}
+	}
+	rng := rand.New(rand.NewSource(4))
+	for range 100000 {
+		b := make([]byte, rng.Intn(40))
+		for i := range b {
+			b[i] = byte(0x1c + rng.Intn(0x70))
+			if rng.Intn(20) == 0 {
+				b[i] = byte(rng.Intn(256))
+			}
+		}
+		if got, want := plainRun(b), ref(b); got != want {
+			t.Fatalf("plainRun(%q) = %d, want %d", b, got, want)
+		}
+	}
+}

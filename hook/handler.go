@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -355,6 +356,13 @@ func (c *call) preCompact() (*Output, error) {
 	var size int64
 	if fi, err := os.Stat(c.in.TranscriptPath); err == nil {
 		size = fi.Size()
+		// The snapshot is one short burst of allocation (the transcript,
+		// its redacted copy, the model): as in `ben10 context save`, let
+		// the heap grow up to a limit proportional to the transcript
+		// rather than collect the young heap over and over (the
+		// collector still runs at the limit).
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(32<<20 + 2*size))
+		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
 	// The hook writes at the fastest level; a recompression to the
 	// configured level follows (in the background by default), and it

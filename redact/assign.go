@@ -79,10 +79,10 @@ func classify(key, v []byte, quoted bool) string {
 	if bytes.Contains(key, []byte("twilio")) && len(v) == 32 && allIn(v, csHexLower) && entropy(v) >= 3 {
 		return "twilio-api-key"
 	}
-	if bytes.Contains(key, []byte("mailgun")) && reMailgunNew.Match(v) {
+	if bytes.Contains(key, []byte("mailgun")) && reMailgunNew().Match(v) {
 		return "mailgun-api-key"
 	}
-	if bytes.Contains(key, []byte("discord")) && reDiscordBot.Match(v) && entropy(v) >= 3.5 {
+	if bytes.Contains(key, []byte("discord")) && reDiscordBot().Match(v) && entropy(v) >= 3.5 {
 		return "discord-bot-token"
 	}
 	if containsAny(key, keyStopWords) || (bytes.HasSuffix(key, []byte("id")) && !bytes.HasSuffix(key, []byte("passwd"))) {
@@ -134,7 +134,7 @@ func genericValueOK(v []byte, quoted, password bool) bool {
 	}
 	lower, upper, digit, other := classes(v)
 	letters := !digit && !other
-	if !digit && reCodeRef.Match(v) && (len(v) < 20 || bytes.ContainsAny(v, "._$") || entropy(v) < 4.2) {
+	if !digit && reCodeRef().Match(v) && (len(v) < 20 || bytes.ContainsAny(v, "._$") || entropy(v) < 4.2) {
 		// identifiers and dotted references: code, not a literal
 		return false
 	}

@@ -2,6 +2,8 @@ package redact
 
 import (
 	"bytes"
+	"encoding/binary"
+	"sort"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -39,6 +41,8 @@ func (r *Redactor) JSONLine(line []byte) ([]byte, Report) {
 // jsonScratch holds the per-call buffers of JSONLine.
 type jsonScratch struct {
 	hits []hit
+	live []hit
+	runs []span
 	fhit []hit
 	strs []strTok
 	nums []span
@@ -59,11 +63,29 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 	hits := r.pf.scan(line, sc.hits[:0])
 	sc.hits = hits
 	esc := hasASCIIEscape(line)
-	digits := r.maybeDigits(line)
+	// runs are the line's stretches holding 9 digits (maybeDigits); a
+	// stretch never crosses a quote, so a string holds one exactly when
+	// maybeDigits of the string would say so.
+	var runs []span
+	if r.digits || r.ssn {
+		runs = appendDigitRuns(sc.runs[:0], line)
+		sc.runs = runs
+	}
+	digits := len(runs) > 0
 	if len(hits) == 0 && len(r.fullScan) == 0 && !esc && !digits {
 		return line, false
 	}
-	w := jsonWalker{b: line, hits: hits, strs: sc.strs[:0], nums: sc.nums[:0]}
+	// live are the hits whose matcher could find something there once
+	// the string holding them is decoded; the others (the "sk" of "task",
+	// the "sg." of "msg.") do not make a string worth decoding.
+	live := sc.live[:0]
+	for _, h := range hits {
+		if m := &r.matchers[h.matcher]; m.rawOK == nil || r.exhaustive || m.rawOK(line, h) {
+			live = append(live, h)
+		}
+	}
+	sc.live = live
+	w := jsonWalker{b: line, hits: live, strs: sc.strs[:0], nums: sc.nums[:0]}
 	ok := w.valid()
 	sc.strs, sc.nums = w.strs, w.nums
 	if !ok {
@@ -82,10 +104,29 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 	for _, s := range w.strs {
 		raw := line[s.start+1 : s.end-1]
 		interesting := len(r.fullScan) > 0 || w.hitIn(s.start, s.end) ||
-			(digits && r.maybeDigits(raw)) || (esc && hasASCIIEscape(raw))
+			(digits && (spanWithin(runs, s.start+1, s.end-1) || r.exhaustive && r.maybeDigits(raw))) || (esc && hasASCIIEscape(raw))
 		if interesting {
 			d := dec.decode(raw)
-			for _, x := range r.find(d, &sc.fhit) {
+			var found []Finding
+			if dec.plain && !r.exhaustive {
+				// The string is its raw bytes: its keyword hits are the
+				// line's that lie inside it (a scan of the string alone
+				// finds the same ones).
+				lo, hi := hitRange(live, s.start+1, s.end-1)
+				fh := sc.fhit[:0]
+				for _, h := range live[lo:hi] {
+					if h.end <= s.end-1 {
+						h.start -= s.start + 1
+						h.end -= s.start + 1
+						fh = append(fh, h)
+					}
+				}
+				sc.fhit = fh
+				found = r.findHits(d, fh)
+			} else {
+				found = r.find(d, &sc.fhit)
+			}
+			for _, x := range found {
 				rs, re := dec.rawSpan(x.Start, x.End)
 				edits = append(edits, edit{start: s.start + 1 + rs, end: s.start + 1 + re, rule: x.RuleID, secret: append([]byte(nil), d[x.Start:x.End]...)})
 			}
@@ -95,7 +136,7 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 			continue
 		}
 		k := w.strs[s.key]
-		if !w.hitIn(k.start, k.end) && !(esc && hasASCIIEscape(line[k.start:k.end])) {
+		if !hitWithin(hits, k.start, k.end) && !(esc && hasASCIIEscape(line[k.start:k.end])) {
 			continue
 		}
 		key := kdec.decode(line[k.start+1 : k.end-1])
@@ -198,23 +239,93 @@ func mergeSpans(r *Redactor, f []Finding) []Finding {
 }
 
 // maybeDigits is a cheap test for a run of 9 or more digits, possibly
-// separated, that could hold a card number or an SSN.
+// separated, that could hold a card number or an SSN: a stretch of digits,
+// spaces and dashes holding at least 9 digits.
 func (r *Redactor) maybeDigits(b []byte) bool {
 	if !r.digits && !r.ssn {
 		return false
 	}
-	run := 0
-	for _, c := range b {
-		switch {
-		case c >= '0' && c <= '9':
-			run++
-			if run >= 9 {
+	return hasDigitRun(b)
+}
+
+// digitRunByte: the bytes a digit run is made of (digits and separators).
+var digitRunByte = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	t[' '], t['-'] = true, true
+	return t
+}()
+
+// appendDigitRuns appends to runs every maximal stretch of digits, spaces
+// and dashes in b holding at least 9 digits (those hasDigitRun finds), in
+// order.
+func appendDigitRuns(runs []span, b []byte) []span {
+	for i := 8; i < len(b); {
+		if !digitRunByte[b[i]] {
+			i += 9
+			continue
+		}
+		lo, hi := i, i+1
+		for lo > 0 && digitRunByte[b[lo-1]] {
+			lo--
+		}
+		for hi < len(b) && digitRunByte[b[hi]] {
+			hi++
+		}
+		if hi-lo >= 9 {
+			n := 0
+			for _, c := range b[lo:hi] {
+				if c >= '0' && c <= '9' {
+					n++
+				}
+			}
+			if n >= 9 {
+				runs = append(runs, span{lo, hi})
+			}
+		}
+		i = hi + 9
+	}
+	return runs
+}
+
+// spanWithin reports whether one of spans (in order, disjoint) lies within
+// [s,e).
+func spanWithin(spans []span, s, e int) bool {
+	k := sort.Search(len(spans), func(k int) bool { return spans[k].start >= s })
+	return k < len(spans) && spans[k].end <= e
+}
+
+// hasDigitRun reports whether b has a stretch of digits, spaces and dashes
+// holding at least 9 digits. Such a stretch is at least 9 bytes long, so
+// it contains one of every 9th byte: only the stretches around those
+// probes are looked at.
+func hasDigitRun(b []byte) bool {
+	for i := 8; i < len(b); {
+		if !digitRunByte[b[i]] {
+			i += 9
+			continue
+		}
+		lo, hi := i, i+1
+		for lo > 0 && digitRunByte[b[lo-1]] {
+			lo--
+		}
+		for hi < len(b) && digitRunByte[b[hi]] {
+			hi++
+		}
+		if hi-lo >= 9 {
+			n := 0
+			for _, c := range b[lo:hi] {
+				if c >= '0' && c <= '9' {
+					n++
+				}
+			}
+			if n >= 9 {
 				return true
 			}
-		case c == ' ' || c == '-':
-		default:
-			run = 0
 		}
+		// b[hi] ends the stretch: the next one starts after it.
+		i = hi + 9
 	}
 	return false
 }
@@ -222,20 +333,28 @@ func (r *Redactor) maybeDigits(b []byte) bool {
 // hasASCIIEscape reports a \u00XX escape of a printable ASCII byte other
 // than the ones encoders commonly escape (<, >, &, ', ", \). Such an escape
 // could hide a keyword from the prefilter, so the strings holding one are
-// always decoded and searched.
+// always decoded and searched. So can an escaped solidus (`:\/\/` is
+// "://"), which it reports too.
 func hasASCIIEscape(b []byte) bool {
-	for i := 0; ; {
-		k := bytes.Index(b[i:], []byte(`\u00`))
+	for i := 0; ; i += 2 {
+		k := bytes.IndexByte(b[i:], '\\')
 		if k < 0 {
 			return false
 		}
-		i += k + 4
-		if i+2 > len(b) {
+		i += k
+		if i+1 >= len(b) {
 			return false
 		}
-		v, ok := hex2(b[i], b[i+1])
-		if ok && v >= 0x21 && v < 0x7f && v != '<' && v != '>' && v != '&' && v != '\'' && v != '"' && v != '\\' {
+		switch b[i+1] {
+		case '/':
 			return true
+		case 'u':
+			if i+6 <= len(b) && b[i+2] == '0' && b[i+3] == '0' {
+				v, ok := hex2(b[i+4], b[i+5])
+				if ok && v >= 0x21 && v < 0x7f && v != '<' && v != '>' && v != '&' && v != '\'' && v != '"' && v != '\\' {
+					return true
+				}
+			}
 		}
 	}
 }
@@ -477,24 +596,48 @@ type strTok struct {
 
 type span struct{ start, end int }
 
-// hitIn reports whether a keyword hit lies within [s,e).
+// hitIn reports whether a keyword hit (of w.hits) lies within [s,e).
 func (w *jsonWalker) hitIn(s, e int) bool {
-	// hits are in increasing order of start
-	lo, hi := 0, len(w.hits)
+	return hitWithin(w.hits, s, e)
+}
+
+// hitWithin reports whether one of hits (in increasing order of start)
+// lies within [s,e).
+func hitWithin(hits []hit, s, e int) bool {
+	lo, hi := 0, len(hits)
 	for lo < hi {
 		m := (lo + hi) / 2
-		if w.hits[m].start < s {
+		if hits[m].start < s {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	for k := lo; k < len(w.hits) && w.hits[k].start < e; k++ {
-		if w.hits[k].end <= e {
+	for k := lo; k < len(hits) && hits[k].start < e; k++ {
+		if hits[k].end <= e {
 			return true
 		}
 	}
 	return false
+}
+
+// hitRange returns the hits (in increasing order of start) that start in
+// [s,e) as hits[lo:hi] (some may end after e).
+func hitRange(hits []hit, s, e int) (lo, hi int) {
+	lo, hi = 0, len(hits)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if hits[m].start < s {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	hi = lo
+	for hi < len(hits) && hits[hi].start < e {
+		hi++
+	}
+	return lo, hi
 }
 
 func (w *jsonWalker) ws() {
@@ -658,6 +801,15 @@ var strStop = func() (t [256]bool) {
 	return
 }()
 
+// stopIn8 reports whether one of the 8 bytes of x (little-endian) is a
+// strStop byte: a control byte, '"' or '\\' (exact: each term is the
+// classic has-a-zero-byte / has-a-byte-less-than test).
+func stopIn8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q, bs := x^(ones*'"'), x^(ones*'\\')
+	return ((x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0
+}
+
 // str scans a string at w.i; it accepts any byte ≥ 0x20 (as encoding/json
 // does) and checks escapes.
 func (w *jsonWalker) str(key int) bool {
@@ -665,6 +817,9 @@ func (w *jsonWalker) str(key int) bool {
 	b := w.b
 	i := w.i + 1
 	for {
+		for i+8 <= len(b) && !stopIn8(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
 		for i < len(b) && !strStop[b[i]] {
 			i++
 		}

@@ -27,6 +27,23 @@ type matcher struct {
 	rules    []string // rule ids this matcher can produce
 	keywords []string
 	check    func(r *Redactor, b []byte, h hit, f []Finding) []Finding
+	// rawOK, when set, tells from a hit in a raw JSON string body (escapes
+	// not decoded) whether check could find anything at that hit once the
+	// string is decoded: false only when it certainly cannot. JSONLine
+	// does not decode and search a string whose hits all fail it.
+	rawOK func(b []byte, h hit) bool
+}
+
+// literalAlnumBefore reports whether the byte before b[i] in a raw JSON
+// string body is an ASCII letter or digit written literally (not the end
+// of an escape sequence, which is at most 6 bytes and starts with a
+// backslash), so that the decoded text has the same alphanumeric byte
+// before the hit.
+func literalAlnumBefore(b []byte, i int) bool {
+	if i == 0 || !isAlnum(b[i-1]) {
+		return false
+	}
+	return bytes.IndexByte(b[max(0, i-6):i], '\\') < 0
 }
 
 // tokenSpec is a fixed-prefix token: prefix, then a body of bytes in cs of
@@ -78,12 +95,26 @@ func tokenMatcher(id string, specs ...tokenSpec) matcher {
 		}
 		return f
 	}
+	// check needs the prefix exactly (its bytes have no escapes: keywords
+	// hold no backslash) and no letter or digit before it.
+	m.rawOK = func(b []byte, h hit) bool {
+		if literalAlnumBefore(b, h.start) {
+			return false
+		}
+		kw := b[h.start:h.end]
+		for _, s := range specs {
+			if string(kw) == s.prefix {
+				return true
+			}
+		}
+		return false
+	}
 	return m
 }
 
 // regexMatcher runs re on a window around each keyword hit. If re has a
 // capture group, group 1 is the secret; otherwise the whole match.
-func regexMatcher(id string, keywords []string, re *regexp.Regexp, before, after int, validate func([]byte) bool) matcher {
+func regexMatcher(id string, keywords []string, re func() *regexp.Regexp, before, after int, validate func([]byte) bool) matcher {
 	return matcher{
 		rules:    []string{id},
 		keywords: keywords,
@@ -96,7 +127,7 @@ func regexMatcher(id string, keywords []string, re *regexp.Regexp, before, after
 				we = len(b)
 			}
 			w := b[ws:we]
-			for _, m := range re.FindAllSubmatchIndex(w, -1) {
+			for _, m := range re().FindAllSubmatchIndex(w, -1) {
 				s, e := m[0], m[1]
 				if len(m) >= 4 && m[2] >= 0 {
 					s, e = m[2], m[3]
@@ -180,36 +211,28 @@ func Rules() []Rule {
 	return out
 }
 
-// The rules' regular expressions are compiled on first use (by New), not
-// at package init: some are large (reAzureSAS's bounded repetition) and
-// commands that never redact should not pay for them at start-up.
+// The rules' regular expressions are compiled on first use, each on its
+// own, not at package init nor when a Redactor is built: some are large
+// (reAzureSAS's bounded repetition), and most are only needed when a rare
+// keyword (a Slack or Discord webhook, an Azure key) shows up, so a save
+// that never meets one does not pay for them.
 var (
-	compileOnce   sync.Once
-	reSlackHook   *regexp.Regexp
-	reDiscordHook *regexp.Regexp
-	reAzureKey    *regexp.Regexp
-	reAzureSAS    *regexp.Regexp
-	reTelegram    *regexp.Regexp
-	reDiscordBot  *regexp.Regexp
-	reMailgunNew  *regexp.Regexp
-	reCodeRef     *regexp.Regexp
+	reSlackHook   = lazyRegexp(`hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/]{20,})`)
+	reDiscordHook = lazyRegexp(`(?i)discord(?:app)?\.com/api/webhooks/([0-9]{5,30}/[A-Za-z0-9_-]{60,})`)
+	reAzureKey    = lazyRegexp(`(?i)(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{40,100}={0,2})`)
+	reAzureSAS    = lazyRegexp(`sv=\d{4}-\d{2}-\d{2}[^\s"'<>]{0,300}?[?&]sig=([A-Za-z0-9%+/]{40,}(?:%3D|=){0,2})`)
+	reTelegram    = lazyRegexp(`(?:^|[^0-9])([0-9]{8,10}:AA[A-Za-z0-9_-]{33})(?:[^A-Za-z0-9_-]|$)`)
+	reDiscordBot  = lazyRegexp(`^[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}$`)
+	reMailgunNew  = lazyRegexp(`^[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}$`)
+	reCodeRef     = lazyRegexp(`^[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|->|::)[A-Za-z_$][A-Za-z0-9_$]*)*$`)
 )
 
-func compileRules() {
-	compileOnce.Do(func() {
-		reSlackHook = regexp.MustCompile(`hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/]{20,})`)
-		reDiscordHook = regexp.MustCompile(`(?i)discord(?:app)?\.com/api/webhooks/([0-9]{5,30}/[A-Za-z0-9_-]{60,})`)
-		reAzureKey = regexp.MustCompile(`(?i)(?:AccountKey|SharedAccessKey)=([A-Za-z0-9+/]{40,100}={0,2})`)
-		reAzureSAS = regexp.MustCompile(`sv=\d{4}-\d{2}-\d{2}[^\s"'<>]{0,300}?[?&]sig=([A-Za-z0-9%+/]{40,}(?:%3D|=){0,2})`)
-		reTelegram = regexp.MustCompile(`(?:^|[^0-9])([0-9]{8,10}:AA[A-Za-z0-9_-]{33})(?:[^A-Za-z0-9_-]|$)`)
-		reDiscordBot = regexp.MustCompile(`^[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}$`)
-		reMailgunNew = regexp.MustCompile(`^[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}$`)
-		reCodeRef = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|->|::)[A-Za-z_$][A-Za-z0-9_$]*)*$`)
-	})
+// lazyRegexp returns expr compiled on the first call.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
 func builtinMatchers() []matcher {
-	compileRules()
 	ms := []matcher{
 		tokenMatcher("aws-access-key-id",
 			tokenSpec{prefix: "AKIA", cs: csUpperNum, min: 16, max: 16, minEntropy: 2.5},
@@ -411,6 +434,10 @@ func sendgridMatcher() matcher {
 				return f
 			}
 			return append(f, Finding{RuleID: "sendgrid-api-key", Start: h.start, End: e2})
+		},
+		// ("msg." and the like: lower case, or a letter before.)
+		rawOK: func(b []byte, h hit) bool {
+			return string(b[h.start:h.end]) == "SG." && !literalAlnumBefore(b, h.start)
 		},
 	}
 }

@@ -331,11 +331,35 @@ func (m *Manager) writeListCache(data []byte) {
 	p := filepath.Join(m.st.SnapshotDir(), ListCacheName)
 	fi, err := os.Stat(m.st.IndexPath())
 	if err == nil {
-		if c, ok := renderListCache(data, stampOf(fi)); ok && store.WriteFileAtomic(p, c) == nil {
+		if c, ok := renderListCache(data, stampOf(fi)); ok && writeUnsynced(p, c) == nil {
 			return
 		}
 	}
 	_ = os.Remove(p)
+}
+
+// writeUnsynced replaces path with data through a temporary file and a
+// rename, without fsync: for the listing cache only, whose header is
+// checked against index.json and whose sections against their hashes on
+// every read, so that what a crash leaves (an old, empty or torn file) is
+// never trusted. Two fsyncs fewer on every index write.
+func writeUnsynced(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), store.TempPrefix+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
 }
 
 // ErrNoListCache is returned by CachedListTable and CachedListJSON when

@@ -726,6 +726,11 @@ func (m *Manager) write(ix *Index) error {
 			b.WriteString(s.ID + "\n")
 		}
 	}
+	// Most index writes (a new snapshot, a prune) change no pin: the file
+	// is rewritten only when its content changes.
+	if old, err := os.ReadFile(m.st.PinnedPath()); err == nil && string(old) == b.String() {
+		return nil
+	}
 	if err := store.WriteFileAtomic(m.st.PinnedPath(), []byte(b.String())); err != nil {
 		return fmt.Errorf("snapshot: writing .pinned: %w", err)
 	}

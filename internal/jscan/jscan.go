@@ -226,6 +226,68 @@ func Field(b []byte, v Val, key string) Val {
 	return out
 }
 
+// ParseLineFields is ParseLine that also calls fn for every member of the
+// object, in the same single pass over b (ParseLine then EachField read
+// every byte twice). fn may have been called for the first members when
+// an error is found further on: a caller discards what it collected when
+// ParseLineFields fails.
+func ParseLineFields(b []byte, fn func(key []byte, x Val)) (Val, error) {
+	s := ws(b, 0)
+	if s >= len(b) || b[s] != '{' {
+		return Val{}, ErrBadJSON
+	}
+	e, err := fields(b, s, len(b), fn)
+	if err != nil {
+		return Val{}, err
+	}
+	if ws(b, e) != len(b) {
+		return Val{}, ErrBadJSON
+	}
+	return Val{S: s, E: e}, nil
+}
+
+// fields walks the object starting at b[s] (a '{'), within b[:end],
+// calling fn for each member; it returns the index just past the object.
+func fields(b []byte, s, end int, fn func(key []byte, x Val)) (int, error) {
+	i := ws(b, s+1)
+	if i < end && b[i] == '}' {
+		return i + 1, nil
+	}
+	for i < end {
+		i = ws(b, i)
+		if i >= end || b[i] != '"' {
+			return 0, ErrBadJSON
+		}
+		ke, err := skipString(b, i)
+		if err != nil {
+			return 0, err
+		}
+		key := b[i+1 : ke-1]
+		i = ws(b, ke)
+		if i >= end || b[i] != ':' {
+			return 0, ErrBadJSON
+		}
+		vs := ws(b, i+1)
+		ve, err := skipValue(b, vs, 1)
+		if err != nil {
+			return 0, err
+		}
+		fn(key, Val{S: vs, E: ve})
+		i = ws(b, ve)
+		if i >= end {
+			return 0, ErrBadJSON
+		}
+		if b[i] == '}' {
+			return i + 1, nil
+		}
+		if b[i] != ',' {
+			return 0, ErrBadJSON
+		}
+		i++
+	}
+	return 0, ErrBadJSON
+}
+
 // ParseLine checks that b holds exactly one JSON object and returns it.
 func ParseLine(b []byte) (Val, error) {
 	s := ws(b, 0)

@@ -63,3 +63,59 @@ func TestParseLineAndFields(t *testing.T) {
 		}
 	}
 }
+
+// TestParseLineFieldsMatchesTwoPasses: ParseLineFields accepts exactly the
+// lines ParseLine accepts, returns the same value, and reports the same
+// members as EachField, on valid lines and on every truncation and
+// thousands of byte mutations of them.
+func TestParseLineFieldsMatchesTwoPasses(t *testing.T) {
+	type member struct {
+		key string
+		v   Val
+	}
+	seeds := []string{
+		`{}`, ` { } `, `{"a":1}`, `{"type":"user","message":{"content":[{"type":"text","text":"a \"q\" \\"}]},"n":-1.5e3,"t":true,"x":null}`,
+		`{"a":[1,2,{"b":"c"}],"d":{}}` + "\r", `{"k":"v",}`, `{"k" "v"}`, `[1]`, `{"a":1} x`, `{"a":"\u00e9\n"}`,
+	}
+	rng := rand.New(rand.NewSource(9))
+	var lines []string
+	for _, s := range seeds {
+		lines = append(lines, s)
+		for i := range len(s) {
+			lines = append(lines, s[:i])
+		}
+		for range 2000 {
+			b := []byte(s)
+			if len(b) == 0 {
+				continue
+			}
+			alpha := `{}[]",:\ a1-tn`
+			b[rng.Intn(len(b))] = alpha[rng.Intn(len(alpha))]
+			lines = append(lines, string(b))
+		}
+	}
+	for _, l := range lines {
+		b := []byte(l)
+		var got []member
+		v, err := ParseLineFields(b, func(k []byte, x Val) { got = append(got, member{string(k), x}) })
+		wv, werr := ParseLine(b)
+		if (err == nil) != (werr == nil) || v != wv {
+			t.Fatalf("ParseLineFields(%q) = %v, %v; ParseLine: %v, %v", l, v, err, wv, werr)
+		}
+		if err != nil {
+			continue
+		}
+		var want []member
+		if err := EachField(b, wv, func(k []byte, x Val) { want = append(want, member{string(k), x}) }); err != nil {
+			t.Fatalf("EachField(%q): %v", l, err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("ParseLineFields(%q): %d members, EachField %d", l, len(got), len(want))
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("ParseLineFields(%q): member %d = %v, EachField %v", l, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -139,6 +139,7 @@ func readFileLimited(p string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %s (%d bytes)", ErrTooLarge, p, fi.Size())
 	}
 	data := make([]byte, 0, fi.Size()+1)
+	prefault(data)
 	data, err = readAllInto(f, data)
 	if err != nil {
 		return nil, fmt.Errorf("claude: reading %s: %w", p, err)
@@ -409,7 +410,8 @@ func (im *importer) fileFrom(fi int, f archive.RawFile, start, startLine int) in
 			im.problem(f.Name, ln, "line of %d bytes over the %d-byte model limit (kept raw)", len(body), MaxModelLine)
 			continue
 		}
-		top, err := jscan.ParseLine(body)
+		var h hdr
+		_, err := jscan.ParseLineFields(body, h.field(body))
 		if err != nil {
 			if last {
 				r.Truncated = true
@@ -423,7 +425,7 @@ func (im *importer) fileFrom(fi int, f archive.RawFile, start, startLine int) in
 		}
 		parsed++
 		im.curFile, im.curLine, im.lineOff = fi, ln, off-1-len(line)
-		im.line(fi, ln, body, top, sidechainFile, agentFromName)
+		im.line(fi, ln, body, &h, sidechainFile, agentFromName)
 	}
 	return parsed
 }
@@ -435,9 +437,10 @@ type hdr struct {
 	isSidechain, isMeta, isCompactSummary                                                          bool
 }
 
-func (im *importer) line(fi, ln int, b []byte, top jscan.Val, sideFile bool, agentFromName string) {
-	var h hdr
-	_ = jscan.EachField(b, top, func(k []byte, v jscan.Val) {
+// field returns the function that records the top-level members of line
+// b that the model uses in h.
+func (h *hdr) field(b []byte) func(k []byte, v jscan.Val) {
+	return func(k []byte, v jscan.Val) {
 		switch string(k) {
 		case "type":
 			h.typ = v
@@ -486,7 +489,11 @@ func (im *importer) line(fi, ln int, b []byte, top jscan.Val, sideFile bool, age
 		case "isCompactSummary":
 			h.isCompactSummary = v.Bool(b)
 		}
-	})
+	}
+}
+
+// line adds one parsed line (its top-level members in h) to the model.
+func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromName string) {
 	m := &im.st.Meta
 	ts := parseTime(str(b, h.timestamp))
 	im.recTime(ts)
@@ -521,9 +528,9 @@ func (im *importer) line(fi, ln int, b []byte, top jscan.Val, sideFile bool, age
 	typ := str(b, h.typ)
 	switch typ {
 	case "user", "assistant":
-		im.message(b, &h, typ, ts, side, agent, ref)
+		im.message(b, h, typ, ts, side, agent, ref)
 	case "system":
-		im.system(b, &h, ts, side, agent, ref)
+		im.system(b, h, ts, side, agent, ref)
 	case "summary":
 		if im.rec != nil {
 			// Numbered by the messages read before it.
@@ -921,11 +928,21 @@ func (im *importer) toolResult(b []byte, h *hdr, id string, rc jscan.Val, isErr 
 		spans = append(spans, archive.Span{Off: uint32(rc.S), Len: uint32(rc.E - rc.S)})
 	case '[':
 		_ = jscan.EachElem(b, rc, func(blk jscan.Val) {
-			if blk.Kind(b) != '{' || str(b, jscan.Field(b, blk, "type")) != "text" {
+			if blk.Kind(b) != '{' {
 				return
 			}
-			if v := jscan.Field(b, blk, "text"); v.IsString(b) {
-				spans = append(spans, archive.Span{Off: uint32(v.S), Len: uint32(v.E - v.S)})
+			// One walk over the block for its type and text.
+			var typ, text jscan.Val
+			_ = jscan.EachField(b, blk, func(k []byte, v jscan.Val) {
+				switch {
+				case string(k) == "type" && !typ.OK():
+					typ = v
+				case string(k) == "text" && !text.OK():
+					text = v
+				}
+			})
+			if str(b, typ) == "text" && text.IsString(b) {
+				spans = append(spans, archive.Span{Off: uint32(text.S), Len: uint32(text.E - text.S)})
 			}
 		})
 	}
@@ -933,20 +950,25 @@ func (im *importer) toolResult(b []byte, h *hdr, id string, rc jscan.Val, isErr 
 		t.OutputSpans = spans
 		t.Output, _ = archive.SpanText(b, spans)
 	}
-	r := h.toolUseResult
-	if r.Kind(b) == '{' {
-		for _, k := range []string{"durationMs", "totalDurationMs"} {
-			if d := jscan.Field(b, r, k).Int64(b); d > 0 {
+	if r := h.toolUseResult; r.Kind(b) == '{' {
+		// One walk over the result (it often holds a whole file) for
+		// every member read below.
+		var f resultFields
+		_ = jscan.EachField(b, r, func(k []byte, v jscan.Val) {
+			if x := f.slot(k); x != nil && !x.OK() {
+				*x = v
+			}
+		})
+		for _, v := range []jscan.Val{f.durationMs, f.totalDurationMs} {
+			if d := v.Int64(b); d > 0 {
 				t.DurationMS = d
 				break
 			}
 		}
-		if t.DurationMS == 0 {
-			if v := jscan.Field(b, r, "durationSeconds"); v.OK() {
-				t.DurationMS = int64(parseFloat(v.Raw(b)) * 1000)
-			}
+		if t.DurationMS == 0 && f.durationSeconds.OK() {
+			t.DurationMS = int64(parseFloat(f.durationSeconds.Raw(b)) * 1000)
 		}
-		im.resultHash(b, t, r)
+		im.resultHash(b, t, &f)
 	}
 	if j, ok := im.agentIdx[id]; ok {
 		if isErr {
@@ -958,9 +980,39 @@ func (im *importer) toolResult(b []byte, h *hdr, id string, rc jscan.Val, isErr 
 	_ = ts
 }
 
+// resultFields are the members of a toolUseResult object the model reads
+// (the first of each name, as jscan.Field finds it).
+type resultFields struct {
+	durationMs, totalDurationMs, durationSeconds  jscan.Val
+	file, originalFile, oldString, newString, all jscan.Val
+}
+
+// slot is where member k of a toolUseResult is kept, or nil.
+func (f *resultFields) slot(k []byte) *jscan.Val {
+	switch string(k) {
+	case "durationMs":
+		return &f.durationMs
+	case "totalDurationMs":
+		return &f.totalDurationMs
+	case "durationSeconds":
+		return &f.durationSeconds
+	case "file":
+		return &f.file
+	case "originalFile":
+		return &f.originalFile
+	case "oldString":
+		return &f.oldString
+	case "newString":
+		return &f.newString
+	case "replaceAll":
+		return &f.all
+	}
+	return nil
+}
+
 // resultHash records the file content hash a tool result reveals: a full
 // Read, or an Edit's original file with the replacement applied.
-func (im *importer) resultHash(b []byte, t *archive.ToolExec, r jscan.Val) {
+func (im *importer) resultHash(b []byte, t *archive.ToolExec, r *resultFields) {
 	if len(t.RelatedFiles) == 0 {
 		return
 	}
@@ -973,26 +1025,39 @@ func (im *importer) resultHash(b []byte, t *archive.ToolExec, r jscan.Val) {
 	}
 	switch t.Name {
 	case "Read":
-		f := jscan.Field(b, r, "file")
+		f := r.file
 		if f.Kind(b) != '{' {
 			return
 		}
-		start := jscan.Field(b, f, "startLine").Int64(b)
-		n := jscan.Field(b, f, "numLines").Int64(b)
-		total := jscan.Field(b, f, "totalLines").Int64(b)
-		if c := jscan.Field(b, f, "content"); c.IsString(b) && start <= 1 && n == total {
+		// One walk over the object, which holds the file's content.
+		var start, n, total, c jscan.Val
+		_ = jscan.EachField(b, f, func(k []byte, v jscan.Val) {
+			var x *jscan.Val
+			switch string(k) {
+			case "startLine":
+				x = &start
+			case "numLines":
+				x = &n
+			case "totalLines":
+				x = &total
+			case "content":
+				x = &c
+			}
+			if x != nil && !x.OK() {
+				*x = v
+			}
+		})
+		if c.IsString(b) && start.Int64(b) <= 1 && n.Int64(b) == total.Int64(b) {
 			setHash(hashSource{b: b, fi: im.curFile, off: im.lineOff, ln: im.curLine, content: c})
 		}
 	case "Edit":
-		orig := jscan.Field(b, r, "originalFile")
-		old := jscan.Field(b, r, "oldString")
+		orig, old := r.originalFile, r.oldString
 		if !orig.IsString(b) || str(b, old) == "" {
 			return
 		}
 		setHash(hashSource{
 			b: b, fi: im.curFile, off: im.lineOff, ln: im.curLine, content: orig, edit: true,
-			old: old, new: jscan.Field(b, r, "newString"),
-			replaceAll: jscan.Field(b, r, "replaceAll").Bool(b),
+			old: old, new: r.newString, replaceAll: r.all.Bool(b),
 		})
 	}
 }

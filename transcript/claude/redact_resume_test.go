@@ -276,3 +276,112 @@ func plantFiles(rng *rand.Rand, files []archive.RawFile) ([]archive.RawFile, []s
 	}
 	return planted, all
 }
+
+// A redacted incremental save whose reused chunks had no line changed by
+// redaction takes their stored bytes from the file itself (nothing
+// decompressed): each step must equal a full redacted save, copy the
+// previous archive's chunks, and hold none of the secrets, with the new
+// tail clean and with secrets in it (and once with a secret in the reused
+// part, which is then read back from the previous archive).
+func TestRedactedResumeCleanPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	files, err := claude.ReadFiles(filepath.Join("testdata", "11111111-2222-4333-8444-555555555555.jsonl"), archive.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := files[0].Data
+	n := bytes.Count(main, []byte{'\n'})
+	a, b := n/3, 2*n/3
+	off := len(cutAfterLines(main, b))
+	tail, secrets := plant(rng, main[off:], 1<<30)
+	if len(secrets) == 0 {
+		t.Fatal("no secret planted in the tail")
+	}
+	planted := append(append([]byte(nil), main[:off]...), tail...)
+	with := func(data []byte) []archive.RawFile {
+		return append([]archive.RawFile{{Name: files[0].Name, Data: data}}, files[1:]...)
+	}
+	steps := [][]archive.RawFile{
+		with(cutAfterLines(main, a)), // clean
+		with(cutAfterLines(main, b)), // clean prefix, clean tail
+		with(planted),                // clean prefix, secrets in the tail
+		with(append(planted, main[len(cutAfterLines(main, 1)):]...)), // secrets in the reused part
+	}
+	dir := t.TempDir()
+	var prev []byte
+	for k, fs := range steps {
+		p := writeSession(t, dir, fs)
+		o := redactOpts(t, "fp-1")
+		o.ChunkSize = 1024 // several chunks, most of them reused
+		io := o
+		if prev != nil {
+			pa, err := archive.Open(bytes.NewReader(prev), int64(len(prev)), archive.OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Previous = pa
+		}
+		var buf bytes.Buffer
+		st, stats, err := claude.Save(&buf, p, archive.ImportOptions{}, io)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inc := buf.Bytes()
+		full, _ := saveWith(t, p, nil, o)
+		what := fmt.Sprintf("clean prefix, step %d", k)
+		if k > 0 && (!st.Source.Partial || stats.CopiedSegments == 0) {
+			t.Fatalf("%s: resumed %v, %d segments copied", what, st.Source.Partial, stats.CopiedSegments)
+		}
+		sameArchive(t, what, inc, full)
+		noSecrets(t, what+" incremental", inc, secrets)
+		prev = inc
+	}
+}
+
+// The archive's bytes do not depend on how many goroutines redact, hash
+// and compress: a redacted save of files with planted secrets (several
+// chunks, subagent files, packed at LevelBest) is the same with 1, 2 and 4,
+// full and incremental.
+func TestSaveSameBytesWhateverConcurrency(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	files, err := claude.ReadFiles(filepath.Join("testdata", "11111111-2222-4333-8444-555555555555.jsonl"), archive.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	planted, secrets := plantFiles(rng, files)
+	// A main file of several redaction blocks: the fixture repeated.
+	main := bytes.Repeat(planted[0].Data, 1+(300<<10)/len(planted[0].Data))
+	steps := [][]archive.RawFile{
+		append([]archive.RawFile{{Name: planted[0].Name, Data: cutAfterLines(main, bytes.Count(main, []byte{'\n'})/2)}}, planted[1:]...),
+		append([]archive.RawFile{{Name: planted[0].Name, Data: main}}, planted[1:]...),
+	}
+	for _, lvl := range []ctxfmt.Level{ctxfmt.LevelDefault, ctxfmt.LevelBest} {
+		var prev []byte
+		for k, fs := range steps {
+			p := writeSession(t, t.TempDir(), fs)
+			var want []byte
+			for _, conc := range []int{1, 2, 4} {
+				o := redactOpts(t, "fp-1")
+				o.Level, o.Concurrency, o.ChunkSize = lvl, conc, 64<<10
+				if prev != nil {
+					a, err := archive.Open(bytes.NewReader(prev), int64(len(prev)), archive.OpenOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					o.Previous = a
+				}
+				var buf bytes.Buffer
+				if _, _, err := claude.Save(&buf, p, archive.ImportOptions{}, o); err != nil {
+					t.Fatal(err)
+				}
+				noSecrets(t, fmt.Sprintf("level %v step %d, %d goroutines", lvl, k, conc), buf.Bytes(), secrets)
+				if want == nil {
+					want = buf.Bytes()
+				} else if !bytes.Equal(buf.Bytes(), want) {
+					t.Fatalf("level %v step %d: %d goroutines wrote other bytes than 1", lvl, k, conc)
+				}
+			}
+			prev = want
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package archive
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ben10ctx/ben10/internal/testcorpus"
+	"github.com/ben10ctx/ben10/redact"
+)
+
+// refRedactLines is the one-goroutine definition redactLines must agree
+// with: every line body (without "\n" or "\r\n") replaced by fn's result.
+func refRedactLines(data []byte, fn func([]byte) []byte) ([]byte, map[int]bool) {
+	var out []byte
+	changed := map[int]bool{}
+	for ln, off := 0, 0; off < len(data); ln++ {
+		end := bytes.IndexByte(data[off:], '\n')
+		nl := end >= 0
+		if !nl {
+			end = len(data)
+		} else {
+			end += off
+		}
+		body := data[off:end]
+		cr := len(body) > 0 && body[len(body)-1] == '\r'
+		if cr {
+			body = body[:len(body)-1]
+		}
+		r := fn(body)
+		if !bytes.Equal(r, body) {
+			changed[ln] = true
+		}
+		out = append(out, r...)
+		if cr {
+			out = append(out, '\r')
+		}
+		if nl {
+			out = append(out, '\n')
+		}
+		off = end + 1
+	}
+	return out, changed
+}
+
+// TestRedactLinesParallel checks that redactLines gives the same bytes,
+// changed lines and line starts whatever the number of workers, against
+// the serial definition, on random files with CRLF, blank lines, a last
+// line without a newline and replacements longer and shorter than what
+// they replace.
+func TestRedactLinesParallel(t *testing.T) {
+	fn := func(b []byte) []byte {
+		switch {
+		case bytes.Contains(b, []byte("LONG")):
+			return bytes.ReplaceAll(b, []byte("LONG"), []byte("[REDACTED:a-much-longer-replacement]"))
+		case bytes.Contains(b, []byte("SHORTSECRETVALUE")):
+			return bytes.ReplaceAll(b, []byte("SHORTSECRETVALUE"), []byte("x"))
+		case bytes.Equal(b, []byte("DROP")):
+			return nil
+		}
+		return b
+	}
+	words := []string{"plain", "LONG", "SHORTSECRETVALUE", "DROP", "", "\r", "text with spaces", `{"k":"v"}`}
+	rng := rand.New(rand.NewSource(1))
+	for iter := range 60 {
+		var buf bytes.Buffer
+		size := rng.Intn(600 << 10)
+		if iter < 5 {
+			size = rng.Intn(64)
+		}
+		for buf.Len() < size {
+			if rng.Intn(4) == 0 {
+				buf.WriteString(words[rng.Intn(len(words))])
+			} else {
+				buf.Write(bytes.Repeat([]byte{'a' + byte(rng.Intn(26))}, rng.Intn(3000)))
+			}
+			switch rng.Intn(5) {
+			case 0:
+				buf.WriteString("\r\n")
+			case 1, 2:
+				buf.WriteByte('\n')
+			}
+		}
+		if iter%3 == 0 {
+			buf.WriteString("LONG last line without newline")
+		}
+		data := buf.Bytes()
+		want, wantChanged := refRedactLines(data, fn)
+		for _, workers := range []int{1, 2, 3, 8} {
+			got, changed, starts := redactLines(data, fn, workers)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("iter %d, %d workers: output differs from the serial definition", iter, workers)
+			}
+			if len(changed) != len(wantChanged) {
+				t.Fatalf("iter %d, %d workers: %d changed lines, want %d", iter, workers, len(changed), len(wantChanged))
+			}
+			for ln := range wantChanged {
+				if !changed[ln] {
+					t.Fatalf("iter %d, %d workers: line %d not reported changed", iter, workers, ln)
+				}
+			}
+			if ws := lineStarts(data); len(starts) != len(ws) {
+				t.Fatalf("iter %d, %d workers: %d line starts, want %d", iter, workers, len(starts), len(ws))
+			}
+			if len(wantChanged) == 0 && len(data) > 0 && &got[0] != &data[0] {
+				t.Fatalf("iter %d, %d workers: nothing changed but the data was copied", iter, workers)
+			}
+		}
+	}
+}
+
+// BenchmarkRedactLines is the redaction of one 3 MB corpus session's main
+// file, every built-in rule, on one goroutine and on two.
+func BenchmarkRedactLines(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join(testcorpus.Dir(b, "claude"), "4d5611e5-241a-462a-8d15-5122611a9569.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := redact.Default()
+	fn := func(line []byte) []byte { out, _ := r.JSONLine(line); return out }
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				redactLines(data, fn, workers)
+			}
+		})
+	}
+}

@@ -1,0 +1,284 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"math/rand"
+	"strings"
+	"testing"
+)
+
+// refHasDigitRun is maybeDigits' definition: a run of 9 digits, where
+// spaces and dashes do not break the run and anything else does.
+func refHasDigitRun(b []byte) bool {
+	run := 0
+	for _, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			run++
+			if run >= 9 {
+				return true
+			}
+		case c == ' ' || c == '-':
+		default:
+			run = 0
+		}
+	}
+	return false
+}
+
+func TestHasDigitRun(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want bool
+	}{
+		{"", false}, {"12345678", false}, {"123456789", true}, {"x123456789", true},
+		{"1234-5678 9", true}, {"1234a56789", false}, {"         ", false},
+		{"4d5611e5-241a-462a-8d15-5122611a9569", true}, {"2026-02-12T10:00:00", false},
+		{"-- -- 1 2 3 4 5 6 7 8 9 --", true}, {"12345678\n9", false},
+	} {
+		if got := hasDigitRun([]byte(c.in)); got != c.want || got != refHasDigitRun([]byte(c.in)) {
+			t.Errorf("hasDigitRun(%q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+	rng := rand.New(rand.NewSource(7))
+	alpha := []byte("0123456789 -a\"")
+	for range 200000 {
+		b := make([]byte, rng.Intn(40))
+		for i := range b {
+			b[i] = alpha[rng.Intn(len(alpha))]
+		}
+		if got, want := hasDigitRun(b), refHasDigitRun(b); got != want {
+			t.Fatalf("hasDigitRun(%q) = %v, want %v", b, got, want)
+		}
+	}
+}
+
+// TestJSONLineShortcuts checks JSONLine against its exhaustive path (every
+// string with a keyword hit decoded and scanned on its own) on JSON lines
+// holding the labelled corpus's secrets and non-secrets in contexts that
+// exercise the shortcuts: keyword look-alikes ("task", "msg.", lower-case
+// prefixes), letters and escapes right before a secret, escaped and plain
+// strings, keys naming secrets.
+func TestJSONLineShortcuts(t *testing.T) {
+	r := Default()
+	ex := *r
+	ex.exhaustive = true
+	var texts []string
+	for _, c := range positiveCases(11) {
+		texts = append(texts, c.Text, c.Secret)
+	}
+	texts = append(texts, negativeCases(12)...)
+	before := []string{"", "task ", "msg.", "x", "\n", "\\", "A", "é", "\u0001", "ask", "sg.", "SG.", "sk", "SK"}
+	after := []string{"", " done", "\n", "\"", "sk", "0123456789", "task"}
+	keys := []string{"text", "task_password", "api_key", "sk", "msg.token", "content"}
+	rng := rand.New(rand.NewSource(3))
+	n := 0
+	for _, txt := range texts {
+		for range 4 {
+			s := before[rng.Intn(len(before))] + txt + after[rng.Intn(len(after))]
+			k := keys[rng.Intn(len(keys))]
+			v, err := json.Marshal(map[string]any{k: s, "type": "user", "n": []any{s, 1234567890123}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := [][]byte{v}
+			// The same value with every '/' and the first letter escaped.
+			esc := strings.ReplaceAll(string(v), "/", `\/`)
+			if i := strings.IndexAny(esc, "SGsgkK"); i > 0 && esc[i-1] != '\\' {
+				esc = esc[:i] + `\u00` + hexByte(esc[i]) + esc[i+1:]
+			}
+			lines = append(lines, []byte(esc), []byte(`{"plain":"`+strings.NewReplacer(`\`, ``, `"`, ``).Replace(s)+`"}`))
+			for _, line := range lines {
+				got, grep := r.JSONLine(line)
+				want, wrep := ex.JSONLine(line)
+				if !bytes.Equal(got, want) || grep.Total() != wrep.Total() {
+					t.Fatalf("JSONLine(%s):\n got %s (%d)\nwant %s (%d)", line, got, grep.Total(), want, wrep.Total())
+				}
+				if wrep.Total() > 0 {
+					n++
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no line had a secret: the comparison proves nothing")
+	}
+}
+
+func hexByte(c byte) string {
+	const h = "0123456789abcdef"
+	return string([]byte{h[c>>4], h[c&15]})
+}
+
+// TestJSONLineEscapedSolidus: a URL written with JSON-escaped slashes
+// (`https:\/\/`) hides the "://" keyword from the raw line's scan; its
+// string is decoded and searched all the same.
+func TestJSONLineEscapedSolidus(t *testing.T) {
+	line := []byte(`{"c":"git clone https:\/\/deploy:0bOU8J*2LOxo64@git.example.net\/team\/repo.git"}`)
+	out, rep := Default().JSONLine(line)
+	if rep.Total() != 1 || bytes.Contains(out, []byte("0bOU8J*2LOxo64")) {
+		t.Fatalf("JSONLine(%s) = %s, %v: the password is still there", line, out, rep.Counts)
+	}
+}
+
+// TestStopIn8 checks the 8-byte test against the strStop table: every byte
+// value in every position among filler bytes, and random words.
+func TestStopIn8(t *testing.T) {
+	ref := func(b []byte) bool {
+		for _, c := range b {
+			if strStop[c] {
+				return true
+			}
+		}
+		return false
+	}
+	check := func(b []byte) {
+		if got, want := stopIn8(binary.LittleEndian.Uint64(b)), ref(b); got != want {
+			t.Fatalf("stopIn8(%q) = %v, want %v", b, got, want)
+		}
+	}
+	for _, fill := range []byte{'a', 0xff, 0x80, '!', '#', '[', 0x7f} {
+		for pos := range 8 {
+			for c := range 256 {
+				b := bytes.Repeat([]byte{fill}, 8)
+				b[pos] = byte(c)
+				check(b)
+			}
+		}
+	}
+	rng := rand.New(rand.NewSource(5))
+	for range 500000 {
+		var b [8]byte
+		binary.LittleEndian.PutUint64(b[:], rng.Uint64())
+		check(b[:])
+	}
+}
+
+// TestHasASCIIEscape: escapes that could hide keyword bytes are reported;
+// escaped backslashes followed by look-alikes are not.
+func TestHasASCIIEscape(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want bool
+	}{
+		{``, false}, {`plain`, false}, {`\n\t\"`, false}, {`\u0041`, true}, {`x\u003a`, true},
+		{`\u003c\u003e\u0026\u0027\u0022\u005c`, false}, {`\u0020`, false}, {`\/`, true},
+		{`https:\/\/`, true}, {`\\/`, false}, {`\\u0041`, false}, {`\u00`, false}, {`\u00zz`, false},
+		{`\`, false}, {`a\\\/`, true},
+	} {
+		if got := hasASCIIEscape([]byte(c.in)); got != c.want {
+			t.Errorf("hasASCIIEscape(%q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+// TestAppendDigitRuns: the runs found in a line are exactly the maximal
+// stretches hasDigitRun accepts, and a string holds one exactly when
+// hasDigitRun accepts the string.
+func TestAppendDigitRuns(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	alpha := []byte("0123456789 -a\"")
+	for range 100000 {
+		b := make([]byte, rng.Intn(60))
+		for i := range b {
+			b[i] = alpha[rng.Intn(len(alpha))]
+		}
+		runs := appendDigitRuns(nil, b)
+		if (len(runs) > 0) != refHasDigitRun(b) {
+			t.Fatalf("appendDigitRuns(%q) = %v, hasDigitRun %v", b, runs, refHasDigitRun(b))
+		}
+		for k, r := range runs {
+			if !refHasDigitRun(b[r.start:r.end]) || (r.start > 0 && digitRunByte[b[r.start-1]]) || (r.end < len(b) && digitRunByte[b[r.end]]) || (k > 0 && runs[k-1].end >= r.start) {
+				t.Fatalf("appendDigitRuns(%q): run %v is not a maximal qualifying stretch", b, r)
+			}
+		}
+		// Every quoted piece.
+		for s := 0; s < len(b); s++ {
+			if b[s] != '"' {
+				continue
+			}
+			e := bytes.IndexByte(b[s+1:], '"')
+			if e < 0 {
+				break
+			}
+			e += s + 1
+			if got, want := spanWithin(runs, s+1, e), refHasDigitRun(b[s+1:e]); got != want {
+				t.Fatalf("%q: string %q holds a run: %v, want %v", b, b[s+1:e], got, want)
+			}
+			s = e
+		}
+	}
+}
+
+// TestPrefilterMatchesBruteForce: the trigram scan reports exactly the
+// occurrences a naive case-insensitive search of every keyword finds, at
+// the start, in the middle and at the very end of the input.
+func TestPrefilterMatchesBruteForce(t *testing.T) {
+	r := Default()
+	pf := r.pf
+	rng := rand.New(rand.NewSource(6))
+	var frags []string
+	for _, kw := range pf.kws {
+		frags = append(frags, string(kw), strings.ToUpper(string(kw)), string(kw[:len(kw)/2+1]))
+	}
+	frags = append(frags, " ", "x", "\"", "0", "é")
+	for range 20000 {
+		var b []byte
+		for range rng.Intn(8) {
+			b = append(b, frags[rng.Intn(len(frags))]...)
+		}
+		got := pf.scan(b, nil)
+		var want []hit
+		low := bytes.ToLower(b)
+		for at := range b {
+			for k, kw := range pf.kws {
+				if bytes.HasPrefix(low[at:], kw) {
+					want = append(want, hit{matcher: pf.kwOwner[k], start: at, end: at + len(kw)})
+				}
+			}
+		}
+		key := func(h []hit) map[hit]int {
+			m := map[hit]int{}
+			for _, x := range h {
+				m[x]++
+			}
+			return m
+		}
+		g, w := key(got), key(want)
+		if len(g) != len(w) {
+			t.Fatalf("scan(%q): %v, want %v", b, got, want)
+		}
+		for x, n := range w {
+			if g[x] != n {
+				t.Fatalf("scan(%q): %v, want %v", b, got, want)
+			}
+		}
+	}
+}
+
+// TestScanDigitsNeedsDigitRun: whatever scanDigits finds lies in a text
+// hasDigitRun accepts (find skips scanDigits otherwise).
+func TestScanDigitsNeedsDigitRun(t *testing.T) {
+	r := Default()
+	frags := []string{"4111 1111 1111 1111", "4111-1111-1111-1111", "4111111111111111", "123-45-6789", "078-05-1120",
+		"5500 0000 0000 0004", "3782 822463 10005", "1", "12", " ", "-", "a", ".", "\n", "x9", "--", "  "}
+	rng := rand.New(rand.NewSource(10))
+	found := 0
+	for range 200000 {
+		var b []byte
+		for range 1 + rng.Intn(6) {
+			b = append(b, frags[rng.Intn(len(frags))]...)
+		}
+		if f := r.scanDigits(b, nil); len(f) > 0 {
+			found++
+			if !hasDigitRun(b) {
+				t.Fatalf("scanDigits(%q) = %v but hasDigitRun is false", b, f)
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("scanDigits found nothing: the test proves nothing")
+	}
+}
