@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -86,19 +87,16 @@ func docValue(b []byte) jscan.Val {
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // fieldSet is the JSON names of a struct's fields, for matching keys as
-// encoding/json does.
+// encoding/json does. The folded names are computed on the first key that
+// does not match exactly (never, for what Claude Code and Ben10 write),
+// not at package initialisation, which every ben10 command pays.
 type fieldSet struct {
 	names  []string
+	once   sync.Once
 	folded []string
 }
 
-func newFieldSet(names ...string) *fieldSet {
-	fs := &fieldSet{names: names, folded: make([]string, len(names))}
-	for i, n := range names {
-		fs.folded[i] = string(foldName(nil, []byte(n)))
-	}
-	return fs
-}
+func newFieldSet(names ...string) *fieldSet { return &fieldSet{names: names} }
 
 // lookup returns the index of the field key names, or -1. key is the
 // unescaped key.
@@ -108,6 +106,12 @@ func (fs *fieldSet) lookup(key []byte) int {
 			return i
 		}
 	}
+	fs.once.Do(func() {
+		fs.folded = make([]string, len(fs.names))
+		for i, n := range fs.names {
+			fs.folded[i] = string(foldName(nil, []byte(n)))
+		}
+	})
 	var arr [64]byte
 	f := foldName(arr[:0], key)
 	for i, n := range fs.folded {
