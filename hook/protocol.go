@@ -126,7 +126,7 @@ func ParseInput(data []byte) (*Input, error) {
 		return nil, fmt.Errorf("%w: stdin is empty (expected Claude Code's hook JSON)", ErrBadInput)
 	}
 	var in Input
-	if err := json.Unmarshal(data, &in); err != nil {
+	if err := unmarshalInput(data, &in); err != nil {
 		return nil, fmt.Errorf("%w: stdin is not hook JSON: %v", ErrBadInput, err)
 	}
 	return &in, nil
@@ -155,7 +155,15 @@ func (o *Output) IsEmpty() bool {
 	return o == nil || (o.Continue == nil && o.SystemMessage == "" && !o.SuppressOutput && o.HookSpecificOutput == nil)
 }
 
-// Write prints o as one JSON line; an empty output prints nothing.
+func additionalLen(o *Output) int {
+	if o.HookSpecificOutput == nil {
+		return 0
+	}
+	return len(o.HookSpecificOutput.AdditionalContext)
+}
+
+// Write prints o as one JSON line, as a json.Encoder without HTML
+// escaping writes it; an empty output prints nothing.
 func (o *Output) Write(w io.Writer) error {
 	if o.IsEmpty() {
 		return nil
@@ -163,12 +171,6 @@ func (o *Output) Write(w io.Writer) error {
 	if o.HookSpecificOutput != nil && len([]rune(o.HookSpecificOutput.AdditionalContext)) > MaxAdditionalContext {
 		return fmt.Errorf("additionalContext is %d characters, over Claude Code's %d", len([]rune(o.HookSpecificOutput.AdditionalContext)), MaxAdditionalContext)
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(o); err != nil {
-		return err
-	}
-	_, err := w.Write(buf.Bytes())
+	_, err := w.Write(appendOutput(make([]byte, 0, 256+len(o.SystemMessage)+additionalLen(o)), o))
 	return err
 }

@@ -1,7 +1,6 @@
 package hook
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -133,7 +132,7 @@ func readState(root string) (*State, error) {
 		return nil, err
 	}
 	s := newState("")
-	if err := json.Unmarshal(data, s); err != nil {
+	if err := unmarshalState(data, s); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrStateCorrupt, statePath(root), err)
 	}
 	if s.Version > StateVersion {
@@ -199,7 +198,7 @@ func updateState(root, project string, now time.Time, fn func(*State) error) err
 	for _, id := range s.prune(now) {
 		removeCounter(root, id)
 	}
-	data, err := json.MarshalIndent(s, "", " ")
+	data, err := marshalState(s) // json.MarshalIndent(s, "", " ")
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,7 +54,7 @@ func AppendAudit(home string, e AuditEntry) error {
 		e.Timestamp = time.Now()
 	}
 	e.Timestamp = e.Timestamp.UTC().Truncate(time.Millisecond)
-	line, err := json.Marshal(e)
+	line, err := appendAuditEntry(make([]byte, 0, 256), &e)
 	if err != nil {
 		return fmt.Errorf("store: audit entry: %w", err)
 	}
@@ -68,7 +67,7 @@ func AppendAudit(home string, e AuditEntry) error {
 		if cut == 0 {
 			e.Detail = ""
 		}
-		if line, err = json.Marshal(e); err != nil {
+		if line, err = appendAuditEntry(make([]byte, 0, 256), &e); err != nil {
 			return fmt.Errorf("store: audit entry: %w", err)
 		}
 	}

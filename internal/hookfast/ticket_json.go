@@ -1,0 +1,199 @@
+package hookfast
+
+import (
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/ben10ctx/ben10/internal/jscan"
+)
+
+// unmarshalTicket is json.Unmarshal(data, t) into a zero t (LoadTicket's
+// case) for the tickets WriteTicket writes, without encoding/json's reflection (building its decoder for
+// Ticket was a measurable part of a prompt's run). The document is checked
+// with json.Valid (encoding/json's scanner: what it rejects is rejected),
+// then walked with jscan. Anything WriteTicket does not write — a key
+// spelled otherwise, a repeated key, null, a string with an escape or
+// outside plain UTF-8, a number strconv does not take as is — is left to
+// encoding/json itself, so the result is always encoding/json's.
+func unmarshalTicket(data []byte, t *Ticket) error {
+	if !json.Valid(data) {
+		return json.Unmarshal(data, t)
+	}
+	var fast Ticket
+	if decodeTicket(data, &fast) {
+		*t = fast
+		return nil
+	}
+	return json.Unmarshal(data, t)
+}
+
+// decodeTicket decodes the common form of a ticket; false leaves it to
+// encoding/json.
+func decodeTicket(b []byte, t *Ticket) bool {
+	root, err := jscan.ParseLine(b)
+	if err != nil {
+		return false
+	}
+	ok := true
+	seen := map[string]bool{}
+	err = jscan.EachField(b, root, func(key []byte, x jscan.Val) {
+		k := string(key)
+		if !ok || seen[k] {
+			ok = false
+			return
+		}
+		seen[k] = true
+		switch k {
+		case "v":
+			ok = plainInt(b, x, &t.Version)
+		case "project":
+			ok = plainString(b, x, &t.Project)
+		case "root":
+			ok = plainString(b, x, &t.Root)
+		case "primary":
+			ok = plainString(b, x, &t.Primary)
+		case "pacing":
+			ok = decodePacing(b, x, &t.Pacing)
+		case "files":
+			ok = decodeFiles(b, x, &t.Files)
+		default:
+			ok = false
+		}
+	})
+	return err == nil && ok
+}
+
+func decodePacing(b []byte, v jscan.Val, p *Pacing) bool {
+	if v.Kind(b) != '{' {
+		return false
+	}
+	ok := true
+	seen := map[string]bool{}
+	err := jscan.EachField(b, v, func(key []byte, x jscan.Val) {
+		k := string(key)
+		if !ok || seen[k] {
+			ok = false
+			return
+		}
+		seen[k] = true
+		switch k {
+		case "auto_save":
+			ok = plainBool(b, x, &p.AutoSave)
+		case "checkpoint_interval":
+			ok = plainInt(b, x, &p.Interval)
+		case "checkpoint_minutes":
+			ok = plainInt(b, x, &p.Minutes)
+		default:
+			ok = false
+		}
+	})
+	return err == nil && ok
+}
+
+func decodeFiles(b []byte, v jscan.Val, files *[]FileID) bool {
+	if v.Kind(b) != '[' {
+		return false
+	}
+	ok := true
+	fs := []FileID{}
+	err := jscan.EachElem(b, v, func(e jscan.Val) {
+		if !ok || e.Kind(b) != '{' {
+			ok = false
+			return
+		}
+		var f FileID
+		seen := map[string]bool{}
+		if err := jscan.EachField(b, e, func(key []byte, x jscan.Val) {
+			k := string(key)
+			if !ok || seen[k] {
+				ok = false
+				return
+			}
+			seen[k] = true
+			switch k {
+			case "path":
+				ok = plainString(b, x, &f.Path)
+			case "exists":
+				ok = plainBool(b, x, &f.Exists)
+			case "size":
+				ok = plainInt64(b, x, &f.Size)
+			case "mtime":
+				ok = plainInt64(b, x, &f.ModNs)
+			case "ino":
+				ok = plainUint64(b, x, &f.Ino)
+			case "ctime":
+				ok = plainInt64(b, x, &f.CtNs)
+			default:
+				ok = false
+			}
+		}); err != nil {
+			ok = false
+		}
+		fs = append(fs, f)
+	})
+	if err != nil || !ok {
+		return false
+	}
+	*files = fs
+	return true
+}
+
+// plainString takes a string literal with no escape, no control
+// character and valid UTF-8: its bytes are its value.
+func plainString(b []byte, x jscan.Val, dst *string) bool {
+	r := x.Raw(b)
+	if len(r) < 2 || r[0] != '"' {
+		return false
+	}
+	in := r[1 : len(r)-1]
+	for _, c := range in {
+		if c < 0x20 || c == '\\' || c == '"' {
+			return false
+		}
+	}
+	if !utf8.Valid(in) {
+		return false
+	}
+	*dst = string(in)
+	return true
+}
+
+func plainBool(b []byte, x jscan.Val, dst *bool) bool {
+	switch string(x.Raw(b)) {
+	case "true":
+		*dst = true
+	case "false":
+		*dst = false
+	default:
+		return false
+	}
+	return true
+}
+
+func plainInt64(b []byte, x jscan.Val, dst *int64) bool {
+	n, err := strconv.ParseInt(string(x.Raw(b)), 10, 64)
+	if err != nil {
+		return false
+	}
+	*dst = n
+	return true
+}
+
+func plainInt(b []byte, x jscan.Val, dst *int) bool {
+	var n int64
+	if !plainInt64(b, x, &n) || int64(int(n)) != n {
+		return false
+	}
+	*dst = int(n)
+	return true
+}
+
+func plainUint64(b []byte, x jscan.Val, dst *uint64) bool {
+	n, err := strconv.ParseUint(string(x.Raw(b)), 10, 64)
+	if err != nil {
+		return false
+	}
+	*dst = n
+	return true
+}
