@@ -160,6 +160,17 @@ type digester struct {
 	sections []*dsection
 	// counts of entries left out because the summary already names them
 	sumFiles, sumCmds int
+	sumIdx            *termIndex // of summary, built on the first lookup
+	sumDir            string     // cleanDir(r.Session.Directory), set with sumIdx
+}
+
+// inSummary reports containsTerm(d.summary, term).
+func (d *digester) inSummary(term string) bool {
+	if d.sumIdx == nil {
+		d.sumIdx = newTermIndex(d.summary)
+		d.sumDir = cleanDir(d.r.Session.Directory)
+	}
+	return d.sumIdx.contains(term)
 }
 
 func (d *digester) run() string {
@@ -596,7 +607,7 @@ func (d *digester) commandSection() *dsection {
 	if d.summary != "" {
 		order = make([]int32, 0, len(cmds))
 		for i := range cmds {
-			if containsTerm(d.summary, cmds[i].Command) {
+			if d.inSummary(cmds[i].Command) {
 				d.sumCmds++
 				continue
 			}
@@ -698,11 +709,11 @@ func (d *digester) decisionSection() *dsection {
 // mentionsPath reports whether the normalised summary names path p, as
 // written or in absolute form, not as part of a longer path or name.
 func (d *digester) mentionsPath(p string) bool {
-	if containsPath(d.summary, p) {
+	if d.inSummary(p) {
 		return true
 	}
-	if dir := cleanDir(d.r.Session.Directory); dir != "" && !strings.HasPrefix(p, "/") && !isWinAbs(p) {
-		return containsPath(d.summary, dir+"/"+p)
+	if dir := d.sumDir; dir != "" && !strings.HasPrefix(p, "/") && !isWinAbs(p) {
+		return d.inSummary(dir + "/" + p)
 	}
 	return false
 }
@@ -710,10 +721,6 @@ func (d *digester) mentionsPath(p string) bool {
 func isWinAbs(p string) bool {
 	return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
 }
-
-// containsPath reports whether text holds p with no path character right
-// before it and no name character right after it.
-func containsPath(text, p string) bool { return containsTerm(text, p) }
 
 // containsTerm reports whether text holds term as a whole: no path
 // character (letter, digit, _ - . / \) right before it and no name

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -1124,6 +1125,24 @@ func isBreak(r rune) bool {
 func isOneLine(s string) bool {
 	prevSpace := true // no leading space
 	for i := 0; i < len(s); {
+		// Eight ASCII bytes at a time while they are printable or single
+		// spaces (lowest byte first, as in s).
+		for ; i+8 <= len(s); i += 8 {
+			w := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
+			if (w|(w-0x2020202020202020)|((w^0x7f7f7f7f7f7f7f7f)-0x0101010101010101))&0x8080808080808080 != 0 {
+				break // a byte >= 0x80, < 0x20 or 0x7f
+			}
+			// High bit of each byte that is a space (exact: no carries).
+			y := w ^ 0x2020202020202020
+			sp := ^(((y & 0x7f7f7f7f7f7f7f7f) + 0x7f7f7f7f7f7f7f7f) | y) & 0x8080808080808080
+			if sp&(sp<<8) != 0 || prevSpace && sp&0x80 != 0 {
+				return false // two spaces in a row, or a leading one
+			}
+			prevSpace = sp>>63 != 0
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {
