@@ -76,6 +76,7 @@ func Digest(r Recall, opts DigestOptions) string {
 		budget = MaxDigestBudget
 	}
 	d := digester{r: r, summary: normSpace(opts.Summary), now: opts.Now, budget: budget}
+	d.sumDir = cleanDir(r.Session.Directory)
 	d.lineCap = budget / 8
 	if d.lineCap < 100 {
 		d.lineCap = 100
@@ -161,17 +162,27 @@ type digester struct {
 	// counts of entries left out because the summary already names them
 	sumFiles, sumCmds int
 	sumIdx            *termIndex // of summary, built on the first lookup
-	sumDir            string     // cleanDir(r.Session.Directory), set with sumIdx
+	sumScans          int        // lookups before sumIdx was built
+	sumDir            string     // cleanDir(r.Session.Directory)
 }
 
 // inSummary reports containsTerm(d.summary, term).
 func (d *digester) inSummary(term string) bool {
 	if d.sumIdx == nil {
+		// A few lookups scan the summary; from then on, one pass to index
+		// it costs less than a scan per lookup.
+		if d.sumScans < summaryScans {
+			d.sumScans++
+			return containsTerm(d.summary, term)
+		}
 		d.sumIdx = newTermIndex(d.summary)
-		d.sumDir = cleanDir(d.r.Session.Directory)
 	}
 	return d.sumIdx.contains(term)
 }
+
+// summaryScans is how many lookups scan the summary before Digest indexes
+// it: building the index costs about as much as that many scans.
+const summaryScans = 12
 
 func (d *digester) run() string {
 	d.build()

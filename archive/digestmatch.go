@@ -37,13 +37,29 @@ var byteClass = func() (t [256]uint8) {
 // with a path byte (k == 0) are searched the old way.
 type termIndex struct {
 	text  string
-	mask  uint32
-	slots []termSlot // open addressing; len is a power of two
+	shift uint32     // slot of hash h: h*termHashMix >> shift
+	mask  uint32     // len(slots)-1
+	slots []termSlot // open addressing, one per distinct key; len is a power of two
+	occ   []termOcc  // every occurrence of every key
 }
 
+// termHashMix spreads a hash's high bits into the slot number (Fibonacci
+// hashing: FNV's low bits depend on the bytes' low bits only).
+const termHashMix = 0x9e3779b1
+
+// termSlot is a distinct key, text[start:end] at its first occurrence,
+// and the last of its occurrences (an index into occ plus one; 0 marks an
+// empty slot).
 type termSlot struct {
-	start, end int32 // text[start:end]; end == 0 marks an empty slot
+	start, end int32
 	hash       uint32
+	last       int32
+}
+
+// termOcc is where an occurrence starts and the previous occurrence of the
+// same key (an index into occ plus one; 0 for none).
+type termOcc struct {
+	start, prev int32
 }
 
 // termHash is the hash of the index: FNV-1a's multiply on each byte,
@@ -68,8 +84,8 @@ func newTermIndex(text string) *termIndex {
 	if len(text) >= 1<<31-1 {
 		return x
 	}
-	// Entries: one per run plus one per '.' inside a run; counted first
-	// so that the table is allocated once.
+	// Occurrences: one per run plus one per '.' inside a run; counted
+	// first so that the tables are allocated once.
 	n := 0
 	for i := 0; i < len(text); i++ {
 		c := byteClass[text[i]]
@@ -80,12 +96,14 @@ func newTermIndex(text string) *termIndex {
 			n++
 		}
 	}
-	size := 16
+	size, bits := 16, uint32(4)
 	for size < 2*n {
-		size <<= 1
+		size, bits = size<<1, bits+1
 	}
 	x.slots = make([]termSlot, size)
+	x.occ = make([]termOcc, 0, n)
 	x.mask = uint32(size - 1)
+	x.shift = 32 - bits
 	for i := 0; i < len(text); {
 		if byteClass[text[i]]&classPath == 0 {
 			i++
@@ -105,11 +123,17 @@ func newTermIndex(text string) *termIndex {
 }
 
 func (x *termIndex) insert(h uint32, start, end int) {
-	for j := h & x.mask; ; j = (j + 1) & x.mask {
-		if x.slots[j].end == 0 {
-			x.slots[j] = termSlot{start: int32(start), end: int32(end), hash: h}
-			return
+	key := x.text[start:end]
+	for j := h * termHashMix >> x.shift; ; j = (j + 1) & x.mask {
+		s := &x.slots[j]
+		if s.last == 0 {
+			*s = termSlot{start: int32(start), end: int32(end), hash: h}
+		} else if s.hash != h || x.text[s.start:s.end] != key {
+			continue
 		}
+		x.occ = append(x.occ, termOcc{start: int32(start), prev: s.last})
+		s.last = int32(len(x.occ))
+		return
 	}
 }
 
@@ -128,17 +152,20 @@ func (x *termIndex) contains(p string) bool {
 	key := p[:k]
 	h := termHashOf(key)
 	text := x.text
-	for j := h & x.mask; ; j = (j + 1) & x.mask {
-		s := x.slots[j]
-		if s.end == 0 {
+	for j := h * termHashMix >> x.shift; ; j = (j + 1) & x.mask {
+		s := &x.slots[j]
+		if s.last == 0 {
 			return false
 		}
 		if s.hash != h || text[s.start:s.end] != key {
 			continue
 		}
-		i := int(s.start)
-		if strings.HasPrefix(text[i:], p) && (i+len(p) == len(text) || byteClass[text[i+len(p)]]&className == 0) {
-			return true
+		for o := s.last; o != 0; o = x.occ[o-1].prev {
+			i := int(x.occ[o-1].start)
+			if strings.HasPrefix(text[i:], p) && (i+len(p) == len(text) || byteClass[text[i+len(p)]]&className == 0) {
+				return true
+			}
 		}
+		return false
 	}
 }
