@@ -76,7 +76,6 @@ func Digest(r Recall, opts DigestOptions) string {
 		budget = MaxDigestBudget
 	}
 	d := digester{r: r, summary: normSpace(opts.Summary), now: opts.Now, budget: budget}
-	d.sumDir = cleanDir(r.Session.Directory)
 	d.lineCap = budget / 8
 	if d.lineCap < 100 {
 		d.lineCap = 100
@@ -161,28 +160,8 @@ type digester struct {
 	sections []*dsection
 	// counts of entries left out because the summary already names them
 	sumFiles, sumCmds int
-	sumIdx            *termIndex // of summary, built on the first lookup
-	sumScans          int        // lookups before sumIdx was built
-	sumDir            string     // cleanDir(r.Session.Directory)
 }
 
-// inSummary reports containsTerm(d.summary, term).
-func (d *digester) inSummary(term string) bool {
-	if d.sumIdx == nil {
-		// A few lookups scan the summary; from then on, one pass to index
-		// it costs less than a scan per lookup.
-		if d.sumScans < summaryScans {
-			d.sumScans++
-			return containsTerm(d.summary, term)
-		}
-		d.sumIdx = newTermIndex(d.summary)
-	}
-	return d.sumIdx.contains(term)
-}
-
-// summaryScans is how many lookups scan the summary before Digest indexes
-// it: building the index costs about as much as that many scans.
-const summaryScans = 12
 
 func (d *digester) run() string {
 	d.build()
@@ -567,9 +546,13 @@ func (d *digester) fileSection() *dsection {
 	// ones, each group in the Recall's order (most recent first).
 	files := d.r.Files
 	var groups [3][]int32
+	var named []bool
+	if d.summary != "" {
+		named = d.namedFiles()
+	}
 	for i := range files {
 		f := &files[i]
-		if d.summary != "" && d.mentionsPath(f.Path) {
+		if named != nil && named[i] {
 			d.sumFiles++
 			continue
 		}
@@ -617,8 +600,14 @@ func (d *digester) commandSection() *dsection {
 	var order []int32 // with a summary: the commands it does not name
 	if d.summary != "" {
 		order = make([]int32, 0, len(cmds))
+		terms := make([]string, len(cmds))
 		for i := range cmds {
-			if d.inSummary(cmds[i].Command) {
+			terms[i] = cmds[i].Command
+		}
+		named := make([]bool, len(cmds))
+		containsTerms(d.summary, terms, named)
+		for i := range cmds {
+			if named[i] {
 				d.sumCmds++
 				continue
 			}
@@ -717,16 +706,33 @@ func (d *digester) decisionSection() *dsection {
 	return s
 }
 
-// mentionsPath reports whether the normalised summary names path p, as
-// written or in absolute form, not as part of a longer path or name.
-func (d *digester) mentionsPath(p string) bool {
-	if d.inSummary(p) {
-		return true
+// namedFiles reports for each of the Recall's files whether the
+// normalised summary names its path, as written or in absolute form, not
+// as part of a longer path or name (containsTerm).
+func (d *digester) namedFiles() []bool {
+	files := d.r.Files
+	terms := make([]string, len(files), 2*len(files))
+	for i := range files {
+		terms[i] = files[i].Path
 	}
-	if dir := d.sumDir; dir != "" && !strings.HasPrefix(p, "/") && !isWinAbs(p) {
-		return d.inSummary(dir + "/" + p)
+	// abs[i]: the index in terms of file i's absolute form, or -1.
+	abs := make([]int32, len(files))
+	dir := cleanDir(d.r.Session.Directory)
+	for i := range files {
+		abs[i] = -1
+		if p := files[i].Path; dir != "" && !strings.HasPrefix(p, "/") && !isWinAbs(p) {
+			abs[i] = int32(len(terms))
+			terms = append(terms, dir+"/"+p)
+		}
 	}
-	return false
+	named := make([]bool, len(terms))
+	containsTerms(d.summary, terms, named)
+	for i := range files {
+		if !named[i] && abs[i] >= 0 {
+			named[i] = named[abs[i]]
+		}
+	}
+	return named[:len(files)]
 }
 
 func isWinAbs(p string) bool {

@@ -22,47 +22,123 @@ var byteClass = func() (t [256]uint8) {
 	return t
 }()
 
-// termIndex answers containsTerm(text, term) for many terms with one pass
-// over text instead of one per term.
+// containsTerms reports containsTerm(text, terms[i]) for every i, in one
+// pass over text instead of one per term; terms[i] is named when
+// named[i] is set (named must be as long as terms and all false).
 //
-// A match of term at offset i has no path byte before it, so i starts a
-// run (a maximal sequence of path bytes). Let k be the length of term's
-// leading path bytes. If k < len(term), term[k] is not a path byte, so the
-// run at i is exactly term[:k]. If k == len(term), the byte after the
-// match is not a name byte: the run ends there or continues with '.'. The
-// index therefore holds, for every run, the run itself and each of its
-// prefixes that a '.' follows, keyed by a hash of their bytes: every match
-// position is among the entries whose text equals term[:k], and each such
-// entry is checked with containsTerm's own rule. Terms that do not start
-// with a path byte (k == 0) are searched the old way.
-type termIndex struct {
-	text  string
-	shift uint32     // slot of hash h: h*termHashMix >> shift
-	mask  uint32     // len(slots)-1
-	slots []termSlot // open addressing, one per distinct key; len is a power of two
-	occ   []termOcc  // every occurrence of every key
+// A match of a term at offset i has no path byte before it, so i starts a
+// run (a maximal sequence of path bytes). Let k be the length of the
+// term's leading path bytes. If k < len(term), term[k] is not a path byte,
+// so the run at i is exactly term[:k]. If k == len(term), the byte after
+// the match is not a name byte: the run ends there or continues with '.'.
+// So every match starts a run whose whole text, or a prefix of it that a
+// '.' follows, equals term[:k]. The terms are put in a hash table by
+// term[:k], and text's runs and their dotted prefixes are looked up in it;
+// each term found is checked at that offset with containsTerm's own rule.
+// Terms that do not start with a path byte (k == 0), and all terms when
+// there are only a few, are searched with containsTerm.
+func containsTerms(text string, terms []string, named []bool) {
+	const few = 12 // about what indexing costs in scans of text
+	if len(terms) < few || len(text) >= 1<<31-1 || len(terms) >= 1<<31-1 {
+		for i, p := range terms {
+			named[i] = containsTerm(text, p)
+		}
+		return
+	}
+	size, bits := 16, uint32(4)
+	for size < 2*len(terms) {
+		size, bits = size<<1, bits+1
+	}
+	shift, mask := 32-bits, uint32(size-1)
+	// slots[j] is 1 + the first term of a key, 0 if empty; next chains the
+	// terms of the same key; klen[i] is the key length of term i.
+	slots := make([]int32, size)
+	next := make([]int32, len(terms))
+	klen := make([]int32, len(terms))
+	hashes := make([]uint32, len(terms))
+	left := 0 // terms in the table not named yet
+	minK, maxK := len(text)+1, 0
+	for i, p := range terms {
+		k := 0
+		for k < len(p) && byteClass[p[k]]&classPath != 0 {
+			k++
+		}
+		if k == 0 {
+			named[i] = containsTerm(text, p)
+			continue
+		}
+		if len(p) > len(text) {
+			continue // cannot occur
+		}
+		key := p[:k]
+		h := termHashOf(key)
+		klen[i], hashes[i] = int32(k), h
+		minK, maxK = min(minK, k), max(maxK, k)
+		for j := h * termHashMix >> shift; ; j = (j + 1) & mask {
+			f := slots[j] - 1
+			if f < 0 {
+				slots[j] = int32(i) + 1
+				next[i] = -1
+				break
+			}
+			if hashes[f] == h && terms[f][:klen[f]] == key {
+				next[i], next[f] = next[f], int32(i) // after the first: order does not matter
+				break
+			}
+		}
+		left++
+	}
+	if left == 0 {
+		return
+	}
+	lookup := func(h uint32, start, end int) {
+		if n := end - start; n < minK || n > maxK {
+			return
+		}
+		key := text[start:end]
+		for j := h * termHashMix >> shift; ; j = (j + 1) & mask {
+			f := slots[j] - 1
+			if f < 0 {
+				return
+			}
+			if hashes[f] != h || terms[f][:klen[f]] != key {
+				continue
+			}
+			for t := f; t >= 0; t = next[t] {
+				if named[t] {
+					continue
+				}
+				p := terms[t]
+				if strings.HasPrefix(text[start:], p) && (start+len(p) == len(text) || byteClass[text[start+len(p)]]&className == 0) {
+					named[t] = true
+					left--
+				}
+			}
+			return
+		}
+	}
+	for i := 0; i < len(text) && left > 0; {
+		if byteClass[text[i]]&classPath == 0 {
+			i++
+			continue
+		}
+		start := i
+		h := uint32(termHashInit)
+		for ; i < len(text) && byteClass[text[i]]&classPath != 0; i++ {
+			if text[i] == '.' && i > start {
+				lookup(h, start, i)
+			}
+			h = (h ^ uint32(text[i])) * termHashPrime
+		}
+		lookup(h, start, i)
+	}
 }
 
 // termHashMix spreads a hash's high bits into the slot number (Fibonacci
 // hashing: FNV's low bits depend on the bytes' low bits only).
 const termHashMix = 0x9e3779b1
 
-// termSlot is a distinct key, text[start:end] at its first occurrence,
-// and the last of its occurrences (an index into occ plus one; 0 marks an
-// empty slot).
-type termSlot struct {
-	start, end int32
-	hash       uint32
-	last       int32
-}
-
-// termOcc is where an occurrence starts and the previous occurrence of the
-// same key (an index into occ plus one; 0 for none).
-type termOcc struct {
-	start, prev int32
-}
-
-// termHash is the hash of the index: FNV-1a's multiply on each byte,
+// termHash is the hash of the table: FNV-1a's multiply on each byte,
 // continued byte by byte so that a run's prefixes are hashed on the way.
 const (
 	termHashInit  = 2166136261
@@ -75,97 +151,4 @@ func termHashOf(s string) uint32 {
 		h = (h ^ uint32(s[i])) * termHashPrime
 	}
 	return h
-}
-
-// newTermIndex indexes text. Offsets are int32: a text of 2 GiB or more
-// (never a compaction summary) gets no index, and lookups scan.
-func newTermIndex(text string) *termIndex {
-	x := &termIndex{text: text}
-	if len(text) >= 1<<31-1 {
-		return x
-	}
-	// Occurrences: one per run plus one per '.' inside a run; counted
-	// first so that the tables are allocated once.
-	n := 0
-	for i := 0; i < len(text); i++ {
-		c := byteClass[text[i]]
-		if c&classPath != 0 && (i == 0 || byteClass[text[i-1]]&classPath == 0) {
-			n++
-		}
-		if text[i] == '.' && i > 0 && byteClass[text[i-1]]&classPath != 0 {
-			n++
-		}
-	}
-	size, bits := 16, uint32(4)
-	for size < 2*n {
-		size, bits = size<<1, bits+1
-	}
-	x.slots = make([]termSlot, size)
-	x.occ = make([]termOcc, 0, n)
-	x.mask = uint32(size - 1)
-	x.shift = 32 - bits
-	for i := 0; i < len(text); {
-		if byteClass[text[i]]&classPath == 0 {
-			i++
-			continue
-		}
-		start := i
-		h := uint32(termHashInit)
-		for ; i < len(text) && byteClass[text[i]]&classPath != 0; i++ {
-			if text[i] == '.' && i > start {
-				x.insert(h, start, i)
-			}
-			h = (h ^ uint32(text[i])) * termHashPrime
-		}
-		x.insert(h, start, i)
-	}
-	return x
-}
-
-func (x *termIndex) insert(h uint32, start, end int) {
-	key := x.text[start:end]
-	for j := h * termHashMix >> x.shift; ; j = (j + 1) & x.mask {
-		s := &x.slots[j]
-		if s.last == 0 {
-			*s = termSlot{start: int32(start), end: int32(end), hash: h}
-		} else if s.hash != h || x.text[s.start:s.end] != key {
-			continue
-		}
-		x.occ = append(x.occ, termOcc{start: int32(start), prev: s.last})
-		s.last = int32(len(x.occ))
-		return
-	}
-}
-
-// contains reports containsTerm(x.text, p).
-func (x *termIndex) contains(p string) bool {
-	if p == "" {
-		return false
-	}
-	k := 0
-	for k < len(p) && byteClass[p[k]]&classPath != 0 {
-		k++
-	}
-	if k == 0 || x.slots == nil {
-		return containsTerm(x.text, p)
-	}
-	key := p[:k]
-	h := termHashOf(key)
-	text := x.text
-	for j := h * termHashMix >> x.shift; ; j = (j + 1) & x.mask {
-		s := &x.slots[j]
-		if s.last == 0 {
-			return false
-		}
-		if s.hash != h || text[s.start:s.end] != key {
-			continue
-		}
-		for o := s.last; o != 0; o = x.occ[o-1].prev {
-			i := int(x.occ[o-1].start)
-			if strings.HasPrefix(text[i:], p) && (i+len(p) == len(text) || byteClass[text[i+len(p)]]&className == 0) {
-				return true
-			}
-		}
-		return false
-	}
 }

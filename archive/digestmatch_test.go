@@ -43,14 +43,32 @@ func randomMatchText(rng *rand.Rand, max int) string {
 	return b.String()
 }
 
-// termIndex.contains equals containsTerm's definition on random texts and
+// checkTerms compares containsTerms, in one batch, and containsTerm, one
+// term at a time, with the definition.
+func checkTerms(t *testing.T, text string, terms []string) {
+	t.Helper()
+	named := make([]bool, len(terms))
+	containsTerms(text, terms, named)
+	for i, p := range terms {
+		want := containsTermRef(text, p)
+		if named[i] != want {
+			t.Fatalf("containsTerms: %q in %q = %v, want %v (batch of %d)", p, text, named[i], want, len(terms))
+		}
+		if got := containsTerm(text, p); got != want {
+			t.Fatalf("containsTerm(%q, %q) = %v, want %v", text, p, got, want)
+		}
+	}
+}
+
+// containsTerms equals containsTerm's definition on random texts and
 // terms: terms drawn at random, cut out of the text (so that they occur,
-// often more than once and overlapping), empty, or longer than the text.
-func TestTermIndexMatchesDefinition(t *testing.T) {
+// often more than once and overlapping), empty, or longer than the text;
+// in batches large enough to be hashed and small enough to be scanned.
+func TestContainsTermsMatchesDefinition(t *testing.T) {
 	rng := rand.New(rand.NewSource(6))
 	for iter := 0; iter < 4000; iter++ {
 		text := randomMatchText(rng, 24)
-		x := newTermIndex(text)
+		var terms []string
 		for j := 0; j < 30; j++ {
 			var p string
 			switch j % 5 {
@@ -70,31 +88,29 @@ func TestTermIndexMatchesDefinition(t *testing.T) {
 					p = text[a:] + randomMatchText(rng, 1)
 				}
 			}
-			if got, want := x.contains(p), containsTermRef(text, p); got != want {
-				t.Fatalf("contains(%q) in %q = %v, want %v", p, text, got, want)
-			}
-			if got, want := containsTerm(text, p), containsTermRef(text, p); got != want {
-				t.Fatalf("containsTerm(%q, %q) = %v, want %v", text, p, got, want)
-			}
+			terms = append(terms, p)
 		}
+		checkTerms(t, text, terms)
+		checkTerms(t, text, terms[:iter%12])
+		// Duplicates and terms sharing a key, in a random order.
+		dup := append(append([]string(nil), terms...), terms...)
+		rng.Shuffle(len(dup), func(i, j int) { dup[i], dup[j] = dup[j], dup[i] })
+		checkTerms(t, text, dup)
 	}
 	// Every ASCII byte on either side of a term, and terms made of it.
 	for c := 0; c < 256; c++ {
 		for _, f := range []string{"%cab", "ab%c", "x%cab%cy", "%c", "%c%c"} {
 			text := strings.ReplaceAll(f, "%c", string([]byte{byte(c)}))
-			x := newTermIndex(text)
-			for _, p := range []string{"ab", "a", "b", string([]byte{byte(c)}), text, "ab" + string([]byte{byte(c)}), string([]byte{byte(c)}) + "ab", ""} {
-				if got, want := x.contains(p), containsTermRef(text, p); got != want {
-					t.Fatalf("contains(%q) in %q = %v, want %v", p, text, got, want)
-				}
-			}
+			cs := string([]byte{byte(c)})
+			terms := []string{"ab", "a", "b", cs, text, "ab" + cs, cs + "ab", "", "x", "y", "xab", "aby", "a" + cs, cs + "b"}
+			checkTerms(t, text, terms)
 		}
 	}
 }
 
-// The table grows with the text and stays correct when many runs collide
-// in the same few slots (a long summary of short repeated words).
-func TestTermIndexLargeText(t *testing.T) {
+// A long text of short repeated words: many runs share a key, and most
+// terms are looked up many times before they are found or not.
+func TestContainsTermsLargeText(t *testing.T) {
 	rng := rand.New(rand.NewSource(8))
 	var b strings.Builder
 	for b.Len() < 64<<10 {
@@ -104,12 +120,8 @@ func TestTermIndexLargeText(t *testing.T) {
 		b.WriteString(".go ")
 	}
 	text := b.String()
-	x := newTermIndex(text)
-	for _, p := range []string{"lib/xq.go", "lib/xq", "lib/xq.g", "lib/x", "go", ".go", "go test ./...", "a.exs lib", "😀", "lib/xz.go.", "nothere/at/all.go"} {
-		if got, want := x.contains(p), containsTermRef(text, p); got != want {
-			t.Fatalf("contains(%q) = %v, want %v", p, got, want)
-		}
-	}
+	checkTerms(t, text, []string{"lib/xq.go", "lib/xq", "lib/xq.g", "lib/x", "go", ".go", "go test ./...", "a.exs lib", "😀",
+		"lib/xz.go.", "nothere/at/all.go", "lib/xa.go lib", "lib", "ab", "a.ex", "lib/a.ex", "go test", "ls"})
 }
 
 // isOneLine(s) is oneLine(s) == s by definition, on strings long enough to
