@@ -162,7 +162,6 @@ type digester struct {
 	sumFiles, sumCmds int
 }
 
-
 func (d *digester) run() string {
 	d.build()
 	headerN := 0
