@@ -160,6 +160,9 @@ type digester struct {
 	sections []*dsection
 	// counts of entries left out because the summary already names them
 	sumFiles, sumCmds int
+	// with a summary: whether it names each of the Recall's files and
+	// commands (matchSummary)
+	namedFiles, namedCmds []bool
 }
 
 func (d *digester) run() string {
@@ -362,6 +365,9 @@ func clip(s string, n int) string {
 
 func (d *digester) build() {
 	r := d.r
+	if d.summary != "" {
+		d.matchSummary()
+	}
 	d.sections = []*dsection{
 		d.taskSection(),
 		d.requestSection(),
@@ -545,10 +551,7 @@ func (d *digester) fileSection() *dsection {
 	// ones, each group in the Recall's order (most recent first).
 	files := d.r.Files
 	var groups [3][]int32
-	var named []bool
-	if d.summary != "" {
-		named = d.namedFiles()
-	}
+	named := d.namedFiles
 	for i := range files {
 		f := &files[i]
 		if named != nil && named[i] {
@@ -599,14 +602,8 @@ func (d *digester) commandSection() *dsection {
 	var order []int32 // with a summary: the commands it does not name
 	if d.summary != "" {
 		order = make([]int32, 0, len(cmds))
-		terms := make([]string, len(cmds))
 		for i := range cmds {
-			terms[i] = cmds[i].Command
-		}
-		named := make([]bool, len(cmds))
-		containsTerms(d.summary, terms, named)
-		for i := range cmds {
-			if named[i] {
+			if d.namedCmds[i] {
 				d.sumCmds++
 				continue
 			}
@@ -705,17 +702,23 @@ func (d *digester) decisionSection() *dsection {
 	return s
 }
 
-// namedFiles reports for each of the Recall's files whether the
-// normalised summary names its path, as written or in absolute form, not
-// as part of a longer path or name (containsTerm).
-func (d *digester) namedFiles() []bool {
-	files := d.r.Files
-	terms := make([]string, len(files), 2*len(files))
+// matchSummary sets namedFiles and namedCmds: for each of the Recall's
+// files whether the normalised summary names its path, as written or in
+// absolute form, and for each command whether it names the command, not
+// as part of a longer path or name (containsTerm). All terms are matched
+// in one pass over the summary.
+func (d *digester) matchSummary() {
+	files, cmds := d.r.Files, d.r.Commands
+	nf := len(files)
+	terms := make([]string, nf+len(cmds), 2*nf+len(cmds))
 	for i := range files {
 		terms[i] = files[i].Path
 	}
+	for i := range cmds {
+		terms[nf+i] = cmds[i].Command
+	}
 	// abs[i]: the index in terms of file i's absolute form, or -1.
-	abs := make([]int32, len(files))
+	abs := make([]int32, nf)
 	dir := cleanDir(d.r.Session.Directory)
 	for i := range files {
 		abs[i] = -1
@@ -731,7 +734,7 @@ func (d *digester) namedFiles() []bool {
 			named[i] = named[abs[i]]
 		}
 	}
-	return named[:len(files)]
+	d.namedFiles, d.namedCmds = named[:nf], named[nf:nf+len(cmds)]
 }
 
 func isWinAbs(p string) bool {

@@ -58,6 +58,7 @@ func containsTerms(text string, terms []string, named []bool) {
 	hashes := make([]uint32, len(terms))
 	left := 0 // terms in the table not named yet
 	minK, maxK := len(text)+1, 0
+	var first [256]bool // first bytes of the keys: other runs are skipped
 	for i, p := range terms {
 		k := 0
 		for k < len(p) && byteClass[p[k]]&classPath != 0 {
@@ -74,6 +75,7 @@ func containsTerms(text string, terms []string, named []bool) {
 		h := termHashOf(key)
 		klen[i], hashes[i] = int32(k), h
 		minK, maxK = min(minK, k), max(maxK, k)
+		first[p[0]] = true
 		for j := h * termHashMix >> shift; ; j = (j + 1) & mask {
 			f := slots[j] - 1
 			if f < 0 {
@@ -123,6 +125,11 @@ func containsTerms(text string, terms []string, named []bool) {
 			continue
 		}
 		start := i
+		if !first[text[i]] {
+			for i++; i < len(text) && byteClass[text[i]]&classPath != 0; i++ {
+			}
+			continue
+		}
 		h := uint32(termHashInit)
 		for ; i < len(text) && byteClass[text[i]]&classPath != 0; i++ {
 			if text[i] == '.' && i > start {

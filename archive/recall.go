@@ -1095,8 +1095,15 @@ func oneLine(s string) string {
 		j, brk := i+1, false
 		if c := s[i]; c < utf8.RuneSelf {
 			if brk = c <= ' ' || c == 0x7f; !brk {
-				for j < len(s) && s[j] < utf8.RuneSelf && s[j] > ' ' && s[j] != 0x7f {
-					j++
+				// A single space between two such bytes is copied as is.
+				for j < len(s) {
+					if c := s[j]; c > ' ' && c < 0x7f {
+						j++
+					} else if c == ' ' && j+1 < len(s) && s[j+1] > ' ' && s[j+1] < 0x7f {
+						j += 2
+					} else {
+						break
+					}
 				}
 			}
 		} else {
