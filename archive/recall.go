@@ -1085,7 +1085,9 @@ func oneLine(s string) string {
 	if isOneLine(s) {
 		return s
 	}
-	s = strings.ToValidUTF8(s, "\uFFFD")
+	if !utf8.ValidString(s) { // ValidString skips ASCII eight bytes at a time
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
