@@ -160,6 +160,9 @@ type digester struct {
 	sections []*dsection
 	// counts of entries left out because the summary already names them
 	sumFiles, sumCmds int
+	// with a summary: whether it names each of the Recall's files and
+	// commands (matchSummary)
+	namedFiles, namedCmds []bool
 }
 
 func (d *digester) run() string {
@@ -362,6 +365,9 @@ func clip(s string, n int) string {
 
 func (d *digester) build() {
 	r := d.r
+	if d.summary != "" {
+		d.matchSummary()
+	}
 	d.sections = []*dsection{
 		d.taskSection(),
 		d.requestSection(),
@@ -545,9 +551,10 @@ func (d *digester) fileSection() *dsection {
 	// ones, each group in the Recall's order (most recent first).
 	files := d.r.Files
 	var groups [3][]int32
+	named := d.namedFiles
 	for i := range files {
 		f := &files[i]
-		if d.summary != "" && d.mentionsPath(f.Path) {
+		if named != nil && named[i] {
 			d.sumFiles++
 			continue
 		}
@@ -596,7 +603,7 @@ func (d *digester) commandSection() *dsection {
 	if d.summary != "" {
 		order = make([]int32, 0, len(cmds))
 		for i := range cmds {
-			if containsTerm(d.summary, cmds[i].Command) {
+			if d.namedCmds[i] {
 				d.sumCmds++
 				continue
 			}
@@ -695,25 +702,44 @@ func (d *digester) decisionSection() *dsection {
 	return s
 }
 
-// mentionsPath reports whether the normalised summary names path p, as
-// written or in absolute form, not as part of a longer path or name.
-func (d *digester) mentionsPath(p string) bool {
-	if containsPath(d.summary, p) {
-		return true
+// matchSummary sets namedFiles and namedCmds: for each of the Recall's
+// files whether the normalised summary names its path, as written or in
+// absolute form, and for each command whether it names the command, not
+// as part of a longer path or name (containsTerm). All terms are matched
+// in one pass over the summary.
+func (d *digester) matchSummary() {
+	files, cmds := d.r.Files, d.r.Commands
+	nf := len(files)
+	terms := make([]string, nf+len(cmds), 2*nf+len(cmds))
+	for i := range files {
+		terms[i] = files[i].Path
 	}
-	if dir := cleanDir(d.r.Session.Directory); dir != "" && !strings.HasPrefix(p, "/") && !isWinAbs(p) {
-		return containsPath(d.summary, dir+"/"+p)
+	for i := range cmds {
+		terms[nf+i] = cmds[i].Command
 	}
-	return false
+	// abs[i]: the index in terms of file i's absolute form, or -1.
+	abs := make([]int32, nf)
+	dir := cleanDir(d.r.Session.Directory)
+	for i := range files {
+		abs[i] = -1
+		if p := files[i].Path; dir != "" && !strings.HasPrefix(p, "/") && !isWinAbs(p) {
+			abs[i] = int32(len(terms))
+			terms = append(terms, dir+"/"+p)
+		}
+	}
+	named := make([]bool, len(terms))
+	containsTerms(d.summary, terms, named)
+	for i := range files {
+		if !named[i] && abs[i] >= 0 {
+			named[i] = named[abs[i]]
+		}
+	}
+	d.namedFiles, d.namedCmds = named[:nf], named[nf:nf+len(cmds)]
 }
 
 func isWinAbs(p string) bool {
 	return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
 }
-
-// containsPath reports whether text holds p with no path character right
-// before it and no name character right after it.
-func containsPath(text, p string) bool { return containsTerm(text, p) }
 
 // containsTerm reports whether text holds term as a whole: no path
 // character (letter, digit, _ - . / \) right before it and no name

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -1084,7 +1085,9 @@ func oneLine(s string) string {
 	if isOneLine(s) {
 		return s
 	}
-	s = strings.ToValidUTF8(s, "\uFFFD")
+	if !utf8.ValidString(s) { // ValidString skips ASCII eight bytes at a time
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
@@ -1094,8 +1097,15 @@ func oneLine(s string) string {
 		j, brk := i+1, false
 		if c := s[i]; c < utf8.RuneSelf {
 			if brk = c <= ' ' || c == 0x7f; !brk {
-				for j < len(s) && s[j] < utf8.RuneSelf && s[j] > ' ' && s[j] != 0x7f {
-					j++
+				// A single space between two such bytes is copied as is.
+				for j < len(s) {
+					if c := s[j]; c > ' ' && c < 0x7f {
+						j++
+					} else if c == ' ' && j+1 < len(s) && s[j+1] > ' ' && s[j+1] < 0x7f {
+						j += 2
+					} else {
+						break
+					}
 				}
 			}
 		} else {
@@ -1124,6 +1134,24 @@ func isBreak(r rune) bool {
 func isOneLine(s string) bool {
 	prevSpace := true // no leading space
 	for i := 0; i < len(s); {
+		// Eight ASCII bytes at a time while they are printable or single
+		// spaces (lowest byte first, as in s).
+		for ; i+8 <= len(s); i += 8 {
+			w := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
+			if (w|(w-0x2020202020202020)|((w^0x7f7f7f7f7f7f7f7f)-0x0101010101010101))&0x8080808080808080 != 0 {
+				break // a byte >= 0x80, < 0x20 or 0x7f
+			}
+			// High bit of each byte that is a space (exact: no carries).
+			y := w ^ 0x2020202020202020
+			sp := ^(((y & 0x7f7f7f7f7f7f7f7f) + 0x7f7f7f7f7f7f7f7f) | y) & 0x8080808080808080
+			if sp&(sp<<8) != 0 || prevSpace && sp&0x80 != 0 {
+				return false // two spaces in a row, or a leading one
+			}
+			prevSpace = sp>>63 != 0
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {
