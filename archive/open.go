@@ -115,7 +115,12 @@ func (a *Archive) decode(i int, what string, v any) error {
 	if err != nil {
 		return &SegmentError{Segment: what, Err: err}
 	}
-	if err := unmarshal(b, v); err != nil {
+	if m, ok := v.(*metaSegment); ok {
+		err = decodeMeta(b, m)
+	} else {
+		err = unmarshal(b, v)
+	}
+	if err != nil {
 		return &SegmentError{Segment: what, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
 	}
 	return nil
