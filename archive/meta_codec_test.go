@@ -420,3 +420,33 @@ func FuzzMetaDecode(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkMetaDecode: the metadata segment of the round-6 golden
+// decoded by msgpack.Unmarshal (reflection, struct cache warm) and by
+// decodeMeta.
+func BenchmarkMetaDecode(b *testing.B) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "compat", "round6-max.ctx"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	seg, err := metaSegmentBytes(raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("msgpack", func(b *testing.B) {
+		for b.Loop() {
+			var m metaSegment
+			if err := unmarshal(seg, &m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decodeMeta", func(b *testing.B) {
+		for b.Loop() {
+			var m metaSegment
+			if err := decodeMeta(seg, &m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
