@@ -19,13 +19,8 @@ import (
 // result or the error; the fast path only spares the reflection for what
 // Encode writes.
 //
-// msgpack.Unmarshal is reached only with a segment whose first value is
-// complete (metaWellFormed): msgpack v5.4.1 allocates an array's elements
-// from its header before reading them, so a hostile length would exhaust
-// memory instead of failing; msgpack fails on every incomplete value
-// anyway. The one departure from msgpack: a value nested deeper than
-// maxMetaDepth (no version wrote one; msgpack's recursion could exhaust
-// the stack) is refused.
+// msgpack.Unmarshal is reached through unmarshal, which first checks that
+// the segment's first value is complete (msgpackWellFormed).
 func decodeMeta(b []byte, m *metaSegment) error {
 	var fast metaSegment
 	r := metaReader{b: b}
@@ -34,24 +29,25 @@ func decodeMeta(b []byte, m *metaSegment) error {
 		return nil
 	}
 	*m = metaSegment{}
-	if ok, _ := metaWellFormed(b); !ok {
-		return errMetaMalformed
-	}
 	return unmarshal(b, m)
 }
 
-var errMetaMalformed = errors.New("malformed msgpack: a length runs past the end of the segment, or values nest too deep")
+var errMsgpackMalformed = errors.New("malformed msgpack: a length runs past the end of the segment, or values nest too deep")
 
-// maxMetaDepth bounds the nesting of the metadata segment's msgpack.
-const maxMetaDepth = 256
+// maxMsgpackDepth bounds the nesting of a segment's msgpack (no version
+// wrote more than a few levels; msgpack's recursive skip of an unknown
+// field could exhaust the stack). msgpack itself has no such limit: a
+// deeper value is the one input refused where msgpack might decode it.
+const maxMsgpackDepth = 256
 
-// metaWellFormed walks the first msgpack value of b without recursion or
-// allocation beyond its nesting: ok when every header's content lies
-// within b, no code is invalid (0xc1) and nesting stays within
-// maxMetaDepth. largest is the largest length a header declared (for the
-// tests, which run msgpack on refused input only when that is small).
-func metaWellFormed(b []byte) (ok bool, largest uint64) {
-	var stack [maxMetaDepth + 1]uint64 // values left at each open level
+// msgpackWellFormed walks the first msgpack value of b without recursion
+// or allocation: ok when every header's content lies within b, no code is
+// invalid (0xc1) and nesting stays within maxMsgpackDepth; where it is
+// not ok (depth aside) msgpack fails too, but may first allocate what a
+// header declares. largest is the largest length a header declared (for
+// the tests, which run msgpack on refused input only when that is small).
+func msgpackWellFormed(b []byte) (ok bool, largest uint64) {
+	var stack [maxMsgpackDepth + 1]uint64 // values left at each open level
 	depth := 0
 	stack[0] = 1
 	i := 0
@@ -128,7 +124,7 @@ func metaWellFormed(b []byte) (ok bool, largest uint64) {
 		}
 		i += int(skip)
 		if items > 0 {
-			if depth == maxMetaDepth {
+			if depth == maxMsgpackDepth {
 				return false, largest
 			}
 			depth++

@@ -2,6 +2,7 @@ package archive
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand"
@@ -31,20 +32,20 @@ func compareMeta(b []byte, wantFast bool) (fast bool, err error) {
 	// msgpack exhausts memory on a header declaring many more values than
 	// the segment holds: the reference runs only where no header declares
 	// over 64 Ki (or the value is complete, so every length is backed).
-	wf, largest := metaWellFormed(b)
+	wf, largest := msgpackWellFormed(b)
 	haveRef := wf || largest <= 1<<16
 	var ref metaSegment
 	var refErr error
 	if haveRef {
-		refErr = unmarshal(b, &ref)
+		refErr = msgpackUnmarshal(b, &ref)
 		if !wf && refErr == nil {
-			return false, fmt.Errorf("metaWellFormed refuses what msgpack decodes: %+v", ref)
+			return false, fmt.Errorf("msgpackWellFormed refuses what msgpack decodes: %+v", ref)
 		}
 	}
 	f, ok := fastMeta(b)
 	if ok {
 		if !wf {
-			return true, fmt.Errorf("fast path decodes what metaWellFormed refuses: %+v", f)
+			return true, fmt.Errorf("fast path decodes what msgpackWellFormed refuses: %+v", f)
 		}
 		if refErr != nil {
 			return true, fmt.Errorf("fast path decodes what msgpack refuses (%v): %+v", refErr, f)
@@ -436,7 +437,7 @@ func BenchmarkMetaDecode(b *testing.B) {
 	b.Run("msgpack", func(b *testing.B) {
 		for b.Loop() {
 			var m metaSegment
-			if err := unmarshal(seg, &m); err != nil {
+			if err := msgpackUnmarshal(seg, &m); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -449,4 +450,44 @@ func BenchmarkMetaDecode(b *testing.B) {
 			}
 		}
 	})
+}
+
+// Every segment msgpack decodes goes through the completeness check: a
+// header declaring more values than the segment holds is ErrCorrupt (as
+// msgpack's EOF would be), not an allocation of what it declares; what
+// Encode wrote passes it.
+func TestUnmarshalRefusesHostileLengths(t *testing.T) {
+	var tasks TaskState
+	hostile := []byte{0x81, 0xa6, 'a', 'c', 't', 'i', 'v', 'e', 0xdd, 0x7f, 0xff, 0xff, 0xff}
+	if err := unmarshal(hostile, &tasks); !errors.Is(err, errMsgpackMalformed) {
+		t.Fatalf("tasks with 2^31 active: %v", err)
+	}
+	deep := append(bytes.Repeat([]byte{0x91}, maxMsgpackDepth+1), 0xc0)
+	var v []any
+	if err := unmarshal(deep, &v); !errors.Is(err, errMsgpackMalformed) {
+		t.Fatalf("nesting %d: %v", maxMsgpackDepth+1, err)
+	}
+	if err := unmarshal(deep[1:], &v); err != nil {
+		t.Fatalf("nesting %d: %v", maxMsgpackDepth, err)
+	}
+	var buf bytes.Buffer
+	if err := Encode(&buf, hugeState(200), EncodeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ctxfmt.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), ctxfmt.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range r.Segments() {
+		if s.Type == ctxfmt.TypeRawTranscript || s.Type == ctxfmt.TypeSummaries {
+			continue // not msgpack
+		}
+		b, err := r.ReadSegment(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, _ := msgpackWellFormed(b); !ok {
+			t.Errorf("segment %d (%s) written by Encode fails the check", i, s.Type)
+		}
+	}
 }
