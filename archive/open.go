@@ -115,16 +115,34 @@ func (a *Archive) decode(i int, what string, v any) error {
 	if err != nil {
 		return &SegmentError{Segment: what, Err: err}
 	}
-	if err := unmarshal(b, v); err != nil {
+	if m, ok := v.(*metaSegment); ok {
+		err = decodeMeta(b, m)
+	} else {
+		err = unmarshal(b, v)
+	}
+	if err != nil {
 		return &SegmentError{Segment: what, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
 	}
 	return nil
 }
 
 // unmarshal decodes msgpack bytes from disk into v. Hostile bytes give an
-// error, never a panic: msgpack v5.4.1 panics when a nil stands where a
-// struct such as time.Time is expected, so decoding runs under recover.
-func unmarshal(b []byte, v any) (err error) {
+// error, never a panic nor an unbounded allocation: msgpack v5.4.1
+// allocates an array's elements from its header before reading them, so
+// the value is first checked to be complete (msgpackWellFormed; msgpack
+// fails on an incomplete one anyway), and msgpack panics when a nil
+// stands where a struct such as time.Time is expected, so decoding runs
+// under recover.
+func unmarshal(b []byte, v any) error {
+	if ok, _ := msgpackWellFormed(b); !ok {
+		return errMsgpackMalformed
+	}
+	return msgpackUnmarshal(b, v)
+}
+
+// msgpackUnmarshal is msgpack.Unmarshal under recover (the tests'
+// reference: no completeness check).
+func msgpackUnmarshal(b []byte, v any) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("malformed msgpack: %v", p)
