@@ -623,61 +623,30 @@ func (d *mpReader) recall() (Recall, error) {
 	}
 	n = d.array(4)
 	for _, dst := range []*[]Task{&r.Tasks.Active, &r.Tasks.Pending, &r.Tasks.Completed} {
-		m := d.list()
-		if m > 0 {
-			*dst = make([]Task, 0, m)
-		}
-		for k := 0; k < m && d.err == nil; k++ {
-			f := d.array(4)
-			*dst = append(*dst, Task{ID: d.str(), Content: d.str(), ActiveForm: d.str(), Status: d.str()})
-			d.rest(f, 4)
-		}
+		*dst = readRecords(d, 4, func() Task {
+			return Task{ID: d.str(), Content: d.str(), ActiveForm: d.str(), Status: d.str()}
+		})
 	}
 	r.Tasks.UpdatedAt = d.time()
 	d.rest(n, 4)
-	if n := d.list(); n > 0 {
-		r.Files = make([]RecallFile, 0, n)
-		for k := 0; k < n && d.err == nil; k++ {
-			f := d.array(7)
-			r.Files = append(r.Files, RecallFile{Path: d.str(), Reads: d.int(), Edits: d.int(), Writes: d.int(), Searches: d.int(), Last: d.time(), Seq: d.int()})
-			d.rest(f, 7)
+	r.Files = readRecords(d, 7, func() RecallFile {
+		return RecallFile{Path: d.str(), Reads: d.int(), Edits: d.int(), Writes: d.int(), Searches: d.int(), Last: d.time(), Seq: d.int()}
+	})
+	r.Commands = readRecords(d, 11, func() RecallCommand {
+		return RecallCommand{
+			Command: d.str(), Lines: d.int(), Runs: d.int(), Failures: d.int(), OK: d.bool(), Exit: d.int(),
+			ExitKnown: d.bool(), Error: d.str(), NoResult: d.bool(), Last: d.time(), Seq: d.int(),
 		}
-	}
-	if n := d.list(); n > 0 {
-		r.Commands = make([]RecallCommand, 0, n)
-		for k := 0; k < n && d.err == nil; k++ {
-			f := d.array(11)
-			r.Commands = append(r.Commands, RecallCommand{
-				Command: d.str(), Lines: d.int(), Runs: d.int(), Failures: d.int(), OK: d.bool(), Exit: d.int(),
-				ExitKnown: d.bool(), Error: d.str(), NoResult: d.bool(), Last: d.time(), Seq: d.int(),
-			})
-			d.rest(f, 11)
-		}
-	}
-	if n := d.list(); n > 0 {
-		r.Errors = make([]RecallError, 0, n)
-		for k := 0; k < n && d.err == nil; k++ {
-			f := d.array(7)
-			r.Errors = append(r.Errors, RecallError{Tool: d.str(), Subject: d.str(), Message: d.str(), Count: d.int(), Resolved: d.bool(), Time: d.time(), Seq: d.int()})
-			d.rest(f, 7)
-		}
-	}
-	if n := d.list(); n > 0 {
-		r.Decisions = make([]RecallDecision, 0, n)
-		for k := 0; k < n && d.err == nil; k++ {
-			f := d.array(3)
-			r.Decisions = append(r.Decisions, RecallDecision{Kind: d.str(), Text: d.str(), Time: d.time()})
-			d.rest(f, 3)
-		}
-	}
-	if n := d.list(); n > 0 {
-		r.Compactions = make([]RecallCompaction, 0, n)
-		for k := 0; k < n && d.err == nil; k++ {
-			f := d.array(3)
-			r.Compactions = append(r.Compactions, RecallCompaction{Trigger: d.str(), PreTokens: d.int64(), Time: d.time()})
-			d.rest(f, 3)
-		}
-	}
+	})
+	r.Errors = readRecords(d, 7, func() RecallError {
+		return RecallError{Tool: d.str(), Subject: d.str(), Message: d.str(), Count: d.int(), Resolved: d.bool(), Time: d.time(), Seq: d.int()}
+	})
+	r.Decisions = readRecords(d, 3, func() RecallDecision {
+		return RecallDecision{Kind: d.str(), Text: d.str(), Time: d.time()}
+	})
+	r.Compactions = readRecords(d, 3, func() RecallCompaction {
+		return RecallCompaction{Trigger: d.str(), PreTokens: d.int64(), Time: d.time()}
+	})
 	n = d.array(7)
 	o := &r.Omitted
 	for _, p := range []*int{&o.Requests, &o.Files, &o.Commands, &o.Errors, &o.Tasks, &o.Decisions, &o.Compactions} {
@@ -692,6 +661,24 @@ func (d *mpReader) recall() (Recall, error) {
 		return Recall{}, d.err
 	}
 	return r, nil
+}
+
+// readRecords reads a list of positional records (nil for an empty or
+// nil list): each an array of at least width elements, read in order by
+// fields (Go evaluates a composite literal's calls left to right), later
+// elements skipped.
+func readRecords[T any](d *mpReader, width int, fields func() T) []T {
+	n := d.list()
+	if n == 0 {
+		return nil
+	}
+	out := make([]T, 0, n)
+	for k := 0; k < n && d.err == nil; k++ {
+		f := d.array(width)
+		out = append(out, fields())
+		d.rest(f, width)
+	}
+	return out
 }
 
 func (d *mpReader) request() RecallRequest {
