@@ -261,32 +261,14 @@ var digitRunByte = func() (t [256]bool) {
 // and dashes in b holding at least 9 digits (those hasDigitRun finds), in
 // order.
 func appendDigitRuns(runs []span, b []byte) []span {
-	for i := 8; i < len(b); {
-		if !digitRunByte[b[i]] {
-			i += 9
-			continue
+	for i := 8; ; {
+		lo, hi, next := nextDigitRun(b, i)
+		if lo < 0 {
+			return runs
 		}
-		lo, hi := i, i+1
-		for lo > 0 && digitRunByte[b[lo-1]] {
-			lo--
-		}
-		for hi < len(b) && digitRunByte[b[hi]] {
-			hi++
-		}
-		if hi-lo >= 9 {
-			n := 0
-			for _, c := range b[lo:hi] {
-				if c >= '0' && c <= '9' {
-					n++
-				}
-			}
-			if n >= 9 {
-				runs = append(runs, span{lo, hi})
-			}
-		}
-		i = hi + 9
+		runs = append(runs, span{lo, hi})
+		i = next
 	}
-	return runs
 }
 
 // spanWithin reports whether one of spans (in order, disjoint) lies within
@@ -297,22 +279,31 @@ func spanWithin(spans []span, s, e int) bool {
 }
 
 // hasDigitRun reports whether b has a stretch of digits, spaces and dashes
-// holding at least 9 digits. Such a stretch is at least 9 bytes long, so
-// it contains one of every 9th byte: only the stretches around those
-// probes are looked at.
+// holding at least 9 digits.
 func hasDigitRun(b []byte) bool {
-	for i := 8; i < len(b); {
+	lo, _, _ := nextDigitRun(b, 8)
+	return lo >= 0
+}
+
+// nextDigitRun finds the first such stretch [lo,hi) around a probe at i,
+// i+9, i+18, … and the probe to go on from (lo < 0: none). A stretch
+// holding 9 digits is at least 9 bytes long, so it contains one of every
+// 9th byte: only the stretches around those probes are looked at.
+func nextDigitRun(b []byte, i int) (lo, hi, next int) {
+	for i < len(b) {
 		if !digitRunByte[b[i]] {
 			i += 9
 			continue
 		}
-		lo, hi := i, i+1
+		lo, hi = i, i+1
 		for lo > 0 && digitRunByte[b[lo-1]] {
 			lo--
 		}
 		for hi < len(b) && digitRunByte[b[hi]] {
 			hi++
 		}
+		// b[hi] ends the stretch: the next one starts after it.
+		i = hi + 9
 		if hi-lo >= 9 {
 			n := 0
 			for _, c := range b[lo:hi] {
@@ -321,13 +312,11 @@ func hasDigitRun(b []byte) bool {
 				}
 			}
 			if n >= 9 {
-				return true
+				return lo, hi, i
 			}
 		}
-		// b[hi] ends the stretch: the next one starts after it.
-		i = hi + 9
 	}
-	return false
+	return -1, -1, len(b)
 }
 
 // hasASCIIEscape reports a \u00XX escape of a printable ASCII byte other
