@@ -35,36 +35,29 @@ func decodeTicket(b []byte, t *Ticket) bool {
 	if err != nil {
 		return false
 	}
-	ok := true
-	seen := map[string]bool{}
-	err = jscan.EachField(b, root, func(key []byte, x jscan.Val) {
-		k := string(key)
-		if !ok || seen[k] {
-			ok = false
-			return
-		}
-		seen[k] = true
+	return eachKnownField(b, root, func(k string, x jscan.Val) bool {
 		switch k {
 		case "v":
-			ok = plainInt(b, x, &t.Version)
+			return plainInt(b, x, &t.Version)
 		case "project":
-			ok = plainString(b, x, &t.Project)
+			return plainString(b, x, &t.Project)
 		case "root":
-			ok = plainString(b, x, &t.Root)
+			return plainString(b, x, &t.Root)
 		case "primary":
-			ok = plainString(b, x, &t.Primary)
+			return plainString(b, x, &t.Primary)
 		case "pacing":
-			ok = decodePacing(b, x, &t.Pacing)
+			return decodePacing(b, x, &t.Pacing)
 		case "files":
-			ok = decodeFiles(b, x, &t.Files)
-		default:
-			ok = false
+			return decodeFiles(b, x, &t.Files)
 		}
+		return false
 	})
-	return err == nil && ok
 }
 
-func decodePacing(b []byte, v jscan.Val, p *Pacing) bool {
+// eachKnownField calls field for every member of the object v, each key
+// once: false when v is not an object, a key repeats or field refuses a
+// member (a key it does not know or a value not in the plain form).
+func eachKnownField(b []byte, v jscan.Val, field func(k string, x jscan.Val) bool) bool {
 	if v.Kind(b) != '{' {
 		return false
 	}
@@ -77,18 +70,23 @@ func decodePacing(b []byte, v jscan.Val, p *Pacing) bool {
 			return
 		}
 		seen[k] = true
-		switch k {
-		case "auto_save":
-			ok = plainBool(b, x, &p.AutoSave)
-		case "checkpoint_interval":
-			ok = plainInt(b, x, &p.Interval)
-		case "checkpoint_minutes":
-			ok = plainInt(b, x, &p.Minutes)
-		default:
-			ok = false
-		}
+		ok = field(k, x)
 	})
 	return err == nil && ok
+}
+
+func decodePacing(b []byte, v jscan.Val, p *Pacing) bool {
+	return eachKnownField(b, v, func(k string, x jscan.Val) bool {
+		switch k {
+		case "auto_save":
+			return plainBool(b, x, &p.AutoSave)
+		case "checkpoint_interval":
+			return plainInt(b, x, &p.Interval)
+		case "checkpoint_minutes":
+			return plainInt(b, x, &p.Minutes)
+		}
+		return false
+	})
 }
 
 func decodeFiles(b []byte, v jscan.Val, files *[]FileID) bool {
@@ -98,38 +96,27 @@ func decodeFiles(b []byte, v jscan.Val, files *[]FileID) bool {
 	ok := true
 	fs := []FileID{}
 	err := jscan.EachElem(b, v, func(e jscan.Val) {
-		if !ok || e.Kind(b) != '{' {
-			ok = false
+		if !ok {
 			return
 		}
 		var f FileID
-		seen := map[string]bool{}
-		if err := jscan.EachField(b, e, func(key []byte, x jscan.Val) {
-			k := string(key)
-			if !ok || seen[k] {
-				ok = false
-				return
-			}
-			seen[k] = true
+		ok = eachKnownField(b, e, func(k string, x jscan.Val) bool {
 			switch k {
 			case "path":
-				ok = plainString(b, x, &f.Path)
+				return plainString(b, x, &f.Path)
 			case "exists":
-				ok = plainBool(b, x, &f.Exists)
+				return plainBool(b, x, &f.Exists)
 			case "size":
-				ok = plainInt64(b, x, &f.Size)
+				return plainInt64(b, x, &f.Size)
 			case "mtime":
-				ok = plainInt64(b, x, &f.ModNs)
+				return plainInt64(b, x, &f.ModNs)
 			case "ino":
-				ok = plainUint64(b, x, &f.Ino)
+				return plainUint64(b, x, &f.Ino)
 			case "ctime":
-				ok = plainInt64(b, x, &f.CtNs)
-			default:
-				ok = false
+				return plainInt64(b, x, &f.CtNs)
 			}
-		}); err != nil {
-			ok = false
-		}
+			return false
+		})
 		fs = append(fs, f)
 	})
 	if err != nil || !ok {
