@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/ben10ctx/ben10/internal/jscan"
+	"github.com/ben10ctx/ben10/internal/jsonw"
 )
 
 // The hook's stdin and stdout without encoding/json's reflection (see
@@ -101,17 +102,17 @@ func appendOutput(b []byte, o *Output) []byte {
 		}
 	}
 	if o.SystemMessage != "" {
-		b = appendJSONString(member(b, &first, "systemMessage"), o.SystemMessage, false)
+		b = jsonw.AppendString(member(b, &first, "systemMessage"), o.SystemMessage, false)
 	}
 	if o.SuppressOutput {
 		b = append(member(b, &first, "suppressOutput"), "true"...)
 	}
 	if h := o.HookSpecificOutput; h != nil {
 		b = append(member(b, &first, "hookSpecificOutput"), `{"hookEventName":`...)
-		b = appendJSONString(b, string(h.HookEventName), false)
+		b = jsonw.AppendString(b, string(h.HookEventName), false)
 		if h.AdditionalContext != "" {
 			b = append(b, `,"additionalContext":`...)
-			b = appendJSONString(b, h.AdditionalContext, false)
+			b = jsonw.AppendString(b, h.AdditionalContext, false)
 		}
 		b = append(b, '}')
 	}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/internal/jscan"
-	"github.com/ben10ctx/ben10/internal/jsonw"
 )
 
 // The hook's own JSON (its stdin, its stdout, hook-state.json) is decoded
@@ -269,11 +268,3 @@ func decTime(b []byte, x jscan.Val, field string, dst *time.Time) error {
 func decRaw(b []byte, x jscan.Val, dst *json.RawMessage) {
 	*dst = append((*dst)[:0], x.Raw(b)...)
 }
-
-// appendJSONString and appendTime are encoding/json's encodings of a
-// string and a time.Time (see package jsonw).
-func appendJSONString(dst []byte, s string, escapeHTML bool) []byte {
-	return jsonw.AppendString(dst, s, escapeHTML)
-}
-
-func appendTime(dst []byte, t time.Time) ([]byte, error) { return jsonw.AppendTime(dst, t) }

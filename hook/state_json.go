@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/ben10ctx/ben10/internal/jscan"
+	"github.com/ben10ctx/ben10/internal/jsonw"
 )
 
 // hook-state.json without encoding/json's reflection (see json_fields.go
@@ -249,7 +250,7 @@ func appendState(b []byte, s *State) ([]byte, error) {
 	b = append(b, `{"version":`...)
 	b = strconv.AppendInt(b, int64(s.Version), 10)
 	b = append(b, `,"project":`...)
-	b = appendJSONString(b, s.Project, true)
+	b = jsonw.AppendString(b, s.Project, true)
 	b = append(b, `,"sessions":`...)
 	if s.Sessions == nil {
 		b = append(b, "null"...)
@@ -264,7 +265,7 @@ func appendState(b []byte, s *State) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, k, true)
+			b = jsonw.AppendString(b, k, true)
 			b = append(b, ':')
 			var err error
 			if b, err = appendSession(b, s.Sessions[k]); err != nil {
@@ -311,45 +312,45 @@ func appendSession(b []byte, ss *SessionState) ([]byte, error) {
 	first := true
 	b = append(b, '{')
 	if ss.Transcript != "" {
-		b = appendJSONString(member(b, &first, "transcript"), ss.Transcript, true)
+		b = jsonw.AppendString(member(b, &first, "transcript"), ss.Transcript, true)
 	}
 	if !ss.Started.IsZero() {
-		if b, err = appendTime(member(b, &first, "started"), ss.Started); err != nil {
+		if b, err = jsonw.AppendTime(member(b, &first, "started"), ss.Started); err != nil {
 			return nil, err
 		}
 	}
-	if b, err = appendTime(member(b, &first, "last_event"), ss.LastEvent); err != nil {
+	if b, err = jsonw.AppendTime(member(b, &first, "last_event"), ss.LastEvent); err != nil {
 		return nil, err
 	}
 	if !ss.Ended.IsZero() {
-		if b, err = appendTime(member(b, &first, "ended"), ss.Ended); err != nil {
+		if b, err = jsonw.AppendTime(member(b, &first, "ended"), ss.Ended); err != nil {
 			return nil, err
 		}
 	}
 	if ss.EndReason != "" {
-		b = appendJSONString(member(b, &first, "end_reason"), ss.EndReason, true)
+		b = jsonw.AppendString(member(b, &first, "end_reason"), ss.EndReason, true)
 	}
 	b = strconv.AppendInt(member(b, &first, "prompts"), int64(ss.Prompts), 10)
 	b = strconv.AppendInt(member(b, &first, "prompts_since_checkpoint"), int64(ss.SinceCheckpoint), 10)
 	b = strconv.AppendInt(member(b, &first, "modifications_since_checkpoint"), int64(ss.Modifications), 10)
 	if !ss.LastCheckpoint.IsZero() {
-		if b, err = appendTime(member(b, &first, "last_checkpoint"), ss.LastCheckpoint); err != nil {
+		if b, err = jsonw.AppendTime(member(b, &first, "last_checkpoint"), ss.LastCheckpoint); err != nil {
 			return nil, err
 		}
 	}
 	b = strconv.AppendInt(member(b, &first, "checkpoints"), int64(ss.Checkpoints), 10)
 	b = strconv.AppendInt(member(b, &first, "snapshots"), int64(ss.Snapshots), 10)
 	if ss.CompactSummary != "" {
-		b = appendJSONString(member(b, &first, "compact_summary"), ss.CompactSummary, true)
+		b = jsonw.AppendString(member(b, &first, "compact_summary"), ss.CompactSummary, true)
 	}
 	if ss.PreCompactSize != 0 {
 		b = strconv.AppendInt(member(b, &first, "pre_compact_size"), ss.PreCompactSize, 10)
 	}
 	if ss.PreCompactTranscript != "" {
-		b = appendJSONString(member(b, &first, "pre_compact_transcript"), ss.PreCompactTranscript, true)
+		b = jsonw.AppendString(member(b, &first, "pre_compact_transcript"), ss.PreCompactTranscript, true)
 	}
 	if ss.LastCheckpointErr != "" {
-		b = appendJSONString(member(b, &first, "last_checkpoint_error"), ss.LastCheckpointErr, true)
+		b = jsonw.AppendString(member(b, &first, "last_checkpoint_error"), ss.LastCheckpointErr, true)
 	}
 	return append(b, '}'), nil
 }
@@ -358,33 +359,33 @@ func appendRecovery(b []byte, r *Recovery) ([]byte, error) {
 	var err error
 	first := true
 	b = append(b, '{')
-	b = appendJSONString(member(b, &first, "id"), r.ID, true)
-	b = appendJSONString(member(b, &first, "kind"), r.Kind, true)
-	b = appendJSONString(member(b, &first, "state"), r.State, true)
-	b = appendJSONString(member(b, &first, "source_session"), r.SourceSession, true)
+	b = jsonw.AppendString(member(b, &first, "id"), r.ID, true)
+	b = jsonw.AppendString(member(b, &first, "kind"), r.Kind, true)
+	b = jsonw.AppendString(member(b, &first, "state"), r.State, true)
+	b = jsonw.AppendString(member(b, &first, "source_session"), r.SourceSession, true)
 	if r.TargetSession != "" {
-		b = appendJSONString(member(b, &first, "target_session"), r.TargetSession, true)
+		b = jsonw.AppendString(member(b, &first, "target_session"), r.TargetSession, true)
 	}
 	if r.Snapshot != "" {
-		b = appendJSONString(member(b, &first, "snapshot"), r.Snapshot, true)
+		b = jsonw.AppendString(member(b, &first, "snapshot"), r.Snapshot, true)
 	}
 	if r.Path != "" {
-		b = appendJSONString(member(b, &first, "path"), r.Path, true)
+		b = jsonw.AppendString(member(b, &first, "path"), r.Path, true)
 	}
-	b = appendJSONString(member(b, &first, "key"), r.Key, true)
-	if b, err = appendTime(member(b, &first, "created"), r.Created); err != nil {
+	b = jsonw.AppendString(member(b, &first, "key"), r.Key, true)
+	if b, err = jsonw.AppendTime(member(b, &first, "created"), r.Created); err != nil {
 		return nil, err
 	}
 	if r.CreatedBy != 0 {
 		b = strconv.AppendInt(member(b, &first, "created_by_pid"), int64(r.CreatedBy), 10)
 	}
 	if !r.ConsumedAt.IsZero() {
-		if b, err = appendTime(member(b, &first, "consumed_at"), r.ConsumedAt); err != nil {
+		if b, err = jsonw.AppendTime(member(b, &first, "consumed_at"), r.ConsumedAt); err != nil {
 			return nil, err
 		}
 	}
 	if r.ConsumedBy != "" {
-		b = appendJSONString(member(b, &first, "consumed_by"), r.ConsumedBy, true)
+		b = jsonw.AppendString(member(b, &first, "consumed_by"), r.ConsumedBy, true)
 	}
 	if r.ConsumedPID != 0 {
 		b = strconv.AppendInt(member(b, &first, "consumed_by_pid"), int64(r.ConsumedPID), 10)
@@ -393,7 +394,7 @@ func appendRecovery(b []byte, r *Recovery) ([]byte, error) {
 		b = strconv.AppendInt(member(b, &first, "chars"), int64(r.Chars), 10)
 	}
 	if r.Note != "" {
-		b = appendJSONString(member(b, &first, "note"), r.Note, true)
+		b = jsonw.AppendString(member(b, &first, "note"), r.Note, true)
 	}
 	return append(b, '}'), nil
 }
