@@ -167,6 +167,10 @@ type EncodeStats struct {
 	// Resumed is true when the State was a partial one resumed from the
 	// previous archive's importer state (ModelSource.Partial).
 	Resumed bool
+	// RecallFolded is the number of tools whose part of the recall came
+	// from the previous archive's recall fold (TypeRecallFold) instead of
+	// being folded again.
+	RecallFolded int
 }
 
 // Encode writes s as a .ctx archive to w.
@@ -611,11 +615,16 @@ func (e *encoder) run() error {
 	if !e.fromStored {
 		view = e.redactedView()
 	}
-	if r, err := recallPayload(view); err != nil {
-		return err
-	} else {
-		recall = r
+	// The recall's tool pass goes on from the previous archive's fold
+	// when it applies, and is checkpointed for the next save when this
+	// archive keeps a resume state.
+	keepResume := derived && len(s.Source.Resume) > 0 && !e.archival()
+	var prevFold []byte
+	if p := e.opts.Previous; p != nil {
+		prevFold, _ = p.recallFold()
 	}
+	recall, fold, reused := recallPayloadFold(view, prevFold, keepResume)
+	e.stats.RecallFolded = reused
 	// Small segments first, so a reader of the metadata touches the
 	// beginning of the file only.
 	segs := []struct {
@@ -652,9 +661,14 @@ func (e *encoder) run() error {
 			}
 		}
 	}
-	if derived && len(s.Source.Resume) > 0 && !e.archival() {
+	if keepResume {
 		if err := e.w.AddWith(TypeResumeState, s.Source.Resume, ctxfmt.SegmentOptions{UseDefaults: true, Optional: true}); err != nil {
 			return fmt.Errorf("archive: %w", err)
+		}
+		if len(fold) > 0 {
+			if err := e.w.AddWith(TypeRecallFold, fold, ctxfmt.SegmentOptions{UseDefaults: true, Optional: true}); err != nil {
+				return fmt.Errorf("archive: %w", err)
+			}
 		}
 	}
 	if redacting {
