@@ -171,6 +171,10 @@ type EncodeStats struct {
 	// from the previous archive's recall fold (TypeRecallFold) instead of
 	// being folded again.
 	RecallFolded int
+	// UnreadBytes counts the raw files' bytes the save never had in
+	// memory (a main file read with Archive.ReadGrown: the part of its
+	// unchanged prefix the importer did not need).
+	UnreadBytes int64
 }
 
 // Encode writes s as a .ctx archive to w.
@@ -732,7 +736,7 @@ func (e *encoder) redactTasks(ts []Task) []Task {
 // inline (redacted) without spans.
 func (e *encoder) text(ref RawRef, text string, spans []Span) (string, []Span) {
 	if len(spans) > 0 && ref.File >= 0 && ref.File < len(e.stored) && !e.changed[ref.File][ref.Line] {
-		if line, ok := lineAt(e.stored[ref.File], e.lineStartsOf(ref.File), ref.Line); ok {
+		if line, ok := e.lineAt(ref.File, ref.Line); ok {
 			if spanTextEqual(line, spans, text, &e.scratch) {
 				if e.opts.RedactText == nil || e.opts.RedactText(text) == text {
 					e.stats.PointerTexts++
@@ -761,6 +765,10 @@ func (e *encoder) planRaw() error {
 	for i, f := range e.files {
 		e.man[i].Name = f.Name
 		if !e.planAppend(i) {
+			if e.opts.Previous.sparseOf(f.Data) != nil {
+				// Its prefix was not read: only planAppend may take it.
+				return fmt.Errorf("archive: %s was read for an incremental save the previous archive does not allow", f.Name)
+			}
 			data, changed, origStarts := f.Data, map[int]bool{}, []int(nil)
 			if e.opts.RedactLine != nil {
 				data, changed, origStarts = redactLines(f.Data, e.opts.RedactLine, e.redactWorkers())
@@ -780,6 +788,9 @@ func (e *encoder) planRaw() error {
 			e.hashes = append(e.hashes, func() {
 				e.man[i].SHA256 = hashChunks(sha256.New(), data, e.man[i].Chunks)
 			})
+		}
+		if sp := e.opts.Previous.sparseOf(f.Data); sp != nil {
+			e.stats.UnreadBytes += sp.unread
 		}
 		m := &e.man[i]
 		m.RedactedLines = m.RedactedLines[:0]
@@ -813,9 +824,22 @@ func hashChunks(h hash.Hash, data []byte, chunks []rawChunk) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// lineAt returns line n of stored file i (see lineAt), also of a
+// GrownFile's data.
+func (e *encoder) lineAt(i, n int) ([]byte, bool) {
+	if sp := e.opts.Previous.sparseOf(e.stored[i]); sp != nil {
+		return sp.g.Line(n)
+	}
+	return lineAt(e.stored[i], e.lineStartsOf(i), n)
+}
+
 // lineStartsOf returns the line starts of stored file i.
 func (e *encoder) lineStartsOf(i int) []int {
 	if e.starts[i] == nil {
+		if sp := e.opts.Previous.sparseOf(e.stored[i]); sp != nil {
+			e.starts[i] = sp.g.Starts
+			return sp.g.Starts
+		}
 		e.starts[i] = lineStarts(e.stored[i])
 	}
 	return e.starts[i]
@@ -853,6 +877,9 @@ func (e *encoder) planAppend(i int) bool {
 	data := e.files[i].Data
 	if origOff > int64(len(data)) {
 		return false
+	}
+	if sp := prev.sparseOf(data); sp != nil && (origOff < int64(sp.g.From) || e.opts.RedactLine != nil) {
+		return false // bytes it did not read
 	}
 	rest := data[origOff:]
 	restStored, restChanged, restOrigStarts := rest, map[int]bool{}, []int(nil)
@@ -1160,28 +1187,38 @@ func (e *encoder) reusable(i int) (int, []int) {
 		return 0, nil
 	}
 	segs := prev.rawSegments(pf)
-	pm := prev.meta.Raw[pf]
 	data := e.files[i].Data
-	matched := prev.matchedOriginal(pf, data)
+	var endsLine func(off int64) bool
+	if e.opts.RedactLine != nil {
+		endsLine = func(off int64) bool { return off > 0 && data[off-1] == '\n' }
+	}
+	return reuseCount(prev.meta.Raw[pf].Chunks, len(segs), prev.matchedOriginal(pf, data), int64(len(data)), e.chunkSize(), endsLine), segs
+}
+
+// reuseCount is how many leading chunks of a previous archive's raw file
+// (chunks, the first nsegs of them in segments of their own) an
+// incremental save copies, when the first matched original bytes of the
+// file (size bytes now) are known to be the previous ones: the matched
+// chunks, but not a short last one (merged with the new tail rather than
+// kept, so repeated incremental saves do not pile up tiny segments). With
+// endsLine (redacting), only chunks ending a line are copied.
+func reuseCount(chunks []rawChunk, nsegs int, matched, size int64, chunkSize int, endsLine func(off int64) bool) int {
 	var off int64
 	n := 0
-	for k, c := range pm.Chunks {
-		if c.OrigLen < 0 || off+c.OrigLen > matched || k >= len(segs) {
+	for k, c := range chunks {
+		if c.OrigLen < 0 || off+c.OrigLen > matched || k >= nsegs {
 			break
 		}
-		chunk := data[off : off+c.OrigLen]
-		if e.opts.RedactLine != nil && (len(chunk) == 0 || chunk[len(chunk)-1] != '\n') {
+		if endsLine != nil && (c.OrigLen == 0 || !endsLine(off+c.OrigLen)) {
 			break
 		}
 		off += c.OrigLen
 		n = k + 1
 	}
-	// A short last chunk is merged with the new tail rather than kept, so
-	// repeated incremental saves do not pile up tiny segments.
-	if n > 0 && off < int64(len(data)) && pm.Chunks[n-1].StoredLen < int64(e.chunkSize()/4) {
+	if n > 0 && off < size && chunks[n-1].StoredLen < int64(chunkSize/4) {
 		n--
 	}
-	return n, segs
+	return n
 }
 
 // redactedView is the State the recall is built from: s itself, or with

@@ -215,7 +215,13 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 	rs.IDPos = make([]int, len(st.Tools))
 	for i, t := range st.Tools {
 		rs.IDPos[i] = idInline
-		if t.Ref.File == 0 && t.Ref.Line >= 0 && t.Ref.Line < len(starts) {
+		if pos, ok := im.restored.idPos(i, &t); ok {
+			// As restored: the same id in the same bytes.
+			rs.IDPos[i] = pos
+			if pos != idInline {
+				t.ID = ""
+			}
+		} else if t.Ref.File == 0 && t.Ref.Line >= 0 && t.Ref.Line < len(starts) {
 			end := off
 			if t.Ref.Line+1 < len(starts) {
 				end = starts[t.Ref.Line+1]
@@ -327,17 +333,18 @@ func loadResume(prev *archive.Archive) *resumeState {
 // the rest of files (a subagent file from its own resume point when it has
 // one that applies); ok is false when prev cannot be resumed from (the
 // caller then imports in full).
-func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP string, opt archive.ImportOptions, prev *archive.Archive, pre *resumeState) (*archive.State, bool) {
+func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP string, opt archive.ImportOptions, prev *archive.Archive, pre *resumeState, rm *restoredMain) (*archive.State, bool) {
 	if prev == nil || len(files) == 0 || pre == nil {
 		return nil, false
 	}
 	rs := *pre
 	im := newImporter(opt)
+	im.restored = rm
 	im.redacted, im.redactFP = redacted, redactFP
 	main := files[0]
 	data := main.Data
 	if rs.V != resumeVersion || rs.Importer != importerVersion || rs.Root != im.root || rs.Name != main.Name || rs.RedactFP != redactFP ||
-		rs.Off <= 0 || rs.Off > len(data) || data[rs.Off-1] != '\n' || rs.Lines <= 0 {
+		rs.Off <= 0 || rs.Off > len(data) || !rm.endsLine(data, rs.Off) || rs.Lines <= 0 {
 		return nil, false
 	}
 	if redactFP == "" {
@@ -393,7 +400,18 @@ func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP str
 func (im *importer) restore(rs *resumeState, data []byte) bool {
 	st := im.st
 	st.Meta, st.Import, st.Files = rs.Meta, rs.Import, rs.Files
-	starts := lineStartsCap(data[:rs.Off], rs.Lines)
+	rm := im.restored
+	var starts []int
+	if rm != nil && rm.grown != nil {
+		// The line starts ReadGrown found (a copy: the snapshot appends).
+		g := rm.grown
+		if len(g.Starts) < rs.Lines || (len(g.Starts) > rs.Lines && g.Starts[rs.Lines] != rs.Off) {
+			return false
+		}
+		starts = slices.Clone(g.Starts[:rs.Lines])
+	} else {
+		starts = lineStartsCap(data[:rs.Off], rs.Lines)
+	}
 	if len(starts) != rs.Lines {
 		return false
 	}
@@ -401,6 +419,11 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 	line := func(ref archive.RawRef) ([]byte, bool) {
 		if ref.File != 0 || ref.Line < 0 || ref.Line >= len(starts) {
 			return nil, false
+		}
+		if rm != nil && rm.grown != nil && starts[ref.Line] < rm.grown.From {
+			// Kept by ReadGrown (see restoreLines), or not read.
+			l, ok := rm.grown.Line(ref.Line)
+			return bytes.TrimRight(l, "\r"), ok
 		}
 		end := rs.Off - 1
 		if ref.Line+1 < len(starts) {
@@ -459,6 +482,9 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 		}
 	}
 	st.Tools = rs.Tools
+	if rm != nil {
+		rm.note(rs)
+	}
 	for i := range rs.Msgs {
 		m := &rs.Msgs[i]
 		if m.Text, ok = text(m.Ref, m.TextSpans); !ok {

@@ -42,6 +42,9 @@ func TestResumeRecallFoldCorpus(t *testing.T) {
 			}
 			if k > 0 {
 				folded += stats.RecallFolded
+				if strings.Count(filepath.Base(p), "-") == 4 && stats.UnreadBytes < int64(len(main))/2 {
+					t.Errorf("%s step %d: %d bytes unread of %d", filepath.Base(p), k, stats.UnreadBytes, len(main))
+				}
 			}
 			full, _ := save(t, sp, nil)
 			sameArchive(t, filepath.Base(p)+" fold step", buf.Bytes(), full)

@@ -30,7 +30,12 @@ func Save(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.Enc
 	// read.
 	var pre *resumeState
 	done := make(chan struct{})
-	if p := eopt.Previous; p != nil {
+	if p := eopt.Previous; p != nil && eopt.RedactLine == nil && eopt.RedactText == nil && !p.Redaction().Enabled {
+		// Without redaction, the main file's unchanged prefix need not be
+		// read into memory (resume_grown.go).
+		if st, stats, ok, err := saveGrown(w, path, iopt, eopt, loadResume(p)); ok {
+			return st, stats, err
+		}
 		go func() {
 			defer close(done)
 			pre = loadResume(p)
@@ -88,7 +93,7 @@ func saveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions,
 		if pre == nil {
 			pre = loadResume(p)
 		}
-		st, ok = resumeImport(src, redacted, fp, iopt, p, pre)
+		st, ok = resumeImport(src, redacted, fp, iopt, p, pre, &restoredMain{})
 	}
 	if !ok {
 		st, err = importFiles(src, redacted, iopt, resumable, fp)

@@ -1,0 +1,328 @@
+package archive
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Reading a grown transcript without its unchanged prefix. An incremental
+// save of a file that only grew needs few of the prefix's bytes in memory:
+// the encoder copies the previous archive's segments for it, and a resumed
+// importer reads only the lines its state points into. Filling a fresh
+// buffer of the whole file costs more than anything else such a save does
+// (the kernel zeroes every page before read copies into it), so ReadGrown
+// reads the prefix through a small reused buffer, checking it against the
+// previous archive's chunk digests as the encoder does and keeping only
+// the lines asked for, and reads the rest of the file in full.
+
+// GrownFile is a raw transcript file read by Archive.ReadGrown.
+type GrownFile struct {
+	// Data is the file as read (its length is the file's). Data[From:]
+	// holds the file's bytes; the bytes before From are zero (never
+	// touched, so never given memory by the kernel): the kept lines are
+	// in Line. Data must not be modified.
+	Data []byte
+	From int
+	// Starts are the start offsets of every line of Data (as the line
+	// numbers of RawRef count them).
+	Starts []int
+	kept   keptLines
+}
+
+// keptLines holds the kept lines before From, packed: line numbers in
+// increasing order, line lines[i] (with its newline) at buf[off[i]:] up
+// to the next one.
+type keptLines struct {
+	lines []int
+	off   []int
+	buf   []byte
+}
+
+// add starts kept line l (after those added before it).
+func (k *keptLines) add(l int) {
+	k.lines = append(k.lines, l)
+	k.off = append(k.off, len(k.buf))
+}
+
+func (k *keptLines) line(l int) ([]byte, bool) {
+	i, ok := slices.BinarySearch(k.lines, l)
+	if !ok {
+		return nil, false
+	}
+	end := len(k.buf)
+	if i+1 < len(k.off) {
+		end = k.off[i+1]
+	}
+	// Every line before From ends with a newline (From ends one).
+	return k.buf[k.off[i] : end-1], true
+}
+
+// Line returns line l of the file without its line ending ("\n"; a
+// "\r" before it is kept), as archive.RawRef numbers lines; ok is false
+// when the line is before From and was not kept, or does not exist.
+func (g *GrownFile) Line(l int) ([]byte, bool) {
+	if l < 0 || l >= len(g.Starts) {
+		return nil, false
+	}
+	if g.Starts[l] >= g.From {
+		return lineAt(g.Data, g.Starts, l)
+	}
+	return g.kept.line(l)
+}
+
+// sparseFile is what the encoder must know of a GrownFile's Data: where
+// its complete part starts and its line starts.
+type sparseFile struct {
+	g      *GrownFile
+	unread int64 // bytes before From not kept
+}
+
+// grownChunk is the streaming buffer's size.
+const grownChunk = 128 << 10
+
+// errNotGrown: the file is not the previous one grown.
+var errNotGrown = errors.New("not a grown copy of the archived file")
+
+// ReadGrown reads the file at path, a grown copy of the archive's raw file
+// name, for an incremental save with chunk size chunkSize (see
+// EncodeOptions.ChunkSize; 0 for the default) building on the archive.
+// Its first prefix bytes (a line boundary) must be the archived ones; of
+// the bytes before the part the save reads in full (From), only the lines
+// keep names are kept. ok is false, with no error, when the file is not
+// such a copy (its prefix changed, it shrank, it is larger than maxSize,
+// the archive is redacted or does not hold the file in segments an
+// incremental save can copy): the caller then reads it whole. The
+// GrownFile's Data may only be given to an Encoder whose Previous is this
+// archive, with the same chunk size and without redaction; the encoder
+// refuses to read its missing bytes.
+func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize int64, keep func(line int) bool) (g *GrownFile, ok bool, err error) {
+	pf := prevFile(a, name)
+	if pf < 0 || a.meta.Redacted || prefix <= 0 {
+		return nil, false, nil
+	}
+	if chunkSize <= 0 {
+		chunkSize = DefaultChunkSize
+	}
+	chunkSize = min(chunkSize, maxChunk)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	size := fi.Size()
+	if !fi.Mode().IsRegular() || size > maxSize || size < int64(prefix) {
+		return nil, false, nil
+	}
+	chunks := a.meta.Raw[pf].Chunks
+	nsegs := len(a.rawSegments(pf))
+	// The chunks the encoder will copy if they all match, hence where it
+	// starts reading (reuse); the importer starts at prefix.
+	var all int64
+	for _, c := range chunks {
+		if c.OrigLen < 0 || all+c.OrigLen > size {
+			break
+		}
+		all += c.OrigLen
+	}
+	n := reuseCount(chunks, nsegs, all, size, chunkSize, nil)
+	if n == 0 {
+		return nil, false, nil
+	}
+	var reuse int64
+	for _, c := range chunks[:n] {
+		reuse += c.OrigLen
+	}
+	from := min(int(reuse), prefix)
+
+	data := make([]byte, size, size+1)
+	// Stream data[:from] through buf: the chunk digests, the line starts and
+	// the kept lines.
+	buf := make([]byte, grownChunk)
+	starts := make([]int, 1, 1024) // starts[0] = 0
+	d := xxhash.New()
+	k, chunkEnd := 0, chunks[0].OrigLen // the chunk being hashed
+	line, lineKept := 0, keep(0)
+	var kept keptLines
+	if lineKept {
+		kept.add(0)
+	}
+	var last byte
+	var unread int64
+	for off := 0; off < from; {
+		m, err := io.ReadFull(f, buf[:min(len(buf), from-off)])
+		if err != nil {
+			return nil, false, fmt.Errorf("reading %s: %w", path, notGrownEOF(err))
+		}
+		piece := buf[:m]
+		last = piece[m-1]
+		// Digests, cut at chunk ends.
+		for p := 0; p < m; {
+			take := int(min(int64(m-p), chunkEnd-int64(off+p)))
+			_, _ = d.Write(piece[p : p+take])
+			p += take
+			if int64(off+p) == chunkEnd {
+				if d.Sum64() != chunks[k].OrigHash {
+					return nil, false, nil
+				}
+				d.Reset()
+				k++
+				if k < len(chunks) {
+					chunkEnd += chunks[k].OrigLen
+				}
+			}
+		}
+		// Lines.
+		for p := 0; p < m; {
+			nl := bytes.IndexByte(piece[p:], '\n')
+			end := m
+			if nl >= 0 {
+				end = p + nl + 1
+			}
+			if lineKept {
+				kept.buf = append(kept.buf, piece[p:end]...)
+			} else {
+				unread += int64(end - p)
+			}
+			p = end
+			if nl >= 0 {
+				line++
+				starts = append(starts, off+end)
+				lineKept = off+end < from && keep(line)
+				if lineKept {
+					kept.add(line)
+				}
+			}
+		}
+		off += m
+	}
+	if last != '\n' {
+		return nil, false, nil // the streamed part must end a line
+	}
+	// The rest, in full (the file may have grown since Stat).
+	data, err = readRest(f, data[:from], maxSize)
+	if err != nil {
+		return nil, false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if int64(len(data)) > maxSize {
+		return nil, false, nil
+	}
+	// The rest of the reused chunks, from data.
+	for ; k < n; k++ {
+		if chunkEnd > int64(len(data)) {
+			return nil, false, nil
+		}
+		_, _ = d.Write(data[max(chunkEnd-chunks[k].OrigLen, int64(from)):chunkEnd])
+		if d.Sum64() != chunks[k].OrigHash {
+			return nil, false, nil
+		}
+		d.Reset()
+		if k+1 < len(chunks) {
+			chunkEnd += chunks[k+1].OrigLen
+		}
+	}
+	// What matchedOriginal would find: the reused chunks and any further
+	// ones that match too.
+	matched := reuse
+	for ; k < len(chunks); k++ {
+		c := chunks[k]
+		if c.OrigLen < 0 || matched+c.OrigLen > int64(len(data)) || xxhash.Sum64(data[matched:matched+c.OrigLen]) != c.OrigHash {
+			break
+		}
+		matched += c.OrigLen
+	}
+	// The encoder decides on the file as read (it may have grown): it must
+	// copy at least what was not read in full.
+	var again int64
+	for _, c := range chunks[:reuseCount(chunks, nsegs, matched, int64(len(data)), chunkSize, nil)] {
+		again += c.OrigLen
+	}
+	if again < int64(from) || matched < int64(prefix) {
+		return nil, false, nil
+	}
+	// Line starts of the rest; no line starts at the end of the data.
+	for off := from; off < len(data); {
+		nl := bytes.IndexByte(data[off:], '\n')
+		if nl < 0 {
+			break
+		}
+		off += nl + 1
+		starts = append(starts, off)
+	}
+	if starts[len(starts)-1] == len(data) {
+		starts = starts[:len(starts)-1]
+	}
+	g = &GrownFile{Data: data, From: from, Starts: starts, kept: kept}
+	a.noteGrown(pf, data, matched, &sparseFile{g: g, unread: unread})
+	return g, true, nil
+}
+
+func notGrownEOF(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: the file shrank while being read", errNotGrown)
+	}
+	return err
+}
+
+// readRest reads f to its end after b (the bytes read so far), growing b
+// when the file grew; at most limit+1 bytes in all.
+func readRest(f *os.File, b []byte, limit int64) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			if int64(len(b)) > limit {
+				return b, nil
+			}
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// noteGrown records, for the encoder and the prefix check, that data (a
+// GrownFile's) matches raw file f's first matched original bytes and
+// holds only part of its prefix.
+func (a *Archive) noteGrown(f int, data []byte, matched int64, sp *sparseFile) {
+	if len(data) == 0 {
+		return
+	}
+	k := prefixKey{file: f, data: &data[0], n: len(data)}
+	m := &prefixMatch{n: matched}
+	m.once.Do(func() {})
+	a.prefixMu.Lock()
+	if a.prefixMemo == nil {
+		a.prefixMemo = map[prefixKey]*prefixMatch{}
+	}
+	a.prefixMemo[k] = m
+	if a.sparse == nil {
+		a.sparse = map[*byte]*sparseFile{}
+	}
+	a.sparse[&data[0]] = sp
+	a.prefixMu.Unlock()
+}
+
+// sparseOf returns what ReadGrown recorded for data, or nil when data is
+// not a GrownFile's.
+func (a *Archive) sparseOf(data []byte) *sparseFile {
+	if a == nil || len(data) == 0 {
+		return nil
+	}
+	a.prefixMu.Lock()
+	defer a.prefixMu.Unlock()
+	return a.sparse[&data[0]]
+}
