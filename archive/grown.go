@@ -83,7 +83,41 @@ type sparseFile struct {
 	unread int64 // bytes before From not kept
 }
 
-// grownChunk is the streaming buffer's size.
+// chunkHasher checks a file's bytes, written in order, against chunks'
+// original digests: k chunks matched, the one being hashed ends at end.
+type chunkHasher struct {
+	chunks []rawChunk
+	d      *xxhash.Digest
+	k      int
+	end    int64
+	bad    bool // a chunk did not match
+}
+
+// write hashes b, the file's bytes at off.
+func (h *chunkHasher) write(b []byte, off int) {
+	for p := 0; p < len(b) && !h.bad && h.k < len(h.chunks); {
+		take := int(min(int64(len(b)-p), h.end-int64(off+p)))
+		if take < 0 {
+			h.bad = true
+			return
+		}
+		_, _ = h.d.Write(b[p : p+take])
+		p += take
+		if int64(off+p) == h.end {
+			if h.d.Sum64() != h.chunks[h.k].OrigHash {
+				h.bad = true
+				return
+			}
+			h.d.Reset()
+			h.k++
+			if h.k < len(h.chunks) {
+				h.end += h.chunks[h.k].OrigLen
+			}
+		}
+	}
+}
+
+// grownChunk is the streaming buffers' size.
 const grownChunk = 128 << 10
 
 // errNotGrown: the file is not the previous one grown.
@@ -145,51 +179,54 @@ func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize in
 	from := min(int(reuse), prefix)
 
 	data := make([]byte, size, size+1)
-	// Stream data[:from] through buf: the chunk digests, the line starts and
-	// the kept lines.
-	buf := make([]byte, grownChunk)
+	// Stream data[:from] through three buffers: the chunk digests on
+	// another goroutine, the line starts and the kept lines here.
+	h := chunkHasher{chunks: chunks, d: xxhash.New(), end: chunks[0].OrigLen}
+	type piece struct {
+		b   []byte
+		off int
+	}
+	full, free := make(chan piece, 3), make(chan []byte, 3)
+	for range 3 {
+		free <- make([]byte, grownChunk)
+	}
+	hashed := make(chan struct{})
+	go func() {
+		defer close(hashed)
+		for pc := range full {
+			h.write(pc.b, pc.off)
+			free <- pc.b[:cap(pc.b)]
+		}
+	}()
 	starts := make([]int, 1, 1024) // starts[0] = 0
-	d := xxhash.New()
-	k, chunkEnd := 0, chunks[0].OrigLen // the chunk being hashed
 	line, lineKept := 0, keep(0)
-	var kept keptLines
+	// Room for a quarter of the prefix: what a resumed importer reads is
+	// mostly a tenth of it (untouched room costs no memory).
+	kept := keptLines{buf: make([]byte, 0, max(from/4, 64<<10))}
 	if lineKept {
 		kept.add(0)
 	}
 	var last byte
 	var unread int64
+	var rerr error
 	for off := 0; off < from; {
+		buf := <-free
 		m, err := io.ReadFull(f, buf[:min(len(buf), from-off)])
 		if err != nil {
-			return nil, false, fmt.Errorf("reading %s: %w", path, notGrownEOF(err))
+			rerr = err
+			break
 		}
-		piece := buf[:m]
-		last = piece[m-1]
-		// Digests, cut at chunk ends.
-		for p := 0; p < m; {
-			take := int(min(int64(m-p), chunkEnd-int64(off+p)))
-			_, _ = d.Write(piece[p : p+take])
-			p += take
-			if int64(off+p) == chunkEnd {
-				if d.Sum64() != chunks[k].OrigHash {
-					return nil, false, nil
-				}
-				d.Reset()
-				k++
-				if k < len(chunks) {
-					chunkEnd += chunks[k].OrigLen
-				}
-			}
-		}
+		pc := buf[:m]
+		last = pc[m-1]
 		// Lines.
 		for p := 0; p < m; {
-			nl := bytes.IndexByte(piece[p:], '\n')
+			nl := bytes.IndexByte(pc[p:], '\n')
 			end := m
 			if nl >= 0 {
 				end = p + nl + 1
 			}
 			if lineKept {
-				kept.buf = append(kept.buf, piece[p:end]...)
+				kept.buf = append(kept.buf, pc[p:end]...)
 			} else {
 				unread += int64(end - p)
 			}
@@ -203,7 +240,16 @@ func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize in
 				}
 			}
 		}
+		full <- piece{pc, off}
 		off += m
+	}
+	close(full)
+	<-hashed
+	if rerr != nil {
+		return nil, false, fmt.Errorf("reading %s: %w", path, notGrownEOF(rerr))
+	}
+	if h.bad {
+		return nil, false, nil
 	}
 	if last != '\n' {
 		return nil, false, nil // the streamed part must end a line
@@ -217,23 +263,19 @@ func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize in
 		return nil, false, nil
 	}
 	// The rest of the reused chunks, from data.
-	for ; k < n; k++ {
-		if chunkEnd > int64(len(data)) {
+	if h.k < n {
+		if reuse > int64(len(data)) {
 			return nil, false, nil
 		}
-		_, _ = d.Write(data[max(chunkEnd-chunks[k].OrigLen, int64(from)):chunkEnd])
-		if d.Sum64() != chunks[k].OrigHash {
+		h.write(data[from:reuse], from)
+		if h.bad || h.k != n {
 			return nil, false, nil
-		}
-		d.Reset()
-		if k+1 < len(chunks) {
-			chunkEnd += chunks[k+1].OrigLen
 		}
 	}
 	// What matchedOriginal would find: the reused chunks and any further
 	// ones that match too.
 	matched := reuse
-	for ; k < len(chunks); k++ {
+	for k := n; k < len(chunks); k++ {
 		c := chunks[k]
 		if c.OrigLen < 0 || matched+c.OrigLen > int64(len(data)) || xxhash.Sum64(data[matched:matched+c.OrigLen]) != c.OrigHash {
 			break
