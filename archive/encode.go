@@ -207,6 +207,9 @@ type Encoder struct {
 	planErr error
 	rawErr  error
 	used    bool
+	// folded is closed when the previous archive's recall fold is decoded
+	// (into e.prevFold).
+	folded chan struct{}
 }
 
 // NewEncoder returns an Encoder writing to w on Finish.
@@ -232,6 +235,14 @@ func (enc *Encoder) StartRaw(files []RawFile) {
 	enc.e.files = files
 	enc.planned = make(chan struct{})
 	enc.done = make(chan struct{})
+	enc.folded = make(chan struct{})
+	go func() {
+		defer close(enc.folded)
+		if p := enc.e.opts.Previous; p != nil {
+			b, _ := p.recallFold()
+			enc.e.prevFold = decodeFoldBytes(b)
+		}
+	}()
 	go func() {
 		defer close(enc.done)
 		enc.planErr = enc.e.planRaw()
@@ -263,6 +274,16 @@ func (enc *Encoder) Stored() ([]RawFile, []map[int]bool, error) {
 	return enc.e.storedFiles, enc.e.changed, nil
 }
 
+// Discard ends an Encoder without writing anything: it waits for the
+// work StartRaw started. The Encoder cannot be finished afterwards.
+func (enc *Encoder) Discard() {
+	enc.used = true
+	if enc.started {
+		<-enc.done
+		<-enc.folded
+	}
+}
+
 // Finish builds the model segments from s, adds them and the raw segments
 // and writes the archive. An Encoder writes one archive: a second Finish
 // fails.
@@ -278,6 +299,7 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 		enc.StartRaw(s.Raw)
 	}
 	<-enc.done
+	<-enc.folded
 	e := enc.e
 	if enc.rawErr != nil {
 		return *e.stats, enc.rawErr
@@ -319,6 +341,7 @@ func sameFiles(a, b []RawFile) bool {
 }
 
 type encoder struct {
+	prevFold decodedFold // the previous archive's recall fold (see TypeRecallFold)
 	s     *State
 	files []RawFile
 	opts  EncodeOptions
@@ -623,11 +646,7 @@ func (e *encoder) run() error {
 	// when it applies, and is checkpointed for the next save when this
 	// archive keeps a resume state.
 	keepResume := derived && len(s.Source.Resume) > 0 && !e.archival()
-	var prevFold []byte
-	if p := e.opts.Previous; p != nil {
-		prevFold, _ = p.recallFold()
-	}
-	recall, fold, reused := recallPayloadFold(view, prevFold, keepResume)
+	recall, fold, reused := recallPayloadFold(view, e.prevFold, keepResume)
 	e.stats.RecallFolded = reused
 	// Small segments first, so a reader of the metadata touches the
 	// beginning of the file only.

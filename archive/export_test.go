@@ -16,10 +16,9 @@ func ToolInputDecodesAsJSON(s string) bool {
 // round-trips the checkpoint through its encoding, and builds the recall of
 // s going on from it; applied reports whether the checkpoint applied to s.
 func RecallFromFold(prev, s *State) (r Recall, applied bool, ckLen int) {
-	var ck []byte
-	buildRecall(prev, nil, foldPoint(prev.Tools), &ck)
-	fold := resumeFold(ck, s)
-	return buildRecall(s, fold, -1, nil), fold != nil, len(ck)
+	ck := RecallFoldBytes(prev)
+	fold, _ := resumeFold(decodeFoldBytes(ck), s)
+	return buildRecall(s, fold, nil), fold != nil, len(ck)
 }
 
 // DecodeRecallFold decodes a recall-fold checkpoint (for the fuzz-like
@@ -34,7 +33,16 @@ func RecallFoldPoint(tools []ToolExec) int { return foldPoint(tools) }
 
 // RecallFoldBytes is the checkpoint an encoder would store for s.
 func RecallFoldBytes(s *State) []byte {
-	var ck []byte
-	buildRecall(s, nil, foldPoint(s.Tools), &ck)
-	return ck
+	ck := &checkpoint{at: foldPoint(s.Tools)}
+	buildRecall(s, nil, ck)
+	return ck.out
+}
+
+// RecallPayloadFold is what an encoder keeping a resume state stores: the
+// recall of s (decoded back) going on from the previous checkpoint prev,
+// the new checkpoint and how many tools prev covered.
+func RecallPayloadFold(s *State, prev []byte) (Recall, []byte, int, error) {
+	payload, ck, reused := recallPayloadFold(s, decodeFoldBytes(prev), true)
+	r, err := DecodeRecall(payload)
+	return r, ck, reused, err
 }

@@ -44,53 +44,70 @@ func foldPoint(tools []ToolExec) int {
 	return len(tools)
 }
 
-// foldDigest is an xxhash64 of what the fold reads from tools: every
-// field it looks at, texts only where RecallTexts says a partial State
-// keeps them.
-func foldDigest(dir string, tools []ToolExec) uint64 {
-	d := xxhash.New()
-	var buf []byte
-	str := func(s string) {
-		buf = binary.AppendUvarint(buf, uint64(len(s)))
-		buf = append(buf, s...)
+// foldDigest is an xxhash64 of what the fold reads from a history's
+// first tools: every field it looks at, texts only where RecallTexts says
+// a partial State keeps them. It is written tool by tool (add), so that
+// the digest of a longer prefix goes on from a shorter one's.
+type foldDigest struct {
+	d   *xxhash.Digest
+	buf []byte
+	n   int // tools added
+}
+
+func newFoldDigest(dir string) *foldDigest {
+	fd := &foldDigest{d: xxhash.New(), buf: make([]byte, 0, 4096)}
+	fd.str(dir)
+	return fd
+}
+
+func (fd *foldDigest) str(s string) {
+	fd.buf = binary.AppendUvarint(fd.buf, uint64(len(s)))
+	if len(s) > 512 {
+		// Big texts go to the hash directly.
+		_, _ = fd.d.Write(fd.buf)
+		fd.buf = fd.buf[:0]
+		_, _ = fd.d.WriteString(s)
+		return
 	}
-	flush := func() {
-		if len(buf) >= 4096 {
-			_, _ = d.Write(buf)
-			buf = buf[:0]
-		}
-	}
-	str(dir)
-	buf = binary.AppendUvarint(buf, uint64(len(tools)))
+	fd.buf = append(fd.buf, s...)
+}
+
+// add adds tools, the ones after those added before.
+func (fd *foldDigest) add(tools []ToolExec) {
+	fd.n += len(tools)
 	for i := range tools {
 		t := &tools[i]
 		if t.Sidechain {
-			buf = append(buf, 's')
+			fd.buf = append(fd.buf, 's')
 			continue
 		}
-		buf = append(buf, 't')
-		str(t.Name)
-		str(t.Command)
-		str(t.Input)
-		_, out := RecallTexts(t)
-		if out {
-			buf = append(buf, 'o')
-			str(t.Output)
+		fd.buf = append(fd.buf, 't')
+		fd.str(t.Name)
+		fd.str(t.Command)
+		fd.str(t.Input)
+		if _, out := RecallTexts(t); out {
+			fd.buf = append(fd.buf, 'o')
+			fd.str(t.Output)
 		}
-		buf = append(buf, bit(t.Success), bit(len(t.OutputSpans) > 0))
-		buf = binary.AppendVarint(buf, t.Timestamp.Unix())
-		buf = binary.AppendUvarint(buf, uint64(t.Timestamp.Nanosecond()))
-		buf = binary.AppendUvarint(buf, uint64(len(t.RelatedFiles)))
+		fd.buf = append(fd.buf, bit(t.Success), bit(len(t.OutputSpans) > 0))
+		fd.buf = binary.AppendVarint(fd.buf, t.Timestamp.Unix())
+		fd.buf = binary.AppendUvarint(fd.buf, uint64(t.Timestamp.Nanosecond()))
+		fd.buf = binary.AppendUvarint(fd.buf, uint64(len(t.RelatedFiles)))
 		for _, f := range t.RelatedFiles {
-			str(f)
+			fd.str(f)
 		}
-		if len(t.Input) > 0 {
-			// The big texts go to the hash directly.
-			flush()
+		if len(fd.buf) >= 4096 {
+			_, _ = fd.d.Write(fd.buf)
+			fd.buf = fd.buf[:0]
 		}
 	}
-	_, _ = d.Write(buf)
-	return d.Sum64()
+}
+
+// sum is the digest of the tools added so far (more can be added after).
+func (fd *foldDigest) sum() uint64 {
+	_, _ = fd.d.Write(fd.buf)
+	fd.buf = fd.buf[:0]
+	return fd.d.Sum64()
 }
 
 func bit(b bool) byte {
@@ -100,14 +117,14 @@ func bit(b bool) byte {
 	return 0
 }
 
-// appendCheckpoint appends the fold's state (after tools, which must be
-// the fold's first fold.n tools) to dst.
-func (fold *toolFold) appendCheckpoint(dst []byte, tools []ToolExec) []byte {
+// appendCheckpoint appends the fold's state to dst, with digest, the
+// foldDigest of the fold's first fold.n tools.
+func (fold *toolFold) appendCheckpoint(dst []byte, digest uint64) []byte {
 	w := foldWriter{b: dst}
 	w.uint(foldVersion)
 	w.str(fold.dir)
 	w.uint(uint64(fold.n))
-	w.b = binary.LittleEndian.AppendUint64(w.b, foldDigest(fold.dir, tools))
+	w.b = binary.LittleEndian.AppendUint64(w.b, digest)
 
 	w.uint(uint64(len(fold.files)))
 	for _, p := range sortedKeys(fold.files) {
@@ -337,21 +354,40 @@ func decodeFold(b []byte) (*toolFold, uint64, error) {
 	return fold, digest, nil
 }
 
-// resumeFold returns the fold a checkpoint recorded when it applies to s
-// (the same session directory and, for its first tools, the same
-// digest), else nil.
-func resumeFold(ck []byte, s *State) *toolFold {
+// decodedFold is a previous archive's recall fold, decoded (fold nil
+// when there is none or it is malformed).
+type decodedFold struct {
+	fold   *toolFold
+	digest uint64
+}
+
+func decodeFoldBytes(ck []byte) decodedFold {
 	if len(ck) == 0 {
-		return nil
+		return decodedFold{}
 	}
 	fold, digest, err := decodeFold(ck)
-	if err != nil || fold.n > len(s.Tools) || fold.dir != cleanDir(s.Meta.DirectoryPath) {
-		return nil
+	if err != nil {
+		return decodedFold{}
 	}
-	if foldDigest(fold.dir, s.Tools[:fold.n]) != digest {
-		return nil
+	return decodedFold{fold: fold, digest: digest}
+}
+
+// resumeFold returns the fold prev recorded when it applies to s (the
+// same session directory and, for its first tools, the same digest),
+// else nil; fd is the digest of the tools it checked (of none when it did
+// not get that far), for the next checkpoint to go on from.
+func resumeFold(prev decodedFold, s *State) (fold *toolFold, fd *foldDigest) {
+	dir := cleanDir(s.Meta.DirectoryPath)
+	fd = newFoldDigest(dir)
+	f := prev.fold
+	if f == nil || f.n > len(s.Tools) || f.dir != dir {
+		return nil, fd
 	}
-	return fold
+	fd.add(s.Tools[:f.n])
+	if fd.sum() != prev.digest {
+		return nil, fd
+	}
+	return f, fd
 }
 
 // recallFold reads the recall fold stored with the archive

@@ -193,3 +193,44 @@ func TestRecallFoldDecodeHostile(t *testing.T) {
 		archive.DecodeRecallFold(b)
 	}
 }
+
+// A chain of saves, each going on from the previous one's checkpoint,
+// gives the recall and the checkpoint (byte for byte) a save from scratch
+// gives.
+func TestRecallFoldChain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	check := func(name string, st *archive.State, mustReuse bool) {
+		var prev []byte
+		reused := 0
+		for _, n := range []int{len(st.Tools) / 3, len(st.Tools) / 2, len(st.Tools) - 5, len(st.Tools) - 1, len(st.Tools)} {
+			n = max(n, 0)
+			cur := prevOf(st, n, rng)
+			if n == len(st.Tools) {
+				cur = st
+			}
+			got, ck, k, err := archive.RecallPayloadFold(cur, prev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantCk, _, _ := archive.RecallPayloadFold(cur, nil)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s at %d tools: recall differs from the one built from scratch", name, n)
+			}
+			if !slices.Equal(ck, wantCk) {
+				t.Fatalf("%s at %d tools: checkpoint differs from the one built from scratch", name, n)
+			}
+			reused += k
+			prev = ck
+		}
+		if reused == 0 && mustReuse {
+			t.Errorf("%s: no save of the chain went on from a checkpoint", name)
+		}
+	}
+	for _, p := range corpusFiles(t) {
+		st := importFile(t, p)
+		check(filepath.Base(p), st, len(st.Tools) > 100)
+	}
+	for i := range 50 {
+		check(fmt.Sprintf("state %d", i), genState(rng, "/home/u/proj"), false)
+	}
+}

@@ -4,19 +4,27 @@ package archive
 // for the summaries segment: built from the full State at encode time, so
 // that Digest on a large archive reads one small segment. It is stored in
 // the compact positional form (recall_codec.go). The tool pass goes on
-// from the previous archive's fold prevFold when it applies to s (see
-// resumeFold); with checkpoint, the fold's checkpoint for the next save is
+// from the previous archive's fold prev when it applies to s (see
+// resumeFold); with keep, the fold's checkpoint for the next save is
 // returned too (nil when there is none to make), and the number of tools
 // the previous fold covered (0 when it did not apply).
-func recallPayloadFold(s *State, prevFold []byte, checkpoint bool) (payload, fold []byte, reused int) {
-	at := -1
-	if checkpoint {
-		at = foldPoint(s.Tools)
+func recallPayloadFold(s *State, prev decodedFold, keep bool) (payload, fold []byte, reused int) {
+	f, fd := resumeFold(prev, s)
+	var ck *checkpoint
+	if keep {
+		ck = &checkpoint{at: foldPoint(s.Tools), fd: fd}
+		if f != nil && f.n > ck.at {
+			// The checkpoint goes before the previous one (a tool it
+			// covers came to depend on another file): fold from scratch.
+			f = nil
+		}
 	}
-	prev := resumeFold(prevFold, s)
-	if prev != nil {
-		reused = prev.n
+	if f != nil {
+		reused = f.n
 	}
-	r := buildRecall(s, prev, at, &fold)
+	r := buildRecall(s, f, ck)
+	if ck != nil {
+		fold = ck.out
+	}
 	return appendRecall(make([]byte, 0, 4096), &r), fold, reused
 }

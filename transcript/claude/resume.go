@@ -231,7 +231,15 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 				t.ID = ""
 			}
 		}
-		if !t.Sidechain {
+		if kind, ok := im.restored.cmdKind(i, &t); ok {
+			// As restored: the same command from the same input.
+			switch kind {
+			case cmdDerived:
+				t.Command = ""
+			case cmdEmptied:
+				rs.CmdEmpty = append(rs.CmdEmpty, i)
+			}
+		} else if !t.Sidechain {
 			switch d := shellCommand(t.Name, t.Input); {
 			case d == t.Command:
 				t.Command = ""
@@ -470,12 +478,18 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 				return false
 			}
 		}
+		kind := cmdExplicit
 		if rs.CmdOmitted && !t.Sidechain && t.Command == "" {
 			if len(cmdEmpty) > 0 && cmdEmpty[0] == i {
 				cmdEmpty = cmdEmpty[1:]
+				kind = cmdEmptied
 			} else {
 				t.Command = shellCommand(t.Name, t.Input)
+				kind = cmdDerived
 			}
+		}
+		if rm != nil && rs.CmdOmitted && !t.Sidechain {
+			rm.noteCmd(i, kind, len(rs.Tools))
 		}
 		if _, dup := im.tools[t.ID]; !dup || t.ID == "" {
 			im.tools[t.ID] = i

@@ -28,6 +28,43 @@ type restoredMain struct {
 	refs  []archive.RawRef
 	inOff []int64 // the first input span's offset, or -1
 	pos   []int
+
+	// How each restored main-chain tool's Command was stored (cmdNone for
+	// the others), and the name, input and command it was restored with.
+	cmd      []cmdForm
+	cmdTools []archive.ToolExec
+}
+
+// cmdForm is how a resume state stores a main-chain tool's Command.
+type cmdForm uint8
+
+const (
+	cmdNone     cmdForm = iota // not recorded
+	cmdExplicit                // stored as is
+	cmdDerived                 // left out: shellCommand gives it back
+	cmdEmptied                 // "" although shellCommand gives one (CmdEmpty)
+)
+
+// noteCmd records how restored tool i (of n) had its Command stored.
+func (rm *restoredMain) noteCmd(i int, form cmdForm, n int) {
+	if rm.cmd == nil {
+		rm.cmd = make([]cmdForm, n)
+	}
+	rm.cmd[i] = form
+}
+
+// cmdKind returns how restored tool i's Command was stored when t still
+// has the name, input and command it was restored with (the next
+// snapshot stores it the same way); ok is false otherwise.
+func (rm *restoredMain) cmdKind(i int, t *archive.ToolExec) (cmdForm, bool) {
+	if rm == nil || i >= len(rm.cmd) || i >= len(rm.cmdTools) || rm.cmd[i] == cmdNone || t.Sidechain {
+		return cmdNone, false
+	}
+	r := &rm.cmdTools[i]
+	if t.Name != r.Name || t.Input != r.Input || t.Command != r.Command {
+		return cmdNone, false
+	}
+	return rm.cmd[i], true
 }
 
 // endsLine reports whether data[:off] (0 < off <= len(data)) ends a
@@ -50,14 +87,20 @@ func firstInputOff(t *archive.ToolExec) int64 {
 // note records the restored tools' ids and positions (rs.Tools with their
 // ids resolved).
 func (rm *restoredMain) note(rs *resumeState) {
-	if rs.IDPos == nil {
-		return
-	}
 	n := len(rs.Tools)
-	rm.ids, rm.refs, rm.inOff, rm.pos = make([]string, n), make([]archive.RawRef, n), make([]int64, n), rs.IDPos
-	for i := range rs.Tools {
-		t := &rs.Tools[i]
-		rm.ids[i], rm.refs[i], rm.inOff[i] = t.ID, t.Ref, firstInputOff(t)
+	if rs.IDPos != nil {
+		rm.ids, rm.refs, rm.inOff, rm.pos = make([]string, n), make([]archive.RawRef, n), make([]int64, n), rs.IDPos
+		for i := range rs.Tools {
+			t := &rs.Tools[i]
+			rm.ids[i], rm.refs[i], rm.inOff[i] = t.ID, t.Ref, firstInputOff(t)
+		}
+	}
+	if rm.cmd != nil {
+		rm.cmdTools = make([]archive.ToolExec, n)
+		for i := range rs.Tools {
+			t := &rs.Tools[i]
+			rm.cmdTools[i] = archive.ToolExec{Name: t.Name, Input: t.Input, Command: t.Command}
+		}
 	}
 }
 
@@ -107,13 +150,15 @@ func restoreLines(rs *resumeState) []bool {
 }
 
 // saveGrown is Save reading the main file with ReadGrown (see above); ok
-// is false, with nothing written to w, when that does not apply. It
-// consumes pre's slices (restore fills them in): the caller decodes the
-// resume state again for an ordinary save.
-func saveGrown(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions, pre *resumeState) (st *archive.State, stats archive.EncodeStats, ok bool, err error) {
+// is false, with nothing written to w, when that does not apply. pre is
+// the previous archive's resume state, decoded while the subagent files
+// (subs, or their error subErr) were read; saveGrown consumes its slices
+// (restore fills them in): the caller decodes it again for an ordinary
+// save.
+func saveGrown(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions, pre *resumeState, subs []archive.RawFile, subErr error) (st *archive.State, stats archive.EncodeStats, ok bool, err error) {
 	prev := eopt.Previous
 	name := filepath.Base(path)
-	if pre == nil || pre.V != resumeVersion || pre.Importer != importerVersion || pre.Name != name || pre.RedactFP != "" || pre.Hash != 0 ||
+	if pre == nil || subErr != nil || pre.V != resumeVersion || pre.Importer != importerVersion || pre.Name != name || pre.RedactFP != "" || pre.Hash != 0 ||
 		pre.Off <= 0 || pre.Lines <= 0 || pre.Root != newImporter(iopt).root {
 		return nil, stats, false, nil
 	}
@@ -122,19 +167,19 @@ func saveGrown(w io.Writer, path string, iopt archive.ImportOptions, eopt archiv
 	if err != nil || !ok {
 		return nil, stats, false, nil // read again, whole (reporting any error)
 	}
-	files, err := readSubagents(path, iopt, []archive.RawFile{{Name: name, Data: g.Data}})
-	if err != nil {
-		return nil, stats, false, nil
-	}
-	st, ok = resumeImport(files, nil, "", iopt, prev, pre, &restoredMain{grown: g})
-	if !ok {
-		return nil, stats, false, nil
-	}
+	files := append([]archive.RawFile{{Name: name, Data: g.Data}}, subs...)
+	// The raw files' new parts are compressed while the state is restored
+	// and the new lines read.
 	enc, err := archive.NewEncoder(w, eopt)
 	if err != nil {
 		return nil, stats, true, err
 	}
 	enc.StartRaw(files)
+	st, ok = resumeImport(files, nil, "", iopt, prev, pre, &restoredMain{grown: g})
+	if !ok {
+		enc.Discard()
+		return nil, stats, false, nil
+	}
 	stats, err = enc.Finish(st)
 	if err != nil {
 		return nil, stats, true, err

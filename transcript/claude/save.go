@@ -32,10 +32,18 @@ func Save(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.Enc
 	done := make(chan struct{})
 	if p := eopt.Previous; p != nil && eopt.RedactLine == nil && eopt.RedactText == nil && !p.Redaction().Enabled {
 		// Without redaction, the main file's unchanged prefix need not be
-		// read into memory (resume_grown.go).
-		if st, stats, ok, err := saveGrown(w, path, iopt, eopt, loadResume(p)); ok {
+		// read into memory (resume_grown.go). The resume state is decoded
+		// while the subagent files are read.
+		go func() {
+			defer close(done)
+			pre = loadResume(p)
+		}()
+		subs, subErr := readSubagents(path, iopt, nil)
+		<-done
+		if st, stats, ok, err := saveGrown(w, path, iopt, eopt, pre, subs, subErr); ok {
 			return st, stats, err
 		}
+		done = make(chan struct{})
 		go func() {
 			defer close(done)
 			pre = loadResume(p)
