@@ -342,11 +342,11 @@ func sameFiles(a, b []RawFile) bool {
 
 type encoder struct {
 	prevFold decodedFold // the previous archive's recall fold (see TypeRecallFold)
-	s     *State
-	files []RawFile
-	opts  EncodeOptions
-	w     *ctxfmt.Writer
-	stats *EncodeStats
+	s        *State
+	files    []RawFile
+	opts     EncodeOptions
+	w        *ctxfmt.Writer
+	stats    *EncodeStats
 	// per raw file: stored bytes, line starts of the stored bytes, and
 	// whether each line was changed by redaction.
 	stored      [][]byte
