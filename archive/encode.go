@@ -784,7 +784,7 @@ func (e *encoder) planRaw() error {
 	for i, f := range e.files {
 		e.man[i].Name = f.Name
 		if !e.planAppend(i) {
-			if e.opts.Previous.sparseOf(f.Data) != nil {
+			if sparseOf(f.Data) != nil {
 				// Its prefix was not read: only planAppend may take it.
 				return fmt.Errorf("archive: %s was read for an incremental save the previous archive does not allow", f.Name)
 			}
@@ -808,7 +808,7 @@ func (e *encoder) planRaw() error {
 				e.man[i].SHA256 = hashChunks(sha256.New(), data, e.man[i].Chunks)
 			})
 		}
-		if sp := e.opts.Previous.sparseOf(f.Data); sp != nil {
+		if sp := sparseOf(f.Data); sp != nil {
 			e.stats.UnreadBytes += sp.unread
 		}
 		m := &e.man[i]
@@ -846,8 +846,8 @@ func hashChunks(h hash.Hash, data []byte, chunks []rawChunk) string {
 // lineAt returns line n of stored file i (see lineAt), also of a
 // GrownFile's data.
 func (e *encoder) lineAt(i, n int) ([]byte, bool) {
-	if sp := e.opts.Previous.sparseOf(e.stored[i]); sp != nil {
-		return sp.g.Line(n)
+	if sp := sparseOf(e.stored[i]); sp != nil {
+		return sp.line(e.stored[i], n)
 	}
 	return lineAt(e.stored[i], e.lineStartsOf(i), n)
 }
@@ -855,9 +855,9 @@ func (e *encoder) lineAt(i, n int) ([]byte, bool) {
 // lineStartsOf returns the line starts of stored file i.
 func (e *encoder) lineStartsOf(i int) []int {
 	if e.starts[i] == nil {
-		if sp := e.opts.Previous.sparseOf(e.stored[i]); sp != nil {
-			e.starts[i] = sp.g.Starts
-			return sp.g.Starts
+		if sp := sparseOf(e.stored[i]); sp != nil {
+			e.starts[i] = sp.starts
+			return sp.starts
 		}
 		e.starts[i] = lineStarts(e.stored[i])
 	}
@@ -897,7 +897,7 @@ func (e *encoder) planAppend(i int) bool {
 	if origOff > int64(len(data)) {
 		return false
 	}
-	if sp := prev.sparseOf(data); sp != nil && (origOff < int64(sp.g.From) || e.opts.RedactLine != nil) {
+	if sp := sparseOf(data); sp != nil && (origOff < int64(sp.from) || e.opts.RedactLine != nil) {
 		return false // bytes it did not read
 	}
 	rest := data[origOff:]

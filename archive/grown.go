@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
+	"sync"
+	"weak"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -77,10 +80,42 @@ func (g *GrownFile) Line(l int) ([]byte, bool) {
 }
 
 // sparseFile is what the encoder must know of a GrownFile's Data: where
-// its complete part starts and its line starts.
+// its complete part starts, its line starts and its kept lines (not the
+// data itself: see grownFiles).
 type sparseFile struct {
-	g      *GrownFile
-	unread int64 // bytes before From not kept
+	from   int
+	starts []int
+	kept   *keptLines
+	unread int64 // bytes before from not kept
+}
+
+// line is line n of data, a GrownFile's Data (see GrownFile.Line).
+func (sp *sparseFile) line(data []byte, n int) ([]byte, bool) {
+	if n < 0 || n >= len(sp.starts) {
+		return nil, false
+	}
+	if sp.starts[n] >= sp.from {
+		return lineAt(data, sp.starts, n)
+	}
+	return sp.kept.line(n)
+}
+
+// grownFiles records every GrownFile's Data that is still reachable, by
+// its first byte, so that no encoder takes it for a whole file: a weak
+// pointer keys it, and a cleanup drops the entry once the data is gone.
+var grownFiles sync.Map // weak.Pointer[byte] → *sparseFile
+
+// sparseOf returns what ReadGrown recorded for data, or nil when data is
+// not a GrownFile's.
+func sparseOf(data []byte) *sparseFile {
+	if cap(data) == 0 {
+		return nil
+	}
+	v, ok := grownFiles.Load(weak.Make(&data[:1][0]))
+	if !ok {
+		return nil
+	}
+	return v.(*sparseFile)
 }
 
 // chunkHasher checks a file's bytes, written in order, against chunks'
@@ -132,9 +167,9 @@ var errNotGrown = errors.New("not a grown copy of the archived file")
 // such a copy (its prefix changed, it shrank, it is larger than maxSize,
 // the archive is redacted or does not hold the file in segments an
 // incremental save can copy): the caller then reads it whole. The
-// GrownFile's Data may only be given to an Encoder whose Previous is this
-// archive, with the same chunk size and without redaction; the encoder
-// refuses to read its missing bytes.
+// GrownFile's Data is for an Encoder whose Previous is this archive, with
+// the same chunk size and without redaction: an encoder given it
+// otherwise fails rather than read its missing bytes.
 func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize int64, keep func(line int) bool) (g *GrownFile, ok bool, err error) {
 	pf := prevFile(a, name)
 	if pf < 0 || a.meta.Redacted || prefix <= 0 {
@@ -304,7 +339,7 @@ func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize in
 		starts = starts[:len(starts)-1]
 	}
 	g = &GrownFile{Data: data, From: from, Starts: starts, kept: kept}
-	a.noteGrown(pf, data, matched, &sparseFile{g: g, unread: unread})
+	a.noteGrown(pf, data, matched, &sparseFile{from: from, starts: starts, kept: &g.kept, unread: unread})
 	return g, true, nil
 }
 
@@ -340,9 +375,6 @@ func readRest(f *os.File, b []byte, limit int64) ([]byte, error) {
 // GrownFile's) matches raw file f's first matched original bytes and
 // holds only part of its prefix.
 func (a *Archive) noteGrown(f int, data []byte, matched int64, sp *sparseFile) {
-	if len(data) == 0 {
-		return
-	}
 	k := prefixKey{file: f, data: &data[0], n: len(data)}
 	m := &prefixMatch{n: matched}
 	m.once.Do(func() {})
@@ -351,20 +383,8 @@ func (a *Archive) noteGrown(f int, data []byte, matched int64, sp *sparseFile) {
 		a.prefixMemo = map[prefixKey]*prefixMatch{}
 	}
 	a.prefixMemo[k] = m
-	if a.sparse == nil {
-		a.sparse = map[*byte]*sparseFile{}
-	}
-	a.sparse[&data[0]] = sp
 	a.prefixMu.Unlock()
-}
-
-// sparseOf returns what ReadGrown recorded for data, or nil when data is
-// not a GrownFile's.
-func (a *Archive) sparseOf(data []byte) *sparseFile {
-	if a == nil || len(data) == 0 {
-		return nil
-	}
-	a.prefixMu.Lock()
-	defer a.prefixMu.Unlock()
-	return a.sparse[&data[0]]
+	key := weak.Make(&data[0])
+	grownFiles.Store(key, sp)
+	runtime.AddCleanup(&data[0], func(k weak.Pointer[byte]) { grownFiles.Delete(k) }, key)
 }

@@ -42,8 +42,6 @@ type Archive struct {
 	// prefixMemo: matchedOriginal's results, per file and data slice.
 	prefixMu   sync.Mutex
 	prefixMemo map[prefixKey]*prefixMatch
-	// sparse: the GrownFile data ReadGrown returned, by first byte.
-	sparse map[*byte]*sparseFile
 	// segCache holds the raw segment last read while reading raw files.
 	segCache    []byte
 	segCacheIdx int
