@@ -152,6 +152,15 @@ func (h *chunkHasher) write(b []byte, off int) {
 	}
 }
 
+// grownBufs holds ReadGrown's streaming buffers between calls.
+var grownBufs = sync.Pool{New: func() any {
+	var b [3][]byte
+	for i := range b {
+		b[i] = make([]byte, grownChunk)
+	}
+	return &b
+}}
+
 // grownChunk is the streaming buffers' size.
 const grownChunk = 128 << 10
 
@@ -222,8 +231,10 @@ func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize in
 		off int
 	}
 	full, free := make(chan piece, 3), make(chan []byte, 3)
-	for range 3 {
-		free <- make([]byte, grownChunk)
+	bufs := grownBufs.Get().(*[3][]byte)
+	defer grownBufs.Put(bufs)
+	for _, b := range bufs {
+		free <- b
 	}
 	hashed := make(chan struct{})
 	go func() {

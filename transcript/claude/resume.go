@@ -451,6 +451,12 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 	}
 	var ok bool
 	cmdEmpty := rs.CmdEmpty
+	if len(im.tools) == 0 {
+		im.tools = make(map[string]int, len(rs.Tools)+32)
+	}
+	if len(im.usage) == 0 {
+		im.usage = make(map[uint64]bool, len(rs.Usage)+8)
+	}
 	if rs.IDPos != nil && len(rs.IDPos) != len(rs.Tools) {
 		return false
 	}
