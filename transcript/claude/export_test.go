@@ -1,5 +1,7 @@
 package claude
 
+import "errors"
+
 // SubReplays returns how many subagent files were resumed from their
 // recorded contribution so far (resume_sub.go).
 func SubReplays() int64 { return subReplays.Load() }
@@ -8,10 +10,17 @@ func SubReplays() int64 { return subReplays.Load() }
 // (whose encoding is not canonical), for comparing the main file's
 // snapshot of an incremental save with a full save's.
 func ResumeMain(b []byte) (any, error) {
+	h, body, ok := parseResumeHeader(b)
+	if !ok {
+		return nil, errors.New("no resume header")
+	}
 	var rs resumeState
-	if err := unmarshalSafe(b, &rs); err != nil {
+	if err := unmarshalSafe(body, &rs); err != nil {
 		return nil, err
 	}
 	rs.Subs = nil
-	return rs, nil
+	return struct {
+		H  resumeHint
+		RS resumeState
+	}{h, rs}, nil
 }

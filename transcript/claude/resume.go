@@ -45,8 +45,9 @@ import (
 // line (IDPos). Version 5: tools are encoded as arrays (toolSkels).
 // Version 6: without redaction, the prefix is checked against the previous
 // archive's per-chunk digests (Hash is 0). Version 7: per-subagent resume
-// points (Subs, resume_sub.go).
-const resumeVersion = 7
+// points (Subs, resume_sub.go). Version 8: the encoding starts with a
+// header naming the main-file lines restore reads (resumeHeader).
+const resumeVersion = 8
 
 // idInline marks, in resumeState.IDPos, a tool whose ID is stored inline.
 const idInline = -1 << 31
@@ -293,6 +294,7 @@ func (im *importer) encodeResume() {
 	}
 	rs.Subs = im.subs
 	var buf bytes.Buffer
+	buf.Write(appendResumeHeader(nil, rs))
 	enc := msgpack.NewEncoder(&buf)
 	enc.SetSortMapKeys(true)
 	enc.UseCompactInts(true)
@@ -330,8 +332,15 @@ func loadResume(prev *archive.Archive) *resumeState {
 	if err != nil || !ok {
 		return nil
 	}
+	_, body, _ := parseResumeHeader(b)
+	return decodeResume(body)
+}
+
+// decodeResume decodes a resume state's msgpack body (nil when
+// malformed).
+func decodeResume(body []byte) *resumeState {
 	var rs resumeState
-	if err := unmarshalSafe(b, &rs); err != nil {
+	if err := unmarshalSafe(body, &rs); err != nil {
 		return nil
 	}
 	return &rs

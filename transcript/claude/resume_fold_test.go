@@ -2,6 +2,8 @@ package claude_test
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,5 +57,59 @@ func TestResumeRecallFoldCorpus(t *testing.T) {
 		if folded == 0 && strings.Count(filepath.Base(p), "-") == 4 {
 			t.Errorf("%s: no incremental save used the recall fold", filepath.Base(p))
 		}
+	}
+}
+
+// TestResumeRandomCuts with small raw chunks, so that incremental saves
+// of the small fixtures read their main file with ReadGrown: every one
+// gives a full save's archive.
+func TestGrownResumeRandomCuts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	grown := 0
+	for _, name := range []string{"11111111-2222-4333-8444-555555555555.jsonl", "hostile.jsonl", "v1.jsonl"} {
+		files, err := claude.ReadFiles(filepath.Join("testdata", name), archive.ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		main := files[0].Data
+		for range 12 {
+			a := rng.IntN(len(main) + 1)
+			b := a + rng.IntN(len(main)-a+1)
+			dir := t.TempDir()
+			var prev []byte
+			for k, cut := range []int{a, b, len(main)} {
+				fs := append([]archive.RawFile{{Name: files[0].Name, Data: main[:cut]}}, files[1:]...)
+				if _, err := claude.ImportFiles(fs, archive.ImportOptions{}); err != nil && prev == nil {
+					continue // not a transcript yet
+				}
+				p := writeSession(t, dir, fs)
+				o := archive.EncodeOptions{Now: fixedNow, ChunkSize: 512}
+				if prev != nil {
+					pa, err := archive.Open(bytes.NewReader(prev), int64(len(prev)), archive.OpenOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					o.Previous = pa
+				}
+				var inc bytes.Buffer
+				_, stats, err := claude.Save(&inc, p, archive.ImportOptions{}, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if stats.UnreadBytes > 0 {
+					grown++
+				}
+				o.Previous = nil
+				var full bytes.Buffer
+				if _, _, err := claude.Save(&full, p, archive.ImportOptions{}, o); err != nil {
+					t.Fatal(err)
+				}
+				sameArchive(t, fmt.Sprintf("%s cut %d step %d", name, cut, k), inc.Bytes(), full.Bytes())
+				prev = inc.Bytes()
+			}
+		}
+	}
+	if grown < 10 {
+		t.Fatalf("only %d saves read their main file with ReadGrown", grown)
 	}
 }

@@ -1,6 +1,8 @@
 package claude
 
 import (
+	"bytes"
+	"encoding/binary"
 	"io"
 	"path/filepath"
 
@@ -149,22 +151,111 @@ func restoreLines(rs *resumeState) []bool {
 	return kept
 }
 
-// saveGrown is Save reading the main file with ReadGrown (see above); ok
-// is false, with nothing written to w, when that does not apply. pre is
-// the previous archive's resume state, decoded while the subagent files
-// (subs, or their error subErr) were read; saveGrown consumes its slices
-// (restore fills them in): the caller decodes it again for an ordinary
-// save.
-func saveGrown(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions, pre *resumeState, subs []archive.RawFile, subErr error) (st *archive.State, stats archive.EncodeStats, ok bool, err error) {
+// resumeHeader starts an encoded resume state (version 8 on): the main
+// file's resume point and the lines restore reads there (restoreLines),
+// so that an incremental save can start reading the main file while the
+// rest of the state is decoded. It is a hint: restore fails, and the save
+// reads the files whole, when a line it needs was not read.
+//
+//	"B10R" uvarint(off) uvarint(lines) uvarint(n) n × uvarint(line delta)
+var resumeMagic = []byte("B10R")
+
+// appendResumeHeader appends rs's header to dst.
+func appendResumeHeader(dst []byte, rs *resumeState) []byte {
+	dst = append(dst, resumeMagic...)
+	dst = binary.AppendUvarint(dst, uint64(rs.Off))
+	dst = binary.AppendUvarint(dst, uint64(rs.Lines))
+	kept := restoreLines(rs)
+	n := 0
+	for _, k := range kept {
+		if k {
+			n++
+		}
+	}
+	dst = binary.AppendUvarint(dst, uint64(n))
+	last := 0
+	for l, k := range kept {
+		if k {
+			dst = binary.AppendUvarint(dst, uint64(l-last))
+			last = l
+		}
+	}
+	return dst
+}
+
+// resumeHint is a parsed resume header.
+type resumeHint struct {
+	off, lines int
+	kept       []bool
+}
+
+// parseResumeHeader splits an encoded resume state into its header (ok
+// false when there is none or it is malformed) and its msgpack body.
+func parseResumeHeader(b []byte) (h resumeHint, body []byte, ok bool) {
+	if !bytes.HasPrefix(b, resumeMagic) {
+		return h, b, false
+	}
+	r := b[len(resumeMagic):]
+	next := func() (int, bool) {
+		v, n := binary.Uvarint(r)
+		if n <= 0 || v > uint64(len(b))<<32 {
+			return 0, false
+		}
+		r = r[n:]
+		return int(v), true
+	}
+	var good [3]bool
+	var n int
+	h.off, good[0] = next()
+	h.lines, good[1] = next()
+	n, good[2] = next()
+	if !good[0] || !good[1] || !good[2] || h.lines > h.off || n > h.lines || n > len(r) {
+		return resumeHint{}, nil, false
+	}
+	h.kept = make([]bool, h.lines)
+	l := 0
+	for i := range n {
+		d, ok := next()
+		if !ok || (i > 0 && d == 0) || d >= h.lines-l {
+			return resumeHint{}, nil, false
+		}
+		l += d
+		h.kept[l] = true
+	}
+	return h, r, true
+}
+
+// saveGrown is Save reading the main file with ReadGrown (see above), the
+// resume state decoded and the subagent files read meanwhile; ok is false,
+// with nothing written to w, when that does not apply (the caller then
+// saves reading the files whole).
+func saveGrown(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (st *archive.State, stats archive.EncodeStats, ok bool, err error) {
 	prev := eopt.Previous
-	name := filepath.Base(path)
-	if pre == nil || subErr != nil || pre.V != resumeVersion || pre.Importer != importerVersion || pre.Name != name || pre.RedactFP != "" || pre.Hash != 0 ||
-		pre.Off <= 0 || pre.Lines <= 0 || pre.Root != newImporter(iopt).root {
+	if src, ok := prev.Source(); !ok || src.Importer != importerName || src.Version != importerVersion {
 		return nil, stats, false, nil
 	}
-	kept := restoreLines(pre)
-	g, ok, err := prev.ReadGrown(path, name, pre.Off, eopt.ChunkSize, MaxFileSize, func(l int) bool { return l < len(kept) && kept[l] })
+	b, ok, err := prev.ResumeState()
 	if err != nil || !ok {
+		return nil, stats, false, nil
+	}
+	h, body, ok := parseResumeHeader(b)
+	if !ok {
+		return nil, stats, false, nil
+	}
+	var pre *resumeState
+	var subs []archive.RawFile
+	var subErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		pre = decodeResume(body)
+		subs, subErr = readSubagents(path, iopt, nil)
+	}()
+	name := filepath.Base(path)
+	g, ok, err := prev.ReadGrown(path, name, h.off, eopt.ChunkSize, MaxFileSize, func(l int) bool { return l < len(h.kept) && h.kept[l] })
+	<-done
+	if err != nil || !ok || pre == nil || subErr != nil || pre.V != resumeVersion || pre.Importer != importerVersion || pre.Name != name ||
+		pre.RedactFP != "" || pre.Hash != 0 || pre.Off != h.off || pre.Lines != h.lines || pre.Root != newImporter(iopt).root {
 		return nil, stats, false, nil // read again, whole (reporting any error)
 	}
 	files := append([]archive.RawFile{{Name: name, Data: g.Data}}, subs...)

@@ -24,26 +24,24 @@ import (
 // since are read: the importer's state is restored from the previous
 // archive's resume state (archive.Archive.ResumeState) and the unchanged
 // raw segments are copied. The archive's content is the same as after a
-// full import; anything that does not fit is a full import.
+// full import; anything that does not fit is a full import. Without
+// redaction, the main file's unchanged prefix is then not even read into
+// memory (archive.Archive.ReadGrown): the returned State's Raw[0].Data
+// holds only the part of the file the save read.
 func Save(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
 	// The previous archive's resume state is decoded while the files are
 	// read.
 	var pre *resumeState
 	done := make(chan struct{})
-	if p := eopt.Previous; p != nil && eopt.RedactLine == nil && eopt.RedactText == nil && !p.Redaction().Enabled {
+	p := eopt.Previous
+	if p != nil && eopt.RedactLine == nil && eopt.RedactText == nil && !p.Redaction().Enabled {
 		// Without redaction, the main file's unchanged prefix need not be
-		// read into memory (resume_grown.go). The resume state is decoded
-		// while the subagent files are read.
-		go func() {
-			defer close(done)
-			pre = loadResume(p)
-		}()
-		subs, subErr := readSubagents(path, iopt, nil)
-		<-done
-		if st, stats, ok, err := saveGrown(w, path, iopt, eopt, pre, subs, subErr); ok {
+		// read into memory (resume_grown.go).
+		if st, stats, ok, err := saveGrown(w, path, iopt, eopt); ok {
 			return st, stats, err
 		}
-		done = make(chan struct{})
+	}
+	if p != nil {
 		go func() {
 			defer close(done)
 			pre = loadResume(p)
