@@ -566,6 +566,24 @@ func (e *encoder) run() error {
 	if s.Source.Partial && !derived {
 		return errors.New("archive: Encode: a partial (resumed) State needs its importer's Deriver and no redaction")
 	}
+	// The recall is built while the other segments are prepared (it only
+	// reads the State). Its tool pass goes on from the previous archive's
+	// fold when it applies, and is checkpointed for the next save when
+	// this archive keeps a resume state.
+	keepResume := derived && len(s.Source.Resume) > 0 && !e.archival()
+	var recall, fold []byte
+	recalled := make(chan struct{})
+	go func() {
+		defer close(recalled)
+		view := e.s
+		if !e.fromStored {
+			view = e.redactedView()
+		}
+		var reused int
+		recall, fold, reused = recallPayloadFold(view, e.prevFold, keepResume)
+		e.stats.RecallFolded = reused
+	}()
+	defer func() { <-recalled }()
 	var msgs []Message
 	var tools []ToolExec
 	e.stats.Derived = derived
@@ -637,17 +655,7 @@ func (e *encoder) run() error {
 		h := sha256.Sum256(fc.Data)
 		ms.Contents = append(ms.Contents, contentEntry{Path: fc.Path, Size: int64(len(fc.Data)), SHA256: hex.EncodeToString(h[:])})
 	}
-	var recall []byte
-	view := e.s
-	if !e.fromStored {
-		view = e.redactedView()
-	}
-	// The recall's tool pass goes on from the previous archive's fold
-	// when it applies, and is checkpointed for the next save when this
-	// archive keeps a resume state.
-	keepResume := derived && len(s.Source.Resume) > 0 && !e.archival()
-	recall, fold, reused := recallPayloadFold(view, e.prevFold, keepResume)
-	e.stats.RecallFolded = reused
+	<-recalled
 	// Small segments first, so a reader of the metadata touches the
 	// beginning of the file only.
 	segs := []struct {
