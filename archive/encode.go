@@ -381,6 +381,9 @@ type rawGroup struct {
 	n      int // chunks
 	data   []byte
 	prep   *ctxfmt.Prepared
+	// A reused group's segment, read ahead from the previous archive
+	// (nil when that failed: writeRaw copies it then, reporting why).
+	stored *ctxfmt.StoredSegment
 }
 
 // packing reports whether raw chunks are packed across files: at
@@ -486,11 +489,27 @@ func (e *encoder) layout() int {
 // prepareRaw plans the raw segments and compresses the new ones.
 func (e *encoder) prepareRaw() error {
 	e.planGroups()
-	var jobs []int
+	var jobs, copies []int
 	for g := range e.groups {
 		if !e.groups[g].reused {
 			jobs = append(jobs, g)
+		} else {
+			copies = append(copies, g)
 		}
+	}
+	// The segments to copy are read (and their checksums checked) ahead,
+	// while the rest is compressed.
+	read := make(chan struct{})
+	if len(copies) == 0 {
+		close(read)
+	} else {
+		go func() {
+			defer close(read)
+			for _, g := range copies {
+				gr := &e.groups[g]
+				gr.stored, _ = e.opts.Previous.r.ReadStored(e.prevSegs[gr.file][gr.chunk])
+			}
+		}()
 	}
 	workers := e.opts.Concurrency
 	if workers <= 0 {
@@ -538,6 +557,7 @@ func (e *encoder) prepareRaw() error {
 	}
 	close(next)
 	wg.Wait()
+	<-read
 	e.hashes = nil
 	// A chunk shared with others is never copied, so nothing hashes on
 	// from its SHA-256 state (hashChunks recorded one for every chunk).
@@ -1130,7 +1150,13 @@ func (e *encoder) writeRaw() error {
 		m := &e.man[g.file]
 		if g.reused {
 			c := m.Chunks[g.chunk]
-			if err := e.w.CopyRaw(e.opts.Previous.r, e.prevSegs[g.file][g.chunk]); err != nil {
+			var err error
+			if g.stored != nil {
+				err = e.w.AddStored(g.stored)
+			} else {
+				err = e.w.CopyRaw(e.opts.Previous.r, e.prevSegs[g.file][g.chunk])
+			}
+			if err != nil {
 				return fmt.Errorf("archive: copying raw segment of %s: %w", m.Name, err)
 			}
 			e.stats.RawBytes += c.StoredLen
