@@ -317,6 +317,22 @@ func (r *Reader) ReadSegment(i int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.codec == CodecZstdDict {
+		out, err := decompressDict(comp, int(e.rawLen), func(j uint64) ([]byte, error) {
+			if j >= uint64(len(r.ents)) || int(j) == i || r.ents[j].codec == CodecZstdDict || r.ents[j].typ == TypeCryptoParams {
+				return nil, fmt.Errorf("dictionary segment %d is not one a dictionary can come from", j)
+			}
+			d, err := r.ReadSegment(int(j))
+			if err != nil {
+				return nil, fmt.Errorf("dictionary segment %d: %w", j, err)
+			}
+			return d, nil
+		})
+		if err != nil {
+			return nil, ferr(reg, ErrCorrupt, "%s data: %v", e.codec, err)
+		}
+		return out, nil
+	}
 	out, err := decompress(e.codec, comp, int(e.rawLen))
 	if err != nil {
 		return nil, ferr(reg, ErrCorrupt, "%s data: %v", e.codec, err)
