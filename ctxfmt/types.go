@@ -109,6 +109,11 @@ const (
 	CodecZstdDict Codec = 3
 )
 
+// MaxDictLen is the largest payload a CodecZstdDict segment's dictionary
+// may decode to. Readers refuse a larger one; writers compress without
+// the dictionary instead. It bounds what reading one segment may cost.
+const MaxDictLen = 1 << 20
+
 // Known reports whether this implementation can decode c.
 func (c Codec) Known() bool { return c <= CodecZstdDict }
 

@@ -321,8 +321,8 @@ func resolveDicts(segs []*pending) ([]int, error) {
 			return nil, fmt.Errorf("ctxfmt: %s: its dictionary %s must be added with Add or AddWith, without a dictionary of its own", segRegion(i, p.typ), segRegion(j, p.dict))
 		case p.ready && (len(segs[j].raw) != p.dictLen || xxhash.Sum64(segs[j].raw) != p.dictSum):
 			return nil, fmt.Errorf("ctxfmt: %s: prepared against another payload than %s's", segRegion(i, p.typ), segRegion(j, p.dict))
-		case !p.ready && len(segs[j].raw) == 0:
-			continue // an empty dictionary: plain compression
+		case !p.ready && (len(segs[j].raw) == 0 || len(segs[j].raw) > MaxDictLen):
+			continue // an empty or too large dictionary: plain compression
 		}
 		at[i] = j
 	}
@@ -401,7 +401,8 @@ func Prepare(c Codec, l Level, payload []byte) (*Prepared, error) {
 // the payload of the file's first segment of type dictType (which must be
 // added with Add or AddWith, without a dictionary of its own; Close checks
 // that it is the same payload). The segment is stored as CodecZstdDict,
-// or as Prepare would store it when dict is empty, and as CodecNone when
+// or as Prepare would store it when dict is empty or longer than
+// MaxDictLen, and as CodecNone when
 // compression does not make it smaller. Unlike SegmentOptions.Dict it
 // does not also try without the dictionary: it is meant for large
 // payloads, where a dictionary of model text never costs more than a few
@@ -410,7 +411,7 @@ func PrepareDict(l Level, payload []byte, dictType SegmentType, dict []byte) (*P
 	if dictType == 0 {
 		return nil, errors.New("ctxfmt: PrepareDict: no dictionary segment type")
 	}
-	if len(dict) == 0 || len(payload) == 0 {
+	if len(dict) == 0 || len(dict) > MaxDictLen || len(payload) == 0 {
 		return Prepare(CodecZstd, l, payload)
 	}
 	out, err := compressDict(l, payload, dict)
