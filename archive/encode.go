@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -563,6 +564,12 @@ func (e *encoder) prepareRaw() error {
 	return nil
 }
 
+// dictBothLimit: raw segments up to this size are compressed with and
+// without the recall as a dictionary, and stored in the smaller form (a
+// few milliseconds at LevelMax); larger ones with the dictionary only (on
+// the corpus sessions it saves 1–2 KB of each 3 MB segment).
+const dictBothLimit = 1 << 20
+
 // prepareDictRaw compresses the raw groups left to it by prepareRaw
 // against recall, the recall segment's payload (see recallDict).
 func (e *encoder) prepareDictRaw(recall []byte) error {
@@ -579,6 +586,17 @@ func (e *encoder) prepareDictRaw(recall []byte) error {
 		wg.Go(func() {
 			gr := &e.groups[g]
 			gr.prep, errs[j] = ctxfmt.PrepareDict(e.opts.Level, gr.data, ctxfmt.TypeSummaries, recall)
+			if errs[j] != nil || len(gr.data) > dictBothLimit {
+				return
+			}
+			// A small segment may come out smaller without (libzstd picks
+			// its parameters from the dictionary for small inputs).
+			plain, err := ctxfmt.Prepare(e.opts.Codec, e.opts.Level, gr.data)
+			if err != nil {
+				errs[j] = err
+			} else if plain.StoredLen() < gr.prep.StoredLen()+binary.MaxVarintLen64 {
+				gr.prep = plain
+			}
 		})
 	}
 	wg.Wait()
