@@ -580,10 +580,16 @@ func (e *encoder) prepareDictRaw(recall []byte) error {
 		}
 	}
 	errs := make([]error, len(jobs))
+	workers := e.opts.Concurrency
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup
 	for j, g := range jobs {
-		// (ctxfmt bounds how many LevelMax compressions run at once.)
+		sem <- struct{}{}
 		wg.Go(func() {
+			defer func() { <-sem }()
 			gr := &e.groups[g]
 			gr.prep, errs[j] = ctxfmt.PrepareDict(e.opts.Level, gr.data, ctxfmt.TypeSummaries, recall)
 			if errs[j] != nil || len(gr.data) > dictBothLimit {
