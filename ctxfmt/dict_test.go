@@ -118,8 +118,8 @@ func TestDictRoundTrip(t *testing.T) {
 }
 
 // TestDictOnlyWhenSmaller: a payload is stored in the smaller of its two
-// compressed forms (none when neither is smaller), and an empty
-// dictionary is no dictionary.
+// compressed forms (none when neither is smaller), and an empty, too
+// large or missing dictionary is no dictionary.
 func TestDictOnlyWhenSmaller(t *testing.T) {
 	dict, _, _ := dictPayloads()
 	unrelated := bytes.Repeat([]byte("zzzz yyyy xxxx "), 200)
@@ -156,6 +156,10 @@ func TestDictOnlyWhenSmaller(t *testing.T) {
 	b = build(t, WriterOptions{Codec: CodecZstd}, seg{t: TypeSummaries, p: big}, seg{t: TypeTaskState, p: dict, o: SegmentOptions{UseDefaults: true, Dict: TypeSummaries}})
 	if r, err := open(t, b, ReaderOptions{}); err != nil || r.Segments()[1].Codec != CodecZstd {
 		t.Errorf("segment against a dictionary over MaxDictLen: %v", err)
+	}
+	b = build(t, WriterOptions{Codec: CodecZstd}, seg{t: TypeTaskState, p: dict, o: SegmentOptions{UseDefaults: true, Dict: TypeSummaries}})
+	if r, err := open(t, b, ReaderOptions{}); err != nil || r.Segments()[0].Codec != CodecZstd {
+		t.Errorf("segment against a missing dictionary segment: %v", err)
 	}
 	var buf bytes.Buffer
 	w, _ := NewWriter(&buf, WriterOptions{Codec: CodecZstd})

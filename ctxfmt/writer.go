@@ -37,7 +37,9 @@ type SegmentOptions struct {
 	// file's first segment of that type, added with Add or AddWith and
 	// itself without Dict): at Close the payload is compressed both ways
 	// and stored as CodecZstdDict when that is smaller. Reading the
-	// segment then decodes the dictionary segment too.
+	// segment then decodes the dictionary segment too. Without such a
+	// segment (or with an empty one, or one over MaxDictLen) the payload
+	// is compressed as without Dict.
 	Dict SegmentType
 }
 
@@ -304,8 +306,11 @@ func (w *Writer) Close() error {
 
 // resolveDicts returns, for every segment, the index of the segment whose
 // payload it is compressed against (-1: none), checking that each such
-// segment exists, carries its payload and has no dictionary itself, and
-// that a prepared segment was compressed against that very payload.
+// segment carries its payload and has no dictionary itself, and that a
+// prepared segment was compressed against that very payload (and that its
+// dictionary segment exists; a segment added with SegmentOptions.Dict
+// whose dictionary segment is missing, empty or over MaxDictLen is
+// compressed without one).
 func resolveDicts(segs []*pending) ([]int, error) {
 	at := make([]int, len(segs))
 	for i, p := range segs {
@@ -315,6 +320,8 @@ func resolveDicts(segs []*pending) ([]int, error) {
 		}
 		j := slices.IndexFunc(segs, func(q *pending) bool { return q.typ == p.dict })
 		switch {
+		case j < 0 && !p.ready:
+			continue // no such segment: plain compression
 		case j < 0:
 			return nil, fmt.Errorf("ctxfmt: %s: no %s segment to use as its dictionary", segRegion(i, p.typ), p.dict)
 		case segs[j].ready || segs[j].dict != 0:
