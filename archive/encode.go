@@ -681,19 +681,35 @@ func (e *encoder) run() error {
 	// fold when it applies, and is checkpointed for the next save when
 	// this archive keeps a resume state.
 	keepResume := derived && len(s.Source.Resume) > 0 && !e.archival()
-	var recall, fold []byte
-	recalled := make(chan struct{})
+	// The caches for the next save (resume state, recall fold) are
+	// compressed meanwhile too.
+	var recall []byte
+	var resumePrep, foldPrep *ctxfmt.Prepared
+	var resumeErr, foldErr error
+	recalled, resumed := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(recalled)
 		view := e.s
 		if !e.fromStored {
 			view = e.redactedView()
 		}
+		var fold []byte
 		var reused int
 		recall, fold, reused = recallPayloadFold(view, e.prevFold, keepResume)
 		e.stats.RecallFolded = reused
+		if keepResume && len(fold) > 0 {
+			foldPrep, foldErr = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, fold)
+		}
 	}()
-	defer func() { <-recalled }()
+	if keepResume {
+		go func() {
+			defer close(resumed)
+			resumePrep, resumeErr = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, s.Source.Resume)
+		}()
+	} else {
+		close(resumed)
+	}
+	defer func() { <-recalled; <-resumed }()
 	var msgs []Message
 	var tools []ToolExec
 	e.stats.Derived = derived
@@ -803,11 +819,18 @@ func (e *encoder) run() error {
 		}
 	}
 	if keepResume {
-		if err := e.w.AddWith(TypeResumeState, s.Source.Resume, ctxfmt.SegmentOptions{UseDefaults: true, Optional: true}); err != nil {
+		<-resumed
+		if resumeErr != nil {
+			return fmt.Errorf("archive: resume state: %w", resumeErr)
+		}
+		if err := e.w.AddPreparedWith(TypeResumeState, resumePrep, ctxfmt.SegmentOptions{Optional: true}); err != nil {
 			return fmt.Errorf("archive: %w", err)
 		}
-		if len(fold) > 0 {
-			if err := e.w.AddWith(TypeRecallFold, fold, ctxfmt.SegmentOptions{UseDefaults: true, Optional: true}); err != nil {
+		if foldErr != nil {
+			return fmt.Errorf("archive: recall fold: %w", foldErr)
+		}
+		if foldPrep != nil {
+			if err := e.w.AddPreparedWith(TypeRecallFold, foldPrep, ctxfmt.SegmentOptions{Optional: true}); err != nil {
 				return fmt.Errorf("archive: %w", err)
 			}
 		}

@@ -482,12 +482,23 @@ func (p *Prepared) StoredLen() int { return len(p.comp) }
 // Prepare; the file holds the same bytes as if the payload had been given
 // to AddWith with the same codec and level.
 func (w *Writer) AddPrepared(t SegmentType, p *Prepared) error {
+	return w.AddPreparedWith(t, p, SegmentOptions{})
+}
+
+// AddPreparedWith is AddPrepared for a segment that is optional when
+// o.Optional (see SegmentOptions); o's other fields are ignored: the codec
+// and level are those the payload was prepared with.
+func (w *Writer) AddPreparedWith(t SegmentType, p *Prepared, o SegmentOptions) error {
 	if p == nil {
 		return errors.New("ctxfmt: AddPrepared: nil segment")
 	}
 	if err := w.checkAdd(t); err != nil {
 		return err
 	}
-	w.segs = append(w.segs, &pending{typ: t, flags: FlagRequired, codec: p.codec, ready: true, comp: p.comp, rawLen: p.rawLen, dict: p.dict, dictSum: p.dictSum, dictLen: p.dictLen})
+	flags := FlagRequired
+	if o.Optional {
+		flags = 0
+	}
+	w.segs = append(w.segs, &pending{typ: t, flags: flags, codec: p.codec, ready: true, comp: p.comp, rawLen: p.rawLen, dict: p.dict, dictSum: p.dictSum, dictLen: p.dictLen})
 	return nil
 }
