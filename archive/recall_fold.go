@@ -318,6 +318,9 @@ func decodeFold(b []byte) (*toolFold, uint64, error) {
 		c.Runs = r.count(fold.n)
 		c.Failures = r.count(fold.n)
 		fl := r.byte()
+		if fl > 7 {
+			r.err = errFold
+		}
 		c.OK, c.ExitKnown, c.NoResult = fl&1 != 0, fl&2 != 0, fl&4 != 0
 		x := r.int()
 		if x < math.MinInt32 || x > math.MaxInt32 {
@@ -336,7 +339,13 @@ func decodeFold(b []byte) (*toolFold, uint64, error) {
 		e.Time = r.time()
 		e.Seq = seq()
 		e.key = r.str()
-		e.family = r.byte() != 0
+		switch r.byte() {
+		case 0:
+		case 1:
+			e.family = true
+		default:
+			r.err = errFold
+		}
 		fold.errs[errID(e)] = e
 	}
 	for _, m := range []map[string]int{fold.okFamily, fold.okPath} {

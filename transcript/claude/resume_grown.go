@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"io"
 	"path/filepath"
+	"slices"
 
 	"github.com/ben10ctx/ben10/archive"
 )
@@ -183,10 +184,28 @@ func appendResumeHeader(dst []byte, rs *resumeState) []byte {
 	return dst
 }
 
-// resumeHint is a parsed resume header.
+// resumeHint is a parsed resume header: the lines restore reads, in
+// increasing order (at most one per byte of the header: its size is
+// bounded by the input's, whatever the numbers in it say).
 type resumeHint struct {
 	off, lines int
-	kept       []bool
+	kept       []int
+}
+
+// keeper returns a function reporting whether line l is one of h's;
+// ReadGrown asks in increasing order, which its cursor follows.
+func (h *resumeHint) keeper() func(l int) bool {
+	next := 0
+	return func(l int) bool {
+		for next < len(h.kept) && h.kept[next] < l {
+			next++
+		}
+		if next < len(h.kept) && h.kept[next] == l {
+			return true
+		}
+		_, found := slices.BinarySearch(h.kept, l)
+		return found
+	}
 }
 
 // parseResumeHeader splits an encoded resume state into its header (ok
@@ -212,7 +231,7 @@ func parseResumeHeader(b []byte) (h resumeHint, body []byte, ok bool) {
 	if !good[0] || !good[1] || !good[2] || h.lines > h.off || n > h.lines || n > len(r) {
 		return resumeHint{}, nil, false
 	}
-	h.kept = make([]bool, h.lines)
+	h.kept = make([]int, 0, n)
 	l := 0
 	for i := range n {
 		d, ok := next()
@@ -220,7 +239,7 @@ func parseResumeHeader(b []byte) (h resumeHint, body []byte, ok bool) {
 			return resumeHint{}, nil, false
 		}
 		l += d
-		h.kept[l] = true
+		h.kept = append(h.kept, l)
 	}
 	return h, r, true
 }
@@ -252,7 +271,7 @@ func saveGrown(w io.Writer, path string, iopt archive.ImportOptions, eopt archiv
 		subs, subErr = readSubagents(path, iopt, nil)
 	}()
 	name := filepath.Base(path)
-	g, ok, err := prev.ReadGrown(path, name, h.off, eopt.ChunkSize, MaxFileSize, func(l int) bool { return l < len(h.kept) && h.kept[l] })
+	g, ok, err := prev.ReadGrown(path, name, h.off, eopt.ChunkSize, MaxFileSize, h.keeper())
 	<-done
 	if err != nil || !ok || pre == nil || subErr != nil || pre.V != resumeVersion || pre.Importer != importerVersion || pre.Name != name ||
 		pre.RedactFP != "" || pre.Hash != 0 || pre.Off != h.off || pre.Lines != h.lines || pre.Root != newImporter(iopt).root {

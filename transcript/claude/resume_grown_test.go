@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -26,24 +27,45 @@ func TestResumeHeader(t *testing.T) {
 		b := appendResumeHeader(nil, rs)
 		b = append(b, 0xc0) // a msgpack nil as the body
 		h, body, ok := parseResumeHeader(b)
-		if !ok || h.off != rs.Off || h.lines != rs.Lines || !bytes.Equal(body, []byte{0xc0}) || !slices.Equal(h.kept, restoreLines(rs)) {
+		var want []int
+		for l, k := range restoreLines(rs) {
+			if k {
+				want = append(want, l)
+			}
+		}
+		if !ok || h.off != rs.Off || h.lines != rs.Lines || !bytes.Equal(body, []byte{0xc0}) || !slices.Equal(h.kept, want) {
 			t.Fatalf("round trip: %v %+v", ok, h)
 		}
+		keep := h.keeper()
+		for l := range lines {
+			if keep(l) != slices.Contains(want, l) {
+				t.Fatalf("keeper: line %d", l)
+			}
+		}
+		valid := func(h resumeHint) bool {
+			return slices.IsSorted(h.kept) && (len(h.kept) == 0 || (h.kept[0] >= 0 && h.kept[len(h.kept)-1] < h.lines))
+		}
 		for i := range len(b) - 1 {
-			if h, _, ok := parseResumeHeader(b[:i]); ok && len(h.kept) != h.lines {
-				t.Fatalf("cut at %d: %d kept flags for %d lines", i, len(h.kept), h.lines)
+			if h, _, ok := parseResumeHeader(b[:i]); ok && !valid(h) {
+				t.Fatalf("cut at %d: kept lines %v of %d", i, h.kept, h.lines)
 			}
 		}
 		for range 20 {
 			c := slices.Clone(b)
 			c[rng.IntN(len(c))] = byte(rng.IntN(256))
-			if h, _, ok := parseResumeHeader(c); ok && len(h.kept) != h.lines {
-				t.Fatalf("mutated: %d kept flags for %d lines", len(h.kept), h.lines)
+			if h, _, ok := parseResumeHeader(c); ok && !valid(h) {
+				t.Fatalf("mutated: kept lines %v of %d", h.kept, h.lines)
 			}
 		}
 	}
 	if _, body, ok := parseResumeHeader([]byte{0x80}); ok || !bytes.Equal(body, []byte{0x80}) {
 		t.Fatal("a state without a header")
+	}
+	// Numbers far beyond the input allocate nothing for them.
+	huge := append(slices.Clone(resumeMagic), binary.AppendUvarint(binary.AppendUvarint(binary.AppendUvarint(nil, 1<<34), 1<<33), 1)...)
+	huge = append(huge, 5)
+	if h, _, ok := parseResumeHeader(huge); !ok || !slices.Equal(h.kept, []int{5}) || h.lines != 1<<33 {
+		t.Fatalf("huge header: %v %+v", ok, h)
 	}
 }
 
@@ -97,4 +119,28 @@ func TestRestoreNeedsItsLines(t *testing.T) {
 			t.Fatalf("line %d dropped %v: restored %v", needed, drop, ok)
 		}
 	}
+}
+
+// Any bytes as a resume state: the header parses or is refused, never a
+// panic or a line outside the state's lines.
+func FuzzResumeHeader(f *testing.F) {
+	rs := &resumeState{Off: 1000, Lines: 10, Msgs: []archive.Message{{Ref: archive.RawRef{Line: 3}, TextSpans: []archive.Span{{Off: 1, Len: 2}}}}}
+	f.Add(appendResumeHeader(nil, rs))
+	f.Add([]byte("B10R"))
+	f.Add([]byte{0x80})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, _, ok := parseResumeHeader(b)
+		if !ok {
+			return
+		}
+		if !slices.IsSorted(h.kept) || (len(h.kept) > 0 && (h.kept[0] < 0 || h.kept[len(h.kept)-1] >= h.lines)) || len(h.kept) > len(b) {
+			t.Fatalf("kept lines %v of %d", h.kept, h.lines)
+		}
+		keep := h.keeper()
+		for _, l := range h.kept {
+			if !keep(l) {
+				t.Fatalf("line %d not kept", l)
+			}
+		}
+	})
 }
