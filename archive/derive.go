@@ -37,6 +37,14 @@ type ModelSource struct {
 	// session's, and Encode must derive the conversation (it fails
 	// otherwise).
 	Partial bool `msgpack:"-"`
+	// FoldedTexts, in a Partial State, is how many of its first Tools
+	// were restored without the texts the recall reads (but an
+	// ExitPlanMode input), from the same raw lines as the tools the
+	// previous archive's recall fold covers (see TypeRecallFold): Encode
+	// takes their part of the recall from that fold, and fails with
+	// ErrFoldMismatch, writing nothing, when it does not cover exactly
+	// them, unchanged.
+	FoldedTexts int `msgpack:"-"`
 
 	// digest fingerprints the Messages and Tools the importer built (see
 	// State.SetSource): a State changed after import is stored in full.

@@ -685,7 +685,7 @@ func (e *encoder) run() error {
 	// compressed meanwhile too.
 	var recall []byte
 	var resumePrep, foldPrep *ctxfmt.Prepared
-	var resumeErr, foldErr error
+	var resumeErr, foldErr, recallErr error
 	recalled, resumed := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(recalled)
@@ -695,7 +695,7 @@ func (e *encoder) run() error {
 		}
 		var fold []byte
 		var reused int
-		recall, fold, reused = recallPayloadFold(view, e.prevFold, keepResume)
+		recall, fold, reused, recallErr = recallPayloadFold(view, e.prevFold, keepResume)
 		e.stats.RecallFolded = reused
 		if keepResume && len(fold) > 0 {
 			foldPrep, foldErr = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, fold)
@@ -782,6 +782,9 @@ func (e *encoder) run() error {
 		ms.Contents = append(ms.Contents, contentEntry{Path: fc.Path, Size: int64(len(fc.Data)), SHA256: hex.EncodeToString(h[:])})
 	}
 	<-recalled
+	if recallErr != nil {
+		return recallErr
+	}
 	// Small segments first, so a reader of the metadata touches the
 	// beginning of the file only.
 	segs := []struct {

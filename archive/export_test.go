@@ -17,14 +17,14 @@ func ToolInputDecodesAsJSON(s string) bool {
 // s going on from it; applied reports whether the checkpoint applied to s.
 func RecallFromFold(prev, s *State) (r Recall, applied bool, ckLen int) {
 	ck := RecallFoldBytes(prev)
-	fold, _ := resumeFold(decodeFoldBytes(ck), s)
+	fold, _, _ := resumeFold(decodeFoldBytes(ck), s)
 	return buildRecall(s, fold, nil), fold != nil, len(ck)
 }
 
 // DecodeRecallFold decodes a recall-fold checkpoint (for the fuzz-like
 // robustness test); ok is false when b is malformed.
 func DecodeRecallFold(b []byte) bool {
-	_, _, err := decodeFold(b)
+	_, _, _, err := decodeFold(b)
 	return err == nil
 }
 
@@ -42,7 +42,10 @@ func RecallFoldBytes(s *State) []byte {
 // recall of s (decoded back) going on from the previous checkpoint prev,
 // the new checkpoint and how many tools prev covered.
 func RecallPayloadFold(s *State, prev []byte) (Recall, []byte, int, error) {
-	payload, ck, reused := recallPayloadFold(s, decodeFoldBytes(prev), true)
+	payload, ck, reused, err := recallPayloadFold(s, decodeFoldBytes(prev), true)
+	if err != nil {
+		return Recall{}, nil, 0, err
+	}
 	r, err := DecodeRecall(payload)
 	return r, ck, reused, err
 }

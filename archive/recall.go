@@ -527,10 +527,10 @@ type checkpoint struct {
 func (ck *checkpoint) take(fold *toolFold, tools []ToolExec) {
 	fd := ck.fd
 	if fd == nil || fd.n > ck.at {
-		fd = newFoldDigest(fold.dir)
+		fd = newFoldDigest()
 	}
-	fd.add(tools[fd.n:ck.at])
-	ck.out = fold.appendCheckpoint(nil, fd.sum())
+	fd.add(tools[fd.n:ck.at], true)
+	ck.out = fold.appendCheckpoint(nil, fd.text, fd.skel)
 }
 
 // toolFold is the tool pass's state after the first n tools of a

@@ -26,8 +26,8 @@ import (
 const TypeRecallFold = TypeResumeState + 1
 
 // foldVersion changes whenever the checkpoint's encoding or the fold's
-// meaning does.
-const foldVersion = 1
+// meaning does. Version 2: additive digests, with the tools' skeletons.
+const foldVersion = 2
 
 // foldPoint is where the encoder checkpoints the fold of s's tools: before
 // the first tool a later save may see differently. Those are the tools
@@ -44,70 +44,106 @@ func foldPoint(tools []ToolExec) int {
 	return len(tools)
 }
 
-// foldDigest is an xxhash64 of what the fold reads from a history's
-// first tools: every field it looks at, texts only where RecallTexts says
-// a partial State keeps them. It is written tool by tool (add), so that
-// the digest of a longer prefix goes on from a shorter one's.
+// foldDigest sums, over a history's first n tools, two xxhash64s of each
+// tool (with its index): "text", of what the fold reads from it (every
+// field it looks at, texts only where RecallTexts says a partial State
+// keeps them), and "skel", of the tool without its input, output and
+// command texts (but with the spans locating them and any text stored
+// without spans). Sums compose: the digest of a longer prefix goes on
+// from a shorter one's, whichever way it was reached. Equal skeletons of
+// tools read from the same raw lines have the same texts, which is what
+// an importer vouches for with ModelSource.FoldedTexts.
 type foldDigest struct {
-	d   *xxhash.Digest
-	buf []byte
-	n   int // tools added
+	text, skel uint64
+	n          int // tools added
+	buf        []byte
 }
 
-func newFoldDigest(dir string) *foldDigest {
-	fd := &foldDigest{d: xxhash.New(), buf: make([]byte, 0, 4096)}
-	fd.str(dir)
-	return fd
-}
+func newFoldDigest() *foldDigest { return &foldDigest{buf: make([]byte, 0, 512)} }
 
-func (fd *foldDigest) str(s string) {
+func (fd *foldDigest) str(d *xxhash.Digest, s string) {
 	fd.buf = binary.AppendUvarint(fd.buf, uint64(len(s)))
-	if len(s) > 512 {
-		// Big texts go to the hash directly.
-		_, _ = fd.d.Write(fd.buf)
+	if len(s) > 256 {
+		_, _ = d.Write(fd.buf)
 		fd.buf = fd.buf[:0]
-		_, _ = fd.d.WriteString(s)
+		_, _ = d.WriteString(s)
 		return
 	}
 	fd.buf = append(fd.buf, s...)
 }
 
-// add adds tools, the ones after those added before.
-func (fd *foldDigest) add(tools []ToolExec) {
-	fd.n += len(tools)
-	for i := range tools {
-		t := &tools[i]
-		if t.Sidechain {
-			fd.buf = append(fd.buf, 's')
-			continue
-		}
-		fd.buf = append(fd.buf, 't')
-		fd.str(t.Name)
-		fd.str(t.Command)
-		fd.str(t.Input)
-		if _, out := RecallTexts(t); out {
-			fd.buf = append(fd.buf, 'o')
-			fd.str(t.Output)
-		}
-		fd.buf = append(fd.buf, bit(t.Success), bit(len(t.OutputSpans) > 0))
-		fd.buf = binary.AppendVarint(fd.buf, t.Timestamp.Unix())
-		fd.buf = binary.AppendUvarint(fd.buf, uint64(t.Timestamp.Nanosecond()))
-		fd.buf = binary.AppendUvarint(fd.buf, uint64(len(t.RelatedFiles)))
-		for _, f := range t.RelatedFiles {
-			fd.str(f)
-		}
-		if len(fd.buf) >= 4096 {
-			_, _ = fd.d.Write(fd.buf)
-			fd.buf = fd.buf[:0]
-		}
+func (fd *foldDigest) spans(sp []Span) {
+	fd.buf = binary.AppendUvarint(fd.buf, uint64(len(sp)))
+	for _, x := range sp {
+		fd.buf = binary.AppendUvarint(fd.buf, uint64(x.Off))
+		fd.buf = binary.AppendUvarint(fd.buf, uint64(x.Len))
+		fd.buf = append(fd.buf, bit(x.Verbatim))
 	}
 }
 
-// sum is the digest of the tools added so far (more can be added after).
-func (fd *foldDigest) sum() uint64 {
-	_, _ = fd.d.Write(fd.buf)
-	fd.buf = fd.buf[:0]
-	return fd.d.Sum64()
+// add adds tools, the ones after those added before (text: with the
+// text hashes; a State whose texts are elided adds only skeletons).
+func (fd *foldDigest) add(tools []ToolExec, text bool) {
+	d := xxhash.New()
+	for i := range tools {
+		t := &tools[i]
+		seq := uint64(fd.n + i)
+		// The skeleton.
+		d.Reset()
+		fd.buf = binary.AppendUvarint(fd.buf[:0], seq)
+		fd.buf = append(fd.buf, bit(t.Sidechain), bit(t.Success))
+		fd.str(d, t.ID)
+		fd.str(d, t.Name)
+		fd.buf = binary.AppendVarint(fd.buf, t.Timestamp.Unix())
+		fd.buf = binary.AppendUvarint(fd.buf, uint64(t.Timestamp.Nanosecond()))
+		fd.buf = binary.AppendVarint(fd.buf, t.DurationMS)
+		fd.buf = binary.AppendUvarint(fd.buf, uint64(len(t.RelatedFiles)))
+		for _, f := range t.RelatedFiles {
+			fd.str(d, f)
+		}
+		for _, r := range []RawRef{t.Ref, t.ResultRef} {
+			fd.buf = binary.AppendVarint(fd.buf, int64(r.File))
+			fd.buf = binary.AppendVarint(fd.buf, int64(r.Line))
+		}
+		fd.spans(t.InputSpans)
+		fd.spans(t.OutputSpans)
+		if len(t.InputSpans) == 0 {
+			fd.str(d, t.Input)
+		}
+		if len(t.OutputSpans) == 0 {
+			fd.str(d, t.Output)
+		}
+		_, _ = d.Write(fd.buf)
+		fd.skel += d.Sum64()
+		if !text {
+			continue
+		}
+		// What the fold reads.
+		d.Reset()
+		fd.buf = binary.AppendUvarint(fd.buf[:0], seq)
+		if t.Sidechain {
+			fd.buf = append(fd.buf, 's')
+		} else {
+			fd.buf = append(fd.buf, 't')
+			fd.str(d, t.Name)
+			fd.str(d, t.Command)
+			fd.str(d, t.Input)
+			if _, out := RecallTexts(t); out {
+				fd.buf = append(fd.buf, 'o')
+				fd.str(d, t.Output)
+			}
+			fd.buf = append(fd.buf, bit(t.Success), bit(len(t.OutputSpans) > 0))
+			fd.buf = binary.AppendVarint(fd.buf, t.Timestamp.Unix())
+			fd.buf = binary.AppendUvarint(fd.buf, uint64(t.Timestamp.Nanosecond()))
+			fd.buf = binary.AppendUvarint(fd.buf, uint64(len(t.RelatedFiles)))
+			for _, f := range t.RelatedFiles {
+				fd.str(d, f)
+			}
+		}
+		_, _ = d.Write(fd.buf)
+		fd.text += d.Sum64()
+	}
+	fd.n += len(tools)
 }
 
 func bit(b bool) byte {
@@ -117,14 +153,15 @@ func bit(b bool) byte {
 	return 0
 }
 
-// appendCheckpoint appends the fold's state to dst, with digest, the
-// foldDigest of the fold's first fold.n tools.
-func (fold *toolFold) appendCheckpoint(dst []byte, digest uint64) []byte {
+// appendCheckpoint appends the fold's state to dst, with the foldDigest
+// sums (text, skel) of the fold's first fold.n tools.
+func (fold *toolFold) appendCheckpoint(dst []byte, text, skel uint64) []byte {
 	w := foldWriter{b: dst}
 	w.uint(foldVersion)
 	w.str(fold.dir)
 	w.uint(uint64(fold.n))
-	w.b = binary.LittleEndian.AppendUint64(w.b, digest)
+	w.b = binary.LittleEndian.AppendUint64(w.b, text)
+	w.b = binary.LittleEndian.AppendUint64(w.b, skel)
 
 	w.uint(uint64(len(fold.files)))
 	for _, p := range sortedKeys(fold.files) {
@@ -286,21 +323,21 @@ func (r *foldReader) time() time.Time {
 	return time.Time{}
 }
 
-// decodeFold decodes a checkpoint (appendCheckpoint) and its digest.
+// decodeFold decodes a checkpoint (appendCheckpoint) and its digests.
 // Hostile bytes give an error, never a panic or an allocation larger
 // than the input allows.
-func decodeFold(b []byte) (*toolFold, uint64, error) {
+func decodeFold(b []byte) (fold *toolFold, text, skel uint64, err error) {
 	r := foldReader{b: b}
 	if r.uint() != foldVersion {
-		return nil, 0, errFold
+		return nil, 0, 0, errFold
 	}
-	fold := newToolFold(r.str())
+	fold = newToolFold(r.str())
 	fold.n = r.count(math.MaxInt32)
-	if r.err != nil || len(r.b) < 8 {
-		return nil, 0, errFold
+	if r.err != nil || len(r.b) < 16 {
+		return nil, 0, 0, errFold
 	}
-	digest := binary.LittleEndian.Uint64(r.b)
-	r.b = r.b[8:]
+	text, skel = binary.LittleEndian.Uint64(r.b), binary.LittleEndian.Uint64(r.b[8:])
+	r.b = r.b[16:]
 	seq := func() int { return r.count(fold.n - 1) }
 	// Every entry takes at least one byte per field: a count above the
 	// bytes left is malformed.
@@ -355,48 +392,91 @@ func decodeFold(b []byte) (*toolFold, uint64, error) {
 		}
 	}
 	if r.err != nil {
-		return nil, 0, r.err
+		return nil, 0, 0, r.err
 	}
 	if len(r.b) != 0 {
-		return nil, 0, errFold
+		return nil, 0, 0, errFold
 	}
-	return fold, digest, nil
+	return fold, text, skel, nil
 }
 
 // decodedFold is a previous archive's recall fold, decoded (fold nil
 // when there is none or it is malformed).
 type decodedFold struct {
-	fold   *toolFold
-	digest uint64
+	fold       *toolFold
+	text, skel uint64
 }
 
 func decodeFoldBytes(ck []byte) decodedFold {
 	if len(ck) == 0 {
 		return decodedFold{}
 	}
-	fold, digest, err := decodeFold(ck)
+	fold, text, skel, err := decodeFold(ck)
 	if err != nil {
 		return decodedFold{}
 	}
-	return decodedFold{fold: fold, digest: digest}
+	return decodedFold{fold: fold, text: text, skel: skel}
 }
+
+// ErrFoldMismatch: a State whose first tools' texts were elided
+// (ModelSource.FoldedTexts) was given to an encoder whose previous
+// archive's recall fold does not cover exactly those tools, unchanged.
+// Nothing was written; the caller saves the State with its texts.
+var ErrFoldMismatch = errors.New("archive: the previous archive's recall fold does not apply to a State without its texts")
 
 // resumeFold returns the fold prev recorded when it applies to s (the
 // same session directory and, for its first tools, the same digest),
 // else nil; fd is the digest of the tools it checked (of none when it did
-// not get that far), for the next checkpoint to go on from.
-func resumeFold(prev decodedFold, s *State) (fold *toolFold, fd *foldDigest) {
-	dir := cleanDir(s.Meta.DirectoryPath)
-	fd = newFoldDigest(dir)
+// not get that far), for the next checkpoint to go on from. When s's
+// first s.Source.FoldedTexts tools have no texts, the fold must cover
+// exactly them and their skeletons must match (else ErrFoldMismatch).
+func resumeFold(prev decodedFold, s *State) (fold *toolFold, fd *foldDigest, err error) {
+	fd = newFoldDigest()
 	f := prev.fold
-	if f == nil || f.n > len(s.Tools) || f.dir != dir {
-		return nil, fd
+	elided := s.Source.FoldedTexts
+	if f == nil || f.n > len(s.Tools) || f.dir != cleanDir(s.Meta.DirectoryPath) || (elided > 0 && f.n != elided) {
+		if elided > 0 {
+			return nil, fd, ErrFoldMismatch
+		}
+		return nil, fd, nil
 	}
-	fd.add(s.Tools[:f.n])
-	if fd.sum() != prev.digest {
-		return nil, fd
+	if elided > 0 {
+		// The importer vouches that these tools are read from the same
+		// raw lines as those the fold was made from: their skeletons
+		// must be the ones it recorded.
+		fd.add(s.Tools[:f.n], false)
+		if fd.skel != prev.skel {
+			return nil, fd, ErrFoldMismatch
+		}
+		fd.text = prev.text
+		return f, fd, nil
 	}
-	return f, fd
+	fd.add(s.Tools[:f.n], true)
+	if fd.text != prev.text || fd.skel != prev.skel {
+		return nil, fd, nil
+	}
+	return f, fd, nil
+}
+
+// RecallFoldTools returns how many of its first tools the archive's
+// recall fold covers (TypeRecallFold; 0 when it has none that decodes):
+// an importer restoring those tools from the same raw lines may leave
+// their texts out (see ModelSource.FoldedTexts).
+func (a *Archive) RecallFoldTools() int {
+	b, ok := a.recallFold()
+	if !ok {
+		return 0
+	}
+	r := foldReader{b: b}
+	if r.uint() != foldVersion {
+		return 0
+	}
+	r.str()
+	n := r.count(math.MaxInt32)
+	if r.err != nil {
+		return 0
+	}
+	return n
 }
 
 // recallFold reads the recall fold stored with the archive

@@ -14,11 +14,11 @@ func FuzzRecallFoldDecode(f *testing.F) {
 	f.Add(ck.out)
 	f.Add([]byte{1, 0, 0})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		fold, digest, err := decodeFold(b)
+		fold, text, skel, err := decodeFold(b)
 		if err != nil {
 			return
 		}
-		if again := fold.appendCheckpoint(nil, digest); string(again) != string(b) {
+		if again := fold.appendCheckpoint(nil, text, skel); string(again) != string(b) {
 			// Maps may hold an entry twice in the input (the later one
 			// wins): then the re-encoding is shorter, never different
 			// otherwise.

@@ -1,6 +1,7 @@
 package archive_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -233,4 +234,95 @@ func TestRecallFoldChain(t *testing.T) {
 	for i := range 50 {
 		check(fmt.Sprintf("state %d", i), genState(rng, "/home/u/proj"), false)
 	}
+}
+
+// elide is s with the texts of its first n tools left out, as a resumed
+// importer vouching for them restores it (ModelSource.FoldedTexts).
+func elide(s *archive.State, n int) *archive.State {
+	e := *s
+	e.Tools = slices.Clone(s.Tools)
+	for i := range n {
+		t := &e.Tools[i]
+		if t.Name == "ExitPlanMode" {
+			continue
+		}
+		if len(t.InputSpans) > 0 {
+			t.Input = ""
+		}
+		if len(t.OutputSpans) > 0 {
+			t.Output = ""
+		}
+	}
+	e.Source.FoldedTexts = n
+	return &e
+}
+
+// A State whose first tools' texts are elided gets the recall of the
+// whole State from the previous checkpoint covering exactly those tools;
+// any change to one of their skeletons, or a checkpoint covering other
+// tools, is ErrFoldMismatch, never a wrong recall.
+func TestRecallFoldElidedTexts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	used := 0
+	for _, p := range corpusFiles(t) {
+		st := importFile(t, p)
+		name := filepath.Base(p)
+		for range 6 {
+			prev := prevOf(st, rng.IntN(len(st.Tools)+1), rng)
+			ck := archive.RecallFoldBytes(prev)
+			n := archive.RecallFoldPoint(prev.Tools)
+			if n == 0 {
+				continue
+			}
+			want, _, _, err := archive.RecallPayloadFold(st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, _, err := archive.RecallPayloadFold(elide(st, n), ck)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: recall from elided texts differs", name)
+			}
+			used++
+			if _, _, _, err := archive.RecallPayloadFold(elide(st, n-1), ck); !errors.Is(err, archive.ErrFoldMismatch) {
+				t.Fatalf("%s: a checkpoint covering other tools: %v", name, err)
+			}
+			for _, m := range skeletonMutations {
+				s2 := *st
+				s2.Tools = slices.Clone(st.Tools)
+				m.f(&s2.Tools[rng.IntN(n)])
+				if _, _, _, err := archive.RecallPayloadFold(elide(&s2, n), ck); !errors.Is(err, archive.ErrFoldMismatch) {
+					t.Fatalf("%s: %s changed: %v", name, m.name, err)
+				}
+			}
+		}
+	}
+	if used == 0 {
+		t.Fatal("no elided State tested")
+	}
+}
+
+// skeletonMutations change a tool in ways its skeleton shows.
+var skeletonMutations = []struct {
+	name string
+	f    func(t *archive.ToolExec)
+}{
+	{"success", func(t *archive.ToolExec) { t.Success = !t.Success }},
+	{"result line", func(t *archive.ToolExec) { t.ResultRef.Line++ }},
+	{"output spans", func(t *archive.ToolExec) {
+		t.OutputSpans = append(slices.Clone(t.OutputSpans), archive.Span{Off: 1, Len: 1})
+	}},
+	{"input spans", func(t *archive.ToolExec) {
+		t.InputSpans = append(slices.Clone(t.InputSpans), archive.Span{Off: 1, Len: 1})
+	}},
+	{"line", func(t *archive.ToolExec) { t.Ref.Line++ }},
+	{"file", func(t *archive.ToolExec) { t.Ref.File++ }},
+	{"name", func(t *archive.ToolExec) { t.Name += "x" }},
+	{"id", func(t *archive.ToolExec) { t.ID += "x" }},
+	{"timestamp", func(t *archive.ToolExec) { t.Timestamp = t.Timestamp.Add(time.Millisecond) }},
+	{"related files", func(t *archive.ToolExec) { t.RelatedFiles = append(slices.Clone(t.RelatedFiles), "x") }},
+	{"sidechain", func(t *archive.ToolExec) { t.Sidechain = !t.Sidechain }},
+	{"duration", func(t *archive.ToolExec) { t.DurationMS++ }},
 }

@@ -8,14 +8,20 @@ package archive
 // resumeFold); with keep, the fold's checkpoint for the next save is
 // returned too (nil when there is none to make), and the number of tools
 // the previous fold covered (0 when it did not apply).
-func recallPayloadFold(s *State, prev decodedFold, keep bool) (payload, fold []byte, reused int) {
-	f, fd := resumeFold(prev, s)
+func recallPayloadFold(s *State, prev decodedFold, keep bool) (payload, fold []byte, reused int, err error) {
+	f, fd, err := resumeFold(prev, s)
+	if err != nil {
+		return nil, nil, 0, err
+	}
 	var ck *checkpoint
 	if keep {
 		ck = &checkpoint{at: foldPoint(s.Tools), fd: fd}
 		if f != nil && f.n > ck.at {
 			// The checkpoint goes before the previous one (a tool it
 			// covers came to depend on another file): fold from scratch.
+			if s.Source.FoldedTexts > 0 {
+				return nil, nil, 0, ErrFoldMismatch
+			}
 			f = nil
 		}
 	}
@@ -26,5 +32,5 @@ func recallPayloadFold(s *State, prev decodedFold, keep bool) (payload, fold []b
 	if ck != nil {
 		fold = ck.out
 	}
-	return appendRecall(make([]byte, 0, 4096), &r), fold, reused
+	return appendRecall(make([]byte, 0, 4096), &r), fold, reused, nil
 }

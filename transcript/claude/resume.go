@@ -408,6 +408,9 @@ func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP str
 	}
 	st.Source.Partial = true
 	st.Source.Resume = im.resume
+	if rm != nil {
+		st.Source.FoldedTexts = rm.foldN
+	}
 	return st, true
 }
 
@@ -483,6 +486,13 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 		// Only the texts the recall reads are resolved (the restored
 		// part's conversation is rebuilt from the raw transcript when read).
 		in, out := archive.RecallTexts(t)
+		if rm != nil && i < rm.foldN {
+			// The recall's part for these comes from the previous
+			// archive's fold (ModelSource.FoldedTexts): only the plans'
+			// inputs, and the shell commands the inputs give back.
+			derive := rs.CmdOmitted && !t.Sidechain && t.Command == "" && !(len(cmdEmpty) > 0 && cmdEmpty[0] == i) && isShellTool(t.Name)
+			in, out = in && (derive || t.Name == "ExitPlanMode"), false
+		}
 		if in {
 			if t.Input, ok = text(t.Ref, t.InputSpans); !ok {
 				return false

@@ -3,6 +3,7 @@ package claude
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"io"
 	"path/filepath"
 	"slices"
@@ -26,6 +27,9 @@ import (
 // lines again.
 type restoredMain struct {
 	grown *archive.GrownFile // nil: the main file was read whole
+	// foldN: the first foldN tools are restored without their texts, the
+	// previous archive's recall fold covering them (with grown only).
+	foldN int
 
 	ids   []string
 	refs  []archive.RawRef
@@ -285,12 +289,21 @@ func saveGrown(w io.Writer, path string, iopt archive.ImportOptions, eopt archiv
 		return nil, stats, true, err
 	}
 	enc.StartRaw(files)
-	st, ok = resumeImport(files, nil, "", iopt, prev, pre, &restoredMain{grown: g})
+	rm := &restoredMain{grown: g}
+	if n := prev.RecallFoldTools(); n <= len(pre.Tools) {
+		rm.foldN = n
+	}
+	st, ok = resumeImport(files, nil, "", iopt, prev, pre, rm)
 	if !ok {
 		enc.Discard()
 		return nil, stats, false, nil
 	}
 	stats, err = enc.Finish(st)
+	if errors.Is(err, archive.ErrFoldMismatch) {
+		// Some tool the fold covers changed: nothing was written; save
+		// again with every text.
+		return nil, stats, false, nil
+	}
 	if err != nil {
 		return nil, stats, true, err
 	}
