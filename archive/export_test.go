@@ -28,8 +28,6 @@ func DecodeRecallFold(b []byte) bool {
 	return err == nil
 }
 
-// RecallFoldPoint is where an encoder checkpoints the fold of tools.
-func RecallFoldPoint(tools []ToolExec) int { return foldPoint(tools) }
 
 // RecallFoldBytes is the checkpoint an encoder would store for s.
 func RecallFoldBytes(s *State) []byte {

@@ -29,6 +29,12 @@ const TypeRecallFold = TypeResumeState + 1
 // meaning does. Version 2: additive digests, with the tools' skeletons.
 const foldVersion = 2
 
+// RecallFoldPoint returns how many of its first tools the recall fold an
+// encoder checkpoints for tools covers (see TypeRecallFold): an importer
+// writing a resume state can tell which texts the next save will not
+// need.
+func RecallFoldPoint(tools []ToolExec) int { return foldPoint(tools) }
+
 // foldPoint is where the encoder checkpoints the fold of s's tools: before
 // the first tool a later save may see differently. Those are the tools
 // of files other than the main transcript (Raw[0]; the others can move,

@@ -278,23 +278,26 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 // later lines change).
 func (im *importer) encodeResumeAsync() (wait func()) {
 	done := make(chan struct{})
+	// The tools are final here (end does not change them): the recall
+	// fold the encoder will checkpoint covers the first foldN.
+	foldN := archive.RecallFoldPoint(im.st.Tools)
 	go func() {
 		defer close(done)
-		im.encodeResume()
+		im.encodeResume(foldN)
 	}()
 	return func() { <-done }
 }
 
 // encodeResume encodes the main file's snapshot with the subagent files'
 // records as the resume state (ModelSource.Resume).
-func (im *importer) encodeResume() {
+func (im *importer) encodeResume(foldN int) {
 	rs := im.rs
 	if rs == nil || im.snapErr != nil {
 		return
 	}
 	rs.Subs = im.subs
 	var buf bytes.Buffer
-	buf.Write(appendResumeHeader(nil, rs))
+	buf.Write(appendResumeHeader(nil, rs, foldN))
 	enc := msgpack.NewEncoder(&buf)
 	enc.SetSortMapKeys(true)
 	enc.UseCompactInts(true)

@@ -122,20 +122,31 @@ func (rm *restoredMain) idPos(i int, t *archive.ToolExec) (int, bool) {
 }
 
 // restoreLines marks the main-file lines restore reads for rs: the lines
-// holding the ids it locates and the texts the recall reads.
-func restoreLines(rs *resumeState) []bool {
+// holding the ids it locates and the texts the recall reads, but for the
+// first foldN tools (whose part of the recall the next save takes from
+// the recall fold, archive.RecallFoldPoint) only the plans' inputs and
+// the shell inputs commands are derived from (see restore).
+func restoreLines(rs *resumeState, foldN int) []bool {
 	kept := make([]bool, rs.Lines)
 	mark := func(ref archive.RawRef) {
 		if ref.File == 0 && ref.Line >= 0 && ref.Line < len(kept) {
 			kept[ref.Line] = true
 		}
 	}
+	emptied := rs.CmdEmpty
 	for i := range rs.Tools {
 		t := &rs.Tools[i]
 		if rs.IDPos != nil && i < len(rs.IDPos) && rs.IDPos[i] != idInline {
 			mark(t.Ref)
 		}
 		in, out := archive.RecallTexts(t)
+		if i < foldN {
+			for len(emptied) > 0 && emptied[0] < i {
+				emptied = emptied[1:]
+			}
+			derive := rs.CmdOmitted && !t.Sidechain && t.Command == "" && !(len(emptied) > 0 && emptied[0] == i) && isShellTool(t.Name)
+			in, out = in && (derive || t.Name == "ExitPlanMode"), false
+		}
 		if in && len(t.InputSpans) > 0 {
 			mark(t.Ref)
 		}
@@ -165,12 +176,13 @@ func restoreLines(rs *resumeState) []bool {
 //	"B10R" uvarint(off) uvarint(lines) uvarint(n) n × uvarint(line delta)
 var resumeMagic = []byte("B10R")
 
-// appendResumeHeader appends rs's header to dst.
-func appendResumeHeader(dst []byte, rs *resumeState) []byte {
+// appendResumeHeader appends rs's header to dst (foldN: see
+// restoreLines).
+func appendResumeHeader(dst []byte, rs *resumeState, foldN int) []byte {
 	dst = append(dst, resumeMagic...)
 	dst = binary.AppendUvarint(dst, uint64(rs.Off))
 	dst = binary.AppendUvarint(dst, uint64(rs.Lines))
-	kept := restoreLines(rs)
+	kept := restoreLines(rs, foldN)
 	n := 0
 	for _, k := range kept {
 		if k {

@@ -24,11 +24,11 @@ func TestResumeHeader(t *testing.T) {
 			l := rng.IntN(lines)
 			rs.Msgs = append(rs.Msgs, archive.Message{Ref: archive.RawRef{Line: l}, TextSpans: []archive.Span{{Off: 1, Len: 1}}})
 		}
-		b := appendResumeHeader(nil, rs)
+		b := appendResumeHeader(nil, rs, 0)
 		b = append(b, 0xc0) // a msgpack nil as the body
 		h, body, ok := parseResumeHeader(b)
 		var want []int
-		for l, k := range restoreLines(rs) {
+		for l, k := range restoreLines(rs, 0) {
 			if k {
 				want = append(want, l)
 			}
@@ -99,7 +99,7 @@ func TestRestoreNeedsItsLines(t *testing.T) {
 	if pre == nil {
 		t.Fatal("no resume state")
 	}
-	kept := restoreLines(pre)
+	kept := restoreLines(pre, 0)
 	needed := slices.Index(kept, true)
 	if needed < 0 {
 		t.Fatal("the state reads no line")
@@ -125,7 +125,7 @@ func TestRestoreNeedsItsLines(t *testing.T) {
 // panic or a line outside the state's lines.
 func FuzzResumeHeader(f *testing.F) {
 	rs := &resumeState{Off: 1000, Lines: 10, Msgs: []archive.Message{{Ref: archive.RawRef{Line: 3}, TextSpans: []archive.Span{{Off: 1, Len: 2}}}}}
-	f.Add(appendResumeHeader(nil, rs))
+	f.Add(appendResumeHeader(nil, rs, 0))
 	f.Add([]byte("B10R"))
 	f.Add([]byte{0x80})
 	f.Fuzz(func(t *testing.T, b []byte) {
