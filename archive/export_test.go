@@ -28,7 +28,6 @@ func DecodeRecallFold(b []byte) bool {
 	return err == nil
 }
 
-
 // RecallFoldBytes is the checkpoint an encoder would store for s.
 func RecallFoldBytes(s *State) []byte {
 	ck := &checkpoint{at: foldPoint(s.Tools)}
