@@ -535,6 +535,9 @@ func (e *encoder) run() error {
 	if s.Source.Partial && !derived {
 		return errors.New("archive: Encode: a partial (resumed) State needs its importer's Deriver and no redaction")
 	}
+	if s.Source.Lazy && !derived {
+		return errors.New("archive: Encode: a State with undecoded tool outputs (ModelSource.Lazy) needs its importer's Deriver, no redaction of texts and no change after import")
+	}
 	var msgs []Message
 	var tools []ToolExec
 	e.stats.Derived = derived
@@ -599,7 +602,7 @@ func (e *encoder) run() error {
 	}
 	if derived {
 		src := s.Source
-		src.Resume, src.Partial = nil, false
+		src.Resume, src.Partial, src.Lazy = nil, false, false
 		ms.Derived = &src
 	}
 	for _, fc := range s.FileContents {

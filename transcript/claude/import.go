@@ -173,19 +173,21 @@ func readAllInto(r io.Reader, b []byte) ([]byte, error) {
 // memory: files[0] is the main transcript, the others its sidechain
 // (subagent) files. The files are kept as State.Raw without copying.
 func ImportFiles(files []archive.RawFile, opt archive.ImportOptions) (*archive.State, error) {
-	return importFiles(files, nil, opt, false, "")
+	return importFiles(files, nil, opt, false, "", false)
 }
 
 // importFiles is ImportFiles; with resumable set, the State carries the
 // importer's resume state (ModelSource.Resume). redacted, when not nil,
 // holds per file the lines a redactor changed (files are then the redacted
 // bytes, archive.Encoder.Stored): file hashes are not taken from them, and
-// the resume state records redactFP.
-func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.ImportOptions, resumable bool, redactFP string) (*archive.State, error) {
+// the resume state records redactFP. With lazy set, tool outputs the
+// recall does not read are left undecoded (archive.ModelSource.Lazy).
+func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.ImportOptions, resumable bool, redactFP string, lazy bool) (*archive.State, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%w: no files", ErrNotTranscript)
 	}
 	im := newImporter(opt)
+	im.lazyOut = lazy
 	im.redacted, im.redactFP = redacted, redactFP
 	if resumable {
 		im.snapshot = im.takeSnapshot
@@ -217,7 +219,7 @@ func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.I
 // end finishes the model and seals it as this importer's.
 func (im *importer) end(opt archive.ImportOptions) (*archive.State, error) {
 	im.finish()
-	im.st.SetSource(archive.ModelSource{Importer: importerName, Version: importerVersion, Root: im.root})
+	im.st.SetSource(archive.ModelSource{Importer: importerName, Version: importerVersion, Root: im.root, Lazy: im.lazyOut})
 	root := im.root
 	if root == "" {
 		root = im.st.Meta.DirectoryPath
@@ -275,9 +277,12 @@ type importer struct {
 	// for the next resume (resume_sub.go); subs are the records taken and
 	// rs the main file's snapshot, encoded with them at the end.
 	recordSubs bool
-	rec        *subRec
-	subs       []subState
-	rs         *resumeState
+	// lazyOut: tool outputs the recall does not read are left undecoded
+	// (archive.ModelSource.Lazy; Save's States).
+	lazyOut bool
+	rec     *subRec
+	subs    []subState
+	rs      *resumeState
 }
 
 // hashSource locates a file's last-known content in a raw line: the
@@ -948,7 +953,10 @@ func (im *importer) toolResult(b []byte, h *hdr, id string, rc jscan.Val, isErr 
 	}
 	if spans != nil {
 		t.OutputSpans = spans
-		t.Output, _ = archive.SpanText(b, spans)
+		t.Output = ""
+		if _, out := archive.RecallTexts(t); out || !im.lazyOut {
+			t.Output, _ = archive.SpanText(b, spans)
+		}
 	}
 	if r := h.toolUseResult; r.Kind(b) == '{' {
 		// One walk over the result (it often holds a whole file) for
