@@ -249,7 +249,8 @@ type importer struct {
 	// hashes holds, per file registry index, where the file's last-known
 	// content is: hashing is deferred to finish so that a file read or
 	// written many times is hashed once.
-	hashes map[int]hashSource
+	hashes  map[int]hashSource
+	hashBuf []byte // hashOf's scratch
 	// msgBase counts the messages read before a resume point that
 	// st.Messages does not hold (see resume.go).
 	msgBase int
@@ -309,18 +310,50 @@ func (im *importer) hashOf(src hashSource) string {
 	if src.fi < len(im.redacted) && im.redacted[src.fi][src.ln] {
 		return ""
 	}
-	return src.hash()
+	return src.hash(&im.hashBuf)
 }
 
-func (h hashSource) hash() string {
+// hash is the SHA-256 (hex) of the content h locates; scratch is reused
+// for decoding it.
+func (h hashSource) hash(scratch *[]byte) string {
 	if !h.edit {
-		return hashString(str(h.b, h.content))
+		var c []byte
+		if h.content.IsString(h.b) {
+			c, _ = archive.JSONStringBytes(h.b[h.content.S:h.content.E], scratch)
+		}
+		sum := sha256.Sum256(c)
+		return hex.EncodeToString(sum[:])
 	}
-	n := 1
-	if h.replaceAll {
-		n = -1
+	// An Edit: the hash of strings.Replace(original, old, new, n), the
+	// replaced text written to the hash piece by piece.
+	old, nw := str(h.b, h.old), str(h.b, h.new)
+	var orig []byte
+	if h.content.IsString(h.b) {
+		orig, _ = archive.JSONStringBytes(h.b[h.content.S:h.content.E], scratch)
 	}
-	return hashString(strings.Replace(str(h.b, h.content), str(h.b, h.old), str(h.b, h.new), n))
+	if old == "" {
+		n := 1
+		if h.replaceAll {
+			n = -1
+		}
+		return hashString(strings.Replace(string(orig), old, nw, n))
+	}
+	d := sha256.New()
+	for rest := orig; ; {
+		i := bytes.Index(rest, []byte(old))
+		if i < 0 {
+			d.Write(rest)
+			break
+		}
+		d.Write(rest[:i])
+		io.WriteString(d, nw)
+		rest = rest[i+len(old):]
+		if !h.replaceAll {
+			d.Write(rest)
+			break
+		}
+	}
+	return hex.EncodeToString(d.Sum(nil))
 }
 
 func newImporter(opt archive.ImportOptions) *importer {
