@@ -269,9 +269,14 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 	if !enc.started {
 		enc.StartRaw(s.Raw)
 	}
-	<-enc.done
 	e := enc.e
-	if enc.rawErr != nil {
+	// The model segments are built while the raw files are still being
+	// compressed and hashed (they need the stored files only); the
+	// metadata, which holds the raw manifest, and the writing wait for
+	// that work.
+	<-enc.planned
+	if enc.planErr != nil {
+		<-enc.done
 		return *e.stats, enc.rawErr
 	}
 	switch {
@@ -282,10 +287,19 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 	case sameFiles(e.files, s.Raw):
 		e.fromStored = e.opts.RedactLine == nil && e.opts.RedactText == nil
 	default:
+		<-enc.done
 		return *e.stats, errors.New("archive: Finish: State.Raw is neither the file list given to StartRaw nor the one Stored returned")
 	}
 	e.s = s
-	if err := e.run(); err != nil {
+	m, err := e.model()
+	<-enc.done
+	if enc.rawErr != nil {
+		return *e.stats, enc.rawErr
+	}
+	if err != nil {
+		return *e.stats, err
+	}
+	if err := e.write(m); err != nil {
 		return *e.stats, err
 	}
 	if err := e.w.Close(); err != nil {
@@ -525,7 +539,25 @@ func (e *encoder) prepareRaw() error {
 	return nil
 }
 
-func (e *encoder) run() error {
+// modelSegs is what model builds for write: the model segments, encoded,
+// and the metadata without the raw manifest.
+type modelSegs struct {
+	ms      metaSegment
+	derived bool
+	recall  []byte
+	segs    []modelSeg
+}
+
+type modelSeg struct {
+	t     ctxfmt.SegmentType
+	b     []byte
+	empty bool // no segment (an empty list)
+}
+
+// model builds the model segments from e.s. It needs the stored raw files
+// (planRaw), not their compression or hashes: Finish runs it while
+// prepareRaw still works.
+func (e *encoder) model() (*modelSegs, error) {
 	s := e.s
 	redacting := e.opts.RedactLine != nil || e.opts.RedactText != nil
 	e.report.Enabled = redacting
@@ -533,10 +565,10 @@ func (e *encoder) run() error {
 	// transcript is not stored again (see ModelSource).
 	derived := s.derivable() && (!redacting || e.fromStored)
 	if s.Source.Partial && !derived {
-		return errors.New("archive: Encode: a partial (resumed) State needs its importer's Deriver and no redaction")
+		return nil, errors.New("archive: Encode: a partial (resumed) State needs its importer's Deriver and no redaction")
 	}
 	if s.Source.Lazy && !derived {
-		return errors.New("archive: Encode: a State with undecoded tool outputs (ModelSource.Lazy) needs its importer's Deriver, no redaction of texts and no change after import")
+		return nil, errors.New("archive: Encode: a State with undecoded tool outputs (ModelSource.Lazy) needs its importer's Deriver, no redaction of texts and no change after import")
 	}
 	var msgs []Message
 	var tools []ToolExec
@@ -589,43 +621,43 @@ func (e *encoder) run() error {
 		meta.MessageCount, meta.ToolCount = len(s.Messages), len(s.Tools)
 	}
 	meta.FileCount = len(s.Files)
-	ms := metaSegment{
-		Layout: e.layout(), Meta: meta, Import: s.Import, Raw: e.man,
-		Redacted: redacting, Redact: e.report,
+	m := &modelSegs{derived: derived}
+	m.ms = metaSegment{
+		Meta: meta, Import: s.Import,
+		Redacted: redacting,
 		Counts: counts{
 			Compactions: len(s.Compactions), Preferences: len(s.Preferences),
 			Active: len(s.Tasks.Active), Pending: len(s.Tasks.Pending), Completed: len(s.Tasks.Completed),
 		},
 	}
 	if redacting {
-		ms.RedactFP = e.opts.RedactFingerprint
+		m.ms.RedactFP = e.opts.RedactFingerprint
 	}
 	if derived {
 		src := s.Source
 		src.Resume, src.Partial, src.Lazy = nil, false, false
-		ms.Derived = &src
+		m.ms.Derived = &src
 	}
 	for _, fc := range s.FileContents {
 		h := sha256.Sum256(fc.Data)
-		ms.Contents = append(ms.Contents, contentEntry{Path: fc.Path, Size: int64(len(fc.Data)), SHA256: hex.EncodeToString(h[:])})
+		m.ms.Contents = append(m.ms.Contents, contentEntry{Path: fc.Path, Size: int64(len(fc.Data)), SHA256: hex.EncodeToString(h[:])})
 	}
-	var recall []byte
 	view := e.s
 	if !e.fromStored {
 		view = e.redactedView()
 	}
-	if r, err := recallPayload(view); err != nil {
-		return err
-	} else {
-		recall = r
+	r, err := recallPayload(view)
+	if err != nil {
+		return nil, err
 	}
+	m.recall = r
 	// Small segments first, so a reader of the metadata touches the
-	// beginning of the file only.
+	// beginning of the file only (the metadata, first, is encoded by
+	// write).
 	segs := []struct {
 		t ctxfmt.SegmentType
 		v any
 	}{
-		{ctxfmt.TypeMetadata, &ms},
 		{ctxfmt.TypeTaskState, &tasks},
 		{ctxfmt.TypeCompactions, comps},
 		{ctxfmt.TypePreferences, prefs},
@@ -639,28 +671,50 @@ func (e *encoder) run() error {
 	for _, sg := range segs {
 		// No compactions or preferences: no segment (an index entry costs
 		// 40 bytes; readers take a missing segment as an empty list).
-		empty := (sg.t == ctxfmt.TypeCompactions && len(comps) == 0) || (sg.t == ctxfmt.TypePreferences && len(prefs) == 0)
-		if !empty {
-			b, err := marshal(sg.v)
-			if err != nil {
-				return fmt.Errorf("archive: encoding %s: %w", sg.t, err)
-			}
-			if err := e.w.Add(sg.t, b); err != nil {
+		if (sg.t == ctxfmt.TypeCompactions && len(comps) == 0) || (sg.t == ctxfmt.TypePreferences && len(prefs) == 0) {
+			m.segs = append(m.segs, modelSeg{t: sg.t, empty: true})
+			continue
+		}
+		b, err := marshal(sg.v)
+		if err != nil {
+			return nil, fmt.Errorf("archive: encoding %s: %w", sg.t, err)
+		}
+		m.segs = append(m.segs, modelSeg{t: sg.t, b: b})
+	}
+	return m, nil
+}
+
+// write adds the metadata (with the raw manifest, once prepareRaw is
+// done), the model segments m, the raw segments and the file contents.
+func (e *encoder) write(m *modelSegs) error {
+	s := e.s
+	ms := m.ms
+	ms.Layout, ms.Raw, ms.Redact = e.layout(), e.man, e.report
+	b, err := marshal(&ms)
+	if err != nil {
+		return fmt.Errorf("archive: encoding %s: %w", ctxfmt.TypeMetadata, err)
+	}
+	if err := e.w.Add(ctxfmt.TypeMetadata, b); err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	for _, sg := range m.segs {
+		if !sg.empty {
+			if err := e.w.Add(sg.t, sg.b); err != nil {
 				return fmt.Errorf("archive: %w", err)
 			}
 		}
 		if sg.t == ctxfmt.TypeCompactions {
-			if err := e.w.Add(ctxfmt.TypeSummaries, recall); err != nil {
+			if err := e.w.Add(ctxfmt.TypeSummaries, m.recall); err != nil {
 				return fmt.Errorf("archive: %w", err)
 			}
 		}
 	}
-	if derived && len(s.Source.Resume) > 0 && !e.archival() {
+	if m.derived && len(s.Source.Resume) > 0 && !e.archival() {
 		if err := e.w.AddWith(TypeResumeState, s.Source.Resume, ctxfmt.SegmentOptions{UseDefaults: true, Optional: true}); err != nil {
 			return fmt.Errorf("archive: %w", err)
 		}
 	}
-	if redacting {
+	if ms.Redacted {
 		b, err := marshal(&e.report)
 		if err != nil {
 			return fmt.Errorf("archive: encoding redaction report: %w", err)
