@@ -54,3 +54,26 @@ func TestHashSourceMatchesDefinition(t *testing.T) {
 		}
 	}
 }
+
+// TestViewMatchesStr: view (no copy for a plain string) gives str's value
+// for every kind of JSON string and for non-strings.
+func TestViewMatchesStr(t *testing.T) {
+	cases := []string{`""`, `"user"`, `"2026-01-02T03:04:05.678Z"`, `"a\"b"`, `"tab\there"`, `"é"`, "\"\xff\"", "\"a\x01\"", `"\u0041"`, `12`, `null`, `{"a":1}`, `"x\\"`}
+	rng := rand.New(rand.NewSource(3))
+	for range 2000 {
+		n := rng.Intn(8)
+		bs := make([]byte, n)
+		for i := range bs {
+			const alphabet = "a\\\"\x01\x7f\x80\xc3\xa9 "
+			bs[i] = alphabet[rng.Intn(len(alphabet))]
+		}
+		cases = append(cases, `"`+string(bs)+`"`)
+	}
+	for _, c := range cases {
+		b := []byte(c)
+		v := jscan.Val{S: 0, E: len(b)}
+		if got, want := view(b, v), str(b, v); got != want {
+			t.Fatalf("%q: view %q, str %q", c, got, want)
+		}
+	}
+}

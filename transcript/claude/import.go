@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -533,7 +534,7 @@ func (h *hdr) field(b []byte) func(k []byte, v jscan.Val) {
 // line adds one parsed line (its top-level members in h) to the model.
 func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromName string) {
 	m := &im.st.Meta
-	ts := parseTime(str(b, h.timestamp))
+	ts := parseTime(view(b, h.timestamp))
 	im.recTime(ts)
 	if !ts.IsZero() {
 		if m.FirstActivity.IsZero() || ts.Before(m.FirstActivity) {
@@ -544,17 +545,20 @@ func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromN
 		}
 	}
 	if !sideFile {
-		if s := str(b, h.sessionID); s != "" && !im.sessionSeen {
-			m.SessionID, im.sessionSeen = s, true
+		if !im.sessionSeen {
+			if s := str(b, h.sessionID); s != "" {
+				m.SessionID, im.sessionSeen = s, true
+			}
 		}
-		if s := str(b, h.cwd); s != "" && m.DirectoryPath == "" {
-			m.DirectoryPath = s
+		if m.DirectoryPath == "" {
+			m.DirectoryPath = str(b, h.cwd)
 		}
-		if s := str(b, h.version); s != "" {
-			m.ClientVersion = s
+		// The latest non-empty value wins; a copy only when it changes.
+		if s := view(b, h.version); s != "" && s != m.ClientVersion {
+			m.ClientVersion = str(b, h.version)
 		}
-		if s := str(b, h.branch); s != "" {
-			m.GitBranch = s
+		if s := view(b, h.branch); s != "" && s != m.GitBranch {
+			m.GitBranch = str(b, h.branch)
 		}
 	}
 	side := sideFile || h.isSidechain
@@ -563,10 +567,14 @@ func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromN
 		agent = agentFromName
 	}
 	ref := archive.RawRef{File: fi, Line: ln}
-	typ := str(b, h.typ)
+	typ := view(b, h.typ)
 	switch typ {
 	case "user", "assistant":
-		im.message(b, h, typ, ts, side, agent, ref)
+		role := "user" // a constant: typ aliases the line
+		if typ == "assistant" {
+			role = "assistant"
+		}
+		im.message(b, h, role, ts, side, agent, ref)
 	case "system":
 		im.system(b, h, ts, side, agent, ref)
 	case "summary":
@@ -594,6 +602,7 @@ func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromN
 		if r.UnknownTypes == nil {
 			r.UnknownTypes = map[string]int{}
 		}
+		typ = str(b, h.typ) // view aliases the line
 		if typ == "" {
 			typ = "(none)"
 		}
@@ -643,6 +652,25 @@ func textOf(b []byte, v jscan.Val) (string, []archive.Span) {
 // (ToolExec.Command).
 func isShellTool(name string) bool {
 	return name == "Bash" || name == "BashOutput" || name == "PowerShell"
+}
+
+// view is str(b, v) without a copy when the string holds no escape: it
+// then aliases b, so it must not be kept beyond the line's use (compare,
+// parse, switch on it; str for a string to keep).
+func view(b []byte, v jscan.Val) string {
+	if !v.IsString(b) {
+		return ""
+	}
+	in := b[v.S+1 : v.E-1]
+	if len(in) == 0 {
+		return ""
+	}
+	for _, c := range in {
+		if c == '\\' || c == '"' || c < 0x20 || c >= 0x7f {
+			return str(b, v)
+		}
+	}
+	return unsafe.String(&in[0], len(in))
 }
 
 func str(b []byte, v jscan.Val) string {
