@@ -324,14 +324,7 @@ func nextDigitRun(b []byte, i int) (lo, hi, next int) {
 // could hide a keyword from the prefilter, so the strings holding one are
 // always decoded and searched. So can an escaped solidus (`:\/\/` is
 // "://"), which it reports too.
-var escSolidus, escU00 = []byte(`\/`), []byte(`\u00`)
-
 func hasASCIIEscape(b []byte) bool {
-	// Both need a `\/` or a `\u00` in b: two vector searches rule most
-	// lines out without stopping at each of their escapes.
-	if !bytes.Contains(b, escSolidus) && !bytes.Contains(b, escU00) {
-		return false
-	}
 	for i := 0; ; i += 2 {
 		k := bytes.IndexByte(b[i:], '\\')
 		if k < 0 {

@@ -174,47 +174,6 @@ func TestHasASCIIEscape(t *testing.T) {
 	}
 }
 
-// refHasASCIIEscape is hasASCIIEscape without its substring pre-check.
-func refHasASCIIEscape(b []byte) bool {
-	for i := 0; ; i += 2 {
-		k := bytes.IndexByte(b[i:], '\\')
-		if k < 0 {
-			return false
-		}
-		i += k
-		if i+1 >= len(b) {
-			return false
-		}
-		switch b[i+1] {
-		case '/':
-			return true
-		case 'u':
-			if i+6 <= len(b) && b[i+2] == '0' && b[i+3] == '0' {
-				v, ok := hex2(b[i+4], b[i+5])
-				if ok && v >= 0x21 && v < 0x7f && v != '<' && v != '>' && v != '&' && v != '\'' && v != '"' && v != '\\' {
-					return true
-				}
-			}
-		}
-	}
-}
-
-// TestHasASCIIEscapeMatchesLoop: the substring pre-check never changes
-// the answer.
-func TestHasASCIIEscapeMatchesLoop(t *testing.T) {
-	rng := rand.New(rand.NewSource(9))
-	alpha := []byte(`\/u0042cax"`)
-	for range 200000 {
-		b := make([]byte, rng.Intn(24))
-		for i := range b {
-			b[i] = alpha[rng.Intn(len(alpha))]
-		}
-		if got, want := hasASCIIEscape(b), refHasASCIIEscape(b); got != want {
-			t.Fatalf("hasASCIIEscape(%q) = %v, want %v", b, got, want)
-		}
-	}
-}
-
 // TestAppendDigitRuns: the runs found in a line are exactly the maximal
 // stretches hasDigitRun accepts, and a string holds one exactly when
 // hasDigitRun accepts the string.
