@@ -194,6 +194,7 @@ func EncodeWithStats(w io.Writer, s *State, opts EncodeOptions) (EncodeStats, er
 type Encoder struct {
 	e       *encoder
 	started bool
+	stored  chan struct{} // closed when the raw files are redacted
 	planned chan struct{} // closed when the raw files are redacted and cut
 	done    chan struct{} // closed when the raw segments are compressed
 	planErr error
@@ -223,11 +224,17 @@ func (enc *Encoder) StartRaw(files []RawFile) {
 	enc.started = true
 	enc.e.files = files
 	enc.planned = make(chan struct{})
+	enc.stored = make(chan struct{})
 	enc.done = make(chan struct{})
 	go func() {
 		defer close(enc.done)
-		enc.planErr = enc.e.planRaw()
+		// planRaw signals when the stored files are ready; on an error
+		// before that, planned is closed first, so Stored sees the error.
+		var once sync.Once
+		ready := func() { once.Do(func() { close(enc.stored) }) }
+		enc.planErr = enc.e.planRaw(ready)
 		close(enc.planned)
+		ready()
 		if enc.planErr != nil {
 			enc.rawErr = enc.planErr
 			return
@@ -248,9 +255,14 @@ func (enc *Encoder) Stored() ([]RawFile, []map[int]bool, error) {
 	if !enc.started {
 		return nil, nil, errors.New("archive: Stored before StartRaw")
 	}
-	<-enc.planned
-	if enc.planErr != nil {
-		return nil, nil, enc.planErr
+	// The files are cut while the caller imports them.
+	<-enc.stored
+	select {
+	case <-enc.planned:
+		if enc.planErr != nil {
+			return nil, nil, enc.planErr
+		}
+	default:
 	}
 	return enc.e.storedFiles, enc.e.changed, nil
 }
@@ -794,47 +806,66 @@ func (e *encoder) text(ref RawRef, text string, spans []Span) (string, []Span) {
 // works out which chunks the previous archive already holds. A file that
 // only grew since the previous archive (whose manifest carries the SHA-256
 // state at its chunk ends) is handled by planAppend: only the new tail is
-// redacted, cut and hashed.
-func (e *encoder) planRaw() error {
+// redacted, cut and hashed. It calls ready once every file's stored bytes
+// are known (e.storedFiles, e.changed), before the cutting.
+func (e *encoder) planRaw(ready func()) error {
 	n := len(e.files)
 	e.stored, e.starts, e.changed = make([][]byte, n), make([][]int, n), make([]map[int]bool, n)
 	e.man = make([]rawManifest, n)
 	e.reuse, e.prevSegs = make([]int, n), make([][]int, n)
 	e.storedFiles = make([]RawFile, n)
+	// First every file's stored bytes, which is all Stored waits for (the
+	// importer then starts), then the cutting of the files not planned
+	// by planAppend.
+	full := make([]bool, n)
+	origStarts := make([][]int, n)
+	redacted := make([][]int, n)
 	for i, f := range e.files {
 		e.man[i].Name = f.Name
 		if !e.planAppend(i) {
-			data, changed, origStarts := f.Data, map[int]bool{}, []int(nil)
+			full[i] = true
+			data, changed := f.Data, map[int]bool{}
 			if e.opts.RedactLine != nil {
-				data, changed, origStarts = redactLines(f.Data, e.opts.RedactLine, e.redactWorkers())
+				data, changed, origStarts[i] = redactLines(f.Data, e.opts.RedactLine, e.redactWorkers())
 				if len(changed) == 0 {
-					e.starts[i] = origStarts // the same bytes
+					e.starts[i] = origStarts[i] // the same bytes
 				}
 			}
 			e.stored[i], e.changed[i] = data, changed
+		}
+		var lines []int
+		for l := range e.changed[i] {
+			lines = append(lines, l)
+		}
+		sort.Ints(lines)
+		redacted[i] = lines
+		e.report.LinesChanged += len(e.changed[i])
+		e.storedFiles[i] = RawFile{Name: f.Name, Data: e.stored[i]}
+	}
+	ready()
+	hashes := e.hashes // planAppend's, in file order
+	e.hashes = nil
+	k := 0
+	for i, f := range e.files {
+		if !full[i] {
+			e.hashes = append(e.hashes, hashes[k])
+			k++
+		} else {
+			data := e.stored[i]
 			starts := e.lineStartsOf(i)
-			if origStarts == nil {
-				origStarts = starts
+			orig := origStarts[i]
+			if orig == nil {
+				orig = starts
 			}
 			m := rawManifest{Name: f.Name, Size: int64(len(data))}
-			m.Chunks = chunkLines(f.Data, data, origStarts, starts, changed, e.chunkSize())
+			m.Chunks = chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize())
 			e.man[i] = m
 			e.planReuse(i)
 			e.hashes = append(e.hashes, func() {
 				e.man[i].SHA256 = hashChunks(sha256.New(), data, e.man[i].Chunks)
 			})
 		}
-		m := &e.man[i]
-		m.RedactedLines = m.RedactedLines[:0]
-		for l := range e.changed[i] {
-			m.RedactedLines = append(m.RedactedLines, l)
-		}
-		if len(m.RedactedLines) == 0 {
-			m.RedactedLines = nil
-		}
-		sort.Ints(m.RedactedLines)
-		e.report.LinesChanged += len(e.changed[i])
-		e.storedFiles[i] = RawFile{Name: f.Name, Data: e.stored[i]}
+		e.man[i].RedactedLines = redacted[i]
 	}
 	return nil
 }
