@@ -819,26 +819,39 @@ func (e *encoder) planRaw(ready func()) error {
 	// by planAppend.
 	full := make([]bool, n)
 	origStarts := make([][]int, n)
-	redacted := make([][]int, n)
+	var fullData [][]byte
 	for i, f := range e.files {
 		e.man[i].Name = f.Name
 		if !e.planAppend(i) {
 			full[i] = true
-			data, changed := f.Data, map[int]bool{}
-			if e.opts.RedactLine != nil {
-				data, changed, origStarts[i] = redactLines(f.Data, e.opts.RedactLine, e.redactWorkers())
-				if len(changed) == 0 {
-					e.starts[i] = origStarts[i] // the same bytes
-				}
-			}
-			e.stored[i], e.changed[i] = data, changed
+			e.stored[i], e.changed[i] = f.Data, map[int]bool{}
+			fullData = append(fullData, f.Data)
 		}
+	}
+	if e.opts.RedactLine != nil && len(fullData) > 0 {
+		// All files' lines in one pool of workers.
+		rs := redactFiles(fullData, e.opts.RedactLine, e.redactWorkers())
+		k := 0
+		for i := range e.files {
+			if !full[i] {
+				continue
+			}
+			r := rs[k]
+			k++
+			e.stored[i], e.changed[i], origStarts[i] = r.data, r.changed, r.starts
+			if len(r.changed) == 0 {
+				e.starts[i] = r.starts // the same bytes
+			}
+		}
+	}
+	changedLines := make([][]int, n)
+	for i, f := range e.files {
 		var lines []int
 		for l := range e.changed[i] {
 			lines = append(lines, l)
 		}
 		sort.Ints(lines)
-		redacted[i] = lines
+		changedLines[i] = lines
 		e.report.LinesChanged += len(e.changed[i])
 		e.storedFiles[i] = RawFile{Name: f.Name, Data: e.stored[i]}
 	}
@@ -865,7 +878,7 @@ func (e *encoder) planRaw(ready func()) error {
 				e.man[i].SHA256 = hashChunks(sha256.New(), data, e.man[i].Chunks)
 			})
 		}
-		e.man[i].RedactedLines = redacted[i]
+		e.man[i].RedactedLines = changedLines[i]
 	}
 	return nil
 }
@@ -1004,88 +1017,118 @@ func (e *encoder) redactWorkers() int {
 // original. The result depends only on what fn returns for each line, not
 // on the number of workers.
 func redactLines(data []byte, fn func([]byte) []byte, workers int) ([]byte, map[int]bool, []int) {
-	starts := lineStarts(data)
-	// body returns line ln without its line ending, and the ending.
-	body := func(ln int) (b []byte, cr, nl bool) {
+	r := redactFiles([][]byte{data}, fn, workers)[0]
+	return r.data, r.changed, r.starts
+}
+
+// redacted is one file's result of redactFiles: redactLines's three.
+type redacted struct {
+	data    []byte
+	changed map[int]bool
+	starts  []int
+}
+
+// redactFiles is redactLines for several files at once: their lines are
+// cut into blocks of whole lines of about redactBlock bytes that the
+// workers take in turn across the files, so that no worker waits at the
+// end of one file while another finishes it.
+func redactFiles(files [][]byte, fn func([]byte) []byte, workers int) []redacted {
+	type job struct {
+		f, lo, hi int // file f's lines [lo, hi)
+	}
+	out := make([]redacted, len(files))
+	total := 0
+	for i, data := range files {
+		out[i].starts = lineStarts(data)
+		total += len(data)
+	}
+	// body returns line ln of file f without its line ending.
+	body := func(f, ln int) []byte {
+		data, starts := files[f], out[f].starts
 		st, end := starts[ln], len(data)
 		if ln+1 < len(starts) {
-			end, nl = starts[ln+1]-1, true
+			end = starts[ln+1] - 1
 		} else if end > st && data[end-1] == '\n' {
-			end, nl = end-1, true
+			end--
 		}
-		b = data[st:end]
+		b := data[st:end]
 		if len(b) > 0 && b[len(b)-1] == '\r' {
-			b, cr = b[:len(b)-1], true
+			b = b[:len(b)-1]
 		}
-		return b, cr, nl
+		return b
 	}
-	// repl[ln] is line ln's redacted body when fn changed it.
-	var repl map[int][]byte
+	// repl[f][ln] is line ln's redacted body when fn changed it.
+	repl := make([]map[int][]byte, len(files))
 	var mu sync.Mutex
-	redactRange := func(lo, hi int) {
-		for ln := lo; ln < hi; ln++ {
-			b, _, _ := body(ln)
+	run := func(j job) {
+		for ln := j.lo; ln < j.hi; ln++ {
+			b := body(j.f, ln)
 			if r := fn(b); !bytes.Equal(r, b) {
 				mu.Lock()
-				if repl == nil {
-					repl = map[int][]byte{}
+				if repl[j.f] == nil {
+					repl[j.f] = map[int][]byte{}
 				}
-				repl[ln] = r
+				repl[j.f][ln] = r
 				mu.Unlock()
 			}
 		}
 	}
-	if workers <= 1 || len(data) < 2*redactBlock {
-		redactRange(0, len(starts))
+	if workers <= 1 || total < 2*redactBlock {
+		for f := range files {
+			run(job{f, 0, len(out[f].starts)})
+		}
 	} else {
 		// Blocks of whole lines of about redactBlock bytes, taken in turn.
-		var blocks []int // block k is lines [blocks[k], blocks[k+1])
-		for ln := 0; ln < len(starts); {
-			blocks = append(blocks, ln)
-			limit := starts[ln] + redactBlock
-			for ln++; ln < len(starts) && starts[ln] < limit; ln++ {
+		var jobs []job
+		for f := range files {
+			starts := out[f].starts
+			for ln := 0; ln < len(starts); {
+				lo := ln
+				limit := starts[ln] + redactBlock
+				for ln++; ln < len(starts) && starts[ln] < limit; ln++ {
+				}
+				jobs = append(jobs, job{f, lo, ln})
 			}
 		}
-		blocks = append(blocks, len(starts))
 		var next atomic.Int64
 		var wg sync.WaitGroup
-		for range min(workers, len(blocks)-1) {
+		for range min(workers, len(jobs)) {
 			wg.Go(func() {
 				for {
 					k := int(next.Add(1)) - 1
-					if k >= len(blocks)-1 {
+					if k >= len(jobs) {
 						return
 					}
-					redactRange(blocks[k], blocks[k+1])
+					run(jobs[k])
 				}
 			})
 		}
 		wg.Wait()
 	}
-	changed := make(map[int]bool, len(repl))
-	if len(repl) == 0 {
-		return data, changed, starts
+	for f, data := range files {
+		out[f].data, out[f].changed = data, make(map[int]bool, len(repl[f]))
+		if len(repl[f]) == 0 {
+			continue
+		}
+		lines := make([]int, 0, len(repl[f]))
+		grow := 0
+		for ln, r := range repl[f] {
+			out[f].changed[ln] = true
+			lines = append(lines, ln)
+			grow += max(0, len(r)-len(body(f, ln)))
+		}
+		sort.Ints(lines)
+		b := make([]byte, 0, len(data)+grow)
+		prev := 0 // data[prev:] is not copied yet
+		for _, ln := range lines {
+			st := out[f].starts[ln]
+			b = append(b, data[prev:st]...)
+			b = append(b, repl[f][ln]...)
+			prev = st + len(body(f, ln)) // the line ending follows
+		}
+		out[f].data = append(b, data[prev:]...)
 	}
-	lines := make([]int, 0, len(repl))
-	grow := 0
-	for ln, r := range repl {
-		changed[ln] = true
-		lines = append(lines, ln)
-		b, _, _ := body(ln)
-		grow += max(0, len(r)-len(b))
-	}
-	sort.Ints(lines)
-	out := make([]byte, 0, len(data)+grow)
-	prev := 0 // data[prev:] is not copied yet
-	for _, ln := range lines {
-		b, _, _ := body(ln)
-		st := starts[ln]
-		out = append(out, data[prev:st]...)
-		out = append(out, repl[ln]...)
-		prev = st + len(b) // the line ending follows
-	}
-	out = append(out, data[prev:]...)
-	return out, changed, starts
+	return out
 }
 
 // chunkLines cuts the stored bytes at line boundaries into chunks of about
