@@ -424,6 +424,12 @@ func (im *importer) fileFrom(fi int, f archive.RawFile, start, startLine int) in
 		// A file ending with a complete line: the resume point is its end.
 		snap(len(data), ln)
 	}()
+	// The main file's line starts, for the resume state (mainStarts), are
+	// recorded as its lines are walked rather than found again.
+	record := fi == 0 && im.snapshot != nil && im.starts == nil && start == 0
+	if record {
+		im.starts, im.startsOff = make([]int, 0, len(data)/1024+16), 0
+	}
 	for off := start; off < len(data); ln++ {
 		end := bytes.IndexByte(data[off:], '\n')
 		last := end < 0
@@ -432,6 +438,9 @@ func (im *importer) fileFrom(fi int, f archive.RawFile, start, startLine int) in
 			end = len(data)
 		} else {
 			end += off
+		}
+		if record && im.snapshot != nil {
+			im.starts, im.startsOff = append(im.starts, off), end+1
 		}
 		line := data[off:end]
 		off = end + 1
