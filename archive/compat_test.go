@@ -73,18 +73,34 @@ func TestReadsRound5Archives(t *testing.T) {
 	}
 }
 
-// TestReadsRound6Archive: an archive written at max by the build of round
-// 6 (testdata/compat/round6-max.ctx, `ben10 context save --redact=false
-// --full --level max` of transcript/claude/testdata's v2 fixture: layout 2,
-// the shared raw segment holding the main file's tail first, compact
-// recall and registry, summaries as pointers, no resume state) reads back
-// whole: raw files byte for byte, the same State as an import of them.
+// TestReadsRound6Archive: archives written at max by the builds of round
+// 6 and round 7 (testdata/compat/round6-max.ctx and round7-max.ctx, `ben10
+// context save --redact=false --full --level max` of
+// transcript/claude/testdata's v2 fixture; round 6: layout 2, the shared
+// raw segment holding the main file's tail first, compact recall and
+// registry, summaries as pointers, no resume state; round 7: layout 3,
+// the raw segment and the small model segments compressed against the
+// recall, codec zstd-dict) read back whole: raw files byte for byte, the
+// same State as an import of them.
 func TestReadsRound6Archive(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "compat", "round6-max.ctx"))
+	for _, name := range []string{"round6-max.ctx", "round7-max.ctx"} {
+		t.Run(name, func(t *testing.T) { readsMaxArchive(t, name) })
+	}
+}
+
+func readsMaxArchive(t *testing.T, name string) {
+	b, err := os.ReadFile(filepath.Join("testdata", "compat", name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := open(t, b, archive.OpenOptions{})
+	if name == "round7-max.ctx" {
+		for _, typ := range []ctxfmt.SegmentType{ctxfmt.TypeRawTranscript, ctxfmt.TypeFileRegistry} {
+			if c := a.Container().Segments()[a.Container().Find(typ)[0]].Codec; c != ctxfmt.CodecZstdDict {
+				t.Errorf("%s: codec %s, want zstd-dict", typ, c)
+			}
+		}
+	}
 	infos := a.RawFileInfos()
 	if len(infos) < 2 || infos[0].Shared == 0 {
 		t.Fatalf("not a packed archive: %+v", infos)

@@ -15,7 +15,14 @@
 // either form. At LevelMax the importer's resume state (an optional
 // extension segment, a cache for the next incremental save) is left out:
 // such archives are written once and kept, and a save on top of one
-// imports in full.
+// imports in full. Also at LevelMax, the raw segments (except the main
+// file's chunks before its last, kept copyable) and the task-state,
+// compactions, preferences and file-registry segments (where that is
+// smaller) are compressed against the summaries segment's payload
+// (ctxfmt.CodecZstdDict): the recall quotes commands, paths and errors of
+// the transcript, which the raw segments then need not spell out again.
+// The metadata and the recall stay independent, so the hooks' reads are
+// unchanged; reading those other segments decodes the recall too.
 //
 // Raw chunks and segments: in layout 1 every chunk is one segment, in file
 // order. Layout 2 (written at LevelBest and LevelMax when a session has
@@ -37,7 +44,8 @@
 // (checked at encode time); otherwise the text is stored inline. Accessors
 // resolve pointers from the raw transcript. Meta, Summary, Tasks,
 // CompactionBoundaries, Preferences, Files and Recall never decompress the
-// conversation or the raw transcript; Compactions does when a summary is a
+// conversation or the raw transcript (at LevelMax, Tasks,
+// CompactionBoundaries, Preferences and Files decode the recall); Compactions does when a summary is a
 // pointer (older archives keep every summary inline).
 //
 // Saving fast: NewEncoder, StartRaw and Finish split Encode so that the
@@ -48,7 +56,7 @@
 // Incremental save: EncodeOptions.Previous names the archive being
 // updated; the leading raw segments whose original bytes (xxhash64) are a
 // prefix of the new file are copied without recompression. Shared (packed)
-// segments are never copied: at LevelBest and LevelMax an incremental save
+// segments and segments compressed against the recall are never copied: at LevelBest and LevelMax an incremental save
 // compresses the main file's last chunk and the subagent files again.
 //
 // Re-encoding: Archive.Reencode writes an opened archive again at another

@@ -426,8 +426,11 @@ func (a *Archive) locateChunks() error {
 // save can copy), in order; it stops at the first shared chunk.
 func (a *Archive) rawSegments(f int) []int {
 	var out []int
+	infos := a.r.Segments()
 	for _, l := range a.loc[f] {
-		if l.shared {
+		// A segment compressed against another one (see recallDict) is
+		// not copied either.
+		if l.shared || infos[a.segIdx[l.seg]].Codec == ctxfmt.CodecZstdDict {
 			break
 		}
 		out = append(out, a.segIdx[l.seg])

@@ -78,6 +78,23 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 	if err := e.prepareRaw(); err != nil {
 		return stats, err
 	}
+	if e.recallDict() {
+		// The raw segments are compressed against the recall as Encode
+		// writes it (an archive without one: without a dictionary).
+		var recall []byte
+		if idx := a.r.Find(ctxfmt.TypeSummaries); len(idx) > 0 {
+			b, err := a.r.ReadSegment(idx[0])
+			if err != nil {
+				return stats, &SegmentError{Segment: "summaries", Err: err}
+			}
+			if recall, err = reencodePayload(ctxfmt.TypeSummaries, b); err != nil {
+				return stats, &SegmentError{Segment: "summaries", Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+			}
+		}
+		if err := e.prepareDictRaw(recall); err != nil {
+			return stats, err
+		}
+	}
 	ms := a.meta
 	ms.Layout, ms.Raw = e.layout(), e.man
 	metaB, err := marshal(&ms)
@@ -133,7 +150,7 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 		}
 		// (The writer stores a segment uncompressed where compression
 		// does not make it smaller, as at any level.)
-		o := ctxfmt.SegmentOptions{Codec: opts.Codec, Level: opts.Level, Optional: !seg.Required}
+		o := ctxfmt.SegmentOptions{Codec: opts.Codec, Level: opts.Level, Optional: !seg.Required, Dict: e.modelOptions(seg.Type).Dict}
 		if err := cw.AddWith(seg.Type, payload, o); err != nil {
 			return stats, fmt.Errorf("archive: %w", err)
 		}

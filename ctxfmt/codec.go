@@ -2,6 +2,7 @@ package ctxfmt
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -133,6 +134,65 @@ func compress(c Codec, l Level, src []byte) (Codec, []byte, error) {
 	return c, out, nil
 }
 
+// compressDict compresses src (not empty) into one Zstandard frame at
+// level l against dict (not empty), a raw-content dictionary: the frame
+// names no dictionary ID, and a decoder is given dict as the content that
+// precedes the frame's (as `zstd --patch-from`). The frame carries the
+// content size and checksum, like every frame the writer emits.
+func compressDict(l Level, src, dict []byte) ([]byte, error) {
+	lib, ok, err := libzstdCompressDict(l, src, dict)
+	if err != nil {
+		return nil, fmt.Errorf("ctxfmt: libzstd level %s with a dictionary: %w", l, err)
+	}
+	if ok {
+		return lib, nil
+	}
+	enc, err := zstd.NewWriter(nil,
+		zstd.WithEncoderLevel(zstdLevels[min(l.norm(), LevelBest)]),
+		zstd.WithEncoderConcurrency(1),
+		zstd.WithEncoderCRC(true),
+		zstd.WithZeroFrames(true),
+		zstd.WithEncoderDictRaw(0, dict),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("ctxfmt: zstd encoder with a dictionary: %w", err)
+	}
+	defer enc.Close()
+	return enc.EncodeAll(src, make([]byte, 0, len(src)/2+64)), nil
+}
+
+// decompressDict decodes a CodecZstdDict segment's stored plaintext b
+// into exactly rawLen bytes; dictOf returns the decoded payload of the
+// dictionary segment b names (its index, read here).
+func decompressDict(b []byte, rawLen int, dictOf func(j uint64) ([]byte, error)) ([]byte, error) {
+	j, n := binary.Uvarint(b)
+	if n <= 0 {
+		return nil, errors.New("no dictionary segment index")
+	}
+	dict, err := dictOf(j)
+	if err != nil {
+		return nil, err
+	}
+	src := b[n:]
+	opts := []zstd.DOption{zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderDictRaw(0, dict)}
+	if rawLen > zstdFastRatio*len(src)+zstdFastSlack {
+		return zstdStream(src, rawLen, opts...)
+	}
+	dec, err := zstd.NewReader(nil, append(opts, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true))...)
+	if err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	defer dec.Close()
+	dst, err := dec.DecodeAll(src, make([]byte, 0, rawLen+1))
+	if err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	if len(dst) != rawLen {
+		return nil, errLength
+	}
+	return dst, nil
+}
+
 // withContentChecksum turns a single Zstandard frame without a content
 // checksum (what libzstd's one-shot ZSTD_compressCCtx emits) into the same
 // frame with one, so that every frame the writer emits has the checksum
@@ -170,13 +230,13 @@ const (
 	zstdFastSlack = 1 << 20
 )
 
-func zstdStream(src []byte, rawLen int) ([]byte, error) {
-	d, err := zstd.NewReader(bytes.NewReader(src),
+func zstdStream(src []byte, rawLen int, extra ...zstd.DOption) ([]byte, error) {
+	d, err := zstd.NewReader(bytes.NewReader(src), append([]zstd.DOption{
 		zstd.WithDecoderConcurrency(1),
 		zstd.WithDecoderLowmem(true),
 		zstd.WithDecoderMaxWindow(maxZstdWindow),
 		zstd.WithDecoderMaxMemory(uint64(max(rawLen, zstd.MinWindowSize))),
-	)
+	}, extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("zstd: %w", err)
 	}

@@ -42,6 +42,7 @@ type goldenSeg struct {
 	Content  string `json:"content"`
 	level    Level
 	optional bool
+	dict     SegmentType // SegmentOptions.Dict
 }
 
 type goldenVector struct {
@@ -57,6 +58,7 @@ type goldenVector struct {
 func goldenVectors() []goldenVector {
 	conv := strings.Repeat(`{"role":"user","text":"run go test ./..."}`+"\n"+`{"role":"assistant","text":"All tests pass."}`+"\n", 6)
 	meta := `{"format":"ben10 test vector","project":"/home/dev/demo"}`
+	recall := "commands: go vet ./... ; go test -run TestGolden ./ctxfmt ; make build\nfiles: ctxfmt/writer.go ctxfmt/reader.go docs/FORMAT.md\n"
 	common := func() []goldenSeg {
 		return []goldenSeg{
 			{Type: "metadata", Content: meta},
@@ -78,6 +80,11 @@ func goldenVectors() []goldenVector {
 			}
 			return s
 		}()},
+		{File: "zstd-dict.ctx", codec: CodecZstd, Segments: []goldenSeg{
+			{Type: "metadata", Content: meta},
+			{Type: "summaries", Content: recall},
+			{Type: "conversation", Content: conv + recall, dict: TypeSummaries},
+		}},
 		{File: "encrypted.ctx", codec: CodecZstd, Passphrase: VectorPassphrase, Argon2: &[3]uint32{1, 1024, 1}, SaltStart: &b0, Segments: common()},
 		{File: "rawkey.ctx", codec: CodecNone, KeyHex: vectorKeyHex, SaltStart: &b32, Segments: []goldenSeg{{Type: "metadata", Content: "hello"}}},
 	}
@@ -112,7 +119,7 @@ func (v *goldenVector) build(t *testing.T) []byte {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := w.AddWith(typ, []byte(s.Content), SegmentOptions{Codec: v.codec, Level: s.level, Optional: s.optional}); err != nil {
+		if err := w.AddWith(typ, []byte(s.Content), SegmentOptions{Codec: v.codec, Level: s.level, Optional: s.optional, Dict: s.dict}); err != nil {
 			t.Fatal(err)
 		}
 	}

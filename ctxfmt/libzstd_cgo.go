@@ -106,3 +106,29 @@ func libzstdCompress(l Level, src []byte) (out []byte, ok bool, err error) {
 	out, err = withContentChecksum(frame, src)
 	return out, true, err
 }
+
+// libzstdCompressDict is libzstdCompress against a raw-content dictionary
+// (see compressDict): libzstd's one-shot ZSTD_compress_usingCDict, at the
+// level libzstdCompress would use for the dictionary and src together (so
+// the frame's window stays within 8 MiB up to level 22's limit).
+func libzstdCompressDict(l Level, src, dict []byte) (out []byte, ok bool, err error) {
+	if pureGoZstd.Load() {
+		return nil, false, nil
+	}
+	lz := libzstdLevels()[l.norm()]
+	if lz == nil {
+		return nil, false, nil
+	}
+	lz.sem <- struct{}{}
+	defer func() { <-lz.sem }()
+	bp, err := ddzstd.NewBulkProcessor(dict, lz.levelFor(len(src)+len(dict)))
+	if err != nil {
+		return nil, true, err
+	}
+	frame, err := bp.Compress(nil, src)
+	if err != nil {
+		return nil, true, err
+	}
+	out, err = withContentChecksum(frame, src)
+	return out, true, err
+}

@@ -11,3 +11,8 @@ const libzstdBuilt = false
 func libzstdCompress(Level, []byte) (out []byte, ok bool, err error) {
 	return nil, false, nil
 }
+
+// libzstdCompressDict never compresses in a build without cgo (ok is false).
+func libzstdCompressDict(Level, []byte, []byte) (out []byte, ok bool, err error) {
+	return nil, false, nil
+}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -60,6 +61,36 @@ type Reader struct {
 	maxSeg int64
 	crypto *cryptoParams
 	aead   cipher.AEAD
+
+	// The dictionary segment last decoded for a zstd-dict segment.
+	dictMu  sync.Mutex
+	dictIdx int
+	dict    []byte
+}
+
+// dictionary returns the decoded payload of segment j as the dictionary
+// of zstd-dict segment i: j must be another segment, neither crypto
+// parameters nor itself zstd-dict, decoding to at most MaxDictLen bytes.
+// The last dictionary is kept, so reading several segments compressed
+// against the same one decodes it once.
+func (r *Reader) dictionary(i int, j uint64) ([]byte, error) {
+	if j >= uint64(len(r.ents)) || int(j) == i || r.ents[j].codec == CodecZstdDict || r.ents[j].typ == TypeCryptoParams {
+		return nil, fmt.Errorf("dictionary segment %d is not one a dictionary can come from", j)
+	}
+	if n := r.ents[j].rawLen; n > MaxDictLen {
+		return nil, fmt.Errorf("dictionary segment %d decodes to %d bytes, over the %d a dictionary may hold", j, n, MaxDictLen)
+	}
+	r.dictMu.Lock()
+	defer r.dictMu.Unlock()
+	if r.dict != nil && r.dictIdx == int(j) {
+		return r.dict, nil
+	}
+	d, err := r.ReadSegment(int(j))
+	if err != nil {
+		return nil, fmt.Errorf("dictionary segment %d: %w", j, err)
+	}
+	r.dict, r.dictIdx = d, int(j)
+	return d, nil
 }
 
 // NewReader opens a .ctx file of the given size. It checks the header, the
@@ -316,6 +347,13 @@ func (r *Reader) ReadSegment(i int) ([]byte, error) {
 	comp, err := r.storedPlain(i)
 	if err != nil {
 		return nil, err
+	}
+	if e.codec == CodecZstdDict {
+		out, err := decompressDict(comp, int(e.rawLen), func(j uint64) ([]byte, error) { return r.dictionary(i, j) })
+		if err != nil {
+			return nil, ferr(reg, ErrCorrupt, "%s data: %v", e.codec, err)
+		}
+		return out, nil
 	}
 	out, err := decompress(e.codec, comp, int(e.rawLen))
 	if err != nil {

@@ -100,12 +100,28 @@ const (
 	CodecNone Codec = 0 // stored as is
 	CodecLZ4  Codec = 1 // one LZ4 block (no frame)
 	CodecZstd Codec = 2 // one or more Zstandard frames (RFC 8878)
+	// CodecZstdDict is one Zstandard frame compressed against the decoded
+	// payload of another segment of the same file, used as a raw-content
+	// dictionary (as `zstd --patch-from`): the stored plaintext is that
+	// segment's index (uvarint) followed by the frame. The dictionary
+	// segment is never itself of this codec. Writers produce it with
+	// SegmentOptions.Dict and PrepareDict, never as a default codec.
+	CodecZstdDict Codec = 3
 )
 
-// Known reports whether this implementation can decode c.
-func (c Codec) Known() bool { return c <= CodecZstd }
+// MaxDictLen is the largest payload a CodecZstdDict segment's dictionary
+// may decode to. Readers refuse a larger one; writers compress without
+// the dictionary instead. It bounds what reading one segment may cost.
+const MaxDictLen = 1 << 20
 
-// String returns "none", "lz4", "zstd" or "codec-N".
+// Known reports whether this implementation can decode c.
+func (c Codec) Known() bool { return c <= CodecZstdDict }
+
+// writable reports whether c can be asked for as a segment's codec (a
+// dictionary codec is chosen by the writer, see SegmentOptions.Dict).
+func (c Codec) writable() bool { return c <= CodecZstd }
+
+// String returns "none", "lz4", "zstd", "zstd-dict" or "codec-N".
 func (c Codec) String() string {
 	switch c {
 	case CodecNone:
@@ -114,6 +130,8 @@ func (c Codec) String() string {
 		return "lz4"
 	case CodecZstd:
 		return "zstd"
+	case CodecZstdDict:
+		return "zstd-dict"
 	}
 	return fmt.Sprintf("codec-%d", uint8(c))
 }

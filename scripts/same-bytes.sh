@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that two revisions write byte-identical archives: every Claude
 # Code corpus session saved with claude.Save (the `ben10 context save`
-# path) at fastest, default and best, with and without redaction, in full
+# path) at fastest, default, best and max, with and without redaction, in full
 # and incrementally (the session without its last 20 lines, then whole on
 # top of that archive), with a fixed clock. Used for performance work that
 # must not change a byte (docs/PERFORMANCE.md).
@@ -45,7 +45,7 @@ func main() {
 	}
 	for _, p := range ms {
 		base := filepath.Base(p)
-		for _, lvl := range []string{"fastest", "default", "best"} {
+		for _, lvl := range []string{"fastest", "default", "best", "max"} {
 			for _, red := range []bool{false, true} {
 				l, _ := ctxfmt.ParseLevel(lvl)
 				opts := archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: l, Now: func() time.Time { return fixed }}
