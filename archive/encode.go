@@ -211,7 +211,7 @@ func NewEncoder(w io.Writer, opts EncodeOptions) (*Encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("archive: %w", err)
 	}
-	return &Encoder{e: &encoder{opts: opts, w: cw, stats: &EncodeStats{}, grouped: make(chan struct{})}}, nil
+	return &Encoder{e: &encoder{opts: opts, w: cw, stats: &EncodeStats{}}}, nil
 }
 
 // StartRaw starts redacting, cutting and compressing the raw transcript
@@ -305,14 +305,6 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 	}
 	e.s = s
 	m, err := e.model()
-	if err == nil {
-		// Help with the hashes left (the raw files' SHA-256).
-		select {
-		case <-e.grouped:
-			e.runHashes()
-		case <-enc.done:
-		}
-	}
 	<-enc.done
 	if enc.rawErr != nil {
 		return *e.stats, enc.rawErr
@@ -371,14 +363,8 @@ type encoder struct {
 	scratch []byte // spanTextEqual's buffer
 	// hashes compute each file's SHA-256 (and the chunks' Mid states):
 	// planRaw leaves them to prepareRaw, which runs them beside the
-	// compression, after the stored files are handed to the importer;
-	// Finish takes those left when it has built the model (runHashes:
-	// hashNext is the next to take, hashWG counts those not done). grouped
-	// is closed when they may start (the chunks are grouped).
-	hashes   []func()
-	hashNext atomic.Int64
-	hashWG   sync.WaitGroup
-	grouped  chan struct{}
+	// compression, after the stored files are handed to the importer.
+	hashes []func()
 }
 
 // rawGroup is one raw segment: a chunk copied from the previous archive,
@@ -531,18 +517,6 @@ func (e *encoder) layout() int {
 	return 1
 }
 
-// runHashes runs the hash jobs no one has taken yet, one at a time.
-func (e *encoder) runHashes() {
-	for {
-		k := int(e.hashNext.Add(1)) - 1
-		if k >= len(e.hashes) {
-			return
-		}
-		e.hashes[k]()
-		e.hashWG.Done()
-	}
-}
-
 // prepareRaw plans the raw segments and compresses the new ones.
 func (e *encoder) prepareRaw() error {
 	e.planGroups()
@@ -552,19 +526,12 @@ func (e *encoder) prepareRaw() error {
 			jobs = append(jobs, g)
 		}
 	}
-	// The hashes are taken one by one (runHashes) by the workers and by
-	// Finish, which joins in once the model segments are built: on a
-	// machine with few cores that frees a worker for the compression.
-	e.hashWG.Add(len(e.hashes))
-	if e.grouped != nil { // (Reencode's encoder has no Finish to help)
-		close(e.grouped)
-	}
 	workers := e.opts.Concurrency
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	// Job j >= 0 compresses group jobs[j]; job -1 runs the hashes.
-	n := len(jobs) + 1
+	// Job j < len(jobs) compresses a group; the others hash a file.
+	n := len(jobs) + len(e.hashes)
 	workers = max(1, min(workers, n))
 	errs := make([]error, len(jobs))
 	next := make(chan int)
@@ -572,8 +539,8 @@ func (e *encoder) prepareRaw() error {
 	for range workers {
 		wg.Go(func() {
 			for j := range next {
-				if j < 0 {
-					e.runHashes()
+				if j >= len(jobs) {
+					e.hashes[j-len(jobs)]()
 					continue
 				}
 				g := &e.groups[jobs[j]]
@@ -592,7 +559,9 @@ func (e *encoder) prepareRaw() error {
 	if big >= 0 {
 		order = append(order, big)
 	}
-	order = append(order, -1)
+	for h := range e.hashes {
+		order = append(order, len(jobs)+h)
+	}
 	for j := range jobs {
 		if j != big {
 			order = append(order, j)
@@ -603,7 +572,7 @@ func (e *encoder) prepareRaw() error {
 	}
 	close(next)
 	wg.Wait()
-	e.hashWG.Wait()
+	e.hashes = nil
 	// A chunk shared with others is never copied, so nothing hashes on
 	// from its SHA-256 state (hashChunks recorded one for every chunk).
 	for _, g := range e.groups {
