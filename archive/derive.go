@@ -37,6 +37,12 @@ type ModelSource struct {
 	// session's, and Encode must derive the conversation (it fails
 	// otherwise).
 	Partial bool `msgpack:"-"`
+	// Lazy marks a State whose tool outputs BuildRecall does not read
+	// (see RecallTexts) may be left undecoded: Output empty, OutputSpans
+	// locating it in line ResultRef of Raw (archive.SpanText gives it).
+	// Like a Partial one, Encode must derive its conversation (it fails
+	// otherwise); claude.Save's States are so, Import's never.
+	Lazy bool `msgpack:"-"`
 
 	// digest fingerprints the Messages and Tools the importer built (see
 	// State.SetSource): a State changed after import is stored in full.
