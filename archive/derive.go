@@ -45,6 +45,12 @@ type ModelSource struct {
 	// ErrFoldMismatch, writing nothing, when it does not cover exactly
 	// them, unchanged.
 	FoldedTexts int `msgpack:"-"`
+	// Lazy marks a State whose tool outputs BuildRecall does not read
+	// (see RecallTexts) may be left undecoded: Output empty, OutputSpans
+	// locating it in line ResultRef of Raw (archive.SpanText gives it).
+	// Like a Partial one, Encode must derive its conversation (it fails
+	// otherwise); claude.Save's States are so, Import's never.
+	Lazy bool `msgpack:"-"`
 
 	// digest fingerprints the Messages and Tools the importer built (see
 	// State.SetSource): a State changed after import is stored in full.

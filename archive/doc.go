@@ -52,7 +52,12 @@
 // Saving fast: NewEncoder, StartRaw and Finish split Encode so that the
 // raw transcript is redacted, cut and compressed in the background while
 // the caller builds the model from the same bytes (transcript/claude.Save
-// does this); the bytes written are those of Encode.
+// does this); the bytes written are those of Encode. Finish builds the
+// model segments and the recall while the raw files are still being
+// compressed and hashed. A State whose importer left the tool outputs
+// the recall does not read undecoded (ModelSource.Lazy, claude.Save's)
+// is written that way too: its conversation is always derived from the
+// raw transcript, and Encode refuses to store it otherwise.
 //
 // Incremental save: EncodeOptions.Previous names the archive being
 // updated; the leading raw segments whose original bytes (xxhash64) are a

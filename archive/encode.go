@@ -203,6 +203,7 @@ func EncodeWithStats(w io.Writer, s *State, opts EncodeOptions) (EncodeStats, er
 type Encoder struct {
 	e       *encoder
 	started bool
+	stored  chan struct{} // closed when the raw files are redacted
 	planned chan struct{} // closed when the raw files are redacted and cut
 	done    chan struct{} // closed when the raw segments are compressed
 	planErr error
@@ -235,6 +236,7 @@ func (enc *Encoder) StartRaw(files []RawFile) {
 	enc.started = true
 	enc.e.files = files
 	enc.planned = make(chan struct{})
+	enc.stored = make(chan struct{})
 	enc.done = make(chan struct{})
 	enc.folded = make(chan struct{})
 	go func() {
@@ -246,8 +248,13 @@ func (enc *Encoder) StartRaw(files []RawFile) {
 	}()
 	go func() {
 		defer close(enc.done)
-		enc.planErr = enc.e.planRaw()
+		// planRaw signals when the stored files are ready; on an error
+		// before that, planned is closed first, so Stored sees the error.
+		var once sync.Once
+		ready := func() { once.Do(func() { close(enc.stored) }) }
+		enc.planErr = enc.e.planRaw(ready)
 		close(enc.planned)
+		ready()
 		if enc.planErr != nil {
 			enc.rawErr = enc.planErr
 			return
@@ -268,9 +275,14 @@ func (enc *Encoder) Stored() ([]RawFile, []map[int]bool, error) {
 	if !enc.started {
 		return nil, nil, errors.New("archive: Stored before StartRaw")
 	}
-	<-enc.planned
-	if enc.planErr != nil {
-		return nil, nil, enc.planErr
+	// The files are cut while the caller imports them.
+	<-enc.stored
+	select {
+	case <-enc.planned:
+		if enc.planErr != nil {
+			return nil, nil, enc.planErr
+		}
+	default:
 	}
 	return enc.e.storedFiles, enc.e.changed, nil
 }
@@ -299,10 +311,15 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 	if !enc.started {
 		enc.StartRaw(s.Raw)
 	}
-	<-enc.done
-	<-enc.folded
 	e := enc.e
-	if enc.rawErr != nil {
+	// The model segments are built while the raw files are still being
+	// compressed and hashed (they need the stored files only); the
+	// metadata, which holds the raw manifest, and the writing wait for
+	// that work. The recall needs the previous archive's fold, decoded.
+	<-enc.folded
+	<-enc.planned
+	if enc.planErr != nil {
+		<-enc.done
 		return *e.stats, enc.rawErr
 	}
 	switch {
@@ -313,10 +330,19 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 	case sameFiles(e.files, s.Raw):
 		e.fromStored = e.opts.RedactLine == nil && e.opts.RedactText == nil
 	default:
+		<-enc.done
 		return *e.stats, errors.New("archive: Finish: State.Raw is neither the file list given to StartRaw nor the one Stored returned")
 	}
 	e.s = s
-	if err := e.run(); err != nil {
+	m, err := e.model()
+	<-enc.done
+	if enc.rawErr != nil {
+		return *e.stats, enc.rawErr
+	}
+	if err != nil {
+		return *e.stats, err
+	}
+	if err := e.write(m); err != nil {
 		return *e.stats, err
 	}
 	if err := e.w.Close(); err != nil {
@@ -666,7 +692,29 @@ func (e *encoder) prepareDictRaw(recall []byte) error {
 	return nil
 }
 
-func (e *encoder) run() error {
+// modelSegs is what model builds for write: the model segments, encoded,
+// and the metadata without the raw manifest.
+type modelSegs struct {
+	ms      metaSegment
+	derived bool
+	recall  []byte
+	segs    []modelSeg
+	// The caches for the next save, compressed (see TypeResumeState and
+	// TypeRecallFold).
+	keepResume           bool
+	resumePrep, foldPrep *ctxfmt.Prepared
+}
+
+type modelSeg struct {
+	t     ctxfmt.SegmentType
+	b     []byte
+	empty bool // no segment (an empty list)
+}
+
+// model builds the model segments from e.s. It needs the stored raw files
+// (planRaw), not their compression or hashes: Finish runs it while
+// prepareRaw still works.
+func (e *encoder) model() (*modelSegs, error) {
 	s := e.s
 	redacting := e.opts.RedactLine != nil || e.opts.RedactText != nil
 	e.report.Enabled = redacting
@@ -674,7 +722,10 @@ func (e *encoder) run() error {
 	// transcript is not stored again (see ModelSource).
 	derived := s.derivable() && (!redacting || e.fromStored)
 	if s.Source.Partial && !derived {
-		return errors.New("archive: Encode: a partial (resumed) State needs its importer's Deriver and no redaction")
+		return nil, errors.New("archive: Encode: a partial (resumed) State needs its importer's Deriver and no redaction")
+	}
+	if s.Source.Lazy && !derived {
+		return nil, errors.New("archive: Encode: a State with undecoded tool outputs (ModelSource.Lazy) needs its importer's Deriver, no redaction of texts and no change after import")
 	}
 	// The recall is built while the other segments are prepared (it only
 	// reads the State). Its tool pass goes on from the previous archive's
@@ -761,37 +812,47 @@ func (e *encoder) run() error {
 		meta.MessageCount, meta.ToolCount = len(s.Messages), len(s.Tools)
 	}
 	meta.FileCount = len(s.Files)
-	ms := metaSegment{
-		Layout: e.layout(), Meta: meta, Import: s.Import, Raw: e.man,
-		Redacted: redacting, Redact: e.report,
+	m := &modelSegs{derived: derived}
+	m.ms = metaSegment{
+		Meta: meta, Import: s.Import,
+		Redacted: redacting,
 		Counts: counts{
 			Compactions: len(s.Compactions), Preferences: len(s.Preferences),
 			Active: len(s.Tasks.Active), Pending: len(s.Tasks.Pending), Completed: len(s.Tasks.Completed),
 		},
 	}
 	if redacting {
-		ms.RedactFP = e.opts.RedactFingerprint
+		m.ms.RedactFP = e.opts.RedactFingerprint
 	}
 	if derived {
 		src := s.Source
-		src.Resume, src.Partial = nil, false
-		ms.Derived = &src
+		src.Resume, src.Partial, src.Lazy = nil, false, false
+		m.ms.Derived = &src
 	}
 	for _, fc := range s.FileContents {
 		h := sha256.Sum256(fc.Data)
-		ms.Contents = append(ms.Contents, contentEntry{Path: fc.Path, Size: int64(len(fc.Data)), SHA256: hex.EncodeToString(h[:])})
+		m.ms.Contents = append(m.ms.Contents, contentEntry{Path: fc.Path, Size: int64(len(fc.Data)), SHA256: hex.EncodeToString(h[:])})
 	}
 	<-recalled
 	if recallErr != nil {
-		return recallErr
+		return nil, recallErr
 	}
+	m.recall = recall
+	<-resumed
+	if resumeErr != nil {
+		return nil, fmt.Errorf("archive: resume state: %w", resumeErr)
+	}
+	if foldErr != nil {
+		return nil, fmt.Errorf("archive: recall fold: %w", foldErr)
+	}
+	m.keepResume, m.resumePrep, m.foldPrep = keepResume, resumePrep, foldPrep
 	// Small segments first, so a reader of the metadata touches the
-	// beginning of the file only.
+	// beginning of the file only (the metadata, first, is encoded by
+	// write).
 	segs := []struct {
 		t ctxfmt.SegmentType
 		v any
 	}{
-		{ctxfmt.TypeMetadata, &ms},
 		{ctxfmt.TypeTaskState, &tasks},
 		{ctxfmt.TypeCompactions, comps},
 		{ctxfmt.TypePreferences, prefs},
@@ -805,40 +866,55 @@ func (e *encoder) run() error {
 	for _, sg := range segs {
 		// No compactions or preferences: no segment (an index entry costs
 		// 40 bytes; readers take a missing segment as an empty list).
-		empty := (sg.t == ctxfmt.TypeCompactions && len(comps) == 0) || (sg.t == ctxfmt.TypePreferences && len(prefs) == 0)
-		if !empty {
-			b, err := marshal(sg.v)
-			if err != nil {
-				return fmt.Errorf("archive: encoding %s: %w", sg.t, err)
-			}
-			if err := e.w.AddWith(sg.t, b, e.modelOptions(sg.t)); err != nil {
+		if (sg.t == ctxfmt.TypeCompactions && len(comps) == 0) || (sg.t == ctxfmt.TypePreferences && len(prefs) == 0) {
+			m.segs = append(m.segs, modelSeg{t: sg.t, empty: true})
+			continue
+		}
+		b, err := marshal(sg.v)
+		if err != nil {
+			return nil, fmt.Errorf("archive: encoding %s: %w", sg.t, err)
+		}
+		m.segs = append(m.segs, modelSeg{t: sg.t, b: b})
+	}
+	return m, nil
+}
+
+// write adds the metadata (with the raw manifest, once prepareRaw is
+// done), the model segments m, the raw segments and the file contents.
+func (e *encoder) write(m *modelSegs) error {
+	s := e.s
+	ms := m.ms
+	ms.Layout, ms.Raw, ms.Redact = e.layout(), e.man, e.report
+	b, err := marshal(&ms)
+	if err != nil {
+		return fmt.Errorf("archive: encoding %s: %w", ctxfmt.TypeMetadata, err)
+	}
+	if err := e.w.Add(ctxfmt.TypeMetadata, b); err != nil {
+		return fmt.Errorf("archive: %w", err)
+	}
+	for _, sg := range m.segs {
+		if !sg.empty {
+			if err := e.w.AddWith(sg.t, sg.b, e.modelOptions(sg.t)); err != nil {
 				return fmt.Errorf("archive: %w", err)
 			}
 		}
 		if sg.t == ctxfmt.TypeCompactions {
-			if err := e.w.Add(ctxfmt.TypeSummaries, recall); err != nil {
+			if err := e.w.Add(ctxfmt.TypeSummaries, m.recall); err != nil {
 				return fmt.Errorf("archive: %w", err)
 			}
 		}
 	}
-	if keepResume {
-		<-resumed
-		if resumeErr != nil {
-			return fmt.Errorf("archive: resume state: %w", resumeErr)
-		}
-		if err := e.w.AddPreparedWith(TypeResumeState, resumePrep, ctxfmt.SegmentOptions{Optional: true}); err != nil {
+	if m.keepResume {
+		if err := e.w.AddPreparedWith(TypeResumeState, m.resumePrep, ctxfmt.SegmentOptions{Optional: true}); err != nil {
 			return fmt.Errorf("archive: %w", err)
 		}
-		if foldErr != nil {
-			return fmt.Errorf("archive: recall fold: %w", foldErr)
-		}
-		if foldPrep != nil {
-			if err := e.w.AddPreparedWith(TypeRecallFold, foldPrep, ctxfmt.SegmentOptions{Optional: true}); err != nil {
+		if m.foldPrep != nil {
+			if err := e.w.AddPreparedWith(TypeRecallFold, m.foldPrep, ctxfmt.SegmentOptions{Optional: true}); err != nil {
 				return fmt.Errorf("archive: %w", err)
 			}
 		}
 	}
-	if redacting {
+	if ms.Redacted {
 		b, err := marshal(&e.report)
 		if err != nil {
 			return fmt.Errorf("archive: encoding redaction report: %w", err)
@@ -847,7 +923,7 @@ func (e *encoder) run() error {
 			return fmt.Errorf("archive: %w", err)
 		}
 	}
-	if err := e.prepareDictRaw(recall); err != nil {
+	if err := e.prepareDictRaw(m.recall); err != nil {
 		return err
 	}
 	if err := e.writeRaw(); err != nil {
@@ -921,13 +997,20 @@ func (e *encoder) text(ref RawRef, text string, spans []Span) (string, []Span) {
 // works out which chunks the previous archive already holds. A file that
 // only grew since the previous archive (whose manifest carries the SHA-256
 // state at its chunk ends) is handled by planAppend: only the new tail is
-// redacted, cut and hashed.
-func (e *encoder) planRaw() error {
+// redacted, cut and hashed. It calls ready once every file's stored bytes
+// are known (e.storedFiles, e.changed), before the cutting.
+func (e *encoder) planRaw(ready func()) error {
 	n := len(e.files)
 	e.stored, e.starts, e.changed = make([][]byte, n), make([][]int, n), make([]map[int]bool, n)
 	e.man = make([]rawManifest, n)
 	e.reuse, e.prevSegs = make([]int, n), make([][]int, n)
 	e.storedFiles = make([]RawFile, n)
+	// First every file's stored bytes, which is all Stored waits for (the
+	// importer then starts), then the cutting of the files not planned
+	// by planAppend.
+	full := make([]bool, n)
+	origStarts := make([][]int, n)
+	var fullData [][]byte
 	for i, f := range e.files {
 		e.man[i].Name = f.Name
 		if !e.planAppend(i) {
@@ -935,20 +1018,55 @@ func (e *encoder) planRaw() error {
 				// Its prefix was not read: only planAppend may take it.
 				return fmt.Errorf("archive: %s was read for an incremental save the previous archive does not allow", f.Name)
 			}
-			data, changed, origStarts := f.Data, map[int]bool{}, []int(nil)
-			if e.opts.RedactLine != nil {
-				data, changed, origStarts = redactLines(f.Data, e.opts.RedactLine, e.redactWorkers())
-				if len(changed) == 0 {
-					e.starts[i] = origStarts // the same bytes
-				}
+			full[i] = true
+			e.stored[i], e.changed[i] = f.Data, map[int]bool{}
+			fullData = append(fullData, f.Data)
+		}
+	}
+	if e.opts.RedactLine != nil && len(fullData) > 0 {
+		// All files' lines in one pool of workers.
+		rs := redactFiles(fullData, e.opts.RedactLine, e.redactWorkers())
+		k := 0
+		for i := range e.files {
+			if !full[i] {
+				continue
 			}
-			e.stored[i], e.changed[i] = data, changed
+			r := rs[k]
+			k++
+			e.stored[i], e.changed[i], origStarts[i] = r.data, r.changed, r.starts
+			if len(r.changed) == 0 {
+				e.starts[i] = r.starts // the same bytes
+			}
+		}
+	}
+	changedLines := make([][]int, n)
+	for i, f := range e.files {
+		var lines []int
+		for l := range e.changed[i] {
+			lines = append(lines, l)
+		}
+		sort.Ints(lines)
+		changedLines[i] = lines
+		e.report.LinesChanged += len(e.changed[i])
+		e.storedFiles[i] = RawFile{Name: f.Name, Data: e.stored[i]}
+	}
+	ready()
+	hashes := e.hashes // planAppend's, in file order
+	e.hashes = nil
+	k := 0
+	for i, f := range e.files {
+		if !full[i] {
+			e.hashes = append(e.hashes, hashes[k])
+			k++
+		} else {
+			data := e.stored[i]
 			starts := e.lineStartsOf(i)
-			if origStarts == nil {
-				origStarts = starts
+			orig := origStarts[i]
+			if orig == nil {
+				orig = starts
 			}
 			m := rawManifest{Name: f.Name, Size: int64(len(data))}
-			m.Chunks = chunkLines(f.Data, data, origStarts, starts, changed, e.chunkSize())
+			m.Chunks = chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize())
 			e.man[i] = m
 			e.planReuse(i)
 			e.hashes = append(e.hashes, func() {
@@ -958,17 +1076,7 @@ func (e *encoder) planRaw() error {
 		if sp := sparseOf(f.Data); sp != nil {
 			e.stats.UnreadBytes += sp.unread
 		}
-		m := &e.man[i]
-		m.RedactedLines = m.RedactedLines[:0]
-		for l := range e.changed[i] {
-			m.RedactedLines = append(m.RedactedLines, l)
-		}
-		if len(m.RedactedLines) == 0 {
-			m.RedactedLines = nil
-		}
-		sort.Ints(m.RedactedLines)
-		e.report.LinesChanged += len(e.changed[i])
-		e.storedFiles[i] = RawFile{Name: f.Name, Data: e.stored[i]}
+		e.man[i].RedactedLines = changedLines[i]
 	}
 	return nil
 }
@@ -1123,88 +1231,118 @@ func (e *encoder) redactWorkers() int {
 // original. The result depends only on what fn returns for each line, not
 // on the number of workers.
 func redactLines(data []byte, fn func([]byte) []byte, workers int) ([]byte, map[int]bool, []int) {
-	starts := lineStarts(data)
-	// body returns line ln without its line ending, and the ending.
-	body := func(ln int) (b []byte, cr, nl bool) {
+	r := redactFiles([][]byte{data}, fn, workers)[0]
+	return r.data, r.changed, r.starts
+}
+
+// redacted is one file's result of redactFiles: redactLines's three.
+type redacted struct {
+	data    []byte
+	changed map[int]bool
+	starts  []int
+}
+
+// redactFiles is redactLines for several files at once: their lines are
+// cut into blocks of whole lines of about redactBlock bytes that the
+// workers take in turn across the files, so that no worker waits at the
+// end of one file while another finishes it.
+func redactFiles(files [][]byte, fn func([]byte) []byte, workers int) []redacted {
+	type job struct {
+		f, lo, hi int // file f's lines [lo, hi)
+	}
+	out := make([]redacted, len(files))
+	total := 0
+	for i, data := range files {
+		out[i].starts = lineStarts(data)
+		total += len(data)
+	}
+	// body returns line ln of file f without its line ending.
+	body := func(f, ln int) []byte {
+		data, starts := files[f], out[f].starts
 		st, end := starts[ln], len(data)
 		if ln+1 < len(starts) {
-			end, nl = starts[ln+1]-1, true
+			end = starts[ln+1] - 1
 		} else if end > st && data[end-1] == '\n' {
-			end, nl = end-1, true
+			end--
 		}
-		b = data[st:end]
+		b := data[st:end]
 		if len(b) > 0 && b[len(b)-1] == '\r' {
-			b, cr = b[:len(b)-1], true
+			b = b[:len(b)-1]
 		}
-		return b, cr, nl
+		return b
 	}
-	// repl[ln] is line ln's redacted body when fn changed it.
-	var repl map[int][]byte
+	// repl[f][ln] is line ln's redacted body when fn changed it.
+	repl := make([]map[int][]byte, len(files))
 	var mu sync.Mutex
-	redactRange := func(lo, hi int) {
-		for ln := lo; ln < hi; ln++ {
-			b, _, _ := body(ln)
+	run := func(j job) {
+		for ln := j.lo; ln < j.hi; ln++ {
+			b := body(j.f, ln)
 			if r := fn(b); !bytes.Equal(r, b) {
 				mu.Lock()
-				if repl == nil {
-					repl = map[int][]byte{}
+				if repl[j.f] == nil {
+					repl[j.f] = map[int][]byte{}
 				}
-				repl[ln] = r
+				repl[j.f][ln] = r
 				mu.Unlock()
 			}
 		}
 	}
-	if workers <= 1 || len(data) < 2*redactBlock {
-		redactRange(0, len(starts))
+	if workers <= 1 || total < 2*redactBlock {
+		for f := range files {
+			run(job{f, 0, len(out[f].starts)})
+		}
 	} else {
 		// Blocks of whole lines of about redactBlock bytes, taken in turn.
-		var blocks []int // block k is lines [blocks[k], blocks[k+1])
-		for ln := 0; ln < len(starts); {
-			blocks = append(blocks, ln)
-			limit := starts[ln] + redactBlock
-			for ln++; ln < len(starts) && starts[ln] < limit; ln++ {
+		var jobs []job
+		for f := range files {
+			starts := out[f].starts
+			for ln := 0; ln < len(starts); {
+				lo := ln
+				limit := starts[ln] + redactBlock
+				for ln++; ln < len(starts) && starts[ln] < limit; ln++ {
+				}
+				jobs = append(jobs, job{f, lo, ln})
 			}
 		}
-		blocks = append(blocks, len(starts))
 		var next atomic.Int64
 		var wg sync.WaitGroup
-		for range min(workers, len(blocks)-1) {
+		for range min(workers, len(jobs)) {
 			wg.Go(func() {
 				for {
 					k := int(next.Add(1)) - 1
-					if k >= len(blocks)-1 {
+					if k >= len(jobs) {
 						return
 					}
-					redactRange(blocks[k], blocks[k+1])
+					run(jobs[k])
 				}
 			})
 		}
 		wg.Wait()
 	}
-	changed := make(map[int]bool, len(repl))
-	if len(repl) == 0 {
-		return data, changed, starts
+	for f, data := range files {
+		out[f].data, out[f].changed = data, make(map[int]bool, len(repl[f]))
+		if len(repl[f]) == 0 {
+			continue
+		}
+		lines := make([]int, 0, len(repl[f]))
+		grow := 0
+		for ln, r := range repl[f] {
+			out[f].changed[ln] = true
+			lines = append(lines, ln)
+			grow += max(0, len(r)-len(body(f, ln)))
+		}
+		sort.Ints(lines)
+		b := make([]byte, 0, len(data)+grow)
+		prev := 0 // data[prev:] is not copied yet
+		for _, ln := range lines {
+			st := out[f].starts[ln]
+			b = append(b, data[prev:st]...)
+			b = append(b, repl[f][ln]...)
+			prev = st + len(body(f, ln)) // the line ending follows
+		}
+		out[f].data = append(b, data[prev:]...)
 	}
-	lines := make([]int, 0, len(repl))
-	grow := 0
-	for ln, r := range repl {
-		changed[ln] = true
-		lines = append(lines, ln)
-		b, _, _ := body(ln)
-		grow += max(0, len(r)-len(b))
-	}
-	sort.Ints(lines)
-	out := make([]byte, 0, len(data)+grow)
-	prev := 0 // data[prev:] is not copied yet
-	for _, ln := range lines {
-		b, _, _ := body(ln)
-		st := starts[ln]
-		out = append(out, data[prev:st]...)
-		out = append(out, repl[ln]...)
-		prev = st + len(b) // the line ending follows
-	}
-	out = append(out, data[prev:]...)
-	return out, changed, starts
+	return out
 }
 
 // chunkLines cuts the stored bytes at line boundaries into chunks of about

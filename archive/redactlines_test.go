@@ -46,7 +46,8 @@ func refRedactLines(data []byte, fn func([]byte) []byte) ([]byte, map[int]bool) 
 	return out, changed
 }
 
-// TestRedactLinesParallel checks that redactLines gives the same bytes,
+// TestRedactLinesParallel checks that redactLines (and redactFiles, on the
+// same data cut into several files) gives the same bytes,
 // changed lines and line starts whatever the number of workers, against
 // the serial definition, on random files with CRLF, blank lines, a last
 // line without a newline and replacements longer and shorter than what
@@ -88,6 +89,31 @@ func TestRedactLinesParallel(t *testing.T) {
 			buf.WriteString("LONG last line without newline")
 		}
 		data := buf.Bytes()
+		// Several files at once (redactFiles, one pool across them): cut
+		// data into 1-4 files at random bytes (not only line ends).
+		var files [][]byte
+		for rest := data; len(rest) > 0; {
+			k := len(rest)
+			if len(files) < 3 && rng.Intn(2) == 0 {
+				k = rng.Intn(len(rest) + 1)
+			}
+			files = append(files, rest[:k])
+			rest = rest[k:]
+		}
+		for _, workers := range []int{1, 2, 3, 8} {
+			rs := redactFiles(files, fn, workers)
+			for f, r := range rs {
+				w, wc := refRedactLines(files[f], fn)
+				if !bytes.Equal(r.data, w) || len(r.changed) != len(wc) || len(r.starts) != len(lineStarts(files[f])) {
+					t.Fatalf("iter %d, %d workers, file %d of %d: redactFiles differs from the serial definition", iter, workers, f, len(files))
+				}
+				for ln := range wc {
+					if !r.changed[ln] {
+						t.Fatalf("iter %d, %d workers, file %d: line %d not reported changed", iter, workers, f, ln)
+					}
+				}
+			}
+		}
 		want, wantChanged := refRedactLines(data, fn)
 		for _, workers := range []int{1, 2, 3, 8} {
 			got, changed, starts := redactLines(data, fn, workers)

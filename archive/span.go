@@ -114,6 +114,26 @@ func JSONString(b []byte) (string, bool) {
 	return unsafe.String(&out[0], len(out)), true
 }
 
+// JSONStringBytes is the decoded value of the JSON string literal b as
+// JSONString gives it, without a copy when b holds no escape (the result
+// then aliases b); otherwise decoded into scratch (grown as needed; the
+// result aliases it). ok is JSONString's.
+func JSONStringBytes(b []byte, scratch *[]byte) (v []byte, ok bool) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return nil, false
+	}
+	in := b[1 : len(b)-1]
+	if plainASCII(in) || (bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) && !hasControl(in)) {
+		return in, true
+	}
+	out, ok := appendUnquoted((*scratch)[:0], in)
+	*scratch = out
+	if !ok {
+		return nil, false
+	}
+	return out, true
+}
+
 // plainRun returns the length of the run of plainByte bytes at the start
 // of b, 8 bytes at a time.
 func plainRun(b []byte) int {

@@ -126,6 +126,11 @@ func libzstdCompressDict(l Level, src, dict []byte) (out []byte, ok bool, err er
 		return nil, true, err
 	}
 	frame, err := bp.Compress(nil, src)
+	// The processor's finalizer frees its libzstd dictionary, and
+	// BulkProcessor.Compress does not keep the processor alive during its
+	// C call: without this, a garbage collection during the compression
+	// frees the dictionary under libzstd (SIGSEGV, TestDictCompressGC).
+	runtime.KeepAlive(bp)
 	if err != nil {
 		return nil, true, err
 	}

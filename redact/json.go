@@ -70,6 +70,9 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 	if r.digits || r.ssn {
 		runs = appendDigitRuns(sc.runs[:0], line)
 		sc.runs = runs
+		if !r.exhaustive {
+			runs = r.dropInertRuns(line, runs)
+		}
 	}
 	digits := len(runs) > 0
 	if len(hits) == 0 && len(r.fullScan) == 0 && !esc && !digits {
@@ -269,6 +272,33 @@ func appendDigitRuns(runs []span, b []byte) []span {
 		runs = append(runs, span{lo, hi})
 		i = next
 	}
+}
+
+// dropInertRuns removes from runs (in place) the digit runs that cannot
+// hold a card number or an SSN wherever the line's strings are decoded:
+// a run with an ASCII letter or digit right before and right after it
+// (the "15-5122611" of a session id "…8d15-5122611a9569", on every line
+// of a transcript), no escape reaching into it or its neighbours (no
+// backslash in the 6 bytes before it; the byte after it is a letter or a
+// digit, and the run has no backslash), and in which scanDigits finds
+// nothing given those two neighbours. Those bytes are then the decoded
+// string's own, and scanDigits's findings inside a run depend on the run
+// and its two neighbours only (a candidate is made of run bytes; whether
+// it starts or ends depends on the byte before and after it), so the
+// string's own scan would find nothing there either. A JSON number is
+// never dropped (never between two letters or digits).
+func (r *Redactor) dropInertRuns(line []byte, runs []span) []span {
+	out := runs[:0]
+	for _, sp := range runs {
+		lo, hi := sp.start, sp.end
+		inert := lo > 0 && hi < len(line) && csAlnum[line[lo-1]] && csAlnum[line[hi]] &&
+			bytes.IndexByte(line[max(0, lo-6):lo], '\\') < 0 &&
+			len(r.scanDigits(line[lo-1:hi+1], nil)) == 0
+		if !inert {
+			out = append(out, sp)
+		}
+	}
+	return out
 }
 
 // spanWithin reports whether one of spans (in order, disjoint) lies within

@@ -90,13 +90,14 @@ func (p *prefilter) scan(b []byte, hits []hit) []hit {
 	w := uint32(code[b[0]])<<6 | uint32(code[b[1]])
 	// Position i is the third byte of the trigram starting at i-2; a
 	// virtual code-0 byte follows the input so that 2-byte keywords at the
-	// very end are seen. (bits is an array and w is masked: no bounds
-	// checks in the loop.)
+	// very end are seen. (bits is an array and x is masked: no bounds
+	// checks in the loop. w keeps older codes above the window: the mask
+	// is not on the loop's dependency chain, a shift and an or per byte.)
 	n := len(b)
 	for i := 2; i < n; i++ {
-		w = (w<<6 | uint32(code[b[i]])) & triMask
-		if bits[w>>6]&(1<<(w&63)) != 0 {
-			hits = p.verify(b, i-2, w, hits)
+		w = w<<6 | uint32(code[b[i]])
+		if x := w & triMask; bits[x>>6]&(1<<(x&63)) != 0 {
+			hits = p.verify(b, i-2, x, hits)
 		}
 	}
 	if w = (w << 6) & triMask; bits[w>>6]&(1<<(w&63)) != 0 {

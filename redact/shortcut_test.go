@@ -282,3 +282,68 @@ func TestScanDigitsNeedsDigitRun(t *testing.T) {
 		t.Fatal("scanDigits found nothing: the test proves nothing")
 	}
 }
+
+// TestJSONLineInertDigitRuns checks JSONLine against its exhaustive path
+// on lines full of digit runs next to letters (session-id look-alikes,
+// dropped by dropInertRuns) and real card numbers and SSNs in the same
+// contexts, with escapes before, after and inside them, in strings, keys
+// and JSON numbers.
+func TestJSONLineInertDigitRuns(t *testing.T) {
+	r := Default()
+	ex := *r
+	ex.exhaustive = true
+	frags := []string{
+		"8d15-5122611a9569", "4d5611e5-241a-462a-8d15-5122611a9569", "a123456789b", "x123-45-6789y",
+		"123-45-6789", "4111 1111 1111 1111", "4111-1111-1111-1111", "4111111111111111", "378282246310005",
+		"5555 5555 5555 4444", "078-05-1120", "219-09-9999", "a4111111111111111b", "z378282246310005",
+		"a", "b", "Z", "9", " ", "-", "  ", "--", ".", "_", "/", ":", "é", "\n", "\t", `\`, `"`, "\u0001",
+		"123456789", "12345 6789", "1234 5678 9012 3456", "00-00-0000",
+	}
+	// Raw escapes spliced into the marshalled line (inside a string).
+	escapes := []string{`\n`, `\u0031`, `\u0020`, `\u002d`, `\u00e9`, `\\`, `\"`, `\/`, `\t`}
+	rng := rand.New(rand.NewSource(17))
+	n, dropped := 0, 0
+	for range 60000 {
+		var sb strings.Builder
+		for k := rng.Intn(8); k >= 0; k-- {
+			sb.WriteString(frags[rng.Intn(len(frags))])
+		}
+		s := sb.String()
+		m := map[string]any{"sessionId": s, "type": "user", s: 1}
+		if rng.Intn(4) == 0 {
+			m["n"] = []any{4111111111111111, 1234567890123}
+		}
+		v, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := string(v)
+		// Splice an escape into the first string value, at a random byte.
+		if i := strings.Index(line, `"sessionId":"`); i >= 0 && rng.Intn(2) == 0 {
+			start := i + len(`"sessionId":"`)
+			end := start + strings.IndexByte(line[start:], '"')
+			for p := start + rng.Intn(end-start+1); p <= end; p++ {
+				if p == start || line[p-1] != '\\' {
+					line = line[:p] + escapes[rng.Intn(len(escapes))] + line[p:]
+					break
+				}
+			}
+		}
+		got, grep := r.JSONLine([]byte(line))
+		want, wrep := ex.JSONLine([]byte(line))
+		if !bytes.Equal(got, want) || grep.Total() != wrep.Total() {
+			t.Fatalf("JSONLine(%s):\n got %s (%d)\nwant %s (%d)", line, got, grep.Total(), want, wrep.Total())
+		}
+		if _, num := m["n"]; wrep.Total() > 0 && !num {
+			n++
+		}
+		runs := appendDigitRuns(nil, []byte(line))
+		if len(r.dropInertRuns([]byte(line), append([]span(nil), runs...))) < len(runs) {
+			dropped++
+		}
+	}
+	if n < 1000 || dropped < 1000 {
+		t.Fatalf("%d lines with a finding in a string, %d with a run dropped: the comparison proves little", n, dropped)
+	}
+	t.Logf("%d lines with a finding in a string, %d with a run dropped", n, dropped)
+}

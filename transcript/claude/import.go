@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -178,19 +179,21 @@ func readAllInto(r io.Reader, b []byte) ([]byte, error) {
 // memory: files[0] is the main transcript, the others its sidechain
 // (subagent) files. The files are kept as State.Raw without copying.
 func ImportFiles(files []archive.RawFile, opt archive.ImportOptions) (*archive.State, error) {
-	return importFiles(files, nil, opt, false, "")
+	return importFiles(files, nil, opt, false, "", false)
 }
 
 // importFiles is ImportFiles; with resumable set, the State carries the
 // importer's resume state (ModelSource.Resume). redacted, when not nil,
 // holds per file the lines a redactor changed (files are then the redacted
 // bytes, archive.Encoder.Stored): file hashes are not taken from them, and
-// the resume state records redactFP.
-func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.ImportOptions, resumable bool, redactFP string) (*archive.State, error) {
+// the resume state records redactFP. With lazy set, tool outputs the
+// recall does not read are left undecoded (archive.ModelSource.Lazy).
+func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.ImportOptions, resumable bool, redactFP string, lazy bool) (*archive.State, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%w: no files", ErrNotTranscript)
 	}
 	im := newImporter(opt)
+	im.lazyOut = lazy
 	im.redacted, im.redactFP = redacted, redactFP
 	if resumable {
 		im.snapshot = im.takeSnapshot
@@ -222,7 +225,7 @@ func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.I
 // end finishes the model and seals it as this importer's.
 func (im *importer) end(opt archive.ImportOptions) (*archive.State, error) {
 	im.finish()
-	im.st.SetSource(archive.ModelSource{Importer: importerName, Version: importerVersion, Root: im.root})
+	im.st.SetSource(archive.ModelSource{Importer: importerName, Version: importerVersion, Root: im.root, Lazy: im.lazyOut})
 	root := im.root
 	if root == "" {
 		root = im.st.Meta.DirectoryPath
@@ -252,7 +255,8 @@ type importer struct {
 	// hashes holds, per file registry index, where the file's last-known
 	// content is: hashing is deferred to finish so that a file read or
 	// written many times is hashed once.
-	hashes map[int]hashSource
+	hashes  map[int]hashSource
+	hashBuf []byte // hashOf's scratch
 	// msgBase counts the messages read before a resume point that
 	// st.Messages does not hold (see resume.go).
 	msgBase int
@@ -283,9 +287,12 @@ type importer struct {
 	// for the next resume (resume_sub.go); subs are the records taken and
 	// rs the main file's snapshot, encoded with them at the end.
 	recordSubs bool
-	rec        *subRec
-	subs       []subState
-	rs         *resumeState
+	// lazyOut: tool outputs the recall does not read are left undecoded
+	// (archive.ModelSource.Lazy; Save's States).
+	lazyOut bool
+	rec     *subRec
+	subs    []subState
+	rs      *resumeState
 }
 
 // hashSource locates a file's last-known content in a raw line: the
@@ -312,18 +319,50 @@ func (im *importer) hashOf(src hashSource) string {
 	if src.fi < len(im.redacted) && im.redacted[src.fi][src.ln] {
 		return ""
 	}
-	return src.hash()
+	return src.hash(&im.hashBuf)
 }
 
-func (h hashSource) hash() string {
+// hash is the SHA-256 (hex) of the content h locates; scratch is reused
+// for decoding it.
+func (h hashSource) hash(scratch *[]byte) string {
 	if !h.edit {
-		return hashString(str(h.b, h.content))
+		var c []byte
+		if h.content.IsString(h.b) {
+			c, _ = archive.JSONStringBytes(h.b[h.content.S:h.content.E], scratch)
+		}
+		sum := sha256.Sum256(c)
+		return hex.EncodeToString(sum[:])
 	}
-	n := 1
-	if h.replaceAll {
-		n = -1
+	// An Edit: the hash of strings.Replace(original, old, new, n), the
+	// replaced text written to the hash piece by piece.
+	old, nw := str(h.b, h.old), str(h.b, h.new)
+	var orig []byte
+	if h.content.IsString(h.b) {
+		orig, _ = archive.JSONStringBytes(h.b[h.content.S:h.content.E], scratch)
 	}
-	return hashString(strings.Replace(str(h.b, h.content), str(h.b, h.old), str(h.b, h.new), n))
+	if old == "" {
+		n := 1
+		if h.replaceAll {
+			n = -1
+		}
+		return hashString(strings.Replace(string(orig), old, nw, n))
+	}
+	d := sha256.New()
+	for rest := orig; ; {
+		i := bytes.Index(rest, []byte(old))
+		if i < 0 {
+			d.Write(rest)
+			break
+		}
+		d.Write(rest[:i])
+		io.WriteString(d, nw)
+		rest = rest[i+len(old):]
+		if !h.replaceAll {
+			d.Write(rest)
+			break
+		}
+	}
+	return hex.EncodeToString(d.Sum(nil))
 }
 
 func newImporter(opt archive.ImportOptions) *importer {
@@ -393,6 +432,12 @@ func (im *importer) fileFrom(fi int, f archive.RawFile, start, startLine int) in
 		// A file ending with a complete line: the resume point is its end.
 		snap(len(data), ln)
 	}()
+	// The main file's line starts, for the resume state (mainStarts), are
+	// recorded as its lines are walked rather than found again.
+	record := fi == 0 && im.snapshot != nil && im.starts == nil && start == 0
+	if record {
+		im.starts, im.startsOff = make([]int, 0, len(data)/1024+16), 0
+	}
 	for off := start; off < len(data); ln++ {
 		end := bytes.IndexByte(data[off:], '\n')
 		last := end < 0
@@ -401,6 +446,9 @@ func (im *importer) fileFrom(fi int, f archive.RawFile, start, startLine int) in
 			end = len(data)
 		} else {
 			end += off
+		}
+		if record && im.snapshot != nil {
+			im.starts, im.startsOff = append(im.starts, off), end+1
 		}
 		line := data[off:end]
 		off = end + 1
@@ -503,7 +551,7 @@ func (h *hdr) field(b []byte) func(k []byte, v jscan.Val) {
 // line adds one parsed line (its top-level members in h) to the model.
 func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromName string) {
 	m := &im.st.Meta
-	ts := parseTime(str(b, h.timestamp))
+	ts := parseTime(view(b, h.timestamp))
 	im.recTime(ts)
 	if !ts.IsZero() {
 		if m.FirstActivity.IsZero() || ts.Before(m.FirstActivity) {
@@ -514,17 +562,20 @@ func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromN
 		}
 	}
 	if !sideFile {
-		if s := str(b, h.sessionID); s != "" && !im.sessionSeen {
-			m.SessionID, im.sessionSeen = s, true
+		if !im.sessionSeen {
+			if s := str(b, h.sessionID); s != "" {
+				m.SessionID, im.sessionSeen = s, true
+			}
 		}
-		if s := str(b, h.cwd); s != "" && m.DirectoryPath == "" {
-			m.DirectoryPath = s
+		if m.DirectoryPath == "" {
+			m.DirectoryPath = str(b, h.cwd)
 		}
-		if s := str(b, h.version); s != "" {
-			m.ClientVersion = s
+		// The latest non-empty value wins; a copy only when it changes.
+		if s := view(b, h.version); s != "" && s != m.ClientVersion {
+			m.ClientVersion = str(b, h.version)
 		}
-		if s := str(b, h.branch); s != "" {
-			m.GitBranch = s
+		if s := view(b, h.branch); s != "" && s != m.GitBranch {
+			m.GitBranch = str(b, h.branch)
 		}
 	}
 	side := sideFile || h.isSidechain
@@ -533,10 +584,14 @@ func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromN
 		agent = agentFromName
 	}
 	ref := archive.RawRef{File: fi, Line: ln}
-	typ := str(b, h.typ)
+	typ := view(b, h.typ)
 	switch typ {
 	case "user", "assistant":
-		im.message(b, h, typ, ts, side, agent, ref)
+		role := "user" // a constant: typ aliases the line
+		if typ == "assistant" {
+			role = "assistant"
+		}
+		im.message(b, h, role, ts, side, agent, ref)
 	case "system":
 		im.system(b, h, ts, side, agent, ref)
 	case "summary":
@@ -564,6 +619,7 @@ func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromN
 		if r.UnknownTypes == nil {
 			r.UnknownTypes = map[string]int{}
 		}
+		typ = str(b, h.typ) // view aliases the line
 		if typ == "" {
 			typ = "(none)"
 		}
@@ -613,6 +669,25 @@ func textOf(b []byte, v jscan.Val) (string, []archive.Span) {
 // (ToolExec.Command).
 func isShellTool(name string) bool {
 	return name == "Bash" || name == "BashOutput" || name == "PowerShell"
+}
+
+// view is str(b, v) without a copy when the string holds no escape: it
+// then aliases b, so it must not be kept beyond the line's use (compare,
+// parse, switch on it; str for a string to keep).
+func view(b []byte, v jscan.Val) string {
+	if !v.IsString(b) {
+		return ""
+	}
+	in := b[v.S+1 : v.E-1]
+	if len(in) == 0 {
+		return ""
+	}
+	for _, c := range in {
+		if c == '\\' || c == '"' || c < 0x20 || c >= 0x7f {
+			return str(b, v)
+		}
+	}
+	return unsafe.String(&in[0], len(in))
 }
 
 func str(b []byte, v jscan.Val) string {
@@ -956,7 +1031,10 @@ func (im *importer) toolResult(b []byte, h *hdr, id string, rc jscan.Val, isErr 
 	}
 	if spans != nil {
 		t.OutputSpans = spans
-		t.Output, _ = archive.SpanText(b, spans)
+		t.Output = ""
+		if _, out := archive.RecallTexts(t); out || !im.lazyOut {
+			t.Output, _ = archive.SpanText(b, spans)
+		}
 	}
 	if r := h.toolUseResult; r.Kind(b) == '{' {
 		// One walk over the result (it often holds a whole file) for

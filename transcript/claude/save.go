@@ -28,6 +28,14 @@ import (
 // redaction, the main file's unchanged prefix is then not even read into
 // memory (archive.Archive.ReadGrown): the returned State's Raw[0].Data
 // holds only the part of the file the save read.
+//
+// The State returned is the model the archive was written from, for its
+// Meta and counts: a resumed one is partial (archive.ModelSource.Partial,
+// and the texts of the tools the previous archive's recall fold covers
+// may be left out: ModelSource.FoldedTexts), and tool outputs the recall
+// does not read may be left undecoded (archive.ModelSource.Lazy: Output
+// empty, OutputSpans set). Import, or archive.Archive.Tools on what was
+// written, gives every text.
 func Save(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
 	// The previous archive's resume state is decoded while the files are
 	// read.
@@ -102,7 +110,11 @@ func saveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions,
 		st, ok = resumeImport(src, redacted, fp, iopt, p, pre, &restoredMain{})
 	}
 	if !ok {
-		st, err = importFiles(src, redacted, iopt, resumable, fp)
+		// The encoder derives the conversation from the stored raw
+		// transcript unless texts are redacted one by one: tool outputs
+		// the recall does not read are then not decoded (ModelSource.Lazy).
+		lazy := eopt.RedactText == nil || eopt.RedactLine != nil
+		st, err = importFiles(src, redacted, iopt, resumable, fp, lazy)
 		if err != nil {
 			return fail(err)
 		}
