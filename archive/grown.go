@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"weak"
 
 	"github.com/cespare/xxhash/v2"
@@ -152,9 +153,12 @@ func (h *chunkHasher) write(b []byte, off int) {
 	}
 }
 
+// grownBufCount is how many streaming buffers ReadGrown cycles through.
+const grownBufCount = 4
+
 // grownBufs holds ReadGrown's streaming buffers between calls.
 var grownBufs = sync.Pool{New: func() any {
-	var b [3][]byte
+	var b [grownBufCount][]byte
 	for i := range b {
 		b[i] = make([]byte, grownChunk)
 	}
@@ -223,37 +227,71 @@ func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize in
 	from := min(int(reuse), prefix)
 
 	data := make([]byte, size, size+1)
-	// Stream data[:from] through three buffers: the chunk digests on
-	// another goroutine, the line starts and the kept lines here.
+	// Stream data[:from] through a few buffers: read here, the chunk
+	// digests on one goroutine, the line starts and the kept lines on
+	// another; a buffer is read into again once both are done with it.
 	h := chunkHasher{chunks: chunks, d: xxhash.New(), end: chunks[0].OrigLen}
 	type piece struct {
-		b   []byte
-		off int
+		b    []byte
+		off  int
+		refs *atomic.Int32
 	}
-	full, free := make(chan piece, 3), make(chan []byte, 3)
-	bufs := grownBufs.Get().(*[3][]byte)
+	bufs := grownBufs.Get().(*[grownBufCount][]byte)
 	defer grownBufs.Put(bufs)
+	free := make(chan []byte, len(bufs))
 	for _, b := range bufs {
 		free <- b
 	}
-	hashed := make(chan struct{})
-	go func() {
-		defer close(hashed)
-		for pc := range full {
-			h.write(pc.b, pc.off)
+	release := func(pc piece) {
+		if pc.refs.Add(-1) == 0 {
 			free <- pc.b[:cap(pc.b)]
 		}
-	}()
+	}
+	toHash, toLines := make(chan piece, len(bufs)), make(chan piece, len(bufs))
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for pc := range toHash {
+			h.write(pc.b, pc.off)
+			release(pc)
+		}
+	})
 	starts := make([]int, 1, 1024) // starts[0] = 0
-	line, lineKept := 0, keep(0)
 	// Room for a quarter of the prefix: what a resumed importer reads is
 	// mostly a tenth of it (untouched room costs no memory).
 	kept := keptLines{buf: make([]byte, 0, max(from/4, 64<<10))}
-	if lineKept {
-		kept.add(0)
-	}
-	var last byte
 	var unread int64
+	wg.Go(func() {
+		line, lineKept := 0, keep(0)
+		if lineKept {
+			kept.add(0)
+		}
+		for pc := range toLines {
+			off, b := pc.off, pc.b
+			for p := 0; p < len(b); {
+				nl := bytes.IndexByte(b[p:], '\n')
+				end := len(b)
+				if nl >= 0 {
+					end = p + nl + 1
+				}
+				if lineKept {
+					kept.buf = append(kept.buf, b[p:end]...)
+				} else {
+					unread += int64(end - p)
+				}
+				p = end
+				if nl >= 0 {
+					line++
+					starts = append(starts, off+end)
+					lineKept = off+end < from && keep(line)
+					if lineKept {
+						kept.add(line)
+					}
+				}
+			}
+			release(pc)
+		}
+	})
+	var last byte
 	var rerr error
 	for off := 0; off < from; {
 		buf := <-free
@@ -262,35 +300,16 @@ func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize in
 			rerr = err
 			break
 		}
-		pc := buf[:m]
-		last = pc[m-1]
-		// Lines.
-		for p := 0; p < m; {
-			nl := bytes.IndexByte(pc[p:], '\n')
-			end := m
-			if nl >= 0 {
-				end = p + nl + 1
-			}
-			if lineKept {
-				kept.buf = append(kept.buf, pc[p:end]...)
-			} else {
-				unread += int64(end - p)
-			}
-			p = end
-			if nl >= 0 {
-				line++
-				starts = append(starts, off+end)
-				lineKept = off+end < from && keep(line)
-				if lineKept {
-					kept.add(line)
-				}
-			}
-		}
-		full <- piece{pc, off}
+		last = buf[m-1]
+		pc := piece{b: buf[:m], off: off, refs: new(atomic.Int32)}
+		pc.refs.Store(2)
+		toHash <- pc
+		toLines <- pc
 		off += m
 	}
-	close(full)
-	<-hashed
+	close(toHash)
+	close(toLines)
+	wg.Wait()
 	if rerr != nil {
 		return nil, false, fmt.Errorf("reading %s: %w", path, notGrownEOF(rerr))
 	}
