@@ -256,9 +256,9 @@ func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize in
 		}
 	})
 	starts := make([]int, 1, 1024) // starts[0] = 0
-	// Room for a quarter of the prefix: what a resumed importer reads is
-	// mostly a tenth of it (untouched room costs no memory).
-	kept := keptLines{buf: make([]byte, 0, max(from/4, 64<<10))}
+	// Room for an eighth of the prefix: a resumed importer reads about a
+	// tenth of it (untouched room costs no memory in a fresh process).
+	kept := keptLines{buf: make([]byte, 0, max(from/8, 64<<10))}
 	var unread int64
 	wg.Go(func() {
 		line, lineKept := 0, keep(0)
