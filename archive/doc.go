@@ -12,10 +12,11 @@
 // content. Model payloads are msgpack with sorted map keys, except the
 // Recall, which is written in a compact positional msgpack form (arrays of
 // fields, times as millisecond offsets; see recall_codec.go) and read in
-// either form. At LevelMax the importer's resume state (an optional
-// extension segment, a cache for the next incremental save) is left out:
-// such archives are written once and kept, and a save on top of one
-// imports in full. Also at LevelMax, the raw segments (except the main
+// either form. At LevelMax the importer's resume state and the recall
+// fold (optional extension segments, caches for the next incremental
+// save: TypeResumeState, TypeRecallFold) are left out: such archives are
+// written once and kept, and a save on top of one imports in full. Also at
+// LevelMax, the raw segments (except the main
 // file's chunks before its last, kept copyable) and the task-state,
 // compactions, preferences and file-registry segments (where that is
 // smaller) are compressed against the summaries segment's payload
@@ -63,6 +64,14 @@
 // prefix of the new file are copied without recompression. Shared (packed)
 // segments and segments compressed against the recall are never copied: at LevelBest and LevelMax an incremental save
 // compresses the main file's last chunk and the subagent files again.
+// Archive.ReadGrown reads such a grown file without its unchanged prefix
+// in memory (checked against the chunk digests while it streams through
+// a small buffer; only the lines the caller names are kept), for an
+// encoder building on that archive. The recall's tool pass goes on from
+// the previous archive's recall fold (TypeRecallFold: the fold's state
+// after a prefix of the tools, used only when an xxhash64 of what it read
+// from those tools is unchanged), so an incremental save folds only the
+// tools added since.
 //
 // Re-encoding: Archive.Reencode writes an opened archive again at another
 // level, laid out as a direct save at that level (packing, resume state

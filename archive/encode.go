@@ -168,6 +168,14 @@ type EncodeStats struct {
 	// Resumed is true when the State was a partial one resumed from the
 	// previous archive's importer state (ModelSource.Partial).
 	Resumed bool
+	// RecallFolded is the number of tools whose part of the recall came
+	// from the previous archive's recall fold (TypeRecallFold) instead of
+	// being folded again.
+	RecallFolded int
+	// UnreadBytes counts the raw files' bytes the save never had in
+	// memory (a main file read with Archive.ReadGrown: the part of its
+	// unchanged prefix the importer did not need).
+	UnreadBytes int64
 }
 
 // Encode writes s as a .ctx archive to w.
@@ -201,6 +209,9 @@ type Encoder struct {
 	planErr error
 	rawErr  error
 	used    bool
+	// folded is closed when the previous archive's recall fold is decoded
+	// (into e.prevFold).
+	folded chan struct{}
 }
 
 // NewEncoder returns an Encoder writing to w on Finish.
@@ -227,6 +238,14 @@ func (enc *Encoder) StartRaw(files []RawFile) {
 	enc.planned = make(chan struct{})
 	enc.stored = make(chan struct{})
 	enc.done = make(chan struct{})
+	enc.folded = make(chan struct{})
+	go func() {
+		defer close(enc.folded)
+		if p := enc.e.opts.Previous; p != nil {
+			b, _ := p.recallFold()
+			enc.e.prevFold = decodeFoldBytes(b)
+		}
+	}()
 	go func() {
 		defer close(enc.done)
 		// planRaw signals when the stored files are ready; on an error
@@ -268,6 +287,16 @@ func (enc *Encoder) Stored() ([]RawFile, []map[int]bool, error) {
 	return enc.e.storedFiles, enc.e.changed, nil
 }
 
+// Discard ends an Encoder without writing anything: it waits for the
+// work StartRaw started. The Encoder cannot be finished afterwards.
+func (enc *Encoder) Discard() {
+	enc.used = true
+	if enc.started {
+		<-enc.done
+		<-enc.folded
+	}
+}
+
 // Finish builds the model segments from s, adds them and the raw segments
 // and writes the archive. An Encoder writes one archive: a second Finish
 // fails.
@@ -286,7 +315,8 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 	// The model segments are built while the raw files are still being
 	// compressed and hashed (they need the stored files only); the
 	// metadata, which holds the raw manifest, and the writing wait for
-	// that work.
+	// that work. The recall needs the previous archive's fold, decoded.
+	<-enc.folded
 	<-enc.planned
 	if enc.planErr != nil {
 		<-enc.done
@@ -338,11 +368,12 @@ func sameFiles(a, b []RawFile) bool {
 }
 
 type encoder struct {
-	s     *State
-	files []RawFile
-	opts  EncodeOptions
-	w     *ctxfmt.Writer
-	stats *EncodeStats
+	prevFold decodedFold // the previous archive's recall fold (see TypeRecallFold)
+	s        *State
+	files    []RawFile
+	opts     EncodeOptions
+	w        *ctxfmt.Writer
+	stats    *EncodeStats
 	// per raw file: stored bytes, line starts of the stored bytes, and
 	// whether each line was changed by redaction.
 	stored      [][]byte
@@ -377,6 +408,9 @@ type rawGroup struct {
 	n      int // chunks
 	data   []byte
 	prep   *ctxfmt.Prepared
+	// A reused group's segment, read ahead from the previous archive
+	// (nil when that failed: writeRaw copies it then, reporting why).
+	stored *ctxfmt.StoredSegment
 	// dict: compressed against the recall (see recallDict), once the
 	// recall is known (prepareDictRaw), not by prepareRaw.
 	dict bool
@@ -520,11 +554,28 @@ func (e *encoder) layout() int {
 // prepareRaw plans the raw segments and compresses the new ones.
 func (e *encoder) prepareRaw() error {
 	e.planGroups()
-	var jobs []int
+	var jobs, copies []int
 	for g := range e.groups {
-		if !e.groups[g].reused && !e.groups[g].dict {
+		switch gr := &e.groups[g]; {
+		case gr.reused:
+			copies = append(copies, g)
+		case !gr.dict:
 			jobs = append(jobs, g)
 		}
+	}
+	// The segments to copy are read (and their checksums checked) ahead,
+	// while the rest is compressed.
+	read := make(chan struct{})
+	if len(copies) == 0 {
+		close(read)
+	} else {
+		go func() {
+			defer close(read)
+			for _, g := range copies {
+				gr := &e.groups[g]
+				gr.stored, _ = e.opts.Previous.r.ReadStored(e.prevSegs[gr.file][gr.chunk])
+			}
+		}()
 	}
 	workers := e.opts.Concurrency
 	if workers <= 0 {
@@ -572,6 +623,7 @@ func (e *encoder) prepareRaw() error {
 	}
 	close(next)
 	wg.Wait()
+	<-read
 	e.hashes = nil
 	// A chunk shared with others is never copied, so nothing hashes on
 	// from its SHA-256 state (hashChunks recorded one for every chunk).
@@ -647,6 +699,10 @@ type modelSegs struct {
 	derived bool
 	recall  []byte
 	segs    []modelSeg
+	// The caches for the next save, compressed (see TypeResumeState and
+	// TypeRecallFold).
+	keepResume           bool
+	resumePrep, foldPrep *ctxfmt.Prepared
 }
 
 type modelSeg struct {
@@ -671,6 +727,40 @@ func (e *encoder) model() (*modelSegs, error) {
 	if s.Source.Lazy && !derived {
 		return nil, errors.New("archive: Encode: a State with undecoded tool outputs (ModelSource.Lazy) needs its importer's Deriver, no redaction of texts and no change after import")
 	}
+	// The recall is built while the other segments are prepared (it only
+	// reads the State). Its tool pass goes on from the previous archive's
+	// fold when it applies, and is checkpointed for the next save when
+	// this archive keeps a resume state.
+	keepResume := derived && len(s.Source.Resume) > 0 && !e.archival()
+	// The caches for the next save (resume state, recall fold) are
+	// compressed meanwhile too.
+	var recall []byte
+	var resumePrep, foldPrep *ctxfmt.Prepared
+	var resumeErr, foldErr, recallErr error
+	recalled, resumed := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(recalled)
+		view := e.s
+		if !e.fromStored {
+			view = e.redactedView()
+		}
+		var fold []byte
+		var reused int
+		recall, fold, reused, recallErr = recallPayloadFold(view, e.prevFold, keepResume)
+		e.stats.RecallFolded = reused
+		if keepResume && len(fold) > 0 {
+			foldPrep, foldErr = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, fold)
+		}
+	}()
+	if keepResume {
+		go func() {
+			defer close(resumed)
+			resumePrep, resumeErr = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, s.Source.Resume)
+		}()
+	} else {
+		close(resumed)
+	}
+	defer func() { <-recalled; <-resumed }()
 	var msgs []Message
 	var tools []ToolExec
 	e.stats.Derived = derived
@@ -743,15 +833,19 @@ func (e *encoder) model() (*modelSegs, error) {
 		h := sha256.Sum256(fc.Data)
 		m.ms.Contents = append(m.ms.Contents, contentEntry{Path: fc.Path, Size: int64(len(fc.Data)), SHA256: hex.EncodeToString(h[:])})
 	}
-	view := e.s
-	if !e.fromStored {
-		view = e.redactedView()
+	<-recalled
+	if recallErr != nil {
+		return nil, recallErr
 	}
-	r, err := recallPayload(view)
-	if err != nil {
-		return nil, err
+	m.recall = recall
+	<-resumed
+	if resumeErr != nil {
+		return nil, fmt.Errorf("archive: resume state: %w", resumeErr)
 	}
-	m.recall = r
+	if foldErr != nil {
+		return nil, fmt.Errorf("archive: recall fold: %w", foldErr)
+	}
+	m.keepResume, m.resumePrep, m.foldPrep = keepResume, resumePrep, foldPrep
 	// Small segments first, so a reader of the metadata touches the
 	// beginning of the file only (the metadata, first, is encoded by
 	// write).
@@ -810,9 +904,14 @@ func (e *encoder) write(m *modelSegs) error {
 			}
 		}
 	}
-	if m.derived && len(s.Source.Resume) > 0 && !e.archival() {
-		if err := e.w.AddWith(TypeResumeState, s.Source.Resume, ctxfmt.SegmentOptions{UseDefaults: true, Optional: true}); err != nil {
+	if m.keepResume {
+		if err := e.w.AddPreparedWith(TypeResumeState, m.resumePrep, ctxfmt.SegmentOptions{Optional: true}); err != nil {
 			return fmt.Errorf("archive: %w", err)
+		}
+		if m.foldPrep != nil {
+			if err := e.w.AddPreparedWith(TypeRecallFold, m.foldPrep, ctxfmt.SegmentOptions{Optional: true}); err != nil {
+				return fmt.Errorf("archive: %w", err)
+			}
 		}
 	}
 	if ms.Redacted {
@@ -879,7 +978,7 @@ func (e *encoder) redactTasks(ts []Task) []Task {
 // inline (redacted) without spans.
 func (e *encoder) text(ref RawRef, text string, spans []Span) (string, []Span) {
 	if len(spans) > 0 && ref.File >= 0 && ref.File < len(e.stored) && !e.changed[ref.File][ref.Line] {
-		if line, ok := lineAt(e.stored[ref.File], e.lineStartsOf(ref.File), ref.Line); ok {
+		if line, ok := e.lineAt(ref.File, ref.Line); ok {
 			if spanTextEqual(line, spans, text, &e.scratch) {
 				if e.opts.RedactText == nil || e.opts.RedactText(text) == text {
 					e.stats.PointerTexts++
@@ -915,6 +1014,10 @@ func (e *encoder) planRaw(ready func()) error {
 	for i, f := range e.files {
 		e.man[i].Name = f.Name
 		if !e.planAppend(i) {
+			if sparseOf(f.Data) != nil {
+				// Its prefix was not read: only planAppend may take it.
+				return fmt.Errorf("archive: %s was read for an incremental save the previous archive does not allow", f.Name)
+			}
 			full[i] = true
 			e.stored[i], e.changed[i] = f.Data, map[int]bool{}
 			fullData = append(fullData, f.Data)
@@ -970,6 +1073,9 @@ func (e *encoder) planRaw(ready func()) error {
 				e.man[i].SHA256 = hashChunks(sha256.New(), data, e.man[i].Chunks)
 			})
 		}
+		if sp := sparseOf(f.Data); sp != nil {
+			e.stats.UnreadBytes += sp.unread
+		}
 		e.man[i].RedactedLines = changedLines[i]
 	}
 	return nil
@@ -992,9 +1098,22 @@ func hashChunks(h hash.Hash, data []byte, chunks []rawChunk) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// lineAt returns line n of stored file i (see lineAt), also of a
+// GrownFile's data.
+func (e *encoder) lineAt(i, n int) ([]byte, bool) {
+	if sp := sparseOf(e.stored[i]); sp != nil {
+		return sp.line(e.stored[i], n)
+	}
+	return lineAt(e.stored[i], e.lineStartsOf(i), n)
+}
+
 // lineStartsOf returns the line starts of stored file i.
 func (e *encoder) lineStartsOf(i int) []int {
 	if e.starts[i] == nil {
+		if sp := sparseOf(e.stored[i]); sp != nil {
+			e.starts[i] = sp.starts
+			return sp.starts
+		}
 		e.starts[i] = lineStarts(e.stored[i])
 	}
 	return e.starts[i]
@@ -1032,6 +1151,9 @@ func (e *encoder) planAppend(i int) bool {
 	data := e.files[i].Data
 	if origOff > int64(len(data)) {
 		return false
+	}
+	if sp := sparseOf(data); sp != nil && (origOff < int64(sp.from) || e.opts.RedactLine != nil) {
+		return false // bytes it did not read
 	}
 	rest := data[origOff:]
 	restStored, restChanged, restOrigStarts := rest, map[int]bool{}, []int(nil)
@@ -1285,7 +1407,13 @@ func (e *encoder) writeRaw() error {
 		m := &e.man[g.file]
 		if g.reused {
 			c := m.Chunks[g.chunk]
-			if err := e.w.CopyRaw(e.opts.Previous.r, e.prevSegs[g.file][g.chunk]); err != nil {
+			var err error
+			if g.stored != nil {
+				err = e.w.AddStored(g.stored)
+			} else {
+				err = e.w.CopyRaw(e.opts.Previous.r, e.prevSegs[g.file][g.chunk])
+			}
+			if err != nil {
 				return fmt.Errorf("archive: copying raw segment of %s: %w", m.Name, err)
 			}
 			e.stats.RawBytes += c.StoredLen
@@ -1369,28 +1497,38 @@ func (e *encoder) reusable(i int) (int, []int) {
 		return 0, nil
 	}
 	segs := prev.rawSegments(pf)
-	pm := prev.meta.Raw[pf]
 	data := e.files[i].Data
-	matched := prev.matchedOriginal(pf, data)
+	var endsLine func(off int64) bool
+	if e.opts.RedactLine != nil {
+		endsLine = func(off int64) bool { return off > 0 && data[off-1] == '\n' }
+	}
+	return reuseCount(prev.meta.Raw[pf].Chunks, len(segs), prev.matchedOriginal(pf, data), int64(len(data)), e.chunkSize(), endsLine), segs
+}
+
+// reuseCount is how many leading chunks of a previous archive's raw file
+// (chunks, the first nsegs of them in segments of their own) an
+// incremental save copies, when the first matched original bytes of the
+// file (size bytes now) are known to be the previous ones: the matched
+// chunks, but not a short last one (merged with the new tail rather than
+// kept, so repeated incremental saves do not pile up tiny segments). With
+// endsLine (redacting), only chunks ending a line are copied.
+func reuseCount(chunks []rawChunk, nsegs int, matched, size int64, chunkSize int, endsLine func(off int64) bool) int {
 	var off int64
 	n := 0
-	for k, c := range pm.Chunks {
-		if c.OrigLen < 0 || off+c.OrigLen > matched || k >= len(segs) {
+	for k, c := range chunks {
+		if c.OrigLen < 0 || off+c.OrigLen > matched || k >= nsegs {
 			break
 		}
-		chunk := data[off : off+c.OrigLen]
-		if e.opts.RedactLine != nil && (len(chunk) == 0 || chunk[len(chunk)-1] != '\n') {
+		if endsLine != nil && (c.OrigLen == 0 || !endsLine(off+c.OrigLen)) {
 			break
 		}
 		off += c.OrigLen
 		n = k + 1
 	}
-	// A short last chunk is merged with the new tail rather than kept, so
-	// repeated incremental saves do not pile up tiny segments.
-	if n > 0 && off < int64(len(data)) && pm.Chunks[n-1].StoredLen < int64(e.chunkSize()/4) {
+	if n > 0 && off < size && chunks[n-1].StoredLen < int64(chunkSize/4) {
 		n--
 	}
-	return n, segs
+	return n
 }
 
 // redactedView is the State the recall is built from: s itself, or with

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -179,6 +180,13 @@ type RecallOmitted struct {
 // deterministic, and bounds its result by the Recall* caps. A nil State
 // gives an empty Recall.
 func BuildRecall(s *State) Recall {
+	return buildRecall(s, nil, nil)
+}
+
+// buildRecall is BuildRecall going on from fold (which must apply to s:
+// see resumeFold; nil for none) and, with ck, checkpointing the tool
+// fold (see checkpoint).
+func buildRecall(s *State, fold *toolFold, ck *checkpoint) Recall {
 	r := Recall{Version: RecallVersion}
 	if s == nil {
 		return r
@@ -211,7 +219,7 @@ func BuildRecall(s *State) Recall {
 	}
 	b.requests(s, &r)
 	b.tasks(s, &r)
-	b.tools(s, &r)
+	b.tools(s, &r, fold, ck)
 	b.decisions(s, &r)
 	b.compactions(s, &r)
 	r.trim(RecallMaxBytes)
@@ -486,8 +494,221 @@ func RecallTexts(t *ToolExec) (input, output bool) {
 	return true, !t.Success || t.Command != "" || shellTools[t.Name]
 }
 
-// tools walks the tool history once for files, commands and errors.
-func (b *recallBuilder) tools(s *State, r *Recall) {
+// tools walks the tool history once for files, commands and errors: the
+// tools after those fold already covers (nil: every tool) are folded into
+// it (a fresh one when nil), then it is merged with the file registry.
+// With ck, the fold's state after the first ck.at tools is encoded into
+// ck.out (see TypeRecallFold).
+func (b *recallBuilder) tools(s *State, r *Recall, fold *toolFold, ck *checkpoint) {
+	if fold == nil {
+		fold = newToolFold(b.dir)
+	}
+	for seq := fold.n; seq < len(s.Tools); seq++ {
+		if ck != nil && seq == ck.at {
+			ck.take(fold, s.Tools)
+		}
+		fold.add(b, seq, &s.Tools[seq])
+	}
+	if ck != nil && ck.at == len(s.Tools) && ck.at >= fold.n {
+		ck.take(fold, s.Tools)
+	}
+	fold.finish(b, s, r)
+}
+
+// checkpoint asks buildRecall for the tool fold's state after the first
+// at tools; fd is the digest of some first tools of the same history
+// (nil: none), to go on from.
+type checkpoint struct {
+	at  int
+	fd  *foldDigest
+	out []byte
+}
+
+func (ck *checkpoint) take(fold *toolFold, tools []ToolExec) {
+	fd := ck.fd
+	if fd == nil || fd.n > ck.at {
+		fd = newFoldDigest()
+	}
+	fd.add(tools[fd.n:ck.at], true)
+	ck.out = fold.appendCheckpoint(nil, fd.text, fd.skel)
+}
+
+// toolFold is the tool pass's state after the first n tools of a
+// history: per path, command and error what those tools contributed. The
+// registry's counts are merged in only at the end (finish), so a fold
+// can go on over later tools whatever the final registry holds.
+type toolFold struct {
+	dir      string // the cleaned session directory paths are made relative to
+	n        int
+	files    map[string]*foldFile
+	cmds     map[string]*cmdAcc // by commandKey
+	errs     map[string]*errAcc // by tool, subject and message
+	okFamily map[string]int     // command family → seq of its latest success
+	okPath   map[string]int     // path → seq of its latest successful tool call
+}
+
+// foldFile is what the tool history says about one path. Reads, edits
+// and writes count only for a path the file registry lacks.
+type foldFile struct {
+	reads, edits, writes, searches int
+	seq                            int
+	last                           time.Time
+}
+
+func newToolFold(dir string) *toolFold {
+	return &toolFold{
+		dir: dir, files: map[string]*foldFile{}, cmds: map[string]*cmdAcc{}, errs: map[string]*errAcc{},
+		okFamily: map[string]int{}, okPath: map[string]int{},
+	}
+}
+
+// errID is an error's identity: the same tool, subject and message are
+// counted as one error.
+func errID(e *errAcc) string { return e.Tool + "\x00" + e.Subject + "\x00" + e.Message }
+
+// add folds tool t, the seq-th of the history (seq must be fold.n).
+func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
+	fold.n = seq + 1
+	if t.Sidechain {
+		return
+	}
+	// errorLine(t.Output), computed at most once per tool.
+	var errMsg string
+	errDone := false
+	errLine := func() string {
+		if !errDone {
+			errMsg, errDone = errorLine(t.Output), true
+		}
+		return errMsg
+	}
+	var in toolInput
+	if needInput(t) {
+		// Inputs are JSON objects written by the assistant; a malformed one
+		// leaves in empty and the tool still counts by name and command.
+		decodeToolInput(t.Input, &in)
+	}
+	command := t.Command
+	if command == "" && shellTools[t.Name] {
+		command = in.Command
+	}
+
+	// Files: the registry has the counts; the tool history adds recency,
+	// searches (Grep/Glob path, Glob pattern) and files the registry lacks.
+	var paths []string
+	kind := fileTools[t.Name]
+	switch {
+	case searchTools[t.Name]:
+		kind = 'S'
+		if in.Path != "" {
+			paths = append(paths, in.Path)
+		}
+		if t.Name == "Glob" || t.Name == "glob" {
+			if in.Pattern != "" {
+				paths = append(paths, in.Pattern)
+			}
+		}
+	default:
+		for _, p := range []string{in.FilePath, in.NotebookPath, in.AbsolutePath, in.Path} {
+			if p != "" {
+				paths = append(paths, p)
+				break
+			}
+		}
+	}
+	paths = append(paths, t.RelatedFiles...)
+	var touched []string
+	for _, raw := range paths {
+		p := b.relPath(raw)
+		if p == "" || p == "." || slices.Contains(touched, p) {
+			continue
+		}
+		touched = append(touched, p)
+		f := fold.files[p]
+		if f == nil {
+			f = &foldFile{}
+			fold.files[p] = f
+		}
+		f.seq = seq
+		if t.Timestamp.After(f.last) {
+			f.last = t.Timestamp
+		}
+		switch kind {
+		case 'R':
+			f.reads++
+		case 'E':
+			f.edits++
+		case 'W':
+			f.writes++
+		case 'S':
+			f.searches++
+		}
+	}
+
+	var key, fam string
+	if command != "" {
+		key = commandKey(command)
+		fam = commandFamily(key)
+	}
+	if key != "" {
+		c := fold.cmds[key]
+		if c == nil {
+			c = &cmdAcc{RecallCommand: RecallCommand{Command: capBytes(key, RecallCommandBytes)}}
+			if n := strings.Count(strings.TrimSpace(command), "\n") + 1; n > 1 {
+				c.Lines = n
+			}
+			fold.cmds[key] = c
+		}
+		c.Runs++
+		c.OK = t.Success
+		c.Last = t.Timestamp
+		c.Seq = seq
+		c.Exit, c.ExitKnown = exitCode(t.Output)
+		c.Error = ""
+		c.NoResult = noResult(t)
+		if !t.Success && !c.NoResult {
+			c.Failures++
+			c.Error = capBytes(errLine(), RecallErrorBytes)
+		}
+	}
+	if noResult(t) {
+		return // still running, interrupted, or cut off: no outcome to learn from
+	}
+
+	if t.Success {
+		if key != "" {
+			fold.okFamily[fam] = seq
+		}
+		for _, p := range touched {
+			fold.okPath[p] = seq
+		}
+		return
+	}
+	msg := errLine()
+	if strings.Contains(msg, "Sibling tool call errored") {
+		return // a parallel call failed; that failure is recorded on its own
+	}
+	e := &errAcc{RecallError: RecallError{Tool: clean(t.Name, recallShortFieldBytes), Message: capBytes(msg, RecallErrorBytes)}}
+	switch {
+	case key != "":
+		e.Subject, e.key, e.family = capBytes(key, RecallCommandBytes), fam, true
+	case len(touched) > 0:
+		e.Subject, e.key = touched[0], touched[0]
+	default:
+		e.Subject = e.Tool
+	}
+	id := errID(e)
+	if old := fold.errs[id]; old != nil {
+		old.Count++
+		old.Time, old.Seq = t.Timestamp, seq
+		return
+	}
+	e.Count, e.Time, e.Seq = 1, t.Timestamp, seq
+	fold.errs[id] = e
+}
+
+// finish merges the fold with s's file registry and fills r's files,
+// commands and errors.
+func (fold *toolFold) finish(b *recallBuilder, s *State, r *Recall) {
 	files := map[string]*fileAcc{}
 	getFile := func(p string) *fileAcc {
 		f := files[p]
@@ -512,152 +733,16 @@ func (b *recallBuilder) tools(s *State, r *Recall) {
 			f.Last = fr.LastAccess
 		}
 	}
-
-	cmds := map[string]*cmdAcc{}
-	errs := map[string]*errAcc{}
-	var errOrder []*errAcc
-	okFamily := map[string]int{} // command family → seq of its latest success
-	okPath := map[string]int{}   // path → seq of its latest successful tool call
-
-	for seq := range s.Tools {
-		t := &s.Tools[seq]
-		if t.Sidechain {
-			continue
+	for p, ff := range fold.files {
+		f := getFile(p)
+		f.Seq = ff.seq
+		if ff.last.After(f.Last) {
+			f.Last = ff.last
 		}
-		// errorLine(t.Output), computed at most once per tool.
-		var errMsg string
-		errDone := false
-		errLine := func() string {
-			if !errDone {
-				errMsg, errDone = errorLine(t.Output), true
-			}
-			return errMsg
+		if !f.known {
+			f.Reads, f.Edits, f.Writes = ff.reads, ff.edits, ff.writes
 		}
-		var in toolInput
-		if needInput(t) {
-			// Inputs are JSON objects written by the assistant; a malformed one
-			// leaves in empty and the tool still counts by name and command.
-			decodeToolInput(t.Input, &in)
-		}
-		command := t.Command
-		if command == "" && shellTools[t.Name] {
-			command = in.Command
-		}
-
-		// Files: the registry has the counts; the tool history adds recency,
-		// searches (Grep/Glob path, Glob pattern) and files the registry lacks.
-		var paths []string
-		kind := fileTools[t.Name]
-		switch {
-		case searchTools[t.Name]:
-			kind = 'S'
-			if in.Path != "" {
-				paths = append(paths, in.Path)
-			}
-			if t.Name == "Glob" || t.Name == "glob" {
-				if in.Pattern != "" {
-					paths = append(paths, in.Pattern)
-				}
-			}
-		default:
-			for _, p := range []string{in.FilePath, in.NotebookPath, in.AbsolutePath, in.Path} {
-				if p != "" {
-					paths = append(paths, p)
-					break
-				}
-			}
-		}
-		paths = append(paths, t.RelatedFiles...)
-		var touched []string
-		seen := map[string]bool{}
-		for _, raw := range paths {
-			p := b.relPath(raw)
-			if p == "" || p == "." || seen[p] {
-				continue
-			}
-			seen[p] = true
-			touched = append(touched, p)
-			f := getFile(p)
-			f.Seq = seq
-			if t.Timestamp.After(f.Last) {
-				f.Last = t.Timestamp
-			}
-			if !f.known {
-				switch kind {
-				case 'R':
-					f.Reads++
-				case 'E':
-					f.Edits++
-				case 'W':
-					f.Writes++
-				}
-			}
-			if kind == 'S' {
-				f.Searches++
-			}
-		}
-
-		var key, fam string
-		if command != "" {
-			key = commandKey(command)
-			fam = commandFamily(key)
-		}
-		if key != "" {
-			c := cmds[key]
-			if c == nil {
-				c = &cmdAcc{RecallCommand: RecallCommand{Command: capBytes(key, RecallCommandBytes)}}
-				if n := strings.Count(strings.TrimSpace(command), "\n") + 1; n > 1 {
-					c.Lines = n
-				}
-				cmds[key] = c
-			}
-			c.Runs++
-			c.OK = t.Success
-			c.Last = t.Timestamp
-			c.Seq = seq
-			c.Exit, c.ExitKnown = exitCode(t.Output)
-			c.Error = ""
-			c.NoResult = noResult(t)
-			if !t.Success && !c.NoResult {
-				c.Failures++
-				c.Error = capBytes(errLine(), RecallErrorBytes)
-			}
-		}
-		if noResult(t) {
-			continue // still running, interrupted, or cut off: no outcome to learn from
-		}
-
-		if t.Success {
-			if key != "" {
-				okFamily[fam] = seq
-			}
-			for _, p := range touched {
-				okPath[p] = seq
-			}
-			continue
-		}
-		msg := errLine()
-		if strings.Contains(msg, "Sibling tool call errored") {
-			continue // a parallel call failed; that failure is recorded on its own
-		}
-		e := &errAcc{RecallError: RecallError{Tool: clean(t.Name, recallShortFieldBytes), Message: capBytes(msg, RecallErrorBytes)}}
-		switch {
-		case key != "":
-			e.Subject, e.key, e.family = capBytes(key, RecallCommandBytes), fam, true
-		case len(touched) > 0:
-			e.Subject, e.key = touched[0], touched[0]
-		default:
-			e.Subject = e.Tool
-		}
-		id := e.Tool + "\x00" + e.Subject + "\x00" + e.Message
-		if old := errs[id]; old != nil {
-			old.Count++
-			old.Time, old.Seq = t.Timestamp, seq
-			continue
-		}
-		e.Count, e.Time, e.Seq = 1, t.Timestamp, seq
-		errs[id] = e
-		errOrder = append(errOrder, e)
+		f.Searches = ff.searches
 	}
 
 	// Files: most recent first; registry-only files (never seen in the tool
@@ -704,8 +789,10 @@ func (b *recallBuilder) tools(s *State, r *Recall) {
 		r.Files = append(r.Files, rf)
 	}
 
-	cl := make([]*cmdAcc, 0, len(cmds))
-	for _, c := range cmds {
+	// Each tool updates at most one command and one error, which take its
+	// seq: seqs order them without ties.
+	cl := make([]*cmdAcc, 0, len(fold.cmds))
+	for _, c := range fold.cmds {
 		cl = append(cl, c)
 	}
 	sort.Slice(cl, func(i, j int) bool { return cl[i].Seq > cl[j].Seq })
@@ -718,17 +805,19 @@ func (b *recallBuilder) tools(s *State, r *Recall) {
 		r.Commands = append(r.Commands, c.RecallCommand)
 	}
 
-	for _, e := range errOrder {
+	errOrder := make([]*errAcc, 0, len(fold.errs))
+	for _, e := range fold.errs {
 		var later int
 		var ok bool
 		if e.family {
-			later, ok = okFamily[e.key]
+			later, ok = fold.okFamily[e.key]
 		} else if e.key != "" {
-			later, ok = okPath[e.key]
+			later, ok = fold.okPath[e.key]
 		}
 		e.Resolved = ok && later > e.Seq
+		errOrder = append(errOrder, e)
 	}
-	sort.SliceStable(errOrder, func(i, j int) bool { return errOrder[i].Seq > errOrder[j].Seq })
+	sort.Slice(errOrder, func(i, j int) bool { return errOrder[i].Seq > errOrder[j].Seq })
 	if len(errOrder) > RecallMaxErrors {
 		// Keep unresolved errors before resolved ones when something must go.
 		sort.SliceStable(errOrder, func(i, j int) bool { return !errOrder[i].Resolved && errOrder[j].Resolved })

@@ -126,7 +126,7 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 			}
 			metaDone = true
 			payload = metaB
-		case TypeResumeState:
+		case TypeResumeState, TypeRecallFold:
 			if e.archival() || a.meta.Derived == nil {
 				continue
 			}

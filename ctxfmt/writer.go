@@ -152,35 +152,77 @@ func (w *Writer) checkAdd(t SegmentType) error {
 // authenticated and decrypted) and then stored as they are, or
 // re-encrypted under this writer's key. Copying from an encrypted file
 // into a plain one is refused, as is copying a crypto-params segment. The
-// bytes are read immediately; r may be closed afterwards.
+// bytes are read immediately; r may be closed afterwards. It is
+// r.ReadStored followed by AddStored.
 func (w *Writer) CopyRaw(r *Reader, i int) error {
-	if i < 0 || i >= len(r.ents) {
-		return fmt.Errorf("ctxfmt: CopyRaw: no segment %d (file has %d)", i, len(r.ents))
+	if i >= 0 && i < len(r.ents) {
+		// Refused before anything is read.
+		if err := w.checkAdd(r.ents[i].typ); err != nil {
+			return fmt.Errorf("%w (CopyRaw of segment %d)", err, i)
+		}
+		if r.hdr.Encrypted() && w.opts.Encryption == nil {
+			return fmt.Errorf("ctxfmt: CopyRaw: segment %d of an encrypted file cannot be copied into an unencrypted one", i)
+		}
 	}
-	e := r.ents[i]
-	if err := w.checkAdd(e.typ); err != nil {
-		return fmt.Errorf("%w (CopyRaw of segment %d)", err, i)
-	}
-	if r.hdr.Encrypted() && w.opts.Encryption == nil {
-		return fmt.Errorf("ctxfmt: CopyRaw: segment %d of an encrypted file cannot be copied into an unencrypted one", i)
-	}
-	if e.codec == CodecZstdDict {
-		return fmt.Errorf("ctxfmt: CopyRaw: segment %d is compressed against another segment of its file (codec %s) and cannot be copied alone", i, e.codec)
-	}
-	comp, err := r.storedPlain(i)
+	s, err := r.ReadStored(i)
 	if err != nil {
 		return err
 	}
-	p := &pending{
-		typ:    e.typ,
-		flags:  e.flags &^ FlagEncrypted,
-		codec:  e.codec,
-		ready:  true,
-		comp:   comp,
-		rawLen: e.rawLen,
+	return w.AddStored(s)
+}
+
+// StoredSegment is a segment's stored bytes as Reader.ReadStored read and
+// checked them, to be appended to a Writer by AddStored (CopyRaw in two
+// steps, so that the reading can be done ahead).
+type StoredSegment struct {
+	index     int
+	typ       SegmentType
+	flags     SegmentFlags
+	codec     Codec
+	rawLen    uint64
+	comp      []byte // compressed bytes, decrypted
+	checksum  uint64 // of the stored bytes, when not encrypted
+	encrypted bool   // the source file is encrypted
+}
+
+// ReadStored reads segment i's stored bytes and checks them against their
+// checksum (authenticating and decrypting them when the file is
+// encrypted), for Writer.AddStored.
+func (r *Reader) ReadStored(i int) (*StoredSegment, error) {
+	if i < 0 || i >= len(r.ents) {
+		return nil, fmt.Errorf("ctxfmt: CopyRaw: no segment %d (file has %d)", i, len(r.ents))
 	}
-	if !r.hdr.Encrypted() && w.opts.Encryption == nil {
-		p.stored, p.checksum = comp, e.checksum
+	e := r.ents[i]
+	if e.codec == CodecZstdDict {
+		return nil, fmt.Errorf("ctxfmt: CopyRaw: segment %d is compressed against another segment of its file (codec %s) and cannot be copied alone", i, e.codec)
+	}
+	comp, err := r.storedPlain(i)
+	if err != nil {
+		return nil, err
+	}
+	return &StoredSegment{index: i, typ: e.typ, flags: e.flags &^ FlagEncrypted, codec: e.codec, rawLen: e.rawLen,
+		comp: comp, checksum: e.checksum, encrypted: r.hdr.Encrypted()}, nil
+}
+
+// AddStored appends a segment ReadStored read, without recompressing it
+// (see CopyRaw).
+func (w *Writer) AddStored(s *StoredSegment) error {
+	if err := w.checkAdd(s.typ); err != nil {
+		return fmt.Errorf("%w (CopyRaw of segment %d)", err, s.index)
+	}
+	if s.encrypted && w.opts.Encryption == nil {
+		return fmt.Errorf("ctxfmt: CopyRaw: segment %d of an encrypted file cannot be copied into an unencrypted one", s.index)
+	}
+	p := &pending{
+		typ:    s.typ,
+		flags:  s.flags,
+		codec:  s.codec,
+		ready:  true,
+		comp:   s.comp,
+		rawLen: s.rawLen,
+	}
+	if !s.encrypted && w.opts.Encryption == nil {
+		p.stored, p.checksum = s.comp, s.checksum
 	}
 	w.segs = append(w.segs, p)
 	return nil
@@ -440,12 +482,23 @@ func (p *Prepared) StoredLen() int { return len(p.comp) }
 // Prepare; the file holds the same bytes as if the payload had been given
 // to AddWith with the same codec and level.
 func (w *Writer) AddPrepared(t SegmentType, p *Prepared) error {
+	return w.AddPreparedWith(t, p, SegmentOptions{})
+}
+
+// AddPreparedWith is AddPrepared for a segment that is optional when
+// o.Optional (see SegmentOptions); o's other fields are ignored: the codec
+// and level are those the payload was prepared with.
+func (w *Writer) AddPreparedWith(t SegmentType, p *Prepared, o SegmentOptions) error {
 	if p == nil {
 		return errors.New("ctxfmt: AddPrepared: nil segment")
 	}
 	if err := w.checkAdd(t); err != nil {
 		return err
 	}
-	w.segs = append(w.segs, &pending{typ: t, flags: FlagRequired, codec: p.codec, ready: true, comp: p.comp, rawLen: p.rawLen, dict: p.dict, dictSum: p.dictSum, dictLen: p.dictLen})
+	flags := FlagRequired
+	if o.Optional {
+		flags = 0
+	}
+	w.segs = append(w.segs, &pending{typ: t, flags: flags, codec: p.codec, ready: true, comp: p.comp, rawLen: p.rawLen, dict: p.dict, dictSum: p.dictSum, dictLen: p.dictLen})
 	return nil
 }

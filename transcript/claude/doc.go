@@ -24,6 +24,10 @@
 // transcript only grew, the importer's state is restored from the previous
 // archive's resume state and only the new lines are read — of the main
 // file, and of every subagent file whose own lines do not depend on what
-// was read before it (resume.go, resume_sub.go). The archive is the same as
-// after a full import; anything that does not fit is a full import.
+// was read before it (resume.go, resume_sub.go). Without redaction, the
+// main file's unchanged prefix is not even read into memory: it streams
+// through a small buffer for the prefix check, keeping only the lines the
+// restored state points into (resume_grown.go, archive.Archive.ReadGrown).
+// The archive is the same as after a full import; anything that does not
+// fit is a full import.
 package claude

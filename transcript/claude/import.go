@@ -81,8 +81,13 @@ func ReadFiles(p string, opt archive.ImportOptions) ([]archive.RawFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readSubagents(p, opt, []archive.RawFile{{Name: filepath.Base(p), Data: data}})
+}
+
+// readSubagents appends the subagent files of the transcript at p to files
+// (see ReadFiles).
+func readSubagents(p string, opt archive.ImportOptions, files []archive.RawFile) ([]archive.RawFile, error) {
 	base := filepath.Base(p)
-	files := []archive.RawFile{{Name: base, Data: data}}
 	// Subagent files live in <session>/subagents/ next to <session>.jsonl;
 	// a transcript not named *.jsonl has no such folder.
 	if !opt.NoSubagents && strings.HasSuffix(base, ".jsonl") {
@@ -275,6 +280,9 @@ type importer struct {
 	// (restore computes them; the next resume state extends them).
 	starts    []int
 	startsOff int
+	// restored: what the main file's resume state said, for the snapshot
+	// (resume_grown.go).
+	restored *restoredMain
 	// recordSubs: subagent files are recorded (rec, while one is read)
 	// for the next resume (resume_sub.go); subs are the records taken and
 	// rs the main file's snapshot, encoded with them at the end.

@@ -45,8 +45,9 @@ import (
 // line (IDPos). Version 5: tools are encoded as arrays (toolSkels).
 // Version 6: without redaction, the prefix is checked against the previous
 // archive's per-chunk digests (Hash is 0). Version 7: per-subagent resume
-// points (Subs, resume_sub.go).
-const resumeVersion = 7
+// points (Subs, resume_sub.go). Version 8: the encoding starts with a
+// header naming the main-file lines restore reads (resumeHeader).
+const resumeVersion = 8
 
 // idInline marks, in resumeState.IDPos, a tool whose ID is stored inline.
 const idInline = -1 << 31
@@ -215,7 +216,13 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 	rs.IDPos = make([]int, len(st.Tools))
 	for i, t := range st.Tools {
 		rs.IDPos[i] = idInline
-		if t.Ref.File == 0 && t.Ref.Line >= 0 && t.Ref.Line < len(starts) {
+		if pos, ok := im.restored.idPos(i, &t); ok {
+			// As restored: the same id in the same bytes.
+			rs.IDPos[i] = pos
+			if pos != idInline {
+				t.ID = ""
+			}
+		} else if t.Ref.File == 0 && t.Ref.Line >= 0 && t.Ref.Line < len(starts) {
 			end := off
 			if t.Ref.Line+1 < len(starts) {
 				end = starts[t.Ref.Line+1]
@@ -225,7 +232,15 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 				t.ID = ""
 			}
 		}
-		if !t.Sidechain {
+		if kind, ok := im.restored.cmdKind(i, &t); ok {
+			// As restored: the same command from the same input.
+			switch kind {
+			case cmdDerived:
+				t.Command = ""
+			case cmdEmptied:
+				rs.CmdEmpty = append(rs.CmdEmpty, i)
+			}
+		} else if !t.Sidechain {
 			switch d := shellCommand(t.Name, t.Input); {
 			case d == t.Command:
 				t.Command = ""
@@ -263,22 +278,26 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 // later lines change).
 func (im *importer) encodeResumeAsync() (wait func()) {
 	done := make(chan struct{})
+	// The tools are final here (end does not change them): the recall
+	// fold the encoder will checkpoint covers the first foldN.
+	foldN := archive.RecallFoldPoint(im.st.Tools)
 	go func() {
 		defer close(done)
-		im.encodeResume()
+		im.encodeResume(foldN)
 	}()
 	return func() { <-done }
 }
 
 // encodeResume encodes the main file's snapshot with the subagent files'
 // records as the resume state (ModelSource.Resume).
-func (im *importer) encodeResume() {
+func (im *importer) encodeResume(foldN int) {
 	rs := im.rs
 	if rs == nil || im.snapErr != nil {
 		return
 	}
 	rs.Subs = im.subs
 	var buf bytes.Buffer
+	buf.Write(appendResumeHeader(nil, rs, foldN))
 	enc := msgpack.NewEncoder(&buf)
 	enc.SetSortMapKeys(true)
 	enc.UseCompactInts(true)
@@ -316,8 +335,15 @@ func loadResume(prev *archive.Archive) *resumeState {
 	if err != nil || !ok {
 		return nil
 	}
+	_, body, _ := parseResumeHeader(b)
+	return decodeResume(body)
+}
+
+// decodeResume decodes a resume state's msgpack body (nil when
+// malformed).
+func decodeResume(body []byte) *resumeState {
 	var rs resumeState
-	if err := unmarshalSafe(b, &rs); err != nil {
+	if err := unmarshalSafe(body, &rs); err != nil {
 		return nil
 	}
 	return &rs
@@ -327,17 +353,18 @@ func loadResume(prev *archive.Archive) *resumeState {
 // the rest of files (a subagent file from its own resume point when it has
 // one that applies); ok is false when prev cannot be resumed from (the
 // caller then imports in full).
-func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP string, opt archive.ImportOptions, prev *archive.Archive, pre *resumeState) (*archive.State, bool) {
+func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP string, opt archive.ImportOptions, prev *archive.Archive, pre *resumeState, rm *restoredMain) (*archive.State, bool) {
 	if prev == nil || len(files) == 0 || pre == nil {
 		return nil, false
 	}
 	rs := *pre
 	im := newImporter(opt)
+	im.restored = rm
 	im.redacted, im.redactFP = redacted, redactFP
 	main := files[0]
 	data := main.Data
 	if rs.V != resumeVersion || rs.Importer != importerVersion || rs.Root != im.root || rs.Name != main.Name || rs.RedactFP != redactFP ||
-		rs.Off <= 0 || rs.Off > len(data) || data[rs.Off-1] != '\n' || rs.Lines <= 0 {
+		rs.Off <= 0 || rs.Off > len(data) || !rm.endsLine(data, rs.Off) || rs.Lines <= 0 {
 		return nil, false
 	}
 	if redactFP == "" {
@@ -384,6 +411,9 @@ func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP str
 	}
 	st.Source.Partial = true
 	st.Source.Resume = im.resume
+	if rm != nil {
+		st.Source.FoldedTexts = rm.foldN
+	}
 	return st, true
 }
 
@@ -393,7 +423,18 @@ func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP str
 func (im *importer) restore(rs *resumeState, data []byte) bool {
 	st := im.st
 	st.Meta, st.Import, st.Files = rs.Meta, rs.Import, rs.Files
-	starts := lineStartsCap(data[:rs.Off], rs.Lines)
+	rm := im.restored
+	var starts []int
+	if rm != nil && rm.grown != nil {
+		// The line starts ReadGrown found (a copy: the snapshot appends).
+		g := rm.grown
+		if len(g.Starts) < rs.Lines || (len(g.Starts) > rs.Lines && g.Starts[rs.Lines] != rs.Off) {
+			return false
+		}
+		starts = slices.Clone(g.Starts[:rs.Lines])
+	} else {
+		starts = lineStartsCap(data[:rs.Off], rs.Lines)
+	}
 	if len(starts) != rs.Lines {
 		return false
 	}
@@ -401,6 +442,11 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 	line := func(ref archive.RawRef) ([]byte, bool) {
 		if ref.File != 0 || ref.Line < 0 || ref.Line >= len(starts) {
 			return nil, false
+		}
+		if rm != nil && rm.grown != nil && starts[ref.Line] < rm.grown.From {
+			// Kept by ReadGrown (see restoreLines), or not read.
+			l, ok := rm.grown.Line(ref.Line)
+			return bytes.TrimRight(l, "\r"), ok
 		}
 		end := rs.Off - 1
 		if ref.Line+1 < len(starts) {
@@ -420,6 +466,12 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 	}
 	var ok bool
 	cmdEmpty := rs.CmdEmpty
+	if len(im.tools) == 0 {
+		im.tools = make(map[string]int, len(rs.Tools)+32)
+	}
+	if len(im.usage) == 0 {
+		im.usage = make(map[uint64]bool, len(rs.Usage)+8)
+	}
 	if rs.IDPos != nil && len(rs.IDPos) != len(rs.Tools) {
 		return false
 	}
@@ -437,6 +489,13 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 		// Only the texts the recall reads are resolved (the restored
 		// part's conversation is rebuilt from the raw transcript when read).
 		in, out := archive.RecallTexts(t)
+		if rm != nil && i < rm.foldN {
+			// The recall's part for these comes from the previous
+			// archive's fold (ModelSource.FoldedTexts): only the plans'
+			// inputs, and the shell commands the inputs give back.
+			derive := rs.CmdOmitted && !t.Sidechain && t.Command == "" && !(len(cmdEmpty) > 0 && cmdEmpty[0] == i) && isShellTool(t.Name)
+			in, out = in && (derive || t.Name == "ExitPlanMode"), false
+		}
 		if in {
 			if t.Input, ok = text(t.Ref, t.InputSpans); !ok {
 				return false
@@ -447,18 +506,27 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 				return false
 			}
 		}
+		kind := cmdExplicit
 		if rs.CmdOmitted && !t.Sidechain && t.Command == "" {
 			if len(cmdEmpty) > 0 && cmdEmpty[0] == i {
 				cmdEmpty = cmdEmpty[1:]
+				kind = cmdEmptied
 			} else {
 				t.Command = shellCommand(t.Name, t.Input)
+				kind = cmdDerived
 			}
+		}
+		if rm != nil && rs.CmdOmitted && !t.Sidechain {
+			rm.noteCmd(i, kind, len(rs.Tools))
 		}
 		if _, dup := im.tools[t.ID]; !dup || t.ID == "" {
 			im.tools[t.ID] = i
 		}
 	}
 	st.Tools = rs.Tools
+	if rm != nil {
+		rm.note(rs)
+	}
 	for i := range rs.Msgs {
 		m := &rs.Msgs[i]
 		if m.Text, ok = text(m.Ref, m.TextSpans); !ok {

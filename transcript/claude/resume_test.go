@@ -100,6 +100,31 @@ func sameArchive(t *testing.T, what string, got, want []byte) {
 		}
 	}
 	check("metadata", gm, wm)
+	// The resume state (but for its subagent records, whose encoding is
+	// not canonical) and the recall fold, caches for the next save, are
+	// the ones a full save makes.
+	for _, seg := range []ctxfmt.SegmentType{archive.TypeResumeState, archive.TypeRecallFold} {
+		gi, wi := ga.Container().Find(seg), wa.Container().Find(seg)
+		if len(gi) != len(wi) {
+			t.Fatalf("%s: %d %s segments, a full save has %d", what, len(gi), seg, len(wi))
+		}
+		for k := range gi {
+			gb, err1 := ga.Container().ReadSegment(gi[k])
+			wb, err2 := wa.Container().ReadSegment(wi[k])
+			if err1 != nil || err2 != nil {
+				t.Fatalf("%s: %s: %v, %v", what, seg, err1, err2)
+			}
+			if seg == archive.TypeResumeState {
+				g, err1 := claude.ResumeMain(gb)
+				w, err2 := claude.ResumeMain(wb)
+				if err1 != nil || err2 != nil || !reflect.DeepEqual(g, w) {
+					t.Fatalf("%s: the main file's resume state differs from a full save's (%v, %v)", what, err1, err2)
+				}
+			} else if !bytes.Equal(gb, wb) {
+				t.Fatalf("%s: %s differs from a full save's", what, seg)
+			}
+		}
+	}
 	check("import report", ga.ImportReport(), wa.ImportReport())
 	gs, ws := ga.Summary(), wa.Summary()
 	gs.Meta, ws.Meta, gs.RawFiles, ws.RawFiles = archive.Metadata{}, archive.Metadata{}, nil, nil

@@ -24,19 +24,32 @@ import (
 // since are read: the importer's state is restored from the previous
 // archive's resume state (archive.Archive.ResumeState) and the unchanged
 // raw segments are copied. The archive's content is the same as after a
-// full import; anything that does not fit is a full import.
+// full import; anything that does not fit is a full import. Without
+// redaction, the main file's unchanged prefix is then not even read into
+// memory (archive.Archive.ReadGrown): the returned State's Raw[0].Data
+// holds only the part of the file the save read.
 //
 // The State returned is the model the archive was written from, for its
-// Meta and counts: a resumed one is partial (archive.ModelSource.Partial),
-// and tool outputs the recall does not read may be left undecoded
-// (archive.ModelSource.Lazy: Output empty, OutputSpans set). Import, or
-// archive.Archive.Tools on what was written, gives every text.
+// Meta and counts: a resumed one is partial (archive.ModelSource.Partial,
+// and the texts of the tools the previous archive's recall fold covers
+// may be left out: ModelSource.FoldedTexts), and tool outputs the recall
+// does not read may be left undecoded (archive.ModelSource.Lazy: Output
+// empty, OutputSpans set). Import, or archive.Archive.Tools on what was
+// written, gives every text.
 func Save(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
 	// The previous archive's resume state is decoded while the files are
 	// read.
 	var pre *resumeState
 	done := make(chan struct{})
-	if p := eopt.Previous; p != nil {
+	p := eopt.Previous
+	if p != nil && eopt.RedactLine == nil && eopt.RedactText == nil && !p.Redaction().Enabled {
+		// Without redaction, the main file's unchanged prefix need not be
+		// read into memory (resume_grown.go).
+		if st, stats, ok, err := saveGrown(w, path, iopt, eopt); ok {
+			return st, stats, err
+		}
+	}
+	if p != nil {
 		go func() {
 			defer close(done)
 			pre = loadResume(p)
@@ -94,7 +107,7 @@ func saveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions,
 		if pre == nil {
 			pre = loadResume(p)
 		}
-		st, ok = resumeImport(src, redacted, fp, iopt, p, pre)
+		st, ok = resumeImport(src, redacted, fp, iopt, p, pre, &restoredMain{})
 	}
 	if !ok {
 		// The encoder derives the conversation from the stored raw

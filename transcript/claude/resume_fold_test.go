@@ -1,0 +1,118 @@
+package claude_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/transcript/claude"
+)
+
+// An incremental save folds only the tools after the previous archive's
+// recall fold (archive.TypeRecallFold) and gives the archive a full save
+// gives, for every corpus session, through a chain of saves 20 lines
+// apart; a save at `max` (archival) keeps no fold.
+func TestResumeRecallFoldCorpus(t *testing.T) {
+	for _, p := range claudeCorpus(t) {
+		files, err := claude.ReadFiles(p, archive.ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		main := files[0].Data
+		n := bytes.Count(main, []byte{'\n'})
+		dir := t.TempDir()
+		var prev []byte
+		folded, elided := 0, 0
+		for k, lines := range []int{max(n-60, 1), max(n-40, 1), max(n-20, 1), n} {
+			sp := writeSession(t, dir, withMain(files, cutAfterLines(main, lines), false))
+			o := archive.EncodeOptions{Now: fixedNow}
+			if prev != nil {
+				a, err := archive.Open(bytes.NewReader(prev), int64(len(prev)), archive.OpenOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				o.Previous = a
+			}
+			var buf bytes.Buffer
+			st, stats, err := claude.Save(&buf, sp, archive.ImportOptions{}, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k > 0 {
+				elided += st.Source.FoldedTexts
+			}
+			if k > 0 {
+				folded += stats.RecallFolded
+				if strings.Count(filepath.Base(p), "-") == 4 && stats.UnreadBytes < int64(len(main))/2 {
+					t.Errorf("%s step %d: %d bytes unread of %d", filepath.Base(p), k, stats.UnreadBytes, len(main))
+				}
+			}
+			full, _ := save(t, sp, nil)
+			sameArchive(t, filepath.Base(p)+" fold step", buf.Bytes(), full)
+			prev = buf.Bytes()
+		}
+		// The four full sessions (named by their UUID) have hundreds of
+		// tools; the small ones may have none before the cut.
+		if (folded == 0 || elided == 0) && strings.Count(filepath.Base(p), "-") == 4 {
+			t.Errorf("%s: no incremental save used the recall fold (%d tools) or left texts out (%d)", filepath.Base(p), folded, elided)
+		}
+	}
+}
+
+// TestResumeRandomCuts with small raw chunks, so that incremental saves
+// of the small fixtures read their main file with ReadGrown: every one
+// gives a full save's archive.
+func TestGrownResumeRandomCuts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	grown := 0
+	for _, name := range []string{"11111111-2222-4333-8444-555555555555.jsonl", "hostile.jsonl", "v1.jsonl"} {
+		files, err := claude.ReadFiles(filepath.Join("testdata", name), archive.ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		main := files[0].Data
+		for range 12 {
+			a := rng.IntN(len(main) + 1)
+			b := a + rng.IntN(len(main)-a+1)
+			dir := t.TempDir()
+			var prev []byte
+			for k, cut := range []int{a, b, len(main)} {
+				fs := append([]archive.RawFile{{Name: files[0].Name, Data: main[:cut]}}, files[1:]...)
+				if _, err := claude.ImportFiles(fs, archive.ImportOptions{}); err != nil && prev == nil {
+					continue // not a transcript yet
+				}
+				p := writeSession(t, dir, fs)
+				o := archive.EncodeOptions{Now: fixedNow, ChunkSize: 512}
+				if prev != nil {
+					pa, err := archive.Open(bytes.NewReader(prev), int64(len(prev)), archive.OpenOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					o.Previous = pa
+				}
+				var inc bytes.Buffer
+				_, stats, err := claude.Save(&inc, p, archive.ImportOptions{}, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if stats.UnreadBytes > 0 {
+					grown++
+				}
+				o.Previous = nil
+				var full bytes.Buffer
+				if _, _, err := claude.Save(&full, p, archive.ImportOptions{}, o); err != nil {
+					t.Fatal(err)
+				}
+				sameArchive(t, fmt.Sprintf("%s cut %d step %d", name, cut, k), inc.Bytes(), full.Bytes())
+				prev = inc.Bytes()
+			}
+		}
+	}
+	if grown < 10 {
+		t.Fatalf("only %d saves read their main file with ReadGrown", grown)
+	}
+}
