@@ -462,6 +462,22 @@ func recallDictType(t ctxfmt.SegmentType) bool {
 	return false
 }
 
+// cacheCodec is the codec of the caches for the next save (resume state,
+// recall fold): LZ4 below LevelBetter when compressing at all. They are a
+// few percent of a session's archive (19 KB and 10 KB raw for the 3 MB
+// 4d5611e5) and every incremental save writes them anew and reads the
+// previous archive's: LZ4 compresses them in half the time of libzstd
+// level 3 and decodes them several times faster than the Go zstd decoder,
+// for about 1 % more archive bytes (see docs/PERFORMANCE.md, round 7b).
+// At LevelBetter and LevelBest, where size matters more, they keep the
+// archive's codec; LevelMax leaves them out.
+func (e *encoder) cacheCodec() ctxfmt.Codec {
+	if l := e.opts.Level; e.opts.Codec != ctxfmt.CodecNone && (l <= ctxfmt.LevelDefault || l > ctxfmt.LevelMax) {
+		return ctxfmt.CodecLZ4
+	}
+	return e.opts.Codec
+}
+
 // modelOptions are the segment options of model segment t.
 func (e *encoder) modelOptions(t ctxfmt.SegmentType) ctxfmt.SegmentOptions {
 	o := ctxfmt.SegmentOptions{UseDefaults: true}
@@ -749,13 +765,13 @@ func (e *encoder) model() (*modelSegs, error) {
 		recall, fold, reused, recallErr = recallPayloadFold(view, e.prevFold, keepResume)
 		e.stats.RecallFolded = reused
 		if keepResume && len(fold) > 0 {
-			foldPrep, foldErr = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, fold)
+			foldPrep, foldErr = ctxfmt.Prepare(e.cacheCodec(), e.opts.Level, fold)
 		}
 	}()
 	if keepResume {
 		go func() {
 			defer close(resumed)
-			resumePrep, resumeErr = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, s.Source.Resume)
+			resumePrep, resumeErr = ctxfmt.Prepare(e.cacheCodec(), e.opts.Level, s.Source.Resume)
 		}()
 	} else {
 		close(resumed)
