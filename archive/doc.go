@@ -23,7 +23,12 @@
 // (ctxfmt.CodecZstdDict): the recall quotes commands, paths and errors of
 // the transcript, which the raw segments then need not spell out again.
 // The metadata and the recall stay independent, so the hooks' reads are
-// unchanged; reading those other segments decodes the recall too.
+// unchanged; reading those other segments decodes the recall too. Below
+// LevelBetter, the small bounded segments every save writes anew
+// (metadata, task state, compactions, preferences, file registry, recall,
+// resume state, recall fold) are LZ4 blocks whatever the archive's codec
+// (faster to write and to read on every save and hook, for a few KB); the
+// conversation, tool history and raw transcript keep the archive's codec.
 //
 // Raw chunks and segments: in layout 1 every chunk is one segment, in file
 // order. Layout 2 (written at LevelBest and LevelMax when a session has

@@ -462,9 +462,43 @@ func recallDictType(t ctxfmt.SegmentType) bool {
 	return false
 }
 
+// lightCodec is the codec of the small segments every save writes anew
+// (lightType): LZ4 below LevelBetter when compressing at all. The caches
+// for the next save (resume state, recall fold: 19 KB and 10 KB raw for
+// the 3 MB 4d5611e5) are also read back by every incremental save, and
+// the metadata and the recall by every hook: LZ4 compresses them several
+// times faster than libzstd level 3 (whose per-call cost dominates on a
+// few KB) and decodes them faster than the Go zstd decoder, for 4–6 KB
+// more per corpus archive (about 1.5 %; see docs/PERFORMANCE.md, round
+// 7b). At LevelBetter and LevelBest, where size matters more, they keep
+// the archive's codec; LevelMax leaves the caches out and compresses the
+// others against the recall.
+func (e *encoder) lightCodec() ctxfmt.Codec {
+	if l := e.opts.Level; e.opts.Codec != ctxfmt.CodecNone && (l <= ctxfmt.LevelDefault || l > ctxfmt.LevelMax) {
+		return ctxfmt.CodecLZ4
+	}
+	return e.opts.Codec
+}
+
+// lightType reports whether segment type t is compressed with lightCodec:
+// the model segments of bounded size (not the conversation and tool
+// history a non-derived State stores, which grow with the session) and the
+// caches for the next save.
+func lightType(t ctxfmt.SegmentType) bool {
+	switch t {
+	case ctxfmt.TypeMetadata, ctxfmt.TypeTaskState, ctxfmt.TypeCompactions, ctxfmt.TypePreferences,
+		ctxfmt.TypeFileRegistry, ctxfmt.TypeSummaries, TypeResumeState, TypeRecallFold:
+		return true
+	}
+	return false
+}
+
 // modelOptions are the segment options of model segment t.
 func (e *encoder) modelOptions(t ctxfmt.SegmentType) ctxfmt.SegmentOptions {
 	o := ctxfmt.SegmentOptions{UseDefaults: true}
+	if c := e.lightCodec(); lightType(t) && c != e.opts.Codec {
+		o = ctxfmt.SegmentOptions{Codec: c, Level: e.opts.Level}
+	}
 	if e.recallDict() && recallDictType(t) {
 		o.Dict = ctxfmt.TypeSummaries
 	}
@@ -749,13 +783,13 @@ func (e *encoder) model() (*modelSegs, error) {
 		recall, fold, reused, recallErr = recallPayloadFold(view, e.prevFold, keepResume)
 		e.stats.RecallFolded = reused
 		if keepResume && len(fold) > 0 {
-			foldPrep, foldErr = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, fold)
+			foldPrep, foldErr = ctxfmt.Prepare(e.lightCodec(), e.opts.Level, fold)
 		}
 	}()
 	if keepResume {
 		go func() {
 			defer close(resumed)
-			resumePrep, resumeErr = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, s.Source.Resume)
+			resumePrep, resumeErr = ctxfmt.Prepare(e.lightCodec(), e.opts.Level, s.Source.Resume)
 		}()
 	} else {
 		close(resumed)
@@ -889,7 +923,7 @@ func (e *encoder) write(m *modelSegs) error {
 	if err != nil {
 		return fmt.Errorf("archive: encoding %s: %w", ctxfmt.TypeMetadata, err)
 	}
-	if err := e.w.Add(ctxfmt.TypeMetadata, b); err != nil {
+	if err := e.w.AddWith(ctxfmt.TypeMetadata, b, e.modelOptions(ctxfmt.TypeMetadata)); err != nil {
 		return fmt.Errorf("archive: %w", err)
 	}
 	for _, sg := range m.segs {
@@ -899,7 +933,7 @@ func (e *encoder) write(m *modelSegs) error {
 			}
 		}
 		if sg.t == ctxfmt.TypeCompactions {
-			if err := e.w.Add(ctxfmt.TypeSummaries, m.recall); err != nil {
+			if err := e.w.AddWith(ctxfmt.TypeSummaries, m.recall, e.modelOptions(ctxfmt.TypeSummaries)); err != nil {
 				return fmt.Errorf("archive: %w", err)
 			}
 		}

@@ -150,7 +150,11 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 		}
 		// (The writer stores a segment uncompressed where compression
 		// does not make it smaller, as at any level.)
-		o := ctxfmt.SegmentOptions{Codec: opts.Codec, Level: opts.Level, Optional: !seg.Required, Dict: e.modelOptions(seg.Type).Dict}
+		mo := e.modelOptions(seg.Type)
+		o := ctxfmt.SegmentOptions{Codec: opts.Codec, Level: opts.Level, Optional: !seg.Required, Dict: mo.Dict}
+		if !mo.UseDefaults {
+			o.Codec = mo.Codec // a light segment (see lightCodec), as Encode stores it
+		}
 		if err := cw.AddWith(seg.Type, payload, o); err != nil {
 			return stats, fmt.Errorf("archive: %w", err)
 		}
