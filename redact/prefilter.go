@@ -1,5 +1,7 @@
 package redact
 
+import "math/bits"
+
 // prefilter finds every occurrence of the rules' keywords, case-
 // insensitively, in one pass whose cost does not depend on the number of
 // rules or keywords.
@@ -13,7 +15,12 @@ package redact
 type prefilter struct {
 	code    [256]uint8
 	bits    *[(triMask + 1) / 64]uint64 // 1<<18 bits
-	cands   map[uint32][]int32
+	// The keywords starting with the trigram of the n-th set bit of bits
+	// (in bit order) are cands[candOff[n]:candOff[n+1]]; n is the bit's
+	// rank, rank[x>>6] plus the set bits below x in its word.
+	rank    *[(triMask + 1) / 64]uint16
+	candOff []int32
+	cands   []int32
 	kws     [][]byte // lower-cased
 	kwOwner []int    // keyword index -> matcher index
 }
@@ -37,7 +44,8 @@ const triMask = 1<<18 - 1
 // newPrefilter builds the filter. keywords[i] is owned by owners[i]; every
 // keyword must be at least 2 bytes long.
 func newPrefilter(keywords []string, owners []int) *prefilter {
-	p := &prefilter{bits: new([(triMask + 1) / 64]uint64), cands: map[uint32][]int32{}}
+	p := &prefilter{bits: new([(triMask + 1) / 64]uint64), rank: new([(triMask + 1) / 64]uint16)}
+	cands := map[uint32][]int32{}
 	next := uint8(1)
 	for _, kw := range keywords {
 		for i := 0; i < len(kw); i++ {
@@ -74,9 +82,20 @@ func newPrefilter(keywords []string, owners []int) *prefilter {
 			if p.bits[idx/64]&(1<<(idx%64)) == 0 {
 				p.bits[idx/64] |= 1 << (idx % 64)
 			}
-			p.cands[idx] = append(p.cands[idx], int32(i))
+			cands[idx] = append(cands[idx], int32(i))
 		}
 	}
+	n := 0
+	for wi, word := range p.bits {
+		p.rank[wi] = uint16(n)
+		for ; word != 0; word &= word - 1 {
+			idx := uint32(wi)<<6 | uint32(bits.TrailingZeros64(word))
+			p.candOff = append(p.candOff, int32(len(p.cands)))
+			p.cands = append(p.cands, cands[idx]...)
+			n++
+		}
+	}
+	p.candOff = append(p.candOff, int32(len(p.cands)))
 	return p
 }
 
@@ -109,7 +128,9 @@ func (p *prefilter) scan(b []byte, hits []hit) []hit {
 }
 
 func (p *prefilter) verify(b []byte, at int, w uint32, hits []hit) []hit {
-	for _, k := range p.cands[w] {
+	word := p.bits[w>>6&(uint32(len(p.bits))-1)]
+	n := int(p.rank[w>>6&(uint32(len(p.rank))-1)]) + bits.OnesCount64(word&(1<<(w&63)-1))
+	for _, k := range p.cands[p.candOff[n]:p.candOff[n+1]] {
 		kw := p.kws[k]
 		if at+len(kw) > len(b) {
 			continue
