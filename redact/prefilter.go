@@ -13,8 +13,8 @@ import "math/bits"
 // rolling window has no data-dependent loads in its dependency chain, so
 // the scan runs at a few hundred MB/s to over 1 GB/s on ordinary text.
 type prefilter struct {
-	code    [256]uint8
-	bits    *[(triMask + 1) / 64]uint64 // 1<<18 bits
+	code [256]uint8
+	bits *[(triMask + 1) / 64]uint64 // 1<<18 bits
 	// The keywords starting with the trigram of the n-th set bit of bits
 	// (in bit order) are cands[candOff[n]:candOff[n+1]]; n is the bit's
 	// rank, rank[x>>6] plus the set bits below x in its word.
