@@ -264,7 +264,7 @@ var digitRunByte = func() (t [256]bool) {
 // and dashes in b holding at least 9 digits (those hasDigitRun finds), in
 // order.
 func appendDigitRuns(runs []span, b []byte) []span {
-	for i := 8; ; {
+	for i := firstDigitProbe; ; {
 		lo, hi, next := nextDigitRun(b, i)
 		if lo < 0 {
 			return runs
@@ -311,21 +311,40 @@ func spanWithin(spans []span, s, e int) bool {
 // hasDigitRun reports whether b has a stretch of digits, spaces and dashes
 // holding at least 9 digits.
 func hasDigitRun(b []byte) bool {
-	lo, _, _ := nextDigitRun(b, 8)
+	lo, _, _ := nextDigitRun(b, firstDigitProbe)
 	return lo >= 0
 }
 
+// digitRunPair[c] is 1 for the bytes of digitRunByte: a probe tests two
+// neighbours with one branch.
+var digitRunPair = func() (t [256]uint8) {
+	for c, ok := range digitRunByte {
+		if ok {
+			t[c] = 1
+		}
+	}
+	return t
+}()
+
+// firstDigitProbe is the first probe of nextDigitRun over a whole input.
+const firstDigitProbe = 7
+
 // nextDigitRun finds the first such stretch [lo,hi) around a probe at i,
-// i+9, i+18, … and the probe to go on from (lo < 0: none). A stretch
-// holding 9 digits is at least 9 bytes long, so it contains one of every
-// 9th byte: only the stretches around those probes are looked at.
+// i+8, i+16, … and the probe to go on from (lo < 0: none). A probe p
+// tests the pair b[p], b[p+1]: a stretch holding 9 digits is at least 9
+// bytes long, so the pairs lying inside it start at 8 or more consecutive
+// positions, one of every 8th. Every stretch starting at or after i-7 is
+// seen (from i = 7: every stretch); after a stretch ending at hi the next
+// starts at hi+1 or later, so the probes go on from hi+8. Testing a pair
+// rather than a byte keeps the single spaces of prose from stopping the
+// probe.
 func nextDigitRun(b []byte, i int) (lo, hi, next int) {
-	for i < len(b) {
-		if !digitRunByte[b[i]] {
-			i += 9
+	for i+1 < len(b) {
+		if digitRunPair[b[i]]&digitRunPair[b[i+1]] == 0 {
+			i += 8
 			continue
 		}
-		lo, hi = i, i+1
+		lo, hi = i, i+2
 		for lo > 0 && digitRunByte[b[lo-1]] {
 			lo--
 		}
@@ -333,7 +352,7 @@ func nextDigitRun(b []byte, i int) (lo, hi, next int) {
 			hi++
 		}
 		// b[hi] ends the stretch: the next one starts after it.
-		i = hi + 9
+		i = hi + 8
 		if hi-lo >= 9 {
 			n := 0
 			for _, c := range b[lo:hi] {

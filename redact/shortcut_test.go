@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -26,6 +27,27 @@ func refHasDigitRun(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// refDigitRuns lists every maximal stretch of digits, spaces and dashes
+// of b holding at least 9 digits, the exhaustive way.
+func refDigitRuns(b []byte) []span {
+	var out []span
+	for i := 0; i < len(b); {
+		if !digitRunByte[b[i]] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(b) && digitRunByte[b[j]] {
+			j++
+		}
+		if refHasDigitRun(b[i:j]) {
+			out = append(out, span{i, j})
+		}
+		i = j
+	}
+	return out
 }
 
 func TestHasDigitRun(t *testing.T) {
@@ -188,6 +210,9 @@ func TestAppendDigitRuns(t *testing.T) {
 		runs := appendDigitRuns(nil, b)
 		if (len(runs) > 0) != refHasDigitRun(b) {
 			t.Fatalf("appendDigitRuns(%q) = %v, hasDigitRun %v", b, runs, refHasDigitRun(b))
+		}
+		if want := refDigitRuns(b); !slices.Equal(runs, want) {
+			t.Fatalf("appendDigitRuns(%q) = %v, want %v", b, runs, want)
 		}
 		for k, r := range runs {
 			if !refHasDigitRun(b[r.start:r.end]) || (r.start > 0 && digitRunByte[b[r.start-1]]) || (r.end < len(b) && digitRunByte[b[r.end]]) || (k > 0 && runs[k-1].end >= r.start) {
