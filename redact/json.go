@@ -62,7 +62,6 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 	}()
 	hits := r.pf.scan(line, sc.hits[:0])
 	sc.hits = hits
-	esc := hasASCIIEscape(line)
 	// runs are the line's stretches holding 9 digits (maybeDigits); a
 	// stretch never crosses a quote, so a string holds one exactly when
 	// maybeDigits of the string would say so.
@@ -75,7 +74,7 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 		}
 	}
 	digits := len(runs) > 0
-	if len(hits) == 0 && len(r.fullScan) == 0 && !esc && !digits {
+	if len(hits) == 0 && len(r.fullScan) == 0 && !digits && !hasASCIIEscape(line) {
 		return line, false
 	}
 	// live are the hits whose matcher could find something there once
@@ -107,7 +106,7 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 	for _, s := range w.strs {
 		raw := line[s.start+1 : s.end-1]
 		interesting := len(r.fullScan) > 0 || w.hitIn(s.start, s.end) ||
-			(digits && (spanWithin(runs, s.start+1, s.end-1) || r.exhaustive && r.maybeDigits(raw))) || (esc && hasASCIIEscape(raw))
+			(digits && (spanWithin(runs, s.start+1, s.end-1) || r.exhaustive && r.maybeDigits(raw))) || s.esc || r.exhaustive && hasASCIIEscape(raw)
 		if interesting {
 			d := dec.decode(raw)
 			var found []Finding
@@ -139,7 +138,7 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 			continue
 		}
 		k := w.strs[s.key]
-		if !hitWithin(hits, k.start, k.end) && !(esc && hasASCIIEscape(line[k.start:k.end])) {
+		if !hitWithin(hits, k.start, k.end) && !k.esc && !(r.exhaustive && hasASCIIEscape(line[k.start:k.end])) {
 			continue
 		}
 		key := kdec.decode(line[k.start+1 : k.end-1])
@@ -628,8 +627,9 @@ type jsonWalker struct {
 }
 
 type strTok struct {
-	start, end int // raw, including quotes
-	key        int // for a member value: index of its key in strs; else -1
+	start, end int  // raw, including quotes
+	key        int  // for a member value: index of its key in strs; else -1
+	esc        bool // hasASCIIEscape of the string (found by the walk)
 }
 
 type span struct{ start, end int }
@@ -854,6 +854,7 @@ func (w *jsonWalker) str(key int) bool {
 	s := w.i
 	b := w.b
 	i := w.i + 1
+	esc := false
 	for {
 		for i+8 <= len(b) && !stopIn8(binary.LittleEndian.Uint64(b[i:])) {
 			i += 8
@@ -866,7 +867,7 @@ func (w *jsonWalker) str(key int) bool {
 		}
 		if b[i] == '"' {
 			w.i = i + 1
-			w.strs = append(w.strs, strTok{start: s, end: w.i, key: key})
+			w.strs = append(w.strs, strTok{start: s, end: w.i, key: key, esc: esc})
 			return true
 		}
 		// escape
@@ -874,14 +875,21 @@ func (w *jsonWalker) str(key int) bool {
 			return false
 		}
 		switch b[i+1] {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		case '"', '\\', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case '/':
+			esc = true
 			i += 2
 		case 'u':
 			if i+6 > len(b) {
 				return false
 			}
-			if _, ok := hex4(b[i+2 : i+6]); !ok {
+			v, ok := hex4(b[i+2 : i+6])
+			if !ok {
 				return false
+			}
+			if v >= 0x21 && v < 0x7f && v != '<' && v != '>' && v != '&' && v != '\'' && v != '"' && v != '\\' {
+				esc = true
 			}
 			i += 6
 		default:

@@ -196,6 +196,61 @@ func TestHasASCIIEscape(t *testing.T) {
 	}
 }
 
+// TestWalkerEscapes: the walk's per-string escape flag is hasASCIIEscape
+// of the string, and a valid line has such an escape exactly when one of
+// its strings does (JSONLine asks the walk instead of scanning the line).
+func TestWalkerEscapes(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	pieces := []string{"a", " ", "\\/", "\\\\", "\\n", "\\\"", "\\u0041", "\\u003c", "\\u003C", "\\u0020", "\\u007e",
+		"\\u007f", "\\u0021", "\\u00e9", "\\u0141", "\\uD83D\\uDE00", "\\u005c", "\\u005C", "\\u0027", "\\u0026", "é", "u00", "/"}
+	for range 50000 {
+		var line strings.Builder
+		line.WriteString(`{"k`)
+		var strsRaw []string
+		cur := "k"
+		for range rng.Intn(5) {
+			p := pieces[rng.Intn(len(pieces))]
+			line.WriteString(p)
+			cur += p
+		}
+		strsRaw = append(strsRaw, cur)
+		line.WriteString(`":["`)
+		cur = ""
+		for range rng.Intn(8) {
+			p := pieces[rng.Intn(len(pieces))]
+			line.WriteString(p)
+			cur += p
+		}
+		strsRaw = append(strsRaw, cur)
+		line.WriteString(`",1]}`)
+		b := []byte(line.String())
+		w := jsonWalker{b: b}
+		if !w.valid() {
+			t.Fatalf("%s: not valid", b)
+		}
+		if len(w.strs) != len(strsRaw) {
+			t.Fatalf("%s: %d strings, want %d", b, len(w.strs), len(strsRaw))
+		}
+		anyEsc := false
+		for k, st := range w.strs {
+			raw := b[st.start+1 : st.end-1]
+			if string(raw) != strsRaw[k] {
+				t.Fatalf("%s: string %d is %q, want %q", b, k, raw, strsRaw[k])
+			}
+			if want := hasASCIIEscape(raw); st.esc != want {
+				t.Fatalf("%s: string %q: esc %v, want %v", b, raw, st.esc, want)
+			}
+			if want := hasASCIIEscape(b[st.start:st.end]); st.esc != want {
+				t.Fatalf("%s: quoted string %q: esc %v, want %v", b, raw, st.esc, want)
+			}
+			anyEsc = anyEsc || st.esc
+		}
+		if want := hasASCIIEscape(b); anyEsc != want {
+			t.Fatalf("%s: strings' esc %v, line's %v", b, anyEsc, want)
+		}
+	}
+}
+
 // TestAppendDigitRuns: the runs found in a line are exactly the maximal
 // stretches hasDigitRun accepts, and a string holds one exactly when
 // hasDigitRun accepts the string.
