@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"sort"
 	"sync"
 	"unicode/utf16"
@@ -343,28 +344,77 @@ func nextDigitRun(b []byte, i int) (lo, hi, next int) {
 			i += 8
 			continue
 		}
-		lo, hi = i, i+2
-		for lo > 0 && digitRunByte[b[lo-1]] {
-			lo--
-		}
-		for hi < len(b) && digitRunByte[b[hi]] {
-			hi++
-		}
+		lo, hi = digitRunStart(b, i), digitRunEnd(b, i+2)
 		// b[hi] ends the stretch: the next one starts after it.
 		i = hi + 8
-		if hi-lo >= 9 {
-			n := 0
-			for _, c := range b[lo:hi] {
-				if c >= '0' && c <= '9' {
-					n++
-				}
-			}
-			if n >= 9 {
-				return lo, hi, i
-			}
+		if hi-lo >= 9 && countDigits(b[lo:hi]) >= 9 {
+			return lo, hi, i
 		}
 	}
 	return -1, -1, len(b)
+}
+
+// digitRunMask returns the high bit of each byte of x (8 bytes, little-
+// endian) that is a digitRunByte, and of each that is a digit. Every test
+// is exact per byte (no carry or borrow crosses a byte).
+func digitRunMask(x uint64) (run, digit uint64) {
+	const ones, highs, lows = 0x0101010101010101, 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
+	a := x & lows
+	// a+0x50 reaches 0x80 when a >= '0', a+0x46 when a > '9'; bytes >= 0x80
+	// are none of them.
+	digit = (a + ones*0x50) &^ (a + ones*0x46) &^ x & highs
+	sp, da := x^(ones*' '), x^(ones*'-')
+	// ((v&lows)+lows)|v has the high bit of every nonzero byte.
+	run = digit | ^(((sp&lows)+lows)|sp)&highs | ^(((da&lows)+lows)|da)&highs
+	return run, digit
+}
+
+// digitRunEnd returns the first index from i on whose byte is not a
+// digitRunByte (len(b) if none).
+func digitRunEnd(b []byte, i int) int {
+	for i+8 <= len(b) {
+		run, _ := digitRunMask(binary.LittleEndian.Uint64(b[i:]))
+		if stop := ^run & 0x8080808080808080; stop != 0 {
+			return i + bits.TrailingZeros64(stop)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && digitRunByte[b[i]] {
+		i++
+	}
+	return i
+}
+
+// digitRunStart returns the start of the stretch of digitRunBytes ending
+// at b[i-1]: the least lo <= i with every byte of b[lo:i] a digitRunByte.
+func digitRunStart(b []byte, i int) int {
+	for i >= 8 {
+		run, _ := digitRunMask(binary.LittleEndian.Uint64(b[i-8:]))
+		if stop := ^run & 0x8080808080808080; stop != 0 {
+			return i - bits.LeadingZeros64(stop)>>3
+		}
+		i -= 8
+	}
+	for i > 0 && digitRunByte[b[i-1]] {
+		i--
+	}
+	return i
+}
+
+// countDigits counts the ASCII digits of b.
+func countDigits(b []byte) int {
+	n := 0
+	for len(b) >= 8 {
+		_, digit := digitRunMask(binary.LittleEndian.Uint64(b))
+		n += bits.OnesCount64(digit)
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= '0' && c <= '9' {
+			n++
+		}
+	}
+	return n
 }
 
 // hasASCIIEscape reports a \u00XX escape of a printable ASCII byte other

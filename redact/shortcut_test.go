@@ -251,14 +251,88 @@ func TestWalkerEscapes(t *testing.T) {
 	}
 }
 
+// TestDigitRunMask: the 8-byte tests agree with digitRunByte and the
+// digit test byte by byte, for every byte value in every position, and
+// digitRunStart, digitRunEnd and countDigits with their byte loops.
+func TestDigitRunMask(t *testing.T) {
+	rng := rand.New(rand.NewSource(10))
+	alpha := []byte("0123456789 -/:,\x00\x1f\x7f\x80\xa0\xad\xb0\xb9\xff")
+	var w [8]byte
+	check := func() {
+		run, digit := digitRunMask(binary.LittleEndian.Uint64(w[:]))
+		for j, c := range w {
+			if got, want := run>>(8*j+7)&1 == 1, digitRunByte[c]; got != want {
+				t.Fatalf("%q: byte %d run %v, want %v", w, j, got, want)
+			}
+			if got, want := digit>>(8*j+7)&1 == 1, c >= '0' && c <= '9'; got != want {
+				t.Fatalf("%q: byte %d digit %v, want %v", w, j, got, want)
+			}
+		}
+	}
+	for c := range 256 {
+		for j := range w {
+			for k := range w {
+				w[k] = alpha[rng.Intn(len(alpha))]
+			}
+			w[j] = byte(c)
+			check()
+		}
+	}
+	for range 200000 {
+		for k := range w {
+			if rng.Intn(2) == 0 {
+				w[k] = byte(rng.Intn(256))
+			} else {
+				w[k] = alpha[rng.Intn(len(alpha))]
+			}
+		}
+		check()
+	}
+	for range 20000 {
+		b := make([]byte, rng.Intn(70))
+		for k := range b {
+			if rng.Intn(8) == 0 {
+				b[k] = alpha[rng.Intn(len(alpha))]
+			} else {
+				b[k] = alpha[rng.Intn(12)]
+			}
+		}
+		for i := 0; i <= len(b); i++ {
+			end := i
+			for end < len(b) && digitRunByte[b[end]] {
+				end++
+			}
+			if got := digitRunEnd(b, i); got != end {
+				t.Fatalf("digitRunEnd(%q, %d) = %d, want %d", b, i, got, end)
+			}
+			start := i
+			for start > 0 && digitRunByte[b[start-1]] {
+				start--
+			}
+			if got := digitRunStart(b, i); got != start {
+				t.Fatalf("digitRunStart(%q, %d) = %d, want %d", b, i, got, start)
+			}
+		}
+		n := 0
+		for _, c := range b {
+			if c >= '0' && c <= '9' {
+				n++
+			}
+		}
+		if got := countDigits(b); got != n {
+			t.Fatalf("countDigits(%q) = %d, want %d", b, got, n)
+		}
+	}
+}
+
 // TestAppendDigitRuns: the runs found in a line are exactly the maximal
 // stretches hasDigitRun accepts, and a string holds one exactly when
 // hasDigitRun accepts the string.
 func TestAppendDigitRuns(t *testing.T) {
 	rng := rand.New(rand.NewSource(8))
-	alpha := []byte("0123456789 -a\"")
+	alpha := []byte("0123456789 -a\"\xb0")
 	for range 100000 {
-		b := make([]byte, rng.Intn(60))
+		b := make([]byte, rng.Intn(90))
 		for i := range b {
 			b[i] = alpha[rng.Intn(len(alpha))]
 		}
