@@ -889,13 +889,16 @@ var strStop = func() (t [256]bool) {
 	return
 }()
 
-// stopIn8 reports whether one of the 8 bytes of x (little-endian) is a
-// strStop byte: a control byte, '"' or '\\' (exact: each term is the
-// classic has-a-zero-byte / has-a-byte-less-than test).
-func stopIn8(x uint64) bool {
+// stopMask8 is nonzero when one of the 8 bytes of x (little-endian) is a
+// strStop byte: a control byte, '"' or '\\'; its lowest set bit is the
+// high bit of the first such byte. (Each term is the classic has-a-zero-
+// byte / has-a-byte-less-than test: a borrow only runs upwards from a byte
+// the test is true for, so the bits of the bytes below the first are
+// exact.)
+func stopMask8(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	q, bs := x^(ones*'"'), x^(ones*'\\')
-	return ((x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0
+	return ((x-ones*0x20)&^x | (q-ones)&^q | (bs-ones)&^bs) & highs
 }
 
 // str scans a string at w.i; it accepts any byte ≥ 0x20 (as encoding/json
@@ -906,11 +909,18 @@ func (w *jsonWalker) str(key int) bool {
 	i := w.i + 1
 	esc := false
 	for {
-		for i+8 <= len(b) && !stopIn8(binary.LittleEndian.Uint64(b[i:])) {
+		for {
+			if i+8 > len(b) {
+				for i < len(b) && !strStop[b[i]] {
+					i++
+				}
+				break
+			}
+			if m := stopMask8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			i += 8
-		}
-		for i < len(b) && !strStop[b[i]] {
-			i++
 		}
 		if i >= len(b) || b[i] < 0x20 {
 			return false

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"math/rand"
 	"slices"
 	"strings"
@@ -145,20 +146,25 @@ func TestJSONLineEscapedSolidus(t *testing.T) {
 	}
 }
 
-// TestStopIn8 checks the 8-byte test against the strStop table: every byte
-// value in every position among filler bytes, and random words.
-func TestStopIn8(t *testing.T) {
-	ref := func(b []byte) bool {
-		for _, c := range b {
+// TestStopMask8 checks the 8-byte test against the strStop table: every
+// byte value in every position among filler bytes, and random words; the
+// mask's lowest bit names the first stop byte.
+func TestStopMask8(t *testing.T) {
+	ref := func(b []byte) int {
+		for i, c := range b {
 			if strStop[c] {
-				return true
+				return i
 			}
 		}
-		return false
+		return -1
 	}
 	check := func(b []byte) {
-		if got, want := stopIn8(binary.LittleEndian.Uint64(b)), ref(b); got != want {
-			t.Fatalf("stopIn8(%q) = %v, want %v", b, got, want)
+		got := -1
+		if m := stopMask8(binary.LittleEndian.Uint64(b)); m != 0 {
+			got = bits.TrailingZeros64(m) >> 3
+		}
+		if want := ref(b); got != want {
+			t.Fatalf("stopMask8(%q): first stop %d, want %d", b, got, want)
 		}
 	}
 	for _, fill := range []byte{'a', 0xff, 0x80, '!', '#', '[', 0x7f} {
