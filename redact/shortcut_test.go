@@ -507,3 +507,27 @@ func TestJSONLineInertDigitRuns(t *testing.T) {
 	}
 	t.Logf("%d lines with a finding in a string, %d with a run dropped", n, dropped)
 }
+
+// FuzzJSONLineExhaustive: JSONLine with its shortcuts (the prefilter's
+// hits ruled out, digit runs dropped, escapes flagged by the walk) equals
+// its exhaustive path on any input.
+func FuzzJSONLineExhaustive(f *testing.F) {
+	for _, s := range []string{
+		`{"a":"b"}`, `{"password":"hunter2hunter2"}`, `{"c":"card 4111 1111 1111 1111 end"}`,
+		`{"k":"https:\/\/user:pa55w0rd@example.com"}`, `{"t":"\u0073k-proj-abcdefghijklmnopqrstuvwxyz0123456789AB"}`,
+		`{"n":4111111111111111,"s":"ssn 123-45-6789"}`, `{"id":"4d5611e5-241a-462a-8d15-5122611a9569"}`,
+		`["a\\u0041", "x 12345 67890 y"]`, `not json sk-ant-api03-abc`,
+	} {
+		f.Add([]byte(s))
+	}
+	r := Default()
+	ex := *r
+	ex.exhaustive = true
+	f.Fuzz(func(t *testing.T, in []byte) {
+		got, grep := r.JSONLine(in)
+		want, wrep := ex.JSONLine(in)
+		if !bytes.Equal(got, want) || grep.Total() != wrep.Total() {
+			t.Fatalf("JSONLine(%q):\n got %q (%d)\nwant %q (%d)", in, got, grep.Total(), want, wrep.Total())
+		}
+	})
+}
