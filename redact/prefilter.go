@@ -23,6 +23,11 @@ type prefilter struct {
 	cands   []int32
 	kws     [][]byte // lower-cased
 	kwOwner []int    // keyword index -> matcher index
+	// known is how many leading bytes of a candidate keyword its trigram
+	// hit has already matched: 3 (at most the keyword's length) when every
+	// keyword byte has its own code (a code then names one lower-cased
+	// byte), else 0.
+	known int
 }
 
 // hit is one keyword occurrence: input[start:end] equals the keyword, case
@@ -46,17 +51,21 @@ const triMask = 1<<18 - 1
 func newPrefilter(keywords []string, owners []int) *prefilter {
 	p := &prefilter{bits: new([(triMask + 1) / 64]uint64), rank: new([(triMask + 1) / 64]uint16)}
 	cands := map[uint32][]int32{}
-	next := uint8(1)
+	next, distinct := uint8(1), 0
 	for _, kw := range keywords {
 		for i := 0; i < len(kw); i++ {
 			c := lowerASCII(kw[i])
 			if p.code[c] == 0 {
+				distinct++
 				p.code[c] = next
 				if next < 63 {
 					next++ // beyond 62 distinct bytes, codes are shared
 				}
 			}
 		}
+	}
+	if distinct <= 63 {
+		p.known = 3
 	}
 	for c := 'A'; c <= 'Z'; c++ {
 		p.code[c] = p.code[c+32]
@@ -136,8 +145,8 @@ func (p *prefilter) verify(b []byte, at int, w uint32, hits []hit) []hit {
 			continue
 		}
 		ok := true
-		for j, c := range kw {
-			if lowerASCII(b[at+j]) != c {
+		for j := min(p.known, len(kw)); j < len(kw); j++ {
+			if lowerASCII(b[at+j]) != kw[j] {
 				ok = false
 				break
 			}

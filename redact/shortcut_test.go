@@ -531,3 +531,78 @@ func FuzzJSONLineExhaustive(f *testing.F) {
 		}
 	})
 }
+
+// TestPrefilterSharedCodes: with more than 63 distinct keyword bytes codes
+// are shared and a trigram hit proves nothing about the bytes; with fewer
+// the verification skips the trigram's bytes. Both report exactly the
+// brute-force hits.
+func TestPrefilterSharedCodes(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	for _, nbytes := range []int{20, 63, 64, 90} {
+		var alpha []byte
+		for c := byte('!'); len(alpha) < nbytes; c++ {
+			if c < 'A' || c > 'Z' {
+				alpha = append(alpha, c)
+			}
+		}
+		var kws []string
+		var owners []int
+		for i := range 40 {
+			kw := make([]byte, 2+rng.Intn(5))
+			for j := range kw {
+				kw[j] = alpha[rng.Intn(len(alpha))]
+			}
+			kws = append(kws, string(kw))
+			owners = append(owners, i)
+		}
+		for _, c := range alpha { // every byte in some keyword
+			kws = append(kws, string([]byte{c, alpha[0], alpha[1]}))
+			owners = append(owners, len(owners))
+		}
+		pf := newPrefilter(kws, owners)
+		if want := nbytes <= 63; (pf.known == 3) != want {
+			t.Fatalf("%d distinct bytes: known %d", nbytes, pf.known)
+		}
+		for range 3000 {
+			b := make([]byte, rng.Intn(40))
+			for j := range b {
+				b[j] = alpha[rng.Intn(len(alpha))]
+				if rng.Intn(4) == 0 {
+					b[j] = byte(rng.Intn(128))
+				}
+			}
+			got := pf.scan(b, nil)
+			var want []hit
+			for at := range b {
+				for k, kw := range pf.kws {
+					if at+len(kw) <= len(b) {
+						ok := true
+						for j := range kw {
+							if lowerASCII(b[at+j]) != kw[j] {
+								ok = false
+							}
+						}
+						if ok {
+							want = append(want, hit{matcher: pf.kwOwner[k], start: at, end: at + len(kw)})
+						}
+					}
+				}
+			}
+			slices.SortStableFunc(got, func(x, y hit) int { return cmpHit(x, y) })
+			slices.SortStableFunc(want, func(x, y hit) int { return cmpHit(x, y) })
+			if !slices.Equal(got, want) {
+				t.Fatalf("%d bytes: scan(%q) = %v, want %v", nbytes, b, got, want)
+			}
+		}
+	}
+}
+
+func cmpHit(x, y hit) int {
+	if x.start != y.start {
+		return x.start - y.start
+	}
+	if x.end != y.end {
+		return x.end - y.end
+	}
+	return x.matcher - y.matcher
+}
