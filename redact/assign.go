@@ -12,6 +12,15 @@ var assignmentKeywords = []string{
 	"private_key_id", "datadog", "dd_api", "dd_app", "dd-api", "dd-app", "twilio", "mailgun", "discord",
 }
 
+// assignmentKeywordBytes are assignmentKeywords as byte slices.
+var assignmentKeywordBytes = func() [][]byte {
+	out := make([][]byte, len(assignmentKeywords))
+	for i, kw := range assignmentKeywords {
+		out[i] = []byte(kw)
+	}
+	return out
+}()
+
 var assignmentRules = []string{
 	"generic-password", "generic-secret", "generic-token", "generic-api-key", "aws-secret-access-key",
 	"gcp-service-account", "datadog-api-key", "twilio-api-key", "mailgun-api-key", "discord-bot-token",
@@ -169,10 +178,6 @@ func assignmentMatcher() matcher {
 			for ke < len(b) && ke-h.end < 64 && csIdent[b[ke]] {
 				ke++
 			}
-			// Only the first keyword inside a key does the work.
-			if first := firstKeywordIn(b[ks:ke]); first >= 0 && ks+first != h.start {
-				return f
-			}
 			key := b[ks:ke]
 			flag := key[0] == '-'
 			i := skipQuotes(b, ke)
@@ -200,6 +205,12 @@ func assignmentMatcher() matcher {
 			}
 			i = skipSpaces(b, i)
 			if i >= len(b) {
+				return f
+			}
+			// Only the first keyword inside a key does the work. (Checked
+			// once an operator follows the key: most keyword hits have
+			// none, and the outcome is the same in either order.)
+			if first := firstKeywordIn(key); first >= 0 && ks+first != h.start {
 				return f
 			}
 			query := ks > 0 && (b[ks-1] == '?' || b[ks-1] == '&')
@@ -235,8 +246,8 @@ func firstKeywordIn(key []byte) int {
 		low[i] = lowerASCII(c)
 	}
 	l := low[:len(key)]
-	for _, kw := range assignmentKeywords {
-		if k := bytes.Index(l, []byte(kw)); k >= 0 && (best < 0 || k < best) {
+	for _, kw := range assignmentKeywordBytes {
+		if k := bytes.Index(l, kw); k >= 0 && (best < 0 || k < best) {
 			best = k
 		}
 	}

@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"sort"
 	"sync"
 	"unicode/utf16"
@@ -62,7 +63,6 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 	}()
 	hits := r.pf.scan(line, sc.hits[:0])
 	sc.hits = hits
-	esc := hasASCIIEscape(line)
 	// runs are the line's stretches holding 9 digits (maybeDigits); a
 	// stretch never crosses a quote, so a string holds one exactly when
 	// maybeDigits of the string would say so.
@@ -75,7 +75,7 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 		}
 	}
 	digits := len(runs) > 0
-	if len(hits) == 0 && len(r.fullScan) == 0 && !esc && !digits {
+	if len(hits) == 0 && len(r.fullScan) == 0 && !digits && !hasASCIIEscape(line) {
 		return line, false
 	}
 	// live are the hits whose matcher could find something there once
@@ -107,7 +107,7 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 	for _, s := range w.strs {
 		raw := line[s.start+1 : s.end-1]
 		interesting := len(r.fullScan) > 0 || w.hitIn(s.start, s.end) ||
-			(digits && (spanWithin(runs, s.start+1, s.end-1) || r.exhaustive && r.maybeDigits(raw))) || (esc && hasASCIIEscape(raw))
+			(digits && (spanWithin(runs, s.start+1, s.end-1) || r.exhaustive && r.maybeDigits(raw))) || s.esc || r.exhaustive && hasASCIIEscape(raw)
 		if interesting {
 			d := dec.decode(raw)
 			var found []Finding
@@ -139,7 +139,7 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 			continue
 		}
 		k := w.strs[s.key]
-		if !hitWithin(hits, k.start, k.end) && !(esc && hasASCIIEscape(line[k.start:k.end])) {
+		if !hitWithin(hits, k.start, k.end) && !k.esc && !(r.exhaustive && hasASCIIEscape(line[k.start:k.end])) {
 			continue
 		}
 		key := kdec.decode(line[k.start+1 : k.end-1])
@@ -264,7 +264,7 @@ var digitRunByte = func() (t [256]bool) {
 // and dashes in b holding at least 9 digits (those hasDigitRun finds), in
 // order.
 func appendDigitRuns(runs []span, b []byte) []span {
-	for i := 8; ; {
+	for i := firstDigitProbe; ; {
 		lo, hi, next := nextDigitRun(b, i)
 		if lo < 0 {
 			return runs
@@ -311,42 +311,110 @@ func spanWithin(spans []span, s, e int) bool {
 // hasDigitRun reports whether b has a stretch of digits, spaces and dashes
 // holding at least 9 digits.
 func hasDigitRun(b []byte) bool {
-	lo, _, _ := nextDigitRun(b, 8)
+	lo, _, _ := nextDigitRun(b, firstDigitProbe)
 	return lo >= 0
 }
 
+// digitRunPair[c] is 1 for the bytes of digitRunByte: a probe tests two
+// neighbours with one branch.
+var digitRunPair = func() (t [256]uint8) {
+	for c, ok := range digitRunByte {
+		if ok {
+			t[c] = 1
+		}
+	}
+	return t
+}()
+
+// firstDigitProbe is the first probe of nextDigitRun over a whole input.
+const firstDigitProbe = 7
+
 // nextDigitRun finds the first such stretch [lo,hi) around a probe at i,
-// i+9, i+18, … and the probe to go on from (lo < 0: none). A stretch
-// holding 9 digits is at least 9 bytes long, so it contains one of every
-// 9th byte: only the stretches around those probes are looked at.
+// i+8, i+16, … and the probe to go on from (lo < 0: none). A probe p
+// tests the pair b[p], b[p+1]: a stretch holding 9 digits is at least 9
+// bytes long, so the pairs lying inside it start at 8 or more consecutive
+// positions, one of every 8th. Every stretch starting at or after i-7 is
+// seen (from i = 7: every stretch); after a stretch ending at hi the next
+// starts at hi+1 or later, so the probes go on from hi+8. Testing a pair
+// rather than a byte keeps the single spaces of prose from stopping the
+// probe.
 func nextDigitRun(b []byte, i int) (lo, hi, next int) {
-	for i < len(b) {
-		if !digitRunByte[b[i]] {
-			i += 9
+	for i+1 < len(b) {
+		if digitRunPair[b[i]]&digitRunPair[b[i+1]] == 0 {
+			i += 8
 			continue
 		}
-		lo, hi = i, i+1
-		for lo > 0 && digitRunByte[b[lo-1]] {
-			lo--
-		}
-		for hi < len(b) && digitRunByte[b[hi]] {
-			hi++
-		}
+		lo, hi = digitRunStart(b, i), digitRunEnd(b, i+2)
 		// b[hi] ends the stretch: the next one starts after it.
-		i = hi + 9
-		if hi-lo >= 9 {
-			n := 0
-			for _, c := range b[lo:hi] {
-				if c >= '0' && c <= '9' {
-					n++
-				}
-			}
-			if n >= 9 {
-				return lo, hi, i
-			}
+		i = hi + 8
+		if hi-lo >= 9 && countDigits(b[lo:hi]) >= 9 {
+			return lo, hi, i
 		}
 	}
 	return -1, -1, len(b)
+}
+
+// digitRunMask returns the high bit of each byte of x (8 bytes, little-
+// endian) that is a digitRunByte, and of each that is a digit. Every test
+// is exact per byte (no carry or borrow crosses a byte).
+func digitRunMask(x uint64) (run, digit uint64) {
+	const ones, highs, lows = 0x0101010101010101, 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
+	a := x & lows
+	// a+0x50 reaches 0x80 when a >= '0', a+0x46 when a > '9'; bytes >= 0x80
+	// are none of them.
+	digit = (a + ones*0x50) &^ (a + ones*0x46) &^ x & highs
+	sp, da := x^(ones*' '), x^(ones*'-')
+	// ((v&lows)+lows)|v has the high bit of every nonzero byte.
+	run = digit | ^(((sp&lows)+lows)|sp)&highs | ^(((da&lows)+lows)|da)&highs
+	return run, digit
+}
+
+// digitRunEnd returns the first index from i on whose byte is not a
+// digitRunByte (len(b) if none).
+func digitRunEnd(b []byte, i int) int {
+	for i+8 <= len(b) {
+		run, _ := digitRunMask(binary.LittleEndian.Uint64(b[i:]))
+		if stop := ^run & 0x8080808080808080; stop != 0 {
+			return i + bits.TrailingZeros64(stop)>>3
+		}
+		i += 8
+	}
+	for i < len(b) && digitRunByte[b[i]] {
+		i++
+	}
+	return i
+}
+
+// digitRunStart returns the start of the stretch of digitRunBytes ending
+// at b[i-1]: the least lo <= i with every byte of b[lo:i] a digitRunByte.
+func digitRunStart(b []byte, i int) int {
+	for i >= 8 {
+		run, _ := digitRunMask(binary.LittleEndian.Uint64(b[i-8:]))
+		if stop := ^run & 0x8080808080808080; stop != 0 {
+			return i - bits.LeadingZeros64(stop)>>3
+		}
+		i -= 8
+	}
+	for i > 0 && digitRunByte[b[i-1]] {
+		i--
+	}
+	return i
+}
+
+// countDigits counts the ASCII digits of b.
+func countDigits(b []byte) int {
+	n := 0
+	for len(b) >= 8 {
+		_, digit := digitRunMask(binary.LittleEndian.Uint64(b))
+		n += bits.OnesCount64(digit)
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= '0' && c <= '9' {
+			n++
+		}
+	}
+	return n
 }
 
 // hasASCIIEscape reports a \u00XX escape of a printable ASCII byte other
@@ -609,8 +677,9 @@ type jsonWalker struct {
 }
 
 type strTok struct {
-	start, end int // raw, including quotes
-	key        int // for a member value: index of its key in strs; else -1
+	start, end int  // raw, including quotes
+	key        int  // for a member value: index of its key in strs; else -1
+	esc        bool // hasASCIIEscape of the string (found by the walk)
 }
 
 type span struct{ start, end int }
@@ -820,13 +889,16 @@ var strStop = func() (t [256]bool) {
 	return
 }()
 
-// stopIn8 reports whether one of the 8 bytes of x (little-endian) is a
-// strStop byte: a control byte, '"' or '\\' (exact: each term is the
-// classic has-a-zero-byte / has-a-byte-less-than test).
-func stopIn8(x uint64) bool {
+// stopMask8 is nonzero when one of the 8 bytes of x (little-endian) is a
+// strStop byte: a control byte, '"' or '\\'; its lowest set bit is the
+// high bit of the first such byte. (Each term is the classic has-a-zero-
+// byte / has-a-byte-less-than test: a borrow only runs upwards from a byte
+// the test is true for, so the bits of the bytes below the first are
+// exact.)
+func stopMask8(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	q, bs := x^(ones*'"'), x^(ones*'\\')
-	return ((x-ones*0x20)&^x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0
+	return ((x-ones*0x20)&^x | (q-ones)&^q | (bs-ones)&^bs) & highs
 }
 
 // str scans a string at w.i; it accepts any byte ≥ 0x20 (as encoding/json
@@ -835,19 +907,27 @@ func (w *jsonWalker) str(key int) bool {
 	s := w.i
 	b := w.b
 	i := w.i + 1
+	esc := false
 	for {
-		for i+8 <= len(b) && !stopIn8(binary.LittleEndian.Uint64(b[i:])) {
+		for {
+			if i+8 > len(b) {
+				for i < len(b) && !strStop[b[i]] {
+					i++
+				}
+				break
+			}
+			if m := stopMask8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			i += 8
-		}
-		for i < len(b) && !strStop[b[i]] {
-			i++
 		}
 		if i >= len(b) || b[i] < 0x20 {
 			return false
 		}
 		if b[i] == '"' {
 			w.i = i + 1
-			w.strs = append(w.strs, strTok{start: s, end: w.i, key: key})
+			w.strs = append(w.strs, strTok{start: s, end: w.i, key: key, esc: esc})
 			return true
 		}
 		// escape
@@ -855,14 +935,21 @@ func (w *jsonWalker) str(key int) bool {
 			return false
 		}
 		switch b[i+1] {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		case '"', '\\', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case '/':
+			esc = true
 			i += 2
 		case 'u':
 			if i+6 > len(b) {
 				return false
 			}
-			if _, ok := hex4(b[i+2 : i+6]); !ok {
+			v, ok := hex4(b[i+2 : i+6])
+			if !ok {
 				return false
+			}
+			if v >= 0x21 && v < 0x7f && v != '<' && v != '>' && v != '&' && v != '\'' && v != '"' && v != '\\' {
+				esc = true
 			}
 			i += 6
 		default:

@@ -1,5 +1,7 @@
 package redact
 
+import "math/bits"
+
 // prefilter finds every occurrence of the rules' keywords, case-
 // insensitively, in one pass whose cost does not depend on the number of
 // rules or keywords.
@@ -11,11 +13,21 @@ package redact
 // rolling window has no data-dependent loads in its dependency chain, so
 // the scan runs at a few hundred MB/s to over 1 GB/s on ordinary text.
 type prefilter struct {
-	code    [256]uint8
-	bits    *[(triMask + 1) / 64]uint64 // 1<<18 bits
-	cands   map[uint32][]int32
+	code [256]uint8
+	bits *[(triMask + 1) / 64]uint64 // 1<<18 bits
+	// The keywords starting with the trigram of the n-th set bit of bits
+	// (in bit order) are cands[candOff[n]:candOff[n+1]]; n is the bit's
+	// rank, rank[x>>6] plus the set bits below x in its word.
+	rank    *[(triMask + 1) / 64]uint16
+	candOff []int32
+	cands   []int32
 	kws     [][]byte // lower-cased
 	kwOwner []int    // keyword index -> matcher index
+	// known is how many leading bytes of a candidate keyword its trigram
+	// hit has already matched: 3 (at most the keyword's length) when every
+	// keyword byte has its own code (a code then names one lower-cased
+	// byte), else 0.
+	known int
 }
 
 // hit is one keyword occurrence: input[start:end] equals the keyword, case
@@ -37,18 +49,23 @@ const triMask = 1<<18 - 1
 // newPrefilter builds the filter. keywords[i] is owned by owners[i]; every
 // keyword must be at least 2 bytes long.
 func newPrefilter(keywords []string, owners []int) *prefilter {
-	p := &prefilter{bits: new([(triMask + 1) / 64]uint64), cands: map[uint32][]int32{}}
-	next := uint8(1)
+	p := &prefilter{bits: new([(triMask + 1) / 64]uint64), rank: new([(triMask + 1) / 64]uint16)}
+	cands := map[uint32][]int32{}
+	next, distinct := uint8(1), 0
 	for _, kw := range keywords {
 		for i := 0; i < len(kw); i++ {
 			c := lowerASCII(kw[i])
 			if p.code[c] == 0 {
+				distinct++
 				p.code[c] = next
 				if next < 63 {
 					next++ // beyond 62 distinct bytes, codes are shared
 				}
 			}
 		}
+	}
+	if distinct <= 63 {
+		p.known = 3
 	}
 	for c := 'A'; c <= 'Z'; c++ {
 		p.code[c] = p.code[c+32]
@@ -74,9 +91,20 @@ func newPrefilter(keywords []string, owners []int) *prefilter {
 			if p.bits[idx/64]&(1<<(idx%64)) == 0 {
 				p.bits[idx/64] |= 1 << (idx % 64)
 			}
-			p.cands[idx] = append(p.cands[idx], int32(i))
+			cands[idx] = append(cands[idx], int32(i))
 		}
 	}
+	n := 0
+	for wi, word := range p.bits {
+		p.rank[wi] = uint16(n)
+		for ; word != 0; word &= word - 1 {
+			idx := uint32(wi)<<6 | uint32(bits.TrailingZeros64(word))
+			p.candOff = append(p.candOff, int32(len(p.cands)))
+			p.cands = append(p.cands, cands[idx]...)
+			n++
+		}
+	}
+	p.candOff = append(p.candOff, int32(len(p.cands)))
 	return p
 }
 
@@ -109,14 +137,16 @@ func (p *prefilter) scan(b []byte, hits []hit) []hit {
 }
 
 func (p *prefilter) verify(b []byte, at int, w uint32, hits []hit) []hit {
-	for _, k := range p.cands[w] {
+	word := p.bits[w>>6&(uint32(len(p.bits))-1)]
+	n := int(p.rank[w>>6&(uint32(len(p.rank))-1)]) + bits.OnesCount64(word&(1<<(w&63)-1))
+	for _, k := range p.cands[p.candOff[n]:p.candOff[n+1]] {
 		kw := p.kws[k]
 		if at+len(kw) > len(b) {
 			continue
 		}
 		ok := true
-		for j, c := range kw {
-			if lowerASCII(b[at+j]) != c {
+		for j := min(p.known, len(kw)); j < len(kw); j++ {
+			if lowerASCII(b[at+j]) != kw[j] {
 				ok = false
 				break
 			}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -26,6 +28,27 @@ func refHasDigitRun(b []byte) bool {
 		}
 	}
 	return false
+}
+
+// refDigitRuns lists every maximal stretch of digits, spaces and dashes
+// of b holding at least 9 digits, the exhaustive way.
+func refDigitRuns(b []byte) []span {
+	var out []span
+	for i := 0; i < len(b); {
+		if !digitRunByte[b[i]] {
+			i++
+			continue
+		}
+		j := i
+		for j < len(b) && digitRunByte[b[j]] {
+			j++
+		}
+		if refHasDigitRun(b[i:j]) {
+			out = append(out, span{i, j})
+		}
+		i = j
+	}
+	return out
 }
 
 func TestHasDigitRun(t *testing.T) {
@@ -123,20 +146,25 @@ func TestJSONLineEscapedSolidus(t *testing.T) {
 	}
 }
 
-// TestStopIn8 checks the 8-byte test against the strStop table: every byte
-// value in every position among filler bytes, and random words.
-func TestStopIn8(t *testing.T) {
-	ref := func(b []byte) bool {
-		for _, c := range b {
+// TestStopMask8 checks the 8-byte test against the strStop table: every
+// byte value in every position among filler bytes, and random words; the
+// mask's lowest bit names the first stop byte.
+func TestStopMask8(t *testing.T) {
+	ref := func(b []byte) int {
+		for i, c := range b {
 			if strStop[c] {
-				return true
+				return i
 			}
 		}
-		return false
+		return -1
 	}
 	check := func(b []byte) {
-		if got, want := stopIn8(binary.LittleEndian.Uint64(b)), ref(b); got != want {
-			t.Fatalf("stopIn8(%q) = %v, want %v", b, got, want)
+		got := -1
+		if m := stopMask8(binary.LittleEndian.Uint64(b)); m != 0 {
+			got = bits.TrailingZeros64(m) >> 3
+		}
+		if want := ref(b); got != want {
+			t.Fatalf("stopMask8(%q): first stop %d, want %d", b, got, want)
 		}
 	}
 	for _, fill := range []byte{'a', 0xff, 0x80, '!', '#', '[', 0x7f} {
@@ -174,20 +202,152 @@ func TestHasASCIIEscape(t *testing.T) {
 	}
 }
 
+// TestWalkerEscapes: the walk's per-string escape flag is hasASCIIEscape
+// of the string, and a valid line has such an escape exactly when one of
+// its strings does (JSONLine asks the walk instead of scanning the line).
+func TestWalkerEscapes(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	pieces := []string{"a", " ", "\\/", "\\\\", "\\n", "\\\"", "\\u0041", "\\u003c", "\\u003C", "\\u0020", "\\u007e",
+		"\\u007f", "\\u0021", "\\u00e9", "\\u0141", "\\uD83D\\uDE00", "\\u005c", "\\u005C", "\\u0027", "\\u0026", "é", "u00", "/"}
+	for range 50000 {
+		var line strings.Builder
+		line.WriteString(`{"k`)
+		var strsRaw []string
+		cur := "k"
+		for range rng.Intn(5) {
+			p := pieces[rng.Intn(len(pieces))]
+			line.WriteString(p)
+			cur += p
+		}
+		strsRaw = append(strsRaw, cur)
+		line.WriteString(`":["`)
+		cur = ""
+		for range rng.Intn(8) {
+			p := pieces[rng.Intn(len(pieces))]
+			line.WriteString(p)
+			cur += p
+		}
+		strsRaw = append(strsRaw, cur)
+		line.WriteString(`",1]}`)
+		b := []byte(line.String())
+		w := jsonWalker{b: b}
+		if !w.valid() {
+			t.Fatalf("%s: not valid", b)
+		}
+		if len(w.strs) != len(strsRaw) {
+			t.Fatalf("%s: %d strings, want %d", b, len(w.strs), len(strsRaw))
+		}
+		anyEsc := false
+		for k, st := range w.strs {
+			raw := b[st.start+1 : st.end-1]
+			if string(raw) != strsRaw[k] {
+				t.Fatalf("%s: string %d is %q, want %q", b, k, raw, strsRaw[k])
+			}
+			if want := hasASCIIEscape(raw); st.esc != want {
+				t.Fatalf("%s: string %q: esc %v, want %v", b, raw, st.esc, want)
+			}
+			if want := hasASCIIEscape(b[st.start:st.end]); st.esc != want {
+				t.Fatalf("%s: quoted string %q: esc %v, want %v", b, raw, st.esc, want)
+			}
+			anyEsc = anyEsc || st.esc
+		}
+		if want := hasASCIIEscape(b); anyEsc != want {
+			t.Fatalf("%s: strings' esc %v, line's %v", b, anyEsc, want)
+		}
+	}
+}
+
+// TestDigitRunMask: the 8-byte tests agree with digitRunByte and the
+// digit test byte by byte, for every byte value in every position, and
+// digitRunStart, digitRunEnd and countDigits with their byte loops.
+func TestDigitRunMask(t *testing.T) {
+	rng := rand.New(rand.NewSource(10))
+	alpha := []byte("0123456789 -/:,\x00\x1f\x7f\x80\xa0\xad\xb0\xb9\xff")
+	var w [8]byte
+	check := func() {
+		run, digit := digitRunMask(binary.LittleEndian.Uint64(w[:]))
+		for j, c := range w {
+			if got, want := run>>(8*j+7)&1 == 1, digitRunByte[c]; got != want {
+				t.Fatalf("%q: byte %d run %v, want %v", w, j, got, want)
+			}
+			if got, want := digit>>(8*j+7)&1 == 1, c >= '0' && c <= '9'; got != want {
+				t.Fatalf("%q: byte %d digit %v, want %v", w, j, got, want)
+			}
+		}
+	}
+	for c := range 256 {
+		for j := range w {
+			for k := range w {
+				w[k] = alpha[rng.Intn(len(alpha))]
+			}
+			w[j] = byte(c)
+			check()
+		}
+	}
+	for range 200000 {
+		for k := range w {
+			if rng.Intn(2) == 0 {
+				w[k] = byte(rng.Intn(256))
+			} else {
+				w[k] = alpha[rng.Intn(len(alpha))]
+			}
+		}
+		check()
+	}
+	for range 20000 {
+		b := make([]byte, rng.Intn(70))
+		for k := range b {
+			if rng.Intn(8) == 0 {
+				b[k] = alpha[rng.Intn(len(alpha))]
+			} else {
+				b[k] = alpha[rng.Intn(12)]
+			}
+		}
+		for i := 0; i <= len(b); i++ {
+			end := i
+			for end < len(b) && digitRunByte[b[end]] {
+				end++
+			}
+			if got := digitRunEnd(b, i); got != end {
+				t.Fatalf("digitRunEnd(%q, %d) = %d, want %d", b, i, got, end)
+			}
+			start := i
+			for start > 0 && digitRunByte[b[start-1]] {
+				start--
+			}
+			if got := digitRunStart(b, i); got != start {
+				t.Fatalf("digitRunStart(%q, %d) = %d, want %d", b, i, got, start)
+			}
+		}
+		n := 0
+		for _, c := range b {
+			if c >= '0' && c <= '9' {
+				n++
+			}
+		}
+		if got := countDigits(b); got != n {
+			t.Fatalf("countDigits(%q) = %d, want %d", b, got, n)
+		}
+	}
+}
+
 // TestAppendDigitRuns: the runs found in a line are exactly the maximal
 // stretches hasDigitRun accepts, and a string holds one exactly when
 // hasDigitRun accepts the string.
 func TestAppendDigitRuns(t *testing.T) {
 	rng := rand.New(rand.NewSource(8))
-	alpha := []byte("0123456789 -a\"")
+	alpha := []byte("0123456789 -a\"\xb0")
 	for range 100000 {
-		b := make([]byte, rng.Intn(60))
+		b := make([]byte, rng.Intn(90))
 		for i := range b {
 			b[i] = alpha[rng.Intn(len(alpha))]
 		}
 		runs := appendDigitRuns(nil, b)
 		if (len(runs) > 0) != refHasDigitRun(b) {
 			t.Fatalf("appendDigitRuns(%q) = %v, hasDigitRun %v", b, runs, refHasDigitRun(b))
+		}
+		if want := refDigitRuns(b); !slices.Equal(runs, want) {
+			t.Fatalf("appendDigitRuns(%q) = %v, want %v", b, runs, want)
 		}
 		for k, r := range runs {
 			if !refHasDigitRun(b[r.start:r.end]) || (r.start > 0 && digitRunByte[b[r.start-1]]) || (r.end < len(b) && digitRunByte[b[r.end]]) || (k > 0 && runs[k-1].end >= r.start) {
@@ -346,4 +506,103 @@ func TestJSONLineInertDigitRuns(t *testing.T) {
 		t.Fatalf("%d lines with a finding in a string, %d with a run dropped: the comparison proves little", n, dropped)
 	}
 	t.Logf("%d lines with a finding in a string, %d with a run dropped", n, dropped)
+}
+
+// FuzzJSONLineExhaustive: JSONLine with its shortcuts (the prefilter's
+// hits ruled out, digit runs dropped, escapes flagged by the walk) equals
+// its exhaustive path on any input.
+func FuzzJSONLineExhaustive(f *testing.F) {
+	for _, s := range []string{
+		`{"a":"b"}`, `{"password":"hunter2hunter2"}`, `{"c":"card 4111 1111 1111 1111 end"}`,
+		`{"k":"https:\/\/user:pa55w0rd@example.com"}`, `{"t":"\u0073k-proj-abcdefghijklmnopqrstuvwxyz0123456789AB"}`,
+		`{"n":4111111111111111,"s":"ssn 123-45-6789"}`, `{"id":"4d5611e5-241a-462a-8d15-5122611a9569"}`,
+		`["a\\u0041", "x 12345 67890 y"]`, `not json sk-ant-api03-abc`,
+	} {
+		f.Add([]byte(s))
+	}
+	r := Default()
+	ex := *r
+	ex.exhaustive = true
+	f.Fuzz(func(t *testing.T, in []byte) {
+		got, grep := r.JSONLine(in)
+		want, wrep := ex.JSONLine(in)
+		if !bytes.Equal(got, want) || grep.Total() != wrep.Total() {
+			t.Fatalf("JSONLine(%q):\n got %q (%d)\nwant %q (%d)", in, got, grep.Total(), want, wrep.Total())
+		}
+	})
+}
+
+// TestPrefilterSharedCodes: with more than 63 distinct keyword bytes codes
+// are shared and a trigram hit proves nothing about the bytes; with fewer
+// the verification skips the trigram's bytes. Both report exactly the
+// brute-force hits.
+func TestPrefilterSharedCodes(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	for _, nbytes := range []int{20, 63, 64, 90} {
+		var alpha []byte
+		for c := byte('!'); len(alpha) < nbytes; c++ {
+			if c < 'A' || c > 'Z' {
+				alpha = append(alpha, c)
+			}
+		}
+		var kws []string
+		var owners []int
+		for i := range 40 {
+			kw := make([]byte, 2+rng.Intn(5))
+			for j := range kw {
+				kw[j] = alpha[rng.Intn(len(alpha))]
+			}
+			kws = append(kws, string(kw))
+			owners = append(owners, i)
+		}
+		for _, c := range alpha { // every byte in some keyword
+			kws = append(kws, string([]byte{c, alpha[0], alpha[1]}))
+			owners = append(owners, len(owners))
+		}
+		pf := newPrefilter(kws, owners)
+		if want := nbytes <= 63; (pf.known == 3) != want {
+			t.Fatalf("%d distinct bytes: known %d", nbytes, pf.known)
+		}
+		for range 3000 {
+			b := make([]byte, rng.Intn(40))
+			for j := range b {
+				b[j] = alpha[rng.Intn(len(alpha))]
+				if rng.Intn(4) == 0 {
+					b[j] = byte(rng.Intn(128))
+				}
+			}
+			got := pf.scan(b, nil)
+			var want []hit
+			for at := range b {
+				for k, kw := range pf.kws {
+					if at+len(kw) <= len(b) {
+						ok := true
+						for j := range kw {
+							if lowerASCII(b[at+j]) != kw[j] {
+								ok = false
+							}
+						}
+						if ok {
+							want = append(want, hit{matcher: pf.kwOwner[k], start: at, end: at + len(kw)})
+						}
+					}
+				}
+			}
+			slices.SortStableFunc(got, func(x, y hit) int { return cmpHit(x, y) })
+			slices.SortStableFunc(want, func(x, y hit) int { return cmpHit(x, y) })
+			if !slices.Equal(got, want) {
+				t.Fatalf("%d bytes: scan(%q) = %v, want %v", nbytes, b, got, want)
+			}
+		}
+	}
+}
+
+func cmpHit(x, y hit) int {
+	if x.start != y.start {
+		return x.start - y.start
+	}
+	if x.end != y.end {
+		return x.end - y.end
+	}
+	return x.matcher - y.matcher
 }
