@@ -313,20 +313,7 @@ func TestRedactedResumeCleanPrefix(t *testing.T) {
 		p := writeSession(t, dir, fs)
 		o := redactOpts(t, "fp-1")
 		o.ChunkSize = 1024 // several chunks, most of them reused
-		io := o
-		if prev != nil {
-			pa, err := archive.Open(bytes.NewReader(prev), int64(len(prev)), archive.OpenOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			io.Previous = pa
-		}
-		var buf bytes.Buffer
-		st, stats, err := claude.Save(&buf, p, archive.ImportOptions{}, io)
-		if err != nil {
-			t.Fatal(err)
-		}
-		inc := buf.Bytes()
+		inc, st, stats := saveStats(t, p, prev, o)
 		full, _ := saveWith(t, p, nil, o)
 		what := fmt.Sprintf("clean prefix, step %d", k)
 		if k > 0 && (!st.Source.Partial || stats.CopiedSegments == 0) {
@@ -363,21 +350,11 @@ func TestSaveSameBytesWhateverConcurrency(t *testing.T) {
 			for _, conc := range []int{1, 2, 4} {
 				o := redactOpts(t, "fp-1")
 				o.Level, o.Concurrency, o.ChunkSize = lvl, conc, 64<<10
-				if prev != nil {
-					a, err := archive.Open(bytes.NewReader(prev), int64(len(prev)), archive.OpenOptions{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					o.Previous = a
-				}
-				var buf bytes.Buffer
-				if _, _, err := claude.Save(&buf, p, archive.ImportOptions{}, o); err != nil {
-					t.Fatal(err)
-				}
-				noSecrets(t, fmt.Sprintf("level %v step %d, %d goroutines", lvl, k, conc), buf.Bytes(), secrets)
+				got, _, _ := saveStats(t, p, prev, o)
+				noSecrets(t, fmt.Sprintf("level %v step %d, %d goroutines", lvl, k, conc), got, secrets)
 				if want == nil {
-					want = buf.Bytes()
-				} else if !bytes.Equal(buf.Bytes(), want) {
+					want = got
+				} else if !bytes.Equal(got, want) {
 					t.Fatalf("level %v step %d: %d goroutines wrote other bytes than 1", lvl, k, conc)
 				}
 			}

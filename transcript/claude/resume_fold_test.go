@@ -29,31 +29,17 @@ func TestResumeRecallFoldCorpus(t *testing.T) {
 		folded, elided := 0, 0
 		for k, lines := range []int{max(n-60, 1), max(n-40, 1), max(n-20, 1), n} {
 			sp := writeSession(t, dir, withMain(files, cutAfterLines(main, lines), false))
-			o := archive.EncodeOptions{Now: fixedNow}
-			if prev != nil {
-				a, err := archive.Open(bytes.NewReader(prev), int64(len(prev)), archive.OpenOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				o.Previous = a
-			}
-			var buf bytes.Buffer
-			st, stats, err := claude.Save(&buf, sp, archive.ImportOptions{}, o)
-			if err != nil {
-				t.Fatal(err)
-			}
+			inc, st, stats := saveStats(t, sp, prev, archive.EncodeOptions{Now: fixedNow})
 			if k > 0 {
 				elided += st.Source.FoldedTexts
-			}
-			if k > 0 {
 				folded += stats.RecallFolded
 				if strings.Count(filepath.Base(p), "-") == 4 && stats.UnreadBytes < int64(len(main))/2 {
 					t.Errorf("%s step %d: %d bytes unread of %d", filepath.Base(p), k, stats.UnreadBytes, len(main))
 				}
 			}
 			full, _ := save(t, sp, nil)
-			sameArchive(t, filepath.Base(p)+" fold step", buf.Bytes(), full)
-			prev = buf.Bytes()
+			sameArchive(t, filepath.Base(p)+" fold step", inc, full)
+			prev = inc
 		}
 		// The four full sessions (named by their UUID) have hundreds of
 		// tools; the small ones may have none before the cut.
@@ -87,28 +73,13 @@ func TestGrownResumeRandomCuts(t *testing.T) {
 				}
 				p := writeSession(t, dir, fs)
 				o := archive.EncodeOptions{Now: fixedNow, ChunkSize: 512}
-				if prev != nil {
-					pa, err := archive.Open(bytes.NewReader(prev), int64(len(prev)), archive.OpenOptions{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					o.Previous = pa
-				}
-				var inc bytes.Buffer
-				_, stats, err := claude.Save(&inc, p, archive.ImportOptions{}, o)
-				if err != nil {
-					t.Fatal(err)
-				}
+				inc, _, stats := saveStats(t, p, prev, o)
 				if stats.UnreadBytes > 0 {
 					grown++
 				}
-				o.Previous = nil
-				var full bytes.Buffer
-				if _, _, err := claude.Save(&full, p, archive.ImportOptions{}, o); err != nil {
-					t.Fatal(err)
-				}
-				sameArchive(t, fmt.Sprintf("%s cut %d step %d", name, cut, k), inc.Bytes(), full.Bytes())
-				prev = inc.Bytes()
+				full, _, _ := saveStats(t, p, nil, o)
+				sameArchive(t, fmt.Sprintf("%s cut %d step %d", name, cut, k), inc, full)
+				prev = inc
 			}
 		}
 	}

@@ -65,6 +65,15 @@ func saveWith(t *testing.T, p string, prev []byte, o archive.EncodeOptions) ([]b
 	if saveLevel != 0 {
 		o.Codec, o.Level = ctxfmt.CodecZstd, saveLevel
 	}
+	b, st, _ := saveStats(t, p, prev, o)
+	return b, st
+}
+
+// saveStats saves the session at p with o as it is, incrementally on top
+// of prev when given, and returns the encoder's statistics too.
+func saveStats(t *testing.T, p string, prev []byte, o archive.EncodeOptions) ([]byte, *archive.State, archive.EncodeStats) {
+	t.Helper()
+	o.Previous = nil
 	if prev != nil {
 		a, err := archive.Open(bytes.NewReader(prev), int64(len(prev)), archive.OpenOptions{})
 		if err != nil {
@@ -73,11 +82,11 @@ func saveWith(t *testing.T, p string, prev []byte, o archive.EncodeOptions) ([]b
 		o.Previous = a
 	}
 	var buf bytes.Buffer
-	st, _, err := claude.Save(&buf, p, archive.ImportOptions{}, o)
+	st, stats, err := claude.Save(&buf, p, archive.ImportOptions{}, o)
 	if err != nil {
 		t.Fatalf("Save: %v", err)
 	}
-	return buf.Bytes(), st
+	return buf.Bytes(), st, stats
 }
 
 // sameArchive compares two archives component by component.
