@@ -92,7 +92,8 @@ func BenchmarkSave(b *testing.B) {
 // archive of the session without them as EncodeOptions.Previous
 // ("incremental") and from scratch ("full"): "main" is the main file alone
 // (ImportOptions.NoSubagents), "session" the main file with its subagent
-// files, as `ben10 context save` reads them.
+// files, as `ben10 context save` reads them, and "session-redacted" the
+// same with redaction on (the default of the CLI and the hooks).
 func BenchmarkIncrementalSave(b *testing.B) {
 	p := benchSession(b)
 	data, err := os.ReadFile(p)
@@ -103,10 +104,17 @@ func BenchmarkIncrementalSave(b *testing.B) {
 	for range 21 {
 		cut = bytes.LastIndexByte(data[:cut-1], '\n') + 1
 	}
+	redacted := redactOpts(zstdOpts())
+	redacted.RedactFingerprint = "bench"
 	for _, files := range []struct {
 		name string
 		opt  archive.ImportOptions
-	}{{"main", archive.ImportOptions{NoSubagents: true}}, {"session", archive.ImportOptions{}}} {
+		enc  archive.EncodeOptions
+	}{
+		{"main", archive.ImportOptions{NoSubagents: true}, zstdOpts()},
+		{"session", archive.ImportOptions{}, zstdOpts()},
+		{"session-redacted", archive.ImportOptions{}, redacted},
+	} {
 		b.Run(files.name, func(b *testing.B) {
 			dir := b.TempDir()
 			tp := filepath.Join(dir, filepath.Base(p))
@@ -117,7 +125,7 @@ func BenchmarkIncrementalSave(b *testing.B) {
 				b.Fatal(err)
 			}
 			var base bytes.Buffer
-			if _, _, err := claude.Save(&base, tp, files.opt, zstdOpts()); err != nil {
+			if _, _, err := claude.Save(&base, tp, files.opt, files.enc); err != nil {
 				b.Fatal(err)
 			}
 			if err := os.WriteFile(tp, data, 0o600); err != nil {
@@ -132,7 +140,7 @@ func BenchmarkIncrementalSave(b *testing.B) {
 				prev *archive.Archive
 			}{{"incremental", prev}, {"full", nil}} {
 				b.Run(c.name, func(b *testing.B) {
-					o := zstdOpts()
+					o := files.enc
 					o.Previous = c.prev
 					for b.Loop() {
 						_, st, err := claude.Save(io.Discard, tp, files.opt, o)
