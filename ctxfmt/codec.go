@@ -183,6 +183,13 @@ func decompressDict(b []byte, rawLen int, dictOf func(j uint64) ([]byte, error))
 		return nil, fmt.Errorf("zstd: %w", err)
 	}
 	defer dec.Close()
+	return decodeAllExact(dec, src, rawLen)
+}
+
+// decodeAllExact decodes src with dec (made WithDecodeAllCapLimit, so it
+// writes at most cap(dst) bytes) into exactly rawLen bytes: one spare byte
+// of capacity lets an over-long frame show itself.
+func decodeAllExact(dec *zstd.Decoder, src []byte, rawLen int) ([]byte, error) {
 	dst, err := dec.DecodeAll(src, make([]byte, 0, rawLen+1))
 	if err != nil {
 		return nil, fmt.Errorf("zstd: %w", err)
@@ -283,16 +290,7 @@ func decompress(c Codec, src []byte, rawLen int) ([]byte, error) {
 		if rawLen > zstdFastRatio*len(src)+zstdFastSlack {
 			return zstdStream(src, rawLen)
 		}
-		// The decoder writes at most cap(dst) bytes (WithDecodeAllCapLimit);
-		// one spare byte lets an over-long frame show itself.
-		dst, err := dec.DecodeAll(src, make([]byte, 0, rawLen+1))
-		if err != nil {
-			return nil, fmt.Errorf("zstd: %w", err)
-		}
-		if len(dst) != rawLen {
-			return nil, errLength
-		}
-		return dst, nil
+		return decodeAllExact(dec, src, rawLen)
 	}
 	return nil, fmt.Errorf("unknown codec %s", c)
 }
