@@ -79,21 +79,31 @@ var libzstdLevels = sync.OnceValue(func() map[Level]*libzstdLevel {
 	return m
 })
 
+// acquireLibzstd takes a busy slot of level l's libzstd contexts, or
+// returns nil when this build or l has no libzstd (the caller then uses
+// klauspost); release gives the slot back.
+func acquireLibzstd(l Level) (lz *libzstdLevel, release func()) {
+	if pureGoZstd.Load() {
+		return nil, nil
+	}
+	if lz = libzstdLevels()[l.norm()]; lz == nil {
+		return nil, nil
+	}
+	lz.sem <- struct{}{}
+	return lz, func() { <-lz.sem }
+}
+
 // libzstdCompress compresses src (not empty) into one Zstandard frame
 // with libzstd when this build has it and l is a libzstd level; ok is
 // false otherwise and the caller uses klauspost. The frame carries the
 // content size and, added by withContentChecksum, the XXH64 content
 // checksum. The result is a fresh slice of exactly the frame's size.
 func libzstdCompress(l Level, src []byte) (out []byte, ok bool, err error) {
-	if pureGoZstd.Load() {
-		return nil, false, nil
-	}
-	lz := libzstdLevels()[l.norm()]
+	lz, release := acquireLibzstd(l)
 	if lz == nil {
 		return nil, false, nil
 	}
-	lz.sem <- struct{}{}
-	defer func() { <-lz.sem }()
+	defer release()
 	c := lz.pool.Get().(*libzstdCtx)
 	defer lz.pool.Put(c)
 	if bound := ddzstd.CompressBound(len(src)); cap(c.buf) < bound {
@@ -112,15 +122,11 @@ func libzstdCompress(l Level, src []byte) (out []byte, ok bool, err error) {
 // level libzstdCompress would use for the dictionary and src together (so
 // the frame's window stays within 8 MiB up to level 22's limit).
 func libzstdCompressDict(l Level, src, dict []byte) (out []byte, ok bool, err error) {
-	if pureGoZstd.Load() {
-		return nil, false, nil
-	}
-	lz := libzstdLevels()[l.norm()]
+	lz, release := acquireLibzstd(l)
 	if lz == nil {
 		return nil, false, nil
 	}
-	lz.sem <- struct{}{}
-	defer func() { <-lz.sem }()
+	defer release()
 	bp, err := ddzstd.NewBulkProcessor(dict, lz.levelFor(len(src)+len(dict)))
 	if err != nil {
 		return nil, true, err
