@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -145,8 +146,12 @@ func readFileLimited(p string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %s (%d bytes)", ErrTooLarge, p, fi.Size())
 	}
 	data := make([]byte, 0, fi.Size()+1)
-	prefault(data)
-	data, err = readAllInto(f, data)
+	if fi.Size() >= parallelReadMin && runtime.GOMAXPROCS(0) > 1 {
+		data, err = readHalves(f, data, int(fi.Size()))
+	} else {
+		prefault(data)
+		data, err = readAllInto(f, data)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("claude: reading %s: %w", p, err)
 	}
@@ -154,6 +159,55 @@ func readFileLimited(p string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %s", ErrTooLarge, p)
 	}
 	return data, nil
+}
+
+// parallelReadMin is the size from which readFileLimited reads a file as
+// two halves at once: mapping the fresh buffer's pages and copying the
+// page cache into them is about a millisecond for 3 MB, during which the
+// save has nothing else to do.
+const parallelReadMin = 1 << 20
+
+// readHalves reads f, of size bytes when it was opened, into b (empty,
+// with room for them): its two halves at once, each on its own goroutine,
+// then whatever follows them until the end of the file (a transcript may
+// grow while it is read). The result is what one read from the start to
+// the end would give: the bytes a transcript's writer appends never
+// change those before them. Should the file have shrunk under the first
+// half, only what that half read is kept and the read goes on from there.
+func readHalves(f *os.File, b []byte, size int) ([]byte, error) {
+	mid := size / 2
+	full := b[:size]
+	var n2 int
+	var err2 error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		prefault(full[mid:mid:size])
+		n2, err2 = readFullAt(f, full[mid:], int64(mid))
+	}()
+	prefault(full[:0:mid])
+	n1, err1 := readFullAt(f, full[:mid], 0)
+	<-done
+	if err1 != nil {
+		return b, err1
+	}
+	n := n1
+	if n1 == mid {
+		if err2 != nil {
+			return b, err2
+		}
+		n = mid + n2
+	}
+	return readAllInto(io.NewSectionReader(f, int64(n), MaxFileSize+1-int64(n)), full[:n])
+}
+
+// readFullAt fills b from f at off, short only at the end of the file.
+func readFullAt(f *os.File, b []byte, off int64) (int, error) {
+	n, err := f.ReadAt(b, off)
+	if err == io.EOF {
+		err = nil
+	}
+	return n, err
 }
 
 func readAllInto(r io.Reader, b []byte) ([]byte, error) {
