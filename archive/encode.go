@@ -1277,18 +1277,102 @@ type redacted struct {
 }
 
 // redactFiles is redactLines for several files at once: their lines are
-// cut into blocks of whole lines of about redactBlock bytes that the
-// workers take in turn across the files, so that no worker waits at the
-// end of one file while another finishes it.
+// cut into blocks of about redactBlock bytes (the lines starting in
+// [k*redactBlock, (k+1)*redactBlock) of a file) that the workers take in
+// turn across the files, so that no worker waits at the end of one file
+// while another finishes it. Each block finds its own lines: no pass over
+// the files precedes the workers.
 func redactFiles(files [][]byte, fn func([]byte) []byte, workers int) []redacted {
 	type job struct {
-		f, lo, hi int // file f's lines [lo, hi)
+		f, lo, hi int // the lines of file f starting in [lo, hi)
+	}
+	type result struct {
+		starts []int
+		repl   map[int][]byte // a line's redacted body by its index in starts, when fn changed it
+	}
+	var jobs []job
+	total := 0
+	for f, data := range files {
+		for lo := 0; lo < len(data); lo += redactBlock {
+			jobs = append(jobs, job{f, lo, min(lo+redactBlock, len(data))})
+		}
+		total += len(data)
+	}
+	results := make([]result, len(jobs))
+	run := func(k int) {
+		j := jobs[k]
+		data := files[j.f]
+		st := j.lo
+		if st > 0 {
+			// The first line starting at or after lo.
+			p := bytes.IndexByte(data[st-1:], '\n')
+			if p < 0 {
+				return
+			}
+			st += p
+		}
+		res := &results[k]
+		res.starts = make([]int, 0, (j.hi-j.lo)/1024+16)
+		for st < j.hi {
+			res.starts = append(res.starts, st)
+			end := bytes.IndexByte(data[st:], '\n')
+			next := len(data)
+			if end < 0 {
+				end = len(data)
+			} else {
+				end += st
+				next = end + 1
+			}
+			b := data[st:end]
+			if len(b) > 0 && b[len(b)-1] == '\r' {
+				b = b[:len(b)-1]
+			}
+			if r := fn(b); !bytes.Equal(r, b) {
+				if res.repl == nil {
+					res.repl = map[int][]byte{}
+				}
+				res.repl[len(res.starts)-1] = r
+			}
+			st = next
+		}
+	}
+	if workers <= 1 || total < 2*redactBlock {
+		for k := range jobs {
+			run(k)
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(workers, len(jobs)) {
+			wg.Go(func() {
+				for {
+					k := int(next.Add(1)) - 1
+					if k >= len(jobs) {
+						return
+					}
+					run(k)
+				}
+			})
+		}
+		wg.Wait()
 	}
 	out := make([]redacted, len(files))
-	total := 0
-	for i, data := range files {
-		out[i].starts = lineStarts(data)
-		total += len(data)
+	// repl[f][ln] is line ln's redacted body when fn changed it.
+	repl := make([]map[int][]byte, len(files))
+	for k, j := range jobs {
+		res := &results[k]
+		base := len(out[j.f].starts)
+		for i, r := range res.repl {
+			if repl[j.f] == nil {
+				repl[j.f] = map[int][]byte{}
+			}
+			repl[j.f][base+i] = r
+		}
+		if out[j.f].starts == nil {
+			out[j.f].starts = res.starts
+		} else {
+			out[j.f].starts = append(out[j.f].starts, res.starts...)
+		}
 	}
 	// body returns line ln of file f without its line ending.
 	body := func(f, ln int) []byte {
@@ -1305,55 +1389,10 @@ func redactFiles(files [][]byte, fn func([]byte) []byte, workers int) []redacted
 		}
 		return b
 	}
-	// repl[f][ln] is line ln's redacted body when fn changed it.
-	repl := make([]map[int][]byte, len(files))
-	var mu sync.Mutex
-	run := func(j job) {
-		for ln := j.lo; ln < j.hi; ln++ {
-			b := body(j.f, ln)
-			if r := fn(b); !bytes.Equal(r, b) {
-				mu.Lock()
-				if repl[j.f] == nil {
-					repl[j.f] = map[int][]byte{}
-				}
-				repl[j.f][ln] = r
-				mu.Unlock()
-			}
-		}
-	}
-	if workers <= 1 || total < 2*redactBlock {
-		for f := range files {
-			run(job{f, 0, len(out[f].starts)})
-		}
-	} else {
-		// Blocks of whole lines of about redactBlock bytes, taken in turn.
-		var jobs []job
-		for f := range files {
-			starts := out[f].starts
-			for ln := 0; ln < len(starts); {
-				lo := ln
-				limit := starts[ln] + redactBlock
-				for ln++; ln < len(starts) && starts[ln] < limit; ln++ {
-				}
-				jobs = append(jobs, job{f, lo, ln})
-			}
-		}
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range min(workers, len(jobs)) {
-			wg.Go(func() {
-				for {
-					k := int(next.Add(1)) - 1
-					if k >= len(jobs) {
-						return
-					}
-					run(jobs[k])
-				}
-			})
-		}
-		wg.Wait()
-	}
 	for f, data := range files {
+		if out[f].starts == nil {
+			out[f].starts = []int{}
+		}
 		out[f].data, out[f].changed = data, make(map[int]bool, len(repl[f]))
 		if len(repl[f]) == 0 {
 			continue
