@@ -1100,10 +1100,38 @@ func (e *encoder) planRaw(ready func()) error {
 				orig = starts
 			}
 			m := rawManifest{Name: f.Name, Size: int64(len(data))}
-			m.Chunks = chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize())
+			// A file stored as it was read, in one chunk, whose digests
+			// were made as it was read (RawDigest): its hash job only
+			// waits for them. (Its OrigHash too, unless planReuse needs
+			// it now.)
+			digested := f.Digest != nil && len(e.changed[i]) == 0 && len(data) == len(f.Data) &&
+				len(data) > 0 && &data[0] == &f.Data[0] && len(data) <= e.chunkSize()
+			m.Chunks = chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize(), !digested || e.opts.Previous != nil)
 			e.man[i] = m
 			e.planReuse(i)
 			e.hashes = append(e.hashes, func() {
+				if digested {
+					c := &e.man[i].Chunks[0]
+					if sha, mid, xxh, ok := f.Digest.of(f.Data); ok && len(e.man[i].Chunks) == 1 {
+						if e.opts.Previous == nil {
+							c.OrigHash = xxh
+						}
+						if c.Mid == nil {
+							c.Mid = mid
+						}
+						e.man[i].SHA256 = sha
+						return
+					}
+					if e.opts.Previous == nil {
+						// (Not digested after all: the chunks' own.)
+						off := int64(0)
+						for k := range e.man[i].Chunks {
+							c := &e.man[i].Chunks[k]
+							c.OrigHash = xxhash.Sum64(f.Data[off : off+c.OrigLen])
+							off += c.OrigLen
+						}
+					}
+				}
 				e.man[i].SHA256 = hashChunks(sha256.New(), data, e.man[i].Chunks)
 			})
 		}
@@ -1228,7 +1256,7 @@ func (e *encoder) planAppend(i int) bool {
 	if restOrigStarts == nil {
 		restOrigStarts = restStarts
 	}
-	tail := chunkLines(rest, restStored, restOrigStarts, restStarts, restChanged, e.chunkSize())
+	tail := chunkLines(rest, restStored, restOrigStarts, restStarts, restChanged, e.chunkSize(), true)
 	m := rawManifest{Name: e.files[i].Name, Size: int64(len(stored))}
 	m.Chunks = append(append([]rawChunk(nil), pm.Chunks[:reuse]...), tail...)
 	e.man[i] = m
@@ -1421,7 +1449,9 @@ func redactFiles(files [][]byte, fn func([]byte) []byte, workers int) []redacted
 // chunkLines cuts the stored bytes at line boundaries into chunks of about
 // size bytes, recording each chunk's original extent for incremental
 // matching.
-func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map[int]bool, size int) []rawChunk {
+//
+// With hash false the chunks' OrigHash are left 0 (the caller sets them).
+func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map[int]bool, size int, hash bool) []rawChunk {
 	var chunks []rawChunk
 	line, origOff, storedOff := 0, 0, 0
 	nlines := len(storedStarts)
@@ -1444,7 +1474,10 @@ func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map
 			c := rawChunk{StoredLen: maxChunk, OrigLen: -1}
 			if !changed[line] {
 				origEnd = origOff + maxChunk
-				c.OrigLen, c.OrigHash = maxChunk, xxhash.Sum64(orig[origOff:origEnd])
+				c.OrigLen = maxChunk
+				if hash {
+					c.OrigHash = xxhash.Sum64(orig[origOff:origEnd])
+				}
 			}
 			if storedStarts[line] >= storedOff {
 				c.Lines = 1
@@ -1460,7 +1493,10 @@ func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map
 		}
 		c := rawChunk{StoredLen: int64(storedEnd - storedOff), OrigLen: -1}
 		if origOff >= 0 {
-			c.OrigLen, c.OrigHash = int64(origEnd-origOff), xxhash.Sum64(orig[origOff:origEnd])
+			c.OrigLen = int64(origEnd - origOff)
+			if hash {
+				c.OrigHash = xxhash.Sum64(orig[origOff:origEnd])
+			}
 		}
 		for l := line; l < end; l++ {
 			if storedStarts[l] >= storedOff {
@@ -1524,7 +1560,7 @@ func (e *encoder) planReuse(i int) {
 	}
 	rest := e.files[i].Data[origOff:]
 	restStored := stored[storedOff:]
-	ch := chunkLines(rest, restStored, lineStarts(rest), lineStarts(restStored), shiftChanged(e.changed[i], pm.Chunks[:reuse]), e.chunkSize())
+	ch := chunkLines(rest, restStored, lineStarts(rest), lineStarts(restStored), shiftChanged(e.changed[i], pm.Chunks[:reuse]), e.chunkSize(), true)
 	e.man[i].Chunks = append(append([]rawChunk(nil), pm.Chunks[:reuse]...), ch...)
 	e.reuse[i], e.prevSegs[i] = reuse, segs
 }
