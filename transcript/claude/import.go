@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -279,12 +280,22 @@ func ImportFiles(files []archive.RawFile, opt archive.ImportOptions) (*archive.S
 // the resume state records redactFP. With lazy set, tool outputs the
 // recall does not read are left undecoded (archive.ModelSource.Lazy).
 func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.ImportOptions, resumable bool, redactFP string, lazy bool) (*archive.State, error) {
+	return importFilesAbort(files, redacted, opt, resumable, redactFP, lazy, nil)
+}
+
+// errAborted: an import given an abort flag saw it set.
+var errAborted = errors.New("claude: import aborted")
+
+// importFilesAbort is importFiles that stops with errAborted as soon as
+// abort (when not nil) is set, checked before every line.
+func importFilesAbort(files []archive.RawFile, redacted []map[int]bool, opt archive.ImportOptions, resumable bool, redactFP string, lazy bool, abort *atomic.Bool) (*archive.State, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%w: no files", ErrNotTranscript)
 	}
 	im := newImporter(opt)
 	im.lazyOut = lazy
 	im.redacted, im.redactFP = redacted, redactFP
+	im.abort = abort
 	if resumable {
 		im.snapshot = im.takeSnapshot
 		im.recordSubs = true
@@ -293,6 +304,9 @@ func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.I
 	parsed := 0
 	for fi, f := range files {
 		parsed += im.file(fi, f)
+		if im.aborted {
+			return nil, errAborted
+		}
 	}
 	if parsed == 0 {
 		return nil, fmt.Errorf("%w: %s has no JSON line", ErrNotTranscript, files[0].Name)
@@ -327,12 +341,16 @@ func (im *importer) end(opt archive.ImportOptions) (*archive.State, error) {
 }
 
 type importer struct {
-	opt   archive.ImportOptions
-	st    *archive.State
-	root  string
-	tools map[string]int  // tool_use id → index in st.Tools
-	files map[string]int  // path → index in st.Files
-	usage map[uint64]bool // xxhash64 of message.id + requestId of responses counted
+	// abort, when set, stops the import before the next line (aborted
+	// then says so; see importFilesAbort).
+	abort   *atomic.Bool
+	aborted bool
+	opt     archive.ImportOptions
+	st      *archive.State
+	root    string
+	tools   map[string]int  // tool_use id → index in st.Tools
+	files   map[string]int  // path → index in st.Files
+	usage   map[uint64]bool // xxhash64 of message.id + requestId of responses counted
 	// pendingSummary is the index of the compaction waiting for its
 	// isCompactSummary line, or -1.
 	pendingSummary int
@@ -529,6 +547,11 @@ func (im *importer) fileFrom(fi int, f archive.RawFile, start, startLine int) in
 		im.starts, im.startsOff = make([]int, 0, len(data)/1024+16), 0
 	}
 	for off := start; off < len(data); ln++ {
+		if im.abort != nil && im.abort.Load() {
+			// Nothing more is recorded: the import is thrown away.
+			im.aborted, im.snapshot, im.rec = true, nil, nil
+			return parsed
+		}
 		end := bytes.IndexByte(data[off:], '\n')
 		last := end < 0
 		if last {
