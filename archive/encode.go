@@ -629,7 +629,16 @@ func (e *encoder) prepareRaw() error {
 					continue
 				}
 				g := &e.groups[jobs[j]]
-				g.prep, errs[j] = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, g.data)
+				// A file's whole data read with its digests (RawDigest)
+				// has its xxhash64 known.
+				var sum func() (uint64, bool)
+				if d := e.files[g.file].Digest; d != nil {
+					sum = func() (uint64, bool) {
+						_, _, xxh, ok := d.of(g.data)
+						return xxh, ok
+					}
+				}
+				g.prep, errs[j] = ctxfmt.PrepareSum(e.opts.Codec, e.opts.Level, g.data, sum)
 			}
 		})
 	}
