@@ -283,6 +283,13 @@ func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.I
 	return importFilesAbort(files, redacted, opt, resumable, redactFP, lazy, nil)
 }
 
+// yieldEvery is how many bytes an import beside other work
+// (importFilesAbort) reads between two runtime.Gosched calls: Go gives a
+// goroutine that does not block its processor for up to 10 ms when more
+// goroutines than processors are runnable, longer than a whole save, so
+// the goroutines of a save take turns of about a tenth of a millisecond.
+const yieldEvery = 64 << 10
+
 // errAborted: an import given an abort flag saw it set.
 var errAborted = errors.New("claude: import aborted")
 
@@ -546,11 +553,20 @@ func (im *importer) fileFrom(fi int, f archive.RawFile, start, startLine int) in
 	if record {
 		im.starts, im.startsOff = make([]int, 0, len(data)/1024+16), 0
 	}
+	yielded := start
 	for off := start; off < len(data); ln++ {
-		if im.abort != nil && im.abort.Load() {
-			// Nothing more is recorded: the import is thrown away.
-			im.aborted, im.snapshot, im.rec = true, nil, nil
-			return parsed
+		if im.abort != nil {
+			if im.abort.Load() {
+				// Nothing more is recorded: the import is thrown away.
+				im.aborted, im.snapshot, im.rec = true, nil, nil
+				return parsed
+			}
+			if off-yielded >= yieldEvery {
+				// An import beside the redaction (saveFiles) lets the
+				// redaction's goroutines have their turn.
+				yielded = off
+				runtime.Gosched()
+			}
 		}
 		end := bytes.IndexByte(data[off:], '\n')
 		last := end < 0
