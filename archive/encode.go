@@ -335,6 +335,13 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 	}
 	e.s = s
 	m, err := e.model()
+	// The digests made as the files were read, finished here rather than
+	// beside the compression (see encoder.late).
+	for i, f := range e.files {
+		if e.digested[i] {
+			f.Digest.of(f.Data)
+		}
+	}
 	<-enc.done
 	if enc.rawErr != nil {
 		return *e.stats, enc.rawErr
@@ -396,6 +403,13 @@ type encoder struct {
 	// planRaw leaves them to prepareRaw, which runs them beside the
 	// compression, after the stored files are handed to the importer.
 	hashes []func()
+	// digested are the files whose digests were made as they were read
+	// (RawDigest, used for file i when digested[i]): their hash jobs
+	// (late) run after the compression, by which time Finish has
+	// usually finished those digests on its own goroutine, so that the
+	// compression keeps a core to itself.
+	digested []bool
+	late     []func()
 }
 
 // rawGroup is one raw segment: a chunk copied from the previous archive,
@@ -666,8 +680,11 @@ func (e *encoder) prepareRaw() error {
 	}
 	close(next)
 	wg.Wait()
+	for _, h := range e.late {
+		h()
+	}
 	<-read
-	e.hashes = nil
+	e.hashes, e.late = nil, nil
 	// A chunk shared with others is never copied, so nothing hashes on
 	// from its SHA-256 state (hashChunks recorded one for every chunk).
 	for _, g := range e.groups {
@@ -1048,6 +1065,7 @@ func (e *encoder) planRaw(ready func()) error {
 	e.man = make([]rawManifest, n)
 	e.reuse, e.prevSegs = make([]int, n), make([][]int, n)
 	e.storedFiles = make([]RawFile, n)
+	e.digested = make([]bool, n)
 	// First every file's stored bytes, which is all Stored waits for (the
 	// importer then starts), then the cutting of the files not planned
 	// by planAppend.
@@ -1115,10 +1133,11 @@ func (e *encoder) planRaw(ready func()) error {
 			// it now.)
 			digested := f.Digest != nil && len(e.changed[i]) == 0 && len(data) == len(f.Data) &&
 				len(data) > 0 && &data[0] == &f.Data[0] && len(data) <= e.chunkSize()
+			e.digested[i] = digested
 			m.Chunks = chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize(), !digested || e.opts.Previous != nil)
 			e.man[i] = m
 			e.planReuse(i)
-			e.hashes = append(e.hashes, func() {
+			job := func() {
 				if digested {
 					c := &e.man[i].Chunks[0]
 					if sha, mid, xxh, ok := f.Digest.of(f.Data); ok && len(e.man[i].Chunks) == 1 {
@@ -1142,7 +1161,12 @@ func (e *encoder) planRaw(ready func()) error {
 					}
 				}
 				e.man[i].SHA256 = hashChunks(sha256.New(), data, e.man[i].Chunks)
-			})
+			}
+			if digested {
+				e.late = append(e.late, job)
+			} else {
+				e.hashes = append(e.hashes, job)
+			}
 		}
 		if sp := sparseOf(f.Data); sp != nil {
 			e.stats.UnreadBytes += sp.unread
