@@ -18,7 +18,11 @@ import (
 // stores: its conversation is rebuilt from the stored raw transcript like
 // an unredacted one's, no text is redacted twice, and no state the
 // importer keeps can hold what redaction removed. File content hashes are
-// then left unknown for content read from a line redaction changed.
+// then left unknown for content read from a line redaction changed. (A
+// full save imports the files as read beside their redaction, on the
+// guess that it changes no line; the first line it changes throws that
+// import away, so that what is returned and stored is always the model
+// of the redacted files.)
 //
 // With eopt.Previous, an archive of the same transcript saved by this
 // importer (same project root; same redaction, which for a redacted one
