@@ -1186,7 +1186,8 @@ func (e *encoder) planAppend(i int) bool {
 	if origOff > int64(len(data)) {
 		return false
 	}
-	if sp := sparseOf(data); sp != nil && (origOff < int64(sp.from) || e.opts.RedactLine != nil) {
+	sp := sparseOf(data)
+	if sp != nil && origOff < int64(sp.from) {
 		return false // bytes it did not read
 	}
 	rest := data[origOff:]
@@ -1196,6 +1197,13 @@ func (e *encoder) planAppend(i int) bool {
 	if e.opts.RedactLine != nil {
 		restStored, restChanged, restOrigStarts = redactLines(rest, e.opts.RedactLine, e.redactWorkers())
 		switch {
+		case sp != nil:
+			// Read with ReadGrown: the stored view of the file, as sparse
+			// as the file (grown_redacted.go).
+			var ok bool
+			if stored, ok = e.sparseStored(data, sp, pm, skip, origOff, storedOff, restStored); !ok {
+				return false
+			}
 		case storedOff == origOff && !slices.ContainsFunc(pm.RedactedLines, func(l int) bool { return l < skip }):
 			// Redaction changed no line of the reused part (whose
 			// original bytes reusable matched): its stored bytes are the
@@ -1535,6 +1543,9 @@ func (e *encoder) reusable(i int) (int, []int) {
 	var endsLine func(off int64) bool
 	if e.opts.RedactLine != nil {
 		endsLine = func(off int64) bool { return off > 0 && data[off-1] == '\n' }
+		if sp := sparseOf(data); sp != nil {
+			endsLine = func(off int64) bool { return sp.endsLine(data, off) }
+		}
 	}
 	return reuseCount(prev.meta.Raw[pf].Chunks, len(segs), prev.matchedOriginal(pf, data), int64(len(data)), e.chunkSize(), endsLine), segs
 }

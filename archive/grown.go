@@ -178,20 +178,55 @@ var errNotGrown = errors.New("not a grown copy of the archived file")
 // the bytes before the part the save reads in full (From), only the lines
 // keep names are kept. ok is false, with no error, when the file is not
 // such a copy (its prefix changed, it shrank, it is larger than maxSize,
-// the archive is redacted or does not hold the file in segments an
-// incremental save can copy): the caller then reads it whole. The
-// GrownFile's Data is for an Encoder whose Previous is this archive, with
-// the same chunk size and without redaction: an encoder given it
-// otherwise fails rather than read its missing bytes.
+// the archive does not hold the file in segments an incremental save can
+// copy): the caller then reads it whole. The GrownFile's Data is for an
+// Encoder whose Previous is this archive, with the same chunk size and the
+// same redaction: an encoder given it otherwise fails rather than read its
+// missing bytes.
+//
+// A redacted archive stores other bytes than the file's, at other
+// offsets: prefix is then the stored offset of the end of the archived
+// file's last complete line (where its resume point is), and every byte
+// the archive holds of the file must be unchanged (the file only grew). The lines redaction
+// changed before From are kept too: the encoder redacts them again for
+// the stored view of the file it gives the importer (Encoder.Stored,
+// GrownData).
 func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize int64, keep func(line int) bool) (g *GrownFile, ok bool, err error) {
 	pf := prevFile(a, name)
-	if pf < 0 || a.meta.Redacted || prefix <= 0 {
+	if pf < 0 || prefix <= 0 {
 		return nil, false, nil
 	}
 	if chunkSize <= 0 {
 		chunkSize = DefaultChunkSize
 	}
 	chunkSize = min(chunkSize, maxChunk)
+	redacted := a.meta.Redacted
+	var endsLine func(off int64) bool // where the reused chunks may end
+	if redacted {
+		// The chunks end lines (the file's last one may not: only if it
+		// ends at the stored resume point); every original byte archived
+		// must be unchanged.
+		m := &a.meta.Raw[pf]
+		ends := map[int64]bool{}
+		var orig, stored int64
+		for k, c := range m.Chunks {
+			if c.OrigLen < 0 {
+				return nil, false, nil
+			}
+			orig, stored = orig+c.OrigLen, stored+c.StoredLen
+			ends[orig] = k+1 < len(m.Chunks) || stored == int64(prefix)
+		}
+		endsLine = func(off int64) bool { return ends[off] }
+		prefix = int(orig)
+		changed := a.meta.Raw[pf].RedactedLines
+		user := keep
+		keep = func(l int) bool {
+			for len(changed) > 0 && changed[0] < l {
+				changed = changed[1:]
+			}
+			return (len(changed) > 0 && changed[0] == l) || user(l)
+		}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, false, err
@@ -216,7 +251,7 @@ func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize in
 		}
 		all += c.OrigLen
 	}
-	n := reuseCount(chunks, nsegs, all, size, chunkSize, nil)
+	n := reuseCount(chunks, nsegs, all, size, chunkSize, endsLine)
 	if n == 0 {
 		return nil, false, nil
 	}
@@ -347,13 +382,7 @@ func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize in
 		}
 		matched += c.OrigLen
 	}
-	// The encoder decides on the file as read (it may have grown): it must
-	// copy at least what was not read in full.
-	var again int64
-	for _, c := range chunks[:reuseCount(chunks, nsegs, matched, int64(len(data)), chunkSize, nil)] {
-		again += c.OrigLen
-	}
-	if again < int64(from) || matched < int64(prefix) {
+	if matched < int64(prefix) {
 		return nil, false, nil
 	}
 	// Line starts of the rest; no line starts at the end of the data.
@@ -368,9 +397,37 @@ func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize in
 	if starts[len(starts)-1] == len(data) {
 		starts = starts[:len(starts)-1]
 	}
+	sp := &sparseFile{from: from, starts: starts, kept: &kept, unread: unread}
+	// The encoder decides on the file as read (it may have grown): it must
+	// copy at least what was not read in full.
+	if redacted {
+		endsLine = func(off int64) bool { return sp.endsLine(data, off) }
+	}
+	var again int64
+	for _, c := range chunks[:reuseCount(chunks, nsegs, matched, int64(len(data)), chunkSize, endsLine)] {
+		again += c.OrigLen
+	}
+	if again < int64(from) {
+		return nil, false, nil
+	}
 	g = &GrownFile{Data: data, From: from, Starts: starts, kept: kept}
-	a.noteGrown(pf, data, matched, &sparseFile{from: from, starts: starts, kept: &g.kept, unread: unread})
+	sp.kept = &g.kept
+	a.noteGrown(pf, data, matched, sp)
 	return g, true, nil
+}
+
+// endsLine reports whether data[:off] (0 < off <= len(data)), a
+// GrownFile's Data, ends a line: before from, whether a line starts at
+// off (from itself ends one: ReadGrown checked it).
+func (sp *sparseFile) endsLine(data []byte, off int64) bool {
+	if off <= 0 || off > int64(len(data)) {
+		return false
+	}
+	if off < int64(sp.from) {
+		_, found := slices.BinarySearch(sp.starts, int(off))
+		return found
+	}
+	return off == int64(sp.from) || data[off-1] == '\n'
 }
 
 func notGrownEOF(err error) error {
@@ -414,7 +471,27 @@ func (a *Archive) noteGrown(f int, data []byte, matched int64, sp *sparseFile) {
 	}
 	a.prefixMemo[k] = m
 	a.prefixMu.Unlock()
+	registerSparse(data, sp)
+}
+
+// registerSparse records that data holds only what sp says (see
+// grownFiles).
+func registerSparse(data []byte, sp *sparseFile) {
 	key := weak.Make(&data[0])
 	grownFiles.Store(key, sp)
 	runtime.AddCleanup(&data[0], func(k weak.Pointer[byte]) { grownFiles.Delete(k) }, key)
+}
+
+// GrownData returns the GrownFile whose Data is data: one ReadGrown
+// returned, or, for a redacted incremental save, the stored (redacted)
+// view an Encoder made of one (Encoder.Stored: its Data has the stored
+// file's length, its bytes from From on are the stored ones, the lines
+// before From kept by ReadGrown are given redacted by Line). ok is false
+// for any other data.
+func GrownData(data []byte) (g *GrownFile, ok bool) {
+	sp := sparseOf(data)
+	if sp == nil {
+		return nil, false
+	}
+	return &GrownFile{Data: data, From: sp.from, Starts: sp.starts, kept: *sp.kept}, true
 }
