@@ -261,92 +261,57 @@ func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize in
 	}
 	from := min(int(reuse), prefix)
 
+	if from <= 0 {
+		return nil, false, nil
+	}
 	data := make([]byte, size, size+1)
-	// Stream data[:from] through a few buffers: read here, the chunk
-	// digests on one goroutine, the line starts and the kept lines on
-	// another; a buffer is read into again once both are done with it.
 	h := chunkHasher{chunks: chunks, d: xxhash.New(), end: chunks[0].OrigLen}
-	type piece struct {
-		b    []byte
-		off  int
-		refs *atomic.Int32
-	}
-	bufs := grownBufs.Get().(*[grownBufCount][]byte)
-	defer grownBufs.Put(bufs)
-	free := make(chan []byte, len(bufs))
-	for _, b := range bufs {
-		free <- b
-	}
-	release := func(pc piece) {
-		if pc.refs.Add(-1) == 0 {
-			free <- pc.b[:cap(pc.b)]
-		}
-	}
-	toHash, toLines := make(chan piece, len(bufs)), make(chan piece, len(bufs))
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for pc := range toHash {
-			h.write(pc.b, pc.off)
-			release(pc)
-		}
-	})
 	starts := make([]int, 1, 1024) // starts[0] = 0
 	// Room for an eighth of the prefix: a resumed importer reads about a
 	// tenth of it (untouched room costs no memory in a fresh process).
 	kept := keptLines{buf: make([]byte, 0, max(from/8, 64<<10))}
 	var unread int64
-	wg.Go(func() {
-		line, lineKept := 0, keep(0)
-		if lineKept {
-			kept.add(0)
-		}
-		for pc := range toLines {
-			off, b := pc.off, pc.b
-			for p := 0; p < len(b); {
-				nl := bytes.IndexByte(b[p:], '\n')
-				end := len(b)
-				if nl >= 0 {
-					end = p + nl + 1
-				}
+	line, lineKept := 0, keep(0)
+	if lineKept {
+		kept.add(0)
+	}
+	// scan records the line starts and the kept lines of b, the file's
+	// bytes at off (called in order).
+	scan := func(b []byte, off int) {
+		for p := 0; p < len(b); {
+			nl := bytes.IndexByte(b[p:], '\n')
+			end := len(b)
+			if nl >= 0 {
+				end = p + nl + 1
+			}
+			if lineKept {
+				kept.buf = append(kept.buf, b[p:end]...)
+			} else {
+				unread += int64(end - p)
+			}
+			p = end
+			if nl >= 0 {
+				line++
+				starts = append(starts, off+end)
+				lineKept = off+end < from && keep(line)
 				if lineKept {
-					kept.buf = append(kept.buf, b[p:end]...)
-				} else {
-					unread += int64(end - p)
-				}
-				p = end
-				if nl >= 0 {
-					line++
-					starts = append(starts, off+end)
-					lineKept = off+end < from && keep(line)
-					if lineKept {
-						kept.add(line)
-					}
+					kept.add(line)
 				}
 			}
-			release(pc)
 		}
-	})
-	var last byte
-	var rerr error
-	for off := 0; off < from; {
-		buf := <-free
-		m, err := io.ReadFull(f, buf[:min(len(buf), from-off)])
-		if err != nil {
-			rerr = err
-			break
-		}
-		last = buf[m-1]
-		pc := piece{b: buf[:m], off: off, refs: new(atomic.Int32)}
-		pc.refs.Store(2)
-		toHash <- pc
-		toLines <- pc
-		off += m
 	}
-	close(toHash)
-	close(toLines)
-	wg.Wait()
-	if rerr != nil {
-		return nil, false, fmt.Errorf("reading %s: %w", path, notGrownEOF(rerr))
+	var last byte
+	mapped, shrank, err := readMapped(f, from, &h, scan, &last)
+	if err != nil {
+		return nil, false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if shrank {
+		return nil, false, nil
+	}
+	if !mapped {
+		if err := readStreamed(f, from, &h, scan, &last); err != nil {
+			return nil, false, fmt.Errorf("reading %s: %w", path, notGrownEOF(err))
+		}
 	}
 	if h.bad {
 		return nil, false, nil
@@ -428,6 +393,62 @@ func (sp *sparseFile) endsLine(data []byte, off int64) bool {
 		return found
 	}
 	return off == int64(sp.from) || data[off-1] == '\n'
+}
+
+// readStreamed reads the file's first from bytes (f at offset 0) through
+// a few pooled buffers: the chunk digests (h) on one goroutine, scan on
+// another; a buffer is read into again once both are done with it. last
+// is the last byte read.
+func readStreamed(f *os.File, from int, h *chunkHasher, scan func(b []byte, off int), last *byte) error {
+	type piece struct {
+		b    []byte
+		off  int
+		refs *atomic.Int32
+	}
+	bufs := grownBufs.Get().(*[grownBufCount][]byte)
+	defer grownBufs.Put(bufs)
+	free := make(chan []byte, len(bufs))
+	for _, b := range bufs {
+		free <- b
+	}
+	release := func(pc piece) {
+		if pc.refs.Add(-1) == 0 {
+			free <- pc.b[:cap(pc.b)]
+		}
+	}
+	toHash, toLines := make(chan piece, len(bufs)), make(chan piece, len(bufs))
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for pc := range toHash {
+			h.write(pc.b, pc.off)
+			release(pc)
+		}
+	})
+	wg.Go(func() {
+		for pc := range toLines {
+			scan(pc.b, pc.off)
+			release(pc)
+		}
+	})
+	var rerr error
+	for off := 0; off < from; {
+		buf := <-free
+		m, err := io.ReadFull(f, buf[:min(len(buf), from-off)])
+		if err != nil {
+			rerr = err
+			break
+		}
+		*last = buf[m-1]
+		pc := piece{b: buf[:m], off: off, refs: new(atomic.Int32)}
+		pc.refs.Store(2)
+		toHash <- pc
+		toLines <- pc
+		off += m
+	}
+	close(toHash)
+	close(toLines)
+	wg.Wait()
+	return rerr
 }
 
 func notGrownEOF(err error) error {
