@@ -70,4 +70,3 @@ func readMapped(f *os.File, from int, h *chunkHasher, scan func(b []byte, off in
 	}
 	return true, false, nil
 }
-
