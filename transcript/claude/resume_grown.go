@@ -301,8 +301,12 @@ func saveGrown(w io.Writer, path string, iopt archive.ImportOptions, eopt archiv
 	if eopt.RedactLine != nil {
 		fp = eopt.RedactFingerprint
 	}
+	// A redacted state goes on from its digest's state (an older one
+	// without it is resumed reading the files whole); an unredacted one
+	// has neither.
+	hashed := pre != nil && (fp != "" && len(pre.HashState) > 0 || fp == "" && pre.Hash == 0 && len(pre.HashState) == 0)
 	if err != nil || !ok || pre == nil || subErr != nil || pre.V != resumeVersion || pre.Importer != importerVersion || pre.Name != name ||
-		pre.RedactFP != fp || (fp == "") != (pre.Hash == 0 && pre.HashState == nil) || pre.Off != h.off || pre.Lines != h.lines || pre.Root != newImporter(iopt).root {
+		pre.RedactFP != fp || !hashed || pre.Off != h.off || pre.Lines != h.lines || pre.Root != newImporter(iopt).root {
 		return nil, stats, false, nil // read again, whole (reporting any error)
 	}
 	files := append([]archive.RawFile{{Name: name, Data: g.Data}}, subs...)
