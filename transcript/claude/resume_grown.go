@@ -219,16 +219,18 @@ type resumeHint struct {
 // keeper returns a function reporting whether line l is one of h's;
 // ReadGrown asks in increasing order, which its cursor follows.
 func (h *resumeHint) keeper() func(l int) bool {
-	next := 0
+	next, last := 0, -1
 	return func(l int) bool {
+		if l < last {
+			// Out of order: search.
+			_, found := slices.BinarySearch(h.kept, l)
+			return found
+		}
+		last = l
 		for next < len(h.kept) && h.kept[next] < l {
 			next++
 		}
-		if next < len(h.kept) && h.kept[next] == l {
-			return true
-		}
-		_, found := slices.BinarySearch(h.kept, l)
-		return found
+		return next < len(h.kept) && h.kept[next] == l
 	}
 }
 
