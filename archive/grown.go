@@ -187,10 +187,10 @@ var errNotGrown = errors.New("not a grown copy of the archived file")
 // A redacted archive stores other bytes than the file's, at other
 // offsets: prefix is then the stored offset of the end of the archived
 // file's last complete line (where its resume point is), and every byte
-// the archive holds of the file must be unchanged (the file only grew). The lines redaction
-// changed before From are kept too: the encoder redacts them again for
-// the stored view of the file it gives the importer (Encoder.Stored,
-// GrownData).
+// the archive holds of the file must be unchanged (the file only grew).
+// The lines redaction changed before From are kept too: the encoder
+// redacts them again for the stored view of the file it gives the
+// importer (Encoder.Stored, GrownData).
 func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize int64, keep func(line int) bool) (g *GrownFile, ok bool, err error) {
 	pf := prevFile(a, name)
 	if pf < 0 || prefix <= 0 {
