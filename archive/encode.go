@@ -1085,14 +1085,28 @@ func (e *encoder) planRaw(ready func()) error {
 		}
 	}
 	if e.opts.RedactLine != nil && len(fullData) > 0 {
-		// All files' lines in one pool of workers.
-		rs := redactFiles(fullData, e.opts.RedactLine, e.redactWorkers())
+		// All files' lines in one pool of workers; of a file the previous
+		// archive holds the beginning of, only the rest (grown_redacted.go).
+		known := make([]knownLines, len(fullData))
 		k := 0
+		for i := range e.files {
+			if full[i] {
+				if known[k] = e.knownPrefix(i); known[k].off > 0 {
+					fullData[k] = fullData[k][known[k].off:]
+				}
+				k++
+			}
+		}
+		rs := redactFiles(fullData, e.opts.RedactLine, e.redactWorkers())
+		k = 0
 		for i := range e.files {
 			if !full[i] {
 				continue
 			}
 			r := rs[k]
+			if known[k].off > 0 {
+				r = known[k].join(e.files[i].Data, r, e.opts.RedactLine)
+			}
 			k++
 			e.stored[i], e.changed[i], origStarts[i] = r.data, r.changed, r.starts
 			if len(r.changed) == 0 {
@@ -1247,7 +1261,8 @@ func (e *encoder) planAppend(i int) bool {
 	if origOff > int64(len(data)) {
 		return false
 	}
-	if sp := sparseOf(data); sp != nil && (origOff < int64(sp.from) || e.opts.RedactLine != nil) {
+	sp := sparseOf(data)
+	if sp != nil && origOff < int64(sp.from) {
 		return false // bytes it did not read
 	}
 	rest := data[origOff:]
@@ -1257,6 +1272,13 @@ func (e *encoder) planAppend(i int) bool {
 	if e.opts.RedactLine != nil {
 		restStored, restChanged, restOrigStarts = redactLines(rest, e.opts.RedactLine, e.redactWorkers())
 		switch {
+		case sp != nil:
+			// Read with ReadGrown: the stored view of the file, as sparse
+			// as the file (grown_redacted.go).
+			var ok bool
+			if stored, ok = e.sparseStored(data, sp, pm, skip, origOff, storedOff, restStored); !ok {
+				return false
+			}
 		case storedOff == origOff && !slices.ContainsFunc(pm.RedactedLines, func(l int) bool { return l < skip }):
 			// Redaction changed no line of the reused part (whose
 			// original bytes reusable matched): its stored bytes are the
@@ -1312,6 +1334,10 @@ func (e *encoder) chunkSize() int {
 // takes at a time.
 const redactBlock = 64 << 10
 
+// minRedactBlock is the smallest block of lines a worker takes when there
+// is little to redact.
+const minRedactBlock = 8 << 10
+
 // redactWorkers is how many goroutines redact one file's lines at once.
 func (e *encoder) redactWorkers() int {
 	if e.opts.Concurrency > 0 {
@@ -1338,8 +1364,9 @@ type redacted struct {
 }
 
 // redactFiles is redactLines for several files at once: their lines are
-// cut into blocks of about redactBlock bytes (the lines starting in
-// [k*redactBlock, (k+1)*redactBlock) of a file) that the workers take in
+// cut into blocks of about redactBlock bytes, fewer when there is little
+// to redact (the lines starting in [k*block, (k+1)*block) of a file),
+// that the workers take in
 // turn across the files, so that no worker waits at the end of one file
 // while another finishes it. Each block finds its own lines: no pass over
 // the files precedes the workers.
@@ -1351,13 +1378,22 @@ func redactFiles(files [][]byte, fn func([]byte) []byte, workers int) []redacted
 		starts []int
 		repl   map[int][]byte // a line's redacted body by its index in starts, when fn changed it
 	}
-	var jobs []job
 	total := 0
-	for f, data := range files {
-		for lo := 0; lo < len(data); lo += redactBlock {
-			jobs = append(jobs, job{f, lo, min(lo+redactBlock, len(data))})
-		}
+	for _, data := range files {
 		total += len(data)
+	}
+	// Blocks of about redactBlock bytes; smaller ones (down to
+	// minRedactBlock) for less, so that the new lines of an incremental
+	// save are redacted on every worker too.
+	block := redactBlock
+	if workers > 1 {
+		block = max(min(redactBlock, total/(2*workers)), minRedactBlock)
+	}
+	var jobs []job
+	for f, data := range files {
+		for lo := 0; lo < len(data); lo += block {
+			jobs = append(jobs, job{f, lo, min(lo+block, len(data))})
+		}
 	}
 	results := make([]result, len(jobs))
 	run := func(k int) {
@@ -1397,7 +1433,7 @@ func redactFiles(files [][]byte, fn func([]byte) []byte, workers int) []redacted
 			st = next
 		}
 	}
-	if workers <= 1 || total < 2*redactBlock {
+	if workers <= 1 || total < 2*block {
 		for k := range jobs {
 			run(k)
 		}
@@ -1648,6 +1684,9 @@ func (e *encoder) reusable(i int) (int, []int) {
 	var endsLine func(off int64) bool
 	if e.opts.RedactLine != nil {
 		endsLine = func(off int64) bool { return off > 0 && data[off-1] == '\n' }
+		if sp := sparseOf(data); sp != nil {
+			endsLine = func(off int64) bool { return sp.endsLine(data, off) }
+		}
 	}
 	return reuseCount(prev.meta.Raw[pf].Chunks, len(segs), prev.matchedOriginal(pf, data), int64(len(data)), e.chunkSize(), endsLine), segs
 }

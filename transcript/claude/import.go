@@ -352,12 +352,20 @@ type importer struct {
 	// then says so; see importFilesAbort).
 	abort   *atomic.Bool
 	aborted bool
-	opt     archive.ImportOptions
-	st      *archive.State
-	root    string
-	tools   map[string]int  // tool_use id → index in st.Tools
-	files   map[string]int  // path → index in st.Files
-	usage   map[uint64]bool // xxhash64 of message.id + requestId of responses counted
+	// replayed is the redacted prefix a subagent record was replayed on
+	// and its xxhash64 (checked): the file's next record reuses it when
+	// the file did not grow (resume_sub.go).
+	replayed struct {
+		data *byte
+		off  int
+		hash uint64
+	}
+	opt   archive.ImportOptions
+	st    *archive.State
+	root  string
+	tools map[string]int  // tool_use id → index in st.Tools
+	files map[string]int  // path → index in st.Files
+	usage map[uint64]bool // xxhash64 of message.id + requestId of responses counted
 	// pendingSummary is the index of the compaction waiting for its
 	// isCompactSummary line, or -1.
 	pendingSummary int
