@@ -129,6 +129,15 @@ type CreateOptions struct {
 	// NoPrevious imports the whole transcript even when an archive of the
 	// same session exists to build on (see Manager.Previous).
 	NoPrevious bool
+	// RawOnly writes a raw-only snapshot (archive.EncodeRawOnly) when it
+	// can: the redacted raw transcript without the model, which readers
+	// build from it on demand and Recompress writes in full. For a caller
+	// that runs Recompress next (the PreCompact hook starts it in the
+	// background). Only a Claude Code session of a known SessionID,
+	// without file contents (compaction_snapshots.include_file_contents),
+	// is written so; any other gets a complete snapshot.
+	// CreateResult.RawOnly tells which was written.
+	RawOnly bool
 }
 
 // CreateResult tells what Create did.
@@ -146,6 +155,9 @@ type CreateResult struct {
 	// Resumed: only the lines added since an earlier archive of the session
 	// (Manager.Previous) were imported; the content is a full import's.
 	Resumed bool
+	// RawOnly: the snapshot was written raw-only (CreateOptions.RawOnly);
+	// Snapshot.ModelPending is set until Recompress completes it.
+	RawOnly bool
 }
 
 // NormalizeTrigger maps Claude Code's PreCompact trigger onto the PRD's
@@ -211,15 +223,17 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 			eopts.Previous = prev
 		}
 	}
+	rawOnly := o.RawOnly && m.rawOnlyFits(&o, eopts)
 	var st *archive.State
 	var stats archive.EncodeStats
 	tmp, info, err := m.writeTemp(func(w io.Writer) error {
+		if rawOnly {
+			var err error
+			st, stats, err = m.writeRawOnly(w, o, eopts)
+			return err
+		}
 		var err error
-		st, stats, err = transcript.Save(w, o.TranscriptPath, o.Harness, archive.ImportOptions{
-			ProjectDir:          m.st.ProjectDir(),
-			IncludeFileContents: m.cfg.CompactionSnapshots.IncludeFileContents,
-			ExcludePatterns:     ExcludePatterns(m.cfg),
-		}, eopts)
+		st, stats, err = transcript.Save(w, o.TranscriptPath, o.Harness, m.importOptions(), eopts)
 		if err != nil {
 			return fmt.Errorf("snapshot: importing %s: %w", o.TranscriptPath, err)
 		}
@@ -260,8 +274,9 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		Harness:           string(st.Meta.Harness),
 		FileContents:      len(st.FileContents),
 		Redactions:        red.Total(),
+		ModelPending:      rawOnly,
 	}
-	res := &CreateResult{Redactions: red.Counts(), Resumed: stats.Resumed}
+	res := &CreateResult{Redactions: red.Counts(), Resumed: stats.Resumed, RawOnly: rawOnly}
 	unlock, err := m.st.Lock(context.Background())
 	if errors.Is(err, store.ErrLockTimeout) {
 		return m.park(tmp, snap, o.Force, res)

@@ -54,7 +54,7 @@ func (m *Manager) Previous(session string) *archive.Archive {
 	// state for this configuration.
 	var newest, resumable *archive.Archive
 	newer := func(a, than *archive.Archive) bool {
-		return than == nil || a.Meta().UpdatedAt.After(than.Meta().UpdatedAt)
+		return than == nil || a.StoredMeta().UpdatedAt.After(than.StoredMeta().UpdatedAt)
 	}
 	for _, p := range cands {
 		if p == "" {
@@ -64,7 +64,9 @@ func (m *Manager) Previous(session string) *archive.Archive {
 		if err != nil {
 			continue
 		}
-		if a.Meta().SessionID != session {
+		// (The stored metadata: a raw-only snapshot's model is not built
+		// for this; such a snapshot lends its raw segments only.)
+		if a.StoredMeta().SessionID != session {
 			a.Close()
 			continue
 		}
