@@ -30,13 +30,13 @@ func info(s snapshot.Snapshot, path string) SnapshotInfo {
 func (a managerAdapter) Create(r SnapshotRequest) (SnapshotInfo, error) {
 	res, err := a.m.Create(snapshot.CreateOptions{
 		TranscriptPath: r.TranscriptPath, Harness: archive.HarnessClaude, SessionID: r.SessionID,
-		Trigger: r.Trigger, Source: "hook", Level: r.Level, Now: r.Now, QuickVerify: r.QuickVerify,
+		Trigger: r.Trigger, Source: "hook", Level: r.Level, Now: r.Now, QuickVerify: r.QuickVerify, RawOnly: r.RawOnly,
 	})
 	if err != nil {
 		return SnapshotInfo{}, err
 	}
 	in := info(res.Snapshot, res.Path)
-	in.Pending, in.Replaced = res.Pending, res.Replaced
+	in.Pending, in.Replaced, in.ModelPending = res.Pending, res.Replaced, res.RawOnly
 	if res.Pending {
 		in.ID = ""
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
 
@@ -141,6 +142,12 @@ func copySegments(w io.Writer, r *ctxfmt.Reader, level ctxfmt.Level, enc *ctxfmt
 // the count of contents are left out of the comparison: a raw-only
 // archive holds none.
 func sameContent(a, b *archive.Archive, captured bool) error {
+	return compareContent(a, b, captured, false)
+}
+
+// compareContent is sameContent; with anyTime, the metadata's CreatedAt
+// and UpdatedAt are left out (archives saved at different times).
+func compareContent(a, b *archive.Archive, captured, anyTime bool) error {
 	type part struct {
 		name string
 		get  func(*archive.Archive) (any, error)
@@ -153,6 +160,9 @@ func sameContent(a, b *archive.Archive, captured bool) error {
 			}
 			if captured {
 				s.Contents = 0
+			}
+			if anyTime {
+				s.Meta.CreatedAt, s.Meta.UpdatedAt = time.Time{}, time.Time{}
 			}
 			src, ok := x.Source()
 			return []any{s, x.RedactionFingerprint(), src, ok}, nil
