@@ -50,6 +50,11 @@ const (
 	RecompressBackground = "background" // default: a detached `ben10 internal recompress`
 	RecompressSync       = "sync"       // inside the hook (tests, demos)
 	RecompressOff        = "off"        // keep the fast level
+	// RecompressDefer writes the snapshot as when a recompression
+	// follows (raw-only, quickly verified) but starts none: `ben10
+	// internal recompress` completes it later (tests; the state a killed
+	// background recompression leaves).
+	RecompressDefer = "defer"
 )
 
 // Checkpoint pacing for PostToolUse: a file modification triggers a
@@ -410,7 +415,7 @@ func (c *call) rawOnly() bool { return c.h.getenv("BEN10_HOOK_RAWONLY") != "off"
 func (c *call) recompress(sn Snapshotter, id string, level ctxfmt.Level) error {
 	mode := c.h.getenv("BEN10_HOOK_RECOMPRESS")
 	switch mode {
-	case RecompressOff:
+	case RecompressOff, RecompressDefer:
 		return nil
 	case RecompressSync:
 		return sn.Recompress(id, level)
@@ -424,7 +429,7 @@ func (c *call) recompress(sn Snapshotter, id string, level ctxfmt.Level) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("BEN10_HOOK_RECOMPRESS=%q: use background, sync or off", mode)
+	return fmt.Errorf("BEN10_HOOK_RECOMPRESS=%q: use background, sync, defer or off", mode)
 }
 
 // ---- PostCompact ----
