@@ -742,8 +742,11 @@ func (m *Manager) write(ix *Index) error {
 		}
 	}
 	// Most index writes (a new snapshot, a prune) change no pin: the file
-	// is rewritten only when its content changes.
-	if old, err := os.ReadFile(m.st.PinnedPath()); err == nil && string(old) == b.String() {
+	// is rewritten only when its content changes. No file at all says no
+	// pin as well (readPinned): none is written until a snapshot is pinned
+	// (the first snapshot of a project spares two fsyncs).
+	old, err := os.ReadFile(m.st.PinnedPath())
+	if (err == nil && string(old) == b.String()) || (errors.Is(err, fs.ErrNotExist) && !ix.anyPinned()) {
 		return nil
 	}
 	if err := store.WriteFileAtomic(m.st.PinnedPath(), []byte(b.String())); err != nil {
@@ -792,6 +795,15 @@ func (m *Manager) mergePending(ix *Index, now time.Time) {
 			_ = m.st.DonePending(p)
 		}
 	}
+}
+
+func (ix *Index) anyPinned() bool {
+	for _, s := range ix.Snapshots {
+		if s.Pinned {
+			return true
+		}
+	}
+	return false
 }
 
 func (ix *Index) hasHash(h string) bool {
