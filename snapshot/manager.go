@@ -208,6 +208,13 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A raw-only snapshot's transcript files are read while the earlier
+	// archive is looked for.
+	rawOnly := o.RawOnly && m.rawOnlyFits(&o, eopts)
+	var files <-chan readResult
+	if rawOnly {
+		files = m.readAsync(o.TranscriptPath)
+	}
 	if err := m.st.EnsureDir(m.st.SnapshotDir()); err != nil {
 		return nil, err
 	}
@@ -218,18 +225,17 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	// same as a full import's (transcript.Save falls back to one whenever
 	// the previous archive does not fit).
 	if o.SessionID != "" && !o.NoPrevious {
-		if prev := m.Previous(o.SessionID); prev != nil {
+		if prev := m.previous(o.SessionID, eopts.RedactFingerprint); prev != nil {
 			defer prev.Close()
 			eopts.Previous = prev
 		}
 	}
-	rawOnly := o.RawOnly && m.rawOnlyFits(&o, eopts)
 	var st *archive.State
 	var stats archive.EncodeStats
 	tmp, info, err := m.writeTemp(func(w io.Writer) error {
 		if rawOnly {
 			var err error
-			st, stats, err = m.writeRawOnly(w, o, eopts)
+			st, stats, err = m.writeRawOnly(w, o, eopts, files)
 			return err
 		}
 		var err error

@@ -31,6 +31,12 @@ const maxPreviousCandidates = 2
 // full otherwise). It returns nil when no candidate qualifies; the caller
 // must Close the one returned.
 func (m *Manager) Previous(session string) *archive.Archive {
+	return m.previous(session, RedactionFingerprint(m.cfg))
+}
+
+// previous is Previous with the configuration's redaction fingerprint fp
+// already computed.
+func (m *Manager) previous(session, fp string) *archive.Archive {
 	if session == "" {
 		return nil
 	}
@@ -48,7 +54,6 @@ func (m *Manager) Previous(session string) *archive.Archive {
 		cands = append(cands, st.CurrentPath())
 	}
 	oo := OpenOptions(cfg)
-	fp := RedactionFingerprint(cfg)
 	redacting := cfg.SensitiveRedaction
 	// newest: the newest candidate; resumable: the newest with a resume
 	// state for this configuration.

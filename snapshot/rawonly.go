@@ -28,12 +28,13 @@ func (m *Manager) rawOnlyFits(o *CreateOptions, eopts archive.EncodeOptions) boo
 // writeRawOnly writes the raw-only snapshot of o's transcript to w (see
 // archive.EncodeRawOnly) and returns the State Create records: the
 // session's identity, no model.
-func (m *Manager) writeRawOnly(w io.Writer, o CreateOptions, eopts archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
+func (m *Manager) writeRawOnly(w io.Writer, o CreateOptions, eopts archive.EncodeOptions, read <-chan readResult) (*archive.State, archive.EncodeStats, error) {
 	iopt := m.importOptions()
-	files, err := claude.ReadFiles(o.TranscriptPath, iopt)
-	if err != nil {
-		return nil, archive.EncodeStats{}, err
+	r := <-read
+	if r.err != nil {
+		return nil, archive.EncodeStats{}, r.err
 	}
+	files := r.files
 	stats, err := archive.EncodeRawOnly(w, files, eopts, archive.RawOnlyOptions{
 		Importer: claude.ImporterName, Harness: archive.HarnessClaude, SessionID: o.SessionID, Root: iopt.ProjectDir,
 		FileContents: iopt.IncludeFileContents, ExcludePatterns: iopt.ExcludePatterns, MaxFileContent: iopt.MaxFileContent,
@@ -51,4 +52,22 @@ func (m *Manager) importOptions() archive.ImportOptions {
 		IncludeFileContents: m.cfg.CompactionSnapshots.IncludeFileContents,
 		ExcludePatterns:     ExcludePatterns(m.cfg),
 	}
+}
+
+// readResult is what readAsync delivers.
+type readResult struct {
+	files []archive.RawFile
+	err   error
+}
+
+// readAsync reads the transcript files a raw-only snapshot of path holds
+// (the main file and its subagent files) in the background.
+func (m *Manager) readAsync(path string) <-chan readResult {
+	ch := make(chan readResult, 1)
+	iopt := m.importOptions()
+	go func() {
+		files, err := claude.ReadFiles(path, iopt)
+		ch <- readResult{files, err}
+	}()
+	return ch
 }
