@@ -386,9 +386,12 @@ func (c *call) preCompact() (*Output, error) {
 	if err != nil {
 		return nil, fmt.Errorf("snapshot before compaction: %w", err)
 	}
-	var rerr error
+	// The recompression is started while the hook state is updated.
+	rdone := make(chan error, 1)
 	if info.ID != "" && !info.Pending && (best != fast || info.ModelPending) {
-		rerr = c.recompress(sn, info.ID, best)
+		go func() { rdone <- c.recompress(sn, info.ID, best) }()
+	} else {
+		rdone <- nil
 	}
 	err = c.update(func(s *State, ss *SessionState) error {
 		ss.Snapshots++
@@ -404,7 +407,7 @@ func (c *call) preCompact() (*Output, error) {
 		})
 		return nil
 	})
-	return nil, errors.Join(err, rerr)
+	return nil, errors.Join(err, <-rdone)
 }
 
 // rawOnly reports whether PreCompact writes a raw-only snapshot when a
