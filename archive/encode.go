@@ -403,6 +403,8 @@ type encoder struct {
 	// planRaw leaves them to prepareRaw, which runs them beside the
 	// compression, after the stored files are handed to the importer.
 	hashes []func()
+	// noHash: prepareRaw leaves the hashes out (EncodeRawOnly).
+	noHash bool
 }
 
 // rawGroup is one raw segment: a chunk copied from the previous archive,
@@ -623,6 +625,10 @@ func (e *encoder) prepareRaw() error {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	// Job j < len(jobs) compresses a group; the others hash a file.
+	if e.noHash {
+		// A raw-only archive's raw files are hashed by its completion.
+		e.hashes = nil
+	}
 	n := len(jobs) + len(e.hashes)
 	workers = max(1, min(workers, n))
 	errs := make([]error, len(jobs))

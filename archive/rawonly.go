@@ -2,6 +2,7 @@ package archive
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -122,7 +123,9 @@ var ErrRawOnly = errors.New("archive: cannot write a raw-only archive")
 // report and the raw segments, redacted, cut, hashed and compressed as a
 // full save of the same files with the same options stores them (chunks,
 // matching hashes and, with opts.Previous, reused segments alike), but
-// no model segment. It is what a hook in a hurry writes: the importer is
+// no model segment, and without the files' SHA-256 (the manifest leaves
+// it empty: the segments' checksums vouch for the bytes, and the
+// completion computes it; RawFileInfos computes it from the raw files). It is what a hook in a hurry writes: the importer is
 // not run. A reader builds the model from the raw transcript when asked
 // for it (Archive methods do so transparently, see Archive.RawOnly), and
 // Archive.Reencode writes the complete archive, as a direct save of the
@@ -154,6 +157,7 @@ func EncodeRawOnly(w io.Writer, files []RawFile, opts EncodeOptions, ro RawOnlyO
 		return EncodeStats{}, err
 	}
 	enc.used = true
+	enc.e.noHash = true
 	enc.StartRaw(files)
 	<-enc.folded
 	<-enc.done
@@ -233,6 +237,30 @@ type rawOnlyModel struct {
 	recall Recall
 	meta   metaSegment // the metadata a complete archive would hold
 	err    error
+
+	sumOnce sync.Once // rawOnlySums
+	sums    []string
+}
+
+// rawOnlySums returns the SHA-256 of each raw file of a raw-only archive
+// (whose manifest leaves them to the completion), computed once; nil for
+// another archive or when the raw files cannot be read.
+func (a *Archive) rawOnlySums() []string {
+	if a.meta.Pending == nil {
+		return nil
+	}
+	a.pend.sumOnce.Do(func() {
+		raw, _, err := a.rawAll()
+		if err != nil {
+			return
+		}
+		a.pend.sums = make([]string, len(raw))
+		for i, b := range raw {
+			h := sha256.Sum256(b)
+			a.pend.sums[i] = hex.EncodeToString(h[:])
+		}
+	})
+	return a.pend.sums
 }
 
 // redactedMaps turns the manifest's redacted lines into the sets an
@@ -398,9 +426,13 @@ func (a *Archive) completeRawOnly(w io.Writer, opts ReencodeOptions) (EncodeStat
 		for k := range m.Chunks {
 			m.Chunks[k].Mid, m.Chunks[k].Packed = nil, false
 		}
-		if got := hashChunks(sha256.New(), f.Data, m.Chunks); got != m.SHA256 {
+		// The manifest of a raw-only archive leaves the SHA-256 (and the
+		// states at the chunk ends) to this completion.
+		got := hashChunks(sha256.New(), f.Data, m.Chunks)
+		if m.SHA256 != "" && got != m.SHA256 {
 			return stats, corrupt("raw file %s: SHA-256 mismatch", m.Name)
 		}
+		m.SHA256 = got
 		e.man[i], e.stored[i] = m, f.Data
 		e.changed[i] = map[int]bool{}
 		for _, l := range m.RedactedLines {
