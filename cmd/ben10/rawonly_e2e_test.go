@@ -116,6 +116,20 @@ func TestHookE2ERawOnlySnapshot(t *testing.T) {
 			exported := filepath.Join(t.TempDir(), "x.ctx")
 			run(append([]string{"context", "compaction", "export", s.ID, exported}, dir...)...)
 			run(append([]string{"context", "status"}, dir...)...)
+			// The raw transcript back byte for byte (redaction changed no
+			// line of these sessions), the other export formats, and a
+			// resumable session restored from the snapshot.
+			out := t.TempDir()
+			run("context", "export", path, "--format", "jsonl", "--dir", out)
+			if got, err := os.ReadFile(filepath.Join(out, tc.session+".jsonl")); err != nil || !bytes.Equal(got, tc.pre) {
+				t.Errorf("context export jsonl: %d bytes (%v), want the %d bytes PreCompact saw", len(got), err, len(tc.pre))
+			}
+			for _, f := range []string{"markdown", "json", "cusf"} {
+				if out := run("context", "export", path, "--format", f); len(out) == 0 {
+					t.Errorf("context export --format %s printed nothing", f)
+				}
+			}
+			run(append([]string{"context", "compaction", "restore", s.ID, "--config-dir", t.TempDir()}, dir...)...)
 			if out := run("context", "inspect", path); !strings.Contains(out, tc.session) {
 				t.Errorf("context inspect:\n%s", out)
 			}
