@@ -151,31 +151,38 @@ func mustIndex(t *testing.T, e *env) *Index {
 // (Previous reads the stored metadata), and the next snapshot built on it
 // is complete and right.
 func TestRawOnlyPrevious(t *testing.T) {
-	e := newEnv(t, "")
-	tr := fixture(t, t.TempDir(), 18)
-	now := time.Now().UTC().Add(-time.Hour)
-	first := e.create(t, CreateOptions{TranscriptPath: tr, SessionID: fixtureSession, Now: now, Force: true, RawOnly: true}).Snapshot
-	p := e.m.Previous(fixtureSession)
-	if p == nil {
-		t.Fatal("no previous archive")
-	}
-	if _, ok := p.RawOnly(); !ok {
-		t.Fatal("previous is not the raw-only snapshot")
-	}
-	p.Close()
-	fixture(t, filepath.Dir(tr), 0)
-	second := e.create(t, CreateOptions{TranscriptPath: tr, SessionID: fixtureSession, Now: now.Add(time.Minute), Force: true})
-	if second.Snapshot.ModelPending || second.Snapshot.PreCompaction.MessageCount == 0 {
-		t.Fatalf("second snapshot %+v", second.Snapshot)
-	}
-	direct := e.create(t, CreateOptions{TranscriptPath: tr, SessionID: fixtureSession, Now: now.Add(2 * time.Minute), Force: true, NoPrevious: true})
-	if second.Snapshot.PreCompaction != direct.Snapshot.PreCompaction {
-		t.Errorf("built on a raw-only snapshot: %+v, direct %+v", second.Snapshot.PreCompaction, direct.Snapshot.PreCompaction)
-	}
-	if err := compareContent(openPath(t, e.m.Path(direct.Snapshot), OpenOptions(e.m.cfg)), openPath(t, e.m.Path(second.Snapshot), OpenOptions(e.m.cfg)), false, true); err != nil {
-		t.Errorf("snapshot built on a raw-only one: %v", err)
-	}
-	if _, err := e.m.Get(first.ID); err != nil {
-		t.Errorf("the raw-only snapshot is gone: %v", err)
+	for _, cfg := range []string{"", "context:\n  sensitive_redaction: false\n"} {
+		e := newEnv(t, cfg)
+		tr := fixture(t, t.TempDir(), 18)
+		now := time.Now().UTC().Add(-time.Hour)
+		first := e.create(t, CreateOptions{TranscriptPath: tr, SessionID: fixtureSession, Now: now, Force: true, RawOnly: true}).Snapshot
+		p := e.m.Previous(fixtureSession)
+		if p == nil {
+			t.Fatal("no previous archive")
+		}
+		if _, ok := p.RawOnly(); !ok {
+			t.Fatal("previous is not the raw-only snapshot")
+		}
+		p.Close()
+		fixture(t, filepath.Dir(tr), 0)
+		second := e.create(t, CreateOptions{TranscriptPath: tr, SessionID: fixtureSession, Now: now.Add(time.Minute), Force: true})
+		if second.Snapshot.ModelPending || second.Snapshot.PreCompaction.MessageCount == 0 {
+			t.Fatalf("%q: second snapshot %+v", cfg, second.Snapshot)
+		}
+		// And a raw-only one built on the raw-only one.
+		third := e.create(t, CreateOptions{TranscriptPath: tr, SessionID: fixtureSession, Now: now.Add(90 * time.Second), Force: true, RawOnly: true})
+		direct := e.create(t, CreateOptions{TranscriptPath: tr, SessionID: fixtureSession, Now: now.Add(2 * time.Minute), Force: true, NoPrevious: true})
+		if second.Snapshot.PreCompaction != direct.Snapshot.PreCompaction {
+			t.Errorf("%q: built on a raw-only snapshot: %+v, direct %+v", cfg, second.Snapshot.PreCompaction, direct.Snapshot.PreCompaction)
+		}
+		oo := OpenOptions(e.m.cfg)
+		for _, s := range []Snapshot{second.Snapshot, third.Snapshot} {
+			if err := compareContent(openPath(t, e.m.Path(direct.Snapshot), oo), openPath(t, e.m.Path(s), oo), false, true); err != nil {
+				t.Errorf("%q: snapshot built on a raw-only one: %v", cfg, err)
+			}
+		}
+		if _, err := e.m.Get(first.ID); err != nil {
+			t.Errorf("the raw-only snapshot is gone: %v", err)
+		}
 	}
 }
