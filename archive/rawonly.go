@@ -146,6 +146,11 @@ func EncodeRawOnly(w io.Writer, files []RawFile, opts EncodeOptions, ro RawOnlyO
 	if len(files) == 0 {
 		return EncodeStats{}, fmt.Errorf("%w: no raw files", ErrRawOnly)
 	}
+	if opts.Codec != ctxfmt.CodecNone && opts.Level == ctxfmt.LevelMax {
+		// LevelMax compresses raw segments against the recall, which a
+		// raw-only archive does not hold (its completion writes max).
+		return EncodeStats{}, fmt.Errorf("%w: at level max (write it at a lower level; its completion can write max)", ErrRawOnly)
+	}
 	root := ro.Root
 	if root != "" {
 		if abs, err := filepath.Abs(root); err == nil {
@@ -199,11 +204,6 @@ func EncodeRawOnly(w io.Writer, files []RawFile, opts EncodeOptions, ro RawOnlyO
 		if err := e.w.Add(ctxfmt.TypeRedactionReport, rb); err != nil {
 			return *e.stats, fmt.Errorf("archive: %w", err)
 		}
-	}
-	// At LevelMax the raw groups a full save compresses against the
-	// recall are compressed without a dictionary (there is no recall).
-	if err := e.prepareDictRaw(nil); err != nil {
-		return *e.stats, err
 	}
 	if err := e.writeRaw(); err != nil {
 		return *e.stats, err

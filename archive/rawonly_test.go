@@ -157,6 +157,7 @@ func TestRawOnlyRefused(t *testing.T) {
 		"texts one by one": {raw, archive.EncodeOptions{RedactText: strings.ToUpper}, archive.RawOnlyOptions{Importer: claude.ImporterName}},
 		"no files":         {nil, archive.EncodeOptions{}, archive.RawOnlyOptions{Importer: claude.ImporterName}},
 		"unnamed importer": {raw, archive.EncodeOptions{}, archive.RawOnlyOptions{}},
+		"level max":        {raw, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelMax}, archive.RawOnlyOptions{Importer: claude.ImporterName}},
 	} {
 		var buf bytes.Buffer
 		if _, err := archive.EncodeRawOnly(&buf, tc.files, tc.opts, tc.ro); !errors.Is(err, archive.ErrRawOnly) {

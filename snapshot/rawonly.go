@@ -4,15 +4,16 @@ import (
 	"io"
 
 	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/transcript"
 	"github.com/ben10ctx/ben10/transcript/claude"
 )
 
 // rawOnlyFits reports whether Create can honour CreateOptions.RawOnly:
 // a Claude Code session (o.Harness, else detected; set in o) of a known
-// session id, with line redaction or none.
+// session id, with line redaction or none, below LevelMax.
 func (m *Manager) rawOnlyFits(o *CreateOptions, eopts archive.EncodeOptions) bool {
-	if o.SessionID == "" || (eopts.RedactText != nil && eopts.RedactLine == nil) {
+	if o.SessionID == "" || (eopts.RedactText != nil && eopts.RedactLine == nil) || (eopts.Codec != ctxfmt.CodecNone && eopts.Level >= ctxfmt.LevelMax) {
 		return false
 	}
 	if o.Harness == "" {

@@ -186,3 +186,31 @@ func TestRawOnlyPrevious(t *testing.T) {
 		}
 	}
 }
+
+// TestRawOnlyFallsBack: where a raw-only snapshot cannot be written (no
+// session id, level max, another assistant's session), Create writes a
+// complete one.
+func TestRawOnlyFallsBack(t *testing.T) {
+	e := newEnv(t, "")
+	tr := fixture(t, t.TempDir(), 0)
+	codex := filepath.Join(t.TempDir(), "rollout-2025-01-01T00-00-00-0196f2a1-0000-7000-8000-000000000000.jsonl")
+	if err := os.WriteFile(codex, []byte(`{"timestamp":"2025-01-01T00:00:00Z","type":"session_meta","payload":{"id":"0196f2a1-0000-7000-8000-000000000000","cwd":"/p","cli_version":"0.1"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Add(-time.Hour)
+	for i, o := range []CreateOptions{
+		{TranscriptPath: tr, Level: ctxfmt.LevelDefault},
+		{TranscriptPath: tr, SessionID: fixtureSession, Level: ctxfmt.LevelMax},
+		{TranscriptPath: codex, SessionID: "0196f2a1-0000-7000-8000-000000000000", Level: ctxfmt.LevelDefault},
+	} {
+		o.RawOnly, o.Force, o.Now = true, true, now.Add(time.Duration(i)*time.Minute)
+		r := e.create(t, o)
+		if r.RawOnly || r.Snapshot.ModelPending {
+			t.Errorf("case %d: raw-only snapshot written: %+v", i, r.Snapshot)
+		}
+		a := openPath(t, r.Path, OpenOptions(e.m.cfg))
+		if _, ok := a.RawOnly(); ok {
+			t.Errorf("case %d: the file is raw-only", i)
+		}
+	}
+}
