@@ -1071,14 +1071,28 @@ func (e *encoder) planRaw(ready func()) error {
 		}
 	}
 	if e.opts.RedactLine != nil && len(fullData) > 0 {
-		// All files' lines in one pool of workers.
-		rs := redactFiles(fullData, e.opts.RedactLine, e.redactWorkers())
+		// All files' lines in one pool of workers; of a file the previous
+		// archive holds the beginning of, only the rest (grown_redacted.go).
+		known := make([]knownLines, len(fullData))
 		k := 0
+		for i := range e.files {
+			if full[i] {
+				if known[k] = e.knownPrefix(i); known[k].off > 0 {
+					fullData[k] = fullData[k][known[k].off:]
+				}
+				k++
+			}
+		}
+		rs := redactFiles(fullData, e.opts.RedactLine, e.redactWorkers())
+		k = 0
 		for i := range e.files {
 			if !full[i] {
 				continue
 			}
 			r := rs[k]
+			if known[k].off > 0 {
+				r = known[k].join(e.files[i].Data, r, e.opts.RedactLine)
+			}
 			k++
 			e.stored[i], e.changed[i], origStarts[i] = r.data, r.changed, r.starts
 			if len(r.changed) == 0 {
@@ -1199,7 +1213,8 @@ func (e *encoder) planAppend(i int) bool {
 	if origOff > int64(len(data)) {
 		return false
 	}
-	if sp := sparseOf(data); sp != nil && (origOff < int64(sp.from) || e.opts.RedactLine != nil) {
+	sp := sparseOf(data)
+	if sp != nil && origOff < int64(sp.from) {
 		return false // bytes it did not read
 	}
 	rest := data[origOff:]
@@ -1209,6 +1224,13 @@ func (e *encoder) planAppend(i int) bool {
 	if e.opts.RedactLine != nil {
 		restStored, restChanged, restOrigStarts = redactLines(rest, e.opts.RedactLine, e.redactWorkers())
 		switch {
+		case sp != nil:
+			// Read with ReadGrown: the stored view of the file, as sparse
+			// as the file (grown_redacted.go).
+			var ok bool
+			if stored, ok = e.sparseStored(data, sp, pm, skip, origOff, storedOff, restStored); !ok {
+				return false
+			}
 		case storedOff == origOff && !slices.ContainsFunc(pm.RedactedLines, func(l int) bool { return l < skip }):
 			// Redaction changed no line of the reused part (whose
 			// original bytes reusable matched): its stored bytes are the
@@ -1263,6 +1285,10 @@ func (e *encoder) chunkSize() int {
 // redactBlock is how many input bytes (whole lines) one redaction worker
 // takes at a time.
 const redactBlock = 64 << 10
+
+// minRedactBlock is the smallest block of lines a worker takes when there
+// is little to redact.
+const minRedactBlock = 8 << 10
 
 // redactWorkers is how many goroutines redact one file's lines at once.
 func (e *encoder) redactWorkers() int {
@@ -1334,18 +1360,25 @@ func redactFiles(files [][]byte, fn func([]byte) []byte, workers int) []redacted
 			}
 		}
 	}
-	if workers <= 1 || total < 2*redactBlock {
+	// Blocks of about redactBlock bytes; smaller ones (down to
+	// minRedactBlock) for less, so that the new lines of an incremental
+	// save are redacted on every worker too.
+	block := redactBlock
+	if workers > 1 {
+		block = max(min(redactBlock, total/(2*workers)), minRedactBlock)
+	}
+	if workers <= 1 || total < 2*block {
 		for f := range files {
 			run(job{f, 0, len(out[f].starts)})
 		}
 	} else {
-		// Blocks of whole lines of about redactBlock bytes, taken in turn.
+		// Blocks of whole lines of about block bytes, taken in turn.
 		var jobs []job
 		for f := range files {
 			starts := out[f].starts
 			for ln := 0; ln < len(starts); {
 				lo := ln
-				limit := starts[ln] + redactBlock
+				limit := starts[ln] + block
 				for ln++; ln < len(starts) && starts[ln] < limit; ln++ {
 				}
 				jobs = append(jobs, job{f, lo, ln})
@@ -1548,6 +1581,9 @@ func (e *encoder) reusable(i int) (int, []int) {
 	var endsLine func(off int64) bool
 	if e.opts.RedactLine != nil {
 		endsLine = func(off int64) bool { return off > 0 && data[off-1] == '\n' }
+		if sp := sparseOf(data); sp != nil {
+			endsLine = func(off int64) bool { return sp.endsLine(data, off) }
+		}
 	}
 	return reuseCount(prev.meta.Raw[pf].Chunks, len(segs), prev.matchedOriginal(pf, data), int64(len(data)), e.chunkSize(), endsLine), segs
 }

@@ -178,20 +178,55 @@ var errNotGrown = errors.New("not a grown copy of the archived file")
 // the bytes before the part the save reads in full (From), only the lines
 // keep names are kept. ok is false, with no error, when the file is not
 // such a copy (its prefix changed, it shrank, it is larger than maxSize,
-// the archive is redacted or does not hold the file in segments an
-// incremental save can copy): the caller then reads it whole. The
-// GrownFile's Data is for an Encoder whose Previous is this archive, with
-// the same chunk size and without redaction: an encoder given it
-// otherwise fails rather than read its missing bytes.
+// the archive does not hold the file in segments an incremental save can
+// copy): the caller then reads it whole. The GrownFile's Data is for an
+// Encoder whose Previous is this archive, with the same chunk size and the
+// same redaction: an encoder given it otherwise fails rather than read its
+// missing bytes.
+//
+// A redacted archive stores other bytes than the file's, at other
+// offsets: prefix is then the stored offset of the end of the archived
+// file's last complete line (where its resume point is), and every byte
+// the archive holds of the file must be unchanged (the file only grew).
+// The lines redaction changed before From are kept too: the encoder
+// redacts them again for the stored view of the file it gives the
+// importer (Encoder.Stored, GrownData).
 func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize int64, keep func(line int) bool) (g *GrownFile, ok bool, err error) {
 	pf := prevFile(a, name)
-	if pf < 0 || a.meta.Redacted || prefix <= 0 {
+	if pf < 0 || prefix <= 0 {
 		return nil, false, nil
 	}
 	if chunkSize <= 0 {
 		chunkSize = DefaultChunkSize
 	}
 	chunkSize = min(chunkSize, maxChunk)
+	redacted := a.meta.Redacted
+	var endsLine func(off int64) bool // where the reused chunks may end
+	if redacted {
+		// The chunks end lines (the file's last one may not: only if it
+		// ends at the stored resume point); every original byte archived
+		// must be unchanged.
+		m := &a.meta.Raw[pf]
+		ends := map[int64]bool{}
+		var orig, stored int64
+		for k, c := range m.Chunks {
+			if c.OrigLen < 0 {
+				return nil, false, nil
+			}
+			orig, stored = orig+c.OrigLen, stored+c.StoredLen
+			ends[orig] = k+1 < len(m.Chunks) || stored == int64(prefix)
+		}
+		endsLine = func(off int64) bool { return ends[off] }
+		prefix = int(orig)
+		changed := a.meta.Raw[pf].RedactedLines
+		user := keep
+		keep = func(l int) bool {
+			for len(changed) > 0 && changed[0] < l {
+				changed = changed[1:]
+			}
+			return (len(changed) > 0 && changed[0] == l) || user(l)
+		}
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, false, err
@@ -216,7 +251,7 @@ func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize in
 		}
 		all += c.OrigLen
 	}
-	n := reuseCount(chunks, nsegs, all, size, chunkSize, nil)
+	n := reuseCount(chunks, nsegs, all, size, chunkSize, endsLine)
 	if n == 0 {
 		return nil, false, nil
 	}
@@ -226,92 +261,57 @@ func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize in
 	}
 	from := min(int(reuse), prefix)
 
+	if from <= 0 {
+		return nil, false, nil
+	}
 	data := make([]byte, size, size+1)
-	// Stream data[:from] through a few buffers: read here, the chunk
-	// digests on one goroutine, the line starts and the kept lines on
-	// another; a buffer is read into again once both are done with it.
 	h := chunkHasher{chunks: chunks, d: xxhash.New(), end: chunks[0].OrigLen}
-	type piece struct {
-		b    []byte
-		off  int
-		refs *atomic.Int32
-	}
-	bufs := grownBufs.Get().(*[grownBufCount][]byte)
-	defer grownBufs.Put(bufs)
-	free := make(chan []byte, len(bufs))
-	for _, b := range bufs {
-		free <- b
-	}
-	release := func(pc piece) {
-		if pc.refs.Add(-1) == 0 {
-			free <- pc.b[:cap(pc.b)]
-		}
-	}
-	toHash, toLines := make(chan piece, len(bufs)), make(chan piece, len(bufs))
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for pc := range toHash {
-			h.write(pc.b, pc.off)
-			release(pc)
-		}
-	})
 	starts := make([]int, 1, 1024) // starts[0] = 0
 	// Room for an eighth of the prefix: a resumed importer reads about a
 	// tenth of it (untouched room costs no memory in a fresh process).
 	kept := keptLines{buf: make([]byte, 0, max(from/8, 64<<10))}
 	var unread int64
-	wg.Go(func() {
-		line, lineKept := 0, keep(0)
-		if lineKept {
-			kept.add(0)
-		}
-		for pc := range toLines {
-			off, b := pc.off, pc.b
-			for p := 0; p < len(b); {
-				nl := bytes.IndexByte(b[p:], '\n')
-				end := len(b)
-				if nl >= 0 {
-					end = p + nl + 1
-				}
+	line, lineKept := 0, keep(0)
+	if lineKept {
+		kept.add(0)
+	}
+	// scan records the line starts and the kept lines of b, the file's
+	// bytes at off (called in order).
+	scan := func(b []byte, off int) {
+		for p := 0; p < len(b); {
+			nl := bytes.IndexByte(b[p:], '\n')
+			end := len(b)
+			if nl >= 0 {
+				end = p + nl + 1
+			}
+			if lineKept {
+				kept.buf = append(kept.buf, b[p:end]...)
+			} else {
+				unread += int64(end - p)
+			}
+			p = end
+			if nl >= 0 {
+				line++
+				starts = append(starts, off+end)
+				lineKept = off+end < from && keep(line)
 				if lineKept {
-					kept.buf = append(kept.buf, b[p:end]...)
-				} else {
-					unread += int64(end - p)
-				}
-				p = end
-				if nl >= 0 {
-					line++
-					starts = append(starts, off+end)
-					lineKept = off+end < from && keep(line)
-					if lineKept {
-						kept.add(line)
-					}
+					kept.add(line)
 				}
 			}
-			release(pc)
 		}
-	})
-	var last byte
-	var rerr error
-	for off := 0; off < from; {
-		buf := <-free
-		m, err := io.ReadFull(f, buf[:min(len(buf), from-off)])
-		if err != nil {
-			rerr = err
-			break
-		}
-		last = buf[m-1]
-		pc := piece{b: buf[:m], off: off, refs: new(atomic.Int32)}
-		pc.refs.Store(2)
-		toHash <- pc
-		toLines <- pc
-		off += m
 	}
-	close(toHash)
-	close(toLines)
-	wg.Wait()
-	if rerr != nil {
-		return nil, false, fmt.Errorf("reading %s: %w", path, notGrownEOF(rerr))
+	var last byte
+	mapped, shrank, err := readMapped(f, from, &h, scan, &last)
+	if err != nil {
+		return nil, false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	if shrank {
+		return nil, false, nil
+	}
+	if !mapped {
+		if err := readStreamed(f, from, &h, scan, &last); err != nil {
+			return nil, false, fmt.Errorf("reading %s: %w", path, notGrownEOF(err))
+		}
 	}
 	if h.bad {
 		return nil, false, nil
@@ -347,13 +347,7 @@ func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize in
 		}
 		matched += c.OrigLen
 	}
-	// The encoder decides on the file as read (it may have grown): it must
-	// copy at least what was not read in full.
-	var again int64
-	for _, c := range chunks[:reuseCount(chunks, nsegs, matched, int64(len(data)), chunkSize, nil)] {
-		again += c.OrigLen
-	}
-	if again < int64(from) || matched < int64(prefix) {
+	if matched < int64(prefix) {
 		return nil, false, nil
 	}
 	// Line starts of the rest; no line starts at the end of the data.
@@ -368,9 +362,93 @@ func (a *Archive) ReadGrown(path, name string, prefix, chunkSize int, maxSize in
 	if starts[len(starts)-1] == len(data) {
 		starts = starts[:len(starts)-1]
 	}
+	sp := &sparseFile{from: from, starts: starts, kept: &kept, unread: unread}
+	// The encoder decides on the file as read (it may have grown): it must
+	// copy at least what was not read in full.
+	if redacted {
+		endsLine = func(off int64) bool { return sp.endsLine(data, off) }
+	}
+	var again int64
+	for _, c := range chunks[:reuseCount(chunks, nsegs, matched, int64(len(data)), chunkSize, endsLine)] {
+		again += c.OrigLen
+	}
+	if again < int64(from) {
+		return nil, false, nil
+	}
 	g = &GrownFile{Data: data, From: from, Starts: starts, kept: kept}
-	a.noteGrown(pf, data, matched, &sparseFile{from: from, starts: starts, kept: &g.kept, unread: unread})
+	sp.kept = &g.kept
+	a.noteGrown(pf, data, matched, sp)
 	return g, true, nil
+}
+
+// endsLine reports whether data[:off] (0 < off <= len(data)), a
+// GrownFile's Data, ends a line: before from, whether a line starts at
+// off (from itself ends one: ReadGrown checked it).
+func (sp *sparseFile) endsLine(data []byte, off int64) bool {
+	if off <= 0 || off > int64(len(data)) {
+		return false
+	}
+	if off < int64(sp.from) {
+		_, found := slices.BinarySearch(sp.starts, int(off))
+		return found
+	}
+	return off == int64(sp.from) || data[off-1] == '\n'
+}
+
+// readStreamed reads the file's first from bytes (f at offset 0) through
+// a few pooled buffers: the chunk digests (h) on one goroutine, scan on
+// another; a buffer is read into again once both are done with it. last
+// is the last byte read.
+func readStreamed(f *os.File, from int, h *chunkHasher, scan func(b []byte, off int), last *byte) error {
+	type piece struct {
+		b    []byte
+		off  int
+		refs *atomic.Int32
+	}
+	bufs := grownBufs.Get().(*[grownBufCount][]byte)
+	defer grownBufs.Put(bufs)
+	free := make(chan []byte, len(bufs))
+	for _, b := range bufs {
+		free <- b
+	}
+	release := func(pc piece) {
+		if pc.refs.Add(-1) == 0 {
+			free <- pc.b[:cap(pc.b)]
+		}
+	}
+	toHash, toLines := make(chan piece, len(bufs)), make(chan piece, len(bufs))
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for pc := range toHash {
+			h.write(pc.b, pc.off)
+			release(pc)
+		}
+	})
+	wg.Go(func() {
+		for pc := range toLines {
+			scan(pc.b, pc.off)
+			release(pc)
+		}
+	})
+	var rerr error
+	for off := 0; off < from; {
+		buf := <-free
+		m, err := io.ReadFull(f, buf[:min(len(buf), from-off)])
+		if err != nil {
+			rerr = err
+			break
+		}
+		*last = buf[m-1]
+		pc := piece{b: buf[:m], off: off, refs: new(atomic.Int32)}
+		pc.refs.Store(2)
+		toHash <- pc
+		toLines <- pc
+		off += m
+	}
+	close(toHash)
+	close(toLines)
+	wg.Wait()
+	return rerr
 }
 
 func notGrownEOF(err error) error {
@@ -414,7 +492,27 @@ func (a *Archive) noteGrown(f int, data []byte, matched int64, sp *sparseFile) {
 	}
 	a.prefixMemo[k] = m
 	a.prefixMu.Unlock()
+	registerSparse(data, sp)
+}
+
+// registerSparse records that data holds only what sp says (see
+// grownFiles).
+func registerSparse(data []byte, sp *sparseFile) {
 	key := weak.Make(&data[0])
 	grownFiles.Store(key, sp)
 	runtime.AddCleanup(&data[0], func(k weak.Pointer[byte]) { grownFiles.Delete(k) }, key)
+}
+
+// GrownData returns the GrownFile whose Data is data: one ReadGrown
+// returned, or, for a redacted incremental save, the stored (redacted)
+// view an Encoder made of one (Encoder.Stored: its Data has the stored
+// file's length, its bytes from From on are the stored ones, the lines
+// before From kept by ReadGrown are given redacted by Line). ok is false
+// for any other data.
+func GrownData(data []byte) (g *GrownFile, ok bool) {
+	sp := sparseOf(data)
+	if sp == nil {
+		return nil, false
+	}
+	return &GrownFile{Data: data, From: sp.from, Starts: sp.starts, kept: *sp.kept}, true
 }

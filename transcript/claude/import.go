@@ -237,6 +237,14 @@ func (im *importer) end(opt archive.ImportOptions) (*archive.State, error) {
 }
 
 type importer struct {
+	// replayed is the redacted prefix a subagent record was replayed on
+	// and its xxhash64 (checked): the file's next record reuses it when
+	// the file did not grow (resume_sub.go).
+	replayed struct {
+		data *byte
+		off  int
+		hash uint64
+	}
 	opt   archive.ImportOptions
 	st    *archive.State
 	root  string

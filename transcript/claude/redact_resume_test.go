@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ben10ctx/ben10/archive"
@@ -129,9 +130,10 @@ func noSecrets(t *testing.T, what string, arch []byte, secrets []string) {
 }
 
 // checkRedactedResume saves steps[0] with redaction, then each later step
-// incrementally, and checks that every incremental archive is resumed (for
-// steps after the first), holds the same content as a full redacted save
-// and holds none of the secrets.
+// incrementally, and checks that every incremental archive is resumed and
+// reads the main file's prefix with ReadGrown (for steps after the first,
+// when wantResumed; the latter for a large session), holds the same content as a full redacted save and
+// holds none of the secrets.
 func checkRedactedResume(t *testing.T, name string, steps [][]archive.RawFile, secrets []string, wantResumed bool) {
 	t.Helper()
 	for len(steps) > 0 {
@@ -144,9 +146,18 @@ func checkRedactedResume(t *testing.T, name string, steps [][]archive.RawFile, s
 	var prev []byte
 	for k, files := range steps {
 		p := writeSession(t, dir, files)
-		inc, st := saveRedacted(t, p, prev, "fp-1")
+		o := redactOpts(t, "fp-1")
+		if saveLevel != 0 {
+			o.Codec, o.Level = ctxfmt.CodecZstd, saveLevel
+		}
+		inc, st, stats := saveStats(t, p, prev, o)
 		if k > 0 && wantResumed && !st.Source.Partial {
 			t.Fatalf("%s step %d: not resumed", name, k)
+		}
+		// The four full sessions (named by their UUID) are large enough
+		// for their first raw chunk to be copied.
+		if k > 0 && wantResumed && strings.Count(name, "-") == 4 && stats.UnreadBytes == 0 {
+			t.Fatalf("%s step %d: the main file was read whole", name, k)
 		}
 		full, _ := saveRedacted(t, p, nil, "fp-1")
 		what := fmt.Sprintf("%s step %d", name, k)

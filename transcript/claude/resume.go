@@ -64,6 +64,12 @@ type resumeState struct {
 	// redaction it is 0 and the prefix is checked against those digests
 	// (archive.Archive.SameOriginalPrefix).
 	Hash uint64 `msgpack:"hash"`
+	// HashState is, with Hash, the xxhash64 digest's state after those
+	// bytes (xxhash.Digest.MarshalBinary): an incremental save that reads
+	// the main file with ReadGrown (the original prefix checked against the
+	// archive's chunk digests, its redacted bytes never read) goes on from
+	// it over the new lines to give the next state's Hash.
+	HashState []byte `msgpack:"hash_state,omitempty"`
 	// RedactFP is the redaction fingerprint the raw files were redacted
 	// with before import ("" when not redacted): the state holds only
 	// what the redacted lines say.
@@ -200,7 +206,7 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 		LastCtx: im.lastCtx, SessionSeen: im.sessionSeen,
 	}
 	if im.redactFP != "" {
-		rs.Hash = im.prefixHash(data, off)
+		rs.Hash, rs.HashState = im.prefixHash(data, off)
 	}
 	for i, h := range im.hashes {
 		// Hash now (finish reuses it): the resume state keeps the hash,
@@ -308,15 +314,17 @@ func (im *importer) encodeResume(foldN int) {
 	im.resume = buf.Bytes()
 }
 
-// prefixHash is the xxhash64 of data[:off], continuing the resume check's
-// digest when it covers a part of it.
-func (im *importer) prefixHash(data []byte, off int) uint64 {
+// prefixHash is the xxhash64 of data[:off] and the digest's state after
+// it (resumeState.HashState), continuing the resume check's digest when it
+// covers a part of it.
+func (im *importer) prefixHash(data []byte, off int) (uint64, []byte) {
 	if im.prefix == nil || off < im.prefixOff {
-		return xxhash.Sum64(data[:off])
+		im.prefix, im.prefixOff = xxhash.New(), 0
 	}
 	_, _ = im.prefix.Write(data[im.prefixOff:off])
 	im.prefixOff = off
-	return im.prefix.Sum64()
+	state, _ := im.prefix.MarshalBinary()
+	return im.prefix.Sum64(), state
 }
 
 // keepMessage: the messages of the restored part that a resumed import
@@ -376,6 +384,17 @@ func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP str
 		if rs.Hash != 0 {
 			return nil, false
 		}
+	} else if rm != nil && rm.grown != nil {
+		// Read with ReadGrown: the original prefix matched the previous
+		// archive's chunk digests, and the encoder made the stored view
+		// from the previous archive's manifest (Encoder.Stored): the
+		// redacted prefix is the one the state was taken on, and is not
+		// read. The digest goes on from its state after it.
+		d := xxhash.New()
+		if rs.Off < rm.grown.From || d.UnmarshalBinary(rs.HashState) != nil || d.Sum64() != rs.Hash {
+			return nil, false
+		}
+		im.prefix, im.prefixOff = d, rs.Off
 	} else {
 		// The prefix check's digest goes on over the new lines for the
 		// next resume state: the file is hashed once.

@@ -12,14 +12,22 @@ import (
 )
 
 // An incremental save without the main file's unchanged prefix in memory.
-// When the previous archive's resume state applies and nothing is
-// redacted, the main file is read with archive.Archive.ReadGrown: its
-// prefix is checked against the previous archive's chunk digests while it
-// streams through a small buffer, and only the lines the restored state
-// points into (restoreLines) are kept; the rest of the file is read in
-// full. The importer restores from those lines, the encoder copies the
-// prefix's segments. Anything that does not fit (ReadGrown declines, the
-// state does not restore) is an ordinary save, reading the files whole.
+// When the previous archive's resume state applies (and redaction is off
+// for both archives, or both redact line by line with the same
+// configuration), the main file is read with archive.Archive.ReadGrown:
+// its prefix is checked against the previous archive's chunk digests (of
+// the original bytes, also when redacted) while it streams through a
+// small buffer, and only the lines the restored state points into
+// (restoreLines) are kept; the rest of the file is read in full. The
+// importer restores from those lines, the encoder copies the prefix's
+// segments. With redaction, the importer reads the stored view of the
+// file the encoder makes from it (archive.GrownData: the kept lines
+// redaction changed before are redacted again, the offsets shifted) and
+// the state's digest of the redacted prefix goes on from the state it
+// recorded (resumeState.HashState) instead of hashing the prefix again.
+// Anything that does not fit (ReadGrown declines, the encoder cannot make
+// the stored view, the state does not restore) is an ordinary save,
+// reading the files whole.
 
 // restoredMain is what the importer keeps of the main file's restored
 // state: which prefix lines were read (with a GrownFile) and where each
@@ -211,16 +219,18 @@ type resumeHint struct {
 // keeper returns a function reporting whether line l is one of h's;
 // ReadGrown asks in increasing order, which its cursor follows.
 func (h *resumeHint) keeper() func(l int) bool {
-	next := 0
+	next, last := 0, -1
 	return func(l int) bool {
+		if l < last {
+			// Out of order: search.
+			_, found := slices.BinarySearch(h.kept, l)
+			return found
+		}
+		last = l
 		for next < len(h.kept) && h.kept[next] < l {
 			next++
 		}
-		if next < len(h.kept) && h.kept[next] == l {
-			return true
-		}
-		_, found := slices.BinarySearch(h.kept, l)
-		return found
+		return next < len(h.kept) && h.kept[next] == l
 	}
 }
 
@@ -289,8 +299,16 @@ func saveGrown(w io.Writer, path string, iopt archive.ImportOptions, eopt archiv
 	name := filepath.Base(path)
 	g, ok, err := prev.ReadGrown(path, name, h.off, eopt.ChunkSize, MaxFileSize, h.keeper())
 	<-done
+	fp := ""
+	if eopt.RedactLine != nil {
+		fp = eopt.RedactFingerprint
+	}
+	// A redacted state goes on from its digest's state (an older one
+	// without it is resumed reading the files whole); an unredacted one
+	// has neither.
+	hashed := pre != nil && (fp != "" && len(pre.HashState) > 0 || fp == "" && pre.Hash == 0 && len(pre.HashState) == 0)
 	if err != nil || !ok || pre == nil || subErr != nil || pre.V != resumeVersion || pre.Importer != importerVersion || pre.Name != name ||
-		pre.RedactFP != "" || pre.Hash != 0 || pre.Off != h.off || pre.Lines != h.lines || pre.Root != newImporter(iopt).root {
+		pre.RedactFP != fp || !hashed || pre.Off != h.off || pre.Lines != h.lines || pre.Root != newImporter(iopt).root {
 		return nil, stats, false, nil // read again, whole (reporting any error)
 	}
 	files := append([]archive.RawFile{{Name: name, Data: g.Data}}, subs...)
@@ -301,11 +319,25 @@ func saveGrown(w io.Writer, path string, iopt archive.ImportOptions, eopt archiv
 		return nil, stats, true, err
 	}
 	enc.StartRaw(files)
+	src, redacted := files, []map[int]bool(nil)
+	if fp != "" {
+		// The model is built from the stored (redacted) files; the main
+		// one's view is as sparse as g.
+		var err error
+		if src, redacted, err = enc.Stored(); err != nil {
+			enc.Discard()
+			return nil, stats, false, nil
+		}
+		if g, ok = archive.GrownData(src[0].Data); !ok {
+			enc.Discard()
+			return nil, stats, false, nil
+		}
+	}
 	rm := &restoredMain{grown: g}
 	if n := prev.RecallFoldTools(); n <= len(pre.Tools) {
 		rm.foldN = n
 	}
-	st, ok = resumeImport(files, nil, "", iopt, prev, pre, rm)
+	st, ok = resumeImport(src, redacted, fp, iopt, prev, pre, rm)
 	if !ok {
 		enc.Discard()
 		return nil, stats, false, nil

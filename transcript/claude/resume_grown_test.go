@@ -42,6 +42,16 @@ func TestResumeHeader(t *testing.T) {
 				t.Fatalf("keeper: line %d", l)
 			}
 		}
+		// Asked out of order too (each line twice, the second time after
+		// a later one).
+		keep = h.keeper()
+		for l := range lines {
+			for _, q := range []int{l, max(l-1, 0), l} {
+				if keep(q) != slices.Contains(want, q) {
+					t.Fatalf("keeper out of order: line %d", q)
+				}
+			}
+		}
 		valid := func(h resumeHint) bool {
 			return slices.IsSorted(h.kept) && (len(h.kept) == 0 || (h.kept[0] >= 0 && h.kept[len(h.kept)-1] < h.lines))
 		}

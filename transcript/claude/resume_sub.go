@@ -234,7 +234,11 @@ func (im *importer) endRec(data []byte, off, lines int) {
 	s := &r.st
 	s.Off, s.Lines = off, lines
 	if im.redactFP != "" {
-		s.Hash = xxhash.Sum64(data[:off])
+		if r := &im.replayed; r.data == &data[0] && r.off == off {
+			s.Hash = r.hash // the file did not grow since its record
+		} else {
+			s.Hash = xxhash.Sum64(data[:off])
+		}
 	}
 	s.Tokens = st.Meta.TotalTokens - r.tokens0
 	s.NMsgs = im.msgBase + len(st.Messages) - r.msgs0
@@ -321,6 +325,8 @@ func (im *importer) replay(fi int, f archive.RawFile, s *subState, prev *archive
 		}
 	} else if xxhash.Sum64(data[:s.Off]) != s.Hash {
 		return false
+	} else {
+		im.replayed.data, im.replayed.off, im.replayed.hash = &data[0], s.Off, s.Hash
 	}
 	for _, k := range s.Keys {
 		if im.usage[k] {
