@@ -205,9 +205,19 @@ func (a *Archive) derivedModel() ([]Message, []ToolExec, error) {
 			a.derErr = fmt.Errorf("archive: rebuilding the conversation from the raw transcript: %w", err)
 			return
 		}
-		if len(ms) != a.meta.Meta.MessageCount || len(ts) != a.meta.Meta.ToolCount {
+		want := a.meta.Meta
+		if a.meta.Pending != nil {
+			// A raw-only archive's counts are its built model's.
+			pm, err := a.pendingModel()
+			if err != nil {
+				a.derErr = err
+				return
+			}
+			want = pm.meta.Meta
+		}
+		if len(ms) != want.MessageCount || len(ts) != want.ToolCount {
 			a.derErr = corrupt("raw transcript gives %d messages and %d tools, metadata says %d and %d (importer %s version %d)",
-				len(ms), len(ts), a.meta.Meta.MessageCount, a.meta.Meta.ToolCount, src.Importer, src.Version)
+				len(ms), len(ts), want.MessageCount, want.ToolCount, src.Importer, src.Version)
 			return
 		}
 		a.derMsgs, a.derTools = ms, ts

@@ -43,6 +43,17 @@
 // that quotes them). Each segment still decodes on its own; readers
 // accept all three layouts, and an archive without packed chunks is
 // written as layout 1.
+//
+// Raw-only archives (layout 4, LayoutRawOnly): EncodeRawOnly writes the
+// metadata, the redaction report and the raw segments (as a full save of
+// the same files stores them) without running the importer: what a hook
+// in a hurry must leave before compaction proceeds. The metadata's
+// PendingModel names the importer (registered with RegisterModelDeriver)
+// that builds the model from the stored raw transcript; the accessors do
+// so on first use (RawOnly tells such an archive, StoredMeta reads its
+// identity without building), and Reencode writes the complete archive, as
+// a direct save would have. Builds that read up to layout 3 refuse a
+// raw-only archive (ErrSchema). docs/FORMAT.md states the rule.
 
 // Texts are stored once: a Message, ToolExec input or output, or a
 // compaction summary that carries Span pointers is written without its

@@ -27,7 +27,10 @@ import (
 // segments exist and how raw files map onto them). Layout 3 stores a
 // shared raw segment's packed chunks before the chunk that opens it (see
 // planGroups); layouts 1 and 2 are still read.
-const LayoutVersion = 3
+//
+// Layout 4 (LayoutRawOnly) is a raw-only archive's: layout 3's raw
+// segments, no model segments yet (see EncodeRawOnly).
+const LayoutVersion = 4
 
 // packLimit caps the stored bytes of one packed raw segment (layouts 2 and 3):
 // libzstd level 19's window is 8 MiB, so more would not find repetitions
@@ -99,6 +102,10 @@ type metaSegment struct {
 	// not stored: they are rebuilt from the raw transcript by the named
 	// importer (see ModelSource).
 	Derived *ModelSource `msgpack:"derived,omitempty"`
+	// Pending, set in a raw-only archive (layout 4) only, names the
+	// importer that builds the model from the raw transcript (see
+	// EncodeRawOnly).
+	Pending *PendingModel `msgpack:"pending,omitempty"`
 }
 
 // counts are small figures status reads show without decoding segments.
@@ -410,6 +417,8 @@ type encoder struct {
 	// compression keeps a core to itself.
 	digested []bool
 	late     []func()
+	// noHash: prepareRaw leaves the hashes out (EncodeRawOnly).
+	noHash bool
 }
 
 // rawGroup is one raw segment: a chunk copied from the previous archive,
@@ -630,6 +639,10 @@ func (e *encoder) prepareRaw() error {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	// Job j < len(jobs) compresses a group; the others hash a file.
+	if e.noHash {
+		// A raw-only archive's raw files are hashed by its completion.
+		e.hashes, e.late = nil, nil
+	}
 	n := len(jobs) + len(e.hashes)
 	workers = max(1, min(workers, n))
 	errs := make([]error, len(jobs))

@@ -472,6 +472,9 @@ func (r *metaReader) metaSegment(m *metaSegment) bool {
 		case "derived":
 			m.Derived, ok = r.modelSource()
 			return 1 << 9, ok
+		case "pending":
+			m.Pending, ok = r.pendingModel()
+			return 1 << 10, ok
 		}
 		return 0, false
 	})
@@ -779,6 +782,43 @@ func (r *metaReader) modelSource() (*ModelSource, bool) {
 		case "root":
 			m.Root, ok = r.str()
 			return 1 << 2, ok
+		}
+		return 0, false
+	})
+	return m, ok
+}
+
+// pendingModel reads a raw-only archive's PendingModel (see rawonly.go).
+func (r *metaReader) pendingModel() (*PendingModel, bool) {
+	if r.i < len(r.b) && r.b[r.i] == 0xc0 {
+		r.i++
+		return nil, true
+	}
+	m := new(PendingModel)
+	ok := r.fields(func(k []byte) (uint64, bool) {
+		var ok bool
+		switch string(k) {
+		case "importer":
+			m.Importer, ok = r.str()
+			return 1 << 0, ok
+		case "version":
+			m.Version, ok = r.int()
+			return 1 << 1, ok
+		case "root":
+			m.Root, ok = r.str()
+			return 1 << 2, ok
+		case "resumable":
+			m.Resumable, ok = r.bool()
+			return 1 << 3, ok
+		case "file_contents":
+			m.FileContents, ok = r.bool()
+			return 1 << 4, ok
+		case "exclude":
+			m.ExcludePatterns, ok = r.strings()
+			return 1 << 5, ok
+		case "max_file_content":
+			m.MaxFileContent, ok = r.int64()
+			return 1 << 6, ok
 		}
 		return 0, false
 	})

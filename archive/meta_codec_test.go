@@ -260,6 +260,12 @@ func randomMetaSegment(rng *rand.Rand) metaSegment {
 	}
 	if rng.Intn(2) == 0 {
 		m.Derived = &ModelSource{Importer: randString(rng), Version: randInt(rng), Root: randString(rng)}
+	} else if rng.Intn(2) == 0 {
+		m.Pending = &PendingModel{Importer: randString(rng), Version: randInt(rng), Root: randString(rng), Resumable: rng.Intn(2) == 0,
+			FileContents: rng.Intn(2) == 0, MaxFileContent: randInt64(rng)}
+		for range rng.Intn(3) {
+			m.Pending.ExcludePatterns = append(m.Pending.ExcludePatterns, randString(rng))
+		}
 	}
 	return m
 }

@@ -34,7 +34,16 @@ type ReencodeOptions struct {
 //
 // It is how a snapshot written at a fast level in a hurry gets the layout
 // of a direct save at its final level (snapshot.Manager.Recompress).
+//
+// A raw-only archive (see RawOnly) is written complete: the importer it
+// names builds the model from the stored raw transcript, as a direct save
+// builds it from the same stored lines, and the model segments are added
+// (nothing is redacted again; the raw manifest and the redaction report
+// are kept).
 func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, error) {
+	if a.meta.Pending != nil {
+		return a.completeRawOnly(w, opts)
+	}
 	var stats EncodeStats
 	raw, err := a.RawFiles()
 	if err != nil {

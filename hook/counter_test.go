@@ -3,6 +3,7 @@ package hook
 import (
 	"bytes"
 	"fmt"
+	"github.com/ben10ctx/ben10/ctxfmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -238,28 +239,38 @@ func TestCompactSummaryAfter(t *testing.T) {
 	}
 }
 
-// TestPreCompactVerifyLevel: the hook asks for the quick verify only when
-// a recompression (which decodes every segment) follows.
+// TestPreCompactVerifyLevel: the hook asks for a raw-only snapshot and
+// the quick verify only when a recompression (which builds the model and
+// decodes every segment) follows, and writes at the level this build
+// writes fastest unless the configured one is lower.
 func TestPreCompactVerifyLevel(t *testing.T) {
 	for _, tc := range []struct {
-		name, mode, cfg string
-		quick           bool
+		name, mode, rawOnly, cfg string
+		quick, raw               bool
+		level                    ctxfmt.Level
 	}{
-		{"background recompression", "", "", true},
-		{"sync recompression", RecompressSync, "", true},
-		{"recompression off", RecompressOff, "", false},
-		{"fastest level configured", "", "  compaction_snapshots:\n    compression_level: 1\n", false},
+		{"background recompression", "", "", "", true, true, ctxfmt.QuickLevel()},
+		{"sync recompression", RecompressSync, "", "", true, true, ctxfmt.QuickLevel()},
+		{"recompression off", RecompressOff, "", "", false, false, ctxfmt.QuickLevel()},
+		{"fastest level configured", "", "", "  compaction_snapshots:\n    compression_level: 1\n", true, true, ctxfmt.LevelFastest},
+		{"fastest level configured, raw-only off", "", "off", "  compaction_snapshots:\n    compression_level: 1\n", false, false, ctxfmt.LevelFastest},
+		{"raw-only off", "", "off", "", true, false, ctxfmt.QuickLevel()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
 			e.config(tc.cfg)
 			e.vars["BEN10_HOOK_RECOMPRESS"] = tc.mode
+			e.vars["BEN10_HOOK_RAWONLY"] = tc.rawOnly
 			tp := e.transcript(demoSession, boundaryLine(t))
 			if r := e.fire("PreCompact", map[string]any{"session_id": demoSession, "transcript_path": tp, "trigger": "auto"}); r.stderr != "" {
 				t.Fatalf("PreCompact: %s", r.stderr)
 			}
-			if len(e.snaps.requests) != 1 || e.snaps.requests[0].QuickVerify != tc.quick {
-				t.Fatalf("requests %+v, want QuickVerify %v", e.snaps.requests, tc.quick)
+			if len(e.snaps.requests) != 1 {
+				t.Fatalf("requests %+v", e.snaps.requests)
+			}
+			r := e.snaps.requests[0]
+			if r.QuickVerify != tc.quick || r.RawOnly != tc.raw || r.Level != tc.level {
+				t.Fatalf("request %+v, want QuickVerify %v, RawOnly %v, level %v", r, tc.quick, tc.raw, tc.level)
 			}
 		})
 	}

@@ -4,8 +4,15 @@
 // exits 0 — a failure is one line on stderr and one in the error log
 // (AppendError), never a blocked compaction or prompt.
 //
-// Handlers: PreCompact snapshots the session (at the fastest level; a
-// detached recompression follows), SessionStart(compact) injects the
+// Handlers: PreCompact snapshots the session: what must exist before
+// compaction proceeds, the redacted raw transcript (main and subagent
+// files) as a raw-only snapshot at the level this build writes fastest,
+// verified; a detached recompression follows, which builds the model and
+// replaces the snapshot atomically at the configured level (a snapshot it
+// never completes stays valid: readers build the model from the raw
+// transcript). BEN10_HOOK_RECOMPRESS=off writes a complete snapshot
+// instead, BEN10_HOOK_RAWONLY=off a complete one with the recompression.
+// SessionStart(compact) injects the
 // recovery digest of that snapshot minus what the compaction summary
 // already says, SessionStart(startup|clear) injects this project's previous
 // session when recent, UserPromptSubmit and PostToolUse write incremental

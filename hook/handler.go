@@ -50,6 +50,11 @@ const (
 	RecompressBackground = "background" // default: a detached `ben10 internal recompress`
 	RecompressSync       = "sync"       // inside the hook (tests, demos)
 	RecompressOff        = "off"        // keep the fast level
+	// RecompressDefer writes the snapshot as when a recompression
+	// follows (raw-only, quickly verified) but starts none: `ben10
+	// internal recompress` completes it later (tests; the state a killed
+	// background recompression leaves).
+	RecompressDefer = "defer"
 )
 
 // Checkpoint pacing for PostToolUse: a file modification triggers a
@@ -364,20 +369,29 @@ func (c *call) preCompact() (*Output, error) {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(32<<20 + 2*size))
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
-	// The hook writes at the fastest level; a recompression to the
-	// configured level follows (in the background by default), and it
-	// decodes every segment, so the hook itself only checks the written
-	// file's structure and checksums.
+	// The hook writes what must exist before compaction proceeds: the
+	// redacted raw transcript, at the level this build writes fastest,
+	// verified (structure and checksums). A recompression to the
+	// configured level follows (in the background by default): it builds
+	// the model from the raw transcript, decodes every segment and
+	// replaces the snapshot atomically. Without a recompression to follow
+	// (BEN10_HOOK_RECOMPRESS=off), the hook writes the complete snapshot
+	// at the configured level's fast stand-in, deeply verified.
 	best := ctxfmt.LevelFromZstd(c.cfg.CompactionSnapshots.CompressionLevel)
 	mode := c.h.getenv("BEN10_HOOK_RECOMPRESS")
-	quick := best > ctxfmt.LevelFastest && mode != RecompressOff
-	info, err := sn.Create(SnapshotRequest{TranscriptPath: c.in.TranscriptPath, SessionID: c.in.SessionID, Trigger: trigger, Level: ctxfmt.LevelFastest, Now: c.now, QuickVerify: quick})
+	fast := min(ctxfmt.QuickLevel(), best)
+	follows := mode != RecompressOff
+	info, err := sn.Create(SnapshotRequest{TranscriptPath: c.in.TranscriptPath, SessionID: c.in.SessionID, Trigger: trigger,
+		Level: fast, Now: c.now, QuickVerify: follows && (best != fast || c.rawOnly()), RawOnly: follows && c.rawOnly()})
 	if err != nil {
 		return nil, fmt.Errorf("snapshot before compaction: %w", err)
 	}
-	var rerr error
-	if info.ID != "" && !info.Pending && best > ctxfmt.LevelFastest {
-		rerr = c.recompress(sn, info.ID, best)
+	// The recompression is started while the hook state is updated.
+	rdone := make(chan error, 1)
+	if info.ID != "" && !info.Pending && (best != fast || info.ModelPending) {
+		go func() { rdone <- c.recompress(sn, info.ID, best) }()
+	} else {
+		rdone <- nil
 	}
 	err = c.update(func(s *State, ss *SessionState) error {
 		ss.Snapshots++
@@ -393,13 +407,18 @@ func (c *call) preCompact() (*Output, error) {
 		})
 		return nil
 	})
-	return nil, errors.Join(err, rerr)
+	return nil, errors.Join(err, <-rdone)
 }
+
+// rawOnly reports whether PreCompact writes a raw-only snapshot when a
+// recompression follows: always, unless $BEN10_HOOK_RAWONLY is "off"
+// (the complete snapshot then, as before).
+func (c *call) rawOnly() bool { return c.h.getenv("BEN10_HOOK_RAWONLY") != "off" }
 
 func (c *call) recompress(sn Snapshotter, id string, level ctxfmt.Level) error {
 	mode := c.h.getenv("BEN10_HOOK_RECOMPRESS")
 	switch mode {
-	case RecompressOff:
+	case RecompressOff, RecompressDefer:
 		return nil
 	case RecompressSync:
 		return sn.Recompress(id, level)
@@ -413,7 +432,7 @@ func (c *call) recompress(sn Snapshotter, id string, level ctxfmt.Level) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("BEN10_HOOK_RECOMPRESS=%q: use background, sync or off", mode)
+	return fmt.Errorf("BEN10_HOOK_RECOMPRESS=%q: use background, sync, defer or off", mode)
 }
 
 // ---- PostCompact ----

@@ -253,7 +253,7 @@ func TestFullFlow(t *testing.T) {
 	if r := e.fire("PreCompact", in); r.stdout != "" || r.stderr != "" {
 		t.Fatalf("PreCompact: stdout %q stderr %q", r.stdout, r.stderr)
 	}
-	if len(e.snaps.snaps) != 1 || e.snaps.snaps[0].Level != ctxfmt.LevelFastest.String() {
+	if len(e.snaps.snaps) != 1 || e.snaps.snaps[0].Level != ctxfmt.QuickLevel().String() {
 		t.Fatalf("snapshots: %+v", e.snaps.snaps)
 	}
 	id := e.snaps.snaps[0].ID

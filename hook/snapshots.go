@@ -33,6 +33,10 @@ type SnapshotRequest struct {
 	// QuickVerify: check the written file's structure and checksums only;
 	// set when Recompress follows (it decodes every segment).
 	QuickVerify bool
+	// RawOnly: write the raw transcript only, when the snapshot layer can
+	// (see snapshot.CreateOptions.RawOnly); set when Recompress follows,
+	// which builds the model and completes the snapshot.
+	RawOnly bool
 }
 
 // SnapshotInfo describes a snapshot.
@@ -45,6 +49,9 @@ type SnapshotInfo struct {
 	Bytes     int64
 	Pending   bool   // written to pending/ because the store lock was busy
 	Replaced  string // an earlier snapshot of the session replaced (debounce)
+	// ModelPending: written raw-only (SnapshotRequest.RawOnly); Recompress
+	// completes it.
+	ModelPending bool
 }
 
 // SnapshotFactory returns the Snapshotter of a store.

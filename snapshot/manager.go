@@ -129,6 +129,15 @@ type CreateOptions struct {
 	// NoPrevious imports the whole transcript even when an archive of the
 	// same session exists to build on (see Manager.Previous).
 	NoPrevious bool
+	// RawOnly writes a raw-only snapshot (archive.EncodeRawOnly) when it
+	// can: the redacted raw transcript without the model, which readers
+	// build from it on demand and Recompress writes in full. For a caller
+	// that runs Recompress next (the PreCompact hook starts it in the
+	// background). Only a Claude Code session of a known SessionID,
+	// without file contents (compaction_snapshots.include_file_contents),
+	// is written so; any other gets a complete snapshot.
+	// CreateResult.RawOnly tells which was written.
+	RawOnly bool
 }
 
 // CreateResult tells what Create did.
@@ -146,6 +155,9 @@ type CreateResult struct {
 	// Resumed: only the lines added since an earlier archive of the session
 	// (Manager.Previous) were imported; the content is a full import's.
 	Resumed bool
+	// RawOnly: the snapshot was written raw-only (CreateOptions.RawOnly);
+	// Snapshot.ModelPending is set until Recompress completes it.
+	RawOnly bool
 }
 
 // NormalizeTrigger maps Claude Code's PreCompact trigger onto the PRD's
@@ -196,6 +208,13 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A raw-only snapshot's transcript files are read while the earlier
+	// archive is looked for.
+	rawOnly := o.RawOnly && m.rawOnlyFits(&o, eopts)
+	var files <-chan readResult
+	if rawOnly {
+		files = m.readAsync(o.TranscriptPath)
+	}
 	if err := m.st.EnsureDir(m.st.SnapshotDir()); err != nil {
 		return nil, err
 	}
@@ -206,7 +225,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	// same as a full import's (transcript.Save falls back to one whenever
 	// the previous archive does not fit).
 	if o.SessionID != "" && !o.NoPrevious {
-		if prev := m.Previous(o.SessionID); prev != nil {
+		if prev := m.previous(o.SessionID, eopts.RedactFingerprint); prev != nil {
 			defer prev.Close()
 			eopts.Previous = prev
 		}
@@ -214,12 +233,13 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	var st *archive.State
 	var stats archive.EncodeStats
 	tmp, info, err := m.writeTemp(func(w io.Writer) error {
+		if rawOnly {
+			var err error
+			st, stats, err = m.writeRawOnly(w, o, eopts, files)
+			return err
+		}
 		var err error
-		st, stats, err = transcript.Save(w, o.TranscriptPath, o.Harness, archive.ImportOptions{
-			ProjectDir:          m.st.ProjectDir(),
-			IncludeFileContents: m.cfg.CompactionSnapshots.IncludeFileContents,
-			ExcludePatterns:     ExcludePatterns(m.cfg),
-		}, eopts)
+		st, stats, err = transcript.Save(w, o.TranscriptPath, o.Harness, m.importOptions(), eopts)
 		if err != nil {
 			return fmt.Errorf("snapshot: importing %s: %w", o.TranscriptPath, err)
 		}
@@ -260,8 +280,9 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		Harness:           string(st.Meta.Harness),
 		FileContents:      len(st.FileContents),
 		Redactions:        red.Total(),
+		ModelPending:      rawOnly,
 	}
-	res := &CreateResult{Redactions: red.Counts(), Resumed: stats.Resumed}
+	res := &CreateResult{Redactions: red.Counts(), Resumed: stats.Resumed, RawOnly: rawOnly}
 	unlock, err := m.st.Lock(context.Background())
 	if errors.Is(err, store.ErrLockTimeout) {
 		return m.park(tmp, snap, o.Force, res)
@@ -727,8 +748,11 @@ func (m *Manager) write(ix *Index) error {
 		}
 	}
 	// Most index writes (a new snapshot, a prune) change no pin: the file
-	// is rewritten only when its content changes.
-	if old, err := os.ReadFile(m.st.PinnedPath()); err == nil && string(old) == b.String() {
+	// is rewritten only when its content changes. No file at all says no
+	// pin as well (readPinned): none is written until a snapshot is pinned
+	// (the first snapshot of a project spares two fsyncs).
+	old, err := os.ReadFile(m.st.PinnedPath())
+	if (err == nil && string(old) == b.String()) || (errors.Is(err, fs.ErrNotExist) && !ix.anyPinned()) {
 		return nil
 	}
 	if err := store.WriteFileAtomic(m.st.PinnedPath(), []byte(b.String())); err != nil {
@@ -777,6 +801,15 @@ func (m *Manager) mergePending(ix *Index, now time.Time) {
 			_ = m.st.DonePending(p)
 		}
 	}
+}
+
+func (ix *Index) anyPinned() bool {
+	for _, s := range ix.Snapshots {
+		if s.Pinned {
+			return true
+		}
+	}
+	return false
 }
 
 func (ix *Index) hasHash(h string) bool {
@@ -891,6 +924,7 @@ func (m *Manager) adopt(ix *Index, name string, pinned map[string]bool) {
 		s.PreCompaction = PreCompaction{TokenCount: md.ContextTokens, MessageCount: md.MessageCount, FileCount: md.FileCount, ToolExecutionCount: md.ToolCount}
 		s.CreatedAt = md.UpdatedAt.UTC()
 		s.FileContents = a.Summary().Contents
+		_, s.ModelPending = a.RawOnly()
 		a.Close()
 	}
 	if strings.HasPrefix(name, "pre-compact-") {
@@ -970,7 +1004,30 @@ func (m *Manager) OpenArchive(idOrPrefix string) (*archive.Archive, io.Closer, S
 	if err != nil {
 		return nil, nil, s, fmt.Errorf("snapshot %s: %w", ShortID(s.ID), err)
 	}
+	if s.ModelPending {
+		fillPending(&s, a)
+	}
 	return a, a, s, nil
+}
+
+// fillPending gives the entry s of a raw-only snapshot (whose counts the
+// index does not know until Recompress completes it) the counts of the
+// model built from a's raw transcript; s is left as it is when a is no
+// longer raw-only (completed meanwhile) or its model cannot be built.
+func fillPending(s *Snapshot, a *archive.Archive) {
+	if _, ok := a.RawOnly(); !ok {
+		s.ModelPending = false
+		return
+	}
+	if _, _, err := a.Recall(); err != nil {
+		return // the model cannot be built here
+	}
+	md := a.Meta()
+	p := &s.PreCompaction
+	if p.TokenCount == 0 {
+		p.TokenCount = md.ContextTokens
+	}
+	p.MessageCount, p.FileCount, p.ToolExecutionCount = md.MessageCount, md.FileCount, md.ToolCount
 }
 
 // LatestForSession returns the newest snapshot of a session.

@@ -31,6 +31,12 @@ const maxPreviousCandidates = 2
 // full otherwise). It returns nil when no candidate qualifies; the caller
 // must Close the one returned.
 func (m *Manager) Previous(session string) *archive.Archive {
+	return m.previous(session, RedactionFingerprint(m.cfg))
+}
+
+// previous is Previous with the configuration's redaction fingerprint fp
+// already computed.
+func (m *Manager) previous(session, fp string) *archive.Archive {
 	if session == "" {
 		return nil
 	}
@@ -48,13 +54,12 @@ func (m *Manager) Previous(session string) *archive.Archive {
 		cands = append(cands, st.CurrentPath())
 	}
 	oo := OpenOptions(cfg)
-	fp := RedactionFingerprint(cfg)
 	redacting := cfg.SensitiveRedaction
 	// newest: the newest candidate; resumable: the newest with a resume
 	// state for this configuration.
 	var newest, resumable *archive.Archive
 	newer := func(a, than *archive.Archive) bool {
-		return than == nil || a.Meta().UpdatedAt.After(than.Meta().UpdatedAt)
+		return than == nil || a.StoredMeta().UpdatedAt.After(than.StoredMeta().UpdatedAt)
 	}
 	for _, p := range cands {
 		if p == "" {
@@ -64,7 +69,9 @@ func (m *Manager) Previous(session string) *archive.Archive {
 		if err != nil {
 			continue
 		}
-		if a.Meta().SessionID != session {
+		// (The stored metadata: a raw-only snapshot's model is not built
+		// for this; such a snapshot lends its raw segments only.)
+		if a.StoredMeta().SessionID != session {
 			a.Close()
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
 
@@ -46,13 +47,17 @@ func (m *Manager) Recompress(id string, level ctxfmt.Level) error {
 		enc = &ctxfmt.Encryption{Passphrase: oo.Passphrase, Key: oo.Key}
 	}
 	write := func(w io.Writer) error { return copySegments(w, r.Reader, level, enc) }
-	var src *archive.Archive
-	if level >= ctxfmt.LevelBest {
-		src, err = archive.OpenFile(m.Path(s), oo)
-		if err != nil {
-			return fmt.Errorf("snapshot %s: %w", ShortID(s.ID), err)
-		}
-		defer src.Close()
+	src, err := archive.OpenFile(m.Path(s), oo)
+	if err != nil {
+		return fmt.Errorf("snapshot %s: %w", ShortID(s.ID), err)
+	}
+	defer src.Close()
+	pending, rawOnly := src.RawOnly()
+	// A raw-only snapshot is completed (its model built and written) at
+	// any level; at LevelBest and LevelMax every snapshot is laid out as
+	// a direct save at that level would be.
+	reencode := rawOnly || level >= ctxfmt.LevelBest
+	if reencode {
 		write = func(w io.Writer) error {
 			_, err := src.Reencode(w, archive.ReencodeOptions{Codec: ctxfmt.CodecZstd, Level: level, Encryption: enc})
 			return err
@@ -63,12 +68,15 @@ func (m *Manager) Recompress(id string, level ctxfmt.Level) error {
 		return err
 	}
 	defer os.Remove(tmp)
-	if src != nil {
+	var done archive.Metadata
+	var contents int
+	if reencode {
 		dst, err := archive.OpenFile(tmp, oo)
 		if err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrVerify, tmp, err)
 		}
-		err = sameContent(src, dst)
+		err = sameContent(src, dst, rawOnly && pending.FileContents)
+		done, contents = dst.Meta(), dst.Summary().Contents
 		dst.Close()
 		if err != nil {
 			return fmt.Errorf("%w: snapshot %s recompressed at %s: %w; left as it is", ErrVerify, ShortID(s.ID), level, err)
@@ -84,6 +92,15 @@ func (m *Manager) Recompress(id string, level ctxfmt.Level) error {
 		}
 		syncDir(m.st.SnapshotDir())
 		cur.ContentHash, cur.CompressedBytes, cur.UncompressedBytes, cur.Level = info.hash, info.size, info.raw, level.String()
+		if rawOnly {
+			// Completed: the counts Create could not know.
+			p := &cur.PreCompaction
+			if p.TokenCount == 0 {
+				p.TokenCount = done.ContextTokens
+			}
+			p.MessageCount, p.FileCount, p.ToolExecutionCount = done.MessageCount, done.FileCount, done.ToolCount
+			cur.Harness, cur.FileContents, cur.ModelPending = string(done.Harness), contents, false
+		}
 		return nil
 	})
 }
@@ -119,7 +136,18 @@ func copySegments(w io.Writer, r *ctxfmt.Reader, level ctxfmt.Level, enc *ctxfmt
 // registry, task state, compactions with their summaries, preferences,
 // recall, file contents and the model source. Values are compared in
 // their msgpack encoding (times by instant, whatever their zone).
-func sameContent(a, b *archive.Archive) error {
+//
+// With captured set (a is a raw-only archive whose completion b captured
+// project files), the file contents, the registry's content hashes and
+// the count of contents are left out of the comparison: a raw-only
+// archive holds none.
+func sameContent(a, b *archive.Archive, captured bool) error {
+	return compareContent(a, b, captured, false)
+}
+
+// compareContent is sameContent; with anyTime, the metadata's CreatedAt
+// and UpdatedAt are left out (archives saved at different times).
+func compareContent(a, b *archive.Archive, captured, anyTime bool) error {
 	type part struct {
 		name string
 		get  func(*archive.Archive) (any, error)
@@ -130,13 +158,27 @@ func sameContent(a, b *archive.Archive) error {
 			for i := range s.RawFiles {
 				s.RawFiles[i].Shared = 0
 			}
+			if captured {
+				s.Contents = 0
+			}
+			if anyTime {
+				s.Meta.CreatedAt, s.Meta.UpdatedAt = time.Time{}, time.Time{}
+			}
 			src, ok := x.Source()
 			return []any{s, x.RedactionFingerprint(), src, ok}, nil
 		}},
 		{"raw transcript", func(x *archive.Archive) (any, error) { return x.RawFiles() }},
 		{"conversation", func(x *archive.Archive) (any, error) { return x.Messages() }},
 		{"tool history", func(x *archive.Archive) (any, error) { return x.Tools() }},
-		{"file registry", func(x *archive.Archive) (any, error) { return x.Files() }},
+		{"file registry", func(x *archive.Archive) (any, error) {
+			fs, err := x.Files()
+			if captured {
+				for i := range fs {
+					fs[i].Hash = ""
+				}
+			}
+			return fs, err
+		}},
 		{"task state", func(x *archive.Archive) (any, error) { return x.Tasks() }},
 		{"compactions", func(x *archive.Archive) (any, error) { return x.Compactions() }},
 		{"preferences", func(x *archive.Archive) (any, error) { return x.Preferences() }},
@@ -144,7 +186,12 @@ func sameContent(a, b *archive.Archive) error {
 			r, ok, err := x.Recall()
 			return []any{&r, ok}, err
 		}},
-		{"file contents", func(x *archive.Archive) (any, error) { return x.FileContents() }},
+		{"file contents", func(x *archive.Archive) (any, error) {
+			if captured {
+				return nil, nil
+			}
+			return x.FileContents()
+		}},
 	}
 	for _, p := range parts {
 		va, err := p.get(a)

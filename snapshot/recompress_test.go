@@ -101,7 +101,7 @@ func TestRecompressToMax(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := openPath(t, e.m.Path(after), oo)
-			if err := sameContent(openPath(t, keep, oo), got); err != nil {
+			if err := sameContent(openPath(t, keep, oo), got, false); err != nil {
 				t.Fatal(err)
 			}
 			if _, ok, _ := got.ResumeState(); ok {
@@ -126,7 +126,7 @@ func TestRecompressToMax(t *testing.T) {
 // sameContentBut is sameContent for archives saved at different times:
 // the metadata's UpdatedAt and CreatedAt are left out.
 func sameContentBut(a, b *archive.Archive) error {
-	err := sameContent(a, b)
+	err := sameContent(a, b, false)
 	if err == nil || !strings.HasPrefix(err.Error(), "metadata") {
 		return err
 	}
@@ -190,10 +190,10 @@ func TestSameContentDetects(t *testing.T) {
 	short := fixture(t, t.TempDir(), 12)
 	b := e.create(t, CreateOptions{TranscriptPath: short, Now: time.Now().UTC().Add(time.Hour), Force: true, NoPrevious: true}).Snapshot
 	oo := OpenOptions(e.m.cfg)
-	if err := sameContent(openPath(t, e.m.Path(a), oo), openPath(t, e.m.Path(b), oo)); err == nil {
+	if err := sameContent(openPath(t, e.m.Path(a), oo), openPath(t, e.m.Path(b), oo), false); err == nil {
 		t.Fatal("different sessions compare equal")
 	}
-	if err := sameContent(openPath(t, e.m.Path(a), oo), openPath(t, e.m.Path(a), oo)); err != nil {
+	if err := sameContent(openPath(t, e.m.Path(a), oo), openPath(t, e.m.Path(a), oo), false); err != nil {
 		t.Fatal(err)
 	}
 }
