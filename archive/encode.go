@@ -342,6 +342,13 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 	}
 	e.s = s
 	m, err := e.model()
+	// The digests made as the files were read, finished here rather than
+	// beside the compression (see encoder.late).
+	for i, f := range e.files {
+		if e.digested[i] {
+			f.Digest.of(f.Data)
+		}
+	}
 	<-enc.done
 	if enc.rawErr != nil {
 		return *e.stats, enc.rawErr
@@ -403,6 +410,13 @@ type encoder struct {
 	// planRaw leaves them to prepareRaw, which runs them beside the
 	// compression, after the stored files are handed to the importer.
 	hashes []func()
+	// digested are the files whose digests were made as they were read
+	// (RawDigest, used for file i when digested[i]): their hash jobs
+	// (late) run after the compression, by which time Finish has
+	// usually finished those digests on its own goroutine, so that the
+	// compression keeps a core to itself.
+	digested []bool
+	late     []func()
 	// noHash: prepareRaw leaves the hashes out (EncodeRawOnly).
 	noHash bool
 }
@@ -627,7 +641,7 @@ func (e *encoder) prepareRaw() error {
 	// Job j < len(jobs) compresses a group; the others hash a file.
 	if e.noHash {
 		// A raw-only archive's raw files are hashed by its completion.
-		e.hashes = nil
+		e.hashes, e.late = nil, nil
 	}
 	n := len(jobs) + len(e.hashes)
 	workers = max(1, min(workers, n))
@@ -642,7 +656,16 @@ func (e *encoder) prepareRaw() error {
 					continue
 				}
 				g := &e.groups[jobs[j]]
-				g.prep, errs[j] = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, g.data)
+				// A file's whole data read with its digests (RawDigest)
+				// has its xxhash64 known.
+				var sum func() (uint64, bool)
+				if d := e.files[g.file].Digest; d != nil {
+					sum = func() (uint64, bool) {
+						_, _, xxh, ok := d.of(g.data)
+						return xxh, ok
+					}
+				}
+				g.prep, errs[j] = ctxfmt.PrepareSum(e.opts.Codec, e.opts.Level, g.data, sum)
 			}
 		})
 	}
@@ -670,8 +693,11 @@ func (e *encoder) prepareRaw() error {
 	}
 	close(next)
 	wg.Wait()
+	for _, h := range e.late {
+		h()
+	}
 	<-read
-	e.hashes = nil
+	e.hashes, e.late = nil, nil
 	// A chunk shared with others is never copied, so nothing hashes on
 	// from its SHA-256 state (hashChunks recorded one for every chunk).
 	for _, g := range e.groups {
@@ -1052,6 +1078,7 @@ func (e *encoder) planRaw(ready func()) error {
 	e.man = make([]rawManifest, n)
 	e.reuse, e.prevSegs = make([]int, n), make([][]int, n)
 	e.storedFiles = make([]RawFile, n)
+	e.digested = make([]bool, n)
 	// First every file's stored bytes, which is all Stored waits for (the
 	// importer then starts), then the cutting of the files not planned
 	// by planAppend.
@@ -1127,12 +1154,46 @@ func (e *encoder) planRaw(ready func()) error {
 				orig = starts
 			}
 			m := rawManifest{Name: f.Name, Size: int64(len(data))}
-			m.Chunks = chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize())
+			// A file stored as it was read, in one chunk, whose digests
+			// were made as it was read (RawDigest): its hash job only
+			// waits for them. (Its OrigHash too, unless planReuse needs
+			// it now.)
+			digested := f.Digest != nil && len(e.changed[i]) == 0 && len(data) == len(f.Data) &&
+				len(data) > 0 && &data[0] == &f.Data[0] && len(data) <= e.chunkSize()
+			e.digested[i] = digested
+			m.Chunks = chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize(), !digested || e.opts.Previous != nil)
 			e.man[i] = m
 			e.planReuse(i)
-			e.hashes = append(e.hashes, func() {
+			job := func() {
+				if digested {
+					c := &e.man[i].Chunks[0]
+					if sha, mid, xxh, ok := f.Digest.of(f.Data); ok && len(e.man[i].Chunks) == 1 {
+						if e.opts.Previous == nil {
+							c.OrigHash = xxh
+						}
+						if c.Mid == nil {
+							c.Mid = mid
+						}
+						e.man[i].SHA256 = sha
+						return
+					}
+					if e.opts.Previous == nil {
+						// (Not digested after all: the chunks' own.)
+						off := int64(0)
+						for k := range e.man[i].Chunks {
+							c := &e.man[i].Chunks[k]
+							c.OrigHash = xxhash.Sum64(f.Data[off : off+c.OrigLen])
+							off += c.OrigLen
+						}
+					}
+				}
 				e.man[i].SHA256 = hashChunks(sha256.New(), data, e.man[i].Chunks)
-			})
+			}
+			if digested {
+				e.late = append(e.late, job)
+			} else {
+				e.hashes = append(e.hashes, job)
+			}
 		}
 		if sp := sparseOf(f.Data); sp != nil {
 			e.stats.UnreadBytes += sp.unread
@@ -1263,7 +1324,7 @@ func (e *encoder) planAppend(i int) bool {
 	if restOrigStarts == nil {
 		restOrigStarts = restStarts
 	}
-	tail := chunkLines(rest, restStored, restOrigStarts, restStarts, restChanged, e.chunkSize())
+	tail := chunkLines(rest, restStored, restOrigStarts, restStarts, restChanged, e.chunkSize(), true)
 	m := rawManifest{Name: e.files[i].Name, Size: int64(len(stored))}
 	m.Chunks = append(append([]rawChunk(nil), pm.Chunks[:reuse]...), tail...)
 	e.man[i] = m
@@ -1316,18 +1377,117 @@ type redacted struct {
 }
 
 // redactFiles is redactLines for several files at once: their lines are
-// cut into blocks of whole lines of about redactBlock bytes that the
-// workers take in turn across the files, so that no worker waits at the
-// end of one file while another finishes it.
+// cut into blocks of about redactBlock bytes, fewer when there is little
+// to redact (the lines starting in [k*block, (k+1)*block) of a file),
+// that the workers take in
+// turn across the files, so that no worker waits at the end of one file
+// while another finishes it. Each block finds its own lines: no pass over
+// the files precedes the workers.
 func redactFiles(files [][]byte, fn func([]byte) []byte, workers int) []redacted {
 	type job struct {
-		f, lo, hi int // file f's lines [lo, hi)
+		f, lo, hi int // the lines of file f starting in [lo, hi)
+	}
+	type result struct {
+		starts []int
+		repl   map[int][]byte // a line's redacted body by its index in starts, when fn changed it
+	}
+	total := 0
+	for _, data := range files {
+		total += len(data)
+	}
+	// Blocks of about redactBlock bytes; smaller ones (down to
+	// minRedactBlock) for less, so that the new lines of an incremental
+	// save are redacted on every worker too.
+	block := redactBlock
+	if workers > 1 {
+		block = max(min(redactBlock, total/(2*workers)), minRedactBlock)
+	}
+	var jobs []job
+	for f, data := range files {
+		for lo := 0; lo < len(data); lo += block {
+			jobs = append(jobs, job{f, lo, min(lo+block, len(data))})
+		}
+	}
+	results := make([]result, len(jobs))
+	run := func(k int) {
+		j := jobs[k]
+		data := files[j.f]
+		st := j.lo
+		if st > 0 {
+			// The first line starting at or after lo.
+			p := bytes.IndexByte(data[st-1:], '\n')
+			if p < 0 {
+				return
+			}
+			st += p
+		}
+		res := &results[k]
+		res.starts = make([]int, 0, (j.hi-j.lo)/1024+16)
+		for st < j.hi {
+			res.starts = append(res.starts, st)
+			end := bytes.IndexByte(data[st:], '\n')
+			next := len(data)
+			if end < 0 {
+				end = len(data)
+			} else {
+				end += st
+				next = end + 1
+			}
+			b := data[st:end]
+			if len(b) > 0 && b[len(b)-1] == '\r' {
+				b = b[:len(b)-1]
+			}
+			if r := fn(b); !bytes.Equal(r, b) {
+				if res.repl == nil {
+					res.repl = map[int][]byte{}
+				}
+				res.repl[len(res.starts)-1] = r
+			}
+			st = next
+		}
+	}
+	if workers <= 1 || total < 2*block {
+		for k := range jobs {
+			run(k)
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(workers, len(jobs)) {
+			wg.Go(func() {
+				for {
+					k := int(next.Add(1)) - 1
+					if k >= len(jobs) {
+						return
+					}
+					run(k)
+					// Go lets a goroutine that does not block keep its
+					// processor for up to 10 ms while others wait, longer
+					// than a whole save: the save's goroutines (these, the
+					// caller's import, a RawDigest) take turns instead.
+					runtime.Gosched()
+				}
+			})
+		}
+		wg.Wait()
 	}
 	out := make([]redacted, len(files))
-	total := 0
-	for i, data := range files {
-		out[i].starts = lineStarts(data)
-		total += len(data)
+	// repl[f][ln] is line ln's redacted body when fn changed it.
+	repl := make([]map[int][]byte, len(files))
+	for k, j := range jobs {
+		res := &results[k]
+		base := len(out[j.f].starts)
+		for i, r := range res.repl {
+			if repl[j.f] == nil {
+				repl[j.f] = map[int][]byte{}
+			}
+			repl[j.f][base+i] = r
+		}
+		if out[j.f].starts == nil {
+			out[j.f].starts = res.starts
+		} else {
+			out[j.f].starts = append(out[j.f].starts, res.starts...)
+		}
 	}
 	// body returns line ln of file f without its line ending.
 	body := func(f, ln int) []byte {
@@ -1344,62 +1504,10 @@ func redactFiles(files [][]byte, fn func([]byte) []byte, workers int) []redacted
 		}
 		return b
 	}
-	// repl[f][ln] is line ln's redacted body when fn changed it.
-	repl := make([]map[int][]byte, len(files))
-	var mu sync.Mutex
-	run := func(j job) {
-		for ln := j.lo; ln < j.hi; ln++ {
-			b := body(j.f, ln)
-			if r := fn(b); !bytes.Equal(r, b) {
-				mu.Lock()
-				if repl[j.f] == nil {
-					repl[j.f] = map[int][]byte{}
-				}
-				repl[j.f][ln] = r
-				mu.Unlock()
-			}
-		}
-	}
-	// Blocks of about redactBlock bytes; smaller ones (down to
-	// minRedactBlock) for less, so that the new lines of an incremental
-	// save are redacted on every worker too.
-	block := redactBlock
-	if workers > 1 {
-		block = max(min(redactBlock, total/(2*workers)), minRedactBlock)
-	}
-	if workers <= 1 || total < 2*block {
-		for f := range files {
-			run(job{f, 0, len(out[f].starts)})
-		}
-	} else {
-		// Blocks of whole lines of about block bytes, taken in turn.
-		var jobs []job
-		for f := range files {
-			starts := out[f].starts
-			for ln := 0; ln < len(starts); {
-				lo := ln
-				limit := starts[ln] + block
-				for ln++; ln < len(starts) && starts[ln] < limit; ln++ {
-				}
-				jobs = append(jobs, job{f, lo, ln})
-			}
-		}
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range min(workers, len(jobs)) {
-			wg.Go(func() {
-				for {
-					k := int(next.Add(1)) - 1
-					if k >= len(jobs) {
-						return
-					}
-					run(jobs[k])
-				}
-			})
-		}
-		wg.Wait()
-	}
 	for f, data := range files {
+		if out[f].starts == nil {
+			out[f].starts = []int{}
+		}
 		out[f].data, out[f].changed = data, make(map[int]bool, len(repl[f]))
 		if len(repl[f]) == 0 {
 			continue
@@ -1428,7 +1536,9 @@ func redactFiles(files [][]byte, fn func([]byte) []byte, workers int) []redacted
 // chunkLines cuts the stored bytes at line boundaries into chunks of about
 // size bytes, recording each chunk's original extent for incremental
 // matching.
-func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map[int]bool, size int) []rawChunk {
+//
+// With hash false the chunks' OrigHash are left 0 (the caller sets them).
+func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map[int]bool, size int, hash bool) []rawChunk {
 	var chunks []rawChunk
 	line, origOff, storedOff := 0, 0, 0
 	nlines := len(storedStarts)
@@ -1451,7 +1561,10 @@ func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map
 			c := rawChunk{StoredLen: maxChunk, OrigLen: -1}
 			if !changed[line] {
 				origEnd = origOff + maxChunk
-				c.OrigLen, c.OrigHash = maxChunk, xxhash.Sum64(orig[origOff:origEnd])
+				c.OrigLen = maxChunk
+				if hash {
+					c.OrigHash = xxhash.Sum64(orig[origOff:origEnd])
+				}
 			}
 			if storedStarts[line] >= storedOff {
 				c.Lines = 1
@@ -1467,7 +1580,10 @@ func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map
 		}
 		c := rawChunk{StoredLen: int64(storedEnd - storedOff), OrigLen: -1}
 		if origOff >= 0 {
-			c.OrigLen, c.OrigHash = int64(origEnd-origOff), xxhash.Sum64(orig[origOff:origEnd])
+			c.OrigLen = int64(origEnd - origOff)
+			if hash {
+				c.OrigHash = xxhash.Sum64(orig[origOff:origEnd])
+			}
 		}
 		for l := line; l < end; l++ {
 			if storedStarts[l] >= storedOff {
@@ -1531,7 +1647,7 @@ func (e *encoder) planReuse(i int) {
 	}
 	rest := e.files[i].Data[origOff:]
 	restStored := stored[storedOff:]
-	ch := chunkLines(rest, restStored, lineStarts(rest), lineStarts(restStored), shiftChanged(e.changed[i], pm.Chunks[:reuse]), e.chunkSize())
+	ch := chunkLines(rest, restStored, lineStarts(rest), lineStarts(restStored), shiftChanged(e.changed[i], pm.Chunks[:reuse]), e.chunkSize(), true)
 	e.man[i].Chunks = append(append([]rawChunk(nil), pm.Chunks[:reuse]...), ch...)
 	e.reuse[i], e.prevSegs[i] = reuse, segs
 }

@@ -81,6 +81,12 @@ func zstdDecoder() (*zstd.Decoder, error) {
 // compress encodes src with codec c at level l. It returns CodecNone and
 // src itself when compression does not make it smaller.
 func compress(c Codec, l Level, src []byte) (Codec, []byte, error) {
+	return compressSum(c, l, src, nil)
+}
+
+// compressSum is compress given, when sum is not nil, a way to the
+// xxhash64 (seed 0) of src that the caller already has (see PrepareSum).
+func compressSum(c Codec, l Level, src []byte, sum func() (uint64, bool)) (Codec, []byte, error) {
 	if len(src) == 0 || c == CodecNone {
 		return CodecNone, src, nil
 	}
@@ -112,7 +118,7 @@ func compress(c Codec, l Level, src []byte) (Codec, []byte, error) {
 		}
 		out = dst[:n]
 	case CodecZstd:
-		lib, ok, err := libzstdCompress(l, src)
+		lib, ok, err := libzstdCompress(l, src, sum)
 		if err != nil {
 			return 0, nil, fmt.Errorf("ctxfmt: libzstd level %s: %w", l, err)
 		}
@@ -210,6 +216,11 @@ func decodeAllExact(dec *zstd.Decoder, src []byte, rawLen int) ([]byte, error) {
 // may alias a scratch buffer: the result is a fresh slice of exactly the
 // new frame's size.
 func withContentChecksum(frame, content []byte) ([]byte, error) {
+	return withChecksum(frame, xxhash.Sum64(content))
+}
+
+// withChecksum is withContentChecksum given the content's XXH64.
+func withChecksum(frame []byte, sum uint64) ([]byte, error) {
 	const (
 		magic       = 0xFD2FB528
 		checksumBit = 1 << 2
@@ -224,7 +235,7 @@ func withContentChecksum(frame, content []byte) ([]byte, error) {
 	out := make([]byte, len(frame)+4)
 	copy(out, frame)
 	out[4] |= checksumBit
-	le.PutUint32(out[len(frame):], uint32(xxhash.Sum64(content)))
+	le.PutUint32(out[len(frame):], uint32(sum))
 	return out, nil
 }
 

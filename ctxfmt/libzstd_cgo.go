@@ -98,7 +98,7 @@ func acquireLibzstd(l Level) (lz *libzstdLevel, release func()) {
 // false otherwise and the caller uses klauspost. The frame carries the
 // content size and, added by withContentChecksum, the XXH64 content
 // checksum. The result is a fresh slice of exactly the frame's size.
-func libzstdCompress(l Level, src []byte) (out []byte, ok bool, err error) {
+func libzstdCompress(l Level, src []byte, sum func() (uint64, bool)) (out []byte, ok bool, err error) {
 	lz, release := acquireLibzstd(l)
 	if lz == nil {
 		return nil, false, nil
@@ -112,6 +112,12 @@ func libzstdCompress(l Level, src []byte) (out []byte, ok bool, err error) {
 	frame, err := c.ctx.CompressLevel(c.buf, src, lz.levelFor(len(src)))
 	if err != nil {
 		return nil, true, err
+	}
+	if sum != nil {
+		if x, known := sum(); known {
+			out, err = withChecksum(frame, x)
+			return out, true, err
+		}
 	}
 	out, err = withContentChecksum(frame, src)
 	return out, true, err

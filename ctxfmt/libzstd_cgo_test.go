@@ -29,7 +29,7 @@ func TestLibzstdMaxLevels(t *testing.T) {
 	// would pick a 16 MiB window for it without a known content size).
 	for _, n := range []int{4<<20 + 1, maxUltraInput + 1} {
 		p := bytes.Repeat(textPayload(64<<10, uint64(n)), n/(64<<10)+1)[:n]
-		out, ok, err := libzstdCompress(LevelMax, p)
+		out, ok, err := libzstdCompress(LevelMax, p, nil)
 		if !ok || err != nil {
 			t.Fatalf("%d bytes: ok %v, err %v", n, ok, err)
 		}

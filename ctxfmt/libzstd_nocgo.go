@@ -8,7 +8,7 @@ package ctxfmt
 const libzstdBuilt = false
 
 // libzstdCompress never compresses in a build without cgo (ok is false).
-func libzstdCompress(Level, []byte) (out []byte, ok bool, err error) {
+func libzstdCompress(Level, []byte, func() (uint64, bool)) (out []byte, ok bool, err error) {
 	return nil, false, nil
 }
 

@@ -315,13 +315,18 @@ func hasDigitRun(b []byte) bool {
 	return lo >= 0
 }
 
-// digitRunPair[c] is 1 for the bytes of digitRunByte: a probe tests two
-// neighbours with one branch.
+// digitRunPair[c] is 2 for a digit, 1 for the other bytes of
+// digitRunByte (space and dash) and 0 for the rest: a probe tests two
+// neighbours with one branch, the product of their values being 2 or more
+// exactly when both are digitRunBytes and one of them is a digit.
 var digitRunPair = func() (t [256]uint8) {
 	for c, ok := range digitRunByte {
 		if ok {
 			t[c] = 1
 		}
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = 2
 	}
 	return t
 }()
@@ -331,16 +336,23 @@ const firstDigitProbe = 7
 
 // nextDigitRun finds the first such stretch [lo,hi) around a probe at i,
 // i+8, i+16, … and the probe to go on from (lo < 0: none). A probe p
-// tests the pair b[p], b[p+1]: a stretch holding 9 digits is at least 9
-// bytes long, so the pairs lying inside it start at 8 or more consecutive
-// positions, one of every 8th. Every stretch starting at or after i-7 is
-// seen (from i = 7: every stretch); after a stretch ending at hi the next
-// starts at hi+1 or later, so the probes go on from hi+8. Testing a pair
-// rather than a byte keeps the single spaces of prose from stopping the
-// probe.
+// tests the pair b[p], b[p+1], and widens it to its stretch when both are
+// digitRunBytes and one is a digit. Every stretch holding a dense part,
+// 9 digits among which no two other bytes are neighbours (which is what
+// scanDigits finds: digit groups joined by single spaces or dashes), is
+// seen when it starts at or after i-7 (from i = 7: every such stretch):
+// the dense part is at least 9 bytes long, so its pairs start at 8 or
+// more consecutive positions, one of every 8th, and each holds a digit.
+// After a stretch ending at hi the next starts at hi+1 or later, so the
+// probes go on from hi+8. A stretch of 9 digits with no dense part (the
+// "12      34      56 …" of an aligned table) may or may not be found,
+// depending on where the probes fall: no candidate of scanDigits lies in
+// it. Testing a pair rather than a byte keeps the single spaces of prose
+// from stopping the probe, and asking for a digit in it keeps indentation
+// and "----" rules from stopping it.
 func nextDigitRun(b []byte, i int) (lo, hi, next int) {
 	for i+1 < len(b) {
-		if digitRunPair[b[i]]&digitRunPair[b[i+1]] == 0 {
+		if digitRunPair[b[i]]*digitRunPair[b[i+1]] < 2 {
 			i += 8
 			continue
 		}

@@ -201,9 +201,13 @@ func runFileSave(cmd *cobra.Command) error {
 		opts.Encryption = &ctxfmt.Encryption{Passphrase: pass}
 	}
 	if saveFlags.redact {
-		r := redact.Default()
-		opts.RedactLine = func(line []byte) []byte { out, _ := r.JSONLine(line); return out }
-		opts.RedactText = func(s string) string { out, _ := r.String(s); return out }
+		// The redactor (a few hundred microseconds) is built on the other
+		// core while this one computes the fingerprint, opens the output
+		// and reads the transcript; the first line redacted waits for it
+		// if need be (redact.Default builds it once).
+		go redact.Default()
+		opts.RedactLine = func(line []byte) []byte { out, _ := redact.Default().JSONLine(line); return out }
+		opts.RedactText = func(s string) string { out, _ := redact.Default().String(s); return out }
 		// The built-in rules with their defaults: an archive saved so
 		// before is built on (its raw lines are redacted the same way).
 		opts.RedactFingerprint = snapshot.RedactionFingerprint(&store.Config{SensitiveRedaction: true})

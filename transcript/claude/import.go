@@ -10,9 +10,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -77,11 +79,11 @@ func Import(p string, opt archive.ImportOptions) (*archive.State, error) {
 // and, unless opt.NoSubagents, every `<session>/subagents/*.jsonl` next to
 // it (sorted by name), each checked against MaxFileSize.
 func ReadFiles(p string, opt archive.ImportOptions) ([]archive.RawFile, error) {
-	data, err := readFileLimited(p)
+	data, dig, err := readFileLimited(p)
 	if err != nil {
 		return nil, err
 	}
-	return readSubagents(p, opt, []archive.RawFile{{Name: filepath.Base(p), Data: data}})
+	return readSubagents(p, opt, []archive.RawFile{{Name: filepath.Base(p), Data: data, Digest: dig}})
 }
 
 // readSubagents appends the subagent files of the transcript at p to files
@@ -105,11 +107,11 @@ func readSubagents(p string, opt archive.ImportOptions, files []archive.RawFile)
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			d, err := readFileLimited(filepath.Join(subdir, n))
+			d, dig, err := readFileLimited(filepath.Join(subdir, n))
 			if err != nil {
 				return nil, err
 			}
-			files = append(files, archive.RawFile{Name: session + "/subagents/" + n, Data: d})
+			files = append(files, archive.RawFile{Name: session + "/subagents/" + n, Data: d, Digest: dig})
 		}
 	}
 	return files, nil
@@ -128,32 +130,121 @@ func ImportReader(r io.Reader, name string, opt archive.ImportOptions) (*archive
 	return ImportFiles([]archive.RawFile{{Name: name, Data: data}}, opt)
 }
 
-func readFileLimited(p string) ([]byte, error) {
+// readFileLimited reads the regular file at p, of at most MaxFileSize
+// bytes. A file of parallelReadMin bytes or more is read with the help of
+// a second core: up to archive.DefaultChunkSize (a raw segment of one
+// chunk) piece by piece while that core makes the digests an Encoder
+// needs of it (archive.RawDigest, returned), larger ones as two halves at
+// once.
+func readFileLimited(p string) ([]byte, *archive.RawDigest, error) {
 	f, err := os.Open(p)
 	if err != nil {
-		return nil, fmt.Errorf("claude: %w", err)
+		return nil, nil, fmt.Errorf("claude: %w", err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("claude: %w", err)
+		return nil, nil, fmt.Errorf("claude: %w", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("claude: %s is not a regular file", p)
+		return nil, nil, fmt.Errorf("claude: %s is not a regular file", p)
 	}
 	if fi.Size() > MaxFileSize {
-		return nil, fmt.Errorf("%w: %s (%d bytes)", ErrTooLarge, p, fi.Size())
+		return nil, nil, fmt.Errorf("%w: %s (%d bytes)", ErrTooLarge, p, fi.Size())
 	}
 	data := make([]byte, 0, fi.Size()+1)
-	prefault(data)
-	data, err = readAllInto(f, data)
+	var dig *archive.RawDigest
+	switch {
+	case fi.Size() < parallelReadMin || runtime.GOMAXPROCS(0) < 2:
+		prefault(data)
+		data, err = readAllInto(f, data)
+	case fi.Size() <= archive.DefaultChunkSize:
+		data, dig, err = readDigested(f, data)
+	default:
+		data, err = readHalves(f, data, int(fi.Size()))
+	}
 	if err != nil {
-		return nil, fmt.Errorf("claude: reading %s: %w", p, err)
+		return nil, nil, fmt.Errorf("claude: reading %s: %w", p, err)
 	}
 	if int64(len(data)) > MaxFileSize {
-		return nil, fmt.Errorf("%w: %s", ErrTooLarge, p)
+		return nil, nil, fmt.Errorf("%w: %s", ErrTooLarge, p)
 	}
-	return data, nil
+	return data, dig, nil
+}
+
+// readDigested is readAllInto giving each piece read to a RawDigest (made
+// on another core meanwhile), returned with the data when the read ends
+// well.
+func readDigested(f *os.File, b []byte) ([]byte, *archive.RawDigest, error) {
+	d := archive.NewRawDigest()
+	for {
+		if len(b) == cap(b) {
+			// The file grew: a new buffer (the pieces given stay valid).
+			b = append(b, 0)[:len(b)]
+		}
+		end := min(cap(b), len(b)+archive.DigestPiece)
+		prefault(b[len(b):len(b):end])
+		n, err := f.Read(b[len(b):end])
+		d.Add(b[len(b) : len(b)+n])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			d.End(b)
+			return b, d, nil
+		}
+		if err != nil || int64(len(b)) > MaxFileSize {
+			d.End(nil)
+			return b, nil, err
+		}
+	}
+}
+
+// parallelReadMin is the size from which readFileLimited reads a file as
+// two halves at once: mapping the fresh buffer's pages and copying the
+// page cache into them is about a millisecond for 3 MB, during which the
+// save has nothing else to do.
+const parallelReadMin = 1 << 20
+
+// readHalves reads f, of size bytes when it was opened, into b (empty,
+// with room for them): its two halves at once, each on its own goroutine,
+// then whatever follows them until the end of the file (a transcript may
+// grow while it is read). The result is what one read from the start to
+// the end would give: the bytes a transcript's writer appends never
+// change those before them. Should the file have shrunk under the first
+// half, only what that half read is kept and the read goes on from there.
+func readHalves(f *os.File, b []byte, size int) ([]byte, error) {
+	mid := size / 2
+	full := b[:size]
+	var n2 int
+	var err2 error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		prefault(full[mid:mid:size])
+		n2, err2 = readFullAt(f, full[mid:], int64(mid))
+	}()
+	prefault(full[:0:mid])
+	n1, err1 := readFullAt(f, full[:mid], 0)
+	<-done
+	if err1 != nil {
+		return b, err1
+	}
+	n := n1
+	if n1 == mid {
+		if err2 != nil {
+			return b, err2
+		}
+		n = mid + n2
+	}
+	return readAllInto(io.NewSectionReader(f, int64(n), MaxFileSize+1-int64(n)), full[:n])
+}
+
+// readFullAt fills b from f at off, short only at the end of the file.
+func readFullAt(f *os.File, b []byte, off int64) (int, error) {
+	n, err := f.ReadAt(b, off)
+	if err == io.EOF {
+		err = nil
+	}
+	return n, err
 }
 
 func readAllInto(r io.Reader, b []byte) ([]byte, error) {
@@ -189,12 +280,29 @@ func ImportFiles(files []archive.RawFile, opt archive.ImportOptions) (*archive.S
 // the resume state records redactFP. With lazy set, tool outputs the
 // recall does not read are left undecoded (archive.ModelSource.Lazy).
 func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.ImportOptions, resumable bool, redactFP string, lazy bool) (*archive.State, error) {
+	return importFilesAbort(files, redacted, opt, resumable, redactFP, lazy, nil)
+}
+
+// yieldEvery is how many bytes an import beside other work
+// (importFilesAbort) reads between two runtime.Gosched calls: Go gives a
+// goroutine that does not block its processor for up to 10 ms when more
+// goroutines than processors are runnable, longer than a whole save, so
+// the goroutines of a save take turns of about a tenth of a millisecond.
+const yieldEvery = 64 << 10
+
+// errAborted: an import given an abort flag saw it set.
+var errAborted = errors.New("claude: import aborted")
+
+// importFilesAbort is importFiles that stops with errAborted as soon as
+// abort (when not nil) is set, checked before every line.
+func importFilesAbort(files []archive.RawFile, redacted []map[int]bool, opt archive.ImportOptions, resumable bool, redactFP string, lazy bool, abort *atomic.Bool) (*archive.State, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%w: no files", ErrNotTranscript)
 	}
 	im := newImporter(opt)
 	im.lazyOut = lazy
 	im.redacted, im.redactFP = redacted, redactFP
+	im.abort = abort
 	if resumable {
 		im.snapshot = im.takeSnapshot
 		im.recordSubs = true
@@ -203,6 +311,9 @@ func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.I
 	parsed := 0
 	for fi, f := range files {
 		parsed += im.file(fi, f)
+		if im.aborted {
+			return nil, errAborted
+		}
 	}
 	if parsed == 0 {
 		return nil, fmt.Errorf("%w: %s has no JSON line", ErrNotTranscript, files[0].Name)
@@ -237,6 +348,10 @@ func (im *importer) end(opt archive.ImportOptions) (*archive.State, error) {
 }
 
 type importer struct {
+	// abort, when set, stops the import before the next line (aborted
+	// then says so; see importFilesAbort).
+	abort   *atomic.Bool
+	aborted bool
 	// replayed is the redacted prefix a subagent record was replayed on
 	// and its xxhash64 (checked): the file's next record reuses it when
 	// the file did not grow (resume_sub.go).
@@ -446,7 +561,21 @@ func (im *importer) fileFrom(fi int, f archive.RawFile, start, startLine int) in
 	if record {
 		im.starts, im.startsOff = make([]int, 0, len(data)/1024+16), 0
 	}
+	yielded := start
 	for off := start; off < len(data); ln++ {
+		if im.abort != nil {
+			if im.abort.Load() {
+				// Nothing more is recorded: the import is thrown away.
+				im.aborted, im.snapshot, im.rec = true, nil, nil
+				return parsed
+			}
+			if off-yielded >= yieldEvery {
+				// An import beside the redaction (saveFiles) lets the
+				// redaction's goroutines have their turn.
+				yielded = off
+				runtime.Gosched()
+			}
+		}
 		end := bytes.IndexByte(data[off:], '\n')
 		last := end < 0
 		if last {

@@ -1,7 +1,9 @@
 package claude
 
 import (
+	"bytes"
 	"io"
+	"sync/atomic"
 
 	"github.com/ben10ctx/ben10/archive"
 )
@@ -16,7 +18,11 @@ import (
 // stores: its conversation is rebuilt from the stored raw transcript like
 // an unredacted one's, no text is redacted twice, and no state the
 // importer keeps can hold what redaction removed. File content hashes are
-// then left unknown for content read from a line redaction changed.
+// then left unknown for content read from a line redaction changed. (A
+// full save imports the files as read beside their redaction, on the
+// guess that it changes no line; the first line it changes throws that
+// import away, so that what is returned and stored is always the model
+// of the redacted files.)
 //
 // With eopt.Previous, an archive of the same transcript saved by this
 // importer (same project root; same redaction, which for a redacted one
@@ -86,6 +92,24 @@ func SaveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions,
 // saveFiles is SaveFiles with eopt.Previous's resume state already
 // decoded (pre; nil: decoded here when needed).
 func saveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions, eopt archive.EncodeOptions, pre *resumeState) (*archive.State, archive.EncodeStats, error) {
+	// A full save with every line redacted imports the files as read while
+	// they are redacted, on the guess that redaction changes none of their
+	// lines (the common case): the model built from them is then the one
+	// built from the stored files, the same bytes. The first line
+	// redaction changes stops that import (it is thrown away) and the
+	// stored files are imported once redacted, as without the guess.
+	var changed *atomic.Bool
+	if eopt.RedactLine != nil && eopt.Previous == nil && guessUnchanged {
+		changed = new(atomic.Bool)
+		redactLine := eopt.RedactLine
+		eopt.RedactLine = func(line []byte) []byte {
+			out := redactLine(line)
+			if !bytes.Equal(out, line) {
+				changed.Store(true)
+			}
+			return out
+		}
+	}
 	enc, err := archive.NewEncoder(w, eopt)
 	if err != nil {
 		return nil, archive.EncodeStats{}, err
@@ -101,20 +125,34 @@ func saveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions,
 	src, fp := files, ""
 	var redacted []map[int]bool
 	resumable := true
+	var st *archive.State
 	switch {
 	case eopt.RedactLine != nil:
+		fp = eopt.RedactFingerprint
+		resumable = fp != ""
+		var guess *archive.State
+		if changed != nil {
+			none := make([]map[int]bool, len(files))
+			for i := range none {
+				none[i] = map[int]bool{}
+			}
+			// (Any error, aborted or not, is the regular import's to
+			// give.)
+			guess, _ = importFilesAbort(files, none, iopt, resumable, fp, true, changed)
+		}
 		if src, redacted, err = enc.Stored(); err != nil {
 			return fail(err)
 		}
-		fp = eopt.RedactFingerprint
-		resumable = fp != ""
+		if guess != nil && !changed.Load() && unchanged(files, src, redacted) {
+			guess.Raw = src
+			st = guess
+		}
 	case eopt.RedactText != nil:
 		// Texts redacted one by one: stored in full, never resumed.
 		resumable = false
 	}
-	var st *archive.State
-	ok := false
-	if p := eopt.Previous; resumable && p != nil && p.Redaction().Enabled == (redacted != nil) && p.RedactionFingerprint() == fp {
+	ok := st != nil
+	if p := eopt.Previous; !ok && resumable && p != nil && p.Redaction().Enabled == (redacted != nil) && p.RedactionFingerprint() == fp {
 		if pre == nil {
 			pre = loadResume(p)
 		}
@@ -135,4 +173,24 @@ func saveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions,
 		return nil, stats, err
 	}
 	return st, stats, nil
+}
+
+// guessUnchanged turns the import during redaction on (saveFiles); tests
+// turn it off to compare.
+var guessUnchanged = true
+
+// unchanged reports whether the stored files are the files as read: the
+// same bytes (the same slices), no line changed by redaction.
+func unchanged(files, stored []archive.RawFile, redacted []map[int]bool) bool {
+	if len(stored) != len(files) || len(redacted) != len(files) {
+		return false
+	}
+	for i, f := range files {
+		s := stored[i]
+		if s.Name != f.Name || len(s.Data) != len(f.Data) || len(redacted[i]) != 0 ||
+			len(f.Data) > 0 && &s.Data[0] != &f.Data[0] {
+			return false
+		}
+	}
+	return true
 }
