@@ -223,32 +223,36 @@ func NewReader(ra io.ReaderAt, size int64, opts ReaderOptions) (*Reader, error) 
 
 // checkEntry validates one entry's structure; off is where it must start.
 func checkEntry(i int, e *entry, off, footerAt uint64, encrypted bool) error {
-	reg := entryRegion(i)
+	// The region is named only when the entry is wrong: NewReader checks
+	// every entry of the index on each open.
+	fail := func(kind error, format string, args ...any) error {
+		return ferr(entryRegion(i), kind, format, args...)
+	}
 	switch {
 	case e.reserved != [3]byte{}:
-		return ferr(reg, ErrUnsupported, "reserved bytes are % x", e.reserved[:])
+		return fail(ErrUnsupported, "reserved bytes are % x", e.reserved[:])
 	case e.flags&segFlagsMustKnow&^segFlagsKnown != 0:
-		return ferr(reg, ErrUnsupported, "unknown must-understand flags 0x%04x", uint16(e.flags&segFlagsMustKnow&^segFlagsKnown))
+		return fail(ErrUnsupported, "unknown must-understand flags 0x%04x", uint16(e.flags&segFlagsMustKnow&^segFlagsKnown))
 	case e.typ == 0:
-		return ferr(reg, ErrCorrupt, "segment type 0 is invalid")
+		return fail(ErrCorrupt, "segment type 0 is invalid")
 	case e.offset != off:
-		return ferr(reg, ErrCorrupt, "offset %d, the previous segment ends at %d", e.offset, off)
+		return fail(ErrCorrupt, "offset %d, the previous segment ends at %d", e.offset, off)
 	case e.storedLen > footerAt-off:
-		return ferr(reg, ErrCorrupt, "stored length %d runs past the footer at %d", e.storedLen, footerAt)
+		return fail(ErrCorrupt, "stored length %d runs past the footer at %d", e.storedLen, footerAt)
 	case e.rawLen > math.MaxInt64:
-		return ferr(reg, ErrCorrupt, "raw length %d", e.rawLen)
+		return fail(ErrCorrupt, "raw length %d", e.rawLen)
 	}
 	enc := e.flags&FlagEncrypted != 0
 	isCrypto := e.typ == TypeCryptoParams
 	switch {
 	case encrypted && i == 0 && (!isCrypto || enc || e.codec != CodecNone):
-		return ferr(reg, ErrCorrupt, "an encrypted file must start with a plain, uncompressed crypto-params segment")
+		return fail(ErrCorrupt, "an encrypted file must start with a plain, uncompressed crypto-params segment")
 	case encrypted && i > 0 && (!enc || isCrypto):
-		return ferr(reg, ErrCorrupt, "every segment after crypto-params in an encrypted file must be encrypted (and only one crypto-params)")
+		return fail(ErrCorrupt, "every segment after crypto-params in an encrypted file must be encrypted (and only one crypto-params)")
 	case !encrypted && (enc || isCrypto):
-		return ferr(reg, ErrCorrupt, "encrypted segment or crypto-params in an unencrypted file")
+		return fail(ErrCorrupt, "encrypted segment or crypto-params in an unencrypted file")
 	case enc && e.storedLen < TagSize:
-		return ferr(reg, ErrCorrupt, "encrypted stored length %d is shorter than the tag", e.storedLen)
+		return fail(ErrCorrupt, "encrypted stored length %d is shorter than the tag", e.storedLen)
 	}
 	if e.codec == CodecNone {
 		plain := e.storedLen
@@ -256,7 +260,7 @@ func checkEntry(i int, e *entry, off, footerAt uint64, encrypted bool) error {
 			plain -= TagSize
 		}
 		if e.rawLen != plain {
-			return ferr(reg, ErrCorrupt, "uncompressed segment: raw length %d, stored %d", e.rawLen, plain)
+			return fail(ErrCorrupt, "uncompressed segment: raw length %d, stored %d", e.rawLen, plain)
 		}
 	}
 	return nil
@@ -267,10 +271,15 @@ func readFull(ra io.ReaderAt, b []byte, off int64, region string) error {
 	if n == len(b) {
 		return nil
 	}
+	return shortRead(region, n, len(b), off, err)
+}
+
+// shortRead is readFull's error for a read of n of want bytes at off.
+func shortRead(region string, n, want int, off int64, err error) error {
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return ferr(region, ErrTruncated, "read %d of %d bytes at offset %d", n, len(b), off)
+		return ferr(region, ErrTruncated, "read %d of %d bytes at offset %d", n, want, off)
 	}
-	return fmt.Errorf("ctxfmt: %s: reading %d bytes at offset %d: %w", region, len(b), off, err)
+	return fmt.Errorf("ctxfmt: %s: reading %d bytes at offset %d: %w", region, want, off, err)
 }
 
 // unwrapSentinel returns the sentinel an error wraps.
@@ -337,12 +346,11 @@ func (r *Reader) ReadSegment(i int) ([]byte, error) {
 		return nil, fmt.Errorf("ctxfmt: no segment %d (file has %d)", i, len(r.ents))
 	}
 	e := r.ents[i]
-	reg := segRegion(i, e.typ)
 	if !e.codec.Known() {
-		return nil, ferr(reg, ErrUnsupported, "codec %s", e.codec)
+		return nil, ferr(segRegion(i, e.typ), ErrUnsupported, "codec %s", e.codec)
 	}
 	if e.rawLen > uint64(r.maxSeg) {
-		return nil, ferr(reg, ErrTooLarge, "decodes to %d bytes, the cap is %d", e.rawLen, r.maxSeg)
+		return nil, ferr(segRegion(i, e.typ), ErrTooLarge, "decodes to %d bytes, the cap is %d", e.rawLen, r.maxSeg)
 	}
 	comp, err := r.storedPlain(i)
 	if err != nil {
@@ -351,13 +359,13 @@ func (r *Reader) ReadSegment(i int) ([]byte, error) {
 	if e.codec == CodecZstdDict {
 		out, err := decompressDict(comp, int(e.rawLen), func(j uint64) ([]byte, error) { return r.dictionary(i, j) })
 		if err != nil {
-			return nil, ferr(reg, ErrCorrupt, "%s data: %v", e.codec, err)
+			return nil, ferr(segRegion(i, e.typ), ErrCorrupt, "%s data: %v", e.codec, err)
 		}
 		return out, nil
 	}
 	out, err := decompress(e.codec, comp, int(e.rawLen))
 	if err != nil {
-		return nil, ferr(reg, ErrCorrupt, "%s data: %v", e.codec, err)
+		return nil, ferr(segRegion(i, e.typ), ErrCorrupt, "%s data: %v", e.codec, err)
 	}
 	return out, nil
 }
@@ -367,24 +375,25 @@ func (r *Reader) ReadSegment(i int) ([]byte, error) {
 // (compressed) plaintext.
 func (r *Reader) storedPlain(i int) ([]byte, error) {
 	e := r.ents[i]
-	reg := segRegion(i, e.typ)
+	// The region is named only on failure (every read would format it).
+	reg := func() string { return segRegion(i, e.typ) }
 	buf := make([]byte, e.storedLen)
-	if err := readFull(r.ra, buf, int64(e.offset), reg); err != nil {
-		return nil, err
+	if n, err := r.ra.ReadAt(buf, int64(e.offset)); n != len(buf) {
+		return nil, shortRead(reg(), n, len(buf), int64(e.offset), err)
 	}
 	if sum := xxhash.Sum64(buf); sum != e.checksum {
-		return nil, ferr(reg, ErrChecksum, "stored bytes hash to %016x, index says %016x", sum, e.checksum)
+		return nil, ferr(reg(), ErrChecksum, "stored bytes hash to %016x, index says %016x", sum, e.checksum)
 	}
 	if e.flags&FlagEncrypted == 0 {
 		return buf, nil
 	}
 	if r.aead == nil {
-		return nil, &FormatError{Region: reg, Err: ErrKeyRequired}
+		return nil, &FormatError{Region: reg(), Err: ErrKeyRequired}
 	}
 	eb := r.index[HeaderSize+uint64(i)*EntrySize:][:EntrySize]
 	plain, err := r.aead.Open(buf[:0], segmentNonce(i), buf, segmentAAD(r.hb[:], eb, i))
 	if err != nil {
-		return nil, ferr(reg, ErrAuth, "AES-GCM tag does not match")
+		return nil, ferr(reg(), ErrAuth, "AES-GCM tag does not match")
 	}
 	return plain, nil
 }
