@@ -2,7 +2,10 @@ package archive_test
 
 import (
 	"bytes"
+	"encoding/base64"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -183,17 +186,53 @@ func copySubagents(b *testing.B, src, dst string) {
 // BenchmarkOpenDigest opens an archive, reads its metadata and builds the
 // recovery digest from the stored recall, for a 1 MB and a 100 MB
 // transcript (corpus sessions repeated with fresh UUIDs).
+// appendScreenshots appends to the transcript at path n bytes (about) of
+// tool results holding one base64 PNG screenshot each, 1 MiB of random
+// bytes encoded: content no compressor shrinks below 3/4, so the archive
+// grows with it while the session's model and recall barely do.
+func appendScreenshots(path string, n int64) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	raw := make([]byte, 3<<18)
+	for i := 0; int64(i)*(1<<20) < n; i++ {
+		for j := range raw {
+			raw[j] = byte(rng.Uint32())
+		}
+		line := fmt.Sprintf(`{"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/home/dev/shots","sessionId":"00000000-0000-4000-8000-000000000000","version":"2.1.39","type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_shot%04d","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"%s"}}]}]},"uuid":"00000000-0000-4000-8000-%012d","timestamp":"2026-03-02T10:00:00.000Z"}`+"\n",
+			i, base64.StdEncoding.EncodeToString(raw), i)
+		if _, err := f.WriteString(line); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	return f.Close()
+}
+
 func BenchmarkOpenDigest(b *testing.B) {
 	corpus := archiveCorpusDir(b, "claude")
 	for _, c := range []struct {
 		name string
 		size int64
-	}{{"1MB", 1 << 20}, {"10MB", 10 << 20}, {"100MB", 100 << 20}} {
+		// images is how many bytes of base64 screenshots (incompressible
+		// tool results, as real transcripts carry) are appended to the
+		// transcript: the 100MB-archive case is a 10 MB session whose
+		// archive is over 100 MB, to compare against the 10 MB case's
+		// ≈ 1 MB archive (the issue's "100 MB archive vs 1 MB archive").
+		images int64
+	}{{"1MB", 1 << 20, 0}, {"10MB", 10 << 20, 0}, {"100MB", 100 << 20, 0}, {"100MB-archive", 10 << 20, 136 << 20}} {
 		b.Run(c.name, func(b *testing.B) {
 			dir := b.TempDir()
 			tp, err := benchdata.Transcript(corpus, dir, c.size)
 			if err != nil {
 				b.Fatal(err)
+			}
+			if c.images > 0 {
+				if err := appendScreenshots(tp, c.images); err != nil {
+					b.Fatal(err)
+				}
 			}
 			ap := filepath.Join(dir, "a.ctx")
 			f, err := os.Create(ap)
@@ -237,6 +276,9 @@ func BenchmarkOpenDigest(b *testing.B) {
 				a.Close()
 			}
 			b.ReportMetric(float64(recallBytes), "recall-bytes")
+			if st, err := os.Stat(ap); err == nil {
+				b.ReportMetric(float64(st.Size())/(1<<20), "archive-MiB")
+			}
 		})
 	}
 }
