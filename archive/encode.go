@@ -419,6 +419,12 @@ type encoder struct {
 	late     []func()
 	// noHash: prepareRaw leaves the hashes out (EncodeRawOnly).
 	noHash bool
+	// split, when > 0 (EncodeRawOnly without a previous archive), cuts
+	// the stored files into chunks of split bytes; full then holds per
+	// file the chunks of chunkSize a direct save lists (nil entries for
+	// files not split), which the completion writes (PendingModel.Chunks).
+	split int
+	full  [][]rawChunk
 }
 
 // rawGroup is one raw segment: a chunk copied from the previous archive,
@@ -1160,8 +1166,19 @@ func (e *encoder) planRaw(ready func()) error {
 			// it now.)
 			digested := f.Digest != nil && len(e.changed[i]) == 0 && len(data) == len(f.Data) &&
 				len(data) > 0 && &data[0] == &f.Data[0] && len(data) <= e.chunkSize()
+			if e.split > 0 && len(data) > e.split {
+				// Raw-only: the direct save's chunks (hashed here: no
+				// late job runs) for the completion, smaller ones stored.
+				if e.full == nil {
+					e.full = make([][]rawChunk, n)
+				}
+				digested = false
+				e.full[i] = chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize(), true)
+				m.Chunks = chunkLines(f.Data, data, orig, starts, e.changed[i], e.split, true)
+			} else {
+				m.Chunks = chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize(), !digested || e.opts.Previous != nil)
+			}
 			e.digested[i] = digested
-			m.Chunks = chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize(), !digested || e.opts.Previous != nil)
 			e.man[i] = m
 			e.planReuse(i)
 			job := func() {
