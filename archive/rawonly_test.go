@@ -169,6 +169,20 @@ func TestRawOnlySplit(t *testing.T) {
 				t.Errorf("completed archive: main file in %d segments, direct save %d", n, fullSegs)
 			}
 			sameContentCut(t, a, c, false)
+			// A save on top of the raw-only archive copies its small
+			// chunks (their hashes of the original bytes match).
+			grown := append(append([]byte(nil), raw[0].Data...), `{"type":"user","message":{"role":"user","content":"one more"}}`+"\n"...)
+			files := append([]archive.RawFile{{Name: raw[0].Name, Data: grown}}, raw[1:]...)
+			next := o
+			next.Previous = a
+			var nb bytes.Buffer
+			_, stats, err := claude.SaveFiles(&nb, files, archive.ImportOptions{}, next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stats.CopiedSegments < segs-1 {
+				t.Errorf("a save on top of the raw-only archive copied %d of its %d raw segments", stats.CopiedSegments, segs)
+			}
 			if tc.redact {
 				for _, seg := range a.Container().Segments() {
 					b, err := a.Container().ReadSegment(seg.Index)
