@@ -135,8 +135,11 @@ var ErrRawOnly = errors.New("archive: cannot write a raw-only archive")
 // EncodeRawOnly writes a raw-only archive of the transcript files to w:
 // the metadata (with the raw manifest and PendingModel), the redaction
 // report and the raw segments, redacted, cut, hashed and compressed as a
-// full save of the same files with the same options stores them (chunks,
-// matching hashes and, with opts.Previous, reused segments alike), but
+// full save of the same files with the same options stores them (with
+// opts.Previous: chunks, matching hashes and reused segments alike;
+// without it, each file is stored in chunks of a quarter of the chunk
+// size, compressed on several cores at once, and the direct save's
+// chunks are recorded for the completion, PendingModel.Chunks), but
 // no model segment, and without the files' SHA-256 (the manifest leaves
 // it empty: the segments' checksums vouch for the bytes, and the
 // completion computes it; RawFileInfos computes it from the raw files). It is what a hook in a hurry writes: the importer is
