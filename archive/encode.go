@@ -419,6 +419,30 @@ type encoder struct {
 	late     []func()
 	// noHash: prepareRaw leaves the hashes out (EncodeRawOnly).
 	noHash bool
+	// split, when > 0 (EncodeRawOnly without a previous archive), cuts
+	// the stored files into chunks of split bytes; full then holds per
+	// file the chunks of chunkSize a direct save lists (nil entries for
+	// files not split), which the completion writes (PendingModel.Chunks).
+	split int
+	full  [][]rawChunk
+	// origHashes compute the split files' chunks' OrigHash (both
+	// cuttings), in prepareRaw's pool even when noHash.
+	origHashes []func()
+}
+
+// origHashes sets the OrigHash of chunks, cut from orig with chunkLines
+// without hashing: each chunk's from its original extent, up to the first
+// chunk without one (OrigLen < 0; none after it has one either).
+func origHashes(orig []byte, chunks []rawChunk) {
+	off := int64(0)
+	for k := range chunks {
+		c := &chunks[k]
+		if c.OrigLen < 0 {
+			return
+		}
+		c.OrigHash = xxhash.Sum64(orig[off : off+c.OrigLen])
+		off += c.OrigLen
+	}
 }
 
 // rawGroup is one raw segment: a chunk copied from the previous archive,
@@ -640,8 +664,9 @@ func (e *encoder) prepareRaw() error {
 	}
 	// Job j < len(jobs) compresses a group; the others hash a file.
 	if e.noHash {
-		// A raw-only archive's raw files are hashed by its completion.
-		e.hashes, e.late = nil, nil
+		// A raw-only archive's raw files are hashed by its completion;
+		// only its chunks' hashes of the original bytes are computed.
+		e.hashes, e.late = e.origHashes, nil
 	}
 	n := len(jobs) + len(e.hashes)
 	workers = max(1, min(workers, n))
@@ -1160,8 +1185,22 @@ func (e *encoder) planRaw(ready func()) error {
 			// it now.)
 			digested := f.Digest != nil && len(e.changed[i]) == 0 && len(data) == len(f.Data) &&
 				len(data) > 0 && &data[0] == &f.Data[0] && len(data) <= e.chunkSize()
+			if e.split > 0 && len(data) > e.split {
+				// Raw-only: the direct save's chunks (hashed here: no
+				// late job runs) for the completion, smaller ones stored.
+				if e.full == nil {
+					e.full = make([][]rawChunk, n)
+				}
+				digested = false
+				e.full[i] = chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize(), false)
+				m.Chunks = chunkLines(f.Data, data, orig, starts, e.changed[i], e.split, false)
+				// Their hashes of the original bytes are computed beside
+				// the compression (prepareRaw).
+				e.origHashes = append(e.origHashes, func() { origHashes(f.Data, e.full[i]) }, func() { origHashes(f.Data, e.man[i].Chunks) })
+			} else {
+				m.Chunks = chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize(), !digested || e.opts.Previous != nil)
+			}
 			e.digested[i] = digested
-			m.Chunks = chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize(), !digested || e.opts.Previous != nil)
 			e.man[i] = m
 			e.planReuse(i)
 			job := func() {

@@ -819,6 +819,18 @@ func (r *metaReader) pendingModel() (*PendingModel, bool) {
 		case "max_file_content":
 			m.MaxFileContent, ok = r.int64()
 			return 1 << 6, ok
+		case "chunks":
+			var n int
+			if n, ok = r.arrayLen(); !ok || n < 0 {
+				return 1 << 7, ok
+			}
+			m.Chunks = make([][]rawChunk, n)
+			for i := range m.Chunks {
+				if m.Chunks[i], ok = r.rawChunks(); !ok {
+					return 1 << 7, false
+				}
+			}
+			return 1 << 7, true
 		}
 		return 0, false
 	})

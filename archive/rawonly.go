@@ -43,7 +43,21 @@ type PendingModel struct {
 	FileContents    bool     `msgpack:"file_contents,omitempty"`
 	ExcludePatterns []string `msgpack:"exclude,omitempty"`
 	MaxFileContent  int64    `msgpack:"max_file_content,omitempty"`
+	// Chunks, when set, holds per raw file the chunks the completed
+	// archive's manifest lists (as a direct save cuts the file, with the
+	// hashes of the original bytes): the raw-only archive then stores the
+	// file in smaller chunks, compressed on several cores at once (see
+	// rawOnlySplit). When absent the completion keeps the manifest's.
+	Chunks [][]rawChunk `msgpack:"chunks,omitempty"`
 }
+
+// rawOnlySplit: a raw-only archive written without a previous archive
+// cuts its raw files into chunks of 1/rawOnlySplit of the chunk size
+// (1 MiB for DefaultChunkSize), so that they are compressed on several
+// cores at once rather than one large chunk on one core while the others
+// wait; PendingModel.Chunks keeps the direct save's chunks for the
+// completion.
+const rawOnlySplit = 4
 
 // DeriveOptions tell a ModelDeriver how to build a State from stored raw
 // transcript files.
@@ -121,8 +135,11 @@ var ErrRawOnly = errors.New("archive: cannot write a raw-only archive")
 // EncodeRawOnly writes a raw-only archive of the transcript files to w:
 // the metadata (with the raw manifest and PendingModel), the redaction
 // report and the raw segments, redacted, cut, hashed and compressed as a
-// full save of the same files with the same options stores them (chunks,
-// matching hashes and, with opts.Previous, reused segments alike), but
+// full save of the same files with the same options stores them (with
+// opts.Previous: chunks, matching hashes and reused segments alike;
+// without it, each file is stored in chunks of a quarter of the chunk
+// size, compressed on several cores at once, and the direct save's
+// chunks are recorded for the completion, PendingModel.Chunks), but
 // no model segment, and without the files' SHA-256 (the manifest leaves
 // it empty: the segments' checksums vouch for the bytes, and the
 // completion computes it; RawFileInfos computes it from the raw files). It is what a hook in a hurry writes: the importer is
@@ -163,6 +180,9 @@ func EncodeRawOnly(w io.Writer, files []RawFile, opts EncodeOptions, ro RawOnlyO
 	}
 	enc.used = true
 	enc.e.noHash = true
+	if opts.Previous == nil && opts.Codec != ctxfmt.CodecNone {
+		enc.e.split = enc.e.chunkSize() / rawOnlySplit
+	}
 	enc.StartRaw(files)
 	<-enc.folded
 	<-enc.done
@@ -185,6 +205,9 @@ func EncodeRawOnly(w io.Writer, files []RawFile, opts EncodeOptions, ro RawOnlyO
 		Layout: LayoutRawOnly, Meta: meta, Raw: e.man, Redacted: redacting, Redact: e.report,
 		Pending: &PendingModel{Importer: ro.Importer, Version: d.version, Root: root, Resumable: !redacting || opts.RedactFingerprint != "",
 			FileContents: ro.FileContents, ExcludePatterns: ro.ExcludePatterns, MaxFileContent: ro.MaxFileContent},
+	}
+	if e.full != nil {
+		ms.Pending.Chunks = e.full
 	}
 	if redacting {
 		ms.RedactFP = opts.RedactFingerprint
@@ -420,8 +443,18 @@ func (a *Archive) completeRawOnly(w io.Writer, opts ReencodeOptions) (EncodeStat
 		fromStored:  true,
 		s:           st,
 	}
+	full := a.meta.Pending.Chunks
+	if full != nil && len(full) != n {
+		return stats, corrupt("raw-only archive: complete chunks of %d raw files, %d stored", len(full), n)
+	}
 	for i, f := range raw {
 		m := a.meta.Raw[i]
+		if full != nil && full[i] != nil {
+			if err := sameCut(m.Chunks, full[i]); err != nil {
+				return stats, corrupt("raw file %s: %v", m.Name, err)
+			}
+			m.Chunks = full[i]
+		}
 		m.Chunks = append([]rawChunk(nil), m.Chunks...)
 		for k := range m.Chunks {
 			m.Chunks[k].Mid, m.Chunks[k].Packed = nil, false
@@ -499,4 +532,25 @@ func (pm *rawOnlyModel) recallCopy() Recall {
 	b := appendRecall(nil, &pm.recall)
 	r, _ := DecodeRecall(b)
 	return r
+}
+
+// sameCut checks that full, the chunks a raw-only archive's completion
+// lists for a file, cover the bytes and lines its stored chunks cover.
+func sameCut(stored, full []rawChunk) error {
+	var n, lines int64
+	for _, c := range stored {
+		n += c.StoredLen
+		lines += int64(c.Lines)
+	}
+	for _, c := range full {
+		if c.StoredLen <= 0 || c.StoredLen > maxChunk || c.Lines < 0 {
+			return fmt.Errorf("a complete chunk of %d bytes, %d lines", c.StoredLen, c.Lines)
+		}
+		n -= c.StoredLen
+		lines -= int64(c.Lines)
+	}
+	if n != 0 || lines != 0 {
+		return errors.New("the complete chunks do not cover the stored ones")
+	}
+	return nil
 }

@@ -111,6 +111,93 @@ func TestRawOnly(t *testing.T) {
 	}
 }
 
+// TestRawOnlySplit: without a previous archive, a raw-only archive stores
+// its raw files in chunks of a quarter of the chunk size (compressed on
+// several cores at once), and its completion still writes the direct
+// save's chunks, byte for byte that save, with and without redaction.
+func TestRawOnlySplit(t *testing.T) {
+	raw, err := claude.ReadFiles(filepath.Join(fixtureDir, v2+".jsonl"), archive.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const secret = "FAIL"
+	redactLine := func(l []byte) []byte { return bytes.ReplaceAll(l, []byte(secret), []byte("[REDACTED]")) }
+	for _, tc := range []struct {
+		name   string
+		redact bool
+		chunk  int
+		to     ctxfmt.Level
+	}{
+		{"plain, 4 KiB chunks, to default", false, 4 << 10, ctxfmt.LevelDefault},
+		{"redacted, 4 KiB chunks, to max", true, 4 << 10, ctxfmt.LevelMax},
+		{"redacted, 8 KiB chunks, to default", true, 8 << 10, ctxfmt.LevelDefault},
+		{"redacted, 16 KiB chunks (one chunk, split), to best", true, 16 << 10, ctxfmt.LevelBest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelDefault, Now: fixedNow, ChunkSize: tc.chunk}
+			if tc.redact {
+				o.RedactLine, o.RedactFingerprint = redactLine, "fp-1"
+			}
+			var buf bytes.Buffer
+			if _, err := archive.EncodeRawOnly(&buf, raw, o, archive.RawOnlyOptions{Importer: claude.ImporterName, Harness: archive.HarnessClaude, SessionID: v2}); err != nil {
+				t.Fatal(err)
+			}
+			a := open(t, buf.Bytes(), archive.OpenOptions{})
+			direct := func(l ctxfmt.Level) []byte {
+				t.Helper()
+				o := o
+				o.Level = l
+				var b bytes.Buffer
+				if _, _, err := claude.SaveFiles(&b, raw, archive.ImportOptions{}, o); err != nil {
+					t.Fatal(err)
+				}
+				return b.Bytes()
+			}
+			full := open(t, direct(ctxfmt.LevelDefault), archive.OpenOptions{})
+			segs, fullSegs := a.RawFileInfos()[0].Segments, full.RawFileInfos()[0].Segments
+			// Chunks end at the line that reaches their size.
+			if most := (len(raw[0].Data) + tc.chunk/4 - 1) / (tc.chunk / 4); segs > most || segs <= fullSegs {
+				t.Errorf("raw-only archive stores the main file in %d segments (direct save %d, at most %d expected)", segs, fullSegs, most)
+			}
+			sameContentCut(t, full, a, false)
+			got := reencode(t, a, archive.ReencodeOptions{Codec: ctxfmt.CodecZstd, Level: tc.to})
+			if want := direct(tc.to); !bytes.Equal(got, want) {
+				t.Errorf("completed archive: %d bytes, differs from a direct save (%d bytes)", len(got), len(want))
+			}
+			c := open(t, got, archive.OpenOptions{})
+			if n := c.RawFileInfos()[0].Segments; n != fullSegs {
+				t.Errorf("completed archive: main file in %d segments, direct save %d", n, fullSegs)
+			}
+			sameContentCut(t, a, c, false)
+			// A save on top of the raw-only archive copies its small
+			// chunks (their hashes of the original bytes match).
+			grown := append(append([]byte(nil), raw[0].Data...), `{"type":"user","message":{"role":"user","content":"one more"}}`+"\n"...)
+			files := append([]archive.RawFile{{Name: raw[0].Name, Data: grown}}, raw[1:]...)
+			next := o
+			next.Previous = a
+			var nb bytes.Buffer
+			_, stats, err := claude.SaveFiles(&nb, files, archive.ImportOptions{}, next)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stats.CopiedSegments < segs-1 {
+				t.Errorf("a save on top of the raw-only archive copied %d of its %d raw segments", stats.CopiedSegments, segs)
+			}
+			if tc.redact {
+				for _, seg := range a.Container().Segments() {
+					b, err := a.Container().ReadSegment(seg.Index)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if bytes.Contains(b, []byte(secret)) {
+						t.Errorf("secret in segment %s", seg.Type)
+					}
+				}
+			}
+		})
+	}
+}
+
 // TestRawOnlyBuildsOnPrevious: a raw-only archive written on top of an
 // earlier archive of the same transcript copies its unchanged raw
 // segments, and still reads and completes as a direct save.

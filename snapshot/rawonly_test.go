@@ -2,9 +2,11 @@ package snapshot
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,15 +22,33 @@ import (
 // ModelPending cleared) to the same content, file contents captured.
 // Without a completion (a crashed background job) it stays valid.
 func TestRawOnlySnapshot(t *testing.T) {
-	for _, tc := range []struct{ name, cfg string }{
-		{"redaction on", ""},
-		{"redaction off", "context:\n  sensitive_redaction: false\n"},
-		{"encrypted", "context:\n  encryption:\n    enabled: true\n    key_source: env\n    env: BEN10_TEST_PASS\n"},
+	for _, tc := range []struct {
+		name, cfg string
+		pad       int // lines of about 44 KB appended to the transcript
+	}{
+		{"redaction on", "", 0},
+		{"redaction off", "context:\n  sensitive_redaction: false\n", 0},
+		{"encrypted", "context:\n  encryption:\n    enabled: true\n    key_source: env\n    env: BEN10_TEST_PASS\n", 0},
+		// Over a quarter of the chunk size: the raw-only snapshot stores
+		// the main file in smaller chunks than its completion.
+		{"redaction on, 1.5 MB transcript", "", 34},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("BEN10_TEST_PASS", "correct horse battery staple")
 			e := newEnv(t, tc.cfg)
 			tr := inProject(t, e)
+			if tc.pad > 0 {
+				f, err := os.OpenFile(tr, os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range tc.pad {
+					fmt.Fprintf(f, `{"type":"progress","sessionId":"%s","data":{"type":"bash_progress","output":"%d %s"}}`+"\n", fixtureSession, i, strings.Repeat("building module ", 2750))
+				}
+				if err := f.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
 			sub := filepath.Join(filepath.Dir(tr), fixtureSession, "subagents")
 			if err := os.MkdirAll(sub, 0o700); err != nil {
 				t.Fatal(err)
@@ -51,6 +71,9 @@ func TestRawOnlySnapshot(t *testing.T) {
 				t.Fatal("the snapshot file is not raw-only")
 			}
 			fa := openPath(t, e.m.Path(full.Snapshot), oo)
+			if n, fn := ra.RawFileInfos()[0].Segments, fa.RawFileInfos()[0].Segments; (tc.pad > 0) != (n > fn) {
+				t.Errorf("raw-only snapshot stores the main file in %d segments, the complete one in %d", n, fn)
+			}
 			if err := compareContent(fa, ra, true, true); err != nil {
 				t.Fatalf("raw-only snapshot reads differently from a complete one: %v", err)
 			}
