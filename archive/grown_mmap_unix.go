@@ -30,7 +30,7 @@ func readMapped(f *os.File, from int, h *chunkHasher, scan func(b []byte, off in
 	if from < minMapped {
 		return false, false, nil
 	}
-	m, err := unix.Mmap(int(f.Fd()), 0, from, unix.PROT_READ, unix.MAP_SHARED|unix.MAP_POPULATE)
+	m, err := unix.Mmap(int(f.Fd()), 0, from, unix.PROT_READ, mmapFlags)
 	if err != nil {
 		return false, false, nil
 	}
