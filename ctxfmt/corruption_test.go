@@ -3,6 +3,8 @@ package ctxfmt
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"runtime"
 	"strings"
 	"testing"
@@ -312,5 +314,61 @@ func TestZstdBomb(t *testing.T) {
 	}
 	if _, err := decompress(CodecLZ4, []byte{0xff, 0xff, 0xff}, 100); err == nil {
 		t.Fatal("garbage lz4 accepted")
+	}
+}
+
+// shrunk is a ReaderAt over b that reads nothing at or past end, as a
+// file truncated after it was opened.
+type shrunk struct {
+	b   []byte
+	end int64
+}
+
+func (s shrunk) ReadAt(p []byte, off int64) (int, error) {
+	if off >= s.end {
+		return 0, io.EOF
+	}
+	n := copy(p, s.b[off:min(int64(len(s.b)), s.end)])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// TestReadSegmentRegions: ReadSegment's errors name the segment they are
+// about (the region is formatted only when something is wrong): a stored
+// byte changed after the index was written, and a file that lost the
+// segment's bytes after it was opened.
+func TestReadSegmentRegions(t *testing.T) {
+	text := bytes.Repeat([]byte("abcdefgh"), 4000)
+	base := build(t, WriterOptions{Codec: CodecZstd}, seg{t: TypeMetadata, p: []byte("meta")}, seg{t: TypeConversation, p: text})
+	r, err := open(t, base, ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := r.Segments()[1]
+
+	flipped := bytes.Clone(base)
+	flipped[conv.Offset+conv.StoredLen/2] ^= 0x40
+	fr, err := open(t, flipped, ReaderOptions{})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	if _, err := fr.ReadSegment(0); err != nil {
+		t.Fatalf("segment 0: %v", err)
+	}
+	_, err = fr.ReadSegment(1)
+	checkErr(t, err, ErrChecksum, "segment 1 (conversation)")
+
+	sr, err := NewReader(shrunk{base, int64(len(base))}, int64(len(base)), ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := shrunk{base, conv.Offset + conv.StoredLen/2}
+	sr.ra = cut
+	_, err = sr.ReadSegment(1)
+	checkErr(t, err, ErrTruncated, "segment 1 (conversation)")
+	if !strings.Contains(err.Error(), fmt.Sprintf("read %d of %d bytes", conv.StoredLen/2, conv.StoredLen)) {
+		t.Fatalf("message %q does not say how much was read", err)
 	}
 }
