@@ -9,7 +9,7 @@ STATICCHECK_VERSION ?= 2026.2.2
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 STATICCHECK := $(GOBIN_DIR)/staticcheck
 
-.PHONY: all build test bench fuzz lint demo clean
+.PHONY: all build test test-e2e bench fuzz lint demo clean
 
 all: build
 
@@ -36,6 +36,12 @@ build:
 ## test: every test in the module (unit, golden, property, end-to-end).
 test:
 	$(GO) test -count=1 ./...
+
+## test-e2e: the end-to-end tests against real outside programs (tests
+## named TestReal*, gated by internal/e2e; scripts/ci-deps.sh installs
+## the programs).
+test-e2e:
+	BEN10_E2E=1 $(GO) test -count=1 -run '^TestReal' ./...
 
 ## bench: every benchmark; see docs/PERFORMANCE.md for the comparisons.
 bench:
