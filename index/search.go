@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -39,6 +40,9 @@ type Query struct {
 	Session string
 	// Kinds limits it to rows of these kinds (Kind constants).
 	Kinds []string
+	// ArchiveKinds limits it to archives of these kinds (ArchiveCurrent,
+	// ArchiveSnapshot, …).
+	ArchiveKinds []string
 	// Since drops rows older than Since.
 	Since time.Time
 	// Limit is the number of hits (default 10).
@@ -64,21 +68,35 @@ type Hit struct {
 const refHashLen = 16
 
 // FTSQuery turns a user query into an FTS5 match expression: each term a
-// quoted string (so flags, paths and operators are literal). Terms of
-// fewer than three characters cannot use the trigram index and are an
-// error when nothing else is left.
+// quoted string (so flags, paths and operators are literal) that must
+// occur. A term of fewer than three characters cannot use the trigram
+// index: a query with one ("go test") is matched as one substring, the
+// whole query, instead.
 func FTSQuery(q string) (string, error) {
-	var terms []string
-	for _, t := range splitTerms(q) {
-		if len([]rune(t)) < 3 {
-			continue
-		}
-		terms = append(terms, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
-	}
+	terms := queryTerms(q)
 	if len(terms) == 0 {
-		return "", fmt.Errorf("%w: %q: give at least one term of three characters or more", ErrBadQuery, q)
+		return "", fmt.Errorf("%w: %q: give at least three characters", ErrBadQuery, q)
 	}
-	return strings.Join(terms, " "), nil
+	quoted := make([]string, len(terms))
+	for i, t := range terms {
+		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	}
+	return strings.Join(quoted, " "), nil
+}
+
+// queryTerms are the substrings a query looks for.
+func queryTerms(q string) []string {
+	terms := splitTerms(q)
+	for _, t := range terms {
+		if len([]rune(t)) < 3 {
+			whole := strings.Join(strings.Fields(strings.ReplaceAll(q, `"`, " ")), " ")
+			if len([]rune(whole)) < 3 {
+				return nil
+			}
+			return []string{whole}
+		}
+	}
+	return terms
 }
 
 // splitTerms splits on whitespace, keeping "quoted phrases" together.
@@ -121,7 +139,8 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		limit = 10
 	}
 	var where []string
-	args := []any{MarkStart, MarkEnd, match}
+	terms := queryTerms(q.Text)
+	args := []any{match}
 	if q.Project != "" {
 		where = append(where, "p.dir = ?")
 		args = append(args, q.Project)
@@ -144,6 +163,12 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			args = append(args, k)
 		}
 	}
+	if len(q.ArchiveKinds) > 0 {
+		where = append(where, "a.kind IN ("+strings.TrimSuffix(strings.Repeat("?,", len(q.ArchiveKinds)), ",")+")")
+		for _, k := range q.ArchiveKinds {
+			args = append(args, k)
+		}
+	}
 	cond := ""
 	if len(where) > 0 {
 		cond = " AND " + strings.Join(where, " AND ")
@@ -151,7 +176,7 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	// Fetch more than asked: duplicates across archives collapse below.
 	args = append(args, limit*8+16)
 	rows, err := x.db.QueryContext(ctx, `
-		SELECT snippet(fts, 0, ?, ?, '…', 24), bm25(fts), d.pos, d.kind, d.role, d.ts, d.h,
+		SELECT fts.text, bm25(fts), d.pos, d.kind, d.role, d.ts, d.h,
 		       a.session, a.assistant, a.title, a.hash, a.path, a.last_ts, p.dir
 		FROM fts
 		JOIN docs d ON d.id = fts.rowid
@@ -178,6 +203,7 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if err := rows.Scan(&h.Snippet, &h.Score, &pos, &h.Kind, &h.Role, &ts, &th, &h.Session, &h.Assistant, &h.Title, &hash, &h.Archive, &last, &h.Project); err != nil {
 			return nil, fmt.Errorf("index: search %q: %w", q.Text, err)
 		}
+		h.Snippet = Snippet(h.Snippet, terms, SnippetLen)
 		h.Ref = hash[:min(refHashLen, len(hash))] + ":" + strconv.FormatInt(pos, 10)
 		h.Time = fromMilli(ts)
 		k := key{h.Project, h.Session, th}
@@ -203,6 +229,60 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		hits = hits[:limit]
 	}
 	return hits, nil
+}
+
+// SnippetLen is the length of a Hit's snippet, in bytes, about.
+const SnippetLen = 240
+
+// Snippet cuts text to about n bytes around the first occurrence of one of
+// terms (case-insensitive) and marks every occurrence in it with MarkStart
+// and MarkEnd.
+func Snippet(text string, terms []string, n int) string {
+	lower := strings.ToLower(text)
+	if len(lower) != len(text) { // case folding moved bytes: match as is
+		lower = text
+	}
+	first := -1
+	for _, t := range terms {
+		if i := strings.Index(lower, strings.ToLower(t)); i >= 0 && (first < 0 || i < first) {
+			first = i
+		}
+	}
+	start, end := 0, len(text)
+	if len(text) > n {
+		start = max(0, first-n/3)
+		end = min(len(text), start+n)
+		for start > 0 && !utf8.RuneStart(text[start]) {
+			start--
+		}
+		for end < len(text) && !utf8.RuneStart(text[end]) {
+			end++
+		}
+	}
+	var b strings.Builder
+	if start > 0 {
+		b.WriteString("…")
+	}
+	win, lwin := text[start:end], lower[start:end]
+	for i := 0; i < len(win); {
+		mlen := 0
+		for _, t := range terms {
+			if lt := strings.ToLower(t); lt != "" && strings.HasPrefix(lwin[i:], lt) && len(lt) > mlen {
+				mlen = len(lt)
+			}
+		}
+		if mlen > 0 {
+			b.WriteString(MarkStart + win[i:i+mlen] + MarkEnd)
+			i += mlen
+			continue
+		}
+		b.WriteByte(win[i])
+		i++
+	}
+	if end < len(text) {
+		b.WriteString("…")
+	}
+	return b.String()
 }
 
 func likePrefix(s string) string {

@@ -35,6 +35,7 @@ const (
 	ArchiveCheckpoint = "checkpoint"
 	ArchiveHistory    = "history"
 	ArchiveSnapshot   = "snapshot"
+	ArchiveNamed      = "named"
 )
 
 // Stats count what an Update did.
@@ -212,6 +213,7 @@ func (x *Index) storeFiles(dir string) ([]storeFile, error) {
 			{"checkpoints", ArchiveCheckpoint},
 			{"history", ArchiveHistory},
 			{"compaction-snapshots", ArchiveSnapshot},
+			{"named", ArchiveNamed},
 		} {
 			d := filepath.Join(r, sub.dir)
 			ents, err := os.ReadDir(d)
