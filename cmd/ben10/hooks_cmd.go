@@ -51,9 +51,13 @@ var hooksInstallCmd = &cobra.Command{
 		if err != nil {
 			return err
 		}
+		mcpOut, err := installMCPServer(cmd.OutOrStdout(), bin)
+		if err != nil {
+			return err
+		}
 		shim := hook.ShimFor(bin)
 		if globalFlags.json {
-			out := map[string]any{"path": path, "changed": changed, "binary": bin}
+			out := map[string]any{"path": path, "changed": changed, "binary": bin, "mcp": mcpOut}
 			if shim != "" {
 				out["shim"] = shim
 			}
@@ -85,8 +89,12 @@ var hooksUninstallCmd = &cobra.Command{
 		if err != nil {
 			return err
 		}
+		mcpOut, err := uninstallMCPServer(cmd.OutOrStdout())
+		if err != nil {
+			return err
+		}
 		if globalFlags.json {
-			return printJSON(cmd.OutOrStdout(), map[string]any{"path": path, "changed": changed})
+			return printJSON(cmd.OutOrStdout(), map[string]any{"path": path, "changed": changed, "mcp": mcpOut})
 		}
 		if changed {
 			infof(cmd.OutOrStdout(), "Removed Ben10 hooks from %s\n", path)
