@@ -14,6 +14,10 @@ import (
 // Claude Code's mcpServers (its tools are then mcp__ben10__search, …).
 const MCPServerName = "ben10"
 
+// RecallToolsLine ends the digest injected after a compaction: it tells
+// the assistant that Ben10's MCP tools can look up what the digest left out.
+const RecallToolsLine = "\nEverything before this compaction is kept: look it up with the ben10 MCP tools (mcp__ben10__search, mcp__ben10__show, mcp__ben10__recall_file).\n"
+
 // PortableCommand is the command a project-scope registration runs: the
 // ben10 on each user's PATH, since .mcp.json is committed and shared.
 const PortableCommand = "ben10"
