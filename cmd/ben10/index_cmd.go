@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"time"
 
+	"github.com/ben10ctx/ben10/hook"
 	"github.com/ben10ctx/ben10/index"
+	"github.com/ben10ctx/ben10/store"
 	"github.com/spf13/cobra"
 )
 
@@ -149,4 +152,26 @@ func runIndexVerify(ctx context.Context, out, errw io.Writer) error {
 		return &exitError{code: 1, err: fmt.Errorf("index verify: the index is out of date or damaged (ben10 index update, or rebuild)")}
 	}
 	return nil
+}
+
+// indexInBackground indexes project's archives for a detached background
+// process; a failure goes to the hooks' error log.
+func indexInBackground(ctx context.Context, project string) {
+	if project == "" {
+		return
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	home, err := store.HomeDir()
+	if err == nil {
+		var x *index.Index
+		if x, err = index.Open(index.Options{Home: home}); err == nil {
+			_, err = x.Update(ctx, index.UpdateOptions{Projects: []string{project}, Only: true})
+			x.Close()
+		}
+	}
+	if err != nil {
+		_ = hook.AppendError(home, hook.ErrorEntry{Time: time.Now(), Event: "index", Project: project, Error: err.Error()})
+	}
 }

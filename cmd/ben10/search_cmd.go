@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -208,4 +209,44 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("%q is neither a duration (36h, 7d, 2w) nor a date (2006-01-02)", s)
 	}
 	return now.Add(-d), nil
+}
+
+// runCompIndexSearch is `context compaction search QUERY` without --regex:
+// the recall index, limited to the project's snapshots.
+func runCompIndexSearch(cmd *cobra.Command, st *store.Store, text string, limit int) error {
+	ctx := cmd.Context()
+	x, err := openIndex(ctx, cmd.ErrOrStderr(), false)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	if _, err := x.Update(ctx, index.UpdateOptions{Projects: []string{st.ProjectDir()}, Only: true}); err != nil && !globalFlags.quiet {
+		fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: updating the recall index: %v\n", err)
+	}
+	if limit <= 0 {
+		limit = 1000
+	}
+	hits, err := x.Search(ctx, index.Query{Text: text, Project: st.ProjectDir(), ArchiveKinds: []string{index.ArchiveSnapshot}, Limit: limit})
+	if err != nil {
+		return err
+	}
+	out := cmd.OutOrStdout()
+	for _, h := range hits {
+		id := strings.TrimSuffix(filepath.Base(h.Archive), ".ctx")
+		if globalFlags.json {
+			if err := printJSONLine(out, struct {
+				SnapshotID string `json:"snapshot_id"`
+				index.Hit
+			}{id, h}); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(out, "%s  %s %s: %s\n", lastPart(id), h.Kind, h.Ref, oneLine(h.Snippet, 200))
+	}
+	if len(hits) == 0 && !globalFlags.json {
+		fmt.Fprintf(cmd.ErrOrStderr(), "no match for %q\n", text)
+		return &exitError{code: 1, err: fmt.Errorf("no match")}
+	}
+	return nil
 }
