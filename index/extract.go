@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -38,6 +39,14 @@ type Row struct {
 	Text string
 }
 
+// pathUse is what the tools did to one path.
+type pathUse struct {
+	ref    archive.RawRef
+	ts     time.Time
+	names  []string
+	counts map[string]int
+}
+
 // entry orders the records of an archive by their raw line.
 type entry struct {
 	ref  archive.RawRef
@@ -65,6 +74,8 @@ func Extract(a *archive.Archive) ([]Row, error) {
 		return nil, err
 	}
 	var es []entry
+	paths := map[string]*pathUse{}
+	var pathOrder []string
 	for _, m := range msgs {
 		text := strings.TrimSpace(m.Text)
 		if text == "" || m.Kind == "meta" || m.Kind == "thinking" || m.Kind == "tool_use" {
@@ -89,9 +100,19 @@ func Extract(a *archive.Archive) ([]Row, error) {
 			rows = append(rows, Row{Kind: KindCommand, Role: "tool", Time: t.Timestamp, Text: cut(c, TextBudget)})
 		}
 		for _, p := range t.RelatedFiles {
-			if p != "" {
-				rows = append(rows, Row{Kind: KindPath, Role: "tool", Time: t.Timestamp, Text: t.Name + " " + p})
+			if p == "" {
+				continue
 			}
+			pa := paths[p]
+			if pa == nil {
+				pa = &pathUse{ref: t.Ref, ts: t.Timestamp, counts: map[string]int{}}
+				paths[p] = pa
+				pathOrder = append(pathOrder, p)
+			}
+			if pa.counts[t.Name] == 0 {
+				pa.names = append(pa.names, t.Name)
+			}
+			pa.counts[t.Name]++
 		}
 		if out := strings.TrimSpace(t.Output); out != "" && !blob(out) {
 			kind := KindOutput
@@ -103,6 +124,19 @@ func Extract(a *archive.Archive) ([]Row, error) {
 		if len(rows) > 0 {
 			es = append(es, entry{ref: t.Ref, sub: 1, rows: rows})
 		}
+	}
+	// One row per path: where it was first touched, and by which tools.
+	for _, p := range pathOrder {
+		pa := paths[p]
+		var uses []string
+		for _, n := range pa.names {
+			u := n
+			if c := pa.counts[n]; c > 1 {
+				u += fmt.Sprintf(" ×%d", c)
+			}
+			uses = append(uses, u)
+		}
+		es = append(es, entry{ref: pa.ref, sub: 1, rows: []Row{{Kind: KindPath, Role: "tool", Time: pa.ts, Text: p + " (" + strings.Join(uses, ", ") + ")"}}})
 	}
 	for _, c := range comps {
 		if s := strings.TrimSpace(c.Summary); s != "" {

@@ -167,6 +167,8 @@ func open(path string) (*Index, error) {
 	q.Add("_pragma", "journal_mode(wal)")
 	q.Add("_pragma", "synchronous(normal)")
 	q.Add("_pragma", "foreign_keys(on)")
+	q.Add("_pragma", "cache_size(-32768)")
+	q.Add("_pragma", "mmap_size(268435456)")
 	q.Set("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -71,12 +72,15 @@ const refHashLen = 16
 // quoted string (so flags, paths and operators are literal) that must
 // occur. A term of fewer than three characters cannot use the trigram
 // index: a query with one ("go test") is matched as one substring, the
-// whole query, instead.
+// whole query, instead. A long query is narrowed to its longest words (at
+// most maxMatchTerms, each cut to maxMatchLen bytes) for the index; Search
+// then checks the whole query against each candidate.
 func FTSQuery(q string) (string, error) {
 	terms := queryTerms(q)
 	if len(terms) == 0 {
 		return "", fmt.Errorf("%w: %q: give at least three characters", ErrBadQuery, q)
 	}
+	terms = matchTerms(terms)
 	quoted := make([]string, len(terms))
 	for i, t := range terms {
 		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
@@ -84,12 +88,61 @@ func FTSQuery(q string) (string, error) {
 	return strings.Join(quoted, " "), nil
 }
 
+const (
+	maxMatchTerms = 4
+	maxMatchLen   = 48
+)
+
+// matchTerms narrows terms for the index: short ones stay as they are;
+// otherwise the longest words of them, cut to maxMatchLen.
+func matchTerms(terms []string) []string {
+	long := false
+	for _, t := range terms {
+		long = long || len(t) > maxMatchLen
+	}
+	if len(terms) <= maxMatchTerms && !long {
+		return terms
+	}
+	var words []string
+	seen := map[string]bool{}
+	for _, t := range terms {
+		for _, w := range strings.FieldsFunc(t, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '"' }) {
+			if len(w) > maxMatchLen {
+				w = w[:maxMatchLen]
+				for len(w) > 0 && !utf8.ValidString(w) {
+					w = w[:len(w)-1]
+				}
+			}
+			if utf8.RuneCountInString(w) >= 3 && !seen[strings.ToLower(w)] {
+				seen[strings.ToLower(w)] = true
+				words = append(words, w)
+			}
+		}
+	}
+	if len(words) == 0 {
+		return terms
+	}
+	sort.SliceStable(words, func(i, j int) bool { return len(words[i]) > len(words[j]) })
+	return words[:min(len(words), maxMatchTerms)]
+}
+
+// contains tells whether text holds every term, ignoring case.
+func containsAll(text string, terms []string) bool {
+	lt := strings.ToLower(text)
+	for _, t := range terms {
+		if !strings.Contains(lt, strings.ToLower(t)) && !strings.Contains(text, t) {
+			return false
+		}
+	}
+	return true
+}
+
 // queryTerms are the substrings a query looks for.
 func queryTerms(q string) []string {
 	terms := splitTerms(q)
 	for _, t := range terms {
 		if len([]rune(t)) < 3 {
-			whole := strings.Join(strings.Fields(strings.ReplaceAll(q, `"`, " ")), " ")
+			whole := strings.TrimSpace(q)
 			if len([]rune(whole)) < 3 {
 				return nil
 			}
@@ -202,6 +255,9 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		var hash string
 		if err := rows.Scan(&h.Snippet, &h.Score, &pos, &h.Kind, &h.Role, &ts, &th, &h.Session, &h.Assistant, &h.Title, &hash, &h.Archive, &last, &h.Project); err != nil {
 			return nil, fmt.Errorf("index: search %q: %w", q.Text, err)
+		}
+		if !containsAll(h.Snippet, terms) {
+			continue // a candidate of the narrowed match that lacks the whole query
 		}
 		h.Snippet = Snippet(h.Snippet, terms, SnippetLen)
 		h.Ref = hash[:min(refHashLen, len(hash))] + ":" + strconv.FormatInt(pos, 10)
