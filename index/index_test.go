@@ -394,3 +394,29 @@ func TestFTSQuery(t *testing.T) {
 		}
 	}
 }
+
+func TestSnippet(t *testing.T) {
+	long := strings.Repeat("x", 500) + " go test ./pkg/calc " + strings.Repeat("y", 500)
+	tests := []struct {
+		name, text string
+		terms      []string
+		want       string // substring of the result
+		cut        bool   // the text had to be cut
+	}{
+		{"marks every occurrence", "Run go test, then GO TEST again", []string{"go test"}, "Run «go test», then «GO TEST» again", false},
+		{"longest term wins", "pkg/calc/add.go", []string{"calc", "calc/add"}, "pkg/«calc/add».go", false},
+		{"window around the first match", long, []string{"pkg/calc"}, "go test ./«pkg/calc» ", true},
+		{"no match keeps the head", "abc", []string{"zzz"}, "abc", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := index.Snippet(tc.text, tc.terms, 120)
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("Snippet = %q, want it to contain %q", got, tc.want)
+			}
+			if cut := strings.HasPrefix(got, "…") || strings.HasSuffix(got, "…"); cut != tc.cut || len(got) > 120+4*len(index.MarkStart)+2*len("…")+8 {
+				t.Errorf("Snippet = %q (%d bytes), cut %v, want cut %v", got, len(got), cut, tc.cut)
+			}
+		})
+	}
+}
