@@ -5,7 +5,7 @@ BIN       ?= bin/ben10
 HOOKBIN   := $(dir $(BIN))ben10-hook$(suffix $(BIN))
 FUZZTIME  ?= 30s
 BENCHTIME ?= 1s
-STATICCHECK_VERSION ?= 2026.2.2
+STATICCHECK_VERSION ?= v0.8.2
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 STATICCHECK := $(GOBIN_DIR)/staticcheck
 
