@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-
 )
 
 // Scope says which Claude Code settings file hooks are installed in.
