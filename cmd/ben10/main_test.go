@@ -76,3 +76,43 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("unknown command exited 0")
 	}
 }
+
+// Mistyped commands and flags at every level fail (exit 2) with a pointer
+// to help and, for commands, a suggestion; the common verbs work at the
+// top level; --version prints the version.
+func TestCommandLineErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"context", "staus"}, 2, []string{`unknown command "staus" for "ben10 context"`, "Did you mean this?", "status", "ben10 context --help"}},
+		{[]string{"context", "compaction", "lsit"}, 2, []string{`unknown command "lsit"`, "list"}},
+		{[]string{"statsu"}, 2, []string{"Did you mean this?", "status"}},
+		{[]string{"context", "list", "--bogus"}, 2, []string{"unknown flag: --bogus", "ben10 context list --help"}},
+		{[]string{"context", "restore", "a", "b", "c"}, 2, []string{"arg(s)", "ben10 context restore --help"}},
+		{[]string{"--version"}, 0, []string{"ben10 "}},
+	} {
+		r := runBen10(t, nil, nil, c.args...)
+		out := r.stdout + r.stderr
+		if r.code != c.code {
+			t.Errorf("ben10 %v: exit %d, want %d\n%s", c.args, r.code, c.code, out)
+		}
+		for _, w := range c.want {
+			if !bytes.Contains([]byte(out), []byte(w)) {
+				t.Errorf("ben10 %v: output lacks %q:\n%s", c.args, w, out)
+			}
+		}
+	}
+	// A group with no subcommand still shows its help and exits 0.
+	if r := runBen10(t, nil, nil, "context"); r.code != 0 || !bytes.Contains([]byte(r.stdout), []byte("Available Commands")) {
+		t.Errorf("ben10 context: %+v", r)
+	}
+	// `ben10 status` is `ben10 context status`, flags included.
+	dir := t.TempDir()
+	a := runBen10(t, nil, nil, "status", "--dir", dir, "--json")
+	b := runBen10(t, nil, nil, "context", "status", "--dir", dir, "--json")
+	if a.code != b.code || a.stdout != b.stdout {
+		t.Errorf("status shortcut differs:\n%+v\n%+v", a, b)
+	}
+}
