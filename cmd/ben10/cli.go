@@ -165,4 +165,3 @@ func exitCode(err error) int {
 	}
 	return 1
 }
-
