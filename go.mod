@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/DataDog/zstd v1.5.7
 	github.com/cespare/xxhash/v2 v2.3.0
+	github.com/creack/pty v1.1.24
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/klauspost/compress v1.20.3
 	github.com/pierrec/lz4/v4 v4.1.33
