@@ -482,7 +482,7 @@ func runCompPrune(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	if err := confirm(cmd, compFlags.yes, "Delete the unpinned snapshots beyond the retention policy (compaction_snapshots.retention) now?"); err != nil {
+	if err := confirm(cmd, compFlags.yes, "Delete the unpinned snapshots beyond the retention policy (compaction_snapshots.retention_count, retention_days) now?"); err != nil {
 		return err
 	}
 	prog := newProgress("Pruning snapshots", 0)

@@ -56,6 +56,14 @@ func init() {
 	})
 }
 
+// buildTree completes the command tree once every command is added:
+// shortcuts, examples, usage errors (see finishTree).
+func buildTree() {
+	addShortcuts(rootCmd)
+	addExamples(rootCmd)
+	finishTree(rootCmd)
+}
+
 // exitError carries a specific exit code out of a command.
 type exitError struct {
 	code int
@@ -78,8 +86,7 @@ func main() {
 	}
 	rootCmd.Version = versionString()
 	rootCmd.SetVersionTemplate("ben10 {{.Version}}\n")
-	addShortcuts(rootCmd)
-	finishTree(rootCmd)
+	buildTree()
 	exitOn(rootCmd.Execute())
 }
 
