@@ -93,3 +93,35 @@ func TestCompactionDeleteConfirmsOnTTY(t *testing.T) {
 		t.Fatalf("scripted delete: %+v", r)
 	}
 }
+
+// Shell completion offers the project's snapshot ids and fixed flag
+// values, as the shell scripts ask for them (cobra's __complete).
+func TestCompletionOfIDsAndFlagValues(t *testing.T) {
+	p := newProject(t, 18)
+	var res snapshot.CreateResult
+	p.runJSON(t, &res, "context", "compaction", "snapshot")
+	r := runBen10(t, nil, p.env, "__complete", "context", "compaction", "show", "--dir", p.dir, "")
+	if r.code != 0 || !strings.Contains(r.stdout, res.Snapshot.ID) {
+		t.Fatalf("snapshot id completion: %+v", r)
+	}
+	short := snapshot.ShortID(res.Snapshot.ID)
+	r = runBen10(t, nil, p.env, "__complete", "context", "compaction", "restore", "--dir", p.dir, short[:3])
+	if !strings.Contains(r.stdout, short) {
+		t.Fatalf("short id completion of %q: %s", short[:3], r.stdout)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"context", "export", "x.ctx", "--format", ""}, "markdown"},
+		{[]string{"context", "save", "--harness", ""}, "kimi"},
+		{[]string{"context", "restore", "--mode", ""}, "selective"},
+		{[]string{"archive", "pack", "--level", ""}, "max"},
+		{[]string{"hooks", "install", "--scope", ""}, "project"},
+	} {
+		r := runBen10(t, nil, p.env, append([]string{"__complete"}, c.args...)...)
+		if !strings.Contains(r.stdout, c.want) {
+			t.Errorf("completing %v: %q lacks %q", c.args, r.stdout, c.want)
+		}
+	}
+}

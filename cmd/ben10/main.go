@@ -61,6 +61,7 @@ func init() {
 func buildTree() {
 	addShortcuts(rootCmd)
 	addExamples(rootCmd)
+	addCompletions(rootCmd)
 	finishTree(rootCmd)
 }
 
