@@ -9,7 +9,7 @@ STATICCHECK_VERSION ?= v0.8.2
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 STATICCHECK := $(GOBIN_DIR)/staticcheck
 
-.PHONY: all build install test test-e2e bench fuzz lint demo clean
+.PHONY: all build install man test test-e2e bench fuzz lint demo clean
 
 all: build
 
@@ -43,6 +43,12 @@ install: build
 	@mkdir -p $(INSTALL_DIR)
 	install -m 0755 $(BIN) $(HOOKBIN) $(INSTALL_DIR)/
 	@echo "installed $(INSTALL_DIR)/ben10 and $(INSTALL_DIR)/ben10-hook"
+
+## man: man pages of every command, generated from the command tree,
+## into MANDIR (default bin/man; `man -l bin/man/ben10.1`).
+MANDIR ?= bin/man
+man: build
+	@$(BIN) internal man --dir $(MANDIR)
 
 ## test: every test in the module (unit, golden, property, end-to-end).
 test:
