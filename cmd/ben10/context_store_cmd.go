@@ -130,6 +130,13 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 	if globalFlags.json {
 		return printJSON(out, info)
 	}
+	if globalFlags.quiet {
+		// --quiet: only what needs attention.
+		for _, p := range info.Problems {
+			fmt.Fprintln(out, "problem: "+p)
+		}
+		return nil
+	}
 	cfg := st.Config()
 	fmt.Fprintf(out, "Context Status for %s\n%s\n\n", tildePath(info.Project), rule(62))
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)

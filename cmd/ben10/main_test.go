@@ -116,3 +116,17 @@ func TestCommandLineErrors(t *testing.T) {
 		t.Errorf("status shortcut differs:\n%+v\n%+v", a, b)
 	}
 }
+
+// -q leaves only what needs attention: nothing from a healthy status, and
+// only failed checks from doctor.
+func TestQuietStatusAndDoctor(t *testing.T) {
+	dir := t.TempDir()
+	if r := runBen10(t, nil, nil, "context", "status", "-q", "--dir", dir); r.code != 0 || r.stdout != "" {
+		t.Errorf("status -q: %+v", r)
+	}
+	full := runBen10(t, nil, nil, "doctor", "--dir", dir)
+	quiet := runBen10(t, nil, nil, "doctor", "-q", "--dir", dir)
+	if full.code != quiet.code || len(quiet.stdout) >= len(full.stdout) || bytes.Contains([]byte(quiet.stdout), []byte("✓")) {
+		t.Errorf("doctor -q:\n%s\nvs\n%s", quiet.stdout, full.stdout)
+	}
+}
