@@ -130,3 +130,31 @@ func TestQuietStatusAndDoctor(t *testing.T) {
 		t.Errorf("doctor -q:\n%s\nvs\n%s", quiet.stdout, full.stdout)
 	}
 }
+
+// context save --harness is checked wherever the save goes: an unknown
+// name, or one the file contradicts, fails clearly instead of importing
+// nothing (or being ignored).
+func TestSaveHarnessValidated(t *testing.T) {
+	tr := fixtureTranscript(t)
+	out := filepath.Join(t.TempDir(), "x.ctx")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--out", out, "--harness", "kimi"}, "is a claude session"},
+		{[]string{"--out", out, "--harness", "bogus"}, "unknown harness"},
+		{[]string{"--dir", t.TempDir(), "--harness", "bogus"}, "unknown harness"},
+		{[]string{"--dir", t.TempDir(), "--harness", "codex"}, "is a claude session"},
+	} {
+		r := runBen10(t, nil, nil, append([]string{"context", "save", "--transcript", tr}, c.args...)...)
+		if r.code == 0 || !bytes.Contains([]byte(r.stderr), []byte(c.want)) {
+			t.Errorf("save %v: exit %d, stderr %q (want %q)", c.args, r.code, r.stderr, c.want)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused save wrote its archive")
+	}
+	if r := runBen10(t, nil, nil, "context", "save", "--transcript", tr, "--out", out, "--harness", "claude"); r.code != 0 {
+		t.Errorf("the right --harness: %+v", r)
+	}
+}
