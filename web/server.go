@@ -304,6 +304,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, code int, msg stri
 func writeJSON(w http.ResponseWriter, r *http.Request, code int, v any) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		code = http.StatusInternalServerError
