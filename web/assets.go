@@ -57,7 +57,7 @@ table.list td,table.list th{text-align:left;padding:4px 8px;border-bottom:1px so
 const viewJS = `(function(){
 "use strict";
 var D=JSON.parse(document.getElementById("ben10-data").textContent);
-var CHUNK=200, LIMIT=3000;
+var CHUNK=200, LIMIT=3000, SIDE=100;
 function el(tag,cls,text){var e=document.createElement(tag);if(cls)e.className=cls;if(text!=null)e.textContent=text;return e;}
 function longText(tag,cls,s){
   var e=el(tag,cls);s=s||"";
@@ -77,7 +77,12 @@ document.querySelectorAll("button.copy").forEach(function(b){
 function side(id,items,render){
   var body=document.querySelector("#"+id+" .body");
   if(!items.length){body.appendChild(el("div","empty","none"));return;}
-  items.forEach(function(x){body.appendChild(render(x));});
+  var shown=0;
+  function more(){var end=Math.min(items.length,shown+SIDE),f=document.createDocumentFragment();
+    for(;shown<end;shown++)f.appendChild(render(items[shown]));body.appendChild(f);
+    if(shown<items.length){var b=el("button","showall","show "+(items.length-shown).toLocaleString()+" more");b.type="button";
+      b.addEventListener("click",function(){b.remove();more();});body.appendChild(b);}}
+  more();
 }
 side("tasks",D.tasks,function(t){
   var mark=t.s==="completed"?"\u2611 ":(t.s==="in_progress"?"\u25b6 ":"\u2610 ");

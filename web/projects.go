@@ -148,9 +148,16 @@ func (p *Project) Entries() ([]Entry, error) {
 		return nil, err
 	}
 	for _, s := range ix.Snapshots {
-		out = append(out, Entry{Project: p.ID, Kind: KindSnapshot, Name: snapshot.ShortID(s.ID), SessionID: s.SessionID,
+		e := Entry{Project: p.ID, Kind: KindSnapshot, Name: snapshot.ShortID(s.ID), SessionID: s.SessionID,
 			SavedAt: s.CreatedAt, SizeBytes: s.CompressedBytes, Messages: s.PreCompaction.MessageCount,
-			Tools: s.PreCompaction.ToolExecutionCount, Trigger: s.Trigger, path: p.mgr.Path(s)})
+			Tools: s.PreCompaction.ToolExecutionCount, Trigger: s.Trigger, path: p.mgr.Path(s)}
+		var mod time.Time
+		if fi, err := os.Lstat(e.path); err == nil {
+			mod = fi.ModTime()
+		}
+		m, merr := p.metaOf(e.path, mod, e.SizeBytes)
+		e.Harness, e.Title, e.Model, e.Error = string(m.Harness), m.Title, m.Model, merr
+		out = append(out, e)
 	}
 	for i := range out {
 		out[i].Restore, out[i].Resume = p.commands(out[i])
@@ -207,7 +214,7 @@ func (p *Project) commands(e Entry) (restore, resume string) {
 	case KindSnapshot:
 		restore = cd + "ben10 context compaction restore " + e.Name
 	}
-	if e.SessionID != "" && (e.Harness == string(archive.HarnessClaude) || e.Harness == "" && e.Kind == KindSnapshot) {
+	if e.SessionID != "" && e.Harness == string(archive.HarnessClaude) {
 		resume = cd + "claude --resume " + ShellQuote(e.SessionID)
 	}
 	return restore, resume
