@@ -151,12 +151,20 @@ func (p *Project) Entries() ([]Entry, error) {
 		e := Entry{Project: p.ID, Kind: KindSnapshot, Name: snapshot.ShortID(s.ID), SessionID: s.SessionID,
 			SavedAt: s.CreatedAt, SizeBytes: s.CompressedBytes, Messages: s.PreCompaction.MessageCount,
 			Tools: s.PreCompaction.ToolExecutionCount, Trigger: s.Trigger, path: p.mgr.Path(s)}
-		var mod time.Time
-		if fi, err := os.Lstat(e.path); err == nil {
-			mod = fi.ModTime()
+		// index.json is project data: its file names are not trusted to
+		// stay inside the snapshot directory, or to be regular files.
+		fi, err := os.Lstat(e.path)
+		switch {
+		case s.File == "" || filepath.Base(s.File) != s.File || strings.HasPrefix(s.File, "."):
+			e.path, e.Error = "", fmt.Sprintf("index.json names the file %q, outside %s", s.File, p.st.SnapshotDir())
+		case err != nil:
+			e.path, e.Error = "", err.Error()
+		case !fi.Mode().IsRegular():
+			e.path, e.Error = "", fmt.Sprintf("%s is not a regular file", e.path)
+		default:
+			m, merr := p.metaOf(e.path, fi.ModTime(), fi.Size())
+			e.Harness, e.Title, e.Model, e.Error = string(m.Harness), m.Title, m.Model, merr
 		}
-		m, merr := p.metaOf(e.path, mod, e.SizeBytes)
-		e.Harness, e.Title, e.Model, e.Error = string(m.Harness), m.Title, m.Model, merr
 		out = append(out, e)
 	}
 	for i := range out {
@@ -263,6 +271,9 @@ func (p *Project) Find(ref string) (Entry, error) {
 
 // Load reads the whole session of e.
 func (p *Project) Load(e Entry) (*archive.State, error) {
+	if e.path == "" {
+		return nil, fmt.Errorf("web: %s %s of %s cannot be read: %s", e.Kind, e.Name, p.Dir, e.Error)
+	}
 	return LoadArchive(e.path, snapshot.OpenOptions(p.st.Config()))
 }
 

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -81,5 +82,51 @@ not json
 	}
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("KnownProjects = %q, want %q (existing, absolute, deduplicated)", got, want)
+	}
+}
+
+// TestProjectHostileIndex: index.json is project data; a snapshot entry
+// naming a file outside the snapshot directory, or a symlink, is listed
+// with an error and never read.
+func TestProjectHostileIndex(t *testing.T) {
+	tp := newTestProject(t, claudeFixture, codexFixture)
+	ixPath := tp.p.Store().IndexPath()
+	data, err := os.ReadFile(ixPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "outside.ctx")
+	if err := os.Link(tp.p.Store().CurrentPath(), outside); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(tp.p.Store().SnapshotDir(), "pre-compact-link.ctx")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"../../../../" + outside, outside, "pre-compact-link.ctx"} {
+		var ix map[string]any
+		if err := json.Unmarshal(data, &ix); err != nil {
+			t.Fatal(err)
+		}
+		ix["snapshots"].([]any)[0].(map[string]any)["file"] = file
+		b, _ := json.Marshal(ix)
+		if err := os.WriteFile(ixPath, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		es, err := tp.p.Entries()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es {
+			if e.Kind != KindSnapshot {
+				continue
+			}
+			if e.Error == "" || e.Path() != "" {
+				t.Errorf("file %q: entry %+v, want an error and no path", file, e)
+			}
+			if _, err := tp.p.Load(e); err == nil {
+				t.Errorf("file %q: Load read it", file)
+			}
+		}
 	}
 }

@@ -73,7 +73,14 @@ type Server struct {
 	fails   []time.Time
 	byID    map[string]*Project
 	ordered []*Project
+	// views bounds the session pages rendered at once (each loads a
+	// whole archive).
+	views chan struct{}
 }
+
+// MaxConcurrentViews is how many session pages a Server renders at once;
+// more wait their turn.
+const MaxConcurrentViews = 2
 
 // NewServer returns a Server; opts.Token must be set.
 func NewServer(opts ServerOptions) (*Server, error) {
@@ -96,7 +103,8 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: server address %q: %w", opts.Addr, err)
 	}
-	s := &Server{opts: opts, hosts: map[string]bool{}, byID: map[string]*Project{}, tokens: float64(opts.Burst)}
+	s := &Server{opts: opts, hosts: map[string]bool{}, byID: map[string]*Project{}, tokens: float64(opts.Burst),
+		views: make(chan struct{}, MaxConcurrentViews)}
 	for _, h := range []string{"localhost", "127.0.0.1", "[::1]"} {
 		s.hosts[h+":"+port] = true
 	}
@@ -581,6 +589,13 @@ func (s *Server) viewPage(w http.ResponseWriter, r *http.Request, id, kind, name
 	}
 	if e == nil {
 		s.fail(w, r, http.StatusNotFound, "no such saved session")
+		return
+	}
+	select {
+	case s.views <- struct{}{}:
+		defer func() { <-s.views }()
+	case <-r.Context().Done():
+		s.fail(w, r, http.StatusServiceUnavailable, "request ended while waiting")
 		return
 	}
 	st, err := p.Load(*e)
