@@ -19,7 +19,7 @@ button{font:inherit;font-size:12px;border:1px solid var(--line);background:#fff;
 main{display:flex;align-items:flex-start;gap:18px;padding:0 20px}
 aside{flex:0 0 280px;max-height:calc(100vh - 20px);overflow:auto;position:sticky;top:0;padding-bottom:20px}
 aside .body{font-size:12.5px}
-aside .item{padding:2px 0;border-bottom:1px dotted var(--line);overflow-wrap:anywhere}
+aside .item{display:block;padding:2px 0;border-bottom:1px dotted var(--line);overflow-wrap:anywhere}
 aside .empty{color:var(--mute)}
 #conv{flex:1;min-width:0}
 #bar{position:sticky;top:0;background:var(--bg);padding:10px 0;display:flex;gap:10px;align-items:center;z-index:2;border-bottom:1px solid var(--line)}

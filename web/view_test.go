@@ -98,14 +98,17 @@ func TestDataURI(t *testing.T) {
 		mt, data string
 		ok       bool
 	}{
-		{"image/png", "iVBORw0KGgo=", true},
-		{"IMAGE/JPEG", "/9j/4AAQ", true},
-		{"image/webp", "UklGRg==", true},
+		{"image/png", "iVBORw0KGgoAAA==", true},
+		{"IMAGE/JPEG", "/9j/4AA=", true},
+		{"image/webp", "UklGRgAAAABXRUJQVlA4IA==", true},
+		{"image/gif", "R0lGODlhAQA=", true},
+		{"image/png", "/9j/4AA=", false}, // a JPEG said to be a PNG
+		{"image/png", "AAAA", false},
 		{"image/svg+xml", "PHN2Zy8+", false},
 		{"text/html", "PGI+", false},
 		{"image/png", "not base64!", false},
 		{"image/png", "", false},
-		{"image/png\";x", "iVBORw0KGgo=", false},
+		{"image/png\";x", "iVBORw0KGgoAAA==", false},
 	} {
 		u, ok := dataURI(c.mt, c.data)
 		if ok != c.ok {
@@ -119,13 +122,13 @@ func TestDataURI(t *testing.T) {
 
 func TestWalkImagesDataURL(t *testing.T) {
 	var v any
-	line := `{"payload":{"content":[{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo="},{"type":"input_image","image_url":"data:image/svg+xml;base64,PHN2Zy8+"},{"type":"input_image","image_url":"https://example.com/x.png"}]}}`
+	line := `{"payload":{"content":[{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgoAAA=="},{"type":"input_image","image_url":"data:image/svg+xml;base64,PHN2Zy8+"},{"type":"input_image","image_url":"https://example.com/x.png"}]}}`
 	if err := json.Unmarshal([]byte(line), &v); err != nil {
 		t.Fatal(err)
 	}
 	var out []string
 	walkImages(v, 0, &out)
-	if len(out) != 1 || out[0] != "data:image/png;base64,iVBORw0KGgo=" {
+	if len(out) != 1 || out[0] != "data:image/png;base64,iVBORw0KGgoAAA==" {
 		t.Errorf("images = %q, want the one base64 PNG", out)
 	}
 }
