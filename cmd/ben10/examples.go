@@ -76,6 +76,12 @@ var examples = map[string]string{
 	"ben10 watch": `  ben10 watch --once --dry-run
   ben10 watch --llm codex,gemini --verbose
   ben10 watch --status`,
+	"ben10 view": `  ben10 view                                   # the project's current context → <session>.html
+  ben10 view a1b2c3 --open                     # a snapshot, opened in the browser
+  ben10 view checkpoint/2 -o cp2.html
+  ben10 view ~/.codex/sessions/2026/01/26/rollout-x.jsonl -o codex.html`,
+	"ben10 serve": `  ben10 serve                                  # http://127.0.0.1:8710, prints the login link
+  ben10 serve --project ~/src/app --project ~/src/lib --addr 127.0.0.1:0`,
 	"ben10 watch install":   `  ben10 watch install`,
 	"ben10 watch uninstall": `  ben10 watch uninstall`,
 }
