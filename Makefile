@@ -5,11 +5,11 @@ BIN       ?= bin/ben10
 HOOKBIN   := $(dir $(BIN))ben10-hook$(suffix $(BIN))
 FUZZTIME  ?= 30s
 BENCHTIME ?= 1s
-STATICCHECK_VERSION ?= 2026.2.2
+STATICCHECK_VERSION ?= v0.8.2
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 STATICCHECK := $(GOBIN_DIR)/staticcheck
 
-.PHONY: all build test test-e2e bench fuzz lint demo clean
+.PHONY: all build install man test test-e2e bench fuzz lint demo clean
 
 all: build
 
@@ -21,17 +21,34 @@ all: build
 # Beside it, ben10-hook: the small UserPromptSubmit front (cmd/ben10-hook,
 # standard library only, pure Go, static) that `ben10 hooks install`
 # registers when it finds it next to ben10.
+# VERSION is stamped into the binary (ben10 version, ben10 --version).
+VERSION        ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+VERSION_LDFLAG := -X main.version=$(VERSION)
 STATIC_TAGS    := osusergo,netgo
-STATIC_LDFLAGS := -s -w -linkmode external -extldflags "-static"
+STATIC_LDFLAGS := -s -w $(VERSION_LDFLAG) -linkmode external -extldflags "-static"
 build:
 	@mkdir -p $(dir $(BIN))
 	@if [ "$$($(GO) env CGO_ENABLED)" = 1 ] && \
 	   $(GO) build -tags $(STATIC_TAGS) -ldflags '$(STATIC_LDFLAGS)' -o $(BIN) ./cmd/ben10 2>/dev/null; then \
 		echo "built $(BIN) (cgo, libzstd, static)"; \
 	else \
-		CGO_ENABLED=0 $(GO) build -ldflags '-s -w' -o $(BIN) ./cmd/ben10 && echo "built $(BIN) (pure Go, static)"; \
+		CGO_ENABLED=0 $(GO) build -ldflags '-s -w $(VERSION_LDFLAG)' -o $(BIN) ./cmd/ben10 && echo "built $(BIN) (pure Go, static)"; \
 	fi
 	@CGO_ENABLED=0 $(GO) build -ldflags '-s -w' -o $(HOOKBIN) ./cmd/ben10-hook && echo "built $(HOOKBIN) (hook shim, pure Go, static)"
+
+## install: make build, then copy both binaries into $(go env GOPATH)/bin
+## (or INSTALL_DIR), where `go install` would put them.
+INSTALL_DIR ?= $(GOBIN_DIR)
+install: build
+	@mkdir -p $(INSTALL_DIR)
+	install -m 0755 $(BIN) $(HOOKBIN) $(INSTALL_DIR)/
+	@echo "installed $(INSTALL_DIR)/ben10 and $(INSTALL_DIR)/ben10-hook"
+
+## man: man pages of every command, generated from the command tree,
+## into MANDIR (default bin/man; `man -l bin/man/ben10.1`).
+MANDIR ?= bin/man
+man: build
+	@$(BIN) internal man --dir $(MANDIR)
 
 ## test: every test in the module (unit, golden, property, end-to-end).
 test:

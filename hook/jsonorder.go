@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 )
 
 // object is a JSON object that remembers its key order, so that editing a
@@ -25,19 +24,6 @@ func (o *object) set(k string, v any) {
 		o.keys = append(o.keys, k)
 	}
 	o.vals[k] = v
-}
-
-func (o *object) del(k string) {
-	if _, ok := o.vals[k]; !ok {
-		return
-	}
-	delete(o.vals, k)
-	for i, kk := range o.keys {
-		if kk == k {
-			o.keys = append(o.keys[:i], o.keys[i+1:]...)
-			break
-		}
-	}
 }
 
 // parseObject decodes a JSON document whose top level must be an object.
@@ -107,66 +93,4 @@ func decodeValue(dec *json.Decoder, depth int) (any, error) {
 	default:
 		return tok, nil
 	}
-}
-
-// encode writes v as JSON indented by two spaces, keys in their order.
-func encode(v any) []byte {
-	var b bytes.Buffer
-	encodeValue(&b, v, 0)
-	b.WriteByte('\n')
-	return b.Bytes()
-}
-
-func encodeValue(b *bytes.Buffer, v any, indent int) {
-	pad := strings.Repeat("  ", indent+1)
-	switch t := v.(type) {
-	case *object:
-		if len(t.keys) == 0 {
-			b.WriteString("{}")
-			return
-		}
-		b.WriteString("{\n")
-		for i, k := range t.keys {
-			b.WriteString(pad)
-			encodeScalar(b, k)
-			b.WriteString(": ")
-			encodeValue(b, t.vals[k], indent+1)
-			if i < len(t.keys)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString(strings.Repeat("  ", indent))
-		b.WriteByte('}')
-	case []any:
-		if len(t) == 0 {
-			b.WriteString("[]")
-			return
-		}
-		b.WriteString("[\n")
-		for i, e := range t {
-			b.WriteString(pad)
-			encodeValue(b, e, indent+1)
-			if i < len(t)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString(strings.Repeat("  ", indent))
-		b.WriteByte(']')
-	default:
-		encodeScalar(b, t)
-	}
-}
-
-func encodeScalar(b *bytes.Buffer, v any) {
-	if n, ok := v.(json.Number); ok {
-		b.WriteString(n.String())
-		return
-	}
-	var tmp bytes.Buffer
-	enc := json.NewEncoder(&tmp)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // strings, bools and nil always encode
-	b.Write(bytes.TrimRight(tmp.Bytes(), "\n"))
 }

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-
-	"github.com/ben10ctx/ben10/store"
 )
 
 // Scope says which Claude Code settings file hooks are installed in.
@@ -120,6 +118,9 @@ func commandFor(binPath, shim string, e Event) string {
 }
 
 func quote(p string) string {
+	if isBareName(p) {
+		return p // a command found on PATH ("ben10"): portable, no quotes needed
+	}
 	if runtime.GOOS == "windows" {
 		return `"` + p + `"`
 	}
@@ -190,190 +191,24 @@ func readSettings(path string) (*object, bool, error) {
 
 // Install merges Ben10's hook entries into the settings file at path,
 // pointing at the ben10 binary binPath — and, for ShimEvents, at the
-// ben10-hook shim when it sits next to binPath (see ShimFor). Every other
-// setting and hook is kept as it was, in its order; an entry of either
-// form for an event is updated in place (so an install of one form is
-// upgraded to the other, never duplicated); a second run changes nothing.
-// It reports whether the file changed.
+// ben10-hook shim when it sits next to binPath (see ShimFor). It is
+// InstallFile with minimal edits: every other setting and hook is kept
+// byte for byte; an entry of either form for an event is updated in place
+// (so an install of one form is upgraded to the other, never duplicated);
+// a second run changes nothing. It reports whether the file changed.
 func Install(path, binPath string) (bool, error) {
 	if !filepath.IsAbs(binPath) {
 		return false, fmt.Errorf("hook binary path %q is not absolute", binPath)
 	}
-	root, _, err := readSettings(path)
-	if err != nil {
-		return false, err
-	}
-	before := string(encode(root))
-	hooks, err := childObject(root, "hooks", path)
-	if err != nil {
-		return false, err
-	}
-	shim := ShimFor(binPath)
-	for _, reg := range Registrations {
-		if err := installOne(hooks, reg, commandFor(binPath, shim, reg.Event), path); err != nil {
-			return false, err
-		}
-	}
-	after := encode(root)
-	if string(after) == before {
-		if _, err := os.Stat(path); err == nil {
-			return false, nil
-		}
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return false, err
-	}
-	return true, store.WriteFileAtomic(path, after)
-}
-
-func childObject(parent *object, key, path string) (*object, error) {
-	v, ok := parent.get(key)
-	if !ok {
-		o := newObject()
-		parent.set(key, o)
-		return o, nil
-	}
-	o, isObj := v.(*object)
-	if !isObj {
-		return nil, fmt.Errorf("%s: %q is not an object", path, key)
-	}
-	return o, nil
-}
-
-func installOne(hooks *object, reg Registration, want, path string) error {
-	groups, _ := hooks.get(string(reg.Event))
-	list, ok := groups.([]any)
-	if groups != nil && !ok {
-		return fmt.Errorf("%s: hooks.%s is not a list", path, reg.Event)
-	}
-	found := false
-	for _, g := range list {
-		gobj, ok := g.(*object)
-		if !ok {
-			continue
-		}
-		hs, _ := gobj.get("hooks")
-		handlers, _ := hs.([]any)
-		for _, h := range handlers {
-			hobj, ok := h.(*object)
-			if !ok {
-				continue
-			}
-			c, _ := hobj.get("command")
-			cs, _ := c.(string)
-			if _, ours := isOurs(cs); !ours {
-				continue
-			}
-			if found {
-				continue // duplicates are removed below
-			}
-			found = true
-			hobj.set("type", "command")
-			hobj.set("command", want)
-			hobj.set("timeout", json.Number(fmt.Sprint(reg.Timeout)))
-			if reg.Matcher != "" {
-				gobj.set("matcher", reg.Matcher)
-			}
-		}
-	}
-	if found {
-		removeOurs(hooks, reg.Event, want)
-		return nil
-	}
-	h := newObject()
-	h.set("type", "command")
-	h.set("command", want)
-	h.set("timeout", json.Number(fmt.Sprint(reg.Timeout)))
-	g := newObject()
-	if reg.Matcher != "" {
-		g.set("matcher", reg.Matcher)
-	}
-	g.set("hooks", []any{h})
-	hooks.set(string(reg.Event), append(list, g))
-	return nil
-}
-
-// removeOurs deletes Ben10's handlers of event from hooks, except one whose
-// command is keep (keep == "" removes all). Matcher groups and event lists
-// left empty are removed.
-func removeOurs(hooks *object, e Event, keep string) bool {
-	groups, _ := hooks.get(string(e))
-	list, ok := groups.([]any)
-	if !ok {
-		return false
-	}
-	changed, kept := false, false
-	var outGroups []any
-	for _, g := range list {
-		gobj, ok := g.(*object)
-		if !ok {
-			outGroups = append(outGroups, g)
-			continue
-		}
-		hs, _ := gobj.get("hooks")
-		handlers, ok := hs.([]any)
-		if !ok {
-			outGroups = append(outGroups, g)
-			continue
-		}
-		var out []any
-		for _, h := range handlers {
-			hobj, ok := h.(*object)
-			if ok {
-				c, _ := hobj.get("command")
-				cs, _ := c.(string)
-				if _, ours := isOurs(cs); ours {
-					if keep != "" && cs == keep && !kept {
-						kept = true
-						out = append(out, h)
-						continue
-					}
-					changed = true
-					continue
-				}
-			}
-			out = append(out, h)
-		}
-		if len(out) == 0 && len(handlers) > 0 {
-			changed = true
-			continue
-		}
-		gobj.set("hooks", out)
-		outGroups = append(outGroups, gobj)
-	}
-	if len(outGroups) == 0 {
-		hooks.del(string(e))
-	} else {
-		hooks.set(string(e), outGroups)
-	}
-	return changed
+	r, err := InstallFile(path, EditOptions{Bin: binPath})
+	return r.Changed, err
 }
 
 // Uninstall removes Ben10's hook entries (and only those) from the settings
-// file at path. It reports whether the file changed.
+// file at path (see UninstallFile). It reports whether the file changed.
 func Uninstall(path string) (bool, error) {
-	root, exists, err := readSettings(path)
-	if err != nil || !exists {
-		return false, err
-	}
-	v, ok := root.get("hooks")
-	hooks, isObj := v.(*object)
-	if !ok || !isObj {
-		return false, nil
-	}
-	changed := false
-	for _, e := range append([]string(nil), hooks.keys...) {
-		if removeOurs(hooks, Event(e), "") {
-			changed = true
-		}
-	}
-	if !changed {
-		return false, nil
-	}
-	if len(hooks.keys) == 0 {
-		root.del("hooks")
-	}
-	return true, store.WriteFileAtomic(path, encode(root))
+	r, err := UninstallFile(path, EditOptions{})
+	return r.Changed, err
 }
 
 // Status reports what of Ben10 is installed in the settings file at path.
@@ -429,4 +264,18 @@ func Status(path string, scope Scope) (Installed, error) {
 		}
 	}
 	return st, nil
+}
+
+// isBareName reports whether p is a plain command name (letters, digits,
+// '.', '_', '-'), to be found on PATH.
+func isBareName(p string) bool {
+	if p == "" {
+		return false
+	}
+	for _, c := range p {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

@@ -142,22 +142,22 @@ type CreateOptions struct {
 
 // CreateResult tells what Create did.
 type CreateResult struct {
-	Snapshot Snapshot
-	Replaced string // id the debounce replaced, or ""
-	Pending  bool   // the lock timed out: the snapshot waits in a pending file
-	Path     string // the snapshot file (the parked file when Pending)
-	Pruned   []string
-	Warnings []string
+	Snapshot Snapshot `json:"snapshot"`
+	Replaced string   `json:"replaced"` // id the debounce replaced, or ""
+	Pending  bool     `json:"pending"`  // the lock timed out: the snapshot waits in a pending file
+	Path     string   `json:"path"`     // the snapshot file (the parked file when Pending)
+	Pruned   []string `json:"pruned"`
+	Warnings []string `json:"warnings"`
 	// Redactions counts the secrets replaced, per rule, by this save: when
 	// it built on an earlier archive (Resumed), the lines copied from that
 	// archive were redacted when it was written and are not counted again.
-	Redactions map[string]int
+	Redactions map[string]int `json:"redactions"`
 	// Resumed: only the lines added since an earlier archive of the session
 	// (Manager.Previous) were imported; the content is a full import's.
-	Resumed bool
+	Resumed bool `json:"resumed"`
 	// RawOnly: the snapshot was written raw-only (CreateOptions.RawOnly);
 	// Snapshot.ModelPending is set until Recompress completes it.
-	RawOnly bool
+	RawOnly bool `json:"raw_only"`
 }
 
 // NormalizeTrigger maps Claude Code's PreCompact trigger onto the PRD's

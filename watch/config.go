@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/bmatcuk/doublestar/v4"
 	"io"
 	"math"
 	"os"
@@ -554,7 +555,8 @@ func durationOf(n *yaml.Node, unit, lo, hi time.Duration) (time.Duration, error)
 }
 
 // checkGlob validates a session glob: non-empty, absolute or "~/", and
-// each path element a valid filepath.Match pattern or "**".
+// each path element a valid doublestar pattern (with {a,b} alternatives)
+// or "**".
 func checkGlob(p string) error {
 	if strings.TrimSpace(p) == "" {
 		return errors.New("empty glob")
@@ -569,7 +571,7 @@ func checkGlob(p string) error {
 		if strings.Contains(seg, "**") {
 			return fmt.Errorf("glob %q: ** must be a whole path element", p)
 		}
-		if _, err := filepath.Match(seg, ""); err != nil {
+		if strings.Contains(seg, "/") || !doublestar.ValidatePattern(seg) {
 			return fmt.Errorf("glob %q: bad pattern %q", p, seg)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // maxGlobDepth bounds how deep "**" descends.
@@ -29,8 +31,9 @@ type globResult struct {
 	dirs  []string
 }
 
-// glob expands pattern (filepath.Match elements, plus "**" for any number
-// of directories). Unreadable or missing directories are skipped.
+// glob expands pattern: each path element is a doublestar pattern (*, ?,
+// [class], {alt1,alt2}), and a "**" element stands for any number of
+// directories. Unreadable or missing directories are skipped.
 func glob(pattern string) globResult {
 	var r globResult
 	pattern = filepath.Clean(pattern)
@@ -71,7 +74,7 @@ func glob(pattern string) globResult {
 			return
 		}
 		for _, e := range ents {
-			if ok, _ := filepath.Match(seg, e.Name()); !ok {
+			if ok, _ := doublestar.Match(seg, e.Name()); !ok {
 				continue
 			}
 			p := filepath.Join(dir, e.Name())
@@ -103,7 +106,7 @@ func isDirEntry(dir string, e os.DirEntry) bool {
 	return false
 }
 
-func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[\`) }
+func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[{\`) }
 
 // matchGlob reports whether path matches pattern (same syntax as glob).
 func matchGlob(pattern, path string) bool {
@@ -123,7 +126,7 @@ func matchGlob(pattern, path string) bool {
 			if len(xs) == 0 {
 				return false
 			}
-			if ok, _ := filepath.Match(ps[0], xs[0]); !ok {
+			if ok, _ := doublestar.Match(ps[0], xs[0]); !ok {
 				return false
 			}
 			ps, xs = ps[1:], xs[1:]

@@ -63,6 +63,11 @@ func TestGlob(t *testing.T) {
 	if r := glob(filepath.Join(d, "p", "*", "*.jsonl")); len(r.files) != 1 {
 		t.Errorf("one-level glob: %v", r.files)
 	}
+	// Brace alternatives match (they used to match nothing, silently).
+	mkfile(t, filepath.Join(d, "p", "q", "legacy.json"), "{}")
+	if r := glob(filepath.Join(d, "p", "**", "*.{jsonl,json}")); len(r.files) != 3 || !strings.HasSuffix(r.files[0], "legacy.json") {
+		t.Errorf("brace glob: %v", r.files)
+	}
 	if r := glob(filepath.Join(d, "missing", "**", "*.jsonl")); len(r.files)+len(r.dirs) != 0 {
 		t.Errorf("missing root: %+v", r)
 	}
@@ -75,6 +80,10 @@ func TestGlob(t *testing.T) {
 		{"/a/**/x-*.jsonl", "/b/x-1.jsonl", false},
 		{"/a/*/c.jsonl", "/a/b/c.jsonl", true},
 		{"/a/*/c.jsonl", "/a/b/d/c.jsonl", false},
+		{"/a/**/*.{jsonl,json}", "/a/b/s.json", true},
+		{"/a/**/*.{jsonl,json}", "/a/b/s.jsonl", true},
+		{"/a/**/*.{jsonl,json}", "/a/b/s.txt", false},
+		{"/a/{b,c}/*.json", "/a/c/s.json", true},
 	} {
 		if matchGlob(c.pat, c.path) != c.ok {
 			t.Errorf("matchGlob(%s, %s) != %v", c.pat, c.path, c.ok)

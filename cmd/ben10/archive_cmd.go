@@ -262,6 +262,12 @@ func runUnpack(cmd *cobra.Command, args []string) error {
 	if err := os.MkdirAll(archiveFlags.dir, 0o700); err != nil {
 		return err
 	}
+	var total int64
+	for _, s := range segs {
+		total += s.RawLen
+	}
+	prog := newBytesProgress("Unpacking", total)
+	defer prog.Done()
 	var written []string
 	for i, s := range segs {
 		data, err := rc.ReadSegment(s.Index)
@@ -272,8 +278,10 @@ func runUnpack(cmd *cobra.Command, args []string) error {
 		if err := writeFileAtomic(path, func(f *os.File) error { _, err := f.Write(data); return err }); err != nil {
 			return err
 		}
+		prog.Add(int64(len(data)))
 		written = append(written, path)
 	}
+	prog.Done()
 	if globalFlags.json {
 		return printJSON(cmd.OutOrStdout(), map[string]any{"dir": archiveFlags.dir, "files": written})
 	}

@@ -21,6 +21,7 @@ import (
 var compFlags struct {
 	dir, transcript, session, trigger, level string
 	verbose, force, regex, messages, files   bool
+	yes                                      bool
 	tools                                    bool
 	partial, out, format, rng, projectDir    string
 	cfgDir, glob, tool                       string
@@ -66,8 +67,10 @@ func init() {
 	x.Flags().BoolVar(&compFlags.force, "force", false, "files: overwrite existing files")
 	sub("pin ID", "Pin a snapshot (never pruned)", cobra.ExactArgs(1), func(c *cobra.Command, a []string) error { return runCompPin(c, a, true) })
 	sub("unpin ID", "Unpin a snapshot", cobra.ExactArgs(1), func(c *cobra.Command, a []string) error { return runCompPin(c, a, false) })
-	sub("delete ID", "Delete a snapshot", cobra.ExactArgs(1), runCompDelete)
-	sub("prune", "Apply the retention policy now", cobra.NoArgs, runCompPrune)
+	del := sub("delete ID", "Delete a snapshot (asks first on a terminal, unless --yes)", cobra.ExactArgs(1), runCompDelete)
+	del.Flags().BoolVarP(&compFlags.yes, "yes", "y", false, "do not ask for confirmation")
+	pr := sub("prune", "Apply the retention policy now (asks first on a terminal, unless --yes)", cobra.NoArgs, runCompPrune)
+	pr.Flags().BoolVarP(&compFlags.yes, "yes", "y", false, "do not ask for confirmation")
 	sub("export ID PATH", "Write a snapshot as a standalone .ctx file", cobra.ExactArgs(2), runCompExport)
 	s := sub("snapshot", "Take a snapshot now (what the PreCompact hook does)", cobra.NoArgs, runCompSnapshot)
 	s.Flags().StringVar(&compFlags.transcript, "transcript", "", "transcript (default: the newest of this project's Claude Code folder)")
@@ -456,6 +459,13 @@ func runCompDelete(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
+	q := fmt.Sprintf("Delete snapshot %s (%s, %s)?", s.ID, humanBytes(s.CompressedBytes), s.CreatedAt.Local().Format("2006-01-02 15:04"))
+	if s.Pinned {
+		q = fmt.Sprintf("Delete PINNED snapshot %s (%s)?", s.ID, humanBytes(s.CompressedBytes))
+	}
+	if err := confirm(cmd, compFlags.yes, q); err != nil {
+		return err
+	}
 	if err := m.Delete(s.ID); err != nil {
 		return err
 	}
@@ -470,6 +480,9 @@ func runCompDelete(cmd *cobra.Command, args []string) error {
 func runCompPrune(cmd *cobra.Command, _ []string) error {
 	_, m, err := openProject(compFlags.dir, false)
 	if err != nil {
+		return err
+	}
+	if err := confirm(cmd, compFlags.yes, "Delete the unpinned snapshots beyond the retention policy (compaction_snapshots.retention_count, retention_days) now?"); err != nil {
 		return err
 	}
 	prog := newProgress("Pruning snapshots", 0)

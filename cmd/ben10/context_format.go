@@ -82,15 +82,14 @@ func init() {
 // saveTranscript imports a session (harness "" = detected) and encodes it
 // to w; Claude Code transcripts go through claude.Save, which streams.
 func saveTranscript(w io.Writer, harness, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
-	var h archive.Harness
-	var err error
-	if harness != "" {
-		h, err = transcript.ParseHarness(harness)
-		if err != nil {
-			return nil, archive.EncodeStats{}, fmt.Errorf("--harness: %w", err)
-		}
-	} else if h, err = transcript.Detect(path); err != nil {
+	h, err := resolveHarness(harness, path)
+	if err != nil {
 		return nil, archive.EncodeStats{}, err
+	}
+	if h == "" {
+		if h, err = transcript.Detect(path); err != nil {
+			return nil, archive.EncodeStats{}, err
+		}
 	}
 	if h == archive.HarnessClaude {
 		return claude.Save(w, path, iopt, eopt)
@@ -101,4 +100,22 @@ func saveTranscript(w io.Writer, harness, path string, iopt archive.ImportOption
 	}
 	stats, err := archive.EncodeWithStats(w, st, eopt)
 	return st, stats, err
+}
+
+// resolveHarness checks `context save --harness`: "" (detect) stays "";
+// an unknown name is a usage error; a name that contradicts what the file
+// is (when its format can be told) is refused rather than importing
+// nothing.
+func resolveHarness(flag, path string) (archive.Harness, error) {
+	if flag == "" {
+		return "", nil
+	}
+	h, err := transcript.ParseHarness(flag)
+	if err != nil {
+		return "", fmt.Errorf("--harness: %w", err)
+	}
+	if d, err := transcript.Detect(path); err == nil && d != h {
+		return "", fmt.Errorf("--harness %s: %s is a %s session; drop --harness to detect it, or name the right one", flag, path, d)
+	}
+	return h, nil
 }

@@ -47,8 +47,10 @@ func init() {
 	d := add("diff", "Compare the saved file registry with the working tree", runDiff)
 	d.Flags().BoolVar(&ctxFlags.reconcile, "reconcile", false, "record the current file hashes as the new baseline")
 	c := add("clear", "Clear the current context (it is moved to history, not deleted)", runClear)
-	c.Flags().BoolVar(&ctxFlags.force, "force", false, "do not ask for confirmation")
-	add("prune", "Apply retention to checkpoints, history and compaction snapshots now", runPrune)
+	c.Flags().BoolVarP(&ctxFlags.force, "yes", "y", false, "do not ask for confirmation")
+	c.Flags().BoolVar(&ctxFlags.force, "force", false, "do not ask for confirmation (same as --yes)")
+	p := add("prune", "Apply retention to checkpoints, history and compaction snapshots now (asks first on a terminal, unless --yes)", runPrune)
+	p.Flags().BoolVarP(&ctxFlags.force, "yes", "y", false, "do not ask for confirmation")
 }
 
 // statusInfo is what status shows; status --brief reads only
@@ -127,6 +129,13 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 	}
 	if globalFlags.json {
 		return printJSON(out, info)
+	}
+	if globalFlags.quiet {
+		// --quiet: only what needs attention.
+		for _, p := range info.Problems {
+			fmt.Fprintln(out, "problem: "+p)
+		}
+		return nil
 	}
 	cfg := st.Config()
 	fmt.Fprintf(out, "Context Status for %s\n%s\n\n", tildePath(info.Project), rule(62))
@@ -425,6 +434,9 @@ func runClear(cmd *cobra.Command, _ []string) error {
 func runPrune(cmd *cobra.Command, _ []string) error {
 	st, m, err := openProject(ctxFlags.dir, false)
 	if err != nil {
+		return err
+	}
+	if err := confirm(cmd, ctxFlags.force, fmt.Sprintf("Delete the checkpoints, history and unpinned snapshots of %s beyond the retention limits now?", tildePath(st.ProjectDir()))); err != nil {
 		return err
 	}
 	var removed []string

@@ -76,10 +76,14 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 			return err
 		}
 	}
+	h, err := resolveHarness(saveHarness, tr)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	prog := newProgress("Saving context", 0)
 	defer prog.Done()
-	state, err := transcript.Import(tr, "", archive.ImportOptions{ProjectDir: st.ProjectDir(), NoSubagents: saveFlags.noSub,
+	state, err := transcript.Import(tr, h, archive.ImportOptions{ProjectDir: st.ProjectDir(), NoSubagents: saveFlags.noSub,
 		IncludeFileContents: true, ExcludePatterns: snapshot.ExcludePatterns(cfg)})
 	if err != nil {
 		return err

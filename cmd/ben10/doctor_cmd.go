@@ -59,9 +59,14 @@ Exits 1 when a check fails.`,
 	},
 }
 
+// printChecks prints one line per check; with --quiet only the failed
+// ones.
 func printChecks(w io.Writer, checks []check) {
 	mark := map[string]string{"ok": "✓", "warn": "!", "fail": "✗"}
 	for _, c := range checks {
+		if globalFlags.quiet && c.Status != "fail" {
+			continue
+		}
 		fmt.Fprintf(w, "%s %-14s %s\n", mark[c.Status], c.Name, c.Detail)
 	}
 }

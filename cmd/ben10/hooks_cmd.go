@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -12,9 +14,10 @@ import (
 )
 
 var hooksFlags struct {
-	scope string
-	dir   string
-	bin   string
+	scope  string
+	dir    string
+	bin    string
+	dryRun bool
 }
 
 var hooksCmd = &cobra.Command{
@@ -34,74 +37,141 @@ call to ben10. An install of the other form is updated in place.`,
 var hooksInstallCmd = &cobra.Command{
 	Use:   "install",
 	Short: "Merge Ben10's hook entries into a Claude Code settings file",
+	Long: `Adds Ben10's hook entries to a Claude Code settings file with minimal
+edits: every other byte of the file (its formatting, key order, other tools'
+hooks) stays as it was; a symlinked file is edited at its target and keeps
+its mode; the previous version is kept as <file>.ben10-backup. Uninstalling
+right after gives back the file byte for byte. --dry-run prints the change
+as a diff and writes nothing.
+
+--scope project writes a portable command into the committed
+.claude/settings.json: "ben10" found on PATH (or, with --bin pointing into the
+project, a path relative to $CLAUDE_PROJECT_DIR), never a path in your home
+directory.`,
 	Example: `  ben10 hooks install                  # ~/.claude/settings.json
-  ben10 hooks install --scope project  # .claude/settings.json (committed)
-  ben10 hooks install --scope local    # .claude/settings.local.json`,
+  ben10 hooks install --dry-run        # show the diff, change nothing
+  ben10 hooks install --scope project  # .claude/settings.json (committed), runs "ben10" from PATH
+  ben10 hooks install --scope local    # .claude/settings.local.json
+  ben10 hooks install --bin ben10      # run the ben10 found on PATH`,
 	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
-		path, err := hooksSettingsPath()
+		path, sc, dir, err := hooksTarget()
 		if err != nil {
 			return err
 		}
-		bin, err := hooksBinary()
+		bin, err := hooksBinaryFor(sc, dir)
 		if err != nil {
 			return err
 		}
-		changed, err := hook.Install(path, bin)
+		opts := hook.EditOptions{Bin: bin, DryRun: hooksFlags.dryRun}
+		if sc != hook.ScopeUser {
+			opts.Within = dir
+		}
+		res, err := hook.InstallFile(path, opts)
 		if err != nil {
 			return err
 		}
-		mcpOut, err := installMCPServer(cmd.OutOrStdout(), bin)
-		if err != nil {
-			return err
+		shim := ""
+		if filepath.IsAbs(bin) {
+			shim = hook.ShimFor(bin)
 		}
-		shim := hook.ShimFor(bin)
+		w := cmd.OutOrStdout()
+		var mcpOut map[string]any
+		if !hooksFlags.dryRun {
+			if mcpOut, err = installMCPServer(w, bin); err != nil {
+				return err
+			}
+		}
 		if globalFlags.json {
-			out := map[string]any{"path": path, "changed": changed, "binary": bin, "mcp": mcpOut}
+			out := map[string]any{"path": path, "target": res.Target, "changed": res.Changed, "binary": bin, "dry_run": hooksFlags.dryRun}
+			if mcpOut != nil {
+				out["mcp"] = mcpOut
+			}
 			if shim != "" {
 				out["shim"] = shim
 			}
-			return printJSON(cmd.OutOrStdout(), out)
-		}
-		if changed {
-			infof(cmd.OutOrStdout(), "Installed Ben10 hooks in %s (binary %s)\n", path, bin)
-			if shim != "" {
-				infof(cmd.OutOrStdout(), "UserPromptSubmit runs the hook shim %s\n", shim)
+			if res.Backup != "" {
+				out["backup"] = res.Backup
 			}
-		} else {
-			infof(cmd.OutOrStdout(), "Ben10 hooks already installed in %s; nothing changed\n", path)
+			if hooksFlags.dryRun {
+				out["diff"] = unifiedDiff(res.Target, res.Before, res.After)
+			}
+			return printJSON(w, out)
 		}
-		return nil
+		return reportEdit(w, res, "Installed Ben10 hooks in %s (binary %s)\n", bin, shim)
 	},
 }
 
+// reportEdit prints what a settings edit did, or its diff for a dry run.
+func reportEdit(w io.Writer, res hook.EditResult, doneFormat, bin, shim string) error {
+	switch {
+	case hooksFlags.dryRun && res.Changed:
+		fmt.Fprint(w, unifiedDiff(res.Target, res.Before, res.After))
+		infof(w, "(dry run: %s not changed)\n", res.Target)
+	case !res.Changed && bin != "":
+		infof(w, "Ben10 hooks already installed in %s; nothing changed\n", res.Path)
+	case !res.Changed:
+		infof(w, "No Ben10 hooks in %s; nothing changed\n", res.Path)
+	default:
+		if bin != "" {
+			infof(w, doneFormat, res.Path, bin)
+		} else {
+			infof(w, doneFormat, res.Path)
+		}
+		if res.Target != res.Path {
+			infof(w, "(edited the symlink's target %s)\n", res.Target)
+		}
+		if res.Backup != "" {
+			infof(w, "Previous version kept in %s\n", res.Backup)
+		}
+		if shim != "" {
+			infof(w, "UserPromptSubmit runs the hook shim %s\n", shim)
+		}
+	}
+	return nil
+}
+
 var hooksUninstallCmd = &cobra.Command{
-	Use:     "uninstall",
-	Short:   "Remove Ben10's hook entries (and only those) from a settings file",
-	Example: `  ben10 hooks uninstall --scope user`,
-	Args:    cobra.NoArgs,
+	Use:   "uninstall",
+	Short: "Remove Ben10's hook entries (and only those) from a settings file",
+	Long: `Removes Ben10's hook entries, and only those, with minimal edits (see
+"hooks install"): right after an install, the file is back byte for byte.`,
+	Example: `  ben10 hooks uninstall --scope user
+  ben10 hooks uninstall --dry-run`,
+	Args: cobra.NoArgs,
 	RunE: func(cmd *cobra.Command, _ []string) error {
-		path, err := hooksSettingsPath()
+		path, sc, dir, err := hooksTarget()
 		if err != nil {
 			return err
 		}
-		changed, err := hook.Uninstall(path)
+		opts := hook.EditOptions{DryRun: hooksFlags.dryRun}
+		if sc != hook.ScopeUser {
+			opts.Within = dir
+		}
+		res, err := hook.UninstallFile(path, opts)
 		if err != nil {
 			return err
 		}
-		mcpOut, err := uninstallMCPServer(cmd.OutOrStdout())
-		if err != nil {
-			return err
+		var mcpOut map[string]any
+		if !hooksFlags.dryRun {
+			if mcpOut, err = uninstallMCPServer(cmd.OutOrStdout()); err != nil {
+				return err
+			}
 		}
 		if globalFlags.json {
-			return printJSON(cmd.OutOrStdout(), map[string]any{"path": path, "changed": changed, "mcp": mcpOut})
+			out := map[string]any{"path": path, "target": res.Target, "changed": res.Changed, "dry_run": hooksFlags.dryRun}
+			if mcpOut != nil {
+				out["mcp"] = mcpOut
+			}
+			if res.Backup != "" {
+				out["backup"] = res.Backup
+			}
+			if hooksFlags.dryRun {
+				out["diff"] = unifiedDiff(res.Target, res.Before, res.After)
+			}
+			return printJSON(cmd.OutOrStdout(), out)
 		}
-		if changed {
-			infof(cmd.OutOrStdout(), "Removed Ben10 hooks from %s\n", path)
-		} else {
-			infof(cmd.OutOrStdout(), "No Ben10 hooks in %s; nothing changed\n", path)
-		}
-		return nil
+		return reportEdit(cmd.OutOrStdout(), res, "Removed Ben10 hooks from %s\n", "", "")
 	},
 }
 
@@ -179,26 +249,39 @@ func hooksStatusAll() ([]hook.Installed, error) {
 	return out, nil
 }
 
-func hooksSettingsPath() (string, error) {
-	sc, err := hook.ParseScope(hooksFlags.scope)
-	if err != nil {
-		return "", err
+// hooksTarget is the settings file --scope and --dir name, its scope and
+// the project directory.
+func hooksTarget() (path string, sc hook.Scope, dir string, err error) {
+	if sc, err = hook.ParseScope(hooksFlags.scope); err != nil {
+		return "", "", "", err
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return "", err
+		return "", "", "", err
 	}
-	dir, err := projectDir(hooksFlags.dir)
-	if err != nil {
-		return "", err
+	if dir, err = projectDir(hooksFlags.dir); err != nil {
+		return "", "", "", err
 	}
-	return hook.SettingsPath(sc, home, dir), nil
+	return hook.SettingsPath(sc, home, dir), sc, dir, nil
 }
 
-// hooksBinary is the absolute, symlink-resolved path of the binary the
-// hooks will run: --bin, or this executable.
-func hooksBinary() (string, error) {
+// hooksBinaryFor is the ben10 the hooks of scope sc run, as written into
+// the settings file: --bin as a bare command name found on PATH ("ben10")
+// as it is; otherwise an absolute, symlink-resolved path (--bin, or this
+// executable). A project's committed settings get a portable command: the
+// bare "ben10" by default, a path inside the project as
+// "$CLAUDE_PROJECT_DIR"/…, and never a path in the user's home directory.
+func hooksBinaryFor(sc hook.Scope, dir string) (string, error) {
 	p := hooksFlags.bin
+	if sc == hook.ScopeProject && p == "" {
+		p = "ben10"
+	}
+	if p != "" && !strings.ContainsAny(p, `/\`) {
+		if _, err := exec.LookPath(p); err != nil {
+			warnf("%s is not on PATH here: the hooks will fail until it is", p)
+		}
+		return p, nil
+	}
 	if p == "" {
 		exe, err := os.Executable()
 		if err != nil {
@@ -216,6 +299,20 @@ func hooksBinary() (string, error) {
 	if _, err := os.Stat(abs); err != nil {
 		return "", fmt.Errorf("hook binary %s: %w", abs, err)
 	}
+	if sc == hook.ScopeProject {
+		root := dir
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			root = r
+		}
+		if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return `"$CLAUDE_PROJECT_DIR"/` + filepath.ToSlash(rel), nil
+		}
+		if home, err := os.UserHomeDir(); err == nil {
+			if rel, err := filepath.Rel(home, abs); err == nil && !strings.HasPrefix(rel, "..") {
+				return "", fmt.Errorf("--scope project: %s is in your home directory and would be committed with the project; use --bin ben10 (found on PATH) or a binary inside the project", abs)
+			}
+		}
+	}
 	return abs, nil
 }
 
@@ -231,7 +328,10 @@ func init() {
 	for _, c := range []*cobra.Command{hooksInstallCmd, hooksUninstallCmd} {
 		c.Flags().StringVar(&hooksFlags.scope, "scope", "user", "settings file: user, project or local")
 	}
-	hooksInstallCmd.Flags().StringVar(&hooksFlags.bin, "bin", "", "binary the hooks run (default: this ben10)")
+	hooksInstallCmd.Flags().StringVar(&hooksFlags.bin, "bin", "", `binary the hooks run: a path, or a command on PATH such as "ben10" (default: this ben10; "ben10" for --scope project)`)
+	for _, c := range []*cobra.Command{hooksInstallCmd, hooksUninstallCmd} {
+		c.Flags().BoolVar(&hooksFlags.dryRun, "dry-run", false, "print the change as a diff and write nothing")
+	}
 	hooksCmd.PersistentFlags().StringVar(&hooksFlags.dir, "dir", "", "project directory for project/local scope (default: current directory)")
 	hooksCmd.AddCommand(hooksInstallCmd, hooksUninstallCmd, hooksStatusCmd)
 	rootCmd.AddCommand(hooksCmd)

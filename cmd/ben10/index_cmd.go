@@ -19,37 +19,43 @@ func newIndexCmd() *cobra.Command {
 		Short: "The recall index behind search: status, update, rebuild, verify",
 		Long: `The recall index (~/.claude-code/index.db) holds the searchable text of every
 archive of every project Ben10 knows. Encrypted archives are not indexed.`,
+		Example: `  ben10 index status
+  ben10 index update --project ~/src/app`,
 	}
 	var projects []string
 	upd := &cobra.Command{
-		Use:   "update",
-		Short: "Index the archives saved, changed or removed since the last update",
-		Args:  cobra.NoArgs,
+		Use:     "update",
+		Short:   "Index the archives saved, changed or removed since the last update",
+		Example: "  ben10 index update\n  ben10 index update --project ~/src/app --json",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runIndexUpdate(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), projects, false)
 		},
 	}
 	upd.Flags().StringSliceVar(&projects, "project", nil, "also scan this project directory (repeatable)")
 	reb := &cobra.Command{
-		Use:   "rebuild",
-		Short: "Empty the index and index every archive again",
-		Args:  cobra.NoArgs,
+		Use:     "rebuild",
+		Short:   "Empty the index and index every archive again",
+		Example: "  ben10 index rebuild",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runIndexUpdate(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), projects, true)
 		},
 	}
 	reb.Flags().StringSliceVar(&projects, "project", nil, "also scan this project directory (repeatable)")
 	c.AddCommand(upd, reb, &cobra.Command{
-		Use:   "status",
-		Short: "What the index holds",
-		Args:  cobra.NoArgs,
+		Use:     "status",
+		Short:   "What the index holds",
+		Example: "  ben10 index status --json",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runIndexStatus(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}, &cobra.Command{
-		Use:   "verify",
-		Short: "Check the database and that every indexed archive is unchanged on disk",
-		Args:  cobra.NoArgs,
+		Use:     "verify",
+		Short:   "Check the database and that every indexed archive is unchanged on disk",
+		Example: "  ben10 index verify",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runIndexVerify(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},

@@ -7,7 +7,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
@@ -43,15 +42,27 @@ func init() {
 	rootCmd.AddCommand(&cobra.Command{
 		Use:   "version",
 		Short: "Print the ben10 version",
-		Args:  cobra.NoArgs,
+		Example: `  ben10 version
+  ben10 --version
+  ben10 version --json   # version, module, revision, go`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if globalFlags.json {
-				return printJSON(cmd.OutOrStdout(), map[string]string{"version": version})
+				return printJSON(cmd.OutOrStdout(), buildInfo())
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "ben10 %s\n", version)
+			fmt.Fprintf(cmd.OutOrStdout(), "ben10 %s\n", versionString())
 			return nil
 		},
 	})
+}
+
+// buildTree completes the command tree once every command is added:
+// shortcuts, examples, usage errors (see finishTree).
+func buildTree() {
+	addShortcuts(rootCmd)
+	addExamples(rootCmd)
+	addCompletions(rootCmd)
+	finishTree(rootCmd)
 }
 
 // exitError carries a specific exit code out of a command.
@@ -74,6 +85,9 @@ func main() {
 		exitOn(hookCmd.RunE(hookCmd, os.Args[2:]))
 		return
 	}
+	rootCmd.Version = versionString()
+	rootCmd.SetVersionTemplate("ben10 {{.Version}}\n")
+	buildTree()
 	exitOn(rootCmd.Execute())
 }
 
@@ -84,9 +98,5 @@ func exitOn(err error) {
 		return
 	}
 	fmt.Fprintf(os.Stderr, "ben10: %v\n", err)
-	var ee *exitError
-	if errors.As(err, &ee) {
-		os.Exit(ee.code)
-	}
-	os.Exit(1)
+	os.Exit(exitCode(err))
 }

@@ -76,3 +76,85 @@ func TestVersion(t *testing.T) {
 		t.Fatalf("unknown command exited 0")
 	}
 }
+
+// Mistyped commands and flags at every level fail (exit 2) with a pointer
+// to help and, for commands, a suggestion; the common verbs work at the
+// top level; --version prints the version.
+func TestCommandLineErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want []string
+	}{
+		{[]string{"context", "staus"}, 2, []string{`unknown command "staus" for "ben10 context"`, "Did you mean this?", "status", "ben10 context --help"}},
+		{[]string{"context", "compaction", "lsit"}, 2, []string{`unknown command "lsit"`, "list"}},
+		{[]string{"statsu"}, 2, []string{"Did you mean this?", "status"}},
+		{[]string{"context", "list", "--bogus"}, 2, []string{"unknown flag: --bogus", "ben10 context list --help"}},
+		{[]string{"context", "restore", "a", "b", "c"}, 2, []string{"arg(s)", "ben10 context restore --help"}},
+		{[]string{"--version"}, 0, []string{"ben10 "}},
+	} {
+		r := runBen10(t, nil, nil, c.args...)
+		out := r.stdout + r.stderr
+		if r.code != c.code {
+			t.Errorf("ben10 %v: exit %d, want %d\n%s", c.args, r.code, c.code, out)
+		}
+		for _, w := range c.want {
+			if !bytes.Contains([]byte(out), []byte(w)) {
+				t.Errorf("ben10 %v: output lacks %q:\n%s", c.args, w, out)
+			}
+		}
+	}
+	// A group with no subcommand still shows its help and exits 0.
+	if r := runBen10(t, nil, nil, "context"); r.code != 0 || !bytes.Contains([]byte(r.stdout), []byte("Available Commands")) {
+		t.Errorf("ben10 context: %+v", r)
+	}
+	// `ben10 status` is `ben10 context status`, flags included.
+	dir := t.TempDir()
+	a := runBen10(t, nil, nil, "status", "--dir", dir, "--json")
+	b := runBen10(t, nil, nil, "context", "status", "--dir", dir, "--json")
+	if a.code != b.code || a.stdout != b.stdout {
+		t.Errorf("status shortcut differs:\n%+v\n%+v", a, b)
+	}
+}
+
+// -q leaves only what needs attention: nothing from a healthy status, and
+// only failed checks from doctor.
+func TestQuietStatusAndDoctor(t *testing.T) {
+	dir := t.TempDir()
+	if r := runBen10(t, nil, nil, "context", "status", "-q", "--dir", dir); r.code != 0 || r.stdout != "" {
+		t.Errorf("status -q: %+v", r)
+	}
+	full := runBen10(t, nil, nil, "doctor", "--dir", dir)
+	quiet := runBen10(t, nil, nil, "doctor", "-q", "--dir", dir)
+	if full.code != quiet.code || len(quiet.stdout) >= len(full.stdout) || bytes.Contains([]byte(quiet.stdout), []byte("✓")) {
+		t.Errorf("doctor -q:\n%s\nvs\n%s", quiet.stdout, full.stdout)
+	}
+}
+
+// context save --harness is checked wherever the save goes: an unknown
+// name, or one the file contradicts, fails clearly instead of importing
+// nothing (or being ignored).
+func TestSaveHarnessValidated(t *testing.T) {
+	tr := fixtureTranscript(t)
+	out := filepath.Join(t.TempDir(), "x.ctx")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--out", out, "--harness", "kimi"}, "is a claude session"},
+		{[]string{"--out", out, "--harness", "bogus"}, "unknown harness"},
+		{[]string{"--dir", t.TempDir(), "--harness", "bogus"}, "unknown harness"},
+		{[]string{"--dir", t.TempDir(), "--harness", "codex"}, "is a claude session"},
+	} {
+		r := runBen10(t, nil, nil, append([]string{"context", "save", "--transcript", tr}, c.args...)...)
+		if r.code == 0 || !bytes.Contains([]byte(r.stderr), []byte(c.want)) {
+			t.Errorf("save %v: exit %d, stderr %q (want %q)", c.args, r.code, r.stderr, c.want)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused save wrote its archive")
+	}
+	if r := runBen10(t, nil, nil, "context", "save", "--transcript", tr, "--out", out, "--harness", "claude"); r.code != 0 {
+		t.Errorf("the right --harness: %+v", r)
+	}
+}

@@ -26,6 +26,8 @@ func newMCPCmd() *cobra.Command {
 read around a hit, recall what was done to a file before a compaction, list
 sessions and snapshots, and store a checkpoint of its own. The project is the
 client's first root, else --dir, else the working directory.`,
+		Example: `  ben10 mcp                 # what Claude Code runs (ben10 hooks install registers it)
+  ben10 mcp --dir ~/src/app`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return mcp.Run(cmd.Context(), mcp.Options{Dir: dir, Version: version})

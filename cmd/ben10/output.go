@@ -63,3 +63,9 @@ func oneLine(s string, n int) string {
 	}
 	return s
 }
+
+// warnf prints a warning line on stderr (also under --quiet and --json:
+// it is not output).
+func warnf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "ben10: warning: "+format+"\n", args...)
+}

@@ -17,10 +17,12 @@ const progressTick = 120 * time.Millisecond
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 // progress is a one-line status on stderr for operations that take more
-// than about a second: a spinner, the label, a percentage when the total
-// is known, and the elapsed time. It is drawn only on a terminal, never
-// with NO_COLOR, --quiet or --json, and erased when the operation ends.
-// A nil *progress is valid and does nothing.
+// than about a second: a spinner, the label, what is done of the total
+// (bytes or items) with a percentage and the time left when the total is
+// known, and the elapsed time. It is drawn only on a terminal, never with
+// --quiet or --json; under NO_COLOR it is a plain line (no spinner, no
+// escape sequences). It is erased when the operation ends. A nil
+// *progress is valid and does nothing.
 type progress struct {
 	mu          sync.Mutex
 	w           io.Writer
@@ -32,15 +34,35 @@ type progress struct {
 	stop        chan struct{}
 	finished    chan struct{}
 	once        sync.Once
+	bytes       bool // done and total count bytes
+	plain       bool // NO_COLOR: no spinner, no escape sequences
+	width       int  // length of the last plain line, to blank it
 }
 
-// progressEnabled: stderr is a terminal, and neither NO_COLOR, --quiet nor
-// --json is set.
+// progressEnabled: stderr is a terminal, and neither --quiet nor --json
+// is set.
 func progressEnabled() bool {
-	if _, ok := os.LookupEnv("NO_COLOR"); ok || globalFlags.quiet || globalFlags.json {
+	if globalFlags.quiet || globalFlags.json {
 		return false
 	}
 	return isTerminal(os.Stderr)
+}
+
+// noColor: NO_COLOR is set (https://no-color.org).
+func noColor() bool {
+	_, ok := os.LookupEnv("NO_COLOR")
+	return ok
+}
+
+// newBytesProgress is newProgress counting bytes (Add takes bytes).
+func newBytesProgress(label string, total int64) *progress {
+	p := newProgress(label, total)
+	if p != nil {
+		p.mu.Lock()
+		p.bytes = true
+		p.mu.Unlock()
+	}
+	return p
 }
 
 // newProgress starts a progress line on stderr (nil when not enabled).
@@ -53,7 +75,7 @@ func newProgress(label string, total int64) *progress {
 }
 
 func startProgress(w io.Writer, label string, total int64, delay time.Duration) *progress {
-	p := &progress{w: w, label: label, total: total, start: time.Now(), stop: make(chan struct{}), finished: make(chan struct{})}
+	p := &progress{w: w, label: label, total: total, start: time.Now(), stop: make(chan struct{}), finished: make(chan struct{}), plain: noColor()}
 	go p.run(delay)
 	return p
 }
@@ -84,24 +106,53 @@ func (p *progress) run(delay time.Duration) {
 // draw writes the line; the caller holds mu.
 func (p *progress) draw() {
 	p.frame++
-	line := spinnerFrames[p.frame%len(spinnerFrames)] + " " + p.label
-	if p.total > 0 {
-		pct := min(100*p.done/p.total, 100)
-		line += fmt.Sprintf(" %3d%% (%d/%d)", pct, p.done, p.total)
-	} else if p.done > 0 {
-		line += fmt.Sprintf(" (%d)", p.done)
+	line := p.text(time.Since(p.start))
+	if p.plain {
+		pad := max(p.width-len(line), 0)
+		fmt.Fprintf(p.w, "\r%s%*s", line, pad, "")
+		p.width = len(line)
+	} else {
+		fmt.Fprintf(p.w, "\r\x1b[K%s %s", spinnerFrames[p.frame%len(spinnerFrames)], line)
 	}
-	line += fmt.Sprintf(" %.1fs", time.Since(p.start).Seconds())
-	fmt.Fprintf(p.w, "\r\x1b[K%s", line)
 	p.drawn = true
+}
+
+// text is the line without the spinner: "Saving 12.0 MiB / 40.0 MiB 30%
+// 2.1s, about 4.9s left".
+func (p *progress) text(elapsed time.Duration) string {
+	count := func(n int64) string {
+		if p.bytes {
+			return humanBytes(n)
+		}
+		return fmt.Sprint(n)
+	}
+	line := p.label
+	switch {
+	case p.total > 0:
+		pct := min(100*p.done/p.total, 100)
+		line += fmt.Sprintf(" %s / %s %3d%%", count(min(p.done, p.total)), count(p.total), pct)
+	case p.done > 0:
+		line += " " + count(p.done)
+	}
+	line += fmt.Sprintf(" %.1fs", elapsed.Seconds())
+	if p.total > 0 && p.done > 0 && p.done < p.total {
+		left := time.Duration(float64(elapsed) * float64(p.total-p.done) / float64(p.done))
+		line += fmt.Sprintf(", about %.0fs left", left.Seconds()+0.5)
+	}
+	return line
 }
 
 // clear erases the line; the caller holds mu.
 func (p *progress) clear() {
-	if p.drawn {
-		fmt.Fprint(p.w, "\r\x1b[K")
-		p.drawn = false
+	if !p.drawn {
+		return
 	}
+	if p.plain {
+		fmt.Fprintf(p.w, "\r%*s\r", p.width, "")
+	} else {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+	p.drawn = false
 }
 
 // Add counts n more units done.

@@ -50,9 +50,43 @@ func TestProgressQuietAndJSONDisable(t *testing.T) {
 		}
 		set(false)
 	}
+}
+
+// Under NO_COLOR the line is plain: no spinner, no escape sequences, and
+// it is blanked with spaces at the end.
+func TestProgressPlainUnderNoColor(t *testing.T) {
 	t.Setenv("NO_COLOR", "1")
-	if progressEnabled() {
-		t.Error("progress enabled with NO_COLOR")
+	var out syncBuffer
+	p := startProgress(&out, "Saving", 0, time.Millisecond)
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(out.String(), "Saving") {
+		if time.Now().After(deadline) {
+			t.Fatal("no plain line drawn")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	p.Done()
+	s := out.String()
+	if strings.Contains(s, "\x1b") || strings.ContainsAny(s, strings.Join(spinnerFrames, "")) {
+		t.Fatalf("plain line has escapes or a spinner: %q", s)
+	}
+	if !strings.HasSuffix(s, " \r") {
+		t.Fatalf("plain line not blanked at the end: %q", s)
+	}
+}
+
+func TestProgressText(t *testing.T) {
+	p := &progress{label: "Saving", total: 40 << 20, done: 10 << 20, bytes: true}
+	if got := p.text(2 * time.Second); got != "Saving 10.0 MB / 40.0 MB  25% 2.0s, about 6s left" {
+		t.Errorf("bytes: %q", got)
+	}
+	p = &progress{label: "Searching", total: 4, done: 4}
+	if got := p.text(time.Second); got != "Searching 4 / 4 100% 1.0s" {
+		t.Errorf("items, done: %q", got)
+	}
+	p = &progress{label: "Pruning", done: 3}
+	if got := p.text(1500 * time.Millisecond); got != "Pruning 3 1.5s" {
+		t.Errorf("no total: %q", got)
 	}
 }
 
@@ -61,7 +95,7 @@ func TestProgressDrawsAfterDelayAndErases(t *testing.T) {
 	p := startProgress(&out, "Searching", 4, 10*time.Millisecond)
 	p.Add(1)
 	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(out.String(), "25% (1/4)") {
+	for !strings.Contains(out.String(), "1 / 4  25%") {
 		if time.Now().After(deadline) {
 			t.Fatalf("no progress line: %q", out.String())
 		}

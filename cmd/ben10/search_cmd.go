@@ -43,6 +43,9 @@ Hits are ranked with bm25. Each hit has a reference for ` + "`ben10 show REF`" +
 
 Before it answers, search indexes what was saved since the last update
 (--no-update skips that).`,
+		Example: `  ben10 search "go test ./pkg/calc"            # every project
+  ben10 search handleReq --project . --since 7d
+  ben10 search migrations --kind path,command --assistant codex --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSearch(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), o, args[0])

@@ -18,6 +18,8 @@ func newShowCmd() *cobra.Command {
 		Long: `Print what surrounds a search hit: REF is the reference ` + "`ben10 search`" + ` prints
 (archive hash prefix and position). --before and --after set how many rows of
 the same archive are shown around it.`,
+		Example: `  ben10 show 49314c099ed8425f:577
+  ben10 show 49314c099ed8425f:577 --before 10 --after 2 --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runShow(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], before, after)

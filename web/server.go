@@ -1,0 +1,753 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"log"
+	"net"
+	"net/http"
+	"net/url"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ben10ctx/ben10/snapshot"
+)
+
+// CookieName is the cookie the login link sets.
+const CookieName = "ben10_token"
+
+// Default rate limits: requests per second and burst, for all clients
+// together (the server is for one user), and failed authentications per
+// minute.
+const (
+	DefaultRate       = 20
+	DefaultBurst      = 60
+	DefaultAuthFailed = 10
+)
+
+// MaxLimit bounds the limit parameter of the API.
+const MaxLimit = 1000
+
+// ServerOptions configure NewServer.
+type ServerOptions struct {
+	// Token is required on every request (see the package documentation).
+	Token string
+	// Projects are the projects served.
+	Projects []*Project
+	// Searcher answers /search and /api/search; nil means StoreSearcher
+	// over Projects.
+	Searcher Searcher
+	// Addr is the address the server listens on (host:port, port
+	// resolved). Requests whose Host header is not localhost,
+	// 127.0.0.1 or [::1] with its port, or Addr itself, are refused.
+	Addr string
+	// Rate and Burst limit requests (0: DefaultRate, DefaultBurst);
+	// AuthFailed limits failed authentications per minute (0:
+	// DefaultAuthFailed).
+	Rate, Burst, AuthFailed int
+	// Log receives one line per request: method, path (never the query,
+	// never the token), status. Nil logs nothing.
+	Log *log.Logger
+	// Now replaces time.Now (tests).
+	Now func() time.Time
+}
+
+// Server is the read-only web UI and JSON API. Create it with NewServer.
+type Server struct {
+	opts   ServerOptions
+	hosts  map[string]bool
+	search Searcher
+
+	mu      sync.Mutex
+	tokens  float64
+	last    time.Time
+	fails   []time.Time
+	byID    map[string]*Project
+	ordered []*Project
+	// views bounds the session pages rendered at once (each loads a
+	// whole archive).
+	views chan struct{}
+}
+
+// MaxConcurrentViews is how many session pages a Server renders at once;
+// more wait their turn.
+const MaxConcurrentViews = 2
+
+// NewServer returns a Server; opts.Token must be set.
+func NewServer(opts ServerOptions) (*Server, error) {
+	if len(opts.Token) < 16 {
+		return nil, errors.New("web: server: no token (see LoadOrCreateToken)")
+	}
+	if opts.Rate <= 0 {
+		opts.Rate = DefaultRate
+	}
+	if opts.Burst <= 0 {
+		opts.Burst = DefaultBurst
+	}
+	if opts.AuthFailed <= 0 {
+		opts.AuthFailed = DefaultAuthFailed
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	host, port, err := net.SplitHostPort(opts.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("web: server address %q: %w", opts.Addr, err)
+	}
+	s := &Server{opts: opts, hosts: map[string]bool{}, byID: map[string]*Project{}, tokens: float64(opts.Burst),
+		views: make(chan struct{}, MaxConcurrentViews)}
+	for _, h := range []string{"localhost", "127.0.0.1", "[::1]"} {
+		s.hosts[h+":"+port] = true
+	}
+	s.hosts[strings.ToLower(net.JoinHostPort(host, port))] = true
+	for _, p := range opts.Projects {
+		if _, dup := s.byID[p.ID]; !dup {
+			s.byID[p.ID] = p
+			s.ordered = append(s.ordered, p)
+		}
+	}
+	s.search = opts.Searcher
+	if s.search == nil {
+		s.search = StoreSearcher{Projects: s.ordered}
+	}
+	return s, nil
+}
+
+// LoginURL is the link that exchanges the token for a cookie, for base
+// ("http://127.0.0.1:8080").
+func (s *Server) LoginURL(base string) string {
+	return base + "/login?token=" + url.QueryEscape(s.opts.Token)
+}
+
+// ViewURL is the server path of a saved session's view page.
+func ViewURL(project, kind, name string) string {
+	return "/p/" + url.PathEscape(project) + "/view/" + url.PathEscape(kind) + "/" + url.PathEscape(name)
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	w := &statusWriter{ResponseWriter: rw}
+	defer func() {
+		if s.opts.Log != nil {
+			// The path only: the query of /login holds the token.
+			s.opts.Log.Printf("%s %s %d", r.Method, r.URL.Path, w.status)
+		}
+	}()
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		s.fail(w, r, http.StatusMethodNotAllowed, "read-only server: only GET and HEAD")
+		return
+	}
+	if !s.hosts[strings.ToLower(r.Host)] {
+		s.fail(w, r, http.StatusMisdirectedRequest, "unexpected Host header")
+		return
+	}
+	if !s.allow() {
+		h.Set("Retry-After", "1")
+		s.fail(w, r, http.StatusTooManyRequests, "too many requests")
+		return
+	}
+	p := r.URL.Path
+	if strings.Contains(r.URL.RawPath, "%2f") || strings.Contains(r.URL.RawPath, "%2F") ||
+		strings.ContainsAny(p, "\\\x00") || (p != "/" && path.Clean(p) != strings.TrimSuffix(p, "/")) {
+		s.fail(w, r, http.StatusBadRequest, "bad path")
+		return
+	}
+	if p == "/login" {
+		s.login(w, r)
+		return
+	}
+	if !s.authorized(r) {
+		if s.authFailed() {
+			h.Set("Retry-After", "60")
+			s.fail(w, r, http.StatusTooManyRequests, "too many failed authentications")
+			return
+		}
+		h.Set("WWW-Authenticate", `Bearer realm="ben10"`)
+		s.fail(w, r, http.StatusUnauthorized, "authentication required: open the login link `ben10 serve` printed, or send Authorization: Bearer <token>")
+		return
+	}
+	s.route(w, r)
+}
+
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	switch {
+	case r.URL.Path == "/":
+		s.home(w, r)
+	case r.URL.Path == "/search":
+		s.searchPage(w, r)
+	case len(parts) == 2 && parts[0] == "api" && parts[1] == "projects":
+		s.apiProjects(w, r)
+	case len(parts) == 2 && parts[0] == "api" && parts[1] == "checkpoints":
+		s.apiCheckpoints(w, r)
+	case len(parts) == 3 && parts[0] == "api" && parts[1] == "checkpoints":
+		s.apiSession(w, r, parts[2])
+	case len(parts) == 2 && parts[0] == "api" && parts[1] == "snapshots":
+		s.apiSnapshots(w, r)
+	case len(parts) == 2 && parts[0] == "api" && parts[1] == "search":
+		s.apiSearch(w, r)
+	case len(parts) == 2 && parts[0] == "p":
+		s.projectPage(w, r, parts[1])
+	case len(parts) == 5 && parts[0] == "p" && parts[2] == "view":
+		s.viewPage(w, r, parts[1], parts[3], parts[4])
+	default:
+		s.fail(w, r, http.StatusNotFound, "no such page")
+	}
+}
+
+// allow takes one request from the token bucket.
+func (s *Server) allow() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.opts.Now()
+	if !s.last.IsZero() {
+		s.tokens += now.Sub(s.last).Seconds() * float64(s.opts.Rate)
+		if s.tokens > float64(s.opts.Burst) {
+			s.tokens = float64(s.opts.Burst)
+		}
+	}
+	s.last = now
+	if s.tokens < 1 {
+		return false
+	}
+	s.tokens--
+	return true
+}
+
+// authFailed records a failed authentication and reports whether the
+// last minute had too many.
+func (s *Server) authFailed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.opts.Now()
+	keep := s.fails[:0]
+	for _, t := range s.fails {
+		if now.Sub(t) < time.Minute {
+			keep = append(keep, t)
+		}
+	}
+	s.fails = append(keep, now)
+	return len(s.fails) > s.opts.AuthFailed
+}
+
+func (s *Server) tokenOK(t string) bool {
+	return t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(s.opts.Token)) == 1
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	if a := r.Header.Get("Authorization"); a != "" {
+		scheme, tok, ok := strings.Cut(a, " ")
+		return ok && strings.EqualFold(scheme, "Bearer") && s.tokenOK(strings.TrimSpace(tok))
+	}
+	c, err := r.Cookie(CookieName)
+	return err == nil && s.tokenOK(c.Value)
+}
+
+// login exchanges ?token= for the cookie and redirects to the home page,
+// so the token leaves the address bar and the history entry.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	if !s.tokenOK(r.URL.Query().Get("token")) {
+		if s.authFailed() {
+			w.Header().Set("Retry-After", "60")
+			s.fail(w, r, http.StatusTooManyRequests, "too many failed authentications")
+			return
+		}
+		s.fail(w, r, http.StatusUnauthorized, "wrong or missing token")
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: s.opts.Token, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+func wantsJSON(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
+
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, code int, msg string) {
+	if wantsJSON(r) || r.URL.Path == "/login" && code != http.StatusUnauthorized {
+		writeJSON(w, r, code, map[string]any{"error": msg, "status": code})
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(code)
+	if r.Method != http.MethodHead {
+		fmt.Fprintf(w, "%d %s: %s\n", code, http.StatusText(code), msg)
+	}
+}
+
+func writeJSON(w http.ResponseWriter, r *http.Request, code int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		code = http.StatusInternalServerError
+		buf.Reset()
+		fmt.Fprintf(&buf, "{\"error\": %q, \"status\": 500}\n", err.Error())
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(code)
+	if r.Method != http.MethodHead {
+		w.Write(buf.Bytes())
+	}
+}
+
+// project resolves a project parameter: a project ID, or the directory of
+// a served project.
+func (s *Server) project(ref string) (*Project, bool) {
+	if p, ok := s.byID[ref]; ok {
+		return p, true
+	}
+	for _, p := range s.ordered {
+		if ref != "" && p.Dir == ref {
+			return p, true
+		}
+	}
+	return nil, false
+}
+
+// projects is the project parameter's projects: all when it is absent.
+func (s *Server) projects(r *http.Request) ([]*Project, error) {
+	ref := r.URL.Query().Get("project")
+	if ref == "" {
+		return s.ordered, nil
+	}
+	p, ok := s.project(ref)
+	if !ok {
+		return nil, fmt.Errorf("%w: no project %q", ErrNotFound, ref)
+	}
+	return []*Project{p}, nil
+}
+
+func limitParam(r *http.Request, def int) (int, error) {
+	v := r.URL.Query().Get("limit")
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 || n > MaxLimit {
+		return 0, fmt.Errorf("limit %q: want a number from 1 to %d", v, MaxLimit)
+	}
+	return n, nil
+}
+
+// ProjectInfo is one project in /api/projects.
+type ProjectInfo struct {
+	ID        string `json:"id"`
+	Dir       string `json:"dir"`
+	Store     string `json:"store"`
+	Fallback  bool   `json:"fallback_store"`
+	Saved     int    `json:"saved"`
+	Snapshots int    `json:"snapshots"`
+	URL       string `json:"url"`
+	Error     string `json:"error,omitempty"`
+}
+
+func (s *Server) projectInfos() []ProjectInfo {
+	out := make([]ProjectInfo, 0, len(s.ordered))
+	for _, p := range s.ordered {
+		pi := ProjectInfo{ID: p.ID, Dir: p.Dir, Store: p.st.Root(), Fallback: p.st.IsFallback(), URL: "/p/" + p.ID + "/"}
+		es, err := p.Entries()
+		if err != nil {
+			pi.Error = err.Error()
+		}
+		for _, e := range es {
+			if e.Kind == KindSnapshot {
+				pi.Snapshots++
+			} else {
+				pi.Saved++
+			}
+		}
+		out = append(out, pi)
+	}
+	return out
+}
+
+func (s *Server) apiProjects(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, r, http.StatusOK, map[string]any{"projects": s.projectInfos()})
+}
+
+func (s *Server) entries(w http.ResponseWriter, r *http.Request, keep func(Entry) bool) ([]Entry, bool) {
+	ps, err := s.projects(r)
+	if err != nil {
+		s.fail(w, r, http.StatusNotFound, err.Error())
+		return nil, false
+	}
+	out := []Entry{}
+	for _, p := range ps {
+		es, err := p.Entries()
+		if err != nil {
+			s.fail(w, r, http.StatusInternalServerError, err.Error())
+			return nil, false
+		}
+		for _, e := range es {
+			if keep(e) {
+				out = append(out, e)
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].SavedAt.After(out[j].SavedAt) })
+	return out, true
+}
+
+func (s *Server) apiCheckpoints(w http.ResponseWriter, r *http.Request) {
+	limit, err := limitParam(r, 50)
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
+	es, ok := s.entries(w, r, func(e Entry) bool { return e.Kind != KindSnapshot })
+	if !ok {
+		return
+	}
+	if len(es) > limit {
+		es = es[:limit]
+	}
+	writeJSON(w, r, http.StatusOK, map[string]any{"checkpoints": withURLs(es)})
+}
+
+// EntryJSON is an Entry with its view page.
+type EntryJSON struct {
+	Entry
+	ViewURL string `json:"view_url"`
+}
+
+func withURLs(es []Entry) []EntryJSON {
+	out := make([]EntryJSON, len(es))
+	for i, e := range es {
+		out[i] = EntryJSON{Entry: e, ViewURL: ViewURL(e.Project, e.Kind, e.Name)}
+	}
+	return out
+}
+
+func validSession(s string) bool {
+	if s == "" || len(s) > 200 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return s != "." && s != ".."
+}
+
+func (s *Server) apiSession(w http.ResponseWriter, r *http.Request, session string) {
+	session, err := url.PathUnescape(session)
+	if err != nil || !validSession(session) {
+		s.fail(w, r, http.StatusBadRequest, "bad session id")
+		return
+	}
+	es, ok := s.entries(w, r, func(e Entry) bool { return e.SessionID == session })
+	if !ok {
+		return
+	}
+	if len(es) == 0 {
+		s.fail(w, r, http.StatusNotFound, fmt.Sprintf("no saved context of session %s", session))
+		return
+	}
+	writeJSON(w, r, http.StatusOK, map[string]any{"session_id": session, "checkpoints": withURLs(es)})
+}
+
+// SnapshotJSON is one compaction snapshot in /api/snapshots.
+type SnapshotJSON struct {
+	Project  string            `json:"project"`
+	Name     string            `json:"name"`
+	ViewURL  string            `json:"view_url"`
+	Snapshot snapshot.Snapshot `json:"snapshot"`
+}
+
+func (s *Server) apiSnapshots(w http.ResponseWriter, r *http.Request) {
+	limit, err := limitParam(r, MaxLimit)
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
+	ps, err := s.projects(r)
+	if err != nil {
+		s.fail(w, r, http.StatusNotFound, err.Error())
+		return
+	}
+	out := []SnapshotJSON{}
+	for _, p := range ps {
+		snaps, err := p.Snapshots()
+		if err != nil {
+			s.fail(w, r, http.StatusInternalServerError, err.Error())
+			return
+		}
+		for _, sn := range snaps {
+			name := snapshot.ShortID(sn.ID)
+			out = append(out, SnapshotJSON{Project: p.ID, Name: name, ViewURL: ViewURL(p.ID, KindSnapshot, name), Snapshot: sn})
+		}
+	}
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	writeJSON(w, r, http.StatusOK, map[string]any{"snapshots": out})
+}
+
+func (s *Server) runSearch(r *http.Request) (Query, []Hit, int, error) {
+	q := Query{Text: strings.TrimSpace(r.URL.Query().Get("q"))}
+	if q.Text == "" {
+		return q, nil, http.StatusBadRequest, errors.New("missing q")
+	}
+	if len(q.Text) > 1000 {
+		return q, nil, http.StatusBadRequest, errors.New("q is longer than 1000 bytes")
+	}
+	limit, err := limitParam(r, 100)
+	if err != nil {
+		return q, nil, http.StatusBadRequest, err
+	}
+	q.Limit = limit
+	if ref := r.URL.Query().Get("project"); ref != "" {
+		p, ok := s.project(ref)
+		if !ok {
+			return q, nil, http.StatusNotFound, fmt.Errorf("no project %q", ref)
+		}
+		q.Projects = []string{p.ID}
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+	defer cancel()
+	hits, err := s.search.Search(ctx, q)
+	if err != nil {
+		return q, hits, http.StatusInternalServerError, err
+	}
+	if hits == nil {
+		hits = []Hit{}
+	}
+	return q, hits, http.StatusOK, nil
+}
+
+func (s *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
+	q, hits, code, err := s.runSearch(r)
+	if err != nil {
+		s.fail(w, r, code, "search: "+err.Error())
+		return
+	}
+	writeJSON(w, r, http.StatusOK, map[string]any{"query": q.Text, "hits": hits})
+}
+
+func (s *Server) viewPage(w http.ResponseWriter, r *http.Request, id, kind, name string) {
+	p, ok := s.byID[id]
+	if !ok {
+		s.fail(w, r, http.StatusNotFound, "no such project")
+		return
+	}
+	name, err := url.PathUnescape(name)
+	if err != nil {
+		s.fail(w, r, http.StatusBadRequest, "bad name")
+		return
+	}
+	// The entry is looked up in the listing: no path is built from the
+	// request.
+	es, err := p.Entries()
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err.Error())
+		return
+	}
+	var e *Entry
+	for i := range es {
+		if es[i].Kind == kind && es[i].Name == name {
+			e = &es[i]
+			break
+		}
+	}
+	if e == nil {
+		s.fail(w, r, http.StatusNotFound, "no such saved session")
+		return
+	}
+	select {
+	case s.views <- struct{}{}:
+		defer func() { <-s.views }()
+	case <-r.Context().Done():
+		s.fail(w, r, http.StatusServiceUnavailable, "request ended while waiting")
+		return
+	}
+	st, err := p.Load(*e)
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err.Error())
+		return
+	}
+	nonce, err := NewNonce()
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err.Error())
+		return
+	}
+	var cmds []string
+	if e.Resume != "" {
+		cmds = append(cmds, e.Resume)
+	}
+	cmds = append(cmds, e.Restore)
+	var buf bytes.Buffer
+	err = Render(&buf, st, ViewOptions{Nonce: nonce, Commands: cmds, BackURL: "/p/" + p.ID + "/",
+		Source: fmt.Sprintf("%s %s of %s", e.Kind, e.Name, p.Dir)})
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err.Error())
+		return
+	}
+	s.writePage(w, r, ContentSecurityPolicy(nonce), buf.Bytes())
+}
+
+func (s *Server) writePage(w http.ResponseWriter, r *http.Request, csp string, page []byte) {
+	w.Header().Set("Content-Security-Policy", csp)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(page)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(page)
+	}
+}
+
+type uiPage struct {
+	Title, Nonce, Query string
+	CSS                 template.CSS
+	JS                  template.JS
+	Projects            []ProjectInfo
+	Project             *ProjectInfo
+	Entries             []EntryJSON
+	Hits                []Hit
+	Error               string
+}
+
+func (s *Server) renderUI(w http.ResponseWriter, r *http.Request, pg uiPage) {
+	nonce, err := NewNonce()
+	if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err.Error())
+		return
+	}
+	pg.Nonce, pg.CSS, pg.JS = nonce, template.CSS(viewCSS), template.JS(uiJS)
+	var buf bytes.Buffer
+	if err := uiTemplate.Execute(&buf, pg); err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err.Error())
+		return
+	}
+	s.writePage(w, r, uiCSP(nonce), buf.Bytes())
+}
+
+// uiCSP is the policy of the server's own pages: the view policy, with
+// the search form allowed to submit to the server.
+func uiCSP(nonce string) string {
+	return strings.Replace(ContentSecurityPolicy(nonce), "form-action 'none'", "form-action 'self'", 1)
+}
+
+func (s *Server) home(w http.ResponseWriter, r *http.Request) {
+	s.renderUI(w, r, uiPage{Title: "Ben10 — projects", Projects: s.projectInfos()})
+}
+
+func (s *Server) projectPage(w http.ResponseWriter, r *http.Request, id string) {
+	p, ok := s.byID[id]
+	if !ok {
+		s.fail(w, r, http.StatusNotFound, "no such project")
+		return
+	}
+	es, err := p.Entries()
+	pg := uiPage{Title: "Ben10 — " + p.Dir, Entries: withURLs(es)}
+	if err != nil {
+		pg.Error = err.Error()
+	}
+	for _, pi := range s.projectInfos() {
+		if pi.ID == id {
+			pg.Project = &pi
+		}
+	}
+	s.renderUI(w, r, pg)
+}
+
+func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
+	q, hits, _, err := s.runSearch(r)
+	pg := uiPage{Title: "Ben10 — search", Query: q.Text, Hits: hits}
+	if pg.Hits == nil {
+		pg.Hits = []Hit{}
+	}
+	if err != nil {
+		pg.Error = err.Error()
+	}
+	s.renderUI(w, r, pg)
+}
+
+const uiJS = `document.querySelectorAll("button.copy").forEach(function(b){b.addEventListener("click",function(){var t=b.getAttribute("data-copy");if(navigator.clipboard){navigator.clipboard.writeText(t).then(function(){b.textContent="copied";});}});});`
+
+var uiTemplate = template.Must(template.New("ui").Funcs(template.FuncMap{
+	"csp": uiCSP,
+	"date": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format("2006-01-02 15:04Z")
+	},
+	"size": humanSize,
+}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{{csp .Nonce}}">
+<meta name="referrer" content="no-referrer">
+<title>{{.Title}}</title>
+<style nonce="{{.Nonce}}">{{.CSS}}</style>
+</head><body>
+<header><nav><a href="/">Projects</a></nav><h1>{{.Title}}</h1>
+<form action="/search" method="get"><input id="filter" type="search" name="q" value="{{.Query}}" placeholder="Search snapshots…"> <button type="submit">Search</button></form>
+</header>
+<div class="page">
+{{with .Error}}<p class="fail">{{.}}</p>{{end}}
+{{if .Projects}}<table class="list" id="projects"><tr><th>Project</th><th>Saved</th><th>Snapshots</th><th>Store</th></tr>
+{{range .Projects}}<tr class="project"><td><a href="{{.URL}}">{{.Dir}}</a></td><td>{{.Saved}}</td><td>{{.Snapshots}}</td><td><code>{{.Store}}</code>{{if .Fallback}} (fallback){{end}}{{with .Error}} <span class="fail">{{.}}</span>{{end}}</td></tr>
+{{end}}</table>{{end}}
+{{with .Project}}<p>Store <code>{{.Store}}</code></p>{{end}}
+{{if .Entries}}<table class="list" id="entries"><tr><th>Kind</th><th>Name</th><th>Session</th><th>Saved</th><th>Size</th><th>Messages</th><th>Commands</th></tr>
+{{range .Entries}}<tr class="entry"><td>{{.Kind}}</td><td><a class="view" href="{{.ViewURL}}">{{.Name}}</a></td>
+<td>{{with .Title}}{{.}}<br>{{end}}<code>{{.SessionID}}</code> {{.Harness}}</td><td>{{date .SavedAt}}</td><td>{{size .SizeBytes}}</td><td>{{.Messages}}</td>
+<td>{{with .Resume}}<div class="cmd"><code>{{.}}</code> <button type="button" class="copy" data-copy="{{.}}">copy</button></div>{{end}}
+<div class="cmd"><code>{{.Restore}}</code> <button type="button" class="copy" data-copy="{{.Restore}}">copy</button></div>{{with .Error}}<span class="fail">{{.}}</span>{{end}}</td></tr>
+{{end}}</table>{{else}}{{if .Project}}<p>Nothing saved in this project yet.</p>{{end}}{{end}}
+{{if .Query}}<table class="list" id="hits"><tr><th>Where</th><th>Snippet</th></tr>
+{{range .Hits}}<tr class="hit"><td><a href="{{.ViewURL}}">{{.Kind}} {{.Name}}</a> #{{.Message}} {{.Where}} {{.Role}}{{.Tool}}</td><td><code>{{.Snippet}}</code></td></tr>
+{{else}}<tr><td colspan="2">No match.</td></tr>{{end}}</table>{{end}}
+</div>
+<script nonce="{{.Nonce}}">{{.JS}}</script>
+</body></html>`))
+
+func humanSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
