@@ -549,8 +549,8 @@ func (c *call) afterCompact() (*Output, error) {
 		if budget <= 0 {
 			budget = archive.RecoveryDigestBudget
 		}
-		body := archive.Digest(r, archive.DigestOptions{Budget: budget - archive.DigestLen(head), Summary: summary, Now: c.now})
-		text := head + body
+		body := archive.Digest(r, archive.DigestOptions{Budget: budget - archive.DigestLen(head) - archive.DigestLen(RecallToolsLine), Summary: summary, Now: c.now})
+		text := head + body + RecallToolsLine
 		msg := fmt.Sprintf("Ben10: context restored after compaction from snapshot %s (%d files, %d commands, %d errors; %s characters)",
 			id, len(r.Files), len(r.Commands), len(r.Errors), thousands(archive.DigestLen(text)))
 		out = &Output{SystemMessage: msg, HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: text}}

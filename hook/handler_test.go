@@ -278,6 +278,9 @@ func TestFullFlow(t *testing.T) {
 	if n := archive.DigestLen(ctx); n > archive.RecoveryDigestBudget || n == 0 {
 		t.Fatalf("compact digest is %d characters", n)
 	}
+	if !strings.HasSuffix(ctx, RecallToolsLine) {
+		t.Errorf("compact digest does not end by naming the MCP tools:\n%s", ctx[max(0, len(ctx)-300):])
+	}
 	if r.out.HookSpecificOutput.HookEventName != SessionStart || !strings.Contains(r.out.SystemMessage, id) || strings.Contains(r.out.SystemMessage, "\n") {
 		t.Fatalf("output: %+v", r.out)
 	}

@@ -620,9 +620,13 @@ func displayWidth(s string) int {
 }
 
 func runCompSearch(cmd *cobra.Command, args []string) error {
-	_, m, err := openProject(compFlags.dir, true)
+	st, m, err := openProject(compFlags.dir, true)
 	if err != nil {
 		return err
+	}
+	if !compFlags.regex {
+		// A scoped view of `ben10 search`: this project's snapshots.
+		return runCompIndexSearch(cmd, st, args[0], compFlags.limit)
 	}
 	var total int64
 	if ix, err := m.Index(); err == nil {

@@ -123,6 +123,8 @@ func runDoctor(dir string) []check {
 		add("hooks", "fail", "not installed in any settings file; run `ben10 hooks install`")
 	}
 
+	out = append(out, mcpChecks(home, project)...)
+
 	// Configuration.
 	cfg, _, warns, err := store.LoadConfig(project, home, nil)
 	if err != nil {

@@ -75,6 +75,10 @@ var internalRecompressCmd = &cobra.Command{
 			home, _ := store.HomeDir()
 			_ = hook.AppendError(home, hook.ErrorEntry{Time: time.Now(), Event: "recompress", Project: recompressFlags.project, Error: err.Error()})
 		}
+		// This detached process is the hooks' background work: the new
+		// snapshot (and whatever else the project saved) goes into the
+		// recall index here, never in the hook itself.
+		indexInBackground(cmd.Context(), recompressFlags.project)
 		return err
 	},
 }

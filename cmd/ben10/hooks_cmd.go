@@ -76,8 +76,17 @@ directory.`,
 			shim = hook.ShimFor(bin)
 		}
 		w := cmd.OutOrStdout()
+		var mcpOut map[string]any
+		if !hooksFlags.dryRun {
+			if mcpOut, err = installMCPServer(w, bin); err != nil {
+				return err
+			}
+		}
 		if globalFlags.json {
 			out := map[string]any{"path": path, "target": res.Target, "changed": res.Changed, "binary": bin, "dry_run": hooksFlags.dryRun}
+			if mcpOut != nil {
+				out["mcp"] = mcpOut
+			}
 			if shim != "" {
 				out["shim"] = shim
 			}
@@ -143,8 +152,17 @@ var hooksUninstallCmd = &cobra.Command{
 		if err != nil {
 			return err
 		}
+		var mcpOut map[string]any
+		if !hooksFlags.dryRun {
+			if mcpOut, err = uninstallMCPServer(cmd.OutOrStdout()); err != nil {
+				return err
+			}
+		}
 		if globalFlags.json {
 			out := map[string]any{"path": path, "target": res.Target, "changed": res.Changed, "dry_run": hooksFlags.dryRun}
+			if mcpOut != nil {
+				out["mcp"] = mcpOut
+			}
 			if res.Backup != "" {
 				out["backup"] = res.Backup
 			}

@@ -123,7 +123,7 @@ func TestCompactionCLI(t *testing.T) {
 	}
 	// search: literal, regex, JSON lines.
 	out = p.run(t, "context", "compaction", "search", "FAILING TEST").stdout
-	if !strings.Contains(out, "message 1: Fix the failing test") {
+	if !strings.Contains(out, "user ") || !strings.Contains(out, "Fix the «failing» «test»") {
 		t.Errorf("search:\n%s", out)
 	}
 	r = p.run(t, "context", "compaction", "search", `go (test|vet)`, "--regex", "--json", "--limit", "2")

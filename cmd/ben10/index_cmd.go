@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"time"
+
+	"github.com/ben10ctx/ben10/hook"
+	"github.com/ben10ctx/ben10/index"
+	"github.com/ben10ctx/ben10/store"
+	"github.com/spf13/cobra"
+)
+
+func newIndexCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "index",
+		Short: "The recall index behind search: status, update, rebuild, verify",
+		Long: `The recall index (~/.claude-code/index.db) holds the searchable text of every
+archive of every project Ben10 knows. Encrypted archives are not indexed.`,
+		Example: `  ben10 index status
+  ben10 index update --project ~/src/app`,
+	}
+	var projects []string
+	upd := &cobra.Command{
+		Use:     "update",
+		Short:   "Index the archives saved, changed or removed since the last update",
+		Example: "  ben10 index update\n  ben10 index update --project ~/src/app --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runIndexUpdate(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), projects, false)
+		},
+	}
+	upd.Flags().StringSliceVar(&projects, "project", nil, "also scan this project directory (repeatable)")
+	reb := &cobra.Command{
+		Use:     "rebuild",
+		Short:   "Empty the index and index every archive again",
+		Example: "  ben10 index rebuild",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runIndexUpdate(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), projects, true)
+		},
+	}
+	reb.Flags().StringSliceVar(&projects, "project", nil, "also scan this project directory (repeatable)")
+	c.AddCommand(upd, reb, &cobra.Command{
+		Use:     "status",
+		Short:   "What the index holds",
+		Example: "  ben10 index status --json",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runIndexStatus(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}, &cobra.Command{
+		Use:     "verify",
+		Short:   "Check the database and that every indexed archive is unchanged on disk",
+		Example: "  ben10 index verify",
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runIndexVerify(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	})
+	return c
+}
+
+func init() { rootCmd.AddCommand(newIndexCmd()) }
+
+func runIndexUpdate(ctx context.Context, out, errw io.Writer, projects []string, rebuild bool) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if p := currentProject(); p != "" {
+		projects = append(projects, p)
+	}
+	x, err := openIndex(ctx, errw, false)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	opts := index.UpdateOptions{Projects: projects}
+	var st index.Stats
+	if rebuild {
+		st, err = x.Rebuild(ctx, opts)
+	} else {
+		st, err = x.Update(ctx, opts)
+	}
+	if err != nil {
+		return err
+	}
+	if globalFlags.json {
+		return printJSON(out, st)
+	}
+	infof(out, "%d projects: %d archives indexed, %d unchanged, %d removed, %d encrypted (not indexed), %d unreadable (skipped); %d rows\n",
+		st.Projects, st.Added, st.Unchanged, st.Removed, st.Encrypted, st.Skipped, st.Rows)
+	for _, p := range st.Problems {
+		fmt.Fprintf(errw, "ben10: skipped %s\n", p)
+	}
+	return nil
+}
+
+func runIndexStatus(ctx context.Context, out, errw io.Writer) error {
+	x, err := openIndex(ctx, errw, false)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	s, err := x.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if globalFlags.json {
+		return printJSON(out, s)
+	}
+	fmt.Fprintf(out, "Recall index %s (%s)\n", tildePath(s.Path), humanBytes(s.Bytes))
+	fmt.Fprintf(out, "  projects   %d\n  archives   %d (%d indexed, %d encrypted and not indexed, %d unreadable)\n  rows       %s\n",
+		s.Projects, s.Archives, s.Indexed, s.Encrypted, s.Skipped, commas(int64(s.Rows)))
+	kinds := make([]string, 0, len(s.Kinds))
+	for k := range s.Kinds {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		fmt.Fprintf(out, "    %-10s %s\n", k, commas(int64(s.Kinds[k])))
+	}
+	for _, p := range s.Problems {
+		fmt.Fprintf(out, "  unreadable: %s\n", p)
+	}
+	return nil
+}
+
+func runIndexVerify(ctx context.Context, out, errw io.Writer) error {
+	x, err := openIndex(ctx, errw, false)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	r, err := x.Verify(ctx)
+	if err != nil {
+		return err
+	}
+	if globalFlags.json {
+		if err := printJSON(out, r); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(out, "database: %s; %d archives checked\n", r.Integrity, r.Archives)
+		for _, p := range r.Stale {
+			fmt.Fprintf(out, "  changed since indexed: %s\n", p)
+		}
+		for _, p := range r.Missing {
+			fmt.Fprintf(out, "  gone from disk: %s\n", p)
+		}
+		for _, p := range r.Problems {
+			fmt.Fprintf(out, "  problem: %s\n", p)
+		}
+	}
+	if !r.OK() {
+		return &exitError{code: 1, err: fmt.Errorf("index verify: the index is out of date or damaged (ben10 index update, or rebuild)")}
+	}
+	return nil
+}
+
+// indexInBackground indexes project's archives for a detached background
+// process; a failure goes to the hooks' error log.
+func indexInBackground(ctx context.Context, project string) {
+	if project == "" {
+		return
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	home, err := store.HomeDir()
+	if err == nil {
+		var x *index.Index
+		if x, err = index.Open(index.Options{Home: home}); err == nil {
+			_, err = x.Update(ctx, index.UpdateOptions{Projects: []string{project}, Only: true})
+			x.Close()
+		}
+	}
+	if err != nil {
+		_ = hook.AppendError(home, hook.ErrorEntry{Time: time.Now(), Event: "index", Project: project, Error: err.Error()})
+	}
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ben10ctx/ben10/index"
+	"github.com/spf13/cobra"
+)
+
+func newShowCmd() *cobra.Command {
+	var before, after int
+	c := &cobra.Command{
+		Use:   "show REF",
+		Short: "Print the messages, commands and outputs around a search hit",
+		Long: `Print what surrounds a search hit: REF is the reference ` + "`ben10 search`" + ` prints
+(archive hash prefix and position). --before and --after set how many rows of
+the same archive are shown around it.`,
+		Example: `  ben10 show 49314c099ed8425f:577
+  ben10 show 49314c099ed8425f:577 --before 10 --after 2 --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runShow(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], before, after)
+		},
+	}
+	c.Flags().IntVar(&before, "before", 3, "rows before the hit")
+	c.Flags().IntVar(&after, "after", 3, "rows after the hit")
+	return c
+}
+
+func init() { rootCmd.AddCommand(newShowCmd()) }
+
+func runShow(ctx context.Context, out, errw io.Writer, ref string, before, after int) error {
+	if before < 0 || after < 0 {
+		return fmt.Errorf("show: --before and --after must not be negative")
+	}
+	x, err := openIndex(ctx, errw, false)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	c, err := x.Show(ctx, ref, before, after)
+	if err != nil {
+		return err
+	}
+	if globalFlags.json {
+		return printJSON(out, c)
+	}
+	writeShow(out, c)
+	return nil
+}
+
+// writeShow prints a Context: its header, then each row with its kind and
+// time, the hit marked.
+func writeShow(out io.Writer, c index.Context) {
+	fmt.Fprintf(out, "%s  session %s (%s)\n", tildePath(c.Project), c.Session, c.Assistant)
+	if c.Title != "" {
+		fmt.Fprintf(out, "%s\n", c.Title)
+	}
+	fmt.Fprintf(out, "archive %s\n\n", tildePath(c.Archive))
+	for _, r := range c.Rows {
+		mark := " "
+		if r.Hit {
+			mark = ">"
+		}
+		when := ""
+		if !r.Time.IsZero() {
+			when = r.Time.Local().Format("2006-01-02 15:04:05") + "  "
+		}
+		fmt.Fprintf(out, "%s %s%s [%s]  %s\n", mark, when, r.Kind, r.Role, r.Ref)
+		for _, l := range strings.Split(strings.TrimRight(r.Text, "\n"), "\n") {
+			fmt.Fprintf(out, "    %s\n", l)
+		}
+		fmt.Fprintln(out)
+	}
+}

@@ -1,0 +1,262 @@
+package index_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/index"
+	"github.com/ben10ctx/ben10/internal/testcorpus"
+	"github.com/ben10ctx/ben10/transcript"
+)
+
+// BenchmarkRecallHistory measures the recall index on a synthetic history
+// built from the corpus (docs/PERFORMANCE.md, "Recall"). It runs only when
+// BEN10_RECALL_BENCH_MB names the raw size to build, in MB:
+//
+//	BEN10_RECALL_BENCH_MB=1024 go test -run '^$' -bench RecallHistory -benchtime 1x ./index/
+//
+// The history goes to $BEN10_RECALL_BENCH_DIR (default
+// $TMPDIR/ben10-recall-bench; reused when already built): copies of the
+// corpus's Claude Code and Codex sessions, each with a fresh session id
+// and its paths moved under a per-copy home, saved as archives across 20
+// projects. Reported: rebuild seconds per GB of raw transcripts, index
+// bytes per raw byte, search p50 (ms) and its ratio to `rg -F -i -l` (or
+// grep -r -F -i -l when rg is missing) over the raw JSONL for the same
+// queries, and the seconds to index one added ~3 MB session.
+func BenchmarkRecallHistory(b *testing.B) {
+	mb, _ := strconv.Atoi(os.Getenv("BEN10_RECALL_BENCH_MB"))
+	if mb <= 0 {
+		b.Skip("set BEN10_RECALL_BENCH_MB (raw history size in MB) to run")
+	}
+	dir := os.Getenv("BEN10_RECALL_BENCH_DIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "ben10-recall-bench")
+	}
+	srcs := benchSources(b)
+	raw, projects, big := buildHistory(b, dir, srcs, int64(mb)<<20)
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		home := b.TempDir()
+		x, err := index.Open(index.Options{Home: home})
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		st, err := x.Rebuild(ctx, index.UpdateOptions{Projects: projects})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rebuild := time.Since(t0)
+		x.Close()
+		// Reopen: the WAL is checkpointed on close, the size is the file's.
+		x, err = index.Open(index.Options{Home: home})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := x.Status(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		queries := benchQueries(b, x)
+		var ours, theirs []time.Duration
+		for _, q := range queries {
+			t := time.Now()
+			if _, err := x.Search(ctx, index.Query{Text: q, Limit: 10}); err != nil {
+				b.Fatal(err)
+			}
+			ours = append(ours, time.Since(t))
+			theirs = append(theirs, grepTime(b, q, filepath.Join(dir, "raw")))
+		}
+		// One more ~3 MB session in a project of its own.
+		add := filepath.Join(dir, "added")
+		os.RemoveAll(add)
+		putArchive(b, big, filepath.Join(add, ".claude", "context", "current.ctx"), 999999)
+		t1 := time.Now()
+		ast, err := x.Update(ctx, index.UpdateOptions{Projects: []string{add}, Only: true})
+		if err != nil || ast.Added != 1 {
+			b.Fatalf("adding a session: %+v %v", ast, err)
+		}
+		added := time.Since(t1)
+		x.Close()
+		p50, g50 := median(ours), median(theirs)
+		gb := float64(raw) / (1 << 30)
+		b.ReportMetric(rebuild.Seconds()/gb, "rebuild-s/GB")
+		b.ReportMetric(float64(s.Bytes)/float64(raw), "index/raw")
+		b.ReportMetric(float64(p50.Microseconds())/1000, "search-p50-ms")
+		b.ReportMetric(float64(g50)/float64(p50), "grep/search")
+		b.ReportMetric(added.Seconds(), "add-3MB-s")
+		b.Logf("raw %.1f MB in %d projects, %d archives, %d rows; index %.1f MB; rebuild %v; %d queries: search p50 %v, %s p50 %v; adding a %.1f MB session: %v",
+			float64(raw)/(1<<20), len(projects), st.Added, s.Rows, float64(s.Bytes)/(1<<20), rebuild.Round(time.Millisecond), len(queries), p50, grepName(), g50, float64(len(big.data))/(1<<20), added.Round(time.Millisecond))
+	}
+}
+
+type benchSource struct {
+	name, session string
+	data          []byte
+}
+
+func benchSources(b *testing.B) []benchSource {
+	var out []benchSource
+	for _, sub := range []string{"claude", "codex"} {
+		m, _ := filepath.Glob(filepath.Join(testcorpus.Dir(b, sub), "*.jsonl"))
+		for _, p := range m {
+			data, err := os.ReadFile(p)
+			if err != nil || len(data) < 1<<20 {
+				continue
+			}
+			st, err := transcript.Import(p, "", archive.ImportOptions{})
+			if err != nil || st.Meta.SessionID == "" {
+				continue
+			}
+			out = append(out, benchSource{filepath.Base(p), st.Meta.SessionID, data})
+		}
+	}
+	if len(out) == 0 {
+		b.Skip("no corpus session of 1 MB or more")
+	}
+	return out
+}
+
+// variant is copy k of src: a fresh session id, paths under /home/u<k>/.
+func variant(src benchSource, k int) benchSource {
+	id := fmt.Sprintf("%08x-0000-4000-8000-%012x", k, k)
+	data := bytes.ReplaceAll(src.data, []byte(src.session), []byte(id))
+	data = bytes.ReplaceAll(data, []byte("/home/"), []byte(fmt.Sprintf("/home/u%d/", k)))
+	name := strings.Replace(src.name, src.session, id, 1)
+	if name == src.name {
+		name = fmt.Sprintf("v%d-%s", k, src.name)
+	}
+	return benchSource{name, id, data}
+}
+
+// putArchive writes copy k of src as raw JSONL beside and as an archive at
+// dst.
+func putArchive(b *testing.B, src benchSource, dst string, k int) {
+	v := variant(src, k)
+	tmp := filepath.Join(filepath.Dir(dst), "src", v.name)
+	if err := os.MkdirAll(filepath.Dir(tmp), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(tmp, v.data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, _, err := transcript.Save(&buf, tmp, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelFastest}); err != nil {
+		b.Fatal(err)
+	}
+	os.RemoveAll(filepath.Dir(tmp))
+	if err := os.WriteFile(dst, buf.Bytes(), 0o600); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// buildHistory makes (or reuses) the raw files and archives; it returns
+// the raw bytes, the projects and the ~3 MB source used for the add.
+func buildHistory(b *testing.B, dir string, srcs []benchSource, target int64) (int64, []string, benchSource) {
+	var raw int64
+	var projects []string
+	for p := range 20 {
+		projects = append(projects, filepath.Join(dir, "projects", fmt.Sprintf("p%02d", p)))
+	}
+	for k := 0; raw < target; k++ {
+		src := srcs[k%len(srcs)]
+		proj := projects[k%len(projects)]
+		rawPath := filepath.Join(dir, "raw", filepath.Base(proj), fmt.Sprintf("%05d.jsonl", k))
+		arch := filepath.Join(proj, ".claude", "context", "history", fmt.Sprintf("session-%05d.ctx", k))
+		if fi, err := os.Stat(rawPath); err == nil {
+			if _, err := os.Stat(arch); err == nil {
+				raw += fi.Size()
+				continue
+			}
+		}
+		if err := os.MkdirAll(filepath.Dir(rawPath), 0o700); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(arch), 0o700); err != nil {
+			b.Fatal(err)
+		}
+		v := variant(src, k)
+		if err := os.WriteFile(rawPath, v.data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+		putArchive(b, src, arch, k)
+		raw += int64(len(v.data))
+	}
+	big := srcs[0]
+	for _, s := range srcs {
+		if d := len(s.data) - 3<<20; d*d < (len(big.data)-3<<20)*(len(big.data)-3<<20) {
+			big = s
+		}
+	}
+	return raw, projects, big
+}
+
+// benchQueries are distinct paths and commands the history holds.
+func benchQueries(b *testing.B, x *index.Index) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, seed := range []string{"lib/", ".go", "test", "mix ", "git "} {
+		hits, err := x.Search(context.Background(), index.Query{Text: seed, Kinds: []string{index.KindPath, index.KindCommand}, Limit: 50})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, h := range hits {
+			q := strings.NewReplacer(index.MarkStart, "", index.MarkEnd, "").Replace(h.Snippet)
+			if i := strings.Index(q, " ("); h.Kind == index.KindPath && i > 0 {
+				q = q[:i]
+			}
+			q = strings.Trim(q, "…")
+			if len(q) >= 6 && len(q) <= 60 && !strings.ContainsAny(q, "\n\"'") && !seen[q] {
+				seen[q] = true
+				out = append(out, q)
+			}
+		}
+	}
+	if len(out) > 40 {
+		out = out[:40]
+	}
+	return out
+}
+
+func grepName() string {
+	if _, err := exec.LookPath("rg"); err == nil {
+		return "rg -F -i -l"
+	}
+	return "grep -r -F -i -l"
+}
+
+func grepTime(b *testing.B, q, dir string) time.Duration {
+	var c *exec.Cmd
+	if _, err := exec.LookPath("rg"); err == nil {
+		c = exec.Command("rg", "-F", "-i", "-l", "--", q, dir)
+	} else {
+		c = exec.Command("grep", "-r", "-F", "-i", "-l", "--", q, dir)
+	}
+	t := time.Now()
+	if err := c.Run(); err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() > 1 {
+			b.Fatalf("%v: %v", c.Args, err)
+		}
+	}
+	return time.Since(t)
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}

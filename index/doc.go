@@ -1,0 +1,57 @@
+// Package index is Ben10's recall index: one SQLite database per user that
+// holds the searchable text of every archive Ben10 keeps, across projects and
+// assistants, so that a search answers in milliseconds instead of
+// decompressing every archive.
+//
+// # File
+//
+// The database is ~/.claude-code/index.db (DefaultPath), created 0600 in a
+// 0700 directory, opened through the pure-Go driver modernc.org/sqlite in WAL
+// mode with a busy timeout: any number of readers and writers may use it at
+// once (SQLite's own locking serializes the writers; a writer that waits
+// longer than the timeout fails with an error, the database stays intact).
+// A database that SQLite reports as damaged or not a database at all is moved
+// aside (index.db.corrupt-<unix time>) and built again from the archives.
+//
+// # What is indexed
+//
+// Every .ctx archive in the stores of the projects the index knows (the
+// stores recorded in the index, the fallback stores under
+// ~/.claude-code/contexts/, and any project passed to Update): current.ctx,
+// checkpoints, history and compaction snapshots. An archive is one row of the
+// archives table, identified by its path and the SHA-256 of its bytes; a file
+// whose size and modification time are unchanged is not read again, a file
+// whose bytes changed is indexed again, and a file that is gone (pruned,
+// rotated, deleted) leaves the index at the next Update. Rebuild empties the
+// index and runs Update: the result equals the incremental one (a test checks
+// it).
+//
+// From each archive, in transcript order: user and assistant text, compaction
+// summaries, shell commands, tool outputs (cut to OutputBudget, base64 and
+// binary blobs left out), failed tool outputs as errors, the paths each tool
+// touched and the todo list. Each row carries its kind, role, time and
+// position in the archive, so a hit can be opened (Show) with the rows around
+// it. The archives are redacted when written, so everything indexed is
+// already redacted.
+//
+// Encrypted archives are not indexed: their text never lands in the
+// plaintext index. They are counted (Stats.Encrypted) and listed by Status.
+// An archive that cannot be read (corrupt, truncated, from a newer Ben10) is
+// skipped and counted too, and retried when its bytes change.
+//
+// # Matching
+//
+// The text is in an FTS5 table with the trigram tokenizer, so paths,
+// identifiers and flags match as substrings ("foo_bar.go", "--count",
+// "handleReq"), case-insensitively; hits are ranked with bm25, ties broken by
+// recency. Each query term needs at least three characters.
+//
+// # Updates
+//
+// Nothing indexes in a hook's synchronous path. The detached background
+// process a PreCompact hook starts (`ben10 internal recompress`) indexes the
+// project when it is done, `ben10 index update` indexes everything, and
+// `ben10 search` catches up lazily before it answers (cheap when nothing
+// changed: a stat per archive). When the hooks get a single background
+// worker, the worker calls Update after each save instead.
+package index

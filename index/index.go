@@ -1,0 +1,245 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver "sqlite"
+)
+
+// FileName is the index database's name in the user's data directory.
+const FileName = "index.db"
+
+// schemaVersion is stored in PRAGMA user_version; a database with another
+// version is rebuilt.
+const schemaVersion = 1
+
+// BusyTimeout is how long a writer waits for another writer's lock.
+const BusyTimeout = 30 * time.Second
+
+// ErrClosed is returned by the methods of a closed Index.
+var ErrClosed = errors.New("index: closed")
+
+// DefaultPath is ~/.claude-code/index.db for home directory home.
+func DefaultPath(home string) string {
+	return filepath.Join(home, ".claude-code", FileName)
+}
+
+// Index is an open recall index. It is safe for concurrent use, and any
+// number of processes may open the same file.
+type Index struct {
+	db   *sql.DB
+	path string
+	home string
+	// Rebuilt is set when Open found the database damaged and started a
+	// new one (the damaged file is kept beside it).
+	Rebuilt string
+}
+
+// Options control Open.
+type Options struct {
+	// Home is the user's home directory: the fallback stores under
+	// ~/.claude-code/contexts/ are scanned from there. Required.
+	Home string
+	// Path is the database file; empty means DefaultPath(Home).
+	Path string
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS projects (
+	id    INTEGER PRIMARY KEY,
+	dir   TEXT NOT NULL UNIQUE,
+	added INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS archives (
+	id         INTEGER PRIMARY KEY,
+	project_id INTEGER NOT NULL REFERENCES projects(id),
+	path       TEXT NOT NULL UNIQUE,
+	hash       TEXT NOT NULL,
+	size       INTEGER NOT NULL,
+	mtime      INTEGER NOT NULL,
+	kind       TEXT NOT NULL,
+	status     TEXT NOT NULL,
+	problem    TEXT NOT NULL DEFAULT '',
+	session    TEXT NOT NULL DEFAULT '',
+	assistant  TEXT NOT NULL DEFAULT '',
+	title      TEXT NOT NULL DEFAULT '',
+	first_ts   INTEGER NOT NULL DEFAULT 0,
+	last_ts    INTEGER NOT NULL DEFAULT 0,
+	nrows      INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS archives_hash ON archives(hash);
+CREATE INDEX IF NOT EXISTS archives_project ON archives(project_id);
+CREATE TABLE IF NOT EXISTS docs (
+	id         INTEGER PRIMARY KEY,
+	archive_id INTEGER NOT NULL REFERENCES archives(id),
+	pos        INTEGER NOT NULL,
+	kind       TEXT NOT NULL,
+	role       TEXT NOT NULL,
+	ts         INTEGER NOT NULL,
+	h          INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS docs_archive ON docs(archive_id, pos);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize='trigram');
+`
+
+// Open opens (creating it if needed) the index database. A file that is not
+// a SQLite database, is damaged or has another schema version is moved aside
+// and a new, empty index is created (Index.Rebuilt names the old file);
+// the next Update fills it again.
+func Open(opts Options) (*Index, error) {
+	if opts.Home == "" {
+		return nil, fmt.Errorf("index: open: no home directory")
+	}
+	path := opts.Path
+	if path == "" {
+		path = DefaultPath(opts.Home)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("index: open %s: %w", path, err)
+	}
+	x, err := open(path)
+	if err == nil {
+		x.home = opts.Home
+		return x, nil
+	}
+	if !damaged(err) {
+		return nil, err
+	}
+	aside := fmt.Sprintf("%s.corrupt-%d", path, time.Now().Unix())
+	if rerr := os.Rename(path, aside); rerr != nil {
+		return nil, fmt.Errorf("index: %s is damaged (%w) and could not be moved aside: %w", path, err, rerr)
+	}
+	for _, ext := range []string{"-wal", "-shm"} {
+		_ = os.Rename(path+ext, aside+ext)
+	}
+	x, err = open(path)
+	if err != nil {
+		return nil, err
+	}
+	x.home, x.Rebuilt = opts.Home, aside
+	return x, nil
+}
+
+// errDamaged marks a database that must be rebuilt.
+var errDamaged = errors.New("index: database damaged")
+
+func damaged(err error) bool {
+	if errors.Is(err, errDamaged) {
+		return true
+	}
+	s := err.Error()
+	return strings.Contains(s, "not a database") || strings.Contains(s, "malformed") ||
+		strings.Contains(s, "SQLITE_CORRUPT") || strings.Contains(s, "SQLITE_NOTADB")
+}
+
+func open(path string) (*Index, error) {
+	fi, err := os.Lstat(path)
+	switch {
+	case err == nil && !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("index: %s is not a regular file (a symlink or device is never opened)", path)
+	case errors.Is(err, os.ErrNotExist):
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err != nil && !errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("index: create %s: %w", path, err)
+		}
+		if f != nil {
+			f.Close()
+		}
+	case err != nil:
+		return nil, fmt.Errorf("index: %s: %w", path, err)
+	default:
+		if fi.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(path, 0o600); err != nil {
+				return nil, fmt.Errorf("index: chmod %s: %w", path, err)
+			}
+		}
+	}
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
+	q.Add("_pragma", "journal_mode(wal)")
+	q.Add("_pragma", "synchronous(normal)")
+	q.Add("_pragma", "foreign_keys(on)")
+	q.Add("_pragma", "cache_size(-32768)")
+	q.Add("_pragma", "mmap_size(268435456)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("index: open %s: %w", path, err)
+	}
+	x := &Index{db: db, path: path}
+	if err := x.init(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("index: open %s: %w", path, err)
+	}
+	return x, nil
+}
+
+func (x *Index) init() error {
+	ctx := context.Background()
+	var v int
+	if err := x.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return err
+	}
+	if v != 0 && v != schemaVersion {
+		return fmt.Errorf("%w: schema version %d, want %d", errDamaged, v, schemaVersion)
+	}
+	if v == schemaVersion {
+		return nil
+	}
+	tx, err := x.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, schema); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version=%d", schemaVersion)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Path is the database file.
+func (x *Index) Path() string { return x.path }
+
+// Close closes the database.
+func (x *Index) Close() error {
+	if x.db == nil {
+		return ErrClosed
+	}
+	err := x.db.Close()
+	x.db = nil
+	return err
+}
+
+// AddProject records project directory dir (absolute) so that Update scans
+// its store from now on.
+func (x *Index) AddProject(ctx context.Context, dir string) error {
+	_, err := x.projectID(ctx, x.db, dir)
+	return err
+}
+
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (x *Index) projectID(ctx context.Context, e execer, dir string) (int64, error) {
+	if _, err := e.ExecContext(ctx, `INSERT INTO projects(dir, added) VALUES(?, ?) ON CONFLICT(dir) DO NOTHING`, dir, time.Now().Unix()); err != nil {
+		return 0, fmt.Errorf("index: record project %s: %w", dir, err)
+	}
+	var id int64
+	if err := e.QueryRowContext(ctx, `SELECT id FROM projects WHERE dir = ?`, dir).Scan(&id); err != nil {
+		return 0, fmt.Errorf("index: project %s: %w", dir, err)
+	}
+	return id, nil
+}

@@ -1,0 +1,516 @@
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/store"
+
+	// The Claude Code importer rebuilds a conversation stored as pointers
+	// into the raw transcript (archive.RegisterDeriver).
+	_ "github.com/ben10ctx/ben10/transcript/claude"
+)
+
+// Archive statuses.
+const (
+	StatusIndexed   = "indexed"
+	StatusEncrypted = "encrypted" // not indexed: its text stays encrypted
+	StatusSkipped   = "skipped"   // unreadable: corrupt, truncated or unknown
+)
+
+// Archive kinds, from where the archive sits in its store.
+const (
+	ArchiveCurrent    = "current"
+	ArchiveCheckpoint = "checkpoint"
+	ArchiveHistory    = "history"
+	ArchiveSnapshot   = "snapshot"
+	ArchiveNamed      = "named"
+)
+
+// Stats count what an Update did.
+type Stats struct {
+	Projects  int      `json:"projects"`
+	Added     int      `json:"added"`     // archives indexed for the first time or again after a change
+	Unchanged int      `json:"unchanged"` // archives already indexed as they are
+	Removed   int      `json:"removed"`   // archives gone from disk, dropped from the index
+	Encrypted int      `json:"encrypted"` // encrypted archives seen (never indexed)
+	Skipped   int      `json:"skipped"`   // unreadable archives seen
+	Rows      int      `json:"rows"`      // rows written
+	Problems  []string `json:"problems,omitempty"`
+}
+
+// UpdateOptions control Update.
+type UpdateOptions struct {
+	// Projects are project directories to scan (and to remember).
+	Projects []string
+	// Only scans just Projects; otherwise every project the index knows
+	// and every fallback store under ~/.claude-code/contexts/ is scanned
+	// too, and archives gone from disk are dropped.
+	Only bool
+}
+
+// Update brings the index up to date with the archives on disk: new and
+// changed archives are indexed, archives gone from disk are dropped.
+// Unreadable and encrypted archives are counted, not indexed. Update
+// stops early with ctx's error when ctx is cancelled; what it wrote until
+// then is consistent (one transaction per archive).
+func (x *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
+	if x.db == nil {
+		return Stats{}, ErrClosed
+	}
+	var st Stats
+	projects, err := x.projects(ctx, opts)
+	if err != nil {
+		return st, err
+	}
+	seen := map[string]bool{}
+	for _, dir := range projects {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		files, err := x.storeFiles(dir)
+		if err != nil {
+			st.Problems = append(st.Problems, err.Error())
+			continue
+		}
+		if len(files) == 0 {
+			continue
+		}
+		st.Projects++
+		pid, err := x.projectID(ctx, x.db, dir)
+		if err != nil {
+			return st, err
+		}
+		for _, f := range files {
+			if err := ctx.Err(); err != nil {
+				return st, err
+			}
+			seen[f.path] = true
+			if err := x.indexFile(ctx, pid, f, &st); err != nil {
+				return st, err
+			}
+		}
+	}
+	if opts.Only {
+		return st, nil
+	}
+	n, err := x.dropMissing(ctx, seen)
+	st.Removed += n
+	return st, err
+}
+
+// projects lists the project directories to scan, canonical and deduplicated.
+func (x *Index) projects(ctx context.Context, opts UpdateOptions) ([]string, error) {
+	set := map[string]bool{}
+	for _, p := range opts.Projects {
+		c, err := store.CanonicalDir(p)
+		if err != nil {
+			return nil, fmt.Errorf("index: project %s: %w", p, err)
+		}
+		set[c] = true
+	}
+	if !opts.Only {
+		rows, err := x.db.QueryContext(ctx, `SELECT dir FROM projects`)
+		if err != nil {
+			return nil, fmt.Errorf("index: list projects: %w", err)
+		}
+		for rows.Next() {
+			var d string
+			if err := rows.Scan(&d); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("index: list projects: %w", err)
+			}
+			set[d] = true
+		}
+		rows.Close()
+		for _, d := range FallbackProjects(x.home) {
+			set[d] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for d := range set {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// FallbackProjects lists the projects of the fallback stores under
+// ~/.claude-code/contexts/ (each records its project in a file "project").
+func FallbackProjects(home string) []string {
+	base := filepath.Join(home, ".claude-code", "contexts")
+	ents, err := os.ReadDir(base)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		b, err := readSmall(filepath.Join(base, e.Name(), "project"), 4096)
+		if err != nil {
+			continue
+		}
+		if p := strings.TrimSpace(string(b)); filepath.IsAbs(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func readSmall(path string, max int64) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > max {
+		return nil, fmt.Errorf("%s: not a small regular file", path)
+	}
+	return os.ReadFile(path)
+}
+
+type storeFile struct {
+	path string
+	kind string
+	info os.FileInfo
+}
+
+// storeFiles lists the archives of dir's stores (primary and fallback).
+func (x *Index) storeFiles(dir string) ([]storeFile, error) {
+	roots := []string{}
+	if s, err := store.Open(dir, store.Options{Home: x.home, ReadOnly: true}); err == nil {
+		roots = append(roots, s.Root(), s.PrimaryDir())
+	} else if _, serr := os.Stat(dir); serr == nil {
+		return nil, fmt.Errorf("index: store of %s: %w", dir, err)
+	}
+	roots = append(roots, store.FallbackDir(x.home, dir))
+	var out []storeFile
+	done := map[string]bool{}
+	for _, r := range roots {
+		if done[r] {
+			continue
+		}
+		done[r] = true
+		if fi, err := os.Lstat(r); err != nil || !fi.IsDir() {
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Join(r, store.CurrentName)); err == nil && fi.Mode().IsRegular() {
+			out = append(out, storeFile{filepath.Join(r, store.CurrentName), ArchiveCurrent, fi})
+		}
+		for _, sub := range []struct{ dir, kind string }{
+			{"checkpoints", ArchiveCheckpoint},
+			{"history", ArchiveHistory},
+			{"compaction-snapshots", ArchiveSnapshot},
+			{"named", ArchiveNamed},
+		} {
+			d := filepath.Join(r, sub.dir)
+			ents, err := os.ReadDir(d)
+			if err != nil {
+				continue
+			}
+			for _, e := range ents {
+				if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".ctx") || strings.HasPrefix(e.Name(), store.TempPrefix) {
+					continue
+				}
+				fi, err := e.Info()
+				if err != nil {
+					continue
+				}
+				out = append(out, storeFile{filepath.Join(d, e.Name()), sub.kind, fi})
+			}
+		}
+	}
+	return out, nil
+}
+
+type archiveRow struct {
+	id          int64
+	hash        string
+	size, mtime int64
+}
+
+func (x *Index) lookup(ctx context.Context, path string) (archiveRow, bool, error) {
+	var r archiveRow
+	err := x.db.QueryRowContext(ctx, `SELECT id, hash, size, mtime FROM archives WHERE path = ?`, path).Scan(&r.id, &r.hash, &r.size, &r.mtime)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, false, nil
+	}
+	if err != nil {
+		return r, false, fmt.Errorf("index: look up %s: %w", path, err)
+	}
+	return r, true, nil
+}
+
+// indexFile indexes one archive unless it is unchanged.
+func (x *Index) indexFile(ctx context.Context, pid int64, f storeFile, st *Stats) error {
+	old, known, err := x.lookup(ctx, f.path)
+	if err != nil {
+		return err
+	}
+	if known && old.size == f.info.Size() && old.mtime == f.info.ModTime().UnixNano() {
+		st.Unchanged++
+		return x.countStatus(ctx, old.id, st)
+	}
+	fh, err := os.Open(f.path)
+	if err != nil {
+		st.Skipped++
+		st.Problems = append(st.Problems, fmt.Sprintf("%s: %v", f.path, err))
+		return nil
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		st.Skipped++
+		st.Problems = append(st.Problems, fmt.Sprintf("%s: not a regular file", f.path))
+		return nil
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(fh, 0, fi.Size())); err != nil {
+		st.Skipped++
+		st.Problems = append(st.Problems, fmt.Sprintf("%s: %v", f.path, err))
+		return nil
+	}
+	sum := hex.EncodeToString(h.Sum(nil))
+	if known && old.hash == sum {
+		st.Unchanged++
+		if _, err := x.db.ExecContext(ctx, `UPDATE archives SET size = ?, mtime = ? WHERE id = ?`, fi.Size(), fi.ModTime().UnixNano(), old.id); err != nil {
+			return fmt.Errorf("index: %s: %w", f.path, err)
+		}
+		return x.countStatus(ctx, old.id, st)
+	}
+	rec := archiveRecord{pid: pid, path: f.path, hash: sum, size: fi.Size(), mtime: fi.ModTime().UnixNano(), kind: f.kind}
+	rows, err := readArchive(fh, fi.Size(), &rec)
+	switch rec.status {
+	case StatusEncrypted:
+		st.Encrypted++
+	case StatusSkipped:
+		st.Skipped++
+		st.Problems = append(st.Problems, fmt.Sprintf("%s: %v", f.path, err))
+	default:
+		st.Added++
+		st.Rows += len(rows)
+	}
+	return x.write(ctx, rec, rows)
+}
+
+func (x *Index) countStatus(ctx context.Context, id int64, st *Stats) error {
+	var s string
+	if err := x.db.QueryRowContext(ctx, `SELECT status FROM archives WHERE id = ?`, id).Scan(&s); err != nil {
+		return fmt.Errorf("index: archive %d: %w", id, err)
+	}
+	switch s {
+	case StatusEncrypted:
+		st.Encrypted++
+	case StatusSkipped:
+		st.Skipped++
+	}
+	return nil
+}
+
+type archiveRecord struct {
+	pid                int64
+	path, hash, kind   string
+	size, mtime        int64
+	status, problem    string
+	session, assistant string
+	title              string
+	firstTS, lastTS    int64
+}
+
+// readArchive opens the archive and extracts its rows, setting rec's
+// status and identity. A hostile archive is an error, never a panic.
+func readArchive(ra io.ReaderAt, size int64, rec *archiveRecord) (rows []Row, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			rows, err = nil, fmt.Errorf("archive decoder panicked: %v", p)
+			rec.status, rec.problem = StatusSkipped, err.Error()
+		}
+	}()
+	a, err := archive.Open(ra, size, archive.OpenOptions{})
+	if err != nil {
+		if errors.Is(err, ctxfmt.ErrKeyRequired) {
+			rec.status = StatusEncrypted
+			return nil, nil
+		}
+		rec.status, rec.problem = StatusSkipped, err.Error()
+		return nil, err
+	}
+	defer a.Close()
+	if a.Container().Encrypted() {
+		rec.status = StatusEncrypted
+		return nil, nil
+	}
+	m := a.Meta()
+	rec.session, rec.assistant, rec.title = m.SessionID, string(m.Harness), m.Title
+	rec.firstTS, rec.lastTS = unixMilli(m.FirstActivity), unixMilli(m.LastActivity)
+	rows, err = Extract(a)
+	if err != nil {
+		rec.status, rec.problem = StatusSkipped, err.Error()
+		return nil, err
+	}
+	rec.status = StatusIndexed
+	return rows, nil
+}
+
+// write replaces the archive's rows in one transaction.
+func (x *Index) write(ctx context.Context, rec archiveRecord, rows []Row) error {
+	tx, err := x.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("index: %s: %w", rec.path, err)
+	}
+	defer tx.Rollback()
+	if err := deleteArchive(ctx, tx, rec.path); err != nil {
+		return fmt.Errorf("index: %s: %w", rec.path, err)
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO archives(project_id, path, hash, size, mtime, kind, status, problem, session, assistant, title, first_ts, last_ts, nrows)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		rec.pid, rec.path, rec.hash, rec.size, rec.mtime, rec.kind, rec.status, rec.problem, rec.session, rec.assistant, rec.title, rec.firstTS, rec.lastTS, len(rows))
+	if err != nil {
+		return fmt.Errorf("index: %s: %w", rec.path, err)
+	}
+	aid, err := res.LastInsertId()
+	if err != nil {
+		return fmt.Errorf("index: %s: %w", rec.path, err)
+	}
+	if len(rows) > 0 {
+		doc, err := tx.PrepareContext(ctx, `INSERT INTO docs(archive_id, pos, kind, role, ts, h) VALUES(?,?,?,?,?,?)`)
+		if err != nil {
+			return fmt.Errorf("index: %s: %w", rec.path, err)
+		}
+		defer doc.Close()
+		ft, err := tx.PrepareContext(ctx, `INSERT INTO fts(rowid, text) VALUES(?,?)`)
+		if err != nil {
+			return fmt.Errorf("index: %s: %w", rec.path, err)
+		}
+		defer ft.Close()
+		for _, r := range rows {
+			res, err := doc.ExecContext(ctx, aid, r.Pos, r.Kind, r.Role, unixMilli(r.Time), textHash(r.Kind, r.Text))
+			if err != nil {
+				return fmt.Errorf("index: %s row %d: %w", rec.path, r.Pos, err)
+			}
+			id, err := res.LastInsertId()
+			if err != nil {
+				return fmt.Errorf("index: %s row %d: %w", rec.path, r.Pos, err)
+			}
+			if _, err := ft.ExecContext(ctx, id, r.Text); err != nil {
+				return fmt.Errorf("index: %s row %d: %w", rec.path, r.Pos, err)
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("index: %s: %w", rec.path, err)
+	}
+	return nil
+}
+
+func deleteArchive(ctx context.Context, tx *sql.Tx, path string) error {
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT id FROM archives WHERE path = ?`, path).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE archive_id = ?)`, id); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE archive_id = ?`, id); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `DELETE FROM archives WHERE id = ?`, id)
+	return err
+}
+
+// dropMissing removes the archives not seen in this scan whose file is gone.
+func (x *Index) dropMissing(ctx context.Context, seen map[string]bool) (int, error) {
+	rows, err := x.db.QueryContext(ctx, `SELECT path FROM archives`)
+	if err != nil {
+		return 0, fmt.Errorf("index: list archives: %w", err)
+	}
+	var gone []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("index: list archives: %w", err)
+		}
+		if seen[p] {
+			continue
+		}
+		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+			gone = append(gone, p)
+		}
+	}
+	rows.Close()
+	for _, p := range gone {
+		if err := x.Remove(ctx, p); err != nil {
+			return 0, err
+		}
+	}
+	return len(gone), nil
+}
+
+// Remove drops the archive at path from the index.
+func (x *Index) Remove(ctx context.Context, path string) error {
+	tx, err := x.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("index: remove %s: %w", path, err)
+	}
+	defer tx.Rollback()
+	if err := deleteArchive(ctx, tx, path); err != nil {
+		return fmt.Errorf("index: remove %s: %w", path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("index: remove %s: %w", path, err)
+	}
+	return nil
+}
+
+// Rebuild empties the index (keeping the projects it knows) and indexes
+// every archive again. Its result equals an incremental Update's.
+func (x *Index) Rebuild(ctx context.Context, opts UpdateOptions) (Stats, error) {
+	if x.db == nil {
+		return Stats{}, ErrClosed
+	}
+	tx, err := x.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Stats{}, fmt.Errorf("index: rebuild: %w", err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{`DELETE FROM fts`, `DELETE FROM docs`, `DELETE FROM archives`} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return Stats{}, fmt.Errorf("index: rebuild: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return Stats{}, fmt.Errorf("index: rebuild: %w", err)
+	}
+	opts.Only = false
+	return x.Update(ctx, opts)
+}
+
+func fileHash(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

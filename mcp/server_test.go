@@ -1,0 +1,273 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/index"
+	ben10mcp "github.com/ben10ctx/ben10/mcp"
+	"github.com/ben10ctx/ben10/snapshot"
+	"github.com/ben10ctx/ben10/store"
+	"github.com/ben10ctx/ben10/transcript"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const fixture = "../transcript/claude/testdata/11111111-2222-4333-8444-555555555555.jsonl"
+
+type fixtureEnv struct {
+	home, project, other string
+}
+
+// setup makes a home and a project whose store has a current context and a
+// snapshot of the fixture session, plus a second project with the same
+// session in its history, and indexes both.
+func setup(t *testing.T) fixtureEnv {
+	t.Helper()
+	root := t.TempDir()
+	e := fixtureEnv{home: filepath.Join(root, "home"), project: filepath.Join(root, "proj"), other: filepath.Join(root, "other")}
+	for _, d := range []string{e.home, e.project, e.other} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	if _, _, err := transcript.Save(&buf, fixture, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(e.project, ".claude", "context", "current.ctx"), filepath.Join(e.other, ".claude", "context", "history", "session-1.ctx")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, buf.Bytes(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := store.Open(e.project, store.Options{Home: e.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := snapshot.NewManager(st, nil).Create(snapshot.CreateOptions{TranscriptPath: fixture, Trigger: "manual", Source: "cli", Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	x, err := index.Open(index.Options{Home: e.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if _, err := x.Update(context.Background(), index.UpdateOptions{Projects: []string{e.project, e.other}}); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// connect runs the server on an in-memory transport and returns a client
+// session; roots, when set, are offered to the server.
+func connect(t *testing.T, e fixtureEnv, roots ...string) *sdk.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	srv, closeFn, err := ben10mcp.NewServer(ben10mcp.Options{Home: e.home, Dir: e.project, Version: "test",
+		Now: func() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeFn() })
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	for _, r := range roots {
+		client.AddRoots(&sdk.Root{URI: "file://" + filepath.ToSlash(r)}) //lint:ignore SA1019 the server reads the client's roots
+	}
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func call(t *testing.T, cs *sdk.ClientSession, name string, args any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error %v (a bad call must be a tool error)", name, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	if n := utf8.RuneCountInString(b.String()); n > ben10mcp.MaxResult {
+		t.Errorf("%s: %d characters, over %d", name, n, ben10mcp.MaxResult)
+	}
+	return b.String(), res.IsError
+}
+
+func TestTools(t *testing.T) {
+	e := setup(t)
+	cs := connect(t, e)
+	ctx := context.Background()
+
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+		if tl.Description == "" || tl.InputSchema == nil {
+			t.Errorf("tool %s lacks a description or schema", tl.Name)
+		}
+	}
+	if strings.Join(names, ",") != strings.Join(sortedCopy(ben10mcp.ToolNames), ",") {
+		t.Errorf("tools %v, want %v", names, ben10mcp.ToolNames)
+	}
+
+	out, isErr := call(t, cs, "search", map[string]any{"query": "go test ./pkg/calc"})
+	if isErr || !strings.Contains(out, "«go test ./pkg/calc»") || strings.Contains(out, "project "+e.other) {
+		t.Fatalf("search in this project: %v\n%s", isErr, out)
+	}
+	ref := firstRef(t, out)
+	all, isErr := call(t, cs, "search", map[string]any{"query": "pkg/calc", "scope": "all", "kinds": []string{"command"}})
+	if isErr || !strings.Contains(all, mustCanon(t, e.other)) {
+		t.Errorf("search of all projects does not reach the other project: %v\n%s", isErr, all)
+	}
+
+	out, isErr = call(t, cs, "show", map[string]any{"ref": ref, "before": 1, "after": 1})
+	if isErr || !strings.Contains(out, "(the hit)") || !strings.Contains(out, "go test ./pkg/calc") {
+		t.Errorf("show %s: %v\n%s", ref, isErr, out)
+	}
+
+	out, isErr = call(t, cs, "recall_file", map[string]any{"path": "pkg/calc/add.go"})
+	if isErr || !strings.Contains(out, "Edit") || !strings.Contains(out, "Read") || !strings.Contains(out, "pre-compact-") {
+		t.Errorf("recall_file: %v\n%s", isErr, out)
+	}
+	out, isErr = call(t, cs, "recall_file", map[string]any{"path": "no/such/file.go"})
+	if isErr || !strings.Contains(out, "No record") {
+		t.Errorf("recall_file of an unknown file: %v\n%s", isErr, out)
+	}
+
+	out, isErr = call(t, cs, "list_sessions", map[string]any{})
+	if isErr || !strings.Contains(out, "11111111-2222-4333-8444-555555555555") || !strings.Contains(out, "first request: Fix the failing test") {
+		t.Errorf("list_sessions: %v\n%s", isErr, out)
+	}
+	out, isErr = call(t, cs, "list_snapshots", map[string]any{"limit": 5})
+	if isErr || !strings.Contains(out, "pre-compact-") || !strings.Contains(out, "first request: Fix") {
+		t.Errorf("list_snapshots: %v\n%s", isErr, out)
+	}
+
+	secret := "sk-ant-api03-" + "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ"
+	out, isErr = call(t, cs, "session_digest", map[string]any{"text": "Goal: fix calc. Token " + secret + " was used.", "session": "11111111-2222"})
+	if isErr || !strings.Contains(out, "Checkpoint stored") {
+		t.Fatalf("session_digest: %v\n%s", isErr, out)
+	}
+	path := filepath.Join(e.project, ".claude", "context", ben10mcp.DigestDir, "digest-20260301-120000-11111111-2222.md")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), secret) || !strings.Contains(string(b), "Goal: fix calc.") {
+		t.Errorf("stored digest not redacted or not stored:\n%s", b)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("digest file mode: %v %v", fi.Mode(), err)
+	}
+}
+
+func TestBadArguments(t *testing.T) {
+	e := setup(t)
+	cs := connect(t, e)
+	tests := []struct {
+		tool string
+		args any
+	}{
+		{"search", map[string]any{}},
+		{"search", map[string]any{"query": ""}},
+		{"search", map[string]any{"query": "ab"}},
+		{"search", map[string]any{"query": "calc", "scope": "galaxy"}},
+		{"search", map[string]any{"query": "calc", "limit": 1000}},
+		{"search", map[string]any{"query": 42}},
+		{"show", map[string]any{"ref": "not a ref"}},
+		{"show", map[string]any{"ref": "00000000deadbeef:3"}},
+		{"show", map[string]any{"ref": "00000000deadbeef:3", "before": -1}},
+		{"recall_file", map[string]any{"path": " "}},
+		{"list_sessions", map[string]any{"limit": -3}},
+		{"list_snapshots", map[string]any{"limit": 101}},
+		{"session_digest", map[string]any{"text": ""}},
+		{"session_digest", map[string]any{"text": strings.Repeat("x", ben10mcp.MaxDigest+1)}},
+		{"session_digest", map[string]any{"text": "ok", "session": "../../etc"}},
+	}
+	for _, tc := range tests {
+		args, _ := json.Marshal(tc.args)
+		t.Run(tc.tool+string(args), func(t *testing.T) {
+			out, isErr := call(t, cs, tc.tool, tc.args)
+			if !isErr || out == "" {
+				t.Errorf("%s %s: not a tool error with a message: %q", tc.tool, args, out)
+			}
+		})
+	}
+	if ents, _ := os.ReadDir(filepath.Join(e.project, ".claude", "context", ben10mcp.DigestDir)); len(ents) != 0 {
+		t.Errorf("a refused session_digest wrote %d files", len(ents))
+	}
+}
+
+func TestClip(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		same bool
+	}{
+		{"short", 10, true},
+		{strings.Repeat("é", 50), 50, true},
+		{strings.Repeat("é", 200), 60, false},
+	}
+	for _, tc := range tests {
+		got := ben10mcp.Clip(tc.in, tc.n)
+		if (got == tc.in) != tc.same || utf8.RuneCountInString(got) > tc.n || !utf8.ValidString(got) {
+			t.Errorf("Clip(%d runes, %d) = %d runes %q", utf8.RuneCountInString(tc.in), tc.n, utf8.RuneCountInString(got), got)
+		}
+	}
+}
+
+func firstRef(t *testing.T, out string) string {
+	t.Helper()
+	i := strings.Index(out, "ref ")
+	if i < 0 {
+		t.Fatalf("no ref in %q", out)
+	}
+	return strings.Fields(out[i+4:])[0]
+}
+
+func mustCanon(t *testing.T, p string) string {
+	t.Helper()
+	c, err := store.CanonicalDir(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func sortedCopy(s []string) []string {
+	c := append([]string(nil), s...)
+	for i := range c {
+		for j := i + 1; j < len(c); j++ {
+			if c[j] < c[i] {
+				c[i], c[j] = c[j], c[i]
+			}
+		}
+	}
+	return c
+}
