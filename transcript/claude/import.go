@@ -38,13 +38,11 @@ const (
 	maxProblems = 20
 )
 
-// importerName and importerVersion name this importer in archives whose
-// conversation is rebuilt from the raw transcript (archive.ModelSource).
-// The version changes whenever the model built from the same lines does.
-const (
-	importerName    = "claude"
-	importerVersion = 2
-)
+// importerVersion names this importer's model in archives whose
+// conversation is rebuilt from the raw transcript (archive.ModelSource,
+// with derivedName: lines.go). It changes whenever the model built from
+// the same lines does.
+const importerVersion = 2
 
 func init() {
 	archive.RegisterDeriver(derivedName, func(raw []archive.RawFile, root string) ([]archive.Message, []archive.ToolExec, error) {
@@ -1351,7 +1349,9 @@ func (im *importer) finish() {
 	if m.SessionID == "" && len(st.Raw) > 0 {
 		m.SessionID = strings.TrimSuffix(path.Base(st.Raw[0].Name), ".jsonl")
 	}
-	if im.root != "" {
+	if m.DirectoryPath == "" {
+		// The session's own cwd when it names one; else the project
+		// directory the caller gave.
 		m.DirectoryPath = im.root
 	}
 	if m.DirectoryPath != "" {
