@@ -1349,9 +1349,7 @@ func (im *importer) finish() {
 	if m.SessionID == "" && len(st.Raw) > 0 {
 		m.SessionID = strings.TrimSuffix(path.Base(st.Raw[0].Name), ".jsonl")
 	}
-	if m.DirectoryPath == "" {
-		// The session's own cwd when it names one; else the project
-		// directory the caller gave.
+	if im.root != "" {
 		m.DirectoryPath = im.root
 	}
 	if m.DirectoryPath != "" {
