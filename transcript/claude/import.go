@@ -1349,7 +1349,9 @@ func (im *importer) finish() {
 	if m.SessionID == "" && len(st.Raw) > 0 {
 		m.SessionID = strings.TrimSuffix(path.Base(st.Raw[0].Name), ".jsonl")
 	}
-	if im.root != "" {
+	if m.DirectoryPath == "" {
+		// The session's own cwd when it names one; else the project
+		// directory the caller gave.
 		m.DirectoryPath = im.root
 	}
 	if m.DirectoryPath != "" {

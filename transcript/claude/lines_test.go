@@ -115,3 +115,22 @@ func TestDeriveLegacyKeepsVersion1Model(t *testing.T) {
 		}
 	}
 }
+
+// The session's directory is its own cwd, not the project directory the
+// import was given (where the save ran); a session without a cwd takes
+// the project directory.
+func TestImportDirectoryIsSessionCwd(t *testing.T) {
+	elsewhere := t.TempDir()
+	st := importFixture(t, "22222222-3333-4444-8555-666666666666.jsonl", archive.ImportOptions{ProjectDir: elsewhere})
+	if st.Meta.DirectoryPath != "/home/dev/app" {
+		t.Errorf("directory = %q, want the session's cwd", st.Meta.DirectoryPath)
+	}
+	noCwd := `{"type":"user","message":{"role":"user","content":"hi"},"uuid":"u1","sessionId":"s"}` + "\n"
+	st, err := ImportReader(strings.NewReader(noCwd), "s.jsonl", archive.ImportOptions{ProjectDir: elsewhere})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Meta.DirectoryPath != elsewhere {
+		t.Errorf("directory without a cwd = %q, want %q", st.Meta.DirectoryPath, elsewhere)
+	}
+}
