@@ -99,12 +99,16 @@ type dsection struct {
 	// them all up front or sets n and gen, and then items holds those
 	// rendered so far: gen(k) renders candidate k, so that a large Recall
 	// costs what the digest shows, not what it stores.
-	items   []ditem
-	n       int
-	gen     func(k int) ditem
-	extra   int // entries the Recall's caps already left out
-	min     int
-	weight  int
+	items  []ditem
+	n      int
+	gen    func(k int) ditem
+	extra  int // entries the Recall's caps already left out
+	min    int
+	weight int
+	// late: beyond its minimum the section gets room only once the
+	// sections that are not late are complete or full (errors: a failed
+	// command's outcome is on its line in Commands already).
+	late    bool
 	always  bool   // shown even when it has no items
 	empty   string // line shown when always and no items
 	taken   int
@@ -163,6 +167,8 @@ type digester struct {
 	// with a summary: whether it names each of the Recall's files and
 	// commands (matchSummary)
 	namedFiles, namedCmds []bool
+	// abbrevs: the path abbreviations of a dense digest (digest_dense.go)
+	abbrevs []abbrev
 }
 
 func (d *digester) run() string {
@@ -227,18 +233,23 @@ func (d *digester) run() string {
 	for _, s := range d.sections {
 		s.full = false
 	}
-	for {
-		added := false
-		for _, s := range d.sections {
-			for i := 0; i < s.weight; i++ {
-				if !try(s) {
-					break
+	for _, late := range []bool{false, true} {
+		for {
+			added := false
+			for _, s := range d.sections {
+				if s.late && !late {
+					continue
 				}
-				added = true
+				for i := 0; i < s.weight; i++ {
+					if !try(s) {
+						break
+					}
+					added = true
+				}
 			}
-		}
-		if !added {
-			break
+			if !added {
+				break
+			}
 		}
 	}
 	return d.render()
@@ -432,6 +443,7 @@ func (d *digester) build() {
 	if d.summary != "" {
 		d.header = append(d.header, fmt.Sprintf("Details the compaction summary may lack; %d files and %d commands it already names are left out.", d.sumFiles, d.sumCmds))
 	}
+	d.planAbbrevs()
 }
 
 func (d *digester) age(t time.Time) string {
@@ -646,11 +658,12 @@ func (d *digester) commandSection() *dsection {
 		return newItem(clip(line, RecallCommandBytes+160), pos)
 	}
 	s.extra = d.r.Omitted.Commands
+	d.groupCommands(s, cmds, order)
 	return s
 }
 
 func (d *digester) errorSection() *dsection {
-	s := &dsection{title: "## Errors (unresolved first)", noun: "errors", min: 2, weight: 1}
+	s := &dsection{title: "## Errors (unresolved first)", noun: "errors", min: 2, weight: 1, late: true}
 	errs := d.r.Errors
 	order := make([]int32, 0, len(errs)) // unresolved first, then in the Recall's order
 	for _, resolved := range []bool{false, true} {

@@ -212,7 +212,7 @@ func TestDigestProperties(t *testing.T) {
 		for _, l := range strings.Split(full, "\n") {
 			fullLines[l] = true
 		}
-		for _, l := range strings.Split(d, "\n") {
+		for _, l := range denseLines(d) {
 			if fullLines[l] || strings.HasPrefix(l, "- … ") || strings.HasPrefix(l, "[not shown") || l == "[… truncated]" || l == "" {
 				continue
 			}
@@ -356,4 +356,41 @@ func TestMoreLineCost(t *testing.T) {
 			t.Errorf("hidden %d: cost %d, want %d", s.hidden(), got, want)
 		}
 	}
+}
+
+// denseLines returns d's lines with its dense notation (digest_dense.go)
+// written out: abbreviations expanded, the legend left out, and each
+// command group line replaced by the lines of its commands, as the
+// digest writes them when it does not group.
+func denseLines(d string) []string {
+	var pairs []string
+	for _, l := range strings.Split(d, "\n") {
+		if legend, ok := strings.CutPrefix(l, "Path abbreviations: "); ok {
+			for _, e := range strings.Split(legend, "; ") {
+				if name, prefix, ok := strings.Cut(e, " = "); ok {
+					pairs = append(pairs, name+"/", prefix+"/")
+				}
+			}
+		}
+	}
+	if len(pairs) > 0 {
+		d = strings.NewReplacer(pairs...).Replace(d)
+	}
+	var out []string
+	for _, l := range strings.Split(d, "\n") {
+		if strings.HasPrefix(l, "Path abbreviations: ") {
+			continue
+		}
+		key, rest, ok := strings.Cut(strings.TrimPrefix(l, "- `"), "` ×")
+		_, variants, grouped := strings.Cut(rest, " → ok: ")
+		if !strings.HasPrefix(l, "- `") || !ok || !grouped {
+			out = append(out, l)
+			continue
+		}
+		for _, v := range strings.Split(variants, " · ") {
+			cmd, runs, _ := strings.Cut(strings.TrimPrefix(v, "`"), "`")
+			out = append(out, "- `"+key+" "+cmd+"`"+runs+" → ok")
+		}
+	}
+	return out
 }

@@ -160,9 +160,10 @@ func newUUID() (string, error) {
 }
 
 // rewriteSessionID replaces the value of every top-level "sessionId"
-// string member with id, keeping all other bytes. Lines that are not JSON
-// objects are kept as they are, except an incomplete last line (no line
-// ending and not a JSON object), which is dropped.
+// string member with id, keeping all other bytes (line endings included:
+// none is added). Lines that are not JSON objects are kept as they are,
+// except an incomplete last line (no line ending and not a JSON object),
+// which is dropped.
 func rewriteSessionID(data []byte, id string) ([]byte, int, bool) {
 	quoted := strconv.Quote(id)
 	out := make([]byte, 0, len(data))
@@ -198,10 +199,9 @@ func rewriteSessionID(data []byte, id string) ([]byte, int, bool) {
 		out = append(out, line[v.E:]...)
 		n++
 	}
-	if len(out) > 0 && out[len(out)-1] != '\n' {
-		// Claude Code appends lines on resume: end the last one.
-		out = append(out, '\n')
-	}
+	// No line ending is added: the restored file is the source byte for
+	// byte but for the session id (a complete last line without one stays
+	// without one).
 	return out, n, dropped
 }
 

@@ -91,3 +91,36 @@ func TestRestoreDropsPartialLine(t *testing.T) {
 		t.Errorf("invalid UTF-8 or CRLF not kept")
 	}
 }
+
+// RestoreFiles keeps every byte but the session id: a source without a
+// final line ending is restored without one, CRLF stays CRLF.
+func TestRestoreByteExact(t *testing.T) {
+	const old = "11111111-2222-4333-8444-555555555555"
+	l1 := `{"type":"user","sessionId":"` + old + `","uuid":"u1","message":{"role":"user","content":"hi"}}`
+	l2 := `{"type":"assistant","sessionId":"` + old + `","uuid":"a1","parentUuid":"u1","message":{"role":"assistant","content":"hello"}}`
+	cases := []struct {
+		name, src string
+	}{
+		{"final newline", l1 + "\n" + l2 + "\n"},
+		{"no final newline", l1 + "\n" + l2},
+		{"crlf, no final newline", l1 + "\r\n" + l2},
+		{"one line, no newline", l1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := archive.RestoreFiles([]archive.RawFile{{Name: old + ".jsonl", Data: []byte(c.src)}}, old,
+				archive.RestoreOptions{ProjectDir: t.TempDir(), ConfigDir: t.TempDir(), SessionID: "22222222-3333-4444-8555-666666666666"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(res.Files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strings.ReplaceAll(c.src, old, "22222222-3333-4444-8555-666666666666")
+			if string(got) != want {
+				t.Errorf("restored %q\nwant     %q", got, want)
+			}
+		})
+	}
+}

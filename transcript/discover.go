@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/transcript/kimi"
 )
 
 // Dirs are the data directories of each assistant under a home directory,
@@ -53,7 +54,9 @@ func Dirs(home string, h archive.Harness) []string {
 //	claude  <dir>/projects/<project>/<session>.jsonl (not subagent files)
 //	codex   <dir>/sessions/YYYY/MM/DD/rollout-*.jsonl and <dir>/archived_sessions/*.jsonl
 //	gemini  <dir>/tmp/<project>/chats/session-*.json and session-*.jsonl
-//	kimi    <dir>/sessions/<md5>/<uuid>/context.jsonl (one per session)
+//	kimi    <dir>/sessions/<md5>/<uuid>/context.jsonl (one per session),
+//	        <dir>/sessions/<md5>/<uuid>.jsonl (the flat layout) and Kimi
+//	        Code's <home>/.kimi-code/sessions/*/session_*/agents/main/wire.jsonl
 //
 // Missing directories are not an error. The list is sorted.
 func SessionFiles(home string, h archive.Harness) ([]string, error) {
@@ -100,6 +103,14 @@ func SessionFiles(home string, h archive.Harness) ([]string, error) {
 			}
 		case archive.HarnessKimi:
 			err = add(filepath.Join(d, "sessions", "*", "*", "context.jsonl"))
+			if err == nil {
+				// The flat layout: sessions/<md5>/<id>.jsonl.
+				var dirs []string
+				dirs, err = filepath.Glob(filepath.Join(d, "sessions", "*"))
+				for _, x := range dirs {
+					out = append(out, kimi.FlatSessions(x)...)
+				}
+			}
 		default:
 			return nil, ErrBadHarness
 		}
@@ -107,8 +118,28 @@ func SessionFiles(home string, h archive.Harness) ([]string, error) {
 			return nil, err
 		}
 	}
+	if h == archive.HarnessKimi {
+		m, err := filepath.Glob(filepath.Join(KimiCodeDir(home), "sessions", "*", "*", "agents", "main", "wire.jsonl"))
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range m {
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				out = append(out, p)
+			}
+		}
+	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// KimiCodeDir is where Kimi Code keeps its sessions for home ("" = the
+// user's home): <home>/.kimi-code.
+func KimiCodeDir(home string) string {
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return filepath.Join(home, ".kimi-code")
 }
 
 // walk collects regular files under root accepted by keep; a missing root

@@ -83,10 +83,10 @@ func Detect(path string) (archive.Harness, error) {
 		return "", fmt.Errorf("transcript: %w", err)
 	}
 	if st.IsDir() {
-		if _, err := os.Stat(filepath.Join(path, "context.jsonl")); err == nil {
+		if kimi.IsSessionDir(path) {
 			return archive.HarnessKimi, nil
 		}
-		return "", fmt.Errorf("%w: %s is a directory without context.jsonl", ErrUnknownHarness, path)
+		return "", fmt.Errorf("%w: %s is a directory without context.jsonl or a Kimi Code wire log", ErrUnknownHarness, path)
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -326,6 +326,9 @@ func lastKey(buf []byte, key string) int {
 }
 
 func kimiUsage(path string) (used, window int64, err error) {
+	if kimi.IsCodeWire(path) {
+		return kimiCodeUsage(path)
+	}
 	dir, err := kimi.SessionDir(path)
 	if err != nil {
 		return 0, 0, err
@@ -356,7 +359,11 @@ func kimiUsage(path string) (used, window int64, err error) {
 		}
 		return used, window, nil
 	}
-	cerr := scanBack(filepath.Join(dir, "context.jsonl"), func(l []byte) bool {
+	ctx := filepath.Join(dir, "context.jsonl")
+	if _, ok := kimi.FlatFile(path); ok {
+		ctx = path // the flat layout: the session's own file
+	}
+	cerr := scanBack(ctx, func(l []byte) bool {
 		if !bytes.Contains(l, []byte(`"_usage"`)) {
 			return false
 		}
@@ -380,4 +387,34 @@ func kimiUsage(path string) (used, window int64, err error) {
 		return 0, 0, werr
 	}
 	return 0, 0, ErrNoUsage
+}
+
+// kimiCodeUsage reads the latest usage.record of a Kimi Code wire log.
+func kimiCodeUsage(path string) (used, window int64, err error) {
+	model := ""
+	err = scanBack(path, func(l []byte) bool {
+		if !bytes.Contains(l, []byte(`"usage.record"`)) {
+			return false
+		}
+		var r struct {
+			Type  string `json:"type"`
+			Model string `json:"model"`
+			Usage *struct {
+				InputOther         int64 `json:"inputOther"`
+				Output             int64 `json:"output"`
+				InputCacheRead     int64 `json:"inputCacheRead"`
+				InputCacheCreation int64 `json:"inputCacheCreation"`
+			} `json:"usage"`
+		}
+		if json.Unmarshal(l, &r) != nil || r.Type != "usage.record" || r.Usage == nil {
+			return false
+		}
+		u := r.Usage
+		used, model = u.InputOther+u.InputCacheRead+u.InputCacheCreation+u.Output, r.Model
+		return true
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	return used, kimi.ContextWindow(model), nil
 }

@@ -187,8 +187,12 @@ func DefaultSessionPaths(home string, h archive.Harness) []string {
 				filepath.Join(d, "tmp", "*", "chats", "session-*.jsonl"))
 		case archive.HarnessKimi:
 			out = append(out, filepath.Join(d, "sessions", "*", "*", "context.jsonl"),
-				filepath.Join(d, "sessions", "*", "*", "wire.jsonl"))
+				filepath.Join(d, "sessions", "*", "*", "wire.jsonl"),
+				filepath.Join(d, "sessions", "*", "*.jsonl")) // the flat layout
 		}
+	}
+	if h == archive.HarnessKimi {
+		out = append(out, filepath.Join(transcript.KimiCodeDir(home), "sessions", "*", "*", "agents", "main", "wire.jsonl"))
 	}
 	return out
 }

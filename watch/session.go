@@ -58,6 +58,15 @@ func sessionFor(h archive.Harness, path string) (*Session, bool) {
 			s.ID = strings.TrimSuffix(strings.TrimSuffix(base, ".jsonl"), ".json")
 		}
 	case archive.HarnessKimi:
+		if id, code, ok := kimiOwnFile(path); ok {
+			// The flat layout's <id>.jsonl, or a Kimi Code wire log: the
+			// file is the session.
+			s.ID = id
+			if !code && strings.Contains(base, "_read_") {
+				return nil, false // a subagent's context
+			}
+			break
+		}
 		dir := filepath.Dir(path)
 		s.ID = filepath.Base(dir)
 		s.Path = filepath.Join(dir, "context.jsonl")
@@ -219,6 +228,9 @@ func isTurn(h archive.Harness, l []byte) bool {
 		}
 		return json.Unmarshal(l, &r) == nil && r.Type == "user" && r.ID != ""
 	case archive.HarnessKimi:
+		if kimiTurn(l) {
+			return true
+		}
 		if !bytes.Contains(l, []byte(`TurnBegin`)) {
 			return false
 		}

@@ -320,7 +320,17 @@ func TestHookE2ECorpus(t *testing.T) {
 			pre := append(bytes.Join(lines[:cut], []byte("\n")), '\n')
 			w.writeTranscript(pre)
 			w.fire("PreCompact", map[string]any{"trigger": "auto"}, "BEN10_HOOK_RECOMPRESS=off")
-			w.writeTranscript(data)
+			// The transcript as SessionStart(compact) sees it: up to the
+			// summary that follows this boundary (a file may hold later
+			// compactions too).
+			post := data
+			for i := cut + 1; i < len(lines); i++ {
+				if bytes.Contains(lines[i], []byte(`"isCompactSummary":true`)) {
+					post = append(bytes.Join(lines[:i+1], []byte("\n")), '\n')
+					break
+				}
+			}
+			w.writeTranscript(post)
 			out := w.fire("SessionStart", map[string]any{"source": "compact"})
 			if out == nil || out.HookSpecificOutput == nil {
 				t.Fatal("nothing injected")

@@ -26,39 +26,47 @@ type Session struct {
 // Cut cuts a transcript at its first compact_boundary and collects the
 // paths and commands used before it. ok is false without a boundary.
 func Cut(data []byte) (s Session, ok bool) {
+	all := CutAll(data)
+	if len(all) == 0 {
+		return s, false
+	}
+	return all[0], true
+}
+
+// CutAll cuts a transcript at each of its compact_boundary lines: the
+// k-th Session holds the lines before the k-th boundary, the summary
+// that follows it, and the paths and commands used in all those lines
+// (earlier segments included: they were in some context before).
+func CutAll(data []byte) []Session {
 	lines := bytes.Split(data, []byte("\n"))
-	boundary := -1
+	var out []Session
+	pending := -1 // index in out of the boundary waiting for its summary
 	for i, l := range lines {
 		var h struct {
 			Type             string `json:"type"`
 			Subtype          string `json:"subtype"`
 			IsCompactSummary bool   `json:"isCompactSummary"`
+			IsSidechain      bool   `json:"isSidechain"`
 			Message          struct {
 				Content json.RawMessage `json:"content"`
 			} `json:"message"`
 		}
-		if !bytes.Contains(l, []byte(`ompact`)) || json.Unmarshal(l, &h) != nil {
+		if !bytes.Contains(l, []byte(`ompact`)) || json.Unmarshal(l, &h) != nil || h.IsSidechain {
 			continue
 		}
-		if boundary < 0 {
-			if h.Type == "system" && h.Subtype == "compact_boundary" {
-				boundary = i
-			}
-			continue
-		}
-		if h.IsCompactSummary {
-			s.Summary = contentText(h.Message.Content)
-			break
+		switch {
+		case h.Type == "system" && h.Subtype == "compact_boundary":
+			s := Session{Pre: append(bytes.Join(lines[:i], []byte("\n")), '\n'), Lines: i}
+			u := CollectUsed(lines[:i])
+			s.Root, s.Paths, s.Commands = u.Root, u.Paths, u.Commands
+			out = append(out, s)
+			pending = len(out) - 1
+		case h.IsCompactSummary && pending >= 0:
+			out[pending].Summary = contentText(h.Message.Content)
+			pending = -1
 		}
 	}
-	if boundary < 0 {
-		return s, false
-	}
-	s.Pre = append(bytes.Join(lines[:boundary], []byte("\n")), '\n')
-	s.Lines = boundary
-	u := CollectUsed(lines[:boundary])
-	s.Root, s.Paths, s.Commands = u.Root, u.Paths, u.Commands
-	return s, true
+	return out
 }
 
 func contentText(c json.RawMessage) string {
@@ -226,3 +234,55 @@ func (u Used) Measure(text string) Share {
 
 // Used returns what the session used before its boundary.
 func (s Session) Used() Used { return Used{Root: s.Root, Paths: s.Paths, Commands: s.Commands} }
+
+// Expand rewrites a digest's dense notation back into the items it
+// stands for, so that Measure counts what the digest names:
+//
+//   - the "Path abbreviations: {P1} = /a/b; {P2} = …" legend's names are
+//     replaced by their prefixes;
+//   - a command group line "- `sed -n` ×3 → ok: `'1p' a` · `'2p' b` ×2 · …"
+//     stands for the commands "sed -n '1p' a", "sed -n '2p' b", …, which
+//     are appended one per line.
+func Expand(digest string) string {
+	var pairs []string
+	for _, l := range strings.Split(digest, "\n") {
+		if legend, ok := strings.CutPrefix(l, "Path abbreviations: "); ok {
+			for _, e := range strings.Split(legend, "; ") {
+				name, prefix, ok := strings.Cut(e, " = ")
+				if ok && strings.HasPrefix(name, "{P") {
+					pairs = append(pairs, name+"/", prefix+"/")
+				}
+			}
+			break
+		}
+	}
+	if len(pairs) > 0 {
+		digest = strings.NewReplacer(pairs...).Replace(digest)
+	}
+	var extra []string
+	for _, l := range strings.Split(digest, "\n") {
+		rest, ok := strings.CutPrefix(l, "- `")
+		if !ok {
+			continue
+		}
+		key, rest, ok := strings.Cut(rest, "` ×")
+		if !ok {
+			continue
+		}
+		_, variants, ok := strings.Cut(rest, " → ok: ")
+		if !ok {
+			continue
+		}
+		for _, v := range strings.Split(variants, " · ") {
+			v = strings.TrimPrefix(v, "`")
+			if i := strings.LastIndex(v, "`"); i >= 0 {
+				v = v[:i]
+			}
+			extra = append(extra, key+" "+v)
+		}
+	}
+	if len(extra) == 0 {
+		return digest
+	}
+	return digest + "\n" + strings.Join(extra, "\n")
+}

@@ -55,3 +55,25 @@ func TestCutAndMeasure(t *testing.T) {
 		t.Fatal("empty share")
 	}
 }
+
+func TestExpand(t *testing.T) {
+	d := "# Ben10 context\n" +
+		"Path abbreviations: {P1} = /home/u/go/pkg/mod/example.com/m@v1; {P2} = /tmp/build-cache-dir\n" +
+		"## Commands (newest first, with outcome)\n" +
+		"- `sed -n` ×3 → ok: `'1,40p' {P1}/a.go` · `'2p' b.txt` ×2 · `'9p' {P2}/c.txt`\n" +
+		"- `go test ./...` → exit 1: FAIL\n"
+	got := Expand(d)
+	for _, want := range []string{
+		"sed -n '1,40p' /home/u/go/pkg/mod/example.com/m@v1/a.go",
+		"sed -n '2p' b.txt",
+		"sed -n '9p' /tmp/build-cache-dir/c.txt",
+		"go test ./...",
+	} {
+		if !Appears(NormWS(got), want) {
+			t.Errorf("expanded digest lacks %q:\n%s", want, got)
+		}
+	}
+	if plain := "- `ls` → ok"; Expand(plain) != plain {
+		t.Errorf("a digest without dense notation changed: %q", Expand(plain))
+	}
+}

@@ -17,6 +17,16 @@
 // cache_creation + cache_read of the last non-sidechain assistant line with
 // a usage.
 //
+// Claude Code 2.1.1xx–2.1.2xx lines (lines.go): ai-title gives the
+// session's title (a custom-title wins); a prompt typed while Claude was
+// busy, stored only as an attachment of type queued_command with origin
+// kind "human", is a user request (queued task notifications are not);
+// pasted images are "[image]" lines of their message; a signature-only
+// thinking block makes no message; a subagent's own file opened by itself
+// (every line isSidechain) is read as a main chain. mode, permission-mode,
+// bridge-session, last-prompt, file-history-delta and the other
+// attachments are known and kept raw only.
+//
 // Preferences and corrections use the fixed heuristic documented in
 // prefs.go.
 //

@@ -38,22 +38,21 @@ const (
 	maxProblems = 20
 )
 
-// importerName and importerVersion name this importer in archives whose
-// conversation is rebuilt from the raw transcript (archive.ModelSource).
-// The version changes whenever the model built from the same lines does.
-const (
-	importerName    = "claude"
-	importerVersion = 1
-)
+// importerVersion names this importer's model in archives whose
+// conversation is rebuilt from the raw transcript (archive.ModelSource,
+// with derivedName: lines.go). It changes whenever the model built from
+// the same lines does.
+const importerVersion = 2
 
 func init() {
-	archive.RegisterDeriver(importerName, func(raw []archive.RawFile, root string) ([]archive.Message, []archive.ToolExec, error) {
+	archive.RegisterDeriver(derivedName, func(raw []archive.RawFile, root string) ([]archive.Message, []archive.ToolExec, error) {
 		st, err := ImportFiles(raw, archive.ImportOptions{ProjectDir: root})
 		if err != nil {
 			return nil, nil, err
 		}
 		return st.Messages, st.Tools, nil
 	})
+	archive.RegisterDeriver(legacyName, deriveLegacy)
 }
 
 // ErrNotTranscript is returned when the input holds no Claude Code line at
@@ -336,7 +335,7 @@ func importFilesAbort(files []archive.RawFile, redacted []map[int]bool, opt arch
 // end finishes the model and seals it as this importer's.
 func (im *importer) end(opt archive.ImportOptions) (*archive.State, error) {
 	im.finish()
-	im.st.SetSource(archive.ModelSource{Importer: importerName, Version: importerVersion, Root: im.root, Lazy: im.lazyOut})
+	im.st.SetSource(archive.ModelSource{Importer: derivedName, Version: importerVersion, Root: im.root, Lazy: im.lazyOut})
 	root := im.root
 	if root == "" {
 		root = im.st.Meta.DirectoryPath
@@ -416,6 +415,11 @@ type importer struct {
 	rec     *subRec
 	subs    []subState
 	rs      *resumeState
+	// legacy builds the model as importer version 1 did (lines.go);
+	// standalone and sideKnown: the main file is a subagent's own file
+	// (every line isSidechain); customTitled: a custom-title line was read
+	// (it wins over ai-title).
+	legacy, standalone, sideKnown, customTitled bool
 }
 
 // hashSource locates a file's last-known content in a raw line: the
@@ -627,6 +631,7 @@ func (im *importer) fileFrom(fi int, f archive.RawFile, start, startLine int) in
 type hdr struct {
 	typ, subtype, uuid, parent, logicalParent, sessionID, cwd, version, branch, agentID, timestamp jscan.Val
 	message, content, compactMeta, toolUseResult, todos, summary, leafUUID, customTitle, requestID jscan.Val
+	attachment, aiTitle                                                                            jscan.Val
 	isSidechain, isMeta, isCompactSummary                                                          bool
 }
 
@@ -673,6 +678,10 @@ func (h *hdr) field(b []byte) func(k []byte, v jscan.Val) {
 			h.leafUUID = v
 		case "customTitle":
 			h.customTitle = v
+		case "attachment":
+			h.attachment = v
+		case "aiTitle":
+			h.aiTitle = v
 		case "requestId":
 			h.requestID = v
 		case "isSidechain":
@@ -715,7 +724,7 @@ func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromN
 			m.GitBranch = str(b, h.branch)
 		}
 	}
-	side := sideFile || h.isSidechain
+	side := sideFile || im.sidechain(fi, h)
 	agent := str(b, h.agentID)
 	if agent == "" && sideFile {
 		agent = agentFromName
@@ -743,13 +752,18 @@ func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromN
 		})
 	case "custom-title":
 		if t := str(b, h.customTitle); t != "" {
-			m.Title = t
+			m.Title, im.customTitled = t, true
 			if im.rec != nil {
 				im.rec.st.Title = t
 			}
 		}
-	case "progress", "file-history-snapshot", "queue-operation", "attachment", "agent-name",
-		"last-prompt", "pr-link", "saved_hook_context", "tag", "worktree-state":
+	case "ai-title":
+		im.aiTitleLine(b, h, sideFile)
+	case "attachment":
+		im.attachmentLine(b, h, ts, side, agent, ref)
+	case "progress", "file-history-snapshot", "file-history-delta", "queue-operation", "agent-name",
+		"last-prompt", "pr-link", "saved_hook_context", "tag", "worktree-state",
+		"mode", "permission-mode", "bridge-session":
 		// Known, not part of the model: kept in the raw transcript.
 	default:
 		r := &im.st.Import
@@ -873,6 +887,7 @@ func (im *importer) message(b []byte, h *hdr, role string, ts time.Time, side bo
 		}
 	}
 	var thinking []archive.Span
+	var images []int // an image block came before spans[images[i]]
 	switch content.Kind(b) {
 	case '"':
 		addText(content)
@@ -908,8 +923,13 @@ func (im *importer) message(b []byte, h *hdr, role string, ts time.Time, side bo
 			case "text":
 				addText(text)
 			case "thinking":
-				if think.IsString(b) {
+				// A signature-only block ("thinking":"") has no text.
+				if think.IsString(b) && (im.legacy || think.E-think.S > 2) {
 					thinking = append(thinking, archive.Span{Off: uint32(think.S), Len: uint32(think.E - think.S)})
+				}
+			case "image":
+				if !im.legacy {
+					images = append(images, len(spans))
 				}
 			case "tool_use":
 				tid := str(b, id)
@@ -931,6 +951,9 @@ func (im *importer) message(b []byte, h *hdr, role string, ts time.Time, side bo
 	}
 	if msg.TextSpans != nil {
 		msg.Text, _ = archive.SpanText(b, msg.TextSpans)
+	}
+	if len(images) > 0 {
+		msg.Text, msg.TextSpans = withImages(b, spans, images), nil
 	}
 	msg.Kind = im.kind(role, h, &msg, len(spans) == 0 && len(thinking) > 0)
 	if role == "assistant" {
@@ -969,6 +992,11 @@ func (im *importer) message(b []byte, h *hdr, role string, ts time.Time, side bo
 	}
 	if h.todos.Kind(b) == '[' && !side {
 		im.setTodos(b, h.todos, ts)
+	}
+	if !im.legacy && role == "assistant" && msg.Text == "" && len(msg.ToolCallIDs) == 0 {
+		// Nothing to show (a signature-only thinking block): its usage
+		// is counted above, no empty message is made.
+		return
 	}
 	im.st.Messages = append(im.st.Messages, msg)
 }
@@ -1321,7 +1349,9 @@ func (im *importer) finish() {
 	if m.SessionID == "" && len(st.Raw) > 0 {
 		m.SessionID = strings.TrimSuffix(path.Base(st.Raw[0].Name), ".jsonl")
 	}
-	if im.root != "" {
+	if m.DirectoryPath == "" {
+		// The session's own cwd when it names one; else the project
+		// directory the caller gave.
 		m.DirectoryPath = im.root
 	}
 	if m.DirectoryPath != "" {

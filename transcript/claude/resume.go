@@ -90,6 +90,10 @@ type resumeState struct {
 	Usage       []uint64             `msgpack:"usage"`
 	LastCtx     int64                `msgpack:"last_ctx"`
 	SessionSeen bool                 `msgpack:"session_seen"`
+	// Standalone: the main file is a subagent's own transcript (lines.go).
+	Standalone bool `msgpack:"standalone,omitempty"`
+	// CustomTitled: a custom-title line was read (it wins over ai-title).
+	CustomTitled bool `msgpack:"custom_titled,omitempty"`
 	// CmdOmitted: the Command of a main-chain tool is left out when
 	// shellCommand gives it back from the tool's input (which restore
 	// resolves); CmdEmpty lists the main-chain tools whose Command is ""
@@ -203,7 +207,7 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 		Off: off, Lines: lines,
 		Meta: st.Meta, Import: cloneImport(st.Import), Files: slices.Clone(st.Files), NMsgs: im.msgBase + len(st.Messages),
 		Pending: im.pendingSummary, Todos: slices.Clone(im.todos), TodosAt: im.todosAt, Agents: slices.Clone(im.agents),
-		LastCtx: im.lastCtx, SessionSeen: im.sessionSeen,
+		LastCtx: im.lastCtx, SessionSeen: im.sessionSeen, Standalone: im.standalone, CustomTitled: im.customTitled,
 	}
 	if im.redactFP != "" {
 		rs.Hash, rs.HashState = im.prefixHash(data, off)
@@ -259,7 +263,9 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 	}
 	for _, m := range st.Messages {
 		if keepMessage(&m) {
-			m.Text = ""
+			if len(m.TextSpans) > 0 {
+				m.Text = "" // read back from the line
+			}
 			rs.Msgs = append(rs.Msgs, m)
 		}
 	}
@@ -336,7 +342,7 @@ func keepMessage(m *archive.Message) bool {
 // loadResume decodes prev's resume state when prev was written by this
 // importer (nil when it was not, or has none).
 func loadResume(prev *archive.Archive) *resumeState {
-	if src, ok := prev.Source(); !ok || src.Importer != importerName || src.Version != importerVersion {
+	if src, ok := prev.Source(); !ok || src.Importer != derivedName || src.Version != importerVersion {
 		return nil
 	}
 	b, ok, err := prev.ResumeState()
@@ -442,6 +448,7 @@ func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP str
 func (im *importer) restore(rs *resumeState, data []byte) bool {
 	st := im.st
 	st.Meta, st.Import, st.Files = rs.Meta, rs.Import, rs.Files
+	im.sideKnown, im.standalone, im.customTitled = rs.Off > 0, rs.Standalone, rs.CustomTitled
 	rm := im.restored
 	var starts []int
 	if rm != nil && rm.grown != nil {
@@ -548,6 +555,9 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 	}
 	for i := range rs.Msgs {
 		m := &rs.Msgs[i]
+		if len(m.TextSpans) == 0 {
+			continue // kept with its text (a pasted image's marker)
+		}
 		if m.Text, ok = text(m.Ref, m.TextSpans); !ok {
 			return false
 		}

@@ -276,7 +276,7 @@ func parseResumeHeader(b []byte) (h resumeHint, body []byte, ok bool) {
 // saves reading the files whole).
 func saveGrown(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (st *archive.State, stats archive.EncodeStats, ok bool, err error) {
 	prev := eopt.Previous
-	if src, ok := prev.Source(); !ok || src.Importer != importerName || src.Version != importerVersion {
+	if src, ok := prev.Source(); !ok || src.Importer != derivedName || src.Version != importerVersion {
 		return nil, stats, false, nil
 	}
 	b, ok, err := prev.ResumeState()

@@ -75,6 +75,10 @@ type conv struct {
 	respNear  map[string][]posText
 	cur       int // index of the record being converted
 	turnStart int // first message index of the current turn
+	// cellExtra: a code-mode cell's call id → its other commands' ids
+	// (codemode.go); agentSeen: agent messages already read.
+	cellExtra map[string][]string
+	agentSeen map[string]bool
 }
 
 func (c *conv) parse(lines []imp.Line) {
@@ -82,6 +86,8 @@ func (c *conv) parse(lines []imp.Line) {
 	var recs []rec
 	c.respExact = map[string]map[string]bool{}
 	c.respNear = map[string][]posText{}
+	c.cellExtra = map[string][]string{}
+	c.agentSeen = map[string]bool{}
 	for _, l := range lines {
 		var e envelope
 		if !b.Decode(c.raw, l, &e) {
@@ -168,6 +174,20 @@ func (c *conv) record(r rec) {
 		c.eventMsg(r)
 	case "compacted":
 		c.compacted(r)
+	case "inter_agent_communication":
+		var p struct {
+			Author    string `json:"author"`
+			Recipient string `json:"recipient"`
+			Content   string `json:"content"`
+		}
+		if json.Unmarshal(r.env.Payload, &p) != nil {
+			c.partial(r, "inter_agent_communication payload")
+			return
+		}
+		c.agentMessage(r, p.Author, p.Recipient, p.Content)
+	case "inter_agent_communication_metadata", "world_state", "security_risk_score", "realtime_item":
+		// Delivery flags, the harness's state snapshot, risk scores and
+		// realtime audio items: kept raw only.
 	default:
 		t := r.env.Type
 		if t == "" {
@@ -279,7 +299,9 @@ func normRole(r string) string {
 }
 
 // metaPrefixes mark user-role messages Codex injects itself.
-var metaPrefixes = []string{"<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions instructions>", "<INSTRUCTIONS>", "<turn_aborted>", "<user_shell_command>"}
+var metaPrefixes = []string{"<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<permissions instructions>", "<INSTRUCTIONS>", "<turn_aborted>", "<user_shell_command>",
+	"<recommended_plugins>", "<skills_instructions>", "<plugins_instructions>", "<apps_instructions>", "<collaboration_mode>",
+	"<personality_spec>", "<model_switch>", "<subagent_notification>", "<world_state>"}
 
 // summaryPrefix starts the user message carrying a local compaction summary.
 const summaryPrefix = "Another language model started to solve this problem"
@@ -304,12 +326,13 @@ func (c *conv) responseItem(r rec) {
 		switch role {
 		case "user":
 			kind = "prompt"
-			t := strings.TrimSpace(text)
-			for _, pre := range metaPrefixes {
-				if strings.HasPrefix(t, pre) {
-					kind = "meta"
-				}
+			own, injected := userText(m.Content)
+			if injected {
+				kind = "meta"
+			} else {
+				text = own
 			}
+			t := strings.TrimSpace(text)
 			if strings.HasPrefix(t, summaryPrefix) {
 				kind = "summary"
 			}
@@ -355,7 +378,25 @@ func (c *conv) responseItem(r rec) {
 			c.partial(r, "custom_tool_call payload")
 			return
 		}
-		c.addCall(r, f.CallID, f.Name, imp.Quote(f.Input), f.Input)
+		i := c.addCall(r, f.CallID, f.Name, imp.Quote(f.Input), f.Input)
+		if f.Name == "exec" {
+			if cmds := cellCommands(f.Input); len(cmds) > 0 {
+				t := &b.S.Tools[i]
+				t.Command = cmds[0].cmd
+				c.addCellCommands(r, t, cmds[1:])
+			}
+		}
+	case "agent_message":
+		var f struct {
+			Author    string          `json:"author"`
+			Recipient string          `json:"recipient"`
+			Content   json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(p, &f) != nil {
+			c.partial(r, "agent_message payload")
+			return
+		}
+		c.agentMessage(r, f.Author, f.Recipient, agentContent(f.Content))
 	case "local_shell_call":
 		var f struct {
 			CallID string `json:"call_id"`
@@ -401,7 +442,8 @@ func (c *conv) responseItem(r rec) {
 			return
 		}
 		c.addOutput(r, f.CallID, f.Output)
-	case "ghost_snapshot", "compaction", "compaction_summary", "other":
+	case "ghost_snapshot", "compaction", "compaction_summary", "other", "context_compaction", "compaction_trigger",
+		"additional_tools", "tool_search_call", "tool_search_output", "image_generation_call":
 		// Undo snapshots and opaque compaction items: kept raw only.
 	default:
 		b.Unknown("response_item/" + r.typ)
@@ -511,6 +553,7 @@ func (c *conv) addOutput(r rec, id string, raw json.RawMessage) {
 		t.DurationMS = r.ts.Sub(t.Timestamp).Milliseconds()
 	}
 	t.ResultRef = c.ref(r)
+	c.cellOutput(t)
 	b.AddMessage(archive.Message{ID: c.msgID(r), Role: "user", Kind: "tool_result", Text: out, Timestamp: r.ts, ToolCallIDs: []string{id}, Ref: c.ref(r)})
 }
 
@@ -658,6 +701,40 @@ func (c *conv) eventMsg(r rec) {
 				t.Success = *e.ExitCode == 0
 			}
 		}
+	case "sub_agent_activity":
+		var e struct {
+			AgentPath string `json:"agent_path"`
+			Kind      string `json:"kind"`
+		}
+		if json.Unmarshal(p, &e) == nil && e.AgentPath != "" && e.Kind != "" {
+			b.AddMessage(archive.Message{ID: c.msgID(r), Role: "system", Kind: "meta", Text: "sub-agent " + e.AgentPath + " " + e.Kind, AgentID: e.AgentPath, Timestamp: r.ts, Ref: c.ref(r)})
+		}
+	case "thread_settings_applied":
+		var e struct {
+			Settings struct {
+				Model string `json:"model"`
+			} `json:"thread_settings"`
+		}
+		if json.Unmarshal(p, &e) == nil && e.Settings.Model != "" {
+			b.S.Meta.Model = e.Settings.Model
+		}
+	case "turn_started":
+		var e struct {
+			ModelContextWindow int64 `json:"model_context_window"`
+		}
+		if json.Unmarshal(p, &e) == nil && e.ModelContextWindow > 0 {
+			b.S.Meta.ContextWindow = e.ModelContextWindow
+		}
+	case "warning", "guardian_warning", "deprecation_notice", "hook_started", "hook_completed", "terminal_interaction",
+		"exec_command_output_delta", "patch_apply_updated", "turn_diff", "thread_goal_updated", "thread_queue_changed",
+		"session_configured", "mcp_startup_update", "mcp_startup_complete", "image_generation_begin", "image_generation_end",
+		"collab_agent_spawn_begin", "collab_agent_interaction_begin", "collab_agent_interaction_end", "collab_waiting_begin",
+		"collab_waiting_end", "collab_close_begin", "collab_close_end", "collab_resume_begin", "collab_resume_end",
+		"agent_reasoning_section_break", "model_reroute", "turn_moderation_metadata", "request_user_input",
+		"dynamic_tool_call_request", "dynamic_tool_call_response", "exec_approval_request", "apply_patch_approval_request",
+		"request_permissions", "elicitation_request", "shutdown_complete", "raw_response_item", "raw_response_completed":
+		// Progress, approvals and UI events: the response items carry
+		// the content.
 	case "context_compacted", "task_complete", "turn_complete", "exec_command_begin", "patch_apply_begin",
 		"entered_review_mode", "exited_review_mode", "undo_started", "undo_completed", "web_search_begin", "web_search_end",
 		"mcp_tool_call_begin", "mcp_tool_call_end", "item_completed", "item_started", "plan_update", "error", "stream_error",

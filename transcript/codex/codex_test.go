@@ -232,3 +232,72 @@ func TestManyEvents(t *testing.T) {
 		t.Errorf("%d messages, %d lines", len(s.Messages), s.Import.Lines)
 	}
 }
+
+// Codex 0.14x code mode and sub-agents (testdata/codemode.jsonl, written
+// by hand): every exec_command call of an "exec" JavaScript cell is a
+// command with the cell's output and outcome; a sub-agent's report is
+// kept once; harness-injected blocks are not the first request.
+func TestCodeMode(t *testing.T) {
+	s, err := codex.Import(filepath.Join("testdata", "codemode.jsonl"), archive.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Import.UnknownTypes) != 0 {
+		t.Errorf("unknown types %v", s.Import.UnknownTypes)
+	}
+	var cmds []string
+	for _, x := range s.Tools {
+		cmds = append(cmds, fmt.Sprintf("%s %q ok=%v", x.ID, x.Command, x.Success))
+	}
+	wantCmds := []string{
+		`call_c1 "go test ./health/..." ok=false`,
+		`call_c1#2 "git status --short" ok=false`,
+		`call_c2 "go vet ./..." ok=true`,
+	}
+	if !reflect.DeepEqual(cmds, wantCmds) {
+		t.Errorf("commands:\n%s\nwant:\n%s", strings.Join(cmds, "\n"), strings.Join(wantCmds, "\n"))
+	}
+	if got := s.Tools[1].Output; !strings.Contains(got, "FAIL: TestHealth") {
+		t.Errorf("second command's output = %q, want the cell's", got)
+	}
+	var prompts, reports []string
+	for _, m := range s.Messages {
+		switch m.Kind {
+		case "prompt":
+			prompts = append(prompts, m.Text)
+		case "agent":
+			reports = append(reports, m.Text)
+		}
+	}
+	if len(prompts) != 1 || prompts[0] != "Make the health check test pass" {
+		t.Errorf("prompts = %q, want only the user's request", prompts)
+	}
+	if len(reports) != 1 || !strings.Contains(reports[0], "the test expects 503") || !strings.HasPrefix(reports[0], "[/root/reviewer → /root]") {
+		t.Errorf("sub-agent reports = %q", reports)
+	}
+	if s.Meta.Model != "gpt-5.5" {
+		t.Errorf("model = %q", s.Meta.Model)
+	}
+}
+
+func TestCellCommands(t *testing.T) {
+	cases := []struct {
+		js   string
+		want []string
+	}{
+		{`await tools.exec_command({cmd: "ls -la"})`, []string{"ls -la"}},
+		{`tools.exec_command({ 'cmd': 'echo \'hi\'', workdir: '/x' })`, []string{"echo 'hi'"}},
+		{"tools.exec_command({cmd: `make test`})", []string{"make test"}},
+		{"tools.exec_command({cmd: `rm ${dir}`})", nil},
+		{`tools.exec_command({cmd: ["bash", "-lc", "cargo build"]}); tools.exec_command({workdir: "/y", cmd: "cargo test"})`, []string{"cargo build", "cargo test"}},
+		{`const c = "ls"; tools.exec_command({cmd: c})`, nil},
+		{`tools.exec_command({cmd: "unterminated`, nil},
+		{`tools.exec_command(`, nil},
+		{`tools.exec_command({opts: {a: [1, "}"]}, cmd: "pwd"})`, []string{"pwd"}},
+	}
+	for _, c := range cases {
+		if got := codex.CellCommandsForTest(c.js); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.js, got, c.want)
+		}
+	}
+}

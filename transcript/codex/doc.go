@@ -21,6 +21,16 @@
 //     a remote compaction's opaque replacement_history.
 //   - shell / exec_command tools fill ToolExec.Command; apply_patch and
 //     update_plan fill the file registry and the task state.
+//   - Code mode (0.14x): a custom_tool_call named "exec" is a JavaScript
+//     cell; each tools.exec_command({cmd, workdir}) call in it is a
+//     command, with the cell's output and outcome (codemode.go).
+//   - Sub-agents: response_item agent_message and the rollout's
+//     inter_agent_communication are kept once as "agent" messages
+//     ("[author → recipient]"); sub_agent_activity events as meta lines;
+//     thread_settings_applied gives the model.
+//   - User messages' harness-injected blocks (environment context,
+//     instructions, <recommended_plugins>, …) make a "meta" message, not a
+//     request.
 //
 // The one raw file is named after the rollout file ("rollout-….jsonl").
 // Records of unknown types are counted in ImportReport.UnknownTypes

@@ -27,4 +27,19 @@
 // "<uuid>/<path relative to the session directory>": "<uuid>/context.jsonl",
 // "<uuid>/context_1.jsonl", "<uuid>/wire.jsonl", "<uuid>/state.json",
 // "<uuid>/subagents/<id>/context.jsonl", ….
+//
+// # Other layouts
+//
+// The older flat layout keeps a session as sessions/<md5>/<uuid>.jsonl
+// (context lines) with its subagents' contexts beside it as
+// <uuid>_read_N.jsonl (subagent "read_N"); either file imports the
+// session, and the raw files keep their own names (flat.go).
+//
+// Kimi Code (the successor) keeps only wire logs,
+// ~/.kimi-code/sessions/wd_…/session_<uuid>/agents/<agent>/wire.jsonl, in
+// protocol 1.4 records: context.append_message and the loop events of
+// context.append_loop_event (content parts, tool calls and results) make
+// the messages and tools, usage.record the tokens, llm.request the model
+// and context.apply_compaction the compactions; the other agents' logs are
+// subagents (code.go).
 package kimi

@@ -45,6 +45,12 @@ func SessionDir(path string) (string, error) {
 // of the directory is kept raw as "<uuid>/<relative path>" (subagents/ only
 // unless opt.NoSubagents).
 func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
+	if w, ok := codeWire(path); ok {
+		return importCode(w, opt)
+	}
+	if uuid, dir, ok := flatSession(path); ok {
+		return importFlat(dir, uuid, opt)
+	}
 	dir, err := SessionDir(path)
 	if err != nil {
 		return nil, err
@@ -83,6 +89,13 @@ func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kimi: %s: %w", dir, err)
 	}
+	return finishImport(files, abs, opt)
+}
+
+// finishImport imports a session's files read from session directory abs
+// (<share>/sessions/<md5>/<uuid>, or <share>/sessions/<md5> for the flat
+// layout's files): the work directory is resolved from the <md5> folder.
+func finishImport(files []archive.RawFile, abs string, opt archive.ImportOptions) (*archive.State, error) {
 	hash := filepath.Base(filepath.Dir(abs))
 	share := filepath.Dir(filepath.Dir(filepath.Dir(abs)))
 	if !hashRe().MatchString(hash) {
@@ -205,6 +218,10 @@ func ImportBytes(name string, data []byte, opt archive.ImportOptions) (*archive.
 // "<uuid>/state.json", "<uuid>/subagents/<id>/context.jsonl", …. Every
 // file is kept raw in the given order.
 func ImportFiles(files []archive.RawFile, opt archive.ImportOptions) (*archive.State, error) {
+	if len(files) > 0 && strings.HasSuffix(files[0].Name, "wire.jsonl") && codeHead(files[0].Data[:min(len(files[0].Data), codeSniff)]) {
+		// A Kimi Code session: wire logs only.
+		return importCodeFiles(files, opt), nil
+	}
 	return importFiles(files, opt, opt.ProjectDir)
 }
 
@@ -227,6 +244,24 @@ func importFiles(files []archive.RawFile, opt archive.ImportOptions, root string
 			agent = strings.SplitN(dir[j+len("subagents/"):], "/", 2)[0]
 		}
 		if agent != "" && opt.NoSubagents {
+			continue
+		}
+		if dir == "" {
+			// The flat layout: <uuid>.jsonl and <uuid>_read_N.jsonl.
+			if id, n, ok := flatName(base); ok {
+				if n == "" {
+					main = append(main, ctxFile{i, int(^uint(0) >> 1)})
+				} else if !opt.NoSubagents {
+					agent = "read_" + n
+					if _, seen := subs[agent]; !seen {
+						subNames = append(subNames, agent)
+					}
+					subs[agent] = append(subs[agent], ctxFile{i, int(^uint(0) >> 1)})
+				}
+				if k.b.S.Meta.SessionID == "" {
+					k.b.S.Meta.SessionID = id
+				}
+			}
 			continue
 		}
 		switch {
