@@ -233,16 +233,7 @@ func runStoreRestore(cmd *cobra.Command) error {
 		}
 		oo = archive.OpenOptions{Passphrase: pass}
 	}
-	verify := func(p string) error {
-		if err := ctxfmt.VerifyFile(p, ctxfmt.VerifyOptions{}); err != nil {
-			return err
-		}
-		a, err := archive.OpenFile(p, oo)
-		if err != nil {
-			return err
-		}
-		return a.Close()
-	}
+	verify := verifyForRestore(oo, st.Config())
 	n := 0
 	for _, set := range []bool{restoreFlags.name != "", restoreFlags.from != "", restoreFlags.checkpoint != 0} {
 		if set {
@@ -264,11 +255,23 @@ func runStoreRestore(cmd *cobra.Command) error {
 	case restoreFlags.checkpoint != 0:
 		src = st.CheckpointPath(restoreFlags.checkpoint)
 	default:
+		// current.ctx that cannot be read for want of its key is neither
+		// replaced by an older file nor moved: the user is told the key.
+		if _, serr := os.Stat(st.CurrentPath()); serr == nil {
+			if err := verify(st.CurrentPath()); errors.Is(err, store.ErrNotCorrupt) {
+				return fmt.Errorf("%s: %w", st.CurrentPath(), err)
+			}
+		}
 		rec, err := st.Recover(verify)
 		for _, q := range rec.Quarantined {
 			fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: damaged file moved to %s\n", q)
 		}
 		if err != nil {
+			for _, s := range rec.Skipped {
+				if errors.Is(s, store.ErrNotCorrupt) {
+					return fmt.Errorf("nothing to restore: %w", s)
+				}
+			}
 			return fmt.Errorf("nothing to restore: %w", err)
 		}
 		src = rec.Path
