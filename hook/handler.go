@@ -322,6 +322,9 @@ func (c *call) postToolUse() (*Output, error) {
 
 func (c *call) runCheckpoint(why string) error {
 	res, cerr := c.h.checkpoint(c.ctx, c.st, c.cfg, c.in)
+	if errors.Is(cerr, ErrNoConversation) {
+		return nil // nothing to checkpoint yet; the next interval tries again
+	}
 	err := c.update(func(s *State, ss *SessionState) error {
 		// Counters restart even when the checkpoint failed, so a broken
 		// transcript is not re-read on every prompt; the next interval
@@ -750,6 +753,9 @@ func (c *call) sessionEnd() (*Output, error) {
 		res, serr = c.h.saveCurrent(c.ctx, c.st, c.cfg, c.in)
 		if errors.Is(serr, ErrNoTranscript) && c.in.TranscriptPath != "" && ss0.Prompts == 0 {
 			serr = nil // a session that never got a message has no transcript file
+		}
+		if errors.Is(serr, ErrNoConversation) {
+			serr = nil // nothing to save; current.ctx stays as it is
 		}
 	}
 	err := c.update(func(s *State, ss *SessionState) error {

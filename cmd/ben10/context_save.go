@@ -481,6 +481,9 @@ func runContextRestore(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	defer a.Close()
+	if err := requireConversation(a, args[0]); err != nil {
+		return err
+	}
 	dir := restoreFlags.projectDir
 	if dir == "" {
 		if dir, err = os.Getwd(); err != nil {

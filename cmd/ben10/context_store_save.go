@@ -84,6 +84,9 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	if msgs, _ := snapshot.StateCounts(state); msgs == 0 {
+		return fmt.Errorf("%s holds no conversation yet (only the assistant's metadata lines): nothing saved", tr)
+	}
 	opts, red, err := storeEncodeOptions(cmd, cfg)
 	if err != nil {
 		return err
@@ -258,7 +261,7 @@ func runStoreRestore(cmd *cobra.Command) error {
 		// current.ctx that cannot be read for want of its key is neither
 		// replaced by an older file nor moved: the user is told the key.
 		if _, serr := os.Stat(st.CurrentPath()); serr == nil {
-			if err := verify(st.CurrentPath()); errors.Is(err, store.ErrNotCorrupt) {
+			if err := verify(st.CurrentPath()); isKeyProblem(err) {
 				return fmt.Errorf("%s: %w", st.CurrentPath(), err)
 			}
 		}
@@ -268,7 +271,7 @@ func runStoreRestore(cmd *cobra.Command) error {
 		}
 		if err != nil {
 			for _, s := range rec.Skipped {
-				if errors.Is(s, store.ErrNotCorrupt) {
+				if isKeyProblem(s) {
 					return fmt.Errorf("nothing to restore: %w", s)
 				}
 			}
@@ -281,6 +284,12 @@ func runStoreRestore(cmd *cobra.Command) error {
 		}
 	}
 	if err := verify(src); err != nil {
+		if errors.Is(err, errNoConversation) {
+			return fmt.Errorf("%s: %w; restore an earlier checkpoint (see ben10 context list)", src, errNoConversation)
+		}
+		if errors.Is(err, os.ErrNotExist) && restoreFlags.checkpoint != 0 {
+			return fmt.Errorf("checkpoint %d does not exist (%s)", restoreFlags.checkpoint, existingCheckpoints(st))
+		}
 		return fmt.Errorf("%s: %w", src, err)
 	}
 	a, err := archive.OpenFile(src, oo)
@@ -288,6 +297,9 @@ func runStoreRestore(cmd *cobra.Command) error {
 		return err
 	}
 	defer a.Close()
+	if err := requireConversation(a, src); err != nil {
+		return err
+	}
 	installed := ""
 	if src != st.CurrentPath() {
 		data, err := os.ReadFile(src)

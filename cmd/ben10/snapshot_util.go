@@ -139,5 +139,5 @@ func notExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 // verifyArchive is the check Recover and LatestValid apply to a saved
 // context: the container's structure and footer and the archive metadata.
 func verifyArchive(st *store.Store) func(string) error {
-	return verifyForRestore(snapshot.OpenOptions(st.Config()), st.Config())
+	return verifyContext(snapshot.OpenOptions(st.Config()), st.Config(), false)
 }
