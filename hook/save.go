@@ -178,7 +178,7 @@ func (h *Handler) saveCurrent(ctx context.Context, st *store.Store, cfg *store.C
 		msgs, tools := snapshot.StateCounts(s)
 		meta := store.Meta{
 			SessionID: in.SessionID, Assistant: string(archive.HarnessClaude), Transcript: in.TranscriptPath,
-			Messages: msgs, Tokens: s.Meta.TotalTokens, Files: len(s.Files), ToolExecutions: tools,
+			Messages: msgs, ContextTokens: s.Meta.ContextTokens, TokensUsed: s.Meta.TotalTokens, Files: len(s.Files), ToolExecutions: tools,
 		}
 		cw := &countWriter{}
 		sr, err := st.SaveCurrentFunc(func(w io.Writer) error {

@@ -36,13 +36,23 @@ const (
 // status commands read instead of the archive. SaveCurrent fills SavedAt
 // (when zero), SizeBytes and SHA256; the caller fills the rest.
 type Meta struct {
-	SavedAt        time.Time      `json:"saved_at"`
-	SessionID      string         `json:"session_id,omitempty"`
-	SizeBytes      int64          `json:"size_bytes"`
-	SHA256         string         `json:"sha256"`
-	Assistant      string         `json:"assistant,omitempty"`
-	Transcript     string         `json:"transcript,omitempty"`
-	Messages       int            `json:"messages,omitempty"`
+	SavedAt    time.Time `json:"saved_at"`
+	SessionID  string    `json:"session_id,omitempty"`
+	SizeBytes  int64     `json:"size_bytes"`
+	SHA256     string    `json:"sha256"`
+	Assistant  string    `json:"assistant,omitempty"`
+	Transcript string    `json:"transcript,omitempty"`
+	Messages   int       `json:"messages,omitempty"`
+	// ContextTokens is the size of the session's context at its last
+	// request (that request's input and cache tokens): how full the
+	// window was. TokensUsed is the sum over every request of the
+	// session (input, cache and output): what it consumed.
+	ContextTokens int64 `json:"context_tokens,omitempty"`
+	TokensUsed    int64 `json:"tokens_used,omitempty"`
+	// Tokens is what older versions wrote: one or the other of the two
+	// above, depending on the writer. Read only.
+	//
+	// Deprecated: use ContextTokens or TokensUsed.
 	Tokens         int64          `json:"tokens,omitempty"`
 	Files          int            `json:"files,omitempty"`
 	ToolExecutions int            `json:"tool_executions,omitempty"`

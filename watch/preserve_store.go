@@ -158,7 +158,7 @@ func (p *StorePreserver) archive(s *store.Store, cfg *store.Config, sess *Sessio
 		stats, err = archive.EncodeWithStats(w, st, opts)
 		return err
 	}, store.Meta{SessionID: sess.ID, Assistant: string(sess.Harness), Transcript: sess.Path,
-		Messages: len(st.Messages), Tokens: req.ContextTokens, Files: len(st.Files), ToolExecutions: len(st.Tools),
+		Messages: len(st.Messages), ContextTokens: req.ContextTokens, TokensUsed: st.Meta.TotalTokens, Files: len(st.Files), ToolExecutions: len(st.Tools),
 		Extra: map[string]any{"source": SourceWatcher}}, store.SaveOptions{Rotate: rotate})
 	if err != nil {
 		var le *store.StorageLimitError

@@ -104,7 +104,7 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 		}
 		parts := []string{}
 		if c := info.Current; c != nil {
-			parts = append(parts, fmt.Sprintf("%d msgs", c.Messages), commas(c.Tokens)+" tok", "saved "+ago(c.SavedAt, now))
+			parts = append(parts, fmt.Sprintf("%d msgs", c.Messages), commas(c.ContextTokens)+" tok in context", "saved "+ago(c.SavedAt, now))
 		} else {
 			parts = append(parts, "no saved context")
 		}
@@ -143,7 +143,8 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 		fmt.Fprintf(out, "\nConversation:\n")
 		fmt.Fprintf(tw, "  Session:\t%s (%s)\n", orNone(c.SessionID), orNone(c.Assistant))
 		fmt.Fprintf(tw, "  Messages:\t%d\n", c.Messages)
-		fmt.Fprintf(tw, "  Tokens:\t%s\n", commas(c.Tokens))
+		fmt.Fprintf(tw, "  Context tokens:\t%s (the last request's context)\n", commas(c.ContextTokens))
+		fmt.Fprintf(tw, "  Tokens used:\t%s (all requests)\n", commas(c.TokensUsed))
 		fmt.Fprintf(tw, "  Tools:\t%d executions\n", c.ToolExecutions)
 		tw.Flush()
 		fmt.Fprintf(out, "\nFile Registry:\n")

@@ -132,7 +132,7 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 			rotate = true // a new session: keep the previous one's final state in history/
 		}
 		meta := store.Meta{SessionID: state.Meta.SessionID, Assistant: string(state.Meta.Harness), Transcript: absOr(tr),
-			Messages: len(state.Messages), Tokens: state.Meta.ContextTokens, Files: len(state.Files), ToolExecutions: len(state.Tools),
+			Messages: len(state.Messages), ContextTokens: state.Meta.ContextTokens, TokensUsed: state.Meta.TotalTokens, Files: len(state.Files), ToolExecutions: len(state.Tools),
 			Extra: map[string]any{"redactions": red.Counts()}}
 		res, err := st.SaveCurrentFunc(write, meta, store.SaveOptions{Rotate: rotate})
 		if err != nil {
@@ -309,7 +309,7 @@ func runStoreRestore(cmd *cobra.Command) error {
 		md := a.Meta()
 		err = st.WithLock(context.Background(), func() error {
 			res, err := st.SaveCurrent(data, store.Meta{SessionID: md.SessionID, Assistant: string(md.Harness), Messages: md.MessageCount,
-				Tokens: md.ContextTokens, Files: md.FileCount, ToolExecutions: md.ToolCount}, store.SaveOptions{Rotate: true})
+				ContextTokens: md.ContextTokens, TokensUsed: md.TotalTokens, Files: md.FileCount, ToolExecutions: md.ToolCount}, store.SaveOptions{Rotate: true})
 			installed = res.Path
 			return err
 		})
