@@ -240,6 +240,7 @@ func (c *call) update(fn func(*State, *SessionState) error) error {
 		if err := fn(s, ss); err != nil {
 			return err
 		}
+		s.expire(c.now, c.handoffMaxAge())
 		ref := ss.LastCheckpoint
 		if ref.IsZero() {
 			ref = ss.Started
@@ -626,14 +627,20 @@ func (c *call) candidates() []candidate {
 	return cs
 }
 
+// handoffMaxAge is how old a saved context may be and still be offered
+// to a new session (context.recovery.startup_max_age, default 4 hours).
+func (c *call) handoffMaxAge() time.Duration {
+	if c.cfg.Recovery.StartupMaxAge > 0 {
+		return c.cfg.Recovery.StartupMaxAge
+	}
+	return 4 * time.Hour
+}
+
 func (c *call) atStartup() (*Output, error) {
 	if !c.cfg.AutoRestore {
 		return nil, c.touch()
 	}
-	maxAge := c.cfg.Recovery.StartupMaxAge
-	if maxAge <= 0 {
-		maxAge = 4 * time.Hour
-	}
+	maxAge := c.handoffMaxAge()
 	budget := c.cfg.Recovery.StartupDigestChars
 	if budget <= 0 {
 		budget = archive.DefaultDigestBudget
