@@ -44,12 +44,9 @@ func storeEncodeOptions(cmd *cobra.Command, cfg *store.Config) (archive.EncodeOp
 		return opts, nil, err
 	}
 	if saveFlags.encrypt {
-		pass, err := readPassphrase(saveFlags.passFile)
+		pass, err := encryptPassphrase()
 		if err != nil {
 			return opts, nil, err
-		}
-		if pass == nil {
-			return opts, nil, errors.New("--encrypt needs --passphrase-file")
 		}
 		opts.Encryption = &ctxfmt.Encryption{Passphrase: pass}
 	}
