@@ -65,6 +65,11 @@ func (p *StorePreserver) Preserve(req Request) (Result, error) {
 	}
 	res.Project, res.Store = s.ProjectDir(), s.Root()
 	cfg := s.Config()
+	if !cfg.AutoSave {
+		// The project's own choice: no save, no snapshot (not an error).
+		res.SkippedArchive = "auto_save is off for " + s.ProjectDir()
+		return res, nil
+	}
 	if err := p.archive(s, cfg, sess, st, req, &res); err != nil {
 		return res, err
 	}
@@ -77,6 +82,10 @@ func (p *StorePreserver) Preserve(req Request) (Result, error) {
 		res.LastSnapshot, res.LastSnapshotSource, res.LastSnapshotID = last.CreatedAt, last.Source, last.ID
 	}
 	if !req.Snapshot {
+		return res, nil
+	}
+	if !cfg.CompactionSnapshots.Enabled {
+		res.SkippedSnapshot = "compaction snapshots are disabled for this project (context.compaction_snapshots.enabled)"
 		return res, nil
 	}
 	if ok && req.Now.Sub(last.CreatedAt) < req.Cooldown {
