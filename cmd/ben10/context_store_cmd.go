@@ -105,6 +105,8 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 		parts := []string{}
 		if c := info.Current; c != nil {
 			parts = append(parts, fmt.Sprintf("%d msgs", c.Messages), commas(c.ContextTokens)+" tok in context", "saved "+ago(c.SavedAt, now))
+		} else if info.Checkpoints > 0 {
+			parts = append(parts, "no final save; checkpoint "+ago(info.LatestCPAt, now))
 		} else {
 			parts = append(parts, "no saved context")
 		}
@@ -149,6 +151,11 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 		tw.Flush()
 		fmt.Fprintf(out, "\nFile Registry:\n")
 		fmt.Fprintf(tw, "  Tracked:\t%d files (ben10 context diff shows changes)\n", c.Files)
+	} else if info.Checkpoints > 0 {
+		// No final save (the session crashed, or has not ended), but its
+		// checkpoints hold the context: say so.
+		fmt.Fprintf(tw, "State:\tNo final save; checkpoint %s from %s (ben10 context restore)\n", strings.TrimSuffix(info.LatestCP, ".ctx"), ago(info.LatestCPAt, now))
+		fmt.Fprintf(tw, "Location:\t%s\n", filepath.Join(loc, store.CheckpointsName, info.LatestCP))
 	} else {
 		fmt.Fprintf(tw, "State:\tNo saved context (ben10 context save)\n")
 		fmt.Fprintf(tw, "Location:\t%s\n", loc)
