@@ -385,39 +385,9 @@ func runClear(cmd *cobra.Command, _ []string) error {
 	}
 	var dst string
 	err = st.WithLock(context.Background(), func() error {
-		fi, err := os.Stat(st.CurrentPath())
-		if err != nil {
-			return err
-		}
-		t := fi.ModTime()
-		if meta, err := st.ReadMeta(); err == nil && !meta.SavedAt.IsZero() {
-			t = meta.SavedAt
-		}
-		if err := st.EnsureDir(st.HistoryDir()); err != nil {
-			return err
-		}
-		dst = st.HistoryPath(t)
-		for i := 2; ; i++ {
-			if _, err := os.Lstat(dst); notExist(err) {
-				break
-			}
-			dst = strings.TrimSuffix(st.HistoryPath(t), ".ctx") + fmt.Sprintf("-%d.ctx", i)
-		}
-		if err := os.Remove(st.MetaPath()); err != nil && !notExist(err) {
-			return err
-		}
-		if err := os.Rename(st.CurrentPath(), dst); err != nil {
-			return err
-		}
-		if d, err := os.Open(filepath.Dir(dst)); err == nil {
-			_ = d.Sync()
-			d.Close()
-		}
-		if d, err := os.Open(st.Root()); err == nil {
-			_ = d.Sync()
-			d.Close()
-		}
-		return nil
+		var err error
+		dst, _, err = st.ClearCurrent()
+		return err
 	})
 	if err != nil {
 		return err
