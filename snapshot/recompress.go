@@ -275,25 +275,35 @@ const StalePending = 2 * time.Minute
 // snapshot) and its error is returned, joined with the others'. The
 // index is only parsed when it names a pending snapshot.
 func (m *Manager) CompletePending(level ctxfmt.Level, now time.Time) ([]string, error) {
-	data, err := os.ReadFile(m.st.IndexPath())
-	if err != nil || !bytes.Contains(data, []byte(`"model_pending"`)) {
-		return nil, nil
-	}
-	ix, err := ParseIndex(data)
-	if err != nil {
-		return nil, err
-	}
 	var done []string
 	var errs []error
-	for _, s := range ix.Snapshots {
-		if !s.ModelPending || now.Sub(s.CreatedAt) < StalePending {
-			continue
-		}
-		if err := m.Recompress(s.ID, level); err != nil {
+	for _, id := range m.StalePending(now) {
+		if err := m.Recompress(id, level); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		done = append(done, s.ID)
+		done = append(done, id)
 	}
 	return done, errors.Join(errs...)
+}
+
+// StalePending returns the ids of the raw-only snapshots still pending
+// StalePending after they were taken, oldest first (what CompletePending
+// completes). It reads index.json only (no lock, nothing written).
+func (m *Manager) StalePending(now time.Time) []string {
+	data, err := os.ReadFile(m.st.IndexPath())
+	if err != nil || !bytes.Contains(data, []byte(`"model_pending"`)) {
+		return nil
+	}
+	ix, err := ParseIndex(data)
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, s := range ix.Snapshots {
+		if s.ModelPending && now.Sub(s.CreatedAt) >= StalePending {
+			ids = append(ids, s.ID)
+		}
+	}
+	return ids
 }
