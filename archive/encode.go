@@ -159,6 +159,8 @@ type RedactionReport struct {
 	Enabled      bool `msgpack:"enabled" json:"enabled"`
 	LinesChanged int  `msgpack:"lines_changed" json:"lines_changed"`
 	TextsChanged int  `msgpack:"texts_changed" json:"texts_changed"`
+	// ContentsChanged counts the captured project files redaction changed.
+	ContentsChanged int `msgpack:"contents_changed,omitempty" json:"contents_changed,omitempty"`
 }
 
 // EncodeStats tells what an Encode did (returned by EncodeStats).
@@ -397,8 +399,14 @@ type encoder struct {
 	// fromStored: the State was built from the stored (redacted) files,
 	// so its texts are what the archive holds.
 	fromStored bool
-	man        []rawManifest
-	report     RedactionReport
+	// redactContent redacts the captured project files (State.FileContents)
+	// when set; nil means EncodeOptions.RedactText. A raw-only archive's
+	// completion, whose lines are already redacted, sets it alone.
+	redactContent func(string) string
+	// contents are the file contents as stored (redacted), set by model.
+	contents []FileContent
+	man      []rawManifest
+	report   RedactionReport
 	// reuse[i] leading chunks of file i are copied from the previous
 	// archive's segments prevSegs[i].
 	reuse    []int
@@ -895,6 +903,9 @@ func (e *encoder) model() (*modelSegs, error) {
 
 	meta := s.Meta
 	meta.SchemaVersion = SchemaVersion
+	// The title (Claude Code's ai-title, a summary's text) is a text
+	// of the session like any other.
+	meta.Title = e.redactText(meta.Title)
 	now := time.Now
 	if e.opts.Now != nil {
 		now = e.opts.Now
@@ -927,7 +938,8 @@ func (e *encoder) model() (*modelSegs, error) {
 		src.Resume, src.Partial, src.Lazy = nil, false, false
 		m.ms.Derived = &src
 	}
-	for _, fc := range s.FileContents {
+	e.contents = e.redactContents(s.FileContents)
+	for _, fc := range e.contents {
 		h := sha256.Sum256(fc.Data)
 		m.ms.Contents = append(m.ms.Contents, contentEntry{Path: fc.Path, Size: int64(len(fc.Data)), SHA256: hex.EncodeToString(h[:])})
 	}
@@ -980,7 +992,6 @@ func (e *encoder) model() (*modelSegs, error) {
 // write adds the metadata (with the raw manifest, once prepareRaw is
 // done), the model segments m, the raw segments and the file contents.
 func (e *encoder) write(m *modelSegs) error {
-	s := e.s
 	ms := m.ms
 	ms.Layout, ms.Raw, ms.Redact = e.layout(), e.man, e.report
 	b, err := marshal(&ms)
@@ -1027,9 +1038,8 @@ func (e *encoder) write(m *modelSegs) error {
 	if err := e.writeRaw(); err != nil {
 		return err
 	}
-	for _, fc := range s.FileContents {
-		data := fc.Data
-		if err := e.w.Add(ctxfmt.TypeFileContents, data); err != nil {
+	for _, fc := range e.contents {
+		if err := e.w.Add(ctxfmt.TypeFileContents, fc.Data); err != nil {
 			return fmt.Errorf("archive: file content %s: %w", fc.Path, err)
 		}
 	}
@@ -1057,6 +1067,29 @@ func (e *encoder) redactText(s string) string {
 		e.report.TextsChanged++
 	}
 	return r
+}
+
+// redactContents returns the captured project files as they are stored:
+// redacted like every other text when redaction is on (a file the
+// session read holds the same secrets as the tool output that showed
+// it), counted in RedactionReport.ContentsChanged.
+func (e *encoder) redactContents(fcs []FileContent) []FileContent {
+	f := e.redactContent
+	if f == nil {
+		f = e.opts.RedactText
+	}
+	if f == nil || len(fcs) == 0 {
+		return fcs
+	}
+	out := make([]FileContent, len(fcs))
+	for i, fc := range fcs {
+		if r := f(string(fc.Data)); r != string(fc.Data) {
+			fc.Data = []byte(r)
+			e.report.ContentsChanged++
+		}
+		out[i] = fc
+	}
+	return out
 }
 
 func (e *encoder) redactTasks(ts []Task) []Task {
@@ -1777,6 +1810,7 @@ func (e *encoder) redactedView() *State {
 		return e.s
 	}
 	v := *e.s
+	v.Meta.Title = f(v.Meta.Title)
 	v.Messages = make([]Message, len(e.s.Messages))
 	for i, m := range e.s.Messages {
 		m.Text = f(m.Text)

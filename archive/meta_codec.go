@@ -733,6 +733,9 @@ func (r *metaReader) redactionReport(m *RedactionReport) bool {
 		case "texts_changed":
 			m.TextsChanged, ok = r.int()
 			return 1 << 2, ok
+		case "contents_changed":
+			m.ContentsChanged, ok = r.int()
+			return 1 << 3, ok
 		}
 		return 0, false
 	})

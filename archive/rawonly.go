@@ -413,6 +413,9 @@ func (a *Archive) pendingMeta() *metaSegment {
 // lays it out at opts.Level, raw manifest and redaction report kept.
 func (a *Archive) completeRawOnly(w io.Writer, opts ReencodeOptions) (EncodeStats, error) {
 	var stats EncodeStats
+	if a.meta.Redacted && a.meta.Pending.FileContents && opts.RedactText == nil {
+		return stats, fmt.Errorf("%w: a redacted archive's completion captures project files and needs ReencodeOptions.RedactText", ErrRawOnly)
+	}
 	st, err := a.deriveState(a.meta.Pending.Resumable, true, true)
 	if err != nil {
 		return stats, err
@@ -442,6 +445,9 @@ func (a *Archive) completeRawOnly(w io.Writer, opts ReencodeOptions) (EncodeStat
 		reuse:       make([]int, n),
 		fromStored:  true,
 		s:           st,
+	}
+	if a.meta.Redacted {
+		e.redactContent = opts.RedactText
 	}
 	full := a.meta.Pending.Chunks
 	if full != nil && len(full) != n {
@@ -484,7 +490,9 @@ func (a *Archive) completeRawOnly(w io.Writer, opts ReencodeOptions) (EncodeStat
 	}
 	// model counts no redaction (nothing is redacted again); the stored
 	// lines' redaction is the raw-only archive's.
+	contents := e.report.ContentsChanged
 	e.report = a.meta.Redact
+	e.report.ContentsChanged = contents
 	m.ms.Redacted = a.meta.Redacted
 	m.ms.RedactFP = a.meta.RedactFP
 	if err := e.write(m); err != nil {

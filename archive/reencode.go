@@ -15,6 +15,11 @@ type ReencodeOptions struct {
 	Level       ctxfmt.Level
 	Concurrency int
 	Encryption  *ctxfmt.Encryption
+	// RedactText redacts the project files a raw-only archive's
+	// completion captures (the stored lines are redacted already; the
+	// files are read from disk now). It is required when the archive is
+	// redacted and its completion captures file contents.
+	RedactText func(string) string
 }
 
 // Reencode writes the archive's content again to w at another codec and

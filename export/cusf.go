@@ -114,7 +114,7 @@ func CUSF(w io.Writer, s *archive.State) error {
 		return err
 	}
 	start := cusfStart{Type: "session_start", SessionID: m.SessionID, LLMSource: string(m.Harness), LLMModel: m.Model,
-		Timestamp: ts(firstNonZero(m.CreatedAt, m.FirstActivity)), Cwd: m.DirectoryPath, Title: m.Title,
+		Timestamp: ts(earliest(m.FirstActivity, m.CreatedAt)), Cwd: m.DirectoryPath, Title: m.Title,
 		ClientVersion: m.ClientVersion, GitBranch: m.GitBranch, ContextWindow: m.ContextWindow}
 	if err := enc.Encode(start); err != nil {
 		return err
@@ -185,4 +185,17 @@ func JSON(w io.Writer, s *archive.State) error {
 		return fmt.Errorf("export: json: %w", err)
 	}
 	return nil
+}
+
+// earliest is the earliest non-zero time of ts (zero when all are): a
+// session started at its first activity, or at the start an assistant
+// records before it (Gemini CLI's startTime), never at a later save.
+func earliest(ts ...time.Time) time.Time {
+	var out time.Time
+	for _, t := range ts {
+		if !t.IsZero() && (out.IsZero() || t.Before(out)) {
+			out = t
+		}
+	}
+	return out
 }

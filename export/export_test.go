@@ -210,3 +210,36 @@ func TestOrphansAndEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestStartIsFirstActivity: a session's start is its first activity, not
+// the time it was saved (the archive's CreatedAt), in the Markdown
+// "Started" row and CUSF's session_start (issue 14 item 11).
+func TestStartIsFirstActivity(t *testing.T) {
+	first := time.Date(2026, 3, 2, 9, 11, 58, 0, time.UTC)
+	saved := first.Add(5 * time.Hour)
+	s := &archive.State{Meta: archive.Metadata{SessionID: "s1", Harness: archive.HarnessClaude,
+		CreatedAt: saved, UpdatedAt: saved, FirstActivity: first, LastActivity: first.Add(time.Hour)}}
+	var cusf, md bytes.Buffer
+	if err := export.CUSF(&cusf, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := export.Markdown(&md, s); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(cusf.String(), "\n")
+	if len(lines) < 2 || !strings.Contains(lines[1], `"session_start"`) || !strings.Contains(lines[1], `"timestamp":"2026-03-02T09:11:58Z"`) {
+		t.Errorf("CUSF session_start does not start at the first activity:\n%s", lines[1])
+	}
+	started := false
+	for _, l := range strings.Split(md.String(), "\n") {
+		if strings.Contains(l, "Started") {
+			started = true
+			if !strings.Contains(l, "2026-03-02 09:11:58 UTC") {
+				t.Errorf("Markdown %q, want the first activity 2026-03-02 09:11:58 UTC", l)
+			}
+		}
+	}
+	if !started {
+		t.Errorf("no Started row:\n%s", md.String())
+	}
+}

@@ -36,7 +36,7 @@ func Markdown(w io.Writer, s *archive.State) error {
 	row("Directory", m.DirectoryPath)
 	row("Git branch", m.GitBranch)
 	row("Client version", m.ClientVersion)
-	row("Started", mdTime(firstNonZero(m.CreatedAt, m.FirstActivity)))
+	row("Started", mdTime(earliest(m.FirstActivity, m.CreatedAt)))
 	row("Last activity", mdTime(m.LastActivity))
 	fmt.Fprintf(bw, "- **Messages:** %d · **Tool calls:** %d · **Files:** %d · **Compactions:** %d\n", len(s.Messages), len(s.Tools), len(s.Files), len(s.Compactions))
 	if m.ContextTokens > 0 {

@@ -240,6 +240,7 @@ func (c *call) update(fn func(*State, *SessionState) error) error {
 		if err := fn(s, ss); err != nil {
 			return err
 		}
+		s.expire(c.now, c.handoffMaxAge())
 		ref := ss.LastCheckpoint
 		if ref.IsZero() {
 			ref = ss.Started
@@ -322,6 +323,9 @@ func (c *call) postToolUse() (*Output, error) {
 
 func (c *call) runCheckpoint(why string) error {
 	res, cerr := c.h.checkpoint(c.ctx, c.st, c.cfg, c.in)
+	if errors.Is(cerr, ErrNoConversation) {
+		return nil // nothing to checkpoint yet; the next interval tries again
+	}
 	err := c.update(func(s *State, ss *SessionState) error {
 		// Counters restart even when the checkpoint failed, so a broken
 		// transcript is not re-read on every prompt; the next interval
@@ -623,14 +627,20 @@ func (c *call) candidates() []candidate {
 	return cs
 }
 
+// handoffMaxAge is how old a saved context may be and still be offered
+// to a new session (context.recovery.startup_max_age, default 4 hours).
+func (c *call) handoffMaxAge() time.Duration {
+	if c.cfg.Recovery.StartupMaxAge > 0 {
+		return c.cfg.Recovery.StartupMaxAge
+	}
+	return 4 * time.Hour
+}
+
 func (c *call) atStartup() (*Output, error) {
 	if !c.cfg.AutoRestore {
 		return nil, c.touch()
 	}
-	maxAge := c.cfg.Recovery.StartupMaxAge
-	if maxAge <= 0 {
-		maxAge = 4 * time.Hour
-	}
+	maxAge := c.handoffMaxAge()
 	budget := c.cfg.Recovery.StartupDigestChars
 	if budget <= 0 {
 		budget = archive.DefaultDigestBudget
@@ -750,6 +760,9 @@ func (c *call) sessionEnd() (*Output, error) {
 		res, serr = c.h.saveCurrent(c.ctx, c.st, c.cfg, c.in)
 		if errors.Is(serr, ErrNoTranscript) && c.in.TranscriptPath != "" && ss0.Prompts == 0 {
 			serr = nil // a session that never got a message has no transcript file
+		}
+		if errors.Is(serr, ErrNoConversation) {
+			serr = nil // nothing to save; current.ctx stays as it is
 		}
 	}
 	err := c.update(func(s *State, ss *SessionState) error {

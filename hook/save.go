@@ -19,6 +19,12 @@ import (
 // (Claude Code creates it with the first message).
 var ErrNoTranscript = errors.New("hook: transcript not found")
 
+// ErrNoConversation: the transcript holds no conversation message (only
+// Claude Code's metadata lines, such as last-prompt, mode or ai-title).
+// Such a save is not written: Claude Code cannot resume it, and it would
+// hide the session's earlier checkpoints from a restore.
+var ErrNoConversation = errors.New("hook: the transcript holds no conversation yet; nothing saved")
+
 // checkTranscript reports ErrNoTranscript when the hook input names no
 // transcript or it does not exist.
 func checkTranscript(in *Input) error {
@@ -33,11 +39,17 @@ func checkTranscript(in *Input) error {
 
 // saveTo imports the session's transcript and writes it to w, building on
 // opts.Previous when set (only the new lines are imported, redacted and
-// compressed; the content is a full save's either way).
+// compressed; the content is a full save's either way). A transcript
+// without a conversation message gives ErrNoConversation.
 func saveTo(w io.Writer, in *Input, st *store.Store, cfg *store.Config, opts archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
 	s, stats, err := claude.Save(w, in.TranscriptPath, archive.ImportOptions{ProjectDir: st.ProjectDir(), ExcludePatterns: cfg.ExcludePatterns}, opts)
 	if err != nil {
 		return nil, stats, fmt.Errorf("importing %s: %w", in.TranscriptPath, err)
+	}
+	if msgs, _ := snapshot.StateCounts(s); msgs == 0 {
+		// (The caller's writer is discarded: a checkpoint's temporary
+		// file is aborted, a final save is buffered.)
+		return s, stats, fmt.Errorf("%w (%s)", ErrNoConversation, in.TranscriptPath)
 	}
 	return s, stats, nil
 }
@@ -166,7 +178,7 @@ func (h *Handler) saveCurrent(ctx context.Context, st *store.Store, cfg *store.C
 		msgs, tools := snapshot.StateCounts(s)
 		meta := store.Meta{
 			SessionID: in.SessionID, Assistant: string(archive.HarnessClaude), Transcript: in.TranscriptPath,
-			Messages: msgs, Tokens: s.Meta.TotalTokens, Files: len(s.Files), ToolExecutions: tools,
+			Messages: msgs, ContextTokens: s.Meta.ContextTokens, TokensUsed: s.Meta.TotalTokens, Files: len(s.Files), ToolExecutions: tools,
 		}
 		cw := &countWriter{}
 		sr, err := st.SaveCurrentFunc(func(w io.Writer) error {

@@ -88,3 +88,9 @@ func (a managerAdapter) Recompress(id string, level ctxfmt.Level) error {
 // pendingSweepAge: a raw-only snapshot younger than this may still be
 // being completed by its own recompression.
 const pendingSweepAge = 2 * time.Minute
+
+// CompletePending completes the raw-only snapshots whose background
+// recompression did not finish (see snapshot.Manager.CompletePending).
+func (a managerAdapter) CompletePending(level ctxfmt.Level, now time.Time) ([]string, error) {
+	return a.m.CompletePending(level, now)
+}

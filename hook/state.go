@@ -309,6 +309,28 @@ func (s *State) addRecovery(r Recovery) {
 	s.Recoveries = append(s.Recoveries, r)
 }
 
+// expire marks the active recoveries that are past their expiry as
+// expired: a handoff older than handoffMaxAge (context.recovery's
+// startup_max_age: a new session would no longer be offered it), a
+// compact recovery older than compactLookback. Only superseded ones were
+// marked before; the rest stayed "active" for ever.
+func (s *State) expire(now time.Time, handoffMaxAge time.Duration) {
+	for i := range s.Recoveries {
+		r := &s.Recoveries[i]
+		if r.State != RecoveryActive {
+			continue
+		}
+		limit := handoffMaxAge
+		if r.Kind == KindCompact {
+			limit = compactLookback
+		}
+		if limit > 0 && now.Sub(r.Created) > limit {
+			r.State = RecoveryExpired
+			r.Note = "older than " + limit.String()
+		}
+	}
+}
+
 // live reports whether session id is (probably) still running: it has not
 // ended and it was active within liveWindow.
 func (s *State) live(id string, now time.Time) bool {

@@ -254,6 +254,11 @@ func DiffStates(snap, cur *archive.State) *DiffResult {
 		span.Messages++
 		span.Bytes += len(msg.Text)
 		for _, id := range msg.ToolCallIDs {
+			// A call is listed by its tool_use message and again by its
+			// tool_result message: counted once, where it was made.
+			if _, seen := lostCall[id]; seen {
+				continue
+			}
 			span.ToolCalls++
 			lostCall[id] = i + 1
 			if t := toolByID[id]; t != nil {

@@ -479,9 +479,11 @@ func TestFilesExtractAndReconcile(t *testing.T) {
 	if len(rec.New) != 1 || rec.New[0].Path != "pkg/calc/sub.go" {
 		t.Fatalf("new %+v (debug.log is excluded by *.log)", rec.New)
 	}
-	// With the current hashes as baseline, the modification is gone.
-	rec2, _ := Reconcile(e.project, files, contents, rec.Hashes, nil)
-	if len(rec2.Modified) != 0 || rec2.Unchanged != 1 {
+	// With the current hashes as baseline, every change is acknowledged:
+	// the modification, the deletion and the new file (now compared by
+	// its hash: unchanged, like add.go).
+	rec2, _ := Reconcile(e.project, files, contents, rec.Hashes, ExcludePatterns(e.m.cfg))
+	if rec2.Changed() || rec2.Unchanged != 2 {
 		t.Fatalf("after reconcile: %+v", rec2)
 	}
 	// Restoring files back into the project skips the modified one unless forced.

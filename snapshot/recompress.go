@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/redact"
 )
 
 // Recompress rewrites a snapshot at another compression level: the new
@@ -58,8 +60,22 @@ func (m *Manager) Recompress(id string, level ctxfmt.Level) error {
 	// a direct save at that level would be.
 	reencode := rawOnly || level >= ctxfmt.LevelBest
 	if reencode {
+		ro := archive.ReencodeOptions{Codec: ctxfmt.CodecZstd, Level: level, Encryption: enc}
+		if rawOnly && src.Redaction().Enabled {
+			// The completion captures project files from disk: they are
+			// redacted as the snapshot's lines were (with the defaults when
+			// the configuration has turned redaction off since).
+			r, err := Redactor(m.cfg)
+			if err != nil {
+				return fmt.Errorf("snapshot %s: %w", ShortID(s.ID), err)
+			}
+			if r == nil {
+				r = redact.Default()
+			}
+			ro.RedactText = func(s string) string { out, _ := r.String(s); return out }
+		}
 		write = func(w io.Writer) error {
-			_, err := src.Reencode(w, archive.ReencodeOptions{Codec: ctxfmt.CodecZstd, Level: level, Encryption: enc})
+			_, err := src.Reencode(w, ro)
 			return err
 		}
 	}
@@ -134,8 +150,8 @@ func copySegments(w io.Writer, r *ctxfmt.Reader, level ctxfmt.Level, enc *ctxfmt
 // reports and counts, every raw file (read back and checked against its
 // SHA-256), the conversation and tool history (texts resolved), file
 // registry, task state, compactions with their summaries, preferences,
-// recall, file contents and the model source. Values are compared in
-// their msgpack encoding (times by instant, whatever their zone).
+// recall, file contents and the model source. Values are compared as
+// their msgpack encodings decode (see sameValue).
 //
 // With captured set (a is a raw-only archive whose completion b captured
 // project files), the file contents, the registry's content hashes and
@@ -167,7 +183,7 @@ func compareContent(a, b *archive.Archive, captured, anyTime bool) error {
 				}
 			}
 			if captured {
-				s.Contents = 0
+				s.Contents, s.Redaction.ContentsChanged = 0, 0
 			}
 			if anyTime {
 				s.Meta.CreatedAt, s.Meta.UpdatedAt = time.Time{}, time.Time{}
@@ -210,24 +226,84 @@ func compareContent(a, b *archive.Archive, captured, anyTime bool) error {
 		if err != nil {
 			return fmt.Errorf("%s of the new file: %w", p.name, err)
 		}
-		ea, err1 := canonical(va)
-		eb, err2 := canonical(vb)
-		if err := errors.Join(err1, err2); err != nil {
+		same, err := sameValue(va, vb)
+		if err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
-		if !bytes.Equal(ea, eb) {
+		if !same {
 			return fmt.Errorf("%s differs", p.name)
 		}
 	}
 	return nil
 }
 
-func canonical(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := msgpack.NewEncoder(&buf)
-	enc.SetSortMapKeys(true)
-	if err := enc.Encode(v); err != nil {
+// sameValue compares two values as their msgpack encodings decode:
+// structs field by field, maps whatever the order of their keys (msgpack
+// encodes a map[string]int in Go's random map order, so two encodings of
+// one value may differ byte for byte), times by instant whatever their
+// zone.
+func sameValue(a, b any) (bool, error) {
+	da, err1 := decoded(a)
+	db, err2 := decoded(b)
+	if err := errors.Join(err1, err2); err != nil {
+		return false, err
+	}
+	return reflect.DeepEqual(da, db), nil
+}
+
+func decoded(v any) (any, error) {
+	b, err := msgpack.Marshal(v)
+	if err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	var out any
+	if err := msgpack.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StalePending is how long a raw-only snapshot may wait for the
+// background recompression its writer started before CompletePending
+// takes the work over (the worker was killed, or failed).
+const StalePending = 2 * time.Minute
+
+// CompletePending completes the raw-only snapshots whose recompression
+// has not finished StalePending after they were taken: each is
+// recompressed at level (see Recompress), oldest first. It returns the
+// ids completed; a snapshot that fails stays as it is (a valid raw-only
+// snapshot) and its error is returned, joined with the others'. The
+// index is only parsed when it names a pending snapshot.
+func (m *Manager) CompletePending(level ctxfmt.Level, now time.Time) ([]string, error) {
+	var done []string
+	var errs []error
+	for _, id := range m.StalePending(now) {
+		if err := m.Recompress(id, level); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		done = append(done, id)
+	}
+	return done, errors.Join(errs...)
+}
+
+// StalePending returns the ids of the raw-only snapshots still pending
+// StalePending after they were taken, oldest first (what CompletePending
+// completes). It reads index.json only (no lock, nothing written).
+func (m *Manager) StalePending(now time.Time) []string {
+	data, err := os.ReadFile(m.st.IndexPath())
+	if err != nil || !bytes.Contains(data, []byte(`"model_pending"`)) {
+		return nil
+	}
+	ix, err := ParseIndex(data)
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, s := range ix.Snapshots {
+		if s.ModelPending && now.Sub(s.CreatedAt) >= StalePending {
+			ids = append(ids, s.ID)
+		}
+	}
+	return ids
 }

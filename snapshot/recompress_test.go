@@ -132,9 +132,7 @@ func sameContentBut(a, b *archive.Archive) error {
 	}
 	sa, sb := a.Summary(), b.Summary()
 	sa.Meta.UpdatedAt, sa.Meta.CreatedAt = sb.Meta.UpdatedAt, sb.Meta.CreatedAt
-	ea, _ := canonical(sa)
-	eb, _ := canonical(sb)
-	if !bytes.Equal(ea, eb) {
+	if same, _ := sameValue(sa, sb); !same {
 		return err
 	}
 	return nil

@@ -38,8 +38,10 @@ type ReconcileResult struct {
 	// Unknown counts tracked files without a recorded hash (their content
 	// was not captured), which cannot be compared.
 	Unknown int `json:"unknown"`
-	// Hashes are the current hashes of every tracked file that exists:
-	// what --reconcile records as the new baseline.
+	// Hashes are the current hashes of every tracked file that exists,
+	// of the new files, and Gone for tracked files that do not: what
+	// --reconcile records as the new baseline, after which none of
+	// today's changes is listed again.
 	Hashes map[string]string `json:"-"`
 }
 
@@ -47,6 +49,11 @@ type ReconcileResult struct {
 func (r *ReconcileResult) Changed() bool {
 	return len(r.Modified)+len(r.Deleted)+len(r.New) > 0
 }
+
+// Gone is the baseline value (ReconcileResult.Hashes) of a tracked file
+// that did not exist when the changes were reconciled: its deletion is
+// acknowledged, and it is not listed as deleted again.
+const Gone = "-"
 
 // MaxReconcileFile bounds the size of a file Reconcile hashes and
 // line-counts; larger files are compared by hash only.
@@ -59,7 +66,9 @@ const MaxReconcileFile = 32 << 20
 // (lines are compared as multisets: a moved line counts as unchanged);
 // tracked files that are gone are deleted; files in a tracked file's
 // directory (not below it) that the registry lacks are new, except hidden
-// files and those matching exclude.
+// files and those matching exclude. A baseline (an earlier result's
+// Hashes) acknowledges that result's changes: a file it marks Gone is not
+// listed as deleted, a new file it holds is compared with its hash.
 func Reconcile(project string, files []archive.FileRecord, contents []archive.FileContent, baseline map[string]string, exclude []string) (*ReconcileResult, error) {
 	res := &ReconcileResult{Hashes: map[string]string{}}
 	saved := map[string][]byte{}
@@ -78,7 +87,10 @@ func Reconcile(project string, files []archive.FileRecord, contents []archive.Fi
 		p := filepath.Join(project, rel)
 		fi, err := os.Stat(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			res.Deleted = append(res.Deleted, FileChange{Path: f.Path, Status: "deleted"})
+			res.Hashes[f.Path] = Gone
+			if baseline[f.Path] != Gone {
+				res.Deleted = append(res.Deleted, FileChange{Path: f.Path, Status: "deleted"})
+			}
 			continue
 		}
 		if err != nil || !fi.Mode().IsRegular() {
@@ -92,7 +104,7 @@ func Reconcile(project string, files []archive.FileRecord, contents []archive.Fi
 		}
 		res.Hashes[f.Path] = h
 		want := baseline[f.Path]
-		if want == "" {
+		if want == "" || want == Gone {
 			want = f.Hash
 		}
 		if want == "" {
@@ -123,7 +135,33 @@ func Reconcile(project string, files []archive.FileRecord, contents []archive.Fi
 			if tracked[rel] || redact.Excluded(rel, exclude) {
 				continue
 			}
-			res.New = append(res.New, FileChange{Path: rel, Status: "new"})
+			if want, ok := baseline[rel]; ok && want != Gone {
+				// Reconciled as new before: compared with its hash then.
+				fi, err := e.Info()
+				if err != nil {
+					res.Unknown++
+					continue
+				}
+				_, h, err := readHash(filepath.Join(project, filepath.FromSlash(rel)), fi.Size())
+				if err != nil {
+					res.Unknown++
+					continue
+				}
+				res.Hashes[rel] = h
+				if h == want {
+					res.Unchanged++
+				} else {
+					res.Modified = append(res.Modified, FileChange{Path: rel, Status: "modified", Hash: h})
+				}
+				continue
+			}
+			fc := FileChange{Path: rel, Status: "new"}
+			if fi, err := e.Info(); err == nil {
+				if _, h, err := readHash(filepath.Join(project, filepath.FromSlash(rel)), fi.Size()); err == nil {
+					fc.Hash, res.Hashes[rel] = h, h
+				}
+			}
+			res.New = append(res.New, fc)
 		}
 	}
 	for _, l := range [][]FileChange{res.Modified, res.Deleted, res.New} {

@@ -36,13 +36,23 @@ const (
 // status commands read instead of the archive. SaveCurrent fills SavedAt
 // (when zero), SizeBytes and SHA256; the caller fills the rest.
 type Meta struct {
-	SavedAt        time.Time      `json:"saved_at"`
-	SessionID      string         `json:"session_id,omitempty"`
-	SizeBytes      int64          `json:"size_bytes"`
-	SHA256         string         `json:"sha256"`
-	Assistant      string         `json:"assistant,omitempty"`
-	Transcript     string         `json:"transcript,omitempty"`
-	Messages       int            `json:"messages,omitempty"`
+	SavedAt    time.Time `json:"saved_at"`
+	SessionID  string    `json:"session_id,omitempty"`
+	SizeBytes  int64     `json:"size_bytes"`
+	SHA256     string    `json:"sha256"`
+	Assistant  string    `json:"assistant,omitempty"`
+	Transcript string    `json:"transcript,omitempty"`
+	Messages   int       `json:"messages,omitempty"`
+	// ContextTokens is the size of the session's context at its last
+	// request (that request's input and cache tokens): how full the
+	// window was. TokensUsed is the sum over every request of the
+	// session (input, cache and output): what it consumed.
+	ContextTokens int64 `json:"context_tokens,omitempty"`
+	TokensUsed    int64 `json:"tokens_used,omitempty"`
+	// Tokens is what older versions wrote: one or the other of the two
+	// above, depending on the writer. Read only.
+	//
+	// Deprecated: use ContextTokens or TokensUsed.
 	Tokens         int64          `json:"tokens,omitempty"`
 	Files          int            `json:"files,omitempty"`
 	ToolExecutions int            `json:"tool_executions,omitempty"`
@@ -182,6 +192,46 @@ func (s *Store) SaveCurrentFunc(write func(io.Writer) error, meta Meta, opts Sav
 		}
 	}
 	return res, nil
+}
+
+// ClearCurrent moves current.ctx, with its current.ctx.meta, into
+// history/ as a rotation does (named by the save time the meta records,
+// else the file's modification time), then applies the history retention.
+// It returns the history path and the files pruned. It requires the lock;
+// with no current.ctx it returns an error wrapping fs.ErrNotExist.
+func (s *Store) ClearCurrent() (moved string, pruned []string, err error) {
+	if err := s.requireLock("store: ClearCurrent"); err != nil {
+		return "", nil, err
+	}
+	fi, err := os.Lstat(s.CurrentPath())
+	if err != nil {
+		return "", nil, fmt.Errorf("store: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", nil, fmt.Errorf("store: %s is not a regular file", s.CurrentPath())
+	}
+	t := fi.ModTime()
+	if m, err := s.ReadMeta(); err == nil && !m.SavedAt.IsZero() {
+		t = m.SavedAt
+	}
+	if err := s.EnsureDir(s.HistoryDir()); err != nil {
+		return "", nil, err
+	}
+	hp := s.uniqueHistoryPath(t)
+	if err := os.Rename(s.CurrentPath(), hp); err != nil {
+		return "", nil, fmt.Errorf("store: moving %s to history: %w", s.CurrentPath(), err)
+	}
+	if err := os.Rename(s.MetaPath(), hp+".meta"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return hp, nil, fmt.Errorf("store: moving %s to history: %w", s.MetaPath(), err)
+	}
+	if err := syncDir(s.HistoryDir()); err != nil {
+		return hp, nil, fmt.Errorf("store: fsync %s: %w", s.HistoryDir(), err)
+	}
+	if err := syncDir(s.root); err != nil {
+		return hp, nil, fmt.Errorf("store: fsync %s: %w", s.root, err)
+	}
+	pruned, err = s.pruneHistory()
+	return hp, pruned, err
 }
 
 type hashWriter struct {

@@ -36,6 +36,9 @@ type Result struct {
 	Snapshot *SnapshotInfo
 	// SkippedSnapshot says why a requested snapshot was not taken.
 	SkippedSnapshot string
+	// SkippedArchive says why current.ctx was not written (the project
+	// turned auto_save off); Archive is then empty.
+	SkippedArchive string
 	// LastSnapshot is the session's newest snapshot (taken now or before),
 	// and LastSnapshotSource who took it.
 	LastSnapshot       time.Time

@@ -65,6 +65,11 @@ func (p *StorePreserver) Preserve(req Request) (Result, error) {
 	}
 	res.Project, res.Store = s.ProjectDir(), s.Root()
 	cfg := s.Config()
+	if !cfg.AutoSave {
+		// The project's own choice: no save, no snapshot (not an error).
+		res.SkippedArchive = "auto_save is off for " + s.ProjectDir()
+		return res, nil
+	}
 	if err := p.archive(s, cfg, sess, st, req, &res); err != nil {
 		return res, err
 	}
@@ -77,6 +82,10 @@ func (p *StorePreserver) Preserve(req Request) (Result, error) {
 		res.LastSnapshot, res.LastSnapshotSource, res.LastSnapshotID = last.CreatedAt, last.Source, last.ID
 	}
 	if !req.Snapshot {
+		return res, nil
+	}
+	if !cfg.CompactionSnapshots.Enabled {
+		res.SkippedSnapshot = "compaction snapshots are disabled for this project (context.compaction_snapshots.enabled)"
 		return res, nil
 	}
 	if ok && req.Now.Sub(last.CreatedAt) < req.Cooldown {
@@ -158,7 +167,7 @@ func (p *StorePreserver) archive(s *store.Store, cfg *store.Config, sess *Sessio
 		stats, err = archive.EncodeWithStats(w, st, opts)
 		return err
 	}, store.Meta{SessionID: sess.ID, Assistant: string(sess.Harness), Transcript: sess.Path,
-		Messages: len(st.Messages), Tokens: req.ContextTokens, Files: len(st.Files), ToolExecutions: len(st.Tools),
+		Messages: len(st.Messages), ContextTokens: req.ContextTokens, TokensUsed: st.Meta.TotalTokens, Files: len(st.Files), ToolExecutions: len(st.Tools),
 		Extra: map[string]any{"source": SourceWatcher}}, store.SaveOptions{Rotate: rotate})
 	if err != nil {
 		var le *store.StorageLimitError

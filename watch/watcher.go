@@ -589,6 +589,13 @@ func (w *Watcher) evaluate(t *tracked, now time.Time) {
 		return
 	}
 	ss.LastError = ""
+	if res.SkippedArchive != "" {
+		ss.Project = res.Project
+		ls.SessionCooldowns[t.ID] = now.Add(l.Cooldown)
+		ev.Action, ev.Detail = "skipped", res.SkippedArchive
+		w.emit(ev)
+		return
+	}
 	ss.Project, ss.LastArchive = res.Project, res.Archive
 	ss.LastExport, ss.SizeAtExport, ss.TurnsSince = now, size, 0
 	ss.Exports++

@@ -104,7 +104,7 @@ func init() {
 	f.StringVar(&saveFlags.transcript, "transcript", "", "session file (Claude Code <session>.jsonl, Codex rollout, Gemini session, Kimi context.jsonl)")
 	f.StringVar(&saveFlags.out, "out", "", "archive to write (.ctx)")
 	f.BoolVar(&saveFlags.redact, "redact", true, "hide secrets before storing")
-	f.BoolVar(&saveFlags.encrypt, "encrypt", false, "encrypt the archive (needs --passphrase-file)")
+	f.BoolVar(&saveFlags.encrypt, "encrypt", false, "encrypt the archive (with --passphrase-file or $BEN10_PASSPHRASE)")
 	f.StringVar(&saveFlags.passFile, "passphrase-file", "", "file holding the passphrase (first line)")
 	f.StringVar(&saveFlags.level, "level", "default", "compression level: fastest, default, better, best, max")
 	f.BoolVar(&saveFlags.noSub, "no-subagents", false, "leave out <session>/subagents/*.jsonl")
@@ -139,6 +139,18 @@ func init() {
 	contextCmd.AddCommand(contextSaveCmd, contextInspectCmd, contextExportCmd, contextRestoreCmd)
 }
 
+// encryptPassphrase is the passphrase `context save --encrypt` encrypts
+// with: the first line of --passphrase-file, else $BEN10_PASSPHRASE.
+func encryptPassphrase() ([]byte, error) {
+	if saveFlags.passFile != "" {
+		return readPassphrase(saveFlags.passFile)
+	}
+	if p := os.Getenv("BEN10_PASSPHRASE"); p != "" {
+		return []byte(p), nil
+	}
+	return nil, errors.New("--encrypt needs --passphrase-file or $BEN10_PASSPHRASE")
+}
+
 func readPassphrase(p string) ([]byte, error) {
 	if p == "" {
 		return nil, nil
@@ -162,6 +174,11 @@ func openArchive(path, passFile string) (*archive.Archive, error) {
 	if err != nil {
 		return nil, err
 	}
+	if pass == nil {
+		if p := os.Getenv("BEN10_PASSPHRASE"); p != "" {
+			pass = []byte(p)
+		}
+	}
 	return archive.OpenFile(path, archive.OpenOptions{Passphrase: pass})
 }
 
@@ -179,10 +196,7 @@ func runFileSave(cmd *cobra.Command) error {
 	}
 	var pass []byte
 	if saveFlags.encrypt {
-		if saveFlags.passFile == "" {
-			return errors.New("--encrypt needs --passphrase-file")
-		}
-		if pass, err = readPassphrase(saveFlags.passFile); err != nil {
+		if pass, err = encryptPassphrase(); err != nil {
 			return err
 		}
 	} else if saveFlags.passFile != "" {
@@ -481,6 +495,9 @@ func runContextRestore(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	defer a.Close()
+	if err := requireConversation(a, args[0]); err != nil {
+		return err
+	}
 	dir := restoreFlags.projectDir
 	if dir == "" {
 		if dir, err = os.Getwd(); err != nil {

@@ -151,3 +151,28 @@ func TestContextSaveEncryptedAndIncremental(t *testing.T) {
 		t.Errorf("--encrypt without passphrase succeeded")
 	}
 }
+
+// TestSaveEncryptWithEnvPassphrase: `context save --encrypt` takes its
+// passphrase from $BEN10_PASSPHRASE, as the README says, both into a
+// file (--out) and into the store; inspect reads it back the same way
+// (issue 14 item 8).
+func TestSaveEncryptWithEnvPassphrase(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "s.ctx")
+	env := []string{"BEN10_PASSPHRASE=correct horse"}
+	mustRun(t, env, "context", "save", "--transcript", fixtureTranscript(t), "--out", out, "--encrypt")
+	if r := runBen10(t, nil, []string{"BEN10_PASSPHRASE="}, "context", "inspect", out); r.code == 0 {
+		t.Errorf("inspect of the encrypted archive without passphrase succeeded")
+	}
+	if r := mustRun(t, env, "context", "inspect", out); !strings.Contains(r.stdout, fixtureSession) {
+		t.Errorf("inspect with $BEN10_PASSPHRASE: %s", r.stdout)
+	}
+	project := t.TempDir()
+	mustRun(t, env, "context", "save", "--transcript", fixtureTranscript(t), "--dir", project, "--encrypt")
+	if r := runBen10(t, nil, []string{"BEN10_PASSPHRASE="}, "context", "inspect", filepath.Join(project, ".claude", "context", "current.ctx")); r.code == 0 {
+		t.Errorf("the store's current.ctx is not encrypted")
+	}
+	if r := runBen10(t, nil, []string{"BEN10_PASSPHRASE="}, "context", "save", "--transcript", fixtureTranscript(t), "--out", out, "--encrypt"); r.code == 0 || !strings.Contains(r.stderr, "BEN10_PASSPHRASE") {
+		t.Errorf("--encrypt without any passphrase: exit %d, %q", r.code, r.stderr)
+	}
+}

@@ -106,7 +106,9 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 		}
 		parts := []string{}
 		if c := info.Current; c != nil {
-			parts = append(parts, fmt.Sprintf("%d msgs", c.Messages), commas(c.Tokens)+" tok", "saved "+ago(c.SavedAt, now))
+			parts = append(parts, fmt.Sprintf("%d msgs", c.Messages), commas(c.ContextTokens)+" tok in context", "saved "+ago(c.SavedAt, now))
+		} else if info.Checkpoints > 0 {
+			parts = append(parts, "no final save; checkpoint "+ago(info.LatestCPAt, now))
 		} else {
 			parts = append(parts, "no saved context")
 		}
@@ -152,11 +154,17 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 		fmt.Fprintf(out, "\nConversation:\n")
 		fmt.Fprintf(tw, "  Session:\t%s (%s)\n", orNone(c.SessionID), orNone(c.Assistant))
 		fmt.Fprintf(tw, "  Messages:\t%d\n", c.Messages)
-		fmt.Fprintf(tw, "  Tokens:\t%s\n", commas(c.Tokens))
+		fmt.Fprintf(tw, "  Context tokens:\t%s (the last request's context)\n", commas(c.ContextTokens))
+		fmt.Fprintf(tw, "  Tokens used:\t%s (all requests)\n", commas(c.TokensUsed))
 		fmt.Fprintf(tw, "  Tools:\t%d executions\n", c.ToolExecutions)
 		tw.Flush()
 		fmt.Fprintf(out, "\nFile Registry:\n")
 		fmt.Fprintf(tw, "  Tracked:\t%d files (ben10 context diff shows changes)\n", c.Files)
+	} else if info.Checkpoints > 0 {
+		// No final save (the session crashed, or has not ended), but its
+		// checkpoints hold the context: say so.
+		fmt.Fprintf(tw, "State:\tNo final save; checkpoint %s from %s (ben10 context restore)\n", strings.TrimSuffix(info.LatestCP, ".ctx"), ago(info.LatestCPAt, now))
+		fmt.Fprintf(tw, "Location:\t%s\n", filepath.Join(loc, store.CheckpointsName, info.LatestCP))
 	} else {
 		fmt.Fprintf(tw, "State:\tNo saved context (ben10 context save)\n")
 		fmt.Fprintf(tw, "Location:\t%s\n", loc)
@@ -386,39 +394,9 @@ func runClear(cmd *cobra.Command, _ []string) error {
 	}
 	var dst string
 	err = st.WithLock(context.Background(), func() error {
-		fi, err := os.Stat(st.CurrentPath())
-		if err != nil {
-			return err
-		}
-		t := fi.ModTime()
-		if meta, err := st.ReadMeta(); err == nil && !meta.SavedAt.IsZero() {
-			t = meta.SavedAt
-		}
-		if err := st.EnsureDir(st.HistoryDir()); err != nil {
-			return err
-		}
-		dst = st.HistoryPath(t)
-		for i := 2; ; i++ {
-			if _, err := os.Lstat(dst); notExist(err) {
-				break
-			}
-			dst = strings.TrimSuffix(st.HistoryPath(t), ".ctx") + fmt.Sprintf("-%d.ctx", i)
-		}
-		if err := os.Remove(st.MetaPath()); err != nil && !notExist(err) {
-			return err
-		}
-		if err := os.Rename(st.CurrentPath(), dst); err != nil {
-			return err
-		}
-		if d, err := os.Open(filepath.Dir(dst)); err == nil {
-			_ = d.Sync()
-			d.Close()
-		}
-		if d, err := os.Open(st.Root()); err == nil {
-			_ = d.Sync()
-			d.Close()
-		}
-		return nil
+		var err error
+		dst, _, err = st.ClearCurrent()
+		return err
 	})
 	if err != nil {
 		return err

@@ -44,12 +44,9 @@ func storeEncodeOptions(cmd *cobra.Command, cfg *store.Config) (archive.EncodeOp
 		return opts, nil, err
 	}
 	if saveFlags.encrypt {
-		pass, err := readPassphrase(saveFlags.passFile)
+		pass, err := encryptPassphrase()
 		if err != nil {
 			return opts, nil, err
-		}
-		if pass == nil {
-			return opts, nil, errors.New("--encrypt needs --passphrase-file")
 		}
 		opts.Encryption = &ctxfmt.Encryption{Passphrase: pass}
 	}
@@ -87,6 +84,9 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 		IncludeFileContents: true, ExcludePatterns: snapshot.ExcludePatterns(cfg)})
 	if err != nil {
 		return err
+	}
+	if msgs, _ := snapshot.StateCounts(state); msgs == 0 {
+		return fmt.Errorf("%s holds no conversation yet (only the assistant's metadata lines): nothing saved", tr)
 	}
 	opts, red, err := storeEncodeOptions(cmd, cfg)
 	if err != nil {
@@ -133,7 +133,7 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 			rotate = true // a new session: keep the previous one's final state in history/
 		}
 		meta := store.Meta{SessionID: state.Meta.SessionID, Assistant: string(state.Meta.Harness), Transcript: absOr(tr),
-			Messages: len(state.Messages), Tokens: state.Meta.ContextTokens, Files: len(state.Files), ToolExecutions: len(state.Tools),
+			Messages: len(state.Messages), ContextTokens: state.Meta.ContextTokens, TokensUsed: state.Meta.TotalTokens, Files: len(state.Files), ToolExecutions: len(state.Tools),
 			Extra: map[string]any{"redactions": red.Counts()}}
 		res, err := st.SaveCurrentFunc(write, meta, store.SaveOptions{Rotate: rotate})
 		if err != nil {
@@ -237,16 +237,7 @@ func runStoreRestore(cmd *cobra.Command) error {
 		}
 		oo = archive.OpenOptions{Passphrase: pass}
 	}
-	verify := func(p string) error {
-		if err := ctxfmt.VerifyFile(p, ctxfmt.VerifyOptions{}); err != nil {
-			return err
-		}
-		a, err := archive.OpenFile(p, oo)
-		if err != nil {
-			return err
-		}
-		return a.Close()
-	}
+	verify := verifyForRestore(oo, st.Config())
 	n := 0
 	for _, set := range []bool{restoreFlags.name != "", restoreFlags.from != "", restoreFlags.checkpoint != 0} {
 		if set {
@@ -268,11 +259,23 @@ func runStoreRestore(cmd *cobra.Command) error {
 	case restoreFlags.checkpoint != 0:
 		src = st.CheckpointPath(restoreFlags.checkpoint)
 	default:
+		// current.ctx that cannot be read for want of its key is neither
+		// replaced by an older file nor moved: the user is told the key.
+		if _, serr := os.Stat(st.CurrentPath()); serr == nil {
+			if err := verify(st.CurrentPath()); isKeyProblem(err) {
+				return fmt.Errorf("%s: %w", st.CurrentPath(), err)
+			}
+		}
 		rec, err := st.Recover(verify)
 		for _, q := range rec.Quarantined {
 			fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: damaged file moved to %s\n", q)
 		}
 		if err != nil {
+			for _, s := range rec.Skipped {
+				if isKeyProblem(s) {
+					return fmt.Errorf("nothing to restore: %w", s)
+				}
+			}
 			return fmt.Errorf("nothing to restore: %w", err)
 		}
 		src = rec.Path
@@ -282,6 +285,12 @@ func runStoreRestore(cmd *cobra.Command) error {
 		}
 	}
 	if err := verify(src); err != nil {
+		if errors.Is(err, errNoConversation) {
+			return fmt.Errorf("%s: %w; restore an earlier checkpoint (see ben10 context list)", src, errNoConversation)
+		}
+		if errors.Is(err, os.ErrNotExist) && restoreFlags.checkpoint != 0 {
+			return fmt.Errorf("checkpoint %d does not exist (%s)", restoreFlags.checkpoint, existingCheckpoints(st))
+		}
 		return fmt.Errorf("%s: %w", src, err)
 	}
 	a, err := archive.OpenFile(src, oo)
@@ -289,6 +298,9 @@ func runStoreRestore(cmd *cobra.Command) error {
 		return err
 	}
 	defer a.Close()
+	if err := requireConversation(a, src); err != nil {
+		return err
+	}
 	installed := ""
 	if src != st.CurrentPath() {
 		data, err := os.ReadFile(src)
@@ -298,7 +310,7 @@ func runStoreRestore(cmd *cobra.Command) error {
 		md := a.Meta()
 		err = st.WithLock(context.Background(), func() error {
 			res, err := st.SaveCurrent(data, store.Meta{SessionID: md.SessionID, Assistant: string(md.Harness), Messages: md.MessageCount,
-				Tokens: md.ContextTokens, Files: md.FileCount, ToolExecutions: md.ToolCount}, store.SaveOptions{Rotate: true})
+				ContextTokens: md.ContextTokens, TokensUsed: md.TotalTokens, Files: md.FileCount, ToolExecutions: md.ToolCount}, store.SaveOptions{Rotate: true})
 			installed = res.Path
 			return err
 		})

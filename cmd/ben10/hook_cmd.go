@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -101,7 +102,17 @@ func runRecompress(project, levelName, id string) error {
 	if hook.DefaultSnapshots == nil {
 		return fmt.Errorf("no snapshot layer in this build")
 	}
-	return hook.DefaultSnapshots(st, cfg).Recompress(id, level)
+	sn := hook.DefaultSnapshots(st, cfg)
+	err = sn.Recompress(id, level)
+	// The work a killed or failed worker left (raw-only snapshots still
+	// pending after snapshot.StalePending) is taken over here.
+	if m, ok := sn.(interface {
+		CompletePending(ctxfmt.Level, time.Time) ([]string, error)
+	}); ok {
+		_, perr := m.CompletePending(level, time.Now())
+		err = errors.Join(err, perr)
+	}
+	return err
 }
 
 func init() {

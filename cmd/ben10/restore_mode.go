@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -137,13 +138,19 @@ func runRestoreMode(cmd *cobra.Command, args []string) (handled bool, err error)
 	if err != nil {
 		return true, err
 	}
-	verify := verifyForRestore(oo)
+	verify := verifyForRestore(oo, st.Config())
 	cur := st.CurrentPath()
 	verr := error(nil)
 	if _, serr := os.Stat(cur); serr == nil {
 		verr = verify(cur)
 	}
-	if verr == nil {
+	if isKeyProblem(verr) {
+		// The file is fine, the key is missing or wrong.
+		return true, fmt.Errorf("%s: %w", cur, verr)
+	}
+	if verr == nil || errors.Is(verr, errNoConversation) {
+		// (Without a conversation, current.ctx is passed over for the
+		// newest context that has one.)
 		if mode == modeFull {
 			return false, nil
 		}
@@ -203,18 +210,89 @@ func restoreOpenOptions(st *store.Store) (archive.OpenOptions, error) {
 
 // verifyForRestore checks a saved context the way restore trusts it: the
 // container (header, index, footer checksum over every byte) and the
-// archive's metadata.
-func verifyForRestore(oo archive.OpenOptions) func(string) error {
+// archive's metadata. A key problem (no passphrase, or the wrong one) is
+// not damage: its error wraps store.ErrNotCorrupt, so that nothing is
+// quarantined for it, and names the key cfg says is needed.
+//
+// A restore also passes over (without quarantining) a context that holds
+// no conversation, so that the newest one that does is restored.
+func verifyForRestore(oo archive.OpenOptions, cfg *store.Config) func(string) error {
+	return verifyContext(oo, cfg, true)
+}
+
+// verifyContext is verifyForRestore; with conversation unset, a context
+// without a conversation passes.
+func verifyContext(oo archive.OpenOptions, cfg *store.Config, conversation bool) func(string) error {
 	return func(p string) error {
-		if err := ctxfmt.VerifyFile(p, ctxfmt.VerifyOptions{}); err != nil {
-			return err
+		err := ctxfmt.VerifyFile(p, ctxfmt.VerifyOptions{})
+		if err == nil {
+			var a *archive.Archive
+			if a, err = archive.OpenFile(p, oo); err == nil {
+				defer a.Close()
+				if conversation && a.Meta().MessageCount == 0 {
+					return fmt.Errorf("%w: %w", store.ErrNotCorrupt, errNoConversation)
+				}
+				return nil
+			}
 		}
-		a, err := archive.OpenFile(p, oo)
-		if err != nil {
-			return err
-		}
-		return a.Close()
+		return keyProblem(err, cfg)
 	}
+}
+
+// errNoConversation marks a saved context without a conversation message.
+var errNoConversation = errors.New("it holds no conversation (only the assistant's metadata lines), so Claude Code cannot resume it")
+
+// requireConversation refuses to restore a, read from path, when it holds
+// no conversation message.
+func requireConversation(a *archive.Archive, path string) error {
+	if a.Meta().MessageCount > 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %w; restore an earlier checkpoint (see ben10 context list)", path, errNoConversation)
+}
+
+// existingCheckpoints names the checkpoints that exist, for an error.
+func existingCheckpoints(st *store.Store) string {
+	cps, err := st.Checkpoints()
+	if err != nil || len(cps) == 0 {
+		return "there are no checkpoints"
+	}
+	ns := make([]string, len(cps))
+	for i, c := range cps {
+		ns[i] = strconv.Itoa(c.N)
+	}
+	return "existing checkpoints: " + strings.Join(ns, ", ")
+}
+
+// keyProblem returns err, marked as store.ErrNotCorrupt with the key that
+// is needed when it is a key problem rather than damage.
+func keyProblem(err error, cfg *store.Config) error {
+	if !isKeyProblem(err) {
+		return err
+	}
+	return fmt.Errorf("%w: %w; it needs %s", store.ErrNotCorrupt, err, neededKey(cfg))
+}
+
+// isKeyProblem reports whether err comes from a missing or wrong key.
+func isKeyProblem(err error) bool {
+	return errors.Is(err, ctxfmt.ErrWrongKey) || errors.Is(err, ctxfmt.ErrKeyRequired)
+}
+
+// neededKey describes where the key of the project's encrypted archives
+// comes from.
+func neededKey(cfg *store.Config) string {
+	if cfg != nil && cfg.Encryption.Enabled {
+		e := cfg.Encryption
+		switch e.KeySource {
+		case "env":
+			return "the passphrase in $" + e.Env + " (context.encryption.env)"
+		case "passphrase-file":
+			return "the passphrase in " + e.PassphraseFile + " (context.encryption.passphrase_file)"
+		case "keyfile":
+			return "the key in " + e.KeyFile + " (context.encryption.key_file)"
+		}
+	}
+	return "the passphrase it was saved with ($BEN10_PASSPHRASE or --passphrase-file)"
 }
 
 // newestValid returns the newest checkpoint (kind checkpoint) or history
@@ -431,7 +509,7 @@ func partialSource(cmd *cobra.Command, args []string) (*archive.Archive, string,
 	case restoreFlags.checkpoint != 0:
 		src = st.CheckpointPath(restoreFlags.checkpoint)
 	default:
-		rec, err := st.Recover(verifyForRestore(oo))
+		rec, err := st.Recover(verifyForRestore(oo, st.Config()))
 		for _, q := range rec.Quarantined {
 			fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: damaged file moved to %s\n", q)
 		}
@@ -443,7 +521,7 @@ func partialSource(cmd *cobra.Command, args []string) (*archive.Archive, string,
 		}
 		src = rec.Path
 	}
-	if err := verifyForRestore(oo)(src); err != nil {
+	if err := verifyForRestore(oo, st.Config())(src); err != nil {
 		return nil, "", nil, fmt.Errorf("%s: %w", src, err)
 	}
 	a, err := archive.OpenFile(src, oo)

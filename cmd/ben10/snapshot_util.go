@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/ben10ctx/ben10/archive"
-	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
@@ -140,15 +139,5 @@ func notExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 // verifyArchive is the check Recover and LatestValid apply to a saved
 // context: the container's structure and footer and the archive metadata.
 func verifyArchive(st *store.Store) func(string) error {
-	oo := snapshot.OpenOptions(st.Config())
-	return func(p string) error {
-		if err := ctxfmt.VerifyFile(p, ctxfmt.VerifyOptions{}); err != nil {
-			return err
-		}
-		a, err := archive.OpenFile(p, oo)
-		if err != nil {
-			return err
-		}
-		return a.Close()
-	}
+	return verifyContext(snapshot.OpenOptions(st.Config()), st.Config(), false)
 }

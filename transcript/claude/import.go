@@ -741,15 +741,19 @@ func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromN
 	case "system":
 		im.system(b, h, ts, side, agent, ref)
 	case "summary":
+		// {"type":"summary","summary":…,"leafUuid":…} is the title Claude
+		// Code gives a conversation branch (its /resume list shows it),
+		// not a compaction: the session's title unless one is set
+		// already (a custom-title line always wins).
 		if im.rec != nil {
-			// Numbered by the messages read before it.
-			im.rec.dependent = true
+			im.rec.dependent = true // (a subagent file's line sets the main title)
 		}
-		sum, sp := textOf(b, h.summary)
-		im.st.Compactions = append(im.st.Compactions, archive.Compaction{
-			Trigger: "legacy", Timestamp: ts, LogicalParent: str(b, h.leafUUID), Summary: sum,
-			Legacy: true, MessageIndex: im.msgBase + len(im.st.Messages), Ref: ref, SummaryRef: ref, SummarySpans: sp,
-		})
+		if t := str(b, h.summary); t != "" && m.Title == "" {
+			m.Title = t
+			if im.rec != nil {
+				im.rec.st.Title = t
+			}
+		}
 	case "custom-title":
 		if t := str(b, h.customTitle); t != "" {
 			m.Title, im.customTitled = t, true

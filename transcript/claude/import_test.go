@@ -147,8 +147,10 @@ func checkSpans(t *testing.T, st *archive.State) {
 
 func TestImportV1(t *testing.T) {
 	st := importFixture(t, "v1.jsonl", archive.ImportOptions{})
-	if len(st.Compactions) != 1 || !st.Compactions[0].Legacy || st.Compactions[0].Summary != "Earlier work on parser" {
-		t.Fatalf("legacy summary: %+v", st.Compactions)
+	// A summary line is the title of a conversation branch, not a
+	// compaction (issue 14 item 12).
+	if len(st.Compactions) != 0 || st.Meta.Title != "Earlier work on parser" {
+		t.Fatalf("summary line: compactions %+v, title %q", st.Compactions, st.Meta.Title)
 	}
 	var side int
 	for _, m := range st.Messages {

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRestoreKeyProblemIsNotCorruption: an encrypted current.ctx restored
+// without its passphrase, or with a wrong one, stays where it is (nothing
+// moves to corrupt/, no older file is restored in its place), and the
+// error names the key that is needed. With the right passphrase the
+// same restore succeeds.
+func TestRestoreKeyProblemIsNotCorruption(t *testing.T) {
+	w := newHookWorld(t, demoSessionID)
+	full, err := os.ReadFile("../../testdata/demo/claude-session.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.writeTranscript(bytes.ReplaceAll(full, []byte("/home/dev/cart-service"), []byte(w.project)))
+	if err := os.MkdirAll(filepath.Join(w.project, ".claude"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := "context:\n  checkpoint_interval: 1\n  encryption:\n    enabled: true\n    key_source: env\n    env: BEN10_TEST_KEY\n"
+	if err := os.WriteFile(filepath.Join(w.project, ".claude", "config.yaml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	key := "BEN10_TEST_KEY=correct horse"
+	w.fire("SessionStart", map[string]any{"source": "startup"}, key)
+	w.fire("UserPromptSubmit", map[string]any{"prompt": "go on"}, key)
+	w.fire("SessionEnd", map[string]any{"reason": "prompt_input_exit"}, key)
+	cur := filepath.Join(w.contextDir(), "current.ctx")
+	before, err := os.ReadFile(cur)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		env  []string
+		want string
+	}{
+		{"no passphrase", []string{"BEN10_TEST_KEY=", "BEN10_PASSPHRASE="}, "BEN10_TEST_KEY"},
+		{"wrong passphrase", []string{"BEN10_TEST_KEY=battery staple", "BEN10_PASSPHRASE="}, "wrong passphrase"},
+	} {
+		for _, args := range [][]string{{"context", "restore"}, {"context", "restore", "--mode", "full"}} {
+			r := runBen10(t, nil, append(append([]string(nil), w.env...), tc.env...), append(args, "--dir", w.project)...)
+			if r.code == 0 {
+				t.Errorf("%s: %s: exit 0\n%s", tc.name, strings.Join(args, " "), r.stdout)
+			}
+			if !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("%s: %s: the error does not say which key is needed (%q):\n%s", tc.name, strings.Join(args, " "), tc.want, r.stderr)
+			}
+			now, err := os.ReadFile(cur)
+			if err != nil || !bytes.Equal(now, before) {
+				t.Fatalf("%s: %s: current.ctx moved or changed (%v)", tc.name, strings.Join(args, " "), err)
+			}
+			if ents, _ := os.ReadDir(filepath.Join(w.contextDir(), "corrupt")); len(ents) > 0 {
+				t.Fatalf("%s: %s: %d files quarantined into corrupt/", tc.name, strings.Join(args, " "), len(ents))
+			}
+		}
+	}
+	cfgDir := filepath.Join(w.home, "claude-config")
+	r := runBen10(t, nil, append(append([]string(nil), w.env...), key, "CLAUDE_CONFIG_DIR="+cfgDir), "context", "restore", "--dir", w.project)
+	if r.code != 0 {
+		t.Fatalf("restore with the right passphrase: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
