@@ -302,7 +302,9 @@ func normKey(k string) string {
 // readConfigFile reads a configuration file, refusing huge ones. A missing
 // file returns nil, nil.
 func readConfigFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	// Non-blocking, and only a regular file: a FIFO or a device must not
+	// hold a hook (a link is followed: a user's config may be one).
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonBlock, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return nil, nil
@@ -310,6 +312,15 @@ func readConfigFile(path string) ([]byte, error) {
 		return nil, &ConfigError{File: path, Err: err}
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		if err == nil {
+			err = fmt.Errorf("%w: not a regular file (%s)", ErrUnsafePath, fi.Mode().Type())
+		}
+		return nil, &ConfigError{File: path, Err: err}
+	}
+	if err := clearNonBlock(f); err != nil {
+		return nil, &ConfigError{File: path, Err: err}
+	}
 	var buf bytes.Buffer
 	n, err := buf.ReadFrom(io.LimitReader(f, MaxConfigBytes+1))
 	if err != nil {
