@@ -160,6 +160,11 @@ func (h *Handler) Handle(ctx context.Context, ev Event, in *Input) (*Output, err
 	if err != nil {
 		return nil, err
 	}
+	if in.TranscriptPath != "" {
+		if err := h.checkTranscriptPath(in.TranscriptPath); err != nil {
+			return nil, err
+		}
+	}
 	st, err := h.openStore(dir, in, lightEvent(ev, in))
 	if err != nil {
 		return nil, err

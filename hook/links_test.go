@@ -174,3 +174,45 @@ func TestStoreLinksNotFollowed(t *testing.T) {
 		})
 	}
 }
+
+// TestTranscriptPathChecked: a transcript_path outside Claude Code's
+// projects directory, or not a regular file there (a FIFO, a link, a
+// directory), is refused before it is opened: PreCompact and SessionEnd
+// exit 0 at once with one line naming the refusal, and archive nothing.
+func TestTranscriptPathChecked(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("FIFOs need Unix")
+	}
+	e := newEnv(t)
+	projects := filepath.Join(e.home, ".claude", "projects", "p")
+	if err := os.MkdirAll(filepath.Join(projects, "a-dir"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(projects, "fifo.jsonl"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/passwd", filepath.Join(projects, "link.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tp := range []string{
+		"/etc/passwd",
+		"relative.jsonl",
+		filepath.Join(projects, "..", "..", "..", "..", "outside.jsonl"),
+		filepath.Join(projects, "fifo.jsonl"),
+		filepath.Join(projects, "link.jsonl"),
+		filepath.Join(projects, "a-dir"),
+	} {
+		for _, ev := range []string{"PreCompact", "SessionEnd"} {
+			r := e.fire(ev, map[string]any{"session_id": "5e1f0c2a-path-test", "transcript_path": tp, "trigger": "auto"})
+			if r.stdout != "" || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "transcript_path refused") {
+				t.Errorf("%s with %s: stdout %q, stderr %q", ev, tp, r.stdout, r.stderr)
+			}
+		}
+	}
+	if len(e.snaps.requests) != 0 {
+		t.Errorf("%d snapshots requested from refused transcripts", len(e.snaps.requests))
+	}
+	if _, err := os.Lstat(filepath.Join(e.project, ".claude", "context", store.CurrentName)); err == nil {
+		t.Error("a final save was written from a refused transcript")
+	}
+}
