@@ -82,3 +82,37 @@ func TestPostCompactSummaryRedacted(t *testing.T) {
 		t.Fatalf("hook-state.json lost the summary:\n%s", data)
 	}
 }
+
+// TestRepositoryConfigCannotTurnRedactionOff: a repository's config that
+// turns redaction off (and compression, so the archive's bytes show what
+// was stored) leaves an AWS key in the transcript redacted in the final
+// save.
+func TestRepositoryConfigCannotTurnRedactionOff(t *testing.T) {
+	e := newEnv(t)
+	e.config("  sensitive_redaction: false\n  compression: false\n")
+	tp := e.transcript(demoSession, 0)
+	key := "AKIA" + "Q3EGRTZ5XPL7MW2N"
+	f, err := os.OpenFile(tp, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := `{"type":"user","message":{"role":"user","content":"deploy with aws_access_key_id=` + key + `"},"uuid":"u-key","parentUuid":null,"sessionId":"` + demoSession + `","timestamp":"2026-03-02T09:29:30Z","cwd":"` + e.project + `"}` + "\n"
+	if _, err := f.WriteString(line); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r := e.fire("SessionEnd", map[string]any{"session_id": demoSession, "transcript_path": tp, "reason": "exit"})
+	if r.stderr != "" {
+		t.Fatalf("SessionEnd: %s", r.stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(e.project, ".claude", "context", store.CurrentName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(data, []byte(key)) {
+		t.Fatal("current.ctx holds the AWS key in clear: the repository's config turned redaction off")
+	}
+	if !bytes.Contains(data, []byte("aws_access_key_id=")) {
+		t.Fatal("current.ctx is not stored uncompressed: the test cannot see what it holds")
+	}
+}
