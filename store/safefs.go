@@ -162,7 +162,33 @@ func checkStorePath(project, root string, subdirs []string) error {
 			return err
 		}
 	}
+	if subdirs == nil {
+		return nil
+	}
+	// The store's own files (current.ctx, its meta, the locks, the hook
+	// state): Ben10 creates regular files only.
+	des, err := os.ReadDir(root)
+	if err != nil {
+		return nil // missing, or reported when it is used
+	}
+	for _, d := range des {
+		if t := d.Type(); t&(fs.ModeSymlink|fs.ModeNamedPipe|fs.ModeDevice|fs.ModeSocket|fs.ModeCharDevice) != 0 {
+			return fmt.Errorf("%w: %s is %s (Ben10 creates only regular files and directories in a store)", ErrUnsafePath, filepath.Join(root, d.Name()), describeType(t))
+		}
+	}
 	return nil
+}
+
+func describeType(t fs.FileMode) string {
+	switch {
+	case t&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case t&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case t&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a device"
 }
 
 func splitPath(rel string) []string {
