@@ -16,8 +16,12 @@ import (
 // caller then replaces dst the ordinary way, and that leaves a spare for
 // the next time.
 func rewriteSpare(spare, dst string, data []byte) (ok bool) {
-	f, err := os.OpenFile(spare, os.O_WRONLY|os.O_TRUNC|unix.O_NOFOLLOW, 0)
+	f, err := os.OpenFile(spare, os.O_WRONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
+		return false
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || f.Truncate(0) != nil {
+		f.Close()
 		return false
 	}
 	_, werr := f.Write(data)

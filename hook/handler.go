@@ -160,6 +160,11 @@ func (h *Handler) Handle(ctx context.Context, ev Event, in *Input) (*Output, err
 	if err != nil {
 		return nil, err
 	}
+	if in.TranscriptPath != "" {
+		if err := h.checkTranscriptPath(in.TranscriptPath); err != nil {
+			return nil, err
+		}
+	}
 	st, err := h.openStore(dir, in, lightEvent(ev, in))
 	if err != nil {
 		return nil, err
@@ -447,6 +452,17 @@ func (c *call) postCompact() (*Output, error) {
 		if len(sum) > maxSummaryKeep {
 			sum = "" // too big to keep; SessionStart reads the transcript tail instead
 		}
+		if sum != "" {
+			// The summary is kept in the store until SessionStart(compact)
+			// uses it: redacted like everything else the store holds.
+			r, err := snapshot.Redactor(c.cfg)
+			if err != nil {
+				return fmt.Errorf("redacting the compaction summary: %w", err)
+			}
+			if r != nil {
+				sum, _ = r.String(sum)
+			}
+		}
 		ss.CompactSummary = sum
 		return nil
 	})
@@ -715,12 +731,18 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 	if m.Harness != "" && m.Harness != archive.HarnessClaude {
 		return "", "", "", false, nil
 	}
-	if p, err := store.CanonicalDir(m.DirectoryPath); m.DirectoryPath != "" && err == nil && p != c.st.ProjectDir() {
-		return "", "", "", false, nil // another project's context (a shared fallback store)
+	if !sameProject(m.DirectoryPath, c.st.ProjectDir()) {
+		// Another project's context (a shared fallback store), or one that
+		// does not say whose it is (an archive committed to a repository):
+		// never injected automatically.
+		return "", "", "", false, nil
 	}
 	saved := m.UpdatedAt
 	if saved.IsZero() {
 		saved = cand.mod
+	}
+	if saved.After(c.now.Add(maxClockSkew)) || m.LastActivity.After(c.now.Add(maxClockSkew)) {
+		return "", "", "", false, nil // saved "in the future": not an archive this user's hooks wrote
 	}
 	if c.now.Sub(saved) > maxAge {
 		return "", "", "", false, nil // too old to be the work being continued
@@ -742,6 +764,23 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 	msg = fmt.Sprintf("Ben10: restored context of the previous session %s (%s, saved %s ago; %s characters)",
 		shortID(sid), kindName(cand.kind), store.FormatDuration(max(c.now.Sub(saved), 0).Round(time.Minute)), thousands(archive.DigestLen(text)))
 	return text, msg, key, true, nil
+}
+
+// maxClockSkew is how far in the future a saved context's times may lie
+// (clock adjustments between machines sharing a home) before SessionStart
+// refuses to inject it.
+const maxClockSkew = 5 * time.Minute
+
+// sameProject reports whether the saved directory path dir names the
+// project (canonical). An empty path never matches.
+func sameProject(dir, project string) bool {
+	if dir == "" {
+		return false
+	}
+	if p, err := store.CanonicalDir(dir); err == nil {
+		return p == project
+	}
+	return filepath.Clean(dir) == project
 }
 
 // ---- SessionEnd ----

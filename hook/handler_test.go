@@ -377,7 +377,7 @@ func TestStartupSkipsLiveSessionsOldContextAndOtherProjects(t *testing.T) {
 
 	// B starts while A is live: nothing.
 	e.now = e.now.Add(2 * time.Minute)
-	b := map[string]any{"session_id": "bbbbbbbb-0000-4000-8000-000000000001", "transcript_path": filepath.Join(e.home, "b.jsonl"), "source": "startup"}
+	b := map[string]any{"session_id": "bbbbbbbb-0000-4000-8000-000000000001", "transcript_path": filepath.Join(e.home, ".claude", "projects", "b.jsonl"), "source": "startup"}
 	if r := e.fire("SessionStart", b); r.stdout != "" {
 		t.Fatalf("live session's context injected: %q", r.stdout)
 	}

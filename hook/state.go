@@ -3,7 +3,6 @@ package hook
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -149,22 +148,16 @@ func readState(root string) (*State, error) {
 	return s, nil
 }
 
+// readBounded reads the state file: a regular file of at most limit
+// bytes, never through a symbolic link and never blocking on a FIFO or
+// device (store.ReadFileBounded). Anything else is ErrStateCorrupt, so the
+// damaged entry is moved aside (a link is renamed, never followed).
 func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+	data, err := store.ReadFileBounded(path, limit)
+	if errors.Is(err, store.ErrUnsafePath) {
+		return nil, fmt.Errorf("%w: %w", ErrStateCorrupt, err)
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > limit {
-		return nil, fmt.Errorf("%w: %s is %d bytes (limit %d)", ErrStateCorrupt, path, fi.Size(), limit)
-	}
-	buf := make([]byte, fi.Size())
-	n, err := io.ReadFull(f, buf)
-	return buf[:n], err
+	return data, err
 }
 
 // updateState runs fn on the state of the store directory root under the
@@ -229,9 +222,17 @@ func writeState(root string, data []byte) error {
 	if rewriteSpare(tmp, statePath(root), data) {
 		return nil
 	}
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+	// The name is fixed: whatever is there (a stale spare, or a link
+	// planted in the repository) is removed, never written through.
+	_ = os.Remove(tmp)
+	f, err := store.CreateExclusive(tmp, 0o600)
+	if err != nil {
+		return fmt.Errorf("hook: %w", err)
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr != nil || cerr != nil {
 		_ = os.Remove(tmp)
-		return fmt.Errorf("hook: writing %s: %w", tmp, err)
+		return fmt.Errorf("hook: writing %s: %w", tmp, errors.Join(werr, cerr))
 	}
 	if err := replaceKeepingSpare(tmp, statePath(root)); err != nil {
 		_ = os.Remove(tmp)

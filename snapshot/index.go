@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ben10ctx/ben10/store"
 	"io"
 	"io/fs"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -93,12 +93,16 @@ type IndexSummary struct {
 // summaryPrefix is how much of index.json ReadSummary reads.
 const summaryPrefix = 4096
 
+// MaxIndexBytes bounds index.json: a larger file (or a link, a FIFO, a
+// device in its place) is refused before it is read.
+const MaxIndexBytes = 256 << 20
+
 // ReadSummary reads the counts at the head of index.json without decoding
 // the snapshot list: status --brief stays fast however many snapshots
 // there are. An index written otherwise (by hand, or an older build) is
 // decoded whole. A missing file is an empty summary.
 func ReadSummary(path string) (IndexSummary, error) {
-	f, err := os.Open(path)
+	f, err := store.OpenFileRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return IndexSummary{Version: IndexVersion}, nil
 	}
@@ -118,7 +122,7 @@ func ReadSummary(path string) (IndexSummary, error) {
 			return sum, nil
 		}
 	}
-	data, err := os.ReadFile(path)
+	data, err := store.ReadFileBounded(path, MaxIndexBytes)
 	if err != nil {
 		return IndexSummary{}, err
 	}

@@ -386,7 +386,7 @@ type cacheHead struct {
 // openListCache opens the cache and checks its header against index.json.
 func (m *Manager) openListCache() (*os.File, cacheHead, error) {
 	var h cacheHead
-	f, err := os.Open(filepath.Join(m.st.SnapshotDir(), ListCacheName))
+	f, err := store.OpenFileRegular(filepath.Join(m.st.SnapshotDir(), ListCacheName))
 	if err != nil {
 		return nil, h, ErrNoListCache
 	}

@@ -687,7 +687,7 @@ func (m *Manager) pruneLocked(ix *Index, now time.Time, keep string) ([]string, 
 // loadLocked reads index.json; a damaged one is moved to corrupt/ and the
 // index rebuilt from the snapshot files (pins from .pinned).
 func (m *Manager) loadLocked() (*Index, error) {
-	data, err := os.ReadFile(m.st.IndexPath())
+	data, err := store.ReadFileBounded(m.st.IndexPath(), MaxIndexBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("snapshot: reading %s: %w", m.st.IndexPath(), err)
 	}
@@ -709,7 +709,7 @@ func (m *Manager) loadLocked() (*Index, error) {
 }
 
 func (m *Manager) readPinned() []string {
-	data, err := os.ReadFile(m.st.PinnedPath())
+	data, err := store.ReadFileBounded(m.st.PinnedPath(), store.MaxSmallFileBytes)
 	if err != nil {
 		return nil
 	}
@@ -751,7 +751,7 @@ func (m *Manager) write(ix *Index) error {
 	// is rewritten only when its content changes. No file at all says no
 	// pin as well (readPinned): none is written until a snapshot is pinned
 	// (the first snapshot of a project spares two fsyncs).
-	old, err := os.ReadFile(m.st.PinnedPath())
+	old, err := store.ReadFileBounded(m.st.PinnedPath(), store.MaxSmallFileBytes)
 	if (err == nil && string(old) == b.String()) || (errors.Is(err, fs.ErrNotExist) && !ix.anyPinned()) {
 		return nil
 	}
@@ -974,7 +974,7 @@ func (m *Manager) Sync(now time.Time) error { return m.withLock(now, nil) }
 // Index reads index.json (and nothing else). A missing file is an empty
 // index.
 func (m *Manager) Index() (*Index, error) {
-	data, err := os.ReadFile(m.st.IndexPath())
+	data, err := store.ReadFileBounded(m.st.IndexPath(), MaxIndexBytes)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("snapshot: reading %s: %w", m.st.IndexPath(), err)
 	}

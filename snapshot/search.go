@@ -355,8 +355,14 @@ func ExtractArchive(a *archive.Archive, o ExtractOptions) (*ExtractResult, error
 				res.Skipped = append(res.Skipped, fc.Path)
 				continue
 			}
+			if linkedBelow(o.Dir, dst) {
+				// A link already in the output directory is never
+				// written through (it may point anywhere).
+				res.Skipped = append(res.Skipped, dst)
+				continue
+			}
 			if _, err := os.Lstat(dst); err == nil && !o.Force {
-				if cur, err := os.ReadFile(dst); err == nil && string(cur) == string(fc.Data) {
+				if cur, err := store.ReadFileBounded(dst, int64(len(fc.Data))); err == nil && string(cur) == string(fc.Data) {
 					res.Files = append(res.Files, dst) // already identical
 					continue
 				}
@@ -375,6 +381,31 @@ func ExtractArchive(a *archive.Archive, o ExtractOptions) (*ExtractResult, error
 		return res, nil
 	}
 	return nil, errors.New("extract: say what to extract (messages, tools or files)")
+}
+
+// linkedBelow reports whether a directory between dir (exclusive) and dst
+// (exclusive) exists as anything but a real directory: a symbolic link,
+// or a file in the way.
+func linkedBelow(dir, dst string) bool {
+	rel, err := filepath.Rel(dir, filepath.Dir(dst))
+	if err != nil {
+		return true
+	}
+	p := dir
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		if part == "." || part == "" {
+			continue
+		}
+		p = filepath.Join(p, part)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return false // missing: created as a real directory
+		}
+		if !fi.IsDir() {
+			return true
+		}
+	}
+	return false
 }
 
 // safeJoin joins a stored relative path under dir, refusing absolute

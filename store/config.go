@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -206,7 +207,11 @@ func ProjectConfigPath(project string) string {
 
 // LoadConfig builds the effective configuration of projectDir with
 // precedence flags > project .claude/config.yaml > user
-// ~/.claude-code/config.yaml > defaults. Missing files are fine. A later
+// ~/.claude-code/config.yaml > defaults, except that the project's file
+// (which comes with the repository) may only tighten security settings:
+// a value that turns redaction or the user's encryption off, exempts
+// values, files or rules from redaction, or moves the store outside the
+// project is ignored, with a Warning saying so. Missing files are fine. A later
 // layer replaces a list as a whole. flags maps dotted keys (with or
 // without the "context." prefix) to values written as in YAML; an unknown
 // flag key is an error (ErrUnknownKey). An unknown key in a file is a
@@ -226,10 +231,19 @@ func LoadConfig(projectDir, home string, flags map[string]string) (*Config, Prov
 		layers = append(layers, struct{ layer, path string }{LayerProject, ProjectConfigPath(projectDir)})
 	}
 	for _, l := range layers {
+		var base *Config
+		var baseProv Provenance
+		if l.layer == LayerProject {
+			b := *cfg
+			base, baseProv = &b, maps.Clone(prov)
+		}
 		w, err := loadFile(cfg, prov, l.layer, l.path)
 		warns = append(warns, w...)
 		if err != nil {
 			return nil, nil, warns, err
+		}
+		if base != nil {
+			warns = append(warns, guardProject(base, baseProv, cfg, prov)...)
 		}
 	}
 	keys := make([]string, 0, len(flags))
@@ -302,7 +316,9 @@ func normKey(k string) string {
 // readConfigFile reads a configuration file, refusing huge ones. A missing
 // file returns nil, nil.
 func readConfigFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	// Non-blocking, and only a regular file: a FIFO or a device must not
+	// hold a hook (a link is followed: a user's config may be one).
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonBlock, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return nil, nil
@@ -310,6 +326,15 @@ func readConfigFile(path string) ([]byte, error) {
 		return nil, &ConfigError{File: path, Err: err}
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		if err == nil {
+			err = fmt.Errorf("%w: not a regular file (%s)", ErrUnsafePath, fi.Mode().Type())
+		}
+		return nil, &ConfigError{File: path, Err: err}
+	}
+	if err := clearNonBlock(f); err != nil {
+		return nil, &ConfigError{File: path, Err: err}
+	}
 	var buf bytes.Buffer
 	n, err := buf.ReadFrom(io.LimitReader(f, MaxConfigBytes+1))
 	if err != nil {

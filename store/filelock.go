@@ -3,7 +3,6 @@ package store
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
 )
 
@@ -16,7 +15,7 @@ var ErrFileLockTimeout = errors.New("store: file is locked by another process")
 // for small side files (such as the hook state) that have their own
 // lock: no holder record, no stale-lock breaking, no pending files.
 func LockFile(path string, wait time.Duration) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := OpenLockFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: opening lock %s: %w", path, err)
 	}

@@ -4,6 +4,7 @@ package store
 
 import (
 	"errors"
+	"os"
 
 	"golang.org/x/sys/windows"
 )
@@ -11,3 +12,14 @@ import (
 func isReadOnlyFS(err error) bool {
 	return errors.Is(err, windows.ERROR_WRITE_PROTECT) || errors.Is(err, windows.ERROR_ACCESS_DENIED)
 }
+
+const (
+	oNoFollow = 0
+	oNonBlock = 0
+)
+
+func isLinkErr(error) bool { return false }
+
+func clearNonBlock(*os.File) error { return nil }
+
+func ownedByMe(os.FileInfo) bool { return true }

@@ -33,8 +33,8 @@ func (h LockHolder) stale(host string) bool {
 
 func readHolder(path string) LockHolder {
 	var h LockHolder
-	data, err := os.ReadFile(path)
-	if err != nil || len(data) == 0 || len(data) > 4096 {
+	data, err := ReadFileBounded(path, 4096)
+	if err != nil || len(data) == 0 {
 		return LockHolder{}
 	}
 	if json.Unmarshal(data, &h) != nil {
@@ -106,7 +106,7 @@ func (s *Store) Lock(ctx context.Context) (unlock func() error, err error) {
 	delay := 2 * time.Millisecond
 	broke := false
 	for {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+		f, err := OpenLockFile(path)
 		if err != nil {
 			release()
 			return nil, fmt.Errorf("store: opening lock file: %w", err)
@@ -196,7 +196,7 @@ func (s *Store) stillStale(path string, h LockHolder) bool {
 	if again != h || !again.stale(s.host) {
 		return false
 	}
-	f, err := os.Open(path)
+	f, err := OpenFileRegular(path)
 	if err != nil {
 		return false
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -86,7 +87,12 @@ func (s *Store) TakePending() ([]Pending, error) {
 
 // ReadPending returns a pending file's data.
 func (s *Store) ReadPending(p Pending) ([]byte, error) {
-	data, err := os.ReadFile(p.Path)
+	f, err := OpenFileRegular(p.Path)
+	if err != nil {
+		return nil, fmt.Errorf("store: reading pending %s: %w", p.Path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fmt.Errorf("store: reading pending %s: %w", p.Path, err)
 	}

@@ -65,7 +65,7 @@ type Meta struct {
 // the current.ctx it sits beside, except after a manual edit).
 func (s *Store) ReadMeta() (Meta, error) {
 	var m Meta
-	data, err := os.ReadFile(s.MetaPath())
+	data, err := ReadFileBounded(s.MetaPath(), MaxMetaBytes)
 	if err != nil {
 		return m, fmt.Errorf("store: reading %s: %w", s.MetaPath(), err)
 	}

@@ -163,7 +163,24 @@ func Open(projectDir string, opts Options) (*Store, error) {
 	fallback := FallbackDir(home, project)
 
 	created := false
+	unsafe := false
+	if within(project, primary) {
+		// Everything in the project comes with the repository: a link
+		// or a foreign directory anywhere on the way to the store, or
+		// among its directories, is refused, and the store under
+		// ~/.claude-code used instead.
+		var subs []string
+		for _, d := range storeSubdirs {
+			subs = append(subs, filepath.Join(primary, d))
+		}
+		if err := checkStorePath(project, primary, subs); err != nil {
+			unsafe = true
+			s.addWarning(Warning{File: primary, Message: fmt.Sprintf("%v; using the store %s instead", err, fallback)})
+		}
+	}
 	switch {
+	case unsafe:
+		s.root, s.fallback = fallback, true
 	case isDir(primary):
 		s.root = primary
 		if !s.readOnly {
@@ -224,7 +241,7 @@ func Open(projectDir string, opts Options) (*Store, error) {
 func (s *Store) recordProject() error {
 	p := filepath.Join(s.root, ProjectName)
 	want := []byte(s.project + "\n")
-	if have, err := os.ReadFile(p); err == nil && bytes.Equal(have, want) {
+	if have, err := ReadFileBounded(p, MaxSmallFileBytes); err == nil && bytes.Equal(have, want) {
 		return nil
 	}
 	return WriteFileAtomic(p, want)
@@ -243,11 +260,19 @@ func (s *Store) EnsureDir(dir string) error {
 	if s.readOnly {
 		return fmt.Errorf("store: %s was opened read-only", s.root)
 	}
+	if within(s.project, dir) {
+		if err := checkStorePath(s.project, dir, nil); err != nil {
+			return err
+		}
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("store: creating %s: %w", dir, err)
 	}
 	return nil
 }
+
+// storeSubdirs are the directories of a store.
+var storeSubdirs = []string{CheckpointsName, HistoryName, SnapshotsName, ExportsName, PendingName, CorruptName, hookfast.CounterDirName}
 
 func isDir(p string) bool {
 	fi, err := os.Stat(p)
@@ -357,11 +382,12 @@ func (s *Store) HistoryPath(t time.Time) string {
 // means the user wants it tracked, so nothing is added. CRLF files get a
 // CRLF line; a missing final newline is supplied first. An existing file
 // keeps its permissions (a new one is 0644: it is a project file meant to
-// be committed); a symlinked .gitignore is updated at its target.
+// be committed). A .gitignore that is a symbolic link, a FIFO or a device
+// is never followed or written: ErrUnsafePath.
 func EnsureGitignore(project, entry string) (bool, error) {
 	gi := filepath.Join(project, ".gitignore")
 	_, gitErr := os.Lstat(filepath.Join(project, ".git"))
-	data, err := os.ReadFile(gi)
+	data, err := ReadFileBounded(gi, maxGitignoreBytes)
 	switch {
 	case err == nil:
 	case errors.Is(err, fs.ErrNotExist):
@@ -397,14 +423,10 @@ func EnsureGitignore(project, entry string) (bool, error) {
 	b.WriteString(gitignoreComment + nl + entry + nl)
 
 	perm := os.FileMode(0o644)
-	target := gi
-	if fi, err := os.Stat(gi); err == nil {
+	if fi, err := os.Lstat(gi); err == nil {
 		perm = fi.Mode().Perm()
-		if t, err := filepath.EvalSymlinks(gi); err == nil {
-			target = t
-		}
 	}
-	if err := writeFileAtomicPerm(target, b.Bytes(), perm); err != nil {
+	if err := writeFileAtomicPerm(gi, b.Bytes(), perm); err != nil {
 		return false, err
 	}
 	return true, nil

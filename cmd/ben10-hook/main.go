@@ -12,14 +12,15 @@
 // append one byte to the session's prompt counter — with exactly the code
 // `ben10 hook` runs for it. Everything else (a checkpoint due, no valid
 // ticket, another event, unreadable input) is handed to `ben10 hook` with
-// the same arguments and the same stdin bytes: on Unix by exec'ing it in
-// place with the input on a fresh file descriptor 0 (a memfd on Linux, an
-// unlinked temporary file elsewhere); on Windows by running it as a child
-// and relaying its output and exit code. A prompt the shim already counted
+// the same arguments and the same stdin bytes, as a supervised child
+// (hookfast.Supervise): whatever happens to the child (a crash, a fatal
+// runtime error, a hang past the event's deadline) the shim exits 0 with
+// one line on stderr and an entry in the error log, and forwards the
+// child's output only when it succeeded. A prompt the shim already counted
 // is passed with --prompt-counted so it is not counted twice.
 //
-// Like every Ben10 hook it exits 0: if ben10 cannot be started, one line on
-// stderr and one entry in ~/.claude-code/ben10-errors.log.
+// Like every Ben10 hook it exits 0: if ben10 cannot be started or fails,
+// one line on stderr and one entry in ~/.claude-code/ben10-errors.log.
 //
 // Usage (as installed): ben10-hook EVENT   (hook JSON on stdin)
 //
@@ -53,11 +54,11 @@ type input struct {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // run handles one hook call and returns the exit code.
-func run(args []string, stdin io.Reader, stderr io.Writer) int {
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var event, inputFile string
 	var rest []string // arguments handed on unchanged
 	if len(args) > 0 && args[0] == "hook" {
@@ -116,14 +117,15 @@ func run(args []string, stdin io.Reader, stderr io.Writer) int {
 		return 0
 	}
 	bin, err := fullBinary()
-	if err == nil {
-		var code int
-		if code, err = handOn(bin, full, data); err == nil {
-			return code
-		}
+	if err != nil {
+		fail(stderr, name, &in, err)
+		return 0
 	}
-	fail(stderr, name, &in, err)
-	return 0
+	home, _ := hookfast.HomeDir()
+	return hookfast.Supervise(hookfast.Supervision{
+		Bin: bin, Args: full, Input: data,
+		Event: name, Session: in.SessionID, Project: in.Cwd, Home: home,
+	}, stdout, stderr)
 }
 
 // fastPrompt is UserPromptSubmit's fast path through the project's ticket.

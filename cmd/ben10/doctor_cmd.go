@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -193,11 +194,40 @@ func storageChecks(st *store.Store) []check {
 	if len(loose) > 0 {
 		cs = append(cs, check{"storage", "warn", fmt.Sprintf("%d file(s) readable by others (e.g. %s); chmod 600", len(loose), loose[0])})
 	}
+	if c, ok := gitTrackedCheck(st); ok {
+		cs = append(cs, c)
+	}
+	for _, w := range st.Warnings() {
+		if strings.Contains(w.Message, "unsafe path") {
+			cs = append(cs, check{"storage", "warn", w.String()})
+		}
+	}
 	u, err := st.Usage()
 	if err == nil {
 		cs = append(cs, check{"storage", "ok", fmt.Sprintf("%s writable; %.1f MB context, %.1f MB snapshots", root, float64(u.Context)/(1<<20), float64(u.Snapshots)/(1<<20))})
 	}
 	return cs
+}
+
+// gitTrackedCheck warns when git tracks files of a store inside the
+// project: a committed store is shared with everyone who clones the
+// repository (and a cloned one is someone else's context). ok is false
+// when there is nothing to report (no git, no work tree, nothing tracked).
+func gitTrackedCheck(st *store.Store) (check, bool) {
+	rel, err := filepath.Rel(st.ProjectDir(), st.Root())
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return check{}, false
+	}
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return check{}, false
+	}
+	out, err := exec.Command(git, "-C", st.ProjectDir(), "ls-files", "-z", "--", rel).Output()
+	if err != nil || len(out) == 0 {
+		return check{}, false
+	}
+	n := strings.Count(string(out), "\x00")
+	return check{"storage", "warn", fmt.Sprintf("git tracks %d file(s) of the store %s: committed context is shared with everyone who clones the repository (git rm -r --cached %s, then add it to .gitignore)", n, rel, rel)}, true
 }
 
 func archiveChecks(st *store.Store, cfg *store.Config) []check {

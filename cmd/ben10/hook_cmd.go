@@ -46,7 +46,7 @@ It always exits 0: a failure is one line on stderr and an entry in
 		if hookentry.WantsHelp(args) {
 			return cmd.Help()
 		}
-		code := hookentry.Run(args, os.Stdin, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		code := hookentry.Main(args, os.Stdin, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		if code != 0 {
 			return &exitError{code: code, err: fmt.Errorf("hook exited %d", code)}
 		}

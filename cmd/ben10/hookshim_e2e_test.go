@@ -281,6 +281,30 @@ func TestShimErrorsExitZero(t *testing.T) {
 	}
 }
 
+// TestHookSupervisedDeadline: the work of a hook runs as a supervised
+// child with a hard deadline; a child stopped at its deadline (here
+// BEN10_HOOK_DEADLINE=1ns, so it never gets to answer) leaves exit 0, no
+// stdout, one stderr line and one error log entry, through ben10 and
+// through the shim.
+func TestHookSupervisedDeadline(t *testing.T) {
+	w := newShimWorld(t, "")
+	env := append(append([]string(nil), w.env...), hookfast.DeadlineEnv+"=1ns")
+	for _, tc := range []struct {
+		name, bin string
+		args      []string
+		event     string
+	}{
+		{"ben10 hook", ben10Bin, []string{"hook", "session-start"}, "SessionStart"},
+		{"ben10-hook", shimBin, []string{"pre-compact"}, "PreCompact"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := w.errorLog()
+			r := runBinary(t, tc.bin, w.input(tc.event, map[string]any{"source": "startup", "trigger": "auto"}), env, tc.args...)
+			w.checkOneLine(r, before, "deadline")
+		})
+	}
+}
+
 // TestShimHooksInstall: install points UserPromptSubmit at the shim next
 // to ben10 and the other events at ben10; status and doctor show both;
 // an install of the old form is upgraded in place; uninstall removes both.

@@ -332,7 +332,8 @@ func TestConcurrentCLISnapshots(t *testing.T) {
 
 // TestSaveRedactsFromConfig: sensitive_redaction (on by default) hides a
 // token before it is stored; inspect reports it; turning it off in the
-// project configuration keeps the transcript byte for byte.
+// project configuration is ignored, in the user's configuration it keeps
+// the transcript byte for byte.
 func TestSaveRedactsFromConfig(t *testing.T) {
 	p := newProject(t, 0)
 	data, _ := os.ReadFile(p.transcript)
@@ -352,10 +353,18 @@ func TestSaveRedactsFromConfig(t *testing.T) {
 	if out := mustRun(t, p.env, "context", "inspect", cur, "--messages").stdout; strings.Contains(out, token) {
 		t.Errorf("token stored")
 	}
+	// A repository's config cannot turn redaction off (docs/SECURITY.md);
+	// the user's own config can.
 	os.MkdirAll(filepath.Join(p.dir, ".claude"), 0o700)
 	os.WriteFile(filepath.Join(p.dir, ".claude", "config.yaml"), []byte("context:\n  sensitive_redaction: false\n"), 0o600)
 	p.run(t, "context", "save", "--full")
+	if out := mustRun(t, p.env, "context", "inspect", cur, "--messages").stdout; strings.Contains(out, token) {
+		t.Errorf("the project's config turned redaction off: token stored")
+	}
+	os.MkdirAll(filepath.Join(p.home, ".claude-code"), 0o700)
+	os.WriteFile(filepath.Join(p.home, ".claude-code", "config.yaml"), []byte("context:\n  sensitive_redaction: false\n"), 0o600)
+	p.run(t, "context", "save", "--full")
 	if out := mustRun(t, p.env, "context", "inspect", cur, "--messages").stdout; !strings.Contains(out, token) {
-		t.Errorf("redaction off but token missing")
+		t.Errorf("redaction off in the user's config but token missing")
 	}
 }

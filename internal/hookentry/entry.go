@@ -11,10 +11,23 @@
 // through the command tree: `ben10 hook --help` and a global flag before
 // "hook" take the ordinary path, and cmd/ben10's hook command calls Run
 // too.
+//
+// # Supervision
+//
+// A hook must never block Claude Code, whatever its input does to it, and
+// a Go program cannot recover from a fatal runtime error (out of memory,
+// a stack overflow) in-process. So `ben10 hook` started by Claude Code is
+// only a supervisor: it reads the hook JSON and runs the same command as a
+// child process (marked with hookfast.ChildEnv) that does the work, with a
+// hard deadline per event (hookfast.EventDeadline). Every failure of the
+// child (a non-zero exit, a signal, the deadline) becomes exit 0, one line
+// on stderr and an entry in the error log (hookfast.Supervise). The
+// ben10-hook shim supervises the child itself when it hands an event on.
 package hookentry
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -22,6 +35,7 @@ import (
 	"time"
 
 	"github.com/ben10ctx/ben10/hook"
+	"github.com/ben10ctx/ben10/internal/hookfast"
 )
 
 // Timeout bounds one hook call.
@@ -31,7 +45,65 @@ func init() {
 	if len(os.Args) < 2 || os.Args[1] != "hook" || WantsHelp(os.Args[2:]) {
 		return
 	}
-	os.Exit(Run(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// Main is the entry point of `ben10 hook ARGS`: in a supervised child
+// (hookfast.IsChild) it does the work (Run); otherwise it supervises a
+// child doing it (Supervise). It returns the exit code, always 0.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if hookfast.IsChild() {
+		return Run(args, stdin, stdout, stderr)
+	}
+	return Supervise(args, stdin, stdout, stderr)
+}
+
+// Supervise runs `ben10 hook ARGS` as a supervised child of this
+// executable (see the package doc) with the hook JSON read from stdin
+// (or --input's file, which the child reads itself).
+func Supervise(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	home, _ := hookfast.HomeDir()
+	var data []byte
+	hasInput := false
+	for _, a := range args {
+		hasInput = hasInput || a == "--input"
+	}
+	ev := ""
+	for i := 0; i < len(args) && ev == ""; i++ {
+		if args[i] == "--input" {
+			i++
+		} else if args[i] != "" && args[i][0] != '-' {
+			ev = args[i]
+		}
+	}
+	var in struct {
+		SessionID     string `json:"session_id"`
+		Cwd           string `json:"cwd"`
+		HookEventName string `json:"hook_event_name"`
+	}
+	if !hasInput {
+		var err error
+		data, err = io.ReadAll(io.LimitReader(stdin, hook.MaxInputBytes+1))
+		if err != nil {
+			hookfast.Fail(stderr, home, ev, "", "", fmt.Errorf("reading stdin: %w", err), time.Now())
+			return 0
+		}
+		if len(data) <= hook.MaxInputBytes {
+			_ = json.Unmarshal(data, &in) // best effort: names the call in a failure report
+		}
+	}
+	if ev == "" {
+		ev = in.HookEventName
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		hookfast.Fail(stderr, home, ev, in.SessionID, in.Cwd, fmt.Errorf("finding ben10's executable: %w", err), time.Now())
+		return 0
+	}
+	return hookfast.Supervise(hookfast.Supervision{
+		Bin: bin, Args: append([]string{"hook"}, args...), Input: data,
+		Event: ev, Session: in.SessionID, Project: in.Cwd, Home: home,
+	}, stdout, stderr)
 }
 
 // WantsHelp reports whether the hook arguments ask for help.

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -107,7 +108,7 @@ func ParseHeader(b []byte) (Header, error) {
 // included). counted reports whether the prompt was recorded; when it is
 // false the caller counts it on the slow path.
 func AppendPrompt(path string) (h Header, n int, counted bool, err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	f, err := openRegular(path, os.O_RDWR|os.O_APPEND)
 	if err != nil {
 		return h, 0, false, ErrCounter
 	}
@@ -143,7 +144,7 @@ func ReadCounter(path string) (n int, mod time.Time) {
 // ReadCounterHeader is ReadCounter with the header; ok is false for a
 // missing or damaged counter.
 func ReadCounterHeader(path string) (n int, mod time.Time, h Header, ok bool) {
-	f, err := os.Open(path)
+	f, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
 		return 0, time.Time{}, h, false
 	}
@@ -167,12 +168,25 @@ func ReadCounterHeader(path string) (n int, mod time.Time, h Header, ok bool) {
 // hook runs it under the state lock (one writer), so its temporary name is
 // fixed; it is not fsynced (see the durability note above).
 func WriteCounter(path string, h Header) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	dir := filepath.Dir(path)
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
-	tmp := filepath.Join(filepath.Dir(path), TempPrefix+filepath.Base(path))
-	if err := os.WriteFile(tmp, h.Encode(), 0o600); err != nil {
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%w: %s is not a directory (a symbolic link is not followed)", ErrCounter, dir)
+	}
+	// The temporary name is fixed: whatever is there (a leftover, or a
+	// link planted in the repository) is removed, never written through.
+	tmp := filepath.Join(dir, TempPrefix+filepath.Base(path))
+	_ = os.Remove(tmp)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|oNoFollow, 0o600)
+	if err != nil {
 		return err
+	}
+	_, werr := f.Write(h.Encode())
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		_ = os.Remove(tmp)
+		return errors.Join(werr, cerr)
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		_ = os.Remove(tmp)
@@ -224,4 +238,18 @@ func CountPrompt(root, sid string, p Pacing, now time.Time) (done, counted bool)
 		return false, true
 	}
 	return true, true
+}
+
+// openRegular opens path with flag, without following a symbolic link and
+// without blocking, and returns it only when it is a regular file.
+func openRegular(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|oNoFollow|oNonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s is not a regular file", ErrCounter, path)
+	}
+	return f, nil
 }

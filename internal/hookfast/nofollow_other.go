@@ -1,0 +1,8 @@
+//go:build !unix
+
+package hookfast
+
+const (
+	oNoFollow = 0
+	oNonBlock = 0
+)
