@@ -353,3 +353,74 @@ func TestRealClaudeExitSaves(t *testing.T) {
 	}
 	t.Logf("/exit → claude exited in %v; current.ctx (%d bytes) written %v after the Enter", elapsed.Round(time.Millisecond), fi.Size(), fi.ModTime().Sub(start).Round(time.Millisecond))
 }
+
+// resumeIDRE finds the session id in restore's "claude --resume ID" hint.
+var resumeIDRE = regexp.MustCompile(`claude --resume ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})`)
+
+// TestRealClaudeResumeRestored: a session restored by `ben10 context
+// restore … --resume`, from a compaction snapshot and from a checkpoint,
+// is accepted by `claude --resume ID -p …`, which sends the restored
+// conversation (the prompt and the Bash output of the original session)
+// to the mock and keeps the id.
+func TestRealClaudeResumeRestored(t *testing.T) {
+	const cmd = "echo ben10-e2e-otter-5772"
+	const prompt = "run the otter check"
+	env := realEnv(t, scripted(map[string]string{"otter": cmd}, "The user ran a check."))
+	id := env.MustPrint(prompt)
+	env.MustPrint("/compact", "--resume", id)
+	snaps, _ := filepath.Glob(filepath.Join(storeDir(env), "compaction-snapshots", "pre-compact-*.ctx"))
+	if len(snaps) != 1 {
+		t.Fatalf("after claude -p /compact: compaction snapshots %v, want 1", snaps)
+	}
+	if _, err := os.Stat(filepath.Join(storeDir(env), "checkpoints", "cp-001.ctx")); err != nil {
+		t.Fatalf("no checkpoint from the session's PostToolUse: %v", err)
+	}
+	output := strings.TrimPrefix(cmd, "echo ")
+	for _, tc := range []struct {
+		name string
+		args []string
+		// want: texts the resumed session's first request carries.
+		want []string
+	}{
+		// The snapshot holds the whole turn: prompt, Bash call, output.
+		{"snapshot", []string{"context", "restore", snaps[0], "--resume"}, []string{prompt, output}},
+		// cp-001 was taken by PostToolUse, when Claude Code had written
+		// the Bash call but not yet its result; on resume Claude Code
+		// drops a tool call without a result, so only the prompt is sent.
+		{"checkpoint", []string{"context", "restore", "--checkpoint", "1", "--resume"}, []string{prompt}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := ben10(t, env, tc.args...)
+			m := resumeIDRE.FindStringSubmatch(out)
+			if m == nil {
+				t.Fatalf("ben10 %s printed no resumable session id:\n%s", strings.Join(tc.args, " "), out)
+			}
+			restored := m[1]
+			if restored == id {
+				t.Fatalf("restore reused the original id %s", id)
+			}
+			n := len(env.API.Requests())
+			got := env.MustPrint("continue after the restore", "--resume", restored)
+			if got != restored {
+				t.Errorf("claude --resume %s reported session %s", restored, got)
+			}
+			var first *claudetest.Request
+			for _, r := range env.API.Requests()[n:] {
+				if r.IsMain() {
+					first = &r
+					break
+				}
+			}
+			if first == nil {
+				t.Fatal("claude --resume sent no conversation request")
+			}
+			all := strings.Join(first.Texts(), "\n")
+			for _, want := range append(tc.want, "continue after the restore") {
+				if !strings.Contains(all, want) {
+					t.Errorf("the resumed session's first request (%d messages) lacks %q", len(first.Messages.Messages), want)
+				}
+			}
+			t.Logf("claude --resume %s: the mock received %d messages of the restored session", restored, len(first.Messages.Messages))
+		})
+	}
+}
