@@ -333,6 +333,12 @@ func TestRealClaudeExitSaves(t *testing.T) {
 	if got := claudetest.Events(calls); !inOrder(got, []string{"SessionStart(startup)", "UserPromptSubmit", "SessionEnd(prompt_input_exit)"}) {
 		t.Fatalf("hook calls %v", got)
 	}
+	var end time.Time
+	for _, c := range calls {
+		if c.Event == "SessionEnd" {
+			end = c.At
+		}
+	}
 	cur := filepath.Join(storeDir(env), "current.ctx")
 	fi, err := os.Stat(cur)
 	if err != nil {
@@ -351,7 +357,8 @@ func TestRealClaudeExitSaves(t *testing.T) {
 			t.Errorf("session %s end reason %q, want prompt_input_exit", id, ss.EndReason)
 		}
 	}
-	t.Logf("/exit → claude exited in %v; current.ctx (%d bytes) written %v after the Enter", elapsed.Round(time.Millisecond), fi.Size(), fi.ModTime().Sub(start).Round(time.Millisecond))
+	t.Logf("/exit: SessionEnd fired %v after the Enter; current.ctx (%d bytes) in place %v after SessionEnd fired; claude exited %v after the Enter",
+		end.Sub(start).Round(time.Millisecond), fi.Size(), fi.ModTime().Sub(end).Round(time.Millisecond), elapsed.Round(time.Millisecond))
 }
 
 // resumeIDRE finds the session id in restore's "claude --resume ID" hint.

@@ -9,18 +9,20 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // TraceEvents are the hook events AddTraceHooks records.
 var TraceEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PreCompact", "PostCompact", "SessionEnd"}
 
-// traceScript records one hook call: the hook JSON as one line of
-// trace.jsonl, and on PreCompact a copy of every transcript as it is when
+// traceScript records one hook call: the time it started and the hook
+// JSON as one line of trace.jsonl, and on PreCompact a copy of every transcript as it is when
 // the compaction starts (precompact-N-<name>.jsonl).
 const traceScript = `#!/bin/sh
 dir=$(dirname "$0")
+at=$(date +%s%N)
 in=$(cat)
-printf '%s\n' "$in" >> "$dir/trace.jsonl"
+printf '{"at_ns":%s,"input":%s}\n' "$at" "$in" >> "$dir/trace.jsonl"
 if [ "$1" = PreCompact ]; then
 	n=$(printf '%03d' "$(ls "$dir" | grep -c '^precompact-')")
 	for f in "$HOME"/.claude/projects/*/*.jsonl; do
@@ -70,6 +72,8 @@ func (h *Home) traceDir() string { return filepath.Join(h.Dir, "hook-trace") }
 // HookCall is one recorded hook call.
 type HookCall struct {
 	Event string
+	// At is when the trace hook started (matching hooks start together).
+	At time.Time
 	// Input is the hook JSON Claude Code sent.
 	Input map[string]any
 }
@@ -97,12 +101,15 @@ func (h *Home) Trace() ([]HookCall, error) {
 		if len(line) == 0 {
 			continue
 		}
-		var in map[string]any
-		if err := json.Unmarshal(line, &in); err != nil {
+		var rec struct {
+			AtNS  int64          `json:"at_ns"`
+			Input map[string]any `json:"input"`
+		}
+		if err := json.Unmarshal(line, &rec); err != nil {
 			return nil, fmt.Errorf("claudetest: hook trace line %d: %w", n, err)
 		}
-		c := HookCall{Input: in}
-		c.Event, _ = in["hook_event_name"].(string)
+		c := HookCall{At: time.Unix(0, rec.AtNS), Input: rec.Input}
+		c.Event, _ = rec.Input["hook_event_name"].(string)
 		out = append(out, c)
 	}
 	return out, sc.Err()
