@@ -51,10 +51,18 @@ func New(tb testing.TB, cfg Config) *Env {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = api.Close() })
-	h, err := NewHome(tb.TempDir(), Options{APIURL: api.URL, Allow: cfg.Allow, Env: cfg.Env})
+	root := tb.TempDir()
+	h, err := NewHome(root, Options{APIURL: api.URL, Allow: cfg.Allow, Env: cfg.Env})
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// Runs before the directory is removed, after the sessions are
+	// killed (cleanups run last-registered first).
+	tb.Cleanup(func() {
+		if left := waitQuiet(root); len(left) > 0 {
+			tb.Logf("claudetest: processes %v still work in %s after %v", left, root, quietTimeout)
+		}
+	})
 	if cfg.Ben10 != "" {
 		if r := h.Run(time.Minute, nil, cfg.Ben10, "hooks", "install"); r.Err != nil {
 			tb.Fatalf("ben10 hooks install: %v", r.Err)

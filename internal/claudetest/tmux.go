@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -21,6 +22,7 @@ type Tmux struct {
 	Socket string
 	env    []string
 	dir    string
+	pid    int // the program's process, 0 if unknown
 }
 
 // tmuxTimeout bounds every tmux client command.
@@ -37,6 +39,9 @@ func StartTmux(h *Home, dir string, cols, rows int, program string, args ...stri
 	cmd := append([]string{"-f", conf, "new-session", "-d", "-s", "main", "-x", fmt.Sprint(cols), "-y", fmt.Sprint(rows), "-c", h.Project, "--", program}, args...)
 	if _, err := t.tmux(cmd...); err != nil {
 		return nil, err
+	}
+	if out, err := t.tmux("display-message", "-p", "-t", "main", "#{pane_pid}"); err == nil {
+		_, _ = fmt.Sscan(out, &t.pid)
 	}
 	return t, nil
 }
@@ -129,10 +134,48 @@ func (t *Tmux) WaitDead(timeout time.Duration) (int, error) {
 	}
 }
 
-// Kill stops the server and everything running in it. It is safe to call
-// more than once.
+// killWait bounds how long Kill waits for the program to exit after the
+// server hung up on it, before killing it.
+const killWait = 15 * time.Second
+
+// Kill stops the server, which hangs up on the program, and waits until
+// the program has exited (killing it after killWait), so that it writes
+// nothing into a directory the test removes next. It is safe to call more
+// than once.
 func (t *Tmux) Kill() {
 	_, _ = t.tmux("kill-server")
+	if t.pid <= 0 {
+		return
+	}
+	p, err := os.FindProcess(t.pid)
+	if err != nil {
+		return
+	}
+	deadline := time.Now().Add(killWait)
+	for alive(p) {
+		if time.Now().After(deadline) {
+			_ = p.Kill()
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.pid = 0
+}
+
+// alive reports whether p still runs. The program is not this process's
+// child, so once the tmux server is gone nobody may reap it: a zombie
+// (Linux /proc state Z) counts as exited.
+func alive(p *os.Process) bool {
+	if _, err := os.Stat("/proc/self/stat"); err == nil {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.Pid))
+		if err != nil {
+			return false
+		}
+		// pid (comm) STATE …; comm may contain spaces and parentheses.
+		i := strings.LastIndexByte(string(stat), ')')
+		return i >= 0 && i+2 < len(stat) && stat[i+2] != 'Z'
+	}
+	return p.Signal(syscall.Signal(0)) == nil
 }
 
 // tail is the last n lines of s.
