@@ -107,7 +107,7 @@ func inOrder(got, want []string) bool {
 	return i == len(want)
 }
 
-func storeDir(env *claudetest.Env) string { return filepath.Join(env.Project, ".claude", "context") }
+func realStoreDir(env *claudetest.Env) string { return filepath.Join(env.Project, ".claude", "context") }
 
 // TestRealClaudePrintHooks: `claude -p` fires Ben10's hooks (SessionStart,
 // UserPromptSubmit, PostToolUse for the Bash call the mock asks for,
@@ -133,7 +133,7 @@ func TestRealClaudePrintHooks(t *testing.T) {
 		t.Fatal("no request carried the Bash tool's output: the mock's tool_use did not run")
 	}
 
-	st, err := hook.ReadState(storeDir(env))
+	st, err := hook.ReadState(realStoreDir(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,8 +145,8 @@ func TestRealClaudePrintHooks(t *testing.T) {
 		t.Fatalf("hook state of session 1: started %v, prompts %d, checkpoints %d, ended %v; want started, 1 prompt, ≥1 checkpoint (PostToolUse Bash), ended",
 			ss.Started, ss.Prompts, ss.Checkpoints, ss.Ended)
 	}
-	ben10(t, env, "archive", "verify", filepath.Join(storeDir(env), "current.ctx"))
-	ben10(t, env, "archive", "verify", filepath.Join(storeDir(env), "checkpoints", "cp-001.ctx"))
+	ben10(t, env, "archive", "verify", filepath.Join(realStoreDir(env), "current.ctx"))
+	ben10(t, env, "archive", "verify", filepath.Join(realStoreDir(env), "checkpoints", "cp-001.ctx"))
 	if sum := ben10(t, env, "context", "restore", "--mode", "summary"); !strings.Contains(sum, cmd) {
 		t.Fatalf("current.ctx's digest does not name the command %q:\n%s", cmd, sum)
 	}
@@ -231,7 +231,7 @@ func TestRealClaudeCompact(t *testing.T) {
 	if got := claudetest.Events(calls); !inOrder(got, want) {
 		t.Fatalf("hook calls %v, want %v in that order", got, want)
 	}
-	snaps, _ := filepath.Glob(filepath.Join(storeDir(env), "compaction-snapshots", "pre-compact-*.ctx"))
+	snaps, _ := filepath.Glob(filepath.Join(realStoreDir(env), "compaction-snapshots", "pre-compact-*.ctx"))
 	if len(snaps) != 1 {
 		t.Fatalf("compaction snapshots %v, want 1", snaps)
 	}
@@ -339,7 +339,7 @@ func TestRealClaudeExitSaves(t *testing.T) {
 			end = c.At
 		}
 	}
-	cur := filepath.Join(storeDir(env), "current.ctx")
+	cur := filepath.Join(realStoreDir(env), "current.ctx")
 	fi, err := os.Stat(cur)
 	if err != nil {
 		t.Fatalf("SessionEnd did not save: %v", err)
@@ -348,7 +348,7 @@ func TestRealClaudeExitSaves(t *testing.T) {
 	if sum := ben10(t, env, "context", "restore", "--mode", "summary"); !strings.Contains(sum, cmd) {
 		t.Fatalf("current.ctx's digest does not name %q:\n%s", cmd, sum)
 	}
-	st, err := hook.ReadState(storeDir(env))
+	st, err := hook.ReadState(realStoreDir(env))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,11 +375,11 @@ func TestRealClaudeResumeRestored(t *testing.T) {
 	env := realEnv(t, scripted(map[string]string{"otter": cmd}, "The user ran a check."))
 	id := env.MustPrint(prompt)
 	env.MustPrint("/compact", "--resume", id)
-	snaps, _ := filepath.Glob(filepath.Join(storeDir(env), "compaction-snapshots", "pre-compact-*.ctx"))
+	snaps, _ := filepath.Glob(filepath.Join(realStoreDir(env), "compaction-snapshots", "pre-compact-*.ctx"))
 	if len(snaps) != 1 {
 		t.Fatalf("after claude -p /compact: compaction snapshots %v, want 1", snaps)
 	}
-	if _, err := os.Stat(filepath.Join(storeDir(env), "checkpoints", "cp-001.ctx")); err != nil {
+	if _, err := os.Stat(filepath.Join(realStoreDir(env), "checkpoints", "cp-001.ctx")); err != nil {
 		t.Fatalf("no checkpoint from the session's PostToolUse: %v", err)
 	}
 	output := strings.TrimPrefix(cmd, "echo ")
