@@ -161,7 +161,7 @@ func TestRealClaudePrintHooks(t *testing.T) {
 	}
 	var first *claudetest.Request
 	for _, r := range env.API.Requests()[before:] {
-		if r.IsMain() {
+		if r.IsMain() && strings.Contains(lastUserText(r), "what did we do last time?") {
 			first = &r
 			break
 		}
@@ -204,7 +204,7 @@ func compactSession(t *testing.T, cmd string) (*claudetest.Env, *claudetest.Sess
 	n := len(env.API.Requests())
 	s.Submit("what next?")
 	after, err := env.WaitRequest(claudetest.ScreenTimeout, func(r claudetest.Request) bool {
-		return r.Seq > n && r.IsMain()
+		return r.Seq > n && r.IsMain() && strings.Contains(lastUserText(r), "what next?")
 	})
 	if err != nil {
 		t.Fatalf("no request after the compaction: %v", err)
@@ -413,7 +413,7 @@ func TestRealClaudeResumeRestored(t *testing.T) {
 			}
 			var first *claudetest.Request
 			for _, r := range env.API.Requests()[n:] {
-				if r.IsMain() {
+				if r.IsMain() && strings.Contains(lastUserText(r), "continue after the restore") {
 					first = &r
 					break
 				}
