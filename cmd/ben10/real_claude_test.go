@@ -107,7 +107,9 @@ func inOrder(got, want []string) bool {
 	return i == len(want)
 }
 
-func realStoreDir(env *claudetest.Env) string { return filepath.Join(env.Project, ".claude", "context") }
+func realStoreDir(env *claudetest.Env) string {
+	return filepath.Join(env.Project, ".claude", "context")
+}
 
 // TestRealClaudePrintHooks: `claude -p` fires Ben10's hooks (SessionStart,
 // UserPromptSubmit, PostToolUse for the Bash call the mock asks for,
