@@ -11,3 +11,34 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 	(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null) ||
 		echo "ci-deps: WARNING: apt-get could not install ${need_apt[*]}" >&2
 fi
+
+# The Claude Code CLI (cmd/ben10 TestRealClaude*), pinned: the version
+# the harness (internal/claudetest) was written against. npm's package
+# ships a native binary. When the npm registry cannot be reached, the
+# tests that need claude are skipped — loudly — through a marker in
+# internal/e2e's MarkerDir; any other install failure fails them.
+CLAUDE_CODE_VERSION="${CLAUDE_CODE_VERSION:-2.1.197}"
+markers="${BEN10_E2E_MARKERS:-${XDG_CACHE_HOME:-$HOME/.cache}/ben10-e2e}"
+mkdir -p "$markers" && rm -f "$markers/claude"
+if claude --version 2>/dev/null | grep -q "^$CLAUDE_CODE_VERSION "; then
+	echo "ci-deps: claude $CLAUDE_CODE_VERSION present"
+else
+	if ! command -v npm >/dev/null; then
+		echo "ci-deps: apt-get install nodejs npm"
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null) ||
+			echo "ci-deps: WARNING: apt-get could not install nodejs npm" >&2
+	fi
+	if ! command -v npm >/dev/null; then
+		echo "ci-deps: WARNING: no npm: TestRealClaude* will be SKIPPED" >&2
+		echo "no npm to install @anthropic-ai/claude-code@$CLAUDE_CODE_VERSION (apt-get failed)" >"$markers/claude"
+	elif ! timeout 120 npm view "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" version >/dev/null 2>&1; then
+		echo "ci-deps: WARNING: the npm registry ($(npm config get registry)) cannot be reached: TestRealClaude* will be SKIPPED" >&2
+		echo "npm registry $(npm config get registry) unreachable" >"$markers/claude"
+	else
+		echo "ci-deps: npm install -g @anthropic-ai/claude-code@$CLAUDE_CODE_VERSION"
+		timeout 600 npm install -g --no-fund --no-audit "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" >/dev/null ||
+			echo "ci-deps: WARNING: npm could not install @anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" >&2
+		claude --version >/dev/null 2>&1 ||
+			echo "ci-deps: WARNING: claude does not run after the install; TestRealClaude* will fail" >&2
+	fi
+fi
