@@ -31,6 +31,12 @@ func Verify(ra io.ReaderAt, size int64, opts VerifyOptions) error {
 	if err != nil {
 		return err
 	}
+	if r.hdr.Encrypted() && len(r.ents) < 2 {
+		// The header (segment count, total size) is authenticated only as
+		// part of each encrypted segment: with none, nothing vouches that
+		// the file was not cut after its crypto parameters.
+		return ferr("file", ErrTruncated, "an encrypted file with no segment after its crypto parameters: nothing authenticates it (cut after the key parameters?)")
+	}
 	needKey := false
 	if opts.Deep {
 		for i, e := range r.ents {
