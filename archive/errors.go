@@ -19,6 +19,11 @@ var (
 	ErrExists = errors.New("archive: file exists")
 	// ErrNoRaw: the archive holds no raw transcript to export or restore.
 	ErrNoRaw = errors.New("archive: no raw transcript in archive")
+	// ErrTooLarge: what the archive declares (counts, sizes) would take
+	// more memory than this reader allows: OpenOptions.MaxDecodedSize
+	// for raw files, a budget proportional to the segment for the values
+	// a segment decodes to.
+	ErrTooLarge = errors.New("archive: declared sizes exceed the reader's limits")
 )
 
 // SegmentError names the segment a read or decode failed on.
