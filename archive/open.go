@@ -46,7 +46,7 @@ func maxLines(n int) int { return 4<<20 + n/32 }
 // stored bytes.
 const (
 	presizeRatio = 16
-	presizeFree  = 64 << 20
+	presizeFree  = 8 << 20
 )
 
 // Archive is an opened .ctx archive. Open reads only the container index

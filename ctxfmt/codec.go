@@ -254,43 +254,54 @@ const (
 // zstdStream decodes src, whose claimed ratio is suspicious, into exactly
 // rawLen bytes (see zstdFastRatio).
 func zstdStream(src []byte, rawLen int, extra ...zstd.DOption) ([]byte, error) {
-	open := func() (*zstd.Decoder, error) {
-		d, err := zstd.NewReader(bytes.NewReader(src), append([]zstd.DOption{
-			zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderLowmem(true),
-			zstd.WithDecoderMaxWindow(maxZstdWindow),
-			zstd.WithDecoderMaxMemory(uint64(max(rawLen, zstd.MinWindowSize))),
-		}, extra...)...)
-		if err != nil {
-			return nil, fmt.Errorf("zstd: %w", err)
-		}
-		return d, nil
-	}
-	d, err := open()
-	if err != nil {
+	if err := zstdCheck(src, rawLen, extra...); err != nil {
 		return nil, err
 	}
-	n, err := io.Copy(io.Discard, io.LimitReader(d, int64(rawLen)+1))
-	d.Close()
+	d, err := zstdStreamDecoder(src, rawLen, extra...)
 	if err != nil {
-		return nil, fmt.Errorf("zstd: %w", err)
-	}
-	if n != int64(rawLen) {
-		return nil, errLength
-	}
-	if d, err = open(); err != nil {
 		return nil, err
 	}
 	defer d.Close()
 	out := make([]byte, rawLen+1)
-	n2, err := io.ReadFull(d, out)
+	n, err := io.ReadFull(d, out)
 	if err != io.ErrUnexpectedEOF && err != nil {
 		return nil, fmt.Errorf("zstd: %w", err)
 	}
-	if n2 != rawLen {
+	if n != rawLen {
 		return nil, errLength
 	}
 	return out[:rawLen:rawLen], nil
+}
+
+// zstdCheck decodes src into nothing and checks that it gives exactly
+// rawLen bytes: a decoder window's memory, whatever rawLen is.
+func zstdCheck(src []byte, rawLen int, extra ...zstd.DOption) error {
+	d, err := zstdStreamDecoder(src, rawLen, extra...)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	n, err := io.Copy(io.Discard, io.LimitReader(d, int64(rawLen)+1))
+	if err != nil {
+		return fmt.Errorf("zstd: %w", err)
+	}
+	if n != int64(rawLen) {
+		return errLength
+	}
+	return nil
+}
+
+func zstdStreamDecoder(src []byte, rawLen int, extra ...zstd.DOption) (*zstd.Decoder, error) {
+	d, err := zstd.NewReader(bytes.NewReader(src), append([]zstd.DOption{
+		zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxWindow(maxZstdWindow),
+		zstd.WithDecoderMaxMemory(uint64(max(rawLen, zstd.MinWindowSize))),
+	}, extra...)...)
+	if err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	return d, nil
 }
 
 // lz4BlockLen returns the length an LZ4 block decodes to, walking its
