@@ -26,14 +26,24 @@ var hostileReaders = []struct {
 	name string
 	read func(t *testing.T, path string) error
 }{
-	{"open", func(t *testing.T, p string) error { return withArchive(p, func(a *archive.Archive) error { return nil }) }},
+	{"open", func(t *testing.T, p string) error {
+		return withArchive(p, func(a *archive.Archive) error { return nil })
+	}},
 	{"summary", func(t *testing.T, p string) error {
 		return withArchive(p, func(a *archive.Archive) error { a.Summary(); a.Meta(); a.ImportReport(); return nil })
 	}},
-	{"messages", func(t *testing.T, p string) error { return withArchive(p, func(a *archive.Archive) error { _, err := a.Messages(); return err }) }},
-	{"tools", func(t *testing.T, p string) error { return withArchive(p, func(a *archive.Archive) error { _, err := a.Tools(); return err }) }},
-	{"files", func(t *testing.T, p string) error { return withArchive(p, func(a *archive.Archive) error { _, err := a.Files(); return err }) }},
-	{"tasks", func(t *testing.T, p string) error { return withArchive(p, func(a *archive.Archive) error { _, err := a.Tasks(); return err }) }},
+	{"messages", func(t *testing.T, p string) error {
+		return withArchive(p, func(a *archive.Archive) error { _, err := a.Messages(); return err })
+	}},
+	{"tools", func(t *testing.T, p string) error {
+		return withArchive(p, func(a *archive.Archive) error { _, err := a.Tools(); return err })
+	}},
+	{"files", func(t *testing.T, p string) error {
+		return withArchive(p, func(a *archive.Archive) error { _, err := a.Files(); return err })
+	}},
+	{"tasks", func(t *testing.T, p string) error {
+		return withArchive(p, func(a *archive.Archive) error { _, err := a.Tasks(); return err })
+	}},
 	{"compactions", func(t *testing.T, p string) error {
 		return withArchive(p, func(a *archive.Archive) error { _, err := a.Compactions(); return err })
 	}},
@@ -49,11 +59,15 @@ var hostileReaders = []struct {
 			return err
 		})
 	}},
-	{"raw", func(t *testing.T, p string) error { return withArchive(p, func(a *archive.Archive) error { _, err := a.RawFiles(); return err }) }},
+	{"raw", func(t *testing.T, p string) error {
+		return withArchive(p, func(a *archive.Archive) error { _, err := a.RawFiles(); return err })
+	}},
 	{"contents", func(t *testing.T, p string) error {
 		return withArchive(p, func(a *archive.Archive) error { _, err := a.FileContents(); return err })
 	}},
-	{"load", func(t *testing.T, p string) error { return withArchive(p, func(a *archive.Archive) error { _, err := a.Load(); return err }) }},
+	{"load", func(t *testing.T, p string) error {
+		return withArchive(p, func(a *archive.Archive) error { _, err := a.Load(); return err })
+	}},
 	{"export", func(t *testing.T, p string) error {
 		return withArchive(p, func(a *archive.Archive) error { _, err := a.ExportRaw(t.TempDir()); return err })
 	}},

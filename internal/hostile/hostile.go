@@ -99,7 +99,7 @@ func map32(n int) []byte { return binary.BigEndian.AppendUint32([]byte{0xdf}, ui
 func str(s string) []byte {
 	return append(binary.BigEndian.AppendUint32([]byte{0xdb}, uint32(len(s))), s...)
 }
-func i64(v int64) []byte { return binary.BigEndian.AppendUint64([]byte{0xd3}, uint64(v)) }
+func i64(v int64) []byte         { return binary.BigEndian.AppendUint64([]byte{0xd3}, uint64(v)) }
 func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
 
 // repeat appends n copies of c to head.
