@@ -24,6 +24,11 @@ var (
 	// for raw files, a budget proportional to the segment for the values
 	// a segment decodes to.
 	ErrTooLarge = errors.New("archive: declared sizes exceed the reader's limits")
+	// ErrPlaintext: the archive is not encrypted although the reader
+	// requires encryption (OpenOptions.RequireEncryption): the user
+	// configured a passphrase or key, so an archive in clear was not
+	// written by them with that configuration.
+	ErrPlaintext = errors.New("archive: not encrypted, but encryption is configured")
 )
 
 // SegmentError names the segment a read or decode failed on.

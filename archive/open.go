@@ -23,6 +23,11 @@ type OpenOptions struct {
 	Key        []byte
 	// MaxSegmentSize bounds one segment's decoded size (0: ctxfmt default).
 	MaxSegmentSize int64
+	// RequireEncryption refuses a plaintext archive (ErrPlaintext). Set
+	// it where the user configured encryption: a Passphrase or Key alone
+	// still opens a plaintext archive, which is how archives saved before
+	// encryption was turned on are read when the user asks for them.
+	RequireEncryption bool
 	// MaxDecodedSize bounds the raw transcript bytes the archive may
 	// materialise in all (0: DefaultMaxDecodedSize); an archive declaring
 	// more is refused (ErrTooLarge) before anything is decompressed.
@@ -88,6 +93,9 @@ func Open(ra io.ReaderAt, size int64, opts OpenOptions) (*Archive, error) {
 	if err != nil {
 		return nil, fmt.Errorf("archive: %w", err)
 	}
+	if opts.RequireEncryption && !r.Encrypted() {
+		return nil, ErrPlaintext
+	}
 	a := &Archive{r: r, maxDecoded: opts.MaxDecodedSize}
 	if a.maxDecoded <= 0 {
 		a.maxDecoded = DefaultMaxDecodedSize
@@ -96,8 +104,17 @@ func Open(ra io.ReaderAt, size int64, opts OpenOptions) (*Archive, error) {
 	if len(idx) == 0 {
 		return nil, ErrNotArchive
 	}
-	if err := a.decode(idx[0], "metadata", &a.meta); err != nil {
-		return nil, err
+	b, err := r.ReadSegment(idx[0])
+	if err != nil {
+		return nil, &SegmentError{Segment: "metadata", Err: err}
+	}
+	if len(b) == 0 || !(b[0]&0xf0 == 0x80 || b[0] == 0xde || b[0] == 0xdf) {
+		// Not the msgpack map every Ben10 version writes: a container
+		// someone packed with a metadata segment of their own.
+		return nil, fmt.Errorf("%w (the metadata segment is not a msgpack map)", ErrNotArchive)
+	}
+	if err := decodeMeta(b, &a.meta); err != nil {
+		return nil, &SegmentError{Segment: "metadata", Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
 	}
 	if a.meta.Layout < 1 || a.meta.Layout > LayoutVersion {
 		return nil, fmt.Errorf("%w: layout %d (this build reads up to %d)", ErrSchema, a.meta.Layout, LayoutVersion)
@@ -214,6 +231,9 @@ func (a *Archive) ImportReport() ImportReport { return a.pendingMeta().Import }
 
 // Redaction reports whether and how much the archive was redacted.
 func (a *Archive) Redaction() RedactionReport { return a.meta.Redact }
+
+// Encrypted reports whether the archive is encrypted.
+func (a *Archive) Encrypted() bool { return a.r.Encrypted() }
 
 // Container gives access to the underlying ctxfmt reader (segment sizes).
 func (a *Archive) Container() *ctxfmt.Reader { return a.r }
