@@ -97,9 +97,6 @@ func Open(ra io.ReaderAt, size int64, opts OpenOptions) (*Archive, error) {
 		return nil, ErrPlaintext
 	}
 	a := &Archive{r: r, maxDecoded: opts.MaxDecodedSize}
-	if a.maxDecoded <= 0 {
-		a.maxDecoded = DefaultMaxDecodedSize
-	}
 	idx := r.Find(ctxfmt.TypeMetadata)
 	if len(idx) == 0 {
 		return nil, ErrNotArchive
@@ -231,6 +228,14 @@ func (a *Archive) ImportReport() ImportReport { return a.pendingMeta().Import }
 
 // Redaction reports whether and how much the archive was redacted.
 func (a *Archive) Redaction() RedactionReport { return a.meta.Redact }
+
+// decodedLimit is OpenOptions.MaxDecodedSize or its default.
+func (a *Archive) decodedLimit() int64 {
+	if a.maxDecoded <= 0 {
+		return DefaultMaxDecodedSize
+	}
+	return a.maxDecoded
+}
 
 // Encrypted reports whether the archive is encrypted.
 func (a *Archive) Encrypted() bool { return a.r.Encrypted() }
@@ -550,8 +555,8 @@ func (a *Archive) readRawChunks(m rawManifest, segs []int, n int64) ([]byte, err
 	if n < 0 || n > 1<<40 || len(segs) > len(m.Chunks) {
 		return nil, corrupt("raw file %s: %d leading bytes", m.Name, n)
 	}
-	if n > a.maxDecoded {
-		return nil, fmt.Errorf("%w: raw file %s: %d leading bytes, the limit is %d", ErrTooLarge, m.Name, n, a.maxDecoded)
+	if limit := a.decodedLimit(); n > limit {
+		return nil, fmt.Errorf("%w: raw file %s: %d leading bytes, the limit is %d", ErrTooLarge, m.Name, n, limit)
 	}
 	infos := a.r.Segments()
 	var plausible int64
@@ -723,9 +728,13 @@ func (a *Archive) rawAll() ([][]byte, [][]int, error) {
 		return a.raw, a.lines, nil
 	}
 	var declared int64
+	limit := a.decodedLimit()
 	for _, m := range a.meta.Raw {
-		if m.Size < 0 || m.Size > a.maxDecoded-declared {
-			return nil, nil, fmt.Errorf("%w: raw files declare over %d bytes (raw file %s: %d)", ErrTooLarge, a.maxDecoded, m.Name, m.Size)
+		if m.Size > limit-declared {
+			return nil, nil, fmt.Errorf("%w: raw files declare over %d bytes (raw file %s: %d)", ErrTooLarge, limit, m.Name, m.Size)
+		}
+		if m.Size < 0 {
+			break // rawFile names the problem
 		}
 		declared += m.Size
 	}
