@@ -4,6 +4,9 @@ BIN       ?= bin/ben10
 # HOOKBIN: the hook shim, always next to BIN (it execs the ben10 beside it).
 HOOKBIN   := $(dir $(BIN))ben10-hook$(suffix $(BIN))
 FUZZTIME  ?= 30s
+# FUZZMINIMIZE caps the minimisation of each new interesting input, so a
+# run spends its time fuzzing (the default, 60s per input, can stall it).
+FUZZMINIMIZE ?= 100x
 BENCHTIME ?= 1s
 STATICCHECK_VERSION ?= v0.8.2
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
@@ -68,7 +71,7 @@ bench:
 fuzz:
 	@set -e; for t in $$($(GO) test -list '^Fuzz' ./fuzz | grep '^Fuzz'); do \
 		echo "== $$t ($(FUZZTIME))"; \
-		$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) ./fuzz; \
+		$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./fuzz; \
 	done
 
 $(STATICCHECK):

@@ -19,6 +19,16 @@ var (
 	ErrExists = errors.New("archive: file exists")
 	// ErrNoRaw: the archive holds no raw transcript to export or restore.
 	ErrNoRaw = errors.New("archive: no raw transcript in archive")
+	// ErrTooLarge: what the archive declares (counts, sizes) would take
+	// more memory than this reader allows: OpenOptions.MaxDecodedSize
+	// for raw files, a budget proportional to the segment for the values
+	// a segment decodes to.
+	ErrTooLarge = errors.New("archive: declared sizes exceed the reader's limits")
+	// ErrPlaintext: the archive is not encrypted although the reader
+	// requires encryption (OpenOptions.RequireEncryption): the user
+	// configured a passphrase or key, so an archive in clear was not
+	// written by them with that configuration.
+	ErrPlaintext = errors.New("archive: not encrypted, but encryption is configured")
 )
 
 // SegmentError names the segment a read or decode failed on.

@@ -1,6 +1,11 @@
 package archive
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"reflect"
+
+	"github.com/ben10ctx/ben10/ctxfmt"
+)
 
 // ToolInputDecodesAsJSON reports whether decodeToolInput gives for s what
 // encoding/json gives (for the external corpus test).
@@ -45,4 +50,30 @@ func RecallPayloadFold(s *State, prev []byte) (Recall, []byte, int, error) {
 	}
 	r, err := DecodeRecall(payload)
 	return r, ck, reused, err
+}
+
+// DecodeCost is what decoding segment payload b of type t would allocate
+// by the typed walk unmarshal runs before msgpack, with the segment's
+// budget; ok is false when the walk refuses b.
+func DecodeCost(b []byte, t ctxfmt.SegmentType) (cost, limit uint64, ok bool) {
+	var v any
+	switch t {
+	case ctxfmt.TypeMetadata:
+		v = &metaSegment{}
+	case ctxfmt.TypeConversation:
+		v = &[]Message{}
+	case ctxfmt.TypeToolHistory:
+		v = &[]ToolExec{}
+	case ctxfmt.TypeCompactions:
+		v = &[]Compaction{}
+	case ctxfmt.TypePreferences:
+		v = &[]Preference{}
+	case ctxfmt.TypeTaskState:
+		v = &TaskState{}
+	default:
+		return 0, 0, false
+	}
+	bud := newBudget(len(b))
+	ok = msgpackCost(b, reflect.TypeOf(v).Elem(), &bud)
+	return bud.used, bud.limit, ok
 }

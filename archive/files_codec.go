@@ -3,6 +3,7 @@ package archive
 import (
 	"encoding/hex"
 	"fmt"
+	"unsafe"
 )
 
 // The file registry's stored form. Archives of earlier versions hold it as
@@ -91,6 +92,10 @@ func (fr *fileRegistry) UnmarshalMsgpack(b []byte) error {
 	}
 	d.base = d.int64()
 	n := d.array(0)
+	if n > (len(d.b)-d.i)/8 || !d.alloc(n, unsafe.Sizeof(FileRecord{})) { // a record: an array of 7
+		d.fail("more file records than bytes")
+		return d.err
+	}
 	out := make(fileRegistry, 0, n)
 	for k := 0; k < n && d.err == nil; k++ {
 		m := d.array(7)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"time"
+	"unsafe"
 )
 
 // decodeMeta decodes the metadata segment into m as msgpack.Unmarshal
@@ -23,7 +24,7 @@ import (
 // the segment's first value is complete (msgpackWellFormed).
 func decodeMeta(b []byte, m *metaSegment) error {
 	var fast metaSegment
-	r := metaReader{b: b}
+	r := metaReader{b: b, bud: newBudget(len(b))}
 	if r.metaSegment(&fast) && r.i == len(b) {
 		*m = fast
 		return nil
@@ -136,9 +137,13 @@ func msgpackWellFormed(b []byte) (ok bool, largest uint64) {
 // metaReader reads the msgpack subset Encode writes; every method reports
 // false, never panics, on anything outside it.
 type metaReader struct {
-	b []byte
-	i int
+	b   []byte
+	i   int
+	bud budget // what the slices and maps made so far take
 }
+
+// alloc reserves n elements of a type of size bytes before they are made.
+func (r *metaReader) alloc(n int, size uintptr) bool { return r.bud.take(n, size) }
 
 func (r *metaReader) code() (byte, bool) {
 	if r.i >= len(r.b) {
@@ -383,7 +388,7 @@ func (r *metaReader) bin() ([]byte, bool) {
 		return nil, false
 	}
 	p, ok := r.take(n)
-	if !ok {
+	if !ok || !r.alloc(n, 1) {
 		return nil, false
 	}
 	return append(make([]byte, 0, n), p...), true
@@ -395,6 +400,9 @@ func (r *metaReader) strings() ([]string, bool) {
 	n, ok := r.arrayLen()
 	if !ok || n < 0 {
 		return nil, ok
+	}
+	if !r.alloc(n, unsafe.Sizeof("")) {
+		return nil, false
 	}
 	out := make([]string, n)
 	for i := range out {
@@ -409,6 +417,9 @@ func (r *metaReader) ints() ([]int, bool) {
 	n, ok := r.arrayLen()
 	if !ok || n < 0 {
 		return nil, ok
+	}
+	if !r.alloc(n, unsafe.Sizeof(0)) {
+		return nil, false
 	}
 	out := make([]int, n)
 	for i := range out {
@@ -599,7 +610,7 @@ func (r *metaReader) stringIntMap() (map[string]int, bool) {
 		return nil, true
 	}
 	n, ok := r.mapLen()
-	if !ok {
+	if !ok || !r.alloc(n, 64) {
 		return nil, false
 	}
 	out := make(map[string]int, n)
@@ -619,6 +630,9 @@ func (r *metaReader) rawManifests() ([]rawManifest, bool) {
 	n, ok := r.arrayLen()
 	if !ok || n < 0 {
 		return nil, ok
+	}
+	if !r.alloc(n, unsafe.Sizeof(rawManifest{})) {
+		return nil, false
 	}
 	out := make([]rawManifest, n)
 	for i := range out {
@@ -655,6 +669,9 @@ func (r *metaReader) rawChunks() ([]rawChunk, bool) {
 	n, ok := r.arrayLen()
 	if !ok || n < 0 {
 		return nil, ok
+	}
+	if !r.alloc(n, unsafe.Sizeof(rawChunk{})) {
+		return nil, false
 	}
 	out := make([]rawChunk, n)
 	for i := range out {
@@ -694,6 +711,9 @@ func (r *metaReader) contentEntries() ([]contentEntry, bool) {
 	n, ok := r.arrayLen()
 	if !ok || n < 0 {
 		return nil, ok
+	}
+	if !r.alloc(n, unsafe.Sizeof(contentEntry{})) {
+		return nil, false
 	}
 	out := make([]contentEntry, n)
 	for i := range out {
@@ -826,6 +846,9 @@ func (r *metaReader) pendingModel() (*PendingModel, bool) {
 			var n int
 			if n, ok = r.arrayLen(); !ok || n < 0 {
 				return 1 << 7, ok
+			}
+			if !r.alloc(n, unsafe.Sizeof([]rawChunk(nil))) {
+				return 1 << 7, false
 			}
 			m.Chunks = make([][]rawChunk, n)
 			for i := range m.Chunks {

@@ -18,7 +18,7 @@ import (
 // fastMeta runs only decodeMeta's fast path.
 func fastMeta(b []byte) (metaSegment, bool) {
 	var m metaSegment
-	r := metaReader{b: b}
+	r := metaReader{b: b, bud: newBudget(len(b))}
 	ok := r.metaSegment(&m) && r.i == len(b)
 	return m, ok
 }

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -22,15 +23,45 @@ type OpenOptions struct {
 	Key        []byte
 	// MaxSegmentSize bounds one segment's decoded size (0: ctxfmt default).
 	MaxSegmentSize int64
+	// RequireEncryption refuses a plaintext archive (ErrPlaintext). Set
+	// it where the user configured encryption: a Passphrase or Key alone
+	// still opens a plaintext archive, which is how archives saved before
+	// encryption was turned on are read when the user asks for them.
+	RequireEncryption bool
+	// MaxDecodedSize bounds the raw transcript bytes the archive may
+	// materialise in all (0: DefaultMaxDecodedSize); an archive declaring
+	// more is refused (ErrTooLarge) before anything is decompressed.
+	MaxDecodedSize int64
 }
+
+// DefaultMaxDecodedSize is OpenOptions.MaxDecodedSize's default: 4 GiB of
+// raw transcript, some twenty times the largest sessions seen.
+const DefaultMaxDecodedSize = 4 << 30
+
+// maxLines is the most lines a raw file of n bytes may hold for its
+// line index to be built: 4 Mi lines plus one per 32 bytes (a transcript's
+// JSONL lines are hundreds of bytes long), some 32 MiB plus a quarter of
+// the file.
+func maxLines(n int) int { return 4<<20 + n/32 }
+
+// presizeRatio bounds the compression ratio a raw file's declared size
+// is trusted at for allocating it whole before its segments are read;
+// beyond it (or past presizeFree) the buffer grows with the bytes that
+// actually arrive, so a size lie costs at most presizeRatio times the
+// stored bytes.
+const (
+	presizeRatio = 16
+	presizeFree  = 8 << 20
+)
 
 // Archive is an opened .ctx archive. Open reads only the container index
 // and the metadata segment; every accessor decodes just the segments it
 // needs, once (results are cached). An Archive is safe for concurrent use.
 type Archive struct {
-	r      *ctxfmt.Reader
-	closer io.Closer
-	meta   metaSegment
+	r          *ctxfmt.Reader
+	closer     io.Closer
+	meta       metaSegment
+	maxDecoded int64
 
 	// loc[f][k] is where chunk k of raw file f is stored; segLen[s] the
 	// stored bytes raw segment s (container index segIdx[s]) must hold.
@@ -62,13 +93,25 @@ func Open(ra io.ReaderAt, size int64, opts OpenOptions) (*Archive, error) {
 	if err != nil {
 		return nil, fmt.Errorf("archive: %w", err)
 	}
-	a := &Archive{r: r}
+	if opts.RequireEncryption && !r.Encrypted() {
+		return nil, ErrPlaintext
+	}
+	a := &Archive{r: r, maxDecoded: opts.MaxDecodedSize}
 	idx := r.Find(ctxfmt.TypeMetadata)
 	if len(idx) == 0 {
 		return nil, ErrNotArchive
 	}
-	if err := a.decode(idx[0], "metadata", &a.meta); err != nil {
-		return nil, err
+	b, err := r.ReadSegment(idx[0])
+	if err != nil {
+		return nil, &SegmentError{Segment: "metadata", Err: err}
+	}
+	if len(b) == 0 || !(b[0]&0xf0 == 0x80 || b[0] == 0xde || b[0] == 0xdf) {
+		// Not the msgpack map every Ben10 version writes: a container
+		// someone packed with a metadata segment of their own.
+		return nil, fmt.Errorf("%w (the metadata segment is not a msgpack map)", ErrNotArchive)
+	}
+	if err := decodeMeta(b, &a.meta); err != nil {
+		return nil, &SegmentError{Segment: "metadata", Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
 	}
 	if a.meta.Layout < 1 || a.meta.Layout > LayoutVersion {
 		return nil, fmt.Errorf("%w: layout %d (this build reads up to %d)", ErrSchema, a.meta.Layout, LayoutVersion)
@@ -127,7 +170,7 @@ func (a *Archive) decode(i int, what string, v any) error {
 		err = unmarshal(b, v)
 	}
 	if err != nil {
-		return &SegmentError{Segment: what, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+		return &SegmentError{Segment: what, Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
 	}
 	return nil
 }
@@ -139,9 +182,16 @@ func (a *Archive) decode(i int, what string, v any) error {
 // fails on an incomplete one anyway), and msgpack panics when a nil
 // stands where a struct such as time.Time is expected, so decoding runs
 // under recover.
+//
+// What the decoded values would take is then checked against the
+// segment's budget (checkDecodeCost), since msgpack allocates a slice's
+// elements from the array header before it reads them.
 func unmarshal(b []byte, v any) error {
 	if ok, _ := msgpackWellFormed(b); !ok {
 		return errMsgpackMalformed
+	}
+	if err := checkDecodeCost(b, v); err != nil {
+		return err
 	}
 	return msgpackUnmarshal(b, v)
 }
@@ -178,6 +228,17 @@ func (a *Archive) ImportReport() ImportReport { return a.pendingMeta().Import }
 
 // Redaction reports whether and how much the archive was redacted.
 func (a *Archive) Redaction() RedactionReport { return a.meta.Redact }
+
+// decodedLimit is OpenOptions.MaxDecodedSize or its default.
+func (a *Archive) decodedLimit() int64 {
+	if a.maxDecoded <= 0 {
+		return DefaultMaxDecodedSize
+	}
+	return a.maxDecoded
+}
+
+// Encrypted reports whether the archive is encrypted.
+func (a *Archive) Encrypted() bool { return a.r.Encrypted() }
 
 // Container gives access to the underlying ctxfmt reader (segment sizes).
 func (a *Archive) Container() *ctxfmt.Reader { return a.r }
@@ -494,7 +555,15 @@ func (a *Archive) readRawChunks(m rawManifest, segs []int, n int64) ([]byte, err
 	if n < 0 || n > 1<<40 || len(segs) > len(m.Chunks) {
 		return nil, corrupt("raw file %s: %d leading bytes", m.Name, n)
 	}
-	out := make([]byte, 0, n+n/8)
+	if limit := a.decodedLimit(); n > limit {
+		return nil, fmt.Errorf("%w: raw file %s: %d leading bytes, the limit is %d", ErrTooLarge, m.Name, n, limit)
+	}
+	infos := a.r.Segments()
+	var plausible int64
+	for _, si := range segs {
+		plausible += min(infos[si].RawLen, infos[si].StoredLen*presizeRatio)
+	}
+	out := make([]byte, 0, min(n+n/8, max(plausible+plausible/8, presizeFree)))
 	for k, si := range segs {
 		b, err := a.r.ReadSegment(si)
 		if err != nil {
@@ -592,18 +661,35 @@ func (a *Archive) rawFile(f int) ([]byte, error) {
 	if m.Size < 0 || m.Size > 1<<40 {
 		return nil, corrupt("raw file %s: size %d", m.Name, m.Size)
 	}
-	var total int64
+	var total, plausible int64
+	infos := a.r.Segments()
 	for k, c := range m.Chunks {
 		l := a.loc[f][k]
-		if info := a.r.Segments()[a.segIdx[l.seg]]; int64(info.RawLen) != a.segLen[l.seg] {
+		info := infos[a.segIdx[l.seg]]
+		if int64(info.RawLen) != a.segLen[l.seg] {
 			return nil, corrupt("raw file %s chunk %d: segment holds %d bytes, manifest says %d", m.Name, k, info.RawLen, a.segLen[l.seg])
 		}
 		total += c.StoredLen
+		plausible += min(c.StoredLen, info.StoredLen*presizeRatio)
 	}
 	if total != m.Size {
 		return nil, corrupt("raw file %s: chunks hold %d bytes, manifest says %d", m.Name, total, m.Size)
 	}
-	out := make([]byte, 0, m.Size)
+	// The declared size is allocated up front only as far as the stored
+	// bytes make it plausible (see presizeRatio); the rest grows as it
+	// is really decoded.
+	if len(m.Chunks) == 1 && !a.loc[f][0].shared {
+		// One segment of its own: its decoded bytes are the file.
+		b, err := a.readRawSegment(a.loc[f][0].seg)
+		if err != nil {
+			return nil, &SegmentError{Segment: fmt.Sprintf("raw transcript %s chunk 0", m.Name), Err: err}
+		}
+		if int64(len(b)) != m.Size {
+			return nil, corrupt("raw file %s chunk 0: segment holds %d bytes, manifest says %d", m.Name, len(b), m.Size)
+		}
+		return a.checkRawSum(m, b)
+	}
+	out := make([]byte, 0, min(m.Size, max(plausible, presizeFree)))
 	last, lastSeg := []byte(nil), -1
 	for k, c := range m.Chunks {
 		l := a.loc[f][k]
@@ -619,6 +705,11 @@ func (a *Archive) rawFile(f int) ([]byte, error) {
 		}
 		out = append(out, last[l.off:l.off+c.StoredLen]...)
 	}
+	return a.checkRawSum(m, out)
+}
+
+// checkRawSum checks a raw file's bytes against the manifest's SHA-256.
+func (a *Archive) checkRawSum(m rawManifest, out []byte) ([]byte, error) {
 	// (A raw-only archive's manifest has no SHA-256: its segments'
 	// checksums vouch for the bytes, and its completion hashes them.)
 	if m.SHA256 != "" || a.meta.Pending == nil {
@@ -636,12 +727,28 @@ func (a *Archive) rawAll() ([][]byte, [][]int, error) {
 	if a.raw != nil {
 		return a.raw, a.lines, nil
 	}
+	var declared int64
+	limit := a.decodedLimit()
+	for _, m := range a.meta.Raw {
+		if m.Size > limit-declared {
+			return nil, nil, fmt.Errorf("%w: raw files declare over %d bytes (raw file %s: %d)", ErrTooLarge, limit, m.Name, m.Size)
+		}
+		if m.Size < 0 {
+			break // rawFile names the problem
+		}
+		declared += m.Size
+	}
 	raw := make([][]byte, len(a.meta.Raw))
 	lines := make([][]int, len(a.meta.Raw))
 	for i := range a.meta.Raw {
 		b, err := a.rawFile(i)
 		if err != nil {
 			return nil, nil, err
+		}
+		// Each line start takes 8 bytes: a file of empty lines would
+		// index to eight times its size.
+		if n := bytes.Count(b, []byte{'\n'}); n > maxLines(len(b)) {
+			return nil, nil, fmt.Errorf("%w: raw file %s: %d lines in %d bytes", ErrTooLarge, a.meta.Raw[i].Name, n, len(b))
 		}
 		raw[i], lines[i] = b, lineStarts(b)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"time"
+	"unsafe"
 )
 
 // The recall's stored form. Archives of earlier versions hold the
@@ -274,6 +275,24 @@ type mpReader struct {
 	i    int
 	base int64
 	err  error
+	// used counts the bytes of the records allocated so far, checked
+	// against the segment's budget before each allocation.
+	used budget
+}
+
+// alloc reserves n records of size bytes before they are made; false
+// (and d.err set) when the segment cannot hold that much.
+func (d *mpReader) alloc(n int, size uintptr) bool {
+	if d.used.limit == 0 {
+		d.used = newBudget(len(d.b))
+	}
+	if !d.used.take(n, size) {
+		if d.err == nil {
+			d.err = fmt.Errorf("%w: %w at byte %d", errCompactForm, errOverBudget, d.i)
+		}
+		return false
+	}
+	return true
 }
 
 func (d *mpReader) fail(what string) {
@@ -615,7 +634,7 @@ func (d *mpReader) recall() (Recall, error) {
 		q := d.request()
 		r.Initial = &q
 	}
-	if n := d.list(); n > 0 {
+	if n := d.list(); n > 0 && d.alloc(n, unsafe.Sizeof(RecallRequest{})) {
 		r.Requests = make([]RecallRequest, 0, n)
 		for k := 0; k < n && d.err == nil; k++ {
 			r.Requests = append(r.Requests, d.request())
@@ -669,7 +688,15 @@ func (d *mpReader) recall() (Recall, error) {
 // elements skipped.
 func readRecords[T any](d *mpReader, width int, fields func() T) []T {
 	n := d.list()
-	if n == 0 {
+	if n == 0 || n > (len(d.b)-d.i)/(width+1) {
+		// (each record is an array of at least width elements)
+		if n != 0 {
+			d.fail("more records than bytes")
+		}
+		return nil
+	}
+	var zero T
+	if !d.alloc(n, unsafe.Sizeof(zero)) {
 		return nil
 	}
 	out := make([]T, 0, n)

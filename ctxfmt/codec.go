@@ -239,16 +239,59 @@ func withChecksum(frame []byte, sum uint64) ([]byte, error) {
 	return out, nil
 }
 
-// Above this compression ratio a zstd segment is decoded by streaming into
-// a buffer that grows with the output actually produced, instead of
-// allocating the claimed raw length up front: a tiny hostile segment that
-// claims a huge raw length then costs only what it really decodes to.
+// Above this compression ratio a zstd segment's claimed raw length is not
+// trusted for an allocation: the frame is first decoded into nothing, and
+// only when it really produces the claimed length is the output allocated
+// (exactly) and the frame decoded again into it. A tiny hostile segment
+// that claims a huge raw length then costs a decoder window, never the
+// claim; a real expansion costs its output once (never a growing buffer's
+// copies) and twice the decoding time.
 const (
 	zstdFastRatio = 64
 	zstdFastSlack = 1 << 20
 )
 
+// zstdStream decodes src, whose claimed ratio is suspicious, into exactly
+// rawLen bytes (see zstdFastRatio).
 func zstdStream(src []byte, rawLen int, extra ...zstd.DOption) ([]byte, error) {
+	if err := zstdCheck(src, rawLen, extra...); err != nil {
+		return nil, err
+	}
+	d, err := zstdStreamDecoder(src, rawLen, extra...)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	out := make([]byte, rawLen+1)
+	n, err := io.ReadFull(d, out)
+	if err != io.ErrUnexpectedEOF && err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	if n != rawLen {
+		return nil, errLength
+	}
+	return out[:rawLen:rawLen], nil
+}
+
+// zstdCheck decodes src into nothing and checks that it gives exactly
+// rawLen bytes: a decoder window's memory, whatever rawLen is.
+func zstdCheck(src []byte, rawLen int, extra ...zstd.DOption) error {
+	d, err := zstdStreamDecoder(src, rawLen, extra...)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	n, err := io.Copy(io.Discard, io.LimitReader(d, int64(rawLen)+1))
+	if err != nil {
+		return fmt.Errorf("zstd: %w", err)
+	}
+	if n != int64(rawLen) {
+		return errLength
+	}
+	return nil
+}
+
+func zstdStreamDecoder(src []byte, rawLen int, extra ...zstd.DOption) (*zstd.Decoder, error) {
 	d, err := zstd.NewReader(bytes.NewReader(src), append([]zstd.DOption{
 		zstd.WithDecoderConcurrency(1),
 		zstd.WithDecoderLowmem(true),
@@ -258,15 +301,68 @@ func zstdStream(src []byte, rawLen int, extra ...zstd.DOption) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("zstd: %w", err)
 	}
-	defer d.Close()
-	var buf bytes.Buffer
-	if _, err := io.Copy(&buf, io.LimitReader(d, int64(rawLen)+1)); err != nil {
-		return nil, fmt.Errorf("zstd: %w", err)
+	return d, nil
+}
+
+// lz4BlockLen returns the length an LZ4 block decodes to, walking its
+// sequences without writing anything; ok is false when the block is
+// malformed (a length runs past the end, an offset of zero). It lets a
+// claimed raw length be checked before it is allocated.
+func lz4BlockLen(src []byte) (n int, ok bool) {
+	i := 0
+	ext := func(l int) (int, bool) {
+		for {
+			if i >= len(src) {
+				return 0, false
+			}
+			c := src[i]
+			i++
+			l += int(c)
+			if l > 1<<40 {
+				return 0, false
+			}
+			if c != 255 {
+				return l, true
+			}
+		}
 	}
-	if buf.Len() != rawLen {
-		return nil, errLength
+	for i < len(src) {
+		tok := src[i]
+		i++
+		lit := int(tok >> 4)
+		if lit == 15 {
+			if lit, ok = ext(lit); !ok {
+				return 0, false
+			}
+		}
+		if lit > len(src)-i {
+			return 0, false
+		}
+		i += lit
+		n += lit
+		if i == len(src) { // the last sequence has literals only
+			return n, true
+		}
+		if len(src)-i < 2 {
+			return 0, false
+		}
+		off := int(src[i]) | int(src[i+1])<<8
+		i += 2
+		if off == 0 || off > n {
+			return 0, false
+		}
+		ml := int(tok & 15)
+		if ml == 15 {
+			if ml, ok = ext(ml); !ok {
+				return 0, false
+			}
+		}
+		n += ml + 4
+		if n > 1<<40 {
+			return 0, false
+		}
 	}
-	return buf.Bytes(), nil
+	return n, true
 }
 
 var errLength = errors.New("decoded length differs from the index")
@@ -283,6 +379,14 @@ func decompress(c Codec, src []byte, rawLen int) ([]byte, error) {
 	case CodecLZ4:
 		if rawLen > lz4MaxRatio*len(src)+64 {
 			return nil, fmt.Errorf("raw length %d impossible for a %d-byte LZ4 block", rawLen, len(src))
+		}
+		// The claim is checked against what the block's sequences add up
+		// to before it is allocated.
+		if n, ok := lz4BlockLen(src); !ok || n != rawLen {
+			if !ok {
+				return nil, errors.New("lz4: malformed block")
+			}
+			return nil, errLength
 		}
 		dst := make([]byte, rawLen)
 		n, err := lz4.UncompressBlock(src, dst)

@@ -201,9 +201,39 @@ func (c *cryptoParams) openAEAD(passphrase, key []byte) (cipher.AEAD, error) {
 		return nil, err
 	}
 	if subtle.ConstantTimeCompare(check, c.keyCheck[:]) != 1 {
+		if c.paramsAltered(passphrase) {
+			return nil, errParamsAltered
+		}
 		return nil, ErrWrongKey
 	}
 	return newGCM(segKey)
+}
+
+// errParamsAltered: the key check matches the passphrase under the
+// writer's default Argon2id parameters, not under the stored ones.
+var errParamsAltered = fmt.Errorf("%w: the Argon2id parameters were altered (the passphrase opens the file with the writer's defaults t=%d, m=%d KiB, p=%d)",
+	ErrAuth, defaultArgonTime, defaultArgonMemKiB, defaultArgonThreads)
+
+// paramsAltered tells KDF-parameter tampering from a wrong passphrase
+// where it can: nothing in the file authenticates the parameters (they
+// are an input of the key they would be checked with), but the writer
+// uses its defaults unless told otherwise, so when the stored parameters
+// are not the defaults and the key check does match under the defaults,
+// the parameters were changed after writing. A wrong passphrase costs one
+// more derivation with the defaults (bounded like any other).
+func (c *cryptoParams) paramsAltered(passphrase []byte) bool {
+	def := Argon2Params{}.withDefaults()
+	if c.kdf != KDFArgon2id || passphrase == nil || c.argon == def {
+		return false
+	}
+	alt := *c
+	alt.argon = def
+	master, err := alt.masterKey(passphrase, nil)
+	if err != nil {
+		return false
+	}
+	_, check, err := alt.subkeys(master)
+	return err == nil && subtle.ConstantTimeCompare(check, c.keyCheck[:]) == 1
 }
 
 func newGCM(key []byte) (cipher.AEAD, error) {

@@ -27,6 +27,10 @@
 // wrapping a sentinel (ErrBadMagic, ErrChecksum, ErrTruncated,
 // ErrUnsupported, ErrCorrupt, ErrWrongKey, ErrKeyRequired, ErrAuth,
 // ErrTooLarge). Hostile input never panics and never makes the reader
-// allocate more than a small multiple of the file size, or the configured
-// cap on one decoded segment.
+// allocate more than the index of at most MaxSegments entries (a sparse
+// file's size costs nothing) plus, per segment read, its stored bytes and
+// what it really decodes to, within the configured cap: a claimed raw
+// length is checked before it is allocated (an LZ4 block's sequences are
+// added up; a Zstandard frame with a suspicious ratio is first decoded
+// into nothing). A deep Verify keeps no decoded Zstandard output.
 package ctxfmt

@@ -18,6 +18,14 @@ import (
 // ReaderOptions.MaxSegmentSize is zero: 1 GiB.
 const DefaultMaxSegmentSize = 1 << 30
 
+// MaxSegments is the most index entries a reader accepts (ErrTooLarge
+// beyond it). The index is read and kept whole at open, and a sparse file
+// can claim a large size at no cost on disk: this bounds what opening any
+// file allocates (about 90 bytes an entry, some 12 MiB at the cap). A
+// writer never needs as many: a 100 GiB transcript cut into the default
+// 4 MiB chunks takes 25,600 segments.
+const MaxSegments = 1 << 17
+
 // ReaderOptions configure a Reader. Passphrase or Key is needed only to
 // read segments of an encrypted file; the index is always readable.
 type ReaderOptions struct {
@@ -144,6 +152,10 @@ func NewReader(ra io.ReaderAt, size int64, opts ReaderOptions) (*Reader, error) 
 		return nil, ferr("header", ErrCorrupt, "%d segments cannot fit in %d bytes", n, h.TotalSize)
 	}
 
+	if n > MaxSegments {
+		return nil, ferr("header", ErrTooLarge, "%d segments, a reader accepts up to %d", n, MaxSegments)
+	}
+
 	// Index.
 	r.index = make([]byte, HeaderSize+n*EntrySize+IndexSumSize)
 	copy(r.index, hb)
@@ -210,6 +222,9 @@ func NewReader(ra io.ReaderAt, size int64, opts ReaderOptions) (*Reader, error) 
 		if opts.Passphrase != nil || opts.Key != nil {
 			aead, err := cp.openAEAD(opts.Passphrase, opts.Key)
 			if err != nil {
+				if errors.Is(err, errParamsAltered) {
+					return nil, &FormatError{Region: segRegion(0, TypeCryptoParams), Err: ErrAuth, Detail: detailOf(err)}
+				}
 				if errors.Is(err, ErrWrongKey) {
 					return nil, &FormatError{Region: "file", Err: ErrWrongKey, Detail: detailOf(err)}
 				}

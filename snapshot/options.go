@@ -151,7 +151,9 @@ func Key(cfg *store.Config) (enc *ctxfmt.Encryption, ok bool, err error) {
 
 // OpenOptions are the archive.OpenOptions that read archives written with
 // cfg's encryption (empty when encryption is off or its key is missing:
-// plain archives open either way).
+// plain archives open either way). With encryption on and its key at
+// hand, a plaintext archive is refused (archive.ErrPlaintext): the user's
+// own archives are encrypted, so one in clear came from elsewhere.
 func OpenOptions(cfg *store.Config) archive.OpenOptions {
 	enc, ok, err := Key(cfg)
 	if !ok || err != nil {
@@ -160,7 +162,7 @@ func OpenOptions(cfg *store.Config) archive.OpenOptions {
 		}
 		return archive.OpenOptions{}
 	}
-	return archive.OpenOptions{Passphrase: enc.Passphrase, Key: enc.Key}
+	return archive.OpenOptions{Passphrase: enc.Passphrase, Key: enc.Key, RequireEncryption: true}
 }
 
 // EncodeOptions builds the archive encoder options from the configuration:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/spf13/cobra"
 )
@@ -77,6 +78,9 @@ on encrypted archives without the passphrase.`,
 		Short: "Check an archive's integrity; exit non-zero naming the damaged region",
 		Long: `Check an archive: header, index, layout and the footer checksum over every
 byte; with --deep also every segment's checksum, decryption and decoding.
+With --deep a Ben10 context archive is also checked at its own level: the
+metadata, every model segment decoded, the raw transcript against its
+SHA-256, within bounded memory whatever the file declares.
 Exits 0 on a sound archive; otherwise prints one line naming the damaged
 region and exits 2 (1 for other errors, such as a missing file).`,
 		Args: cobra.ExactArgs(1),
@@ -351,7 +355,17 @@ func runVerify(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	err = ctxfmt.VerifyFile(args[0], ctxfmt.VerifyOptions{Deep: archiveFlags.deep, Passphrase: pass})
+	if archiveFlags.deep {
+		// A Ben10 archive is checked at its own level too (what the
+		// metadata declares against what the segments hold); a container
+		// that is no archive at all, at the container level only.
+		err = archive.VerifyFile(args[0], archive.OpenOptions{Passphrase: pass})
+		if errors.Is(err, archive.ErrNotArchive) {
+			err = nil
+		}
+	} else {
+		err = ctxfmt.VerifyFile(args[0], ctxfmt.VerifyOptions{Passphrase: pass})
+	}
 	var fe *ctxfmt.FormatError
 	switch {
 	case errors.Is(err, ctxfmt.ErrKeyRequired):
@@ -360,6 +374,8 @@ func runVerify(cmd *cobra.Command, args []string) error {
 		return fmt.Errorf("%s: %w", args[0], err)
 	case errors.As(err, &fe):
 		return &exitError{code: 2, err: fmt.Errorf("%s: %w", args[0], err)}
+	case errors.Is(err, archive.ErrCorrupt), errors.Is(err, archive.ErrTooLarge), errors.Is(err, archive.ErrSchema):
+		return &exitError{code: 2, err: err}
 	}
 	if err != nil {
 		return err

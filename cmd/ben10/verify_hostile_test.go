@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ben10ctx/ben10/internal/hostile"
+)
+
+// TestArchiveVerifyHostile: `archive verify --deep` refuses every archive
+// of the hostile corpus with exit 2 and one line naming the file (none is
+// called sound), except the one valid if large archive; `doctor` reports
+// a hostile current.ctx as damaged instead of "verified".
+func TestArchiveVerifyHostile(t *testing.T) {
+	paths, err := hostile.Archives(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range hostile.Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			r := runBen10(t, nil, nil, "archive", "verify", "--deep", paths[c.Name])
+			if c.Name == "raw-zstd-bomb" {
+				if r.code != 0 {
+					t.Fatalf("a valid archive: exit %d, %s", r.code, r.stderr)
+				}
+				return
+			}
+			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+			if r.code != 2 || len(lines) != 1 || !strings.Contains(lines[0], filepath.Base(paths[c.Name])) {
+				t.Fatalf("exit %d, stderr %q; want exit 2 and one line naming the file", r.code, r.stderr)
+			}
+		})
+	}
+
+	project := t.TempDir()
+	ctxDir := filepath.Join(project, ".claude", "context")
+	if err := os.MkdirAll(ctxDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"meta-raw-count", "conversation-nil-array", "raw-lz4-lie"} {
+		b, err := os.ReadFile(paths[name])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ctxDir, "current.ctx"), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := runBen10(t, nil, nil, "doctor", "--dir", project)
+		if r.code != 1 || !strings.Contains(r.stdout, "damaged") || !strings.Contains(r.stdout, "current.ctx") {
+			t.Fatalf("doctor with %s as current.ctx: exit %d\n%s%s", name, r.code, r.stdout, r.stderr)
+		}
+	}
+}
