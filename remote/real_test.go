@@ -203,6 +203,18 @@ func TestRealRemoteTeammates(t *testing.T) {
 	if err != nil || pb.Entries != 0 || pb.ChunksUploaded != 0 {
 		t.Fatalf("bob's push of what he pulled: %+v %v", pb, err)
 	}
+	// Dave has no checkout of the project: its entries go to a plain
+	// directory, as archives that open.
+	dir := filepath.Join(t.TempDir(), "dave-area")
+	pd, err := cb.PullDir(context.Background(), dir, PullOptions{Project: "github.com/acme/cart-service", Session: s2[:8]})
+	if err != nil || len(pd.Pulled) != 1 || len(pd.Failed) != 0 {
+		t.Fatalf("pull into a directory: %+v %v", pd, err)
+	}
+	a, err := archive.OpenFile(pd.Pulled[0], archive.OpenOptions{})
+	if err != nil || a.Meta().SessionID != s2 {
+		t.Fatalf("%s: %v", pd.Pulled[0], err)
+	}
+	a.Close()
 	// A teammate with another key is told so, before anything is read.
 	carol := newMate(t, srv, "carol", "share")
 	if _, err := Dial(context.Background(), carol.remote, testKey(t), true); !errors.Is(err, ErrWrongKey) {

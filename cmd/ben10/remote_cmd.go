@@ -237,6 +237,10 @@ everything pushed with it.`,
 			if err != nil {
 				return err
 			}
+			if old, err := remote.LoadKey(home, name); err == nil && old.ID() == k.ID() {
+				infof(cmd.OutOrStdout(), "team key %s for remote %s is already installed\n", k.ID(), name)
+				return nil
+			}
 			if err := remote.SaveKey(home, name, k, o.force); err != nil {
 				return err
 			}
