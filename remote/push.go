@@ -45,6 +45,7 @@ type PushStats struct {
 // localArchive is an archive of the store to push.
 type localArchive struct {
 	path, kind, name, trigger string
+	created                   time.Time // a snapshot's time in the index
 }
 
 // Push uploads the archives of st's store (current, history, compaction
@@ -210,6 +211,9 @@ func (c *Client) prepare(la localArchive, oo archive.OpenOptions, strip *snapsho
 	if fi != nil {
 		e.ArchiveBytes = fi.Size()
 	}
+	if !la.created.IsZero() {
+		e.Created = la.created
+	}
 	var raw int64
 	for _, f := range files {
 		data := strip.Bytes(f.Data)
@@ -373,7 +377,7 @@ func localArchives(st *store.Store) ([]localArchive, []string) {
 	m := snapshot.NewManager(st, st.Config())
 	if ix, err := m.Index(); err == nil {
 		for _, s := range ix.Snapshots {
-			out = append(out, localArchive{path: m.Path(s), kind: KindSnapshot, name: s.ID, trigger: s.Trigger})
+			out = append(out, localArchive{path: m.Path(s), kind: KindSnapshot, name: s.ID, trigger: s.Trigger, created: s.CreatedAt})
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		warns = append(warns, fmt.Sprintf("compaction snapshots of %s: %v", st.Root(), err))
