@@ -275,6 +275,7 @@ type uploader struct {
 	count   int
 	reused  int
 	bytes   atomic.Int64
+	stored  atomic.Int64
 }
 
 type job struct {
@@ -305,6 +306,7 @@ func (c *Client) newUploader(ctx context.Context, present map[string]time.Time) 
 					continue
 				}
 				u.bytes.Add(int64(len(obj)))
+				u.stored.Add(1)
 				if c.afterPut != nil {
 					c.afterPut()
 				}
@@ -313,6 +315,9 @@ func (c *Client) newUploader(ctx context.Context, present map[string]time.Time) 
 	}
 	return u
 }
+
+// storedCount is how many chunks were stored.
+func (u *uploader) storedCount() int64 { return u.stored.Load() }
 
 func (u *uploader) failed() bool {
 	u.mu.Lock()
@@ -355,8 +360,8 @@ func (u *uploader) add(id string, p []byte) {
 func (u *uploader) wait() error {
 	close(u.jobs)
 	u.wg.Wait()
-	if u.err == nil && u.ctx.Err() != nil {
-		u.err = u.ctx.Err()
+	if err := u.ctx.Err(); err != nil {
+		return fmt.Errorf("remote: push interrupted after %d chunks (run it again to resume): %w", u.storedCount(), err)
 	}
 	return u.err
 }
