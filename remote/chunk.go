@@ -11,16 +11,16 @@ import (
 // chosen from the content (not from offsets) make those shared bytes
 // produce the same chunks even when the bytes before them moved.
 const (
-	MinChunk = 16 << 10
-	AvgChunk = 64 << 10
-	MaxChunk = 256 << 10
+	MinChunk = 64 << 10
+	AvgChunk = 256 << 10
+	MaxChunk = 1 << 20
 )
 
 // FastCDC masks (normalized chunking, level 2): more bits before the
 // average size make a cut less likely, fewer after it more likely.
 const (
-	maskS = uint64(1<<18-1) << 46 // 18 bits
-	maskL = uint64(1<<14-1) << 50 // 14 bits
+	maskS = uint64(1<<20-1) << 44 // 20 bits
+	maskL = uint64(1<<16-1) << 48 // 16 bits
 )
 
 // Chunker splits a byte stream at content-defined boundaries (FastCDC

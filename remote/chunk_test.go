@@ -29,7 +29,7 @@ func split(t *testing.T, c *Chunker, data []byte) [][]byte {
 
 func TestChunkerBoundsAndReassembly(t *testing.T) {
 	c := NewChunker([]byte("seed"))
-	for _, n := range []int{0, 1, MinChunk, MinChunk + 1, MaxChunk, 3*MaxChunk + 17, 4 << 20} {
+	for _, n := range []int{0, 1, MinChunk, MinChunk + 1, MaxChunk, 3*MaxChunk + 17, 16 << 20} {
 		data := randomBytes(uint64(n), n)
 		parts := split(t, c, data)
 		if got := bytes.Join(parts, nil); !bytes.Equal(got, data) {
@@ -40,7 +40,7 @@ func TestChunkerBoundsAndReassembly(t *testing.T) {
 				t.Fatalf("n=%d: chunk %d of %d has %d bytes", n, i, len(parts), len(p))
 			}
 		}
-		if n >= 4<<20 {
+		if n >= 16<<20 {
 			avg := n / len(parts)
 			if avg < AvgChunk/2 || avg > 2*AvgChunk {
 				t.Errorf("n=%d: average chunk %d bytes, want about %d", n, avg, AvgChunk)
@@ -53,7 +53,7 @@ func TestChunkerBoundsAndReassembly(t *testing.T) {
 // inserted at the front change only the first chunks.
 func TestChunkerResyncAfterInsert(t *testing.T) {
 	c := NewChunker([]byte("seed"))
-	data := randomBytes(1, 2<<20)
+	data := randomBytes(1, 8<<20)
 	a := split(t, c, data)
 	b := split(t, c, append([]byte("a few bytes inserted at the start"), data...))
 	set := map[string]bool{}
