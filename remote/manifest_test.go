@@ -173,7 +173,9 @@ func TestDedupGrowingSession(t *testing.T) {
 	}
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	tmp := t.TempDir()
-	k := testKey(t)
+	// A fixed key: chunk boundaries depend on it, and so, within a few
+	// percent, does the figure.
+	k := keyFrom([KeySize]byte{1, 2, 3})
 	seen := map[string]bool{}
 	var prior [][]ChunkRef
 	var stored, last int64

@@ -248,11 +248,17 @@ func (k *Key) chunkFile(data []byte, prior [][]ChunkRef, add func(id string, p [
 			refs, off = append(refs[:0], list[:n]...), o
 		}
 	}
+	reused := len(refs) > 0
 	for _, r := range refs {
 		reuse(r.ID)
 	}
 	for off < len(data) {
 		n := k.chunker.Cut(data[off:])
+		if rest := len(data) - off; reused && rest <= MaxChunk {
+			// Appended bytes that fit one chunk stay whole: they compress
+			// better together, and no other file shares them yet.
+			n = rest
+		}
 		p := data[off : off+n]
 		id := k.ChunkID(p)
 		refs = append(refs, ChunkRef{ID: id, Size: n})
