@@ -30,12 +30,18 @@ func TestRealRemoteThroughput(t *testing.T) {
 	k := testKey(t)
 	alice, bob := newMate(t, srv, "alice", "bench"), newMate(t, srv, "bob", "bench")
 	const sessions, size = 30, 3500 << 10
+	for _, m := range []*mate{alice, bob} {
+		// Keep every snapshot (the default retention keeps 5).
+		m.st.Config().CompactionSnapshots.RetentionCount = 1000
+		m.st.Config().CompactionSnapshots.MaxStorageMB = 100000
+	}
+	base := time.Now().Add(-time.Hour)
 	var raw int64
 	for i := range sessions {
 		p := alice.transcript(t, fmt.Sprintf("%08x-0000-4000-8000-%012d", i, i), size, uint64(5000+i))
 		fi, _ := os.Stat(p)
 		raw += fi.Size()
-		alice.snapshot(t, p, t0.Add(time.Duration(i)*time.Minute))
+		alice.snapshot(t, p, base.Add(time.Duration(i)*time.Minute))
 	}
 	var ctxBytes int64
 	ctxFiles, _ := filepath.Glob(filepath.Join(alice.st.SnapshotDir(), "*.ctx"))
@@ -64,6 +70,9 @@ func TestRealRemoteThroughput(t *testing.T) {
 	pull := time.Since(start)
 	if err != nil || len(pl.Failed) > 0 {
 		t.Fatal(err, pl.Failed)
+	}
+	if len(ctxFiles) != sessions || len(pl.Pulled) != sessions {
+		t.Fatalf("%d snapshots in Alice's store, %d pulled, want %d", len(ctxFiles), len(pl.Pulled), sessions)
 	}
 	t.Logf("data: %d sessions, %.1f MB raw transcript, %.1f MB of .ctx archives", sessions, float64(raw)/1e6, float64(ctxBytes)/1e6)
 	t.Logf("ben10 remote push:        %6.2fs  %s of raw transcript (%.1f MB uploaded)", push.Seconds(), mb(raw, push), float64(ps.BytesUploaded)/1e6)
