@@ -188,10 +188,14 @@ func validKind(k string) bool {
 	return false
 }
 
-// parseSince reads a duration (Go's, plus "d" for days and "w" for weeks)
-// before now, or a date (2006-01-02) or RFC 3339 time.
+// parseSince reads --since (search, remote push): a duration (Go's, plus
+// "d" for days and "w" for weeks) before now, or a date (2006-01-02) or
+// RFC 3339 time; "" is the zero time (no limit).
 func parseSince(s string, now time.Time) (time.Time, error) {
 	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
 	for _, layout := range []string{time.RFC3339, "2006-01-02T15:04", "2006-01-02"} {
 		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
 			return t, nil
