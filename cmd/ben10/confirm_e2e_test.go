@@ -125,3 +125,12 @@ func TestCompletionOfIDsAndFlagValues(t *testing.T) {
 		}
 	}
 }
+
+// `ben10 hook` typed on a terminal (often for `ben10 hooks …`) says what
+// it is instead of waiting silently for stdin, and still exits 0.
+func TestHookRefusesTerminal(t *testing.T) {
+	screen, code := runOnTTY(t, []string{"HOME=" + t.TempDir()}, "", "hook", "install")
+	if code != 0 || !strings.Contains(screen, "not by hand") || !strings.Contains(screen, "ben10 hooks install") {
+		t.Fatalf("ben10 hook install on a terminal: exit %d\n%s", code, screen)
+	}
+}

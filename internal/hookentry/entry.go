@@ -81,6 +81,17 @@ func Supervise(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Cwd           string `json:"cwd"`
 		HookEventName string `json:"hook_event_name"`
 	}
+	if !hasInput && isTerminal(stdin) {
+		// Claude Code always pipes the hook JSON; a terminal means a person
+		// typed `ben10 hook …` (often for `ben10 hooks …`). Say so instead
+		// of waiting for input that will not come.
+		hint := ""
+		if _, err := hook.ParseEvent(ev); err != nil && ev != "" {
+			hint = fmt.Sprintf(" (%q is not a hook event; did you mean 'ben10 hooks %s'?)", ev, ev)
+		}
+		fmt.Fprintf(stderr, "ben10 hook: reads Claude Code's hook JSON on stdin and is run by Claude Code, not by hand%s; use --input FILE to replay a call\n", hint)
+		return 0
+	}
 	if !hasInput {
 		var err error
 		data, err = io.ReadAll(io.LimitReader(stdin, hook.MaxInputBytes+1))
@@ -104,6 +115,16 @@ func Supervise(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Bin: bin, Args: append([]string{"hook"}, args...), Input: data,
 		Event: ev, Session: in.SessionID, Project: in.Cwd, Home: home,
 	}, stdout, stderr)
+}
+
+// isTerminal reports whether r is a terminal (a character device).
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // WantsHelp reports whether the hook arguments ask for help.
