@@ -24,6 +24,7 @@
 // headers other than the ones it serves (DNS rebinding) and never builds a
 // file path from a request: projects, saved contexts and snapshots are
 // named by identifiers looked up in listings. Search goes through the
-// [Searcher] interface; [StoreSearcher] searches each project's store.
+// [Searcher] interface: [IndexSearcher] asks the recall index (package
+// index) and [StoreSearcher] searches each project's snapshots.
 // The JSON API is described in docs/API.md.
 package web

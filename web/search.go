@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 
+	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/snapshot"
+	"github.com/ben10ctx/ben10/store"
 )
 
 // Query is one search.
@@ -80,6 +82,81 @@ func (s StoreSearcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if err != nil {
 			return hits, err
 		}
+		if q.Limit > 0 && len(hits) >= q.Limit {
+			break
+		}
+	}
+	return hits, nil
+}
+
+// IndexSearcher searches the recall index (package index) of every
+// archive Ben10 has captured, limited to the served projects: hits in
+// archives the server cannot show are left out. When the index cannot
+// answer, Fallback (when set) does.
+type IndexSearcher struct {
+	Index    *index.Index
+	Projects []*Project
+	Fallback Searcher
+}
+
+// Search implements Searcher.
+func (s IndexSearcher) Search(ctx context.Context, q Query) ([]Hit, error) {
+	if q.Text == "" {
+		return nil, errors.New("web: search: empty query")
+	}
+	want := map[string]bool{}
+	for _, p := range q.Projects {
+		want[p] = true
+	}
+	byDir := map[string]*Project{}
+	var only string
+	for _, p := range s.Projects {
+		if len(want) > 0 && !want[p.ID] {
+			continue
+		}
+		dir := p.Dir
+		if c, err := store.CanonicalDir(p.Dir); err == nil {
+			dir = c
+		}
+		byDir[dir] = p
+		only = dir
+	}
+	if len(byDir) == 0 {
+		return []Hit{}, nil
+	}
+	iq := index.Query{Text: q.Text, Limit: max(q.Limit, 1) * 4}
+	if len(byDir) == 1 {
+		iq.Project = only
+		iq.Limit = max(q.Limit, 1)
+	}
+	found, err := s.Index.Search(ctx, iq)
+	if err != nil {
+		if s.Fallback != nil && !errors.Is(err, index.ErrBadQuery) {
+			return s.Fallback.Search(ctx, q)
+		}
+		return nil, err
+	}
+	entries := map[*Project]map[string]Entry{}
+	hits := []Hit{}
+	for _, h := range found {
+		p := byDir[h.Project]
+		if p == nil {
+			continue
+		}
+		if entries[p] == nil {
+			entries[p] = map[string]Entry{}
+			if es, err := p.Entries(); err == nil {
+				for _, e := range es {
+					entries[p][e.path] = e
+				}
+			}
+		}
+		e, ok := entries[p][h.Archive]
+		if !ok {
+			continue // an archive the server does not list (gone since it was indexed)
+		}
+		hits = append(hits, Hit{Project: p.ID, Kind: e.Kind, Name: e.Name, SessionID: h.Session,
+			Where: h.Kind, Role: h.Role, Snippet: h.Snippet, ViewURL: ViewURL(p.ID, e.Kind, e.Name), Source: "index"})
 		if q.Limit > 0 && len(hits) >= q.Limit {
 			break
 		}

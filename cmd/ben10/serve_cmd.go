@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ben10ctx/ben10/index"
 	"log"
 	"net"
 	"net/http"
@@ -133,6 +134,24 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 	opts := web.ServerOptions{Token: token, Projects: projects, Addr: addr}
 	if !o.noLog {
 		opts.Log = log.New(cmd.ErrOrStderr(), "ben10 serve: ", log.LstdFlags)
+	}
+	// Search goes through the recall index when it opens (brought up to
+	// date for the served projects in the background), else project by
+	// project through the snapshots.
+	if x, err := openIndex(cmd.Context(), cmd.ErrOrStderr(), false); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: the recall index: %v; searching project by project\n", err)
+	} else {
+		defer x.Close()
+		dirs := make([]string, len(projects))
+		for i, p := range projects {
+			dirs[i] = p.Dir
+		}
+		go func() {
+			if _, err := x.Update(cmd.Context(), index.UpdateOptions{Projects: dirs}); err != nil && opts.Log != nil {
+				opts.Log.Printf("updating the recall index: %v", err)
+			}
+		}()
+		opts.Searcher = web.IndexSearcher{Index: x, Projects: projects, Fallback: web.StoreSearcher{Projects: projects}}
 	}
 	srv, err := web.NewServer(opts)
 	if err != nil {
