@@ -82,6 +82,30 @@ var examples = map[string]string{
   ben10 view ~/.codex/sessions/2026/01/26/rollout-x.jsonl -o codex.html`,
 	"ben10 serve": `  ben10 serve                                  # http://127.0.0.1:8710, prints the login link
   ben10 serve --project ~/src/app --project ~/src/lib --addr 127.0.0.1:0`,
+	"ben10 remote": `  ben10 remote add team s3://ctx-bucket/acme --endpoint https://minio.acme.internal
+  ben10 remote key create team      # once per team; share it with remote key export
+  ben10 remote push team && ben10 remote pull team`,
+	"ben10 remote add": `  ben10 remote add team s3://ctx-bucket/acme                      # Amazon S3, $AWS_REGION
+  ben10 remote add lab s3://ctx/ben10 --endpoint http://127.0.0.1:9000 --region us-east-1`,
+	"ben10 remote list":   `  ben10 remote list --json`,
+	"ben10 remote remove": `  ben10 remote remove lab   # forgets the remote; the bucket is left as it is`,
+	"ben10 remote key": `  ben10 remote key create team
+  ben10 remote key export team > team.key   # hand it over privately
+  ben10 remote key import team team.key`,
+	"ben10 remote key create": `  ben10 remote key create team`,
+	"ben10 remote key export": `  ben10 remote key export team > team.key`,
+	"ben10 remote key import": `  ben10 remote key import team team.key
+  ben10 remote key import team - < team.key`,
+	"ben10 remote push": `  ben10 remote push team                  # this project
+  ben10 remote push team --since 7d
+  ben10 remote push team --all            # every project pushed from here before`,
+	"ben10 remote pull": `  ben10 remote pull team
+  ben10 remote pull team --session 1f3a   # one session
+  ben10 remote pull team --remote-project github.com/acme/app`,
+	"ben10 remote ls": `  ben10 remote ls team
+  ben10 remote ls team --all --json`,
+	"ben10 remote prune": `  ben10 remote prune team --dry-run
+  ben10 remote prune team --grace 72h`,
 	"ben10 watch install":   `  ben10 watch install`,
 	"ben10 watch uninstall": `  ben10 watch uninstall`,
 }
