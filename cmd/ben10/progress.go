@@ -165,6 +165,20 @@ func (p *progress) Add(n int64) {
 	p.mu.Unlock()
 }
 
+// Set records how much is done of what total (a total of 0 keeps the
+// one given so far); for callers that report absolute progress.
+func (p *progress) Set(done, total int64) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.done = done
+	if total > 0 {
+		p.total = total
+	}
+	p.mu.Unlock()
+}
+
 // Done stops and erases the line. Calling it again does nothing.
 func (p *progress) Done() {
 	if p == nil {

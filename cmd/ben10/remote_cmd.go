@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -306,57 +305,6 @@ func signalContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(ctx, os.Interrupt)
 }
 
-// byteProgress draws "label 12.3 MiB / 40.0 MiB  31%  ETA 0:12" on a
-// terminal's stderr (never with --quiet, --json or NO_COLOR).
-type byteProgress struct {
-	mu    sync.Mutex
-	label string
-	start time.Time
-	last  time.Time
-	drawn bool
-}
-
-func newByteProgress(label string) *byteProgress {
-	if !progressEnabled() {
-		return nil
-	}
-	return &byteProgress{label: label, start: time.Now()}
-}
-
-func (p *byteProgress) update(done, total int64) {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	now := time.Now()
-	if now.Sub(p.last) < progressTick || now.Sub(p.start) < progressDelay/2 {
-		return
-	}
-	p.last = now
-	line := fmt.Sprintf("%s %s", p.label, humanBytes(done))
-	if total > 0 {
-		line += fmt.Sprintf(" / %s  %3d%%", humanBytes(total), min(100*done/total, 100))
-		if el := now.Sub(p.start); done > 0 && done < total {
-			eta := time.Duration(float64(el) * float64(total-done) / float64(done))
-			line += fmt.Sprintf("  ETA %d:%02d", int(eta.Minutes()), int(eta.Seconds())%60)
-		}
-	}
-	fmt.Fprintf(os.Stderr, "\r\x1b[K%s", line)
-	p.drawn = true
-}
-
-func (p *byteProgress) done() {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.drawn {
-		fmt.Fprint(os.Stderr, "\r\x1b[K")
-	}
-}
-
 func newRemotePushCmd(o *remoteOpts) *cobra.Command {
 	push := &cobra.Command{
 		Use:   "push [NAME]",
@@ -399,10 +347,10 @@ is simply run again.`,
 					failed = append(failed, fmt.Sprintf("%s: %v", dir, err))
 					continue
 				}
-				prog := newByteProgress("push " + filepath.Base(st.ProjectDir()))
-				c.Progress = prog.update
+				prog := newBytesProgress("push "+filepath.Base(st.ProjectDir()), 0)
+				c.Progress = prog.Set
 				stats, err := c.Push(ctx, st, remote.PushOptions{Project: o.key, Since: since})
-				prog.done()
+				prog.Done()
 				for _, w := range stats.Warnings {
 					fmt.Fprintf(os.Stderr, "ben10: warning: %s\n", w)
 				}
@@ -462,8 +410,8 @@ that has no checkout here go to ~/.claude-code/remote/NAME/KEY/ as .ctx files
 			if err != nil {
 				return err
 			}
-			prog := newByteProgress("pull")
-			c.Progress = prog.update
+			prog := newBytesProgress("pull", 0)
+			c.Progress = prog.Set
 			var stats remote.PullStats
 			if o.key != "" && o.project == "" {
 				home, _ := store.HomeDir()
@@ -472,12 +420,12 @@ that has no checkout here go to ~/.claude-code/remote/NAME/KEY/ as .ctx files
 			} else {
 				st, _, oerr := openProject(o.project, false)
 				if oerr != nil {
-					prog.done()
+					prog.Done()
 					return oerr
 				}
 				stats, err = c.Pull(ctx, st, remote.PullOptions{Project: o.key, Session: o.session})
 			}
-			prog.done()
+			prog.Done()
 			if err != nil {
 				return err
 			}
