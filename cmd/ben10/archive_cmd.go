@@ -369,11 +369,11 @@ func runVerify(cmd *cobra.Command, args []string) error {
 	var fe *ctxfmt.FormatError
 	switch {
 	case errors.Is(err, ctxfmt.ErrKeyRequired):
-		return fmt.Errorf("%s: %w (give it with --passphrase-file or BEN10_PASSPHRASE)", args[0], err)
+		return fmt.Errorf("%w (give it with --passphrase-file or BEN10_PASSPHRASE)", namePath(args[0], err))
 	case errors.Is(err, ctxfmt.ErrWrongKey):
-		return fmt.Errorf("%s: %w", args[0], err)
+		return namePath(args[0], err)
 	case errors.As(err, &fe):
-		return &exitError{code: 2, err: fmt.Errorf("%s: %w", args[0], err)}
+		return &exitError{code: 2, err: namePath(args[0], err)}
 	case errors.Is(err, archive.ErrCorrupt), errors.Is(err, archive.ErrTooLarge), errors.Is(err, archive.ErrSchema):
 		return &exitError{code: 2, err: err}
 	}
@@ -389,4 +389,13 @@ func runVerify(cmd *cobra.Command, args []string) error {
 	}
 	infof(cmd.OutOrStdout(), "%s: ok (%s)\n", args[0], what)
 	return nil
+}
+
+// namePath is err naming the file p once: archive.VerifyFile's errors
+// already start with it, ctxfmt's do not.
+func namePath(p string, err error) error {
+	if strings.HasPrefix(err.Error(), p+": ") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", p, err)
 }
