@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,8 +18,8 @@ import (
 // TestRealRemoteThroughput measures push and pull of about 100 MB of raw
 // transcript (30 sessions in a store's compaction snapshots) against a
 // plain minio-go PutObject/GetObject loop over the same store's .ctx files
-// and, when `mc` is on PATH, `mc mirror` up and down, in the same run on
-// the same server. It reports figures and asserts none (timings are not
+// and, when they are on PATH, `mc mirror` and `rclone copy` up and down,
+// in the same run on the same server. It reports figures and asserts none (timings are not
 // asserted); run it with
 //
 //	BEN10_E2E=1 BEN10_REMOTE_BENCH=1 go test -run TestRealRemoteThroughput -v ./remote
@@ -98,28 +99,57 @@ func TestRealRemoteThroughput(t *testing.T) {
 	t.Logf("minio-go PutObject loop:  %6.2fs  %s of .ctx (%s of the raw it holds)", put.Seconds(), mb(ctxBytes, put), mb(raw, put))
 	t.Logf("minio-go GetObject loop:  %6.2fs  %s of .ctx (%s of the raw it holds)", get.Seconds(), mb(ctxBytes, get), mb(raw, get))
 
-	// Reference 2: mc mirror, when installed.
+	// References 2 and 3: mc mirror and rclone copy, when installed
+	// (rclone is a Debian package; mc builds from the Go proxy).
+	refs := 0
 	if e2e.Enabled() {
 		if mc, err := exec.LookPath("mc"); err == nil {
 			cfg := t.TempDir()
 			env := append(os.Environ(), "MC_HOST_b10="+fmt.Sprintf("http://%s:%s@%s", srv.AccessKey, srv.SecretKey, srv.Endpoint[len("http://"):]))
-			runMc := func(args ...string) time.Duration {
-				cmd := exec.Command(mc, append([]string{"--config-dir", cfg, "--quiet"}, args...)...)
-				cmd.Env = env
-				start := time.Now()
-				if out, err := cmd.CombinedOutput(); err != nil {
-					t.Fatalf("mc %v: %v\n%s", args, err, out)
-				}
-				return time.Since(start)
-			}
-			up := runMc("mirror", alice.st.SnapshotDir(), "b10/ben10-team/mirror/")
-			down := runMc("mirror", "b10/ben10-team/mirror/", filepath.Join(t.TempDir(), "m"))
+			up := runTool(t, env, mc, "--config-dir", cfg, "--quiet", "mirror", alice.st.SnapshotDir(), "b10/ben10-team/mirror/")
+			down := runTool(t, env, mc, "--config-dir", cfg, "--quiet", "mirror", "b10/ben10-team/mirror/", filepath.Join(t.TempDir(), "m"))
 			t.Logf("mc mirror up:             %6.2fs  %s of the snapshot directory", up.Seconds(), mb(ctxBytes, up))
 			t.Logf("mc mirror down:           %6.2fs  %s of the snapshot directory", down.Seconds(), mb(ctxBytes, down))
-			t.Logf("ratios: push/mc-up %.2f×, pull/mc-down %.2f×, push/PutObject %.2f×, pull/GetObject %.2f×",
-				push.Seconds()/up.Seconds(), pull.Seconds()/down.Seconds(), push.Seconds()/put.Seconds(), pull.Seconds()/get.Seconds())
-			return
+			t.Logf("ratios: push/mc-up %.2f×, pull/mc-down %.2f×", push.Seconds()/up.Seconds(), pull.Seconds()/down.Seconds())
+			refs++
+		}
+		if rc, err := exec.LookPath("rclone"); err == nil {
+			// A CA bundle set for the machine's other clients makes rclone's
+			// S3 backend refuse its plain-HTTP transport: leave it out.
+			var env []string
+			for _, kv := range os.Environ() {
+				if !strings.HasPrefix(kv, "AWS_CA_BUNDLE=") {
+					env = append(env, kv)
+				}
+			}
+			env = append(env, "RCLONE_CONFIG=/dev/null", "RCLONE_CONFIG_B10_TYPE=s3", "RCLONE_CONFIG_B10_PROVIDER=Minio",
+				"RCLONE_CONFIG_B10_ACCESS_KEY_ID="+srv.AccessKey, "RCLONE_CONFIG_B10_SECRET_ACCESS_KEY="+srv.SecretKey,
+				"RCLONE_CONFIG_B10_ENDPOINT="+srv.Endpoint, "RCLONE_CONFIG_B10_REGION=us-east-1")
+			up := runTool(t, env, rc, "copy", alice.st.SnapshotDir(), "b10:ben10-team/rclone/")
+			upAgain := runTool(t, env, rc, "copy", alice.st.SnapshotDir(), "b10:ben10-team/rclone/")
+			down := runTool(t, env, rc, "copy", "b10:ben10-team/rclone/", filepath.Join(t.TempDir(), "r"))
+			t.Logf("rclone copy up:           %6.2fs  %s of the snapshot directory", up.Seconds(), mb(ctxBytes, up))
+			t.Logf("rclone copy up again:     %6.2fs  (nothing to upload)", upAgain.Seconds())
+			t.Logf("rclone copy down:         %6.2fs  %s of the snapshot directory", down.Seconds(), mb(ctxBytes, down))
+			t.Logf("ratios: push/rclone-up %.2f×, push-again/rclone-again %.2f×, pull/rclone-down %.2f×",
+				push.Seconds()/up.Seconds(), again.Seconds()/upAgain.Seconds(), pull.Seconds()/down.Seconds())
+			refs++
 		}
 	}
-	t.Logf("mc not on PATH; ratios: push/PutObject %.2f×, pull/GetObject %.2f×", push.Seconds()/put.Seconds(), pull.Seconds()/get.Seconds())
+	if refs == 0 {
+		t.Logf("neither mc nor rclone on PATH (with BEN10_E2E=1)")
+	}
+	t.Logf("ratios: push/PutObject %.2f×, pull/GetObject %.2f×", push.Seconds()/put.Seconds(), pull.Seconds()/get.Seconds())
+}
+
+// runTool runs a reference client and returns how long it took.
+func runTool(t *testing.T, env []string, prog string, args ...string) time.Duration {
+	t.Helper()
+	cmd := exec.Command(prog, args...)
+	cmd.Env = env
+	start := time.Now()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", filepath.Base(prog), args, err, out)
+	}
+	return time.Since(start)
 }
