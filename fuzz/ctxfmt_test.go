@@ -2,14 +2,13 @@ package fuzz
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/ben10ctx/ben10/ctxfmt"
-	"github.com/cespare/xxhash/v2"
+	"github.com/ben10ctx/ben10/internal/hostile"
 )
 
 // The published secrets of the golden vectors (docs/FORMAT.md).
@@ -225,37 +224,6 @@ func FuzzCtxfmtVerify(f *testing.F) {
 	})
 }
 
-// reseal recomputes every checksum of a (mutated) file wherever its
-// fields allow: the header checksum, each entry's checksum over its stored
-// bytes, the index checksum and the footer. Mutations then reach the
-// structural checks, decoders and authentication instead of stopping at
-// the first checksum.
-func reseal(b []byte) []byte {
-	b = bytes.Clone(b)
-	if len(b) < ctxfmt.HeaderSize {
-		return b
-	}
-	le := binary.LittleEndian
-	le.PutUint64(b[24:], xxhash.Sum64(b[:24]))
-	n := uint64(le.Uint32(b[8:]))
-	end := ctxfmt.HeaderSize + n*ctxfmt.EntrySize
-	if end+ctxfmt.IndexSumSize > uint64(len(b)) {
-		return b
-	}
-	for i := range n {
-		eb := b[ctxfmt.HeaderSize+i*ctxfmt.EntrySize:]
-		off, sl := le.Uint64(eb[0:]), le.Uint64(eb[8:])
-		if off <= uint64(len(b)) && sl <= uint64(len(b))-off {
-			le.PutUint64(eb[24:], xxhash.Sum64(b[off:off+sl]))
-		}
-	}
-	le.PutUint64(b[end:], xxhash.Sum64(b[:end]))
-	if len(b) >= ctxfmt.FooterSize {
-		le.PutUint64(b[len(b)-ctxfmt.FooterSize:], xxhash.Sum64(b[:len(b)-ctxfmt.FooterSize]))
-	}
-	return b
-}
-
 // FuzzCtxfmtResealed mutates files and then repairs every checksum, so
 // the fuzzer explores the structure behind them: open, read every
 // segment and deep-verify must never panic, and must agree: a file that
@@ -265,7 +233,7 @@ func reseal(b []byte) []byte {
 func FuzzCtxfmtResealed(f *testing.F) {
 	addCtxSeeds(f, func(b []byte) { f.Add(b) })
 	f.Fuzz(func(t *testing.T, b []byte) {
-		b = reseal(b)
+		b = hostile.Reseal(b)
 		ro := cheapKeys(b)
 		r, err := ctxfmt.NewReader(bytes.NewReader(b), int64(len(b)), ro)
 		if err != nil {
