@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,17 +13,8 @@ import (
 // 6, the status part).
 func TestStatusAfterCrash(t *testing.T) {
 	w := newHookWorld(t, demoSessionID)
-	full, err := os.ReadFile("../../testdata/demo/claude-session.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.writeTranscript(bytes.ReplaceAll(full, []byte("/home/dev/cart-service"), []byte(w.project)))
-	if err := os.MkdirAll(filepath.Join(w.project, ".claude"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(w.project, ".claude", "config.yaml"), []byte("context:\n  checkpoint_interval: 1\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	w.writeDemo()
+	w.writeConfig("context:\n  checkpoint_interval: 1\n")
 	w.fire("SessionStart", map[string]any{"source": "startup"})
 	w.fire("UserPromptSubmit", map[string]any{"prompt": "go on"})
 	if _, err := os.Stat(filepath.Join(w.contextDir(), "current.ctx")); err == nil {

@@ -86,6 +86,28 @@ func (w *hookWorld) fire(event string, fields map[string]any, env ...string) *ho
 	return &out
 }
 
+// writeDemo writes the bundled demo session (testdata/demo) as the
+// transcript, its project path replaced by the world's project.
+func (w *hookWorld) writeDemo() {
+	w.t.Helper()
+	full, err := os.ReadFile("../../testdata/demo/claude-session.jsonl")
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	w.writeTranscript(bytes.ReplaceAll(full, []byte("/home/dev/cart-service"), []byte(w.project)))
+}
+
+// writeConfig writes the project's .claude/config.yaml.
+func (w *hookWorld) writeConfig(yaml string) {
+	w.t.Helper()
+	if err := os.MkdirAll(filepath.Join(w.project, ".claude"), 0o700); err != nil {
+		w.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w.project, ".claude", "config.yaml"), []byte(yaml), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
 func (w *hookWorld) contextDir() string { return filepath.Join(w.project, ".claude", "context") }
 
 const demoSessionID = "5e1f0c2a-8b3d-4e6f-9a7b-1c2d3e4f5a6b"

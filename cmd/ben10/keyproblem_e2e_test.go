@@ -15,18 +15,8 @@ import (
 // same restore succeeds.
 func TestRestoreKeyProblemIsNotCorruption(t *testing.T) {
 	w := newHookWorld(t, demoSessionID)
-	full, err := os.ReadFile("../../testdata/demo/claude-session.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.writeTranscript(bytes.ReplaceAll(full, []byte("/home/dev/cart-service"), []byte(w.project)))
-	if err := os.MkdirAll(filepath.Join(w.project, ".claude"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	cfg := "context:\n  checkpoint_interval: 1\n  encryption:\n    enabled: true\n    key_source: env\n    env: BEN10_TEST_KEY\n"
-	if err := os.WriteFile(filepath.Join(w.project, ".claude", "config.yaml"), []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	w.writeDemo()
+	w.writeConfig("context:\n  checkpoint_interval: 1\n  encryption:\n    enabled: true\n    key_source: env\n    env: BEN10_TEST_KEY\n")
 	key := "BEN10_TEST_KEY=correct horse"
 	w.fire("SessionStart", map[string]any{"source": "startup"}, key)
 	w.fire("UserPromptSubmit", map[string]any{"prompt": "go on"}, key)

@@ -50,11 +50,7 @@ func TestNoConversationNotSavedNorRestored(t *testing.T) {
 	}
 
 	// The session with its conversation: checkpoint 1 and current.ctx.
-	full, err := os.ReadFile("../../testdata/demo/claude-session.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.writeTranscript(bytes.ReplaceAll(full, []byte("/home/dev/cart-service"), []byte(w.project)))
+	w.writeDemo()
 	w.fire("UserPromptSubmit", map[string]any{"prompt": "go on"})
 	cps, _ := filepath.Glob(filepath.Join(w.contextDir(), "checkpoints", "cp-*.ctx"))
 	if len(cps) != 1 {

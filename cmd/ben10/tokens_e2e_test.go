@@ -20,11 +20,7 @@ import (
 // context size, both as "tokens". status shows both, named.
 func TestTokensNamedSeparately(t *testing.T) {
 	w := newHookWorld(t, demoSessionID)
-	full, err := os.ReadFile("../../testdata/demo/claude-session.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.writeTranscript(bytes.ReplaceAll(full, []byte("/home/dev/cart-service"), []byte(w.project)))
+	w.writeDemo()
 	metaOf := func() store.Meta {
 		t.Helper()
 		b, err := os.ReadFile(filepath.Join(w.contextDir(), "current.ctx.meta"))
