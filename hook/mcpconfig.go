@@ -163,7 +163,7 @@ func InstallMCP(path string, scope Scope, projectDir, binPath string) (bool, err
 	} else if !filepath.IsAbs(binPath) && filepath.Base(binPath) != binPath {
 		return false, fmt.Errorf("MCP server binary path %q is neither absolute nor a bare command name found on PATH", binPath)
 	}
-	res, err := editFile(path, EditOptions{}, func(doc []byte) ([]byte, error) {
+	res, err := editFile(path, mcpEditOptions(scope, projectDir), func(doc []byte) ([]byte, error) {
 		out, err := installMCPEdit(doc, scope, projectDir, command)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
@@ -180,7 +180,7 @@ func UninstallMCP(path string, scope Scope, projectDir string) (bool, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
-	res, err := editFile(path, EditOptions{}, func(doc []byte) ([]byte, error) {
+	res, err := editFile(path, mcpEditOptions(scope, projectDir), func(doc []byte) ([]byte, error) {
 		out, err := uninstallMCPEdit(doc, scope, projectDir)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
@@ -203,13 +203,32 @@ func UninstallMCP(path string, scope Scope, projectDir string) (bool, error) {
 	return true, nil
 }
 
+// mcpEditOptions: a project's .mcp.json (committed with the project, so
+// untrusted) is never edited through a link leading out of the project.
+func mcpEditOptions(scope Scope, projectDir string) EditOptions {
+	if scope == ScopeProject {
+		return EditOptions{Within: projectDir}
+	}
+	return EditOptions{}
+}
+
 // MCPInstalled reports the command of Ben10's MCP registration for scope
 // in the file at path ("" when there is none).
 func MCPInstalled(path string, scope Scope, projectDir string) (string, error) {
-	doc, err := os.ReadFile(path)
+	// A project's .mcp.json is untrusted: a regular file of a settings
+	// file's size, checked before it is read (a FIFO or /dev/zero behind
+	// it must not block or exhaust doctor).
+	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > maxSettingsSize {
+		return "", fmt.Errorf("%s: not a regular settings file of at most %d bytes", path, maxSettingsSize)
+	}
+	doc, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
 	}

@@ -193,3 +193,30 @@ func TestInstallFileRefusesBadDocuments(t *testing.T) {
 		}
 	}
 }
+
+// A project's .mcp.json is untrusted: a link out of the project is not
+// edited, and a special file behind it is refused without being read.
+func TestProjectMCPConfigUntrusted(t *testing.T) {
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "proj")
+	os.MkdirAll(proj, 0o755)
+	outside := filepath.Join(dir, "outside.json")
+	os.WriteFile(outside, []byte("{}\n"), 0o644)
+	mcp := filepath.Join(proj, ".mcp.json")
+	if err := os.Symlink(outside, mcp); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	if _, err := InstallMCP(mcp, ScopeProject, proj, "ben10"); err == nil {
+		t.Fatal("installed through a link out of the project")
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "{}\n" {
+		t.Fatalf("the link's target changed: %q", b)
+	}
+	os.Remove(mcp)
+	if err := os.Symlink("/dev/zero", mcp); err != nil {
+		t.Skip(err)
+	}
+	if _, err := MCPInstalled(mcp, ScopeProject, proj); err == nil {
+		t.Fatal("read /dev/zero as .mcp.json")
+	}
+}
