@@ -76,7 +76,9 @@ func TestRealHostileArchivesEveryHook(t *testing.T) {
 				}
 				data, _ := json.Marshal(in)
 				cmd := exec.Command(ben10Bin, "hook", hook.Event(ev.event).Kebab())
-				cmd.Env = append(append(os.Environ(), "NO_COLOR=1"), w.env...)
+				// Recompression inside the hook: no detached worker may
+				// outlive the test (and the hostile store is read once more).
+				cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "BEN10_HOOK_RECOMPRESS=sync"), w.env...)
 				cmd.Stdin = bytes.NewReader(data)
 				var so, se bytes.Buffer
 				cmd.Stdout, cmd.Stderr = &so, &se
