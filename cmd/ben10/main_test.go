@@ -48,7 +48,14 @@ type result struct {
 // sets it.
 func runBen10(t *testing.T, stdin []byte, env []string, args ...string) result {
 	t.Helper()
+	return runBen10In(t, "", stdin, env, args...)
+}
+
+// runBen10In is runBen10 in the working directory dir ("" = this one).
+func runBen10In(t *testing.T, dir string, stdin []byte, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(ben10Bin, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "NO_COLOR=1")
 	cmd.Env = append(cmd.Env, env...)
 	if stdin != nil {

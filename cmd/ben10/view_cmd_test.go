@@ -24,19 +24,7 @@ var (
 // runIn runs the real binary in dir with HOME=home.
 func runIn(t *testing.T, dir, home string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(ben10Bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+home, "NO_COLOR=1", "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"))
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running ben10 %v: %v", args, err)
-	}
-	return result{so.String(), se.String(), code}
+	return runBen10In(t, dir, nil, []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude")}, args...)
 }
 
 func absFixture(t *testing.T, p string) string {
