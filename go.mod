@@ -3,7 +3,6 @@ module github.com/ben10ctx/ben10
 go 1.26.8
 
 require (
-	github.com/DataDog/zstd v1.5.7
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/chromedp/chromedp v0.23.0

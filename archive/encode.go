@@ -33,8 +33,8 @@ import (
 const LayoutVersion = 4
 
 // packLimit caps the stored bytes of one packed raw segment (layouts 2 and 3):
-// libzstd level 19's window is 8 MiB, so more would not find repetitions
-// further back.
+// the Zstandard encoder's window is 8 MiB, so more would not find
+// repetitions further back.
 var packLimit = 8 << 20 // a variable for tests
 
 // DefaultChunkSize is the target size of one raw transcript segment. Raw
@@ -522,8 +522,8 @@ func recallDictType(t ctxfmt.SegmentType) bool {
 // for the next save (resume state, recall fold: 19 KB and 10 KB raw for
 // the 3 MB 4d5611e5) are also read back by every incremental save, and
 // the metadata and the recall by every hook: LZ4 compresses them several
-// times faster than libzstd level 3 (whose per-call cost dominates on a
-// few KB) and decodes them faster than the Go zstd decoder, for 4–6 KB
+// times faster than Zstandard (whose per-call cost dominates on a few
+// KB) and decodes them faster than the Go zstd decoder, for 4–6 KB
 // more per corpus archive (about 1.5 %; see docs/PERFORMANCE.md, round
 // 7b). At LevelBetter and LevelBest, where size matters more, they keep
 // the archive's codec; LevelMax leaves the caches out and compresses the
@@ -604,8 +604,8 @@ func (e *encoder) planGroups() {
 	// Layout 3: a shared segment holds its packed chunks first and the
 	// chunk that opens it (the main file's tail) last. The subagent files
 	// then come before the conversation that quotes them and that they
-	// repeat, which libzstd level 22 compresses 0.3-0.8 % smaller on the
-	// corpus sessions than the other way round.
+	// repeat, which compresses a little smaller on the corpus sessions
+	// than the other way round.
 	for g := range e.groups {
 		gr := &e.groups[g]
 		// A main-file chunk before the last stays copyable (see recallDict).
@@ -689,16 +689,7 @@ func (e *encoder) prepareRaw() error {
 					continue
 				}
 				g := &e.groups[jobs[j]]
-				// A file's whole data read with its digests (RawDigest)
-				// has its xxhash64 known.
-				var sum func() (uint64, bool)
-				if d := e.files[g.file].Digest; d != nil {
-					sum = func() (uint64, bool) {
-						_, _, xxh, ok := d.of(g.data)
-						return xxh, ok
-					}
-				}
-				g.prep, errs[j] = ctxfmt.PrepareSum(e.opts.Codec, e.opts.Level, g.data, sum)
+				g.prep, errs[j] = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, g.data)
 			}
 		})
 	}
@@ -779,8 +770,8 @@ func (e *encoder) prepareDictRaw(recall []byte) error {
 			if errs[j] != nil || len(gr.data) > dictBothLimit {
 				return
 			}
-			// A small segment may come out smaller without (libzstd picks
-			// its parameters from the dictionary for small inputs).
+			// A small segment may come out smaller without the
+			// dictionary.
 			plain, err := ctxfmt.Prepare(e.opts.Codec, e.opts.Level, gr.data)
 			if err != nil {
 				errs[j] = err

@@ -8,9 +8,7 @@ import (
 	"io"
 	"runtime"
 	"sync"
-	"sync/atomic"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 )
@@ -42,11 +40,6 @@ var zstdLevels = [LevelBest + 1]zstd.EncoderLevel{
 	LevelBetter:  zstd.SpeedBetterCompression,
 	LevelBest:    zstd.SpeedBestCompression,
 }
-
-// pureGoZstd makes every level use klauspost's encoder even in a cgo
-// build. Tests set it to check the golden vectors (written by the pure-Go
-// encoder) in every build and to compare the two encoders.
-var pureGoZstd atomic.Bool
 
 // zstdEncoder returns the shared klauspost encoder of a level. EncodeAll
 // is safe for concurrent use; the encoder keeps up to GOMAXPROCS internal
@@ -81,12 +74,6 @@ func zstdDecoder() (*zstd.Decoder, error) {
 // compress encodes src with codec c at level l. It returns CodecNone and
 // src itself when compression does not make it smaller.
 func compress(c Codec, l Level, src []byte) (Codec, []byte, error) {
-	return compressSum(c, l, src, nil)
-}
-
-// compressSum is compress given, when sum is not nil, a way to the
-// xxhash64 (seed 0) of src that the caller already has (see PrepareSum).
-func compressSum(c Codec, l Level, src []byte, sum func() (uint64, bool)) (Codec, []byte, error) {
 	if len(src) == 0 || c == CodecNone {
 		return CodecNone, src, nil
 	}
@@ -118,14 +105,6 @@ func compressSum(c Codec, l Level, src []byte, sum func() (uint64, bool)) (Codec
 		}
 		out = dst[:n]
 	case CodecZstd:
-		lib, ok, err := libzstdCompress(l, src, sum)
-		if err != nil {
-			return 0, nil, fmt.Errorf("ctxfmt: libzstd level %s: %w", l, err)
-		}
-		if ok {
-			out = lib
-			break
-		}
 		enc, err := zstdEncoder(l)
 		if err != nil {
 			return 0, nil, fmt.Errorf("ctxfmt: zstd encoder: %w", err)
@@ -146,13 +125,6 @@ func compressSum(c Codec, l Level, src []byte, sum func() (uint64, bool)) (Codec
 // precedes the frame's (as `zstd --patch-from`). The frame carries the
 // content size and checksum, like every frame the writer emits.
 func compressDict(l Level, src, dict []byte) ([]byte, error) {
-	lib, ok, err := libzstdCompressDict(l, src, dict)
-	if err != nil {
-		return nil, fmt.Errorf("ctxfmt: libzstd level %s with a dictionary: %w", l, err)
-	}
-	if ok {
-		return lib, nil
-	}
 	enc, err := zstd.NewWriter(nil,
 		zstd.WithEncoderLevel(zstdLevels[min(l.norm(), LevelBest)]),
 		zstd.WithEncoderConcurrency(1),
@@ -204,39 +176,6 @@ func decodeAllExact(dec *zstd.Decoder, src []byte, rawLen int) ([]byte, error) {
 		return nil, errLength
 	}
 	return dst, nil
-}
-
-// withContentChecksum turns a single Zstandard frame without a content
-// checksum (what libzstd's one-shot ZSTD_compressCCtx emits) into the same
-// frame with one, so that every frame the writer emits has the checksum
-// whichever encoder made it (RFC 8878 §3.1.1): it sets
-// Content_Checksum_flag (bit 2 of the frame header descriptor, the byte
-// after the magic) and appends the low 32 bits of XXH64(content, seed 0),
-// little-endian. Nothing else in the frame depends on that flag. frame
-// may alias a scratch buffer: the result is a fresh slice of exactly the
-// new frame's size.
-func withContentChecksum(frame, content []byte) ([]byte, error) {
-	return withChecksum(frame, xxhash.Sum64(content))
-}
-
-// withChecksum is withContentChecksum given the content's XXH64.
-func withChecksum(frame []byte, sum uint64) ([]byte, error) {
-	const (
-		magic       = 0xFD2FB528
-		checksumBit = 1 << 2
-		dictIDBits  = 3
-	)
-	if len(frame) < 6 || le.Uint32(frame) != magic {
-		return nil, errors.New("not a Zstandard frame")
-	}
-	if fhd := frame[4]; fhd&checksumBit != 0 || fhd&dictIDBits != 0 {
-		return nil, fmt.Errorf("unexpected frame header descriptor 0x%02x", fhd)
-	}
-	out := make([]byte, len(frame)+4)
-	copy(out, frame)
-	out[4] |= checksumBit
-	le.PutUint32(out[len(frame):], uint32(sum))
-	return out, nil
 }
 
 // Above this compression ratio a zstd segment's claimed raw length is not

@@ -56,63 +56,57 @@ func buildDict(t *testing.T, opts WriterOptions, l Level) []byte {
 
 // TestDictRoundTrip: segments compressed against another one are stored
 // as zstd-dict, smaller than without the dictionary, read back exactly
-// (also by Verify), with either encoder and encrypted or not.
+// (also by Verify), encrypted or not.
 func TestDictRoundTrip(t *testing.T) {
 	dict, small, large := dictPayloads()
-	for _, pure := range []bool{false, true} {
-		for _, l := range []Level{LevelDefault, LevelMax} {
-			for _, enc := range []bool{false, true} {
-				name := map[bool]string{false: "libzstd", true: "pure-go"}[pure] + "/" + l.String() + map[bool]string{false: "", true: "/encrypted"}[enc]
-				t.Run(name, func(t *testing.T) {
-					pureGoZstd.Store(pure)
-					defer pureGoZstd.Store(false)
-					opts := WriterOptions{Codec: CodecZstd, Level: l}
-					ro := ReaderOptions{}
-					if enc {
-						opts = encOpts(CodecZstd)
-						opts.Level = l
-						ro.Passphrase = []byte(testPassphrase)
-					}
-					b := buildDict(t, opts, l)
-					r, err := open(t, b, ro)
+	for _, l := range []Level{LevelDefault, LevelMax} {
+		for _, enc := range []bool{false, true} {
+			name := l.String() + map[bool]string{false: "", true: "/encrypted"}[enc]
+			t.Run(name, func(t *testing.T) {
+				opts := WriterOptions{Codec: CodecZstd, Level: l}
+				ro := ReaderOptions{}
+				if enc {
+					opts = encOpts(CodecZstd)
+					opts.Level = l
+					ro.Passphrase = []byte(testPassphrase)
+				}
+				b := buildDict(t, opts, l)
+				r, err := open(t, b, ro)
+				if err != nil {
+					t.Fatal(err)
+				}
+				first := 0
+				if enc {
+					first = 1
+				}
+				want := [][]byte{[]byte("meta"), small, dict, large}
+				for i, w := range want {
+					got, err := r.ReadSegment(first + i)
 					if err != nil {
-						t.Fatal(err)
+						t.Fatalf("segment %d: %v", first+i, err)
 					}
-					first := 0
-					if enc {
-						first = 1
+					if !bytes.Equal(got, w) {
+						t.Fatalf("segment %d: read back differs", first+i)
 					}
-					want := [][]byte{[]byte("meta"), small, dict, large}
-					for i, w := range want {
-						got, err := r.ReadSegment(first + i)
-						if err != nil {
-							t.Fatalf("segment %d: %v", first+i, err)
-						}
-						if !bytes.Equal(got, w) {
-							t.Fatalf("segment %d: read back differs", first+i)
-						}
+				}
+				infos := r.Segments()[first:]
+				for _, i := range []int{1, 3} {
+					if infos[i].Codec != CodecZstdDict {
+						t.Errorf("%s stored as %s, want zstd-dict", infos[i].Type, infos[i].Codec)
 					}
-					infos := r.Segments()[first:]
-					for _, i := range []int{1, 3} {
-						if infos[i].Codec != CodecZstdDict {
-							t.Errorf("%s stored as %s, want zstd-dict", infos[i].Type, infos[i].Codec)
-						}
-					}
-					plain, err := Prepare(CodecZstd, l, large)
-					if err != nil {
-						t.Fatal(err)
-					}
-					// (At LevelDefault libzstd with a dictionary picks other
-					// parameters and may lose a little; the archive uses
-					// dictionaries at LevelMax only.)
-					if stored := int(infos[3].StoredLen); stored >= plain.StoredLen() && l == LevelMax {
-						t.Errorf("raw segment with the dictionary %d bytes, without %d", stored, plain.StoredLen())
-					}
-					if err := Verify(bytes.NewReader(b), int64(len(b)), VerifyOptions{Deep: true, Passphrase: ro.Passphrase}); err != nil {
-						t.Fatal(err)
-					}
-				})
-			}
+				}
+				plain, err := Prepare(CodecZstd, l, large)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// (The archive uses dictionaries at LevelMax only.)
+				if stored := int(infos[3].StoredLen); stored >= plain.StoredLen() && l == LevelMax {
+					t.Errorf("raw segment with the dictionary %d bytes, without %d", stored, plain.StoredLen())
+				}
+				if err := Verify(bytes.NewReader(b), int64(len(b)), VerifyOptions{Deep: true, Passphrase: ro.Passphrase}); err != nil {
+					t.Fatal(err)
+				}
+			})
 		}
 	}
 }

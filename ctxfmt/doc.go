@@ -10,13 +10,11 @@
 // Writing: NewWriter, Add/AddWith/CopyRaw, Close. Output is deterministic
 // for the same input and build, except for an encrypted file's random salt.
 //
-// Compression levels (Level): fastest, default, better, best, max. In a
-// build with cgo, Zstandard at LevelDefault and LevelMax is compressed by
-// libzstd (github.com/DataDog/zstd, levels 3 and 19, as `zstd -3` and
-// `zstd -19`); every other case uses klauspost/compress, and without cgo
-// LevelMax falls back to klauspost's best level. The frames are standard
-// either way and decoding always uses klauspost, so any build reads any
-// file; only the bytes written at those two levels depend on the build.
+// Compression levels (Level): fastest, default, better, best, max.
+// Compression and decompression are pure Go (klauspost/compress and
+// pierrec/lz4), so the bytes written do not depend on the build or on a C
+// compiler. The Zstandard frames are standard: files whose frames another
+// encoder wrote (libzstd, in releases built with cgo) read the same.
 //
 // Reading: NewReader or OpenFile read only the header and the index;
 // ReadSegment checks, decrypts and decodes one segment on demand. Verify

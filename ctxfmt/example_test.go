@@ -75,8 +75,7 @@ func ExampleLevelFromZstd() {
 	// 19 max true
 }
 
-// Writing at LevelMax: libzstd level 22 (19 over 8 MiB) in a cgo build, klauspost's best
-// level otherwise. Any build reads the result.
+// Writing at LevelMax, meant for archives written once and kept.
 func ExampleLevel_max() {
 	payload := bytes.Repeat([]byte(`{"type":"assistant","message":{"content":"All tests pass."}}`+"\n"), 500)
 	var buf bytes.Buffer

@@ -92,10 +92,6 @@ func goldenVectors() []goldenVector {
 
 func (v *goldenVector) build(t *testing.T) []byte {
 	t.Helper()
-	// The vectors are frozen output of the pure-Go encoders; a cgo build
-	// compresses LevelDefault with libzstd (checked by TestEncodersAgree).
-	pureGoZstd.Store(true)
-	defer pureGoZstd.Store(false)
 	opts := WriterOptions{Codec: v.codec, Concurrency: 3}
 	switch {
 	case v.Passphrase != "":

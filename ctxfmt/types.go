@@ -156,16 +156,14 @@ type Level uint8
 
 const (
 	LevelFastest Level = 1 // zstd: klauspost SpeedFastest; lz4: fast block compressor
-	// LevelDefault: zstd ≈ `zstd -3` — libzstd level 3 in a cgo build,
-	// klauspost SpeedDefault otherwise; lz4: fast block compressor.
+	// LevelDefault: zstd: klauspost SpeedDefault (≈ `zstd -3`); lz4: fast
+	// block compressor.
 	LevelDefault Level = 2
 	LevelBetter  Level = 3 // zstd: SpeedBetterCompression; lz4: HC, depth 4 (lz4.Level4)
 	LevelBest    Level = 4 // zstd: SpeedBestCompression; lz4: HC, depth 9 (lz4.Level9)
-	// LevelMax: zstd ≈ `zstd --ultra -22` — libzstd level 22 in a cgo
-	// build (level 19 for payloads over 8 MiB, keeping every window
-	// within 8 MiB), klauspost SpeedBestCompression otherwise (the bytes then equal
-	// LevelBest's); lz4: as LevelBest. Slow (a few MB/s): meant for
-	// archives written once and kept, such as compaction snapshots.
+	// LevelMax: a segment is compressed as at LevelBest (the same bytes);
+	// a layer above may spend more effort at it (the archive layer tries
+	// dictionaries). Meant for archives written once and kept.
 	LevelMax Level = 5
 )
 
@@ -216,9 +214,7 @@ func ParseLevel(s string) (Level, error) {
 // LevelFromZstd maps a zstd command-line level (the PRD's
 // compression_level, 1–22) onto the five levels: 1–2 → fastest,
 // 3–5 → default, 6–9 → better, 10–15 → best (the bands of klauspost's
-// zstd.EncoderLevelFromZstd), 16–22 → max (libzstd's btopt/btultra
-// levels, which only LevelMax comes close to; it compresses as level 22
-// up to 8 MiB and as level 19 above).
+// zstd.EncoderLevelFromZstd), 16–22 → max.
 // Values below 1 give fastest and values above 22 give max.
 func LevelFromZstd(n int) Level {
 	switch {

@@ -436,19 +436,10 @@ type Prepared struct {
 // at Close (same bytes). It is safe for concurrent use. payload is
 // retained when it is stored uncompressed.
 func Prepare(c Codec, l Level, payload []byte) (*Prepared, error) {
-	return PrepareSum(c, l, payload, nil)
-}
-
-// PrepareSum is Prepare for a payload whose xxhash64 (seed 0) the caller
-// already knows: sum, called once the payload is compressed, gives it
-// (false: unknown, it is then computed), and a Zstandard frame that
-// carries the content's checksum takes it rather than hashing the payload
-// again. A wrong sum makes a frame that fails its checksum when read.
-func PrepareSum(c Codec, l Level, payload []byte, sum func() (uint64, bool)) (*Prepared, error) {
 	if !c.writable() {
 		return nil, fmt.Errorf("ctxfmt: cannot write codec %s (see PrepareDict)", c)
 	}
-	codec, out, err := compressSum(c, l, payload, sum)
+	codec, out, err := compress(c, l, payload)
 	if err != nil {
 		return nil, err
 	}

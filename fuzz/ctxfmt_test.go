@@ -36,8 +36,8 @@ func addCtxSeeds(f *testing.F, add func(b []byte)) {
 		}
 		add(b)
 	}
-	// Files written now at the levels whose encoder depends on the build
-	// (libzstd with cgo), so libzstd's frames are fuzzed too.
+	// Files written now at the default and max levels (the golden vectors
+	// above include frames libzstd wrote).
 	text := bytes.Repeat([]byte(`{"type":"user","message":{"role":"user","content":"run go test ./... and fix the failing test"},"uuid":"0f6c"}`+"\n"), 12)
 	for _, l := range []ctxfmt.Level{ctxfmt.LevelDefault, ctxfmt.LevelMax} {
 		var buf bytes.Buffer
