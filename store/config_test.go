@@ -29,7 +29,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 		t.Fatalf("%v %v", warns, err)
 	}
 	def := DefaultConfig()
-	if cfg.MaxStorageMB != 100 || cfg.CompactionSnapshots.MaxStorageMB != 500 || cfg.CompactionSnapshots.CompressionLevel != 19 ||
+	if cfg.MaxStorageMB != 100 || cfg.CompactionSnapshots.MaxStorageMB != 500 || cfg.CompactionSnapshots.CompressionLevel != DefaultSnapshotCompressionLevel ||
 		cfg.LockTimeout != 2*time.Second || cfg.SnapshotDebounce != 5*time.Minute || cfg.Recovery.CompactDigestChars != 9500 ||
 		cfg.Recovery.StartupDigestChars != 2000 || cfg.Recovery.StartupMaxAge != 4*time.Hour || cfg.CheckpointMinutes != 15 ||
 		cfg.HistoryRetentionCount != 5 || cfg.CheckpointRetentionDays != 7 || cfg.DefaultRestoreMode != "full" ||

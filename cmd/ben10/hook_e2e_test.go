@@ -182,8 +182,8 @@ func TestHookE2EDemo(t *testing.T) {
 		}
 		// index.json is compact JSON (one snapshot per line) since the
 		// snapshot package's summary head; accept either spacing. The
-		// default compression_level 19 maps to ctxfmt's level "max".
-		if bytes.Contains(data, []byte(`"level":"max"`)) || bytes.Contains(data, []byte(`"level": "max"`)) {
+		// default compression_level 6 maps to ctxfmt's level "better".
+		if bytes.Contains(data, []byte(`"level":"better"`)) || bytes.Contains(data, []byte(`"level": "better"`)) {
 			break
 		}
 		if time.Now().After(deadline) {
