@@ -377,7 +377,7 @@ func (a *Archive) Recall() (r Recall, ok bool, err error) {
 		return r, false, &SegmentError{Segment: "summaries", Err: err}
 	}
 	if r, err = DecodeRecall(b); err != nil {
-		return r, false, &SegmentError{Segment: "summaries", Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+		return r, false, &SegmentError{Segment: "summaries", Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
 	}
 	return r, true, nil
 }

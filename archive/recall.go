@@ -237,7 +237,7 @@ func DecodeRecall(data []byte) (r Recall, err error) {
 		if errors.Is(err, ErrSchema) {
 			return Recall{}, err
 		}
-		return Recall{}, fmt.Errorf("%w: recall: %v", ErrCorrupt, err)
+		return Recall{}, fmt.Errorf("%w: recall: %w", ErrCorrupt, err)
 	}
 	if r.Version > RecallVersion {
 		return Recall{}, fmt.Errorf("%w: recall version %d (this build reads up to %d)", ErrSchema, r.Version, RecallVersion)

@@ -102,7 +102,7 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 				return stats, &SegmentError{Segment: "summaries", Err: err}
 			}
 			if recall, err = reencodePayload(ctxfmt.TypeSummaries, b); err != nil {
-				return stats, &SegmentError{Segment: "summaries", Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+				return stats, &SegmentError{Segment: "summaries", Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
 			}
 		}
 		if err := e.prepareDictRaw(recall); err != nil {
@@ -156,7 +156,7 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 				return stats, &SegmentError{Segment: seg.Type.String(), Err: err}
 			}
 			if payload, err = reencodePayload(seg.Type, b); err != nil {
-				return stats, &SegmentError{Segment: seg.Type.String(), Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+				return stats, &SegmentError{Segment: seg.Type.String(), Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
 			}
 			if payload == nil {
 				continue // an empty list: no segment

@@ -136,7 +136,7 @@ func parseCryptoParams(b []byte) (*cryptoParams, error) {
 		}
 		c.argon = Argon2Params{Time: t, MemoryKiB: m, Threads: uint8(p)}
 		if err := c.argon.check(); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+			return nil, fmt.Errorf("%w: %w", ErrUnsupported, err)
 		}
 	case KDFRawKey:
 		if t != 0 || m != 0 || p != 0 {
@@ -258,7 +258,7 @@ func newCryptoParams(e *Encryption) (*cryptoParams, cipher.AEAD, error) {
 		c.kdf = KDFArgon2id
 		c.argon = e.Argon2.withDefaults()
 		if err := c.argon.check(); err != nil {
-			return nil, nil, fmt.Errorf("ctxfmt: %v", err)
+			return nil, nil, fmt.Errorf("ctxfmt: %w", err)
 		}
 	}
 	if _, err := io.ReadFull(randReader, c.salt[:]); err != nil {

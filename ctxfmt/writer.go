@@ -98,7 +98,7 @@ func NewWriter(w io.Writer, opts WriterOptions) (*Writer, error) {
 				return nil, errors.New("ctxfmt: empty passphrase")
 			}
 			if err := e.Argon2.withDefaults().check(); err != nil {
-				return nil, fmt.Errorf("ctxfmt: %v", err)
+				return nil, fmt.Errorf("ctxfmt: %w", err)
 			}
 		}
 	}

@@ -134,7 +134,7 @@ func (h *Handler) fail(ev Event, in *Input, err error, stderr io.Writer) {
 func (h *Handler) projectDir(in *Input) (string, error) {
 	c, err := hookfast.ProjectDir(h.getenv, in.Cwd)
 	if errors.Is(err, hookfast.ErrNoProject) {
-		return "", fmt.Errorf("%w: %v", ErrBadInput, err)
+		return "", fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
 	return c, err
 }

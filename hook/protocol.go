@@ -111,7 +111,7 @@ var ErrBadInput = errors.New("bad hook input")
 func ReadInput(r io.Reader) (*Input, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxInputBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading stdin: %v", ErrBadInput, err)
+		return nil, fmt.Errorf("%w: reading stdin: %w", ErrBadInput, err)
 	}
 	if len(data) > MaxInputBytes {
 		return nil, fmt.Errorf("%w: stdin is larger than %d bytes", ErrBadInput, MaxInputBytes)
@@ -127,7 +127,7 @@ func ParseInput(data []byte) (*Input, error) {
 	}
 	var in Input
 	if err := unmarshalInput(data, &in); err != nil {
-		return nil, fmt.Errorf("%w: stdin is not hook JSON: %v", ErrBadInput, err)
+		return nil, fmt.Errorf("%w: stdin is not hook JSON: %w", ErrBadInput, err)
 	}
 	return &in, nil
 }

@@ -32,7 +32,7 @@ func checkTranscript(in *Input) error {
 		return fmt.Errorf("%w: the hook input has no transcript_path", ErrNoTranscript)
 	}
 	if _, err := os.Stat(in.TranscriptPath); err != nil {
-		return fmt.Errorf("%w: %v", ErrNoTranscript, err)
+		return fmt.Errorf("%w: %w", ErrNoTranscript, err)
 	}
 	return nil
 }

@@ -184,7 +184,7 @@ func readSettings(path string) (*object, bool, error) {
 	}
 	o, err := parseObject(data)
 	if err != nil {
-		return nil, true, fmt.Errorf("%s: not valid settings JSON: %v", path, err)
+		return nil, true, fmt.Errorf("%s: not valid settings JSON: %w", path, err)
 	}
 	return o, true, nil
 }

@@ -132,7 +132,7 @@ func readState(root string) (*State, error) {
 	}
 	s := newState("")
 	if err := unmarshalState(data, s); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrStateCorrupt, statePath(root), err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrStateCorrupt, statePath(root), err)
 	}
 	if s.Version > StateVersion {
 		return nil, fmt.Errorf("%w: %s has version %d, this ben10 knows %d", ErrStateCorrupt, statePath(root), s.Version, StateVersion)
@@ -176,7 +176,7 @@ func updateState(root, project string, now time.Time, fn func(*State) error) err
 		damaged = err
 		aside := statePath(root) + ".corrupt-" + now.UTC().Format("20060102-150405")
 		if rerr := os.Rename(statePath(root), aside); rerr != nil {
-			return fmt.Errorf("%v; moving it aside: %v", err, rerr)
+			return fmt.Errorf("%w; moving it aside: %w", err, rerr)
 		}
 		s = newState(project)
 	} else if err != nil {

@@ -170,13 +170,13 @@ func New(cfg Config) (*Redactor, error) {
 	for i, a := range cfg.Allow {
 		re, err := regexp.Compile(a)
 		if err != nil {
-			return nil, fmt.Errorf("%w: allow[%d] %q: %v", ErrConfig, i, a, err)
+			return nil, fmt.Errorf("%w: allow[%d] %q: %w", ErrConfig, i, a, err)
 		}
 		r.allow = append(r.allow, re)
 	}
 	for i, g := range cfg.AllowPaths {
 		if err := checkGlob(g); err != nil {
-			return nil, fmt.Errorf("%w: allow_paths[%d] %q: %v", ErrConfig, i, g, err)
+			return nil, fmt.Errorf("%w: allow_paths[%d] %q: %w", ErrConfig, i, g, err)
 		}
 	}
 	r.allowPaths = append([]string(nil), cfg.AllowPaths...)
@@ -215,7 +215,7 @@ func New(cfg Config) (*Redactor, error) {
 		seen[u.ID] = true
 		re, err := regexp.Compile(u.Regex)
 		if err != nil {
-			return nil, fmt.Errorf("%w: extra[%d] %q: %v", ErrConfig, i, u.ID, err)
+			return nil, fmt.Errorf("%w: extra[%d] %q: %w", ErrConfig, i, u.ID, err)
 		}
 		if re.MatchString("") {
 			return nil, fmt.Errorf("%w: extra[%d] %q: regex matches the empty string", ErrConfig, i, u.ID)

@@ -697,7 +697,7 @@ func (m *Manager) loadLocked() (*Index, error) {
 	}
 	moved, qerr := m.st.Quarantine(m.st.IndexPath())
 	if qerr != nil {
-		return nil, fmt.Errorf("snapshot: %w (and moving it aside failed: %v)", perr, qerr)
+		return nil, fmt.Errorf("snapshot: %w (and moving it aside failed: %w)", perr, qerr)
 	}
 	m.warnf("%v: moved to %s; the index is rebuilt from the snapshot files", perr, moved)
 	ix = &Index{Version: IndexVersion}

@@ -126,7 +126,7 @@ func Key(cfg *store.Config) (enc *ctxfmt.Encryption, ok bool, err error) {
 	case "passphrase-file":
 		b, err := os.ReadFile(e.PassphraseFile)
 		if err != nil {
-			return nil, false, fmt.Errorf("%w: context.encryption.passphrase_file: %v", ErrNoKey, err)
+			return nil, false, fmt.Errorf("%w: context.encryption.passphrase_file: %w", ErrNoKey, err)
 		}
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
 			b = b[:i]
@@ -139,7 +139,7 @@ func Key(cfg *store.Config) (enc *ctxfmt.Encryption, ok bool, err error) {
 	case "keyfile":
 		b, err := os.ReadFile(e.KeyFile)
 		if err != nil {
-			return nil, false, fmt.Errorf("%w: context.encryption.key_file: %v", ErrNoKey, err)
+			return nil, false, fmt.Errorf("%w: context.encryption.key_file: %w", ErrNoKey, err)
 		}
 		if len(b) != 32 {
 			return nil, false, fmt.Errorf("%w: %s holds %d bytes, a raw key is 32", ErrNoKey, e.KeyFile, len(b))

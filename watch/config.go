@@ -252,12 +252,12 @@ func LoadConfig(path, home string) (*Config, error) {
 		return c, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
 	f.Close()
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading %s: %v", ErrConfig, path, err)
+		return nil, fmt.Errorf("%w: reading %s: %w", ErrConfig, path, err)
 	}
 	if len(data) > MaxConfigBytes {
 		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrConfig, path, MaxConfigBytes)
@@ -286,7 +286,7 @@ func (c *Config) parse(data []byte, home string) error {
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
-		return fmt.Errorf("%w: %s: %v", ErrConfig, c.Path, err)
+		return fmt.Errorf("%w: %s: %w", ErrConfig, c.Path, err)
 	}
 	if len(doc.Content) == 0 {
 		return nil

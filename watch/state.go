@@ -136,7 +136,7 @@ func ReadState(path string) (*State, error) {
 	}
 	s := NewState()
 	if err := json.Unmarshal(data, s); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrBadState, path, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrBadState, path, err)
 	}
 	if s.LLMs == nil {
 		s.LLMs = map[string]*LLMState{}

@@ -115,17 +115,17 @@ func AppendPrompt(path string) (h Header, n int, counted bool, err error) {
 	defer f.Close()
 	var hb [HeaderLen]byte
 	if m, err := f.ReadAt(hb[:], 0); m != len(hb) {
-		return h, 0, false, fmt.Errorf("%w: %v", ErrCounter, err)
+		return h, 0, false, fmt.Errorf("%w: %w", ErrCounter, err)
 	}
 	if h, err = ParseHeader(hb[:]); err != nil {
 		return h, 0, false, err
 	}
 	if _, err := f.Write([]byte{'.'}); err != nil {
-		return h, 0, false, fmt.Errorf("%w: %v", ErrCounter, err)
+		return h, 0, false, fmt.Errorf("%w: %w", ErrCounter, err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		return h, 0, true, fmt.Errorf("%w: %v", ErrCounter, err)
+		return h, 0, true, fmt.Errorf("%w: %w", ErrCounter, err)
 	}
 	if fi.Size() > MaxCounterBytes {
 		return h, 0, true, ErrCounter

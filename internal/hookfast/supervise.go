@@ -124,7 +124,7 @@ func childFailure(ctx context.Context, d time.Duration, err error, out, errb *ca
 	case err == nil && out.cut:
 		return fmt.Errorf("the hook's output exceeded %d bytes and was dropped", maxChildStdout)
 	case why != "":
-		return fmt.Errorf("the hook's work failed (%v): %s", err, why)
+		return fmt.Errorf("the hook's work failed (%w): %s", err, why)
 	}
 	return fmt.Errorf("the hook's work failed: %w", err)
 }
