@@ -6,13 +6,13 @@
 # and the max level against zstd -3 / -19 of the main file alone and of the
 # main file with its subagent files. Needs zstd, hyperfine and
 # /usr/bin/time; corpus at $BEN10_CORPUS (default /work/shared/corpus).
-# CGO_ENABLED=0 measures the pure-Go build (default: cgo, libzstd).
+# The binary is pure Go (CGO_ENABLED=0), as make build builds it.
 set -eu
 CORPUS=${BEN10_CORPUS:-/work/shared/corpus}/claude
 S=${SESSION:-4d5611e5-241a-462a-8d15-5122611a9569}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-CGO_ENABLED=${CGO_ENABLED:-1} go build -o "$T/ben10" ./cmd/ben10
+CGO_ENABLED=0 go build -o "$T/ben10" ./cmd/ben10
 
 echo "== sizes: session, raw bytes, zstd -3 and -19 of the main file alone and of main+subagents, archive default and max"
 printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' session raw main-3 main-19 all-3 all-19 ctx-default ctx-max

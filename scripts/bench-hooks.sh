@@ -1,264 +1,184 @@
 #!/usr/bin/env bash
-# Reproduces the "Claude Code hooks" figures of docs/PERFORMANCE.md: each
-# hook, process start to exit, measured with hyperfine in the same run as a
-# no-op Go binary (built here) and, for PreCompact, `zstd -3` on the same
-# transcript. Needs hyperfine and zstd (apt-get install -y hyperfine zstd).
+# Side-by-side hook figures of docs/PERFORMANCE.md, in ONE run: a no-op
+# static Go binary (the reference of every ratio), each Ben10 hook's
+# synchronous part (what Claude Code waits for) and deja-vu's hook for the
+# same event, on a 3 MB and a 100 MB transcript (internal/benchdata);
+# then the CPU per MB of the work done after the hook (Ben10's snapshot,
+# deja-vu's indexing) and the size of Ben10's archives against `zstd -3`.
 #
-#   scripts/bench-hooks.sh            # corpus transcript if found, else synthetic
-#   RUNS=20 scripts/bench-hooks.sh
-#   START_ONLY=1 RUNS=60 scripts/bench-hooks.sh   # SessionStart and UserPromptSubmit only
+#   scripts/bench-hooks.sh                    # RUNS=10 (RUNS_BIG=3 at 100 MB)
+#   DEJA=/path/to/deja scripts/bench-hooks.sh # deja-vu's binary (else `deja` on PATH,
+#                                             # else /work/dejavu/bin/deja); rows skipped without it
+#   SIZES="3" scripts/bench-hooks.sh          # 3 MB only
+#
+# Needs hyperfine, zstd, GNU time (/usr/bin/time), python3, and the
+# session corpus (BEN10_CORPUS, else ../shared/corpus or ../../shared/corpus). deja-vu (Go,
+# github.com/vshulcz/deja-vu, measured at b264ec72) is built separately:
+# this script only runs it, offline (DEJA_OFFLINE=1, DEJA_EMBED=off),
+# with its index in the work directory. Everything runs under a fresh
+# HOME in a temporary directory. Wall times on a shared machine move
+# with its load: read the ratios, which compare commands of the same
+# hyperfine group.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-RUNS=${RUNS:-15}
+RUNS=${RUNS:-10}
+RUNS_BIG=${RUNS_BIG:-3}
+SIZES=${SIZES:-3 100}
+corpus=${BEN10_CORPUS:-}
+for c in ../shared/corpus ../../shared/corpus; do
+	[ -n "$corpus" ] || [ ! -d "$c/claude" ] || corpus=$(cd "$c" && pwd)
+done
+[ -d "$corpus/claude" ] || { echo "no session corpus (set BEN10_CORPUS)" >&2; exit 1; }
 work=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 
-# The measured binaries are `make build`'s: ben10 statically linked (with
-# cgo and libzstd when a C compiler links statically, else pure Go) and the
-# hook shim ben10-hook beside it. Each hook is measured as `ben10 hooks
-# install` registers it: UserPromptSubmit through the shim, the other
-# events through ben10. A dynamically linked cgo build (plain `go build`)
-# pays the loader on every hook start; it is measured too, once.
+echo "ben10 $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo +dirty), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 make -s build BIN="$work/ben10" >/dev/null
-go build -o "$work/ben10-cgo" ./cmd/ben10
 mkdir -p "$work/noop"
 printf 'package main\n\nfunc main() {}\n' >"$work/noop/main.go"
-(cd "$work/noop" && GOFLAGS= go mod init noop >/dev/null 2>&1 && go build -o "$work/noop-go" .)
-export HOME="$work/home"
-mkdir -p "$HOME"
-BEN10="$work/ben10"
-SHIM="$work/ben10-hook"
-NOOP="$work/noop-go"
-# Snapshots taken while setting up must not start a background
-# recompression that would run during a later measurement: the hooks run
-# with BEN10_HOOK_RECOMPRESS=off except in the PreCompact group, which
-# measures starting it. quiesce waits for the recompressions this script's
-# binary started (matched by its path in the work directory, so nothing
-# else on the machine is touched), and ends any still running after 60 s
-# by process id; it runs before each hyperfine group and in the prepare
-# step of the PreCompact runs.
-export BEN10_HOOK_RECOMPRESS=off
-cat >"$work/quiesce.sh" <<EOF
-quiesce() {
-	i=0
-	while pids=\$(pgrep -f "^$BEN10 internal recompress"); do
-		i=\$((i + 1))
-		if [ \$i -gt 600 ]; then kill \$pids 2>/dev/null || true; sleep 0.1; fi
-		sleep 0.1
-	done
-}
-EOF
-. "$work/quiesce.sh"
-
-# A ~3 MB Claude Code transcript with a compaction: the corpus's, or the
-# bundled demo session repeated.
-corpus=${BEN10_CORPUS:-/work/shared/corpus}/claude/4d5611e5-241a-462a-8d15-5122611a9569.jsonl
-if [ -f "$corpus" ]; then
-	src=$corpus
+(cd "$work/noop" && GOFLAGS= go mod init noop >/dev/null 2>&1 && CGO_ENABLED=0 go build -ldflags '-s -w' -o "$work/noop-go" .)
+BEN10="$work/ben10" SHIM="$work/ben10-hook" NOOP="$work/noop-go"
+deja_src=${DEJA:-$(command -v deja || echo /work/dejavu/bin/deja)}
+DJ=""
+if [ -x "$deja_src" ]; then
+	# A copy in the work directory, so that its detached indexer is
+	# recognised (and waited for) by its path.
+	cp "$deja_src" "$work/deja" && DJ="$work/deja"
+	echo "deja-vu: $deja_src"
 else
-	src="$work/synthetic.jsonl"
-	while [ "$(stat -c %s "$src" 2>/dev/null || echo 0)" -lt 3000000 ]; do
-		cat testdata/demo/claude-session.jsonl >>"$src"
-	done
+	echo "deja-vu: not found (DEJA=…): its rows are skipped"
 fi
-echo "transcript: $src ($(stat -c %s "$src") bytes)"
-session=$(grep -m1 -o '"sessionId":"[^"]*"' "$src" | head -1 | cut -d'"' -f4)
-boundary=$(grep -m1 -n '"subtype":"compact_boundary"' "$src" | cut -d: -f1)
 
-# project NAME [config]: a project directory with its transcript.
-project() {
-	local p="$work/$1"
-	mkdir -p "$p/.claude"
-	if [ -n "${2:-}" ]; then printf "context:\n$2" >"$p/.claude/config.yaml"; fi
-	echo "$p"
-}
-input() { # input EVENT PROJECT TRANSCRIPT EXTRA
-	printf '{"session_id":"%s","transcript_path":"%s","cwd":"%s","hook_event_name":"%s"%s}' "$session" "$3" "$2" "$1" "${4:-}"
-}
-
-echo
-echo "== SessionStart(compact): recovery digest from a 1 MB and a 100 MB snapshot"
-# 1 MB: the pre-compaction transcript, compressed. 100 MB: padded with
-# incompressible tool output, stored uncompressed. In both the hook reads
-# the Recall segment and the transcript tail only.
-declare -A ctxin
-for size in 1 100; do
-	p=$(project "compact-$size" "  compression: false\n")
-	t="$work/compact-$size.jsonl"
-	head -n $((boundary - 1)) "$src" >"$t"
-	# Incompressible tool output before the tail: ~0.8 MB (compressed
-	# archive of ~1 MB) or ~100 MB (stored uncompressed).
-	if [ "$size" = 1 ]; then
-		printf 'context:\n  compression: true\n' >"$p/.claude/config.yaml"
-		pad=12
-	else
-		pad=1600
-	fi
-	python3 - "$t" "$session" "$pad" <<'PY'
-import base64, json, os, sys
-path, sid, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-lines = open(path, "rb").read().splitlines(keepends=True)
-pad = [(json.dumps({"type": "progress", "sessionId": sid, "data": {"type": "bash_progress", "output": base64.b64encode(os.urandom(48000)).decode()}}) + "\n").encode() for _ in range(n)]
-open(path, "wb").write(b"".join(lines[:10] + pad + lines[10:]))
-PY
-	echo "$(input PreCompact "$p" "$t" ',"trigger":"auto"')" | "$BEN10" hook
-	ls -l "$p/.claude/context/compaction-snapshots/"*.ctx
-	# Claude Code appends to the same file: the boundary, the summary and
-	# the rest of the session follow the pre-compaction lines.
-	tail -n +"$boundary" "$src" >>"$t"
-	cp "$p/.claude/context/hook-state.json" "$work/state-$size.json"
-	ctxin[$size]="$work/in-compact-$size.json"
-	input SessionStart "$p" "$t" ',"source":"compact"' >"${ctxin[$size]}"
-	out=$("$BEN10" hook <"${ctxin[$size]}")
-	[ -n "$out" ] || { echo "no injection for the $size MB snapshot" >&2; exit 1; }
-	cp "$work/state-$size.json" "$p/.claude/context/hook-state.json"
+export HOME="$work/home" DEJA_OFFLINE=1 DEJA_EMBED=off DEJA_INDEX_DIR="$work/deja-index"
+mkdir -p "$HOME/.claude/projects"
+# Nothing detached that this script started (Ben10's snapshot worker,
+# deja-vu's indexer, both run from $work) may share the CPU with a
+# measurement: quiesce waits for them, and ends any still running after
+# 120 s by process id.
+cat >"$work/quiesce.sh" <<EOF
+i=0
+while pids=\$(pgrep -f "^$work/(ben10|deja) "); do
+	i=\$((i + 1))
+	if [ \$i -gt 1200 ]; then kill \$pids 2>/dev/null || true; fi
+	sleep 0.1
 done
-# No shell (-N): the hook reads its JSON with --input; the no-op binary
-# gets the same argument and ignores it.
-# Each group is also summarised by medians (steadier than means on a shared
-# machine) and each command's median over the first command's (the
-# reference of the group).
+EOF
+quiesce() { sh "$work/quiesce.sh"; }
+
 hfn=0
-hf() {
+hf() { # hf RUNS hyperfine-args…: one group, its first command the reference
+	local runs=$1
+	shift
 	quiesce
 	hfn=$((hfn + 1))
-	hyperfine -N --warmup 3 --runs "$RUNS" --style basic --export-json "$work/hf-$hfn.json" "$@"
+	hyperfine -N --warmup 1 --runs "$runs" --style none --export-json "$work/hf-$hfn.json" "$@" >/dev/null
 	python3 - "$work/hf-$hfn.json" <<'PY'
 import json, statistics, sys
 rs = json.load(open(sys.argv[1]))["results"]
 ref = statistics.median(rs[0]["times"])
-print("  medians (ratio to %s):" % rs[0]["command"])
+cref = rs[0]["user"] + rs[0]["system"]
+print("  %-52s %14s %8s %16s %8s" % ("", "median wall", "ratio", "CPU (user+sys)", "ratio"))
 for r in rs:
     m = statistics.median(r["times"])
-    print("    %-52s median %7.2f ms  min %7.2f ms  user %6.2f ms  sys %6.2f ms  %5.2fx" % (r["command"], m * 1e3, min(r["times"]) * 1e3, r["user"] * 1e3, r["system"] * 1e3, m / ref))
+    c = r["user"] + r["system"]
+    print("  %-52s %11.1f ms %7.2fx %13.1f ms %7.2fx" % (r["command"], m * 1e3, m / ref, c * 1e3, c / cref))
 PY
 }
-# Each run must inject (not find the recovery consumed): its state file is
-# reset before it by one cp (no shell), and the no-op binary gets the same
-# prepare step, which slows whatever runs right after it a little.
-reset1="cp $work/state-1.json $work/compact-1/.claude/context/hook-state.json"
-reset100="cp $work/state-100.json $work/compact-100/.claude/context/hook-state.json"
-hf --prepare "$reset1" -n "no-op Go binary" "$NOOP --input ${ctxin[1]}" \
-	--prepare "$reset1" -n "SessionStart(compact), 1 MB snapshot" "$BEN10 hook --input ${ctxin[1]}" \
-	--prepare "$reset100" -n "SessionStart(compact), 100 MB snapshot" "$BEN10 hook --input ${ctxin[100]}"
-
-echo
-echo "== UserPromptSubmit with no checkpoint due"
-p=$(project prompt "  checkpoint_interval: 1000000\n  checkpoint_minutes: 0\n")
-input UserPromptSubmit "$p" "$src" ',"prompt":"hello"' >"$work/in-prompt.json"
-# The first prompt goes through ben10 (no ticket yet), which writes the
-# ticket the shim answers the next ones with.
-"$SHIM" user-prompt-submit <"$work/in-prompt.json"
-ls "$HOME/.claude-code/hook-fast/"
-hf -n "no-op Go binary" "$NOOP --input $work/in-prompt.json" \
-	-n "UserPromptSubmit (nothing due), shim as installed" "$SHIM user-prompt-submit --input $work/in-prompt.json" \
-	-n "UserPromptSubmit (nothing due), ben10 hook" "$BEN10 hook --input $work/in-prompt.json" \
-	-n "UserPromptSubmit (nothing due), ben10 hook, cgo build" "$work/ben10-cgo hook --input $work/in-prompt.json" \
-	-n "ben10 version (start-up alone)" "$BEN10 version"
-
-echo
-echo "== Handing on: SessionStart(resume) through ben10 and through the shim"
-# What the shim costs an event it does not answer (it is installed for
-# UserPromptSubmit only, where that happens on a due checkpoint).
-input SessionStart "$p" "$src" ',"source":"resume"' >"$work/in-resume.json"
-hf -n "no-op Go binary" "$NOOP --input $work/in-resume.json" \
-	-n "SessionStart(resume), ben10 hook" "$BEN10 hook --input $work/in-resume.json" \
-	-n "SessionStart(resume), through the shim" "$SHIM session-start --input $work/in-resume.json"
-
-# CPU time per run (task-clock) and page faults, from `perf stat`, when
-# perf is installed: on this shared machine the other helpers' load
-# inflates wall-clock medians, CPU time much less.
-cpu() { # cpu NAME PREPARE COMMAND...
-	local name=$1 prep=$2
-	shift 2
-	if [ -n "$prep" ]; then
-		# perf stat -r cannot run a prepare step: one run per call.
-		for _ in $(seq "$RUNS"); do
-			sh -c "$prep"
-			perf stat -x, -e task-clock,page-faults "$@" 2>&1 >/dev/null | cut -d, -f1,3
-		done | awk -F, -v n="$name" '$2=="task-clock"{t+=$1;c++} $2=="page-faults"{f+=$1} END{printf "    %-52s CPU %6.2f ms  page faults %5.0f\n", n, t/c, f/c}'
-	else
-		perf stat -x, -r "$RUNS" -e task-clock,page-faults "$@" 2>&1 >/dev/null | cut -d, -f1,3 |
-			awk -F, -v n="$name" '$2=="task-clock"{t=$1} $2=="page-faults"{f=$1} END{printf "    %-52s CPU %6.2f ms  page faults %5.0f\n", n, t, f}'
-	fi
+input() { # input EVENT PROJECT TRANSCRIPT SESSION EXTRA
+	printf '{"session_id":"%s","transcript_path":"%s","cwd":"%s","hook_event_name":"%s"%s}' "$4" "$3" "$2" "$1" "${5:-}"
 }
-if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; then
+
+for size in $SIZES; do
+	runs=$RUNS
+	[ "$size" -ge 50 ] && runs=$RUNS_BIG
+	p="$work/proj-$size"
+	mkdir -p "$p/.claude"
+	pdir="$HOME/.claude/projects/$(echo "$p" | tr '/.' '--')"
+	mkdir -p "$pdir"
+	t=$(go run ./internal/benchdata/gentranscript -corpus "$corpus/claude" -dir "$pdir" -size $((size * 1000000)))
+	sid=$(basename "$t" .jsonl)
+	ctx="$p/.claude/context"
 	echo
-	echo "== CPU time per run (perf stat, mean of $RUNS)"
+	echo "== $size MB transcript ($(stat -c %s "$t") bytes, $(wc -l <"$t") lines)"
+	input SessionStart "$p" "$t" "$sid" ',"source":"startup"' >"$work/in-start-$size.json"
+	input UserPromptSubmit "$p" "$t" "$sid" ',"prompt":"run the tests again"' >"$work/in-prompt-$size.json"
+	input PreCompact "$p" "$t" "$sid" ',"trigger":"auto"' >"$work/in-pre-$size.json"
+	input SessionStart "$p" "$t" "$sid" ',"source":"compact"' >"$work/in-compact-$size.json"
+	input SessionEnd "$p" "$t" "$sid" ',"reason":"prompt_input_exit"' >"$work/in-end-$size.json"
+	# Stores to start runs from: empty (after SessionStart and a first
+	# prompt), with a checkpoint of the session 20 lines shorter, and with
+	# a pre-compaction snapshot (for SessionStart(compact)).
+	BEN10_HOOK_RECOMPRESS=sync "$BEN10" hook <"$work/in-start-$size.json" >/dev/null
+	"$SHIM" user-prompt-submit <"$work/in-prompt-$size.json" >/dev/null
+	cp -a "$ctx" "$work/store-empty-$size"
+	cp "$t" "$work/full-$size.jsonl"
+	head -n -20 "$work/full-$size.jsonl" >"$t"
+	printf 'context:\n  checkpoint_interval: 1\n' >"$p/.claude/config.yaml"
+	BEN10_HOOK_RECOMPRESS=sync "$BEN10" hook <"$work/in-prompt-$size.json" >/dev/null
+	rm "$p/.claude/config.yaml"
+	cp "$work/full-$size.jsonl" "$t"
+	cp -a "$ctx" "$work/store-cp-$size"
+	rm -rf "$ctx" && cp -a "$work/store-empty-$size" "$ctx"
+	BEN10_HOOK_RECOMPRESS=sync "$BEN10" hook <"$work/in-pre-$size.json" >/dev/null
+	cp -a "$ctx" "$work/store-snap-$size"
+	for s in empty cp snap; do
+		printf '. %s\nrm -rf %s\ncp -a %s %s\n' "$work/quiesce.sh" "$ctx" "$work/store-$s-$size" "$ctx" >"$work/prep-$s-$size.sh"
+	done
+	printf '. %s\n' "$work/quiesce.sh" >"$work/prep-none.sh"
+	if [ -n "$DJ" ]; then
+		rm -rf "$DEJA_INDEX_DIR"
+		"$DJ" index >/dev/null 2>&1 || echo "deja index failed" >&2
+	fi
+
+	# Every hook runs as Claude Code runs it: a command given its JSON on
+	# stdin (through sh -c), and so does the reference, a no-op Go binary.
+	run() { printf '%s\n' --prepare "sh $work/prep-$1.sh" -n "$2" "sh -c '$3 <$work/in-$4-$size.json >/dev/null'"; }
+	echo "-- start-up-bound hooks"
+	mapfile -t args < <(run none "no-op Go binary" "$NOOP" prompt
+		run none "UserPromptSubmit: ben10-hook shim" "$SHIM user-prompt-submit" prompt
+		run none "UserPromptSubmit: ben10 hook" "$BEN10 hook" prompt
+		[ -z "$DJ" ] || run none "UserPromptSubmit: deja hook-prompt" "$DJ hook-prompt" prompt
+		run snap-$size "SessionStart(startup): ben10 hook" "$BEN10 hook" start
+		[ -z "$DJ" ] || run none "SessionStart(startup): deja hook-context" "$DJ hook-context" start)
+	hf "$runs" "${args[@]}"
+
+	echo "-- transcript-bound hooks (the synchronous part; the store reset before each run)"
+	mapfile -t args < <(run none "no-op Go binary" "$NOOP" pre
+		run empty-$size "PreCompact, no earlier archive: ben10 hook" "$BEN10 hook" pre
+		run cp-$size "PreCompact, checkpoint 20 lines older: ben10 hook" "$BEN10 hook" pre
+		[ -z "$DJ" ] || run none "PreCompact: deja hook-precompact" "$DJ hook-precompact" pre
+		run snap-$size "SessionStart(compact): ben10 hook" "$BEN10 hook" compact
+		[ -z "$DJ" ] || run none "SessionStart(compact): deja hook-context" "$DJ hook-context" compact
+		run empty-$size "SessionEnd, no earlier archive: ben10 hook" "$BEN10 hook" end
+		run cp-$size "SessionEnd, checkpoint 20 lines older: ben10 hook" "$BEN10 hook" end)
+	hf "$runs" "${args[@]}"
+
+	echo "-- work after the hook: CPU per MB (user+sys, GNU time), one run each"
+	mb=$(python3 -c "print($(stat -c %s "$t")/1e6)")
+	cpu() { # cpu NAME COMMAND…: CPU seconds and peak RSS of COMMAND and its children
+		local name=$1
+		shift
+		/usr/bin/time -f '%U %S %M %e' -o "$work/time" "$@" >/dev/null 2>&1 || echo "  ($name failed)"
+		read -r u s m e < <(tail -n 1 "$work/time")
+		python3 -c "u,s,m,e,mb=$u,$s,$m,$e,$mb; print('  %-52s CPU %6.2f s  %6.3f s/MB  wall %6.2f s  max RSS %5.0f MiB' % ('$name', u+s, (u+s)/mb, e, m/1024))"
+	}
 	quiesce
-	cpu "no-op Go binary" "" "$NOOP" --input "$work/in-prompt.json"
-	cpu "UserPromptSubmit (nothing due), shim as installed" "" "$SHIM" user-prompt-submit --input "$work/in-prompt.json"
-	cpu "UserPromptSubmit (nothing due), ben10 hook" "" "$BEN10" hook --input "$work/in-prompt.json"
-	cpu "ben10 version" "" "$BEN10" version
-	cpu "SessionStart(compact), 1 MB snapshot" "$reset1" "$BEN10" hook --input "${ctxin[1]}"
-	cpu "SessionStart(compact), 100 MB snapshot" "$reset100" "$BEN10" hook --input "${ctxin[100]}"
-fi
-
-echo
-if [ -n "${START_ONLY:-}" ]; then
-	# START_ONLY=1: the start-up-bound hooks above only (the issue's
-	# targets for SessionStart(compact) and UserPromptSubmit).
-	echo "START_ONLY: PreCompact and SessionEnd groups skipped"
-else
-CP_LINES=${CP_LINES:-200}
-echo "== PreCompact (redaction on, fast level, quick verify, the background recompression started) vs zstd -3"
-# What Claude Code waits for: the fast snapshot, its quick verify, and
-# starting the detached recompression. Every run starts from a copy of a
-# prepared store (--prepare), so no run builds on the previous run's
-# snapshot, and the prepare step first waits for the previous run's
-# recompression, which never shares the CPU with a measurement.
-#  - no archive of the session yet: the whole transcript is imported;
-#  - a checkpoint CP_LINES lines older (as in a session: the hook
-#    checkpointed on a prompt, the transcript grew, then compaction
-#    starts): the snapshot builds on the checkpoint and imports, redacts
-#    and compresses only the new lines.
-# The checkpoint is taken of the same file, CP_LINES shorter: an archive is
-# built on only for the transcript it was made from.
-pre="$work/pre.jsonl"
-p=$(project precompact "  checkpoint_interval: 1\n")
-ctx="$p/.claude/context"
-input SessionStart "$p" "$pre" ',"source":"startup"' | "$BEN10" hook >/dev/null
-cp -a "$ctx" "$work/store-empty"
-head -n $((boundary - 1 - CP_LINES)) "$src" >"$pre"
-input UserPromptSubmit "$p" "$pre" ',"prompt":"hello"' | "$BEN10" hook >/dev/null
-ls -l "$ctx/checkpoints/"
-cp -a "$ctx" "$work/store-cp"
-head -n $((boundary - 1)) "$src" >"$pre"
-echo "pre-compaction transcript: $(stat -c %s "$pre") bytes; checkpoint $CP_LINES lines older"
-input PreCompact "$p" "$pre" ',"trigger":"auto"' >"$work/in-pre.json"
-for s in empty cp; do
-	printf 'set -e\n. %s\nquiesce\nrm -rf %s\ncp -a %s %s\n' "$work/quiesce.sh" "$ctx" "$work/store-$s" "$ctx" >"$work/prep-$s.sh"
+	rm -rf "$ctx" && cp -a "$work/store-empty-$size" "$ctx"
+	BEN10_HOOK_RECOMPRESS=sync cpu "ben10 PreCompact to snapshot verified on disk" "$BEN10" hook --input "$work/in-pre-$size.json"
+	if [ -n "$DJ" ]; then
+		rm -rf "$DEJA_INDEX_DIR"
+		cpu "deja index (the session's first indexing)" "$DJ" index
+	fi
+	echo "-- archive size against zstd -3 of the same transcript"
+	z3=$(zstd -3 -c "$t" | wc -c)
+	for lvl in default better max; do
+		"$BEN10" context save --transcript "$t" --out "$work/size.ctx" --full --no-subagents --level "$lvl" -q
+		printf '  %-58s %10d bytes  %5.2fx zstd -3 (%d)\n' "ben10 context save --level $lvl (redaction on)" "$(stat -c %s "$work/size.ctx")" "$(python3 -c "print($(stat -c %s "$work/size.ctx")/$z3)")" "$z3"
+	done
+	ls "$work/store-snap-$size/compaction-snapshots/"*.ctx | while read -r f; do
+		printf '  %-58s %10d bytes  %5.2fx zstd -3\n' "snapshot at the default snapshot level" "$(stat -c %s "$f")" "$(python3 -c "print($(stat -c %s "$f")/$z3)")"
+	done
 done
-printf '. %s\nquiesce\n' "$work/quiesce.sh" >"$work/prep-none.sh"
-export BEN10_HOOK_RECOMPRESS=background
-hf --prepare "sh $work/prep-none.sh" -n "zstd -3" "zstd -3 -q -f $pre -o $work/pre.zst" \
-	--prepare "sh $work/prep-empty.sh" -n "PreCompact, no earlier archive" "$BEN10 hook --input $work/in-pre.json" \
-	--prepare "sh $work/prep-cp.sh" -n "PreCompact, checkpoint $CP_LINES lines older" "$BEN10 hook --input $work/in-pre.json"
-export BEN10_HOOK_RECOMPRESS=off
-quiesce
-ls -l "$ctx/compaction-snapshots/"
-grep -o '"level": *"[^"]*"' "$ctx/compaction-snapshots/index.json"
-
-echo
-echo "== SessionEnd on the transcript (final save into current.ctx, incremental after the first)"
-p=$(project end "")
-input SessionEnd "$p" "$src" ',"reason":"prompt_input_exit"' >"$work/in-end.json"
-hf -n "no-op Go binary" "$NOOP --input $work/in-end.json" \
-	-n "SessionEnd" "$BEN10 hook --input $work/in-end.json"
-
-echo
-echo "== SessionEnd after 20 new lines, building on the session's checkpoint"
-p=$(project end-cp "  checkpoint_interval: 1\n")
-t="$work/end-cp.jsonl"
-head -n -20 "$src" >"$t"
-input UserPromptSubmit "$p" "$t" ',"prompt":"hello"' | "$BEN10" hook >/dev/null
-cat "$src" >"$t"
-input SessionEnd "$p" "$t" ',"reason":"prompt_input_exit"' >"$work/in-end-cp.json"
-hf --prepare "rm -f $p/.claude/context/current.ctx $p/.claude/context/meta.json" \
-	-n "zstd -3" "zstd -3 -q -f $t -o $work/end-cp.zst" \
-	-n "SessionEnd, checkpoint present" "$BEN10 hook --input $work/in-end-cp.json"
-ls -l "$p/.claude/context/"
-fi
 if [ -s "$HOME/.claude-code/ben10-errors.log" ]; then
 	echo "hooks logged errors:" >&2
 	cat "$HOME/.claude-code/ben10-errors.log" >&2
