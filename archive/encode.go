@@ -39,8 +39,8 @@ var packLimit = 8 << 20 // a variable for tests
 
 // DefaultChunkSize is the target size of one raw transcript segment. Raw
 // files are cut at line boundaries into segments of about this size; a
-// line longer than maxChunk is cut inside the line. See docs/PERFORMANCE.md
-// for the measurements behind the value.
+// line longer than maxChunk is cut inside the line. (The measurements
+// behind the value are in the git history of docs/PERFORMANCE.md.)
 const DefaultChunkSize = 4 << 20
 
 // TypeResumeState is the extension segment type holding an importer's
@@ -524,8 +524,8 @@ func recallDictType(t ctxfmt.SegmentType) bool {
 // the metadata and the recall by every hook: LZ4 compresses them several
 // times faster than Zstandard (whose per-call cost dominates on a few
 // KB) and decodes them faster than the Go zstd decoder, for 4–6 KB
-// more per corpus archive (about 1.5 %; see docs/PERFORMANCE.md, round
-// 7b). At LevelBetter and LevelBest, where size matters more, they keep
+// more per corpus archive (about 1.5 %; measured in round 7b, in the git
+// history of docs/PERFORMANCE.md). At LevelBetter and LevelBest, where size matters more, they keep
 // the archive's codec; LevelMax leaves the caches out and compresses the
 // others against the recall.
 func (e *encoder) lightCodec() ctxfmt.Codec {
