@@ -37,6 +37,7 @@ make -s build BIN="$work/ben10" >/dev/null
 mkdir -p "$work/noop"
 printf 'package main\n\nfunc main() {}\n' >"$work/noop/main.go"
 (cd "$work/noop" && GOFLAGS= go mod init noop >/dev/null 2>&1 && CGO_ENABLED=0 go build -ldflags '-s -w' -o "$work/noop-go" .)
+go build -o "$work/gentranscript" ./internal/benchdata/gentranscript
 BEN10="$work/ben10" SHIM="$work/ben10-hook" NOOP="$work/noop-go"
 deja_src=${DEJA:-$(command -v deja || echo /work/dejavu/bin/deja)}
 DJ=""
@@ -95,7 +96,7 @@ for size in $SIZES; do
 	mkdir -p "$p/.claude"
 	pdir="$HOME/.claude/projects/$(echo "$p" | tr '/.' '--')"
 	mkdir -p "$pdir"
-	t=$(go run ./internal/benchdata/gentranscript -corpus "$corpus/claude" -dir "$pdir" -size $((size * 1000000)))
+	t=$("$work/gentranscript" -corpus "$corpus/claude" -dir "$pdir" -size $((size * 1000000)))
 	sid=$(basename "$t" .jsonl)
 	ctx="$p/.claude/context"
 	echo
@@ -160,14 +161,18 @@ for size in $SIZES; do
 		shift
 		/usr/bin/time -f '%U %S %M %e' -o "$work/time" "$@" >/dev/null 2>&1 || echo "  ($name failed)"
 		read -r u s m e < <(tail -n 1 "$work/time")
-		python3 -c "u,s,m,e,mb=$u,$s,$m,$e,$mb; print('  %-52s CPU %6.2f s  %6.3f s/MB  wall %6.2f s  max RSS %5.0f MiB' % ('$name', u+s, (u+s)/mb, e, m/1024))"
+		python3 - "$name" "$u" "$s" "$m" "$e" "$mb" <<'PY'
+import sys
+name, (u, s, m, e, mb) = sys.argv[1], map(float, sys.argv[2:])
+print("  %-52s CPU %6.2f s  %6.3f s/MB  wall %6.2f s  max RSS %5.0f MiB" % (name, u + s, (u + s) / mb, e, m / 1024))
+PY
 	}
 	quiesce
 	rm -rf "$ctx" && cp -a "$work/store-empty-$size" "$ctx"
 	BEN10_HOOK_RECOMPRESS=sync cpu "ben10 PreCompact to snapshot verified on disk" "$BEN10" hook --input "$work/in-pre-$size.json"
 	if [ -n "$DJ" ]; then
 		rm -rf "$DEJA_INDEX_DIR"
-		cpu "deja index (the session's first indexing)" "$DJ" index
+		cpu "deja index (first indexing of the session)" "$DJ" index
 	fi
 	echo "-- archive size against zstd -3 of the same transcript"
 	z3=$(zstd -3 -c "$t" | wc -c)
