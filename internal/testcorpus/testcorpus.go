@@ -7,10 +7,15 @@
 // of its ancestors (../shared/corpus, ../../shared/corpus, …), where a CI
 // clone next to shared/ finds it. No absolute path is built in, so a test
 // run is hermetic with BEN10_CORPUS=/nonexistent.
+//
+// Under `go test -short` (make test) there is no corpus either: the
+// corpus tests go over every real session and are the slowest of the
+// module, so they run in make test-long, which CI runs too.
 package testcorpus
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,6 +35,13 @@ func Find(sub string) (string, bool) {
 // Locate is Find with the reason when there is no corpus: the places
 // it looked at.
 func Locate(sub string) (string, error) {
+	if short() {
+		return "", errors.New("-short: the corpus tests run in make test-long")
+	}
+	return locate(sub)
+}
+
+func locate(sub string) (string, error) {
 	if c, ok := os.LookupEnv(EnvVar); ok && c != "" {
 		p := filepath.Join(c, sub)
 		if isDir(p) {
@@ -68,6 +80,14 @@ func moduleRoot(dir string) (string, error) {
 			return "", fmt.Errorf("corpus: no go.mod in %s or its ancestors", dir)
 		}
 	}
+}
+
+// short reports whether this is a test binary run with -short. It reads
+// the flag instead of calling testing.Short, which panics outside a test
+// binary (gentranscript uses Find).
+func short() bool {
+	f := flag.Lookup("test.short")
+	return f != nil && f.Value.String() == "true"
 }
 
 func isDir(p string) bool {
