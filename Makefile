@@ -3,16 +3,17 @@ GO        ?= go
 BIN       ?= bin/ben10
 # HOOKBIN: the hook shim, always next to BIN (it execs the ben10 beside it).
 HOOKBIN   := $(dir $(BIN))ben10-hook$(suffix $(BIN))
-FUZZTIME  ?= 30s
+FUZZTIME  ?= 10s
 # FUZZMINIMIZE caps the minimisation of each new interesting input, so a
 # run spends its time fuzzing (the default, 60s per input, can stall it).
 FUZZMINIMIZE ?= 100x
+FUZZRUN   ?= .
 BENCHTIME ?= 1s
 STATICCHECK_VERSION ?= v0.8.2
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 STATICCHECK := $(GOBIN_DIR)/staticcheck
 
-.PHONY: all build install man test test-e2e bench fuzz lint demo clean
+.PHONY: all build install man test test-long test-e2e bench fuzz lint demo clean
 
 all: build
 
@@ -44,9 +45,16 @@ MANDIR ?= bin/man
 man: build
 	@$(BIN) internal man --dir $(MANDIR)
 
-## test: every test in the module (unit, golden, property, end-to-end).
+## test: every test in the module (unit, golden, property, end-to-end)
+## in -short mode: the slow cases (every corpus file, the largest
+## inputs, crash and concurrency loops, LevelMax, real Argon2 costs)
+## run smaller or are left to test-long. About a minute on two cores.
 test:
-	$(GO) test -count=1 ./...
+	$(GO) test -short -count=1 ./...
+
+## test-long: every test at full size (no -short); CI runs it too.
+test-long:
+	$(GO) test -count=1 -timeout 30m ./...
 
 ## test-e2e: the end-to-end tests against real outside programs (tests
 ## named TestReal*, gated by internal/e2e; scripts/ci-deps.sh installs
@@ -58,12 +66,11 @@ test-e2e:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) ./...
 
-## fuzz: each fuzz target in ./fuzz for FUZZTIME (default 30s).
+## fuzz: every fuzz target of the module (./fuzz and those beside their
+## code, found with go test -list) for FUZZTIME each (default 10s);
+## FUZZRUN=regexp picks some (scripts/fuzz.sh).
 fuzz:
-	@set -e; for t in $$($(GO) test -list '^Fuzz' ./fuzz | grep '^Fuzz'); do \
-		echo "== $$t ($(FUZZTIME))"; \
-		$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./fuzz; \
-	done
+	@GO=$(GO) FUZZTIME=$(FUZZTIME) FUZZMINIMIZE=$(FUZZMINIMIZE) FUZZRUN='$(FUZZRUN)' bash scripts/fuzz.sh
 
 $(STATICCHECK):
 	GOBIN=$(GOBIN_DIR) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)

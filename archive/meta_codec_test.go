@@ -277,7 +277,11 @@ func randomMetaSegment(rng *rand.Rand) metaSegment {
 func TestMetaDecodeRandom(t *testing.T) {
 	rng := rand.New(rand.NewSource(6))
 	fastMutations := 0
-	for i := range 2000 {
+	payloads := 2000
+	if testing.Short() {
+		payloads = 300 // make fuzz runs FuzzMetaDecode; make test-long all 2000
+	}
+	for i := range payloads {
 		m := randomMetaSegment(rng)
 		b, err := marshal(&m)
 		if err != nil {
@@ -367,19 +371,25 @@ func TestMetaDecodeArchives(t *testing.T) {
 	if err != nil || len(goldens) == 0 {
 		t.Fatalf("no compat goldens: %v", err)
 	}
+	// -short: a tenth of the mutations and every 7th cut (make fuzz runs
+	// FuzzMetaDecode; make test-long all of them).
+	mutations, cutStep, later := 3000, 1, 500
+	if testing.Short() {
+		mutations, cutStep, later = 300, 7, 50
+	}
 	for _, p := range goldens {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := CheckMetaDecode(b, 3000, 1); err != nil {
+		if err := CheckMetaDecode(b, mutations, 1); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
 		seg, err := metaSegmentBytes(b)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for n := range len(seg) {
+		for n := 0; n < len(seg); n += cutStep {
 			if _, err := compareMeta(seg[:n], false); err != nil {
 				t.Fatalf("%s cut at %d: %v", p, n, err)
 			}
@@ -396,7 +406,7 @@ func TestMetaDecodeArchives(t *testing.T) {
 			if err := Encode(&buf, s, opts); err != nil {
 				t.Fatal(err)
 			}
-			if err := CheckMetaDecode(buf.Bytes(), 500, int64(i)); err != nil {
+			if err := CheckMetaDecode(buf.Bytes(), later, int64(i)); err != nil {
 				t.Errorf("options %d state %d: %v", i, j, err)
 			}
 		}

@@ -135,8 +135,12 @@ func TestJSONLineShortcuts(t *testing.T) {
 	keys := []string{"text", "task_password", "api_key", "sk", "msg.token", "content"}
 	rng := rand.New(rand.NewSource(3))
 	n := 0
+	variants := 4
+	if testing.Short() {
+		variants = 1 // make test-long runs four per text
+	}
 	for _, txt := range texts {
-		for range 4 {
+		for range variants {
 			s := before[rng.Intn(len(before))] + txt + after[rng.Intn(len(after))]
 			k := keys[rng.Intn(len(keys))]
 			v, err := json.Marshal(map[string]any{k: s, "type": "user", "n": []any{s, 1234567890123}})
@@ -520,7 +524,11 @@ func TestJSONLineInertDigitRuns(t *testing.T) {
 	escapes := []string{`\n`, `\u0031`, `\u0020`, `\u002d`, `\u00e9`, `\\`, `\"`, `\/`, `\t`}
 	rng := rand.New(rand.NewSource(17))
 	n, dropped := 0, 0
-	for range 60000 {
+	rounds := 60000
+	if testing.Short() {
+		rounds = 10000 // make test-long runs all 60000
+	}
+	for range rounds {
 		var sb strings.Builder
 		for k := rng.Intn(8); k >= 0; k-- {
 			sb.WriteString(frags[rng.Intn(len(frags))])
@@ -559,7 +567,7 @@ func TestJSONLineInertDigitRuns(t *testing.T) {
 			dropped++
 		}
 	}
-	if n < 1000 || dropped < 1000 {
+	if n < rounds/60 || dropped < rounds/60 {
 		t.Fatalf("%d lines with a finding in a string, %d with a run dropped: the comparison proves little", n, dropped)
 	}
 	t.Logf("%d lines with a finding in a string, %d with a run dropped", n, dropped)

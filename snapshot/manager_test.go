@@ -391,6 +391,9 @@ func TestStripper(t *testing.T) {
 }
 
 func TestEncryptedFromConfig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: Argon2id at its default cost on every open; make test-long runs it")
+	}
 	t.Setenv("BEN10_TEST_PASS", "correct horse battery staple")
 	e := newEnv(t, "context:\n  encryption:\n    enabled: true\n    key_source: env\n    env: BEN10_TEST_PASS\n")
 	s := e.create(t, CreateOptions{Now: time.Now()}).Snapshot

@@ -34,6 +34,9 @@ func TestRawOnlySnapshot(t *testing.T) {
 		{"redaction on, 1.5 MB transcript", "", 34},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if testing.Short() && (tc.pad > 0 || strings.Contains(tc.cfg, "encryption")) {
+				t.Skip("-short: Argon2id at its default cost and a 1.5 MB transcript; make test-long runs it")
+			}
 			t.Setenv("BEN10_TEST_PASS", "correct horse battery staple")
 			e := newEnv(t, tc.cfg)
 			tr := inProject(t, e)

@@ -62,6 +62,9 @@ func TestRecompressToMax(t *testing.T) {
 		{"encrypted", "context:\n  encryption:\n    enabled: true\n    key_source: env\n    env: BEN10_TEST_PASS\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if testing.Short() && tc.name == "encrypted" {
+				t.Skip("-short: Argon2id at its default cost on every open; make test-long runs it")
+			}
 			t.Setenv("BEN10_TEST_PASS", "correct horse battery staple")
 			e := newEnv(t, tc.cfg)
 			tr := fixtureWithSubagents(t, t.TempDir())

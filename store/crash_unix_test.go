@@ -20,7 +20,10 @@ import (
 // 200 times, and checks after each kill that the store opens to the
 // previous or the new state, never a damaged one.
 func TestCrashSafety(t *testing.T) {
-	const kills = 200
+	kills := 200
+	if testing.Short() {
+		kills = 40 // make test-long kills it 200 times
+	}
 	e := newEnv(t)
 	e.open(t, Options{}) // create the store
 	rng := rand.New(rand.NewPCG(1, 2))

@@ -124,6 +124,9 @@ func TestContextSaveInspectExportRestore(t *testing.T) {
 }
 
 func TestContextSaveEncryptedAndIncremental(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: Argon2id at its default cost in the binary; TestArchiveEncrypted covers encryption, make test-long runs this")
+	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "s.ctx")
 	pf := filepath.Join(dir, "pass")
@@ -157,6 +160,9 @@ func TestContextSaveEncryptedAndIncremental(t *testing.T) {
 // file (--out) and into the store; inspect reads it back the same way
 // (issue 14 item 8).
 func TestSaveEncryptWithEnvPassphrase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: Argon2id at its default cost in the binary; TestArchiveEncrypted covers encryption, make test-long runs this")
+	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "s.ctx")
 	env := []string{"BEN10_PASSPHRASE=correct horse"}

@@ -14,6 +14,9 @@ import (
 // error names the key that is needed. With the right passphrase the
 // same restore succeeds.
 func TestRestoreKeyProblemIsNotCorruption(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: Argon2id at its default cost in the binary; TestArchiveEncrypted covers encryption, make test-long runs this")
+	}
 	w := newHookWorld(t, demoSessionID)
 	w.writeDemo()
 	w.writeConfig("context:\n  checkpoint_interval: 1\n  encryption:\n    enabled: true\n    key_source: env\n    env: BEN10_TEST_KEY\n")

@@ -219,7 +219,10 @@ func TestIncludeFileContents(t *testing.T) {
 // items: each becomes a message, and the dedupe search stays local.
 func TestManyEvents(t *testing.T) {
 	var b strings.Builder
-	const n = 20000
+	n := 20000
+	if testing.Short() {
+		n = 4000 // make test-long imports all 20000
+	}
 	for i := 0; i < n; i++ {
 		fmt.Fprintf(&b, `{"timestamp":"2026-01-01T00:00:00Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"item %d %s"}]}}`+"\n", i, strings.Repeat("z", 200))
 		fmt.Fprintf(&b, `{"timestamp":"2026-01-01T00:00:00Z","type":"event_msg","payload":{"type":"agent_message","message":"event %d"}}`+"\n", i)

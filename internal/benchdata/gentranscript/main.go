@@ -1,7 +1,10 @@
 // Command gentranscript writes a large Claude Code transcript built from
 // the shared corpus (see package benchdata) and prints its path:
 //
-//	go run ./internal/benchdata/gentranscript -corpus /work/shared/corpus/claude -dir /tmp/big -size 100000000
+//	go run ./internal/benchdata/gentranscript -dir /tmp/big -size 100000000
+//
+// -corpus defaults to the corpus's claude folder as the tests find it
+// ($BEN10_CORPUS, or shared/corpus beside the module root or an ancestor).
 package main
 
 import (
@@ -10,13 +13,19 @@ import (
 	"os"
 
 	"github.com/ben10ctx/ben10/internal/benchdata"
+	"github.com/ben10ctx/ben10/internal/testcorpus"
 )
 
 func main() {
-	corpus := flag.String("corpus", "/work/shared/corpus/claude", "directory of the corpus's Claude Code sessions")
+	def, _ := testcorpus.Find("claude")
+	corpus := flag.String("corpus", def, "directory of the corpus's Claude Code sessions")
 	dir := flag.String("dir", os.TempDir(), "directory to write the transcript into")
 	size := flag.Int64("size", 100_000_000, "size in bytes (cut back to a line boundary)")
 	flag.Parse()
+	if *corpus == "" {
+		fmt.Fprintln(os.Stderr, "gentranscript: no corpus found; pass -corpus or set $"+testcorpus.EnvVar)
+		os.Exit(1)
+	}
 	p, err := benchdata.Transcript(*corpus, *dir, *size)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gentranscript:", err)
