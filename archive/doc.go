@@ -23,12 +23,14 @@
 // the importer's package (transcript/claude registers "claude"); without
 // it they return ErrNoDeriver. Meta, Summary, Tasks, Compactions,
 // CompactionBoundaries, Preferences, Files, Recall, RawFiles and
-// FileContents never need an importer. At LevelMax the importer's resume state and the recall
-// fold (optional extension segments, caches for the next incremental
-// save: TypeResumeState, TypeRecallFold) are left out: such archives are
-// written once and kept, and a save on top of one imports in full. Also at
-// LevelMax, the raw segments (except the main
-// file's chunks before its last, kept copyable) and the task-state,
+// FileContents never need one (except in a raw-only archive, below).
+//
+// At LevelMax the importer's resume state and the recall fold (optional
+// extension segments, caches for the next incremental save:
+// TypeResumeState, TypeRecallFold) are left out: such archives are
+// written once and kept, and a save on top of one imports in full. Also
+// at LevelMax, the raw segments (except the main file's chunks before its
+// last, kept copyable) and the task-state,
 // compactions, preferences and file-registry segments (where that is
 // smaller) are compressed against the summaries segment's payload
 // (ctxfmt.CodecZstdDict): the recall quotes commands, paths and errors of
