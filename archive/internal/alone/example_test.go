@@ -24,12 +24,12 @@ func Example() {
 			ID: "m1", Role: "user", Kind: "prompt", Text: "fix the build", Timestamp: at,
 			Ref: archive.RawRef{File: 0, Line: 0}, TextSpans: []archive.Span{{Off: uint32(strings.Index(line, "fix")), Len: 13}},
 		}},
-		Tools:       []archive.ToolExec{{ID: "t1", Name: "Bash", Input: `{"command":"make"}`, Output: "ok", Success: true, Command: "make", Timestamp: at}},
-		Files:       []archive.FileRecord{{Path: "main.go", Reads: 1, AccessCount: 1, LastAccess: at}},
-		Tasks:       archive.TaskState{Active: []archive.Task{{Content: "fix the build", Status: "in_progress"}}},
-		Compactions: []archive.Compaction{{UUID: "c1", Trigger: "auto", PreTokens: 1000, Timestamp: at, Summary: "earlier work"}},
-		Preferences: []archive.Preference{{Kind: "preference", Text: "use make", Timestamp: at, MessageID: "m1"}},
-		Raw:         []archive.RawFile{{Name: "s1.jsonl", Data: []byte(line + "\n")}},
+		Tools:        []archive.ToolExec{{ID: "t1", Name: "Bash", Input: `{"command":"make"}`, Output: "ok", Success: true, Command: "make", Timestamp: at}},
+		Files:        []archive.FileRecord{{Path: "main.go", Reads: 1, AccessCount: 1, LastAccess: at}},
+		Tasks:        archive.TaskState{Active: []archive.Task{{Content: "fix the build", Status: "in_progress"}}},
+		Compactions:  []archive.Compaction{{UUID: "c1", Trigger: "auto", PreTokens: 1000, Timestamp: at, Summary: "earlier work"}},
+		Preferences:  []archive.Preference{{Kind: "preference", Text: "use make", Timestamp: at, MessageID: "m1"}},
+		Raw:          []archive.RawFile{{Name: "s1.jsonl", Data: []byte(line + "\n")}},
 		FileContents: []archive.FileContent{{Path: "main.go", Data: []byte("package main\n")}},
 	}
 	var buf bytes.Buffer
