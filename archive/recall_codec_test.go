@@ -5,10 +5,14 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/ben10ctx/ben10/ctxfmt"
 )
 
 // randomRecall fills every field of a Recall with values that exercise the
@@ -245,6 +249,58 @@ func TestRecallRecordWidth(t *testing.T) {
 		b2 := append(append(append([]byte(nil), b[:i]...), rec...), b[i+12:]...)
 		if got, err := DecodeRecall(b2); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: %+v, %v", name, got.Files, err)
+		}
+	}
+}
+
+// TestCompactFormsOfGoldens: the recall and file registry of every golden
+// archive earlier builds wrote (map forms in round 5, the hand-written
+// compact encoder's bytes since round 6) decode, and what this build
+// writes for them decodes to the same records.
+func TestCompactFormsOfGoldens(t *testing.T) {
+	goldens, err := filepath.Glob(filepath.Join("testdata", "compat", "*.ctx"))
+	if err != nil || len(goldens) == 0 {
+		t.Fatalf("no compat goldens: %v", err)
+	}
+	for _, p := range goldens {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := ctxfmt.NewReader(bytes.NewReader(b), int64(len(b)), ctxfmt.ReaderOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seg := func(typ ctxfmt.SegmentType) []byte {
+			idx := r.Find(typ)
+			if len(idx) == 0 {
+				t.Fatalf("%s: no %s segment", p, typ)
+			}
+			data, err := r.ReadSegment(idx[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return data
+		}
+		old, err := DecodeRecall(seg(ctxfmt.TypeSummaries))
+		if err != nil || len(old.Commands) == 0 {
+			t.Fatalf("%s: recall: %d commands, %v", p, len(old.Commands), err)
+		}
+		again, err := DecodeRecall(appendRecall(nil, &old))
+		if err != nil || !recallEqual(old, again) {
+			t.Fatalf("%s: recall re-encoded: %v", p, err)
+		}
+		var files fileRegistry
+		if err := unmarshal(seg(ctxfmt.TypeFileRegistry), &files); err != nil || len(files) == 0 {
+			t.Fatalf("%s: file registry: %d, %v", p, len(files), err)
+		}
+		nb, err := marshal(files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back fileRegistry
+		if err := unmarshal(nb, &back); err != nil || !filesEqual(files, back) {
+			t.Fatalf("%s: file registry re-encoded: %v", p, err)
 		}
 	}
 }
