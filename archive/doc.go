@@ -10,14 +10,27 @@
 // segments, then the raw transcript files cut at line boundaries into
 // chunks of about DefaultChunkSize, then one segment per captured file
 // content. Model payloads are msgpack with sorted map keys, except the
-// Recall, which is written in a compact positional msgpack form (arrays of
-// fields, times as millisecond offsets; see recall_codec.go) and read in
-// either form. At LevelMax the importer's resume state and the recall
-// fold (optional extension segments, caches for the next incremental
-// save: TypeResumeState, TypeRecallFold) are left out: such archives are
-// written once and kept, and a save on top of one imports in full. Also at
-// LevelMax, the raw segments (except the main
-// file's chunks before its last, kept copyable) and the task-state,
+// Recall and the file registry, which are written in compact positional
+// forms (arrays of fields, times as millisecond offsets); docs/FORMAT.md
+// ("Archive payloads") specifies every segment's payload.
+//
+// Reading without an importer: every segment this package writes is read
+// by this package alone, with one exception. A State whose conversation
+// an importer can rebuild from the stored raw transcript (ModelSource,
+// set by the importers) is stored without its conversation and tool
+// history; Messages, Tools and Load of such an archive (Source reports
+// it) run that importer's Deriver, which a program links in by importing
+// the importer's package (transcript/claude registers "claude"); without
+// it they return ErrNoDeriver. Meta, Summary, Tasks, Compactions,
+// CompactionBoundaries, Preferences, Files, Recall, RawFiles and
+// FileContents never need one (except in a raw-only archive, below).
+//
+// At LevelMax the importer's resume state and the recall fold (optional
+// extension segments, caches for the next incremental save:
+// TypeResumeState, TypeRecallFold) are left out: such archives are
+// written once and kept, and a save on top of one imports in full. Also
+// at LevelMax, the raw segments (except the main file's chunks before its
+// last, kept copyable) and the task-state,
 // compactions, preferences and file-registry segments (where that is
 // smaller) are compressed against the summaries segment's payload
 // (ctxfmt.CodecZstdDict): the recall quotes commands, paths and errors of
@@ -54,7 +67,7 @@
 // identity without building), and Reencode writes the complete archive, as
 // a direct save would have. Builds that read up to layout 3 refuse a
 // raw-only archive (ErrSchema). docs/FORMAT.md states the rule.
-
+//
 // Texts are stored once: a Message, ToolExec input or output, or a
 // compaction summary that carries Span pointers is written without its
 // text when the stored raw line still resolves to exactly that text

@@ -3,13 +3,12 @@ package archive
 import (
 	"encoding/hex"
 	"fmt"
-	"unsafe"
+
+	"github.com/vmihailenco/msgpack/v5"
 )
 
-// The file registry's stored form. Archives of earlier versions hold it as
-// a msgpack array of maps keyed by field names (decoded by reflection).
-// Since then it is written in the compact positional form of the recall
-// (recall_codec.go):
+// The file registry's stored form (docs/FORMAT.md, "file-registry"), in
+// the compact positional form of the recall (recall_codec.go):
 //
 //	[fileRegistryForm, base, [[Path, Hash, AccessCount, Reads, Edits,
 //	 Writes, LastAccess], …]]
@@ -17,40 +16,85 @@ import (
 // where Hash is 32 bytes (msgpack bin) when it is a lowercase hex SHA-256,
 // as the importers write it, and a string otherwise, and LastAccess is a
 // time as in the recall (milliseconds after base, the latest access).
-// Readers ignore elements after the ones they know.
+// Archives written before the compact form hold a msgpack array of maps
+// keyed by FileRecord's msgpack tags, still read.
 const fileRegistryForm = 2
 
 // fileRegistry is the file registry segment's payload.
 type fileRegistry []FileRecord
 
+type (
+	registryWire struct {
+		_msgpack struct{} `msgpack:",as_array"`
+		Form     int64
+		Base     int64
+		Files    []fileWire
+	}
+	fileWire struct {
+		_msgpack                          struct{} `msgpack:",as_array"`
+		Path                              string
+		Hash                              wireHash
+		AccessCount, Reads, Edits, Writes int
+		LastAccess                        wireTime
+	}
+	// wireHash is a hash as the registry stores it: a lowercase hex
+	// SHA-256 as its 32 bytes, anything else as a string.
+	wireHash string
+)
+
 // MarshalMsgpack encodes the registry in the compact form.
 func (fr fileRegistry) MarshalMsgpack() ([]byte, error) {
-	e := mpWriter{b: make([]byte, 0, 64+96*len(fr))}
+	var base timeBase
 	for _, f := range fr {
-		if t := f.LastAccess; !t.IsZero() && msTime(t) && t.UnixMilli() > e.base {
-			e.base = t.UnixMilli()
+		if t := f.LastAccess; !t.IsZero() && msTime(t) && t.UnixMilli() > int64(base) {
+			base = timeBase(t.UnixMilli())
 		}
 	}
-	e.array(3)
-	e.int(fileRegistryForm)
-	e.int(e.base)
-	e.array(len(fr))
-	for _, f := range fr {
-		e.array(7)
-		e.str(f.Path)
-		if h, ok := sha256Hex(f.Hash); ok {
-			e.b = append(e.b, 0xc4, byte(len(h)))
-			e.b = append(e.b, h...)
-		} else {
-			e.str(f.Hash)
-		}
-		e.int(int64(f.AccessCount))
-		e.int(int64(f.Reads))
-		e.int(int64(f.Edits))
-		e.int(int64(f.Writes))
-		e.time(f.LastAccess)
+	w := registryWire{Form: fileRegistryForm, Base: int64(base), Files: make([]fileWire, len(fr))}
+	for i, f := range fr {
+		w.Files[i] = fileWire{Path: f.Path, Hash: wireHash(f.Hash), AccessCount: f.AccessCount,
+			Reads: f.Reads, Edits: f.Edits, Writes: f.Writes, LastAccess: base.put(f.LastAccess)}
 	}
-	return e.b, nil
+	return marshal(&w)
+}
+
+// UnmarshalMsgpack decodes either form of the registry.
+func (fr *fileRegistry) UnmarshalMsgpack(b []byte) error {
+	// The compact form's first element is the form number; the map
+	// form's is a map (or the array is empty).
+	first := 1
+	if len(b) > 0 {
+		switch b[0] {
+		case 0xdc:
+			first = 3
+		case 0xdd:
+			first = 5
+		}
+	}
+	if len(b) < 2 || !(b[0]&0xf0 == 0x90 || b[0] == 0xdc || b[0] == 0xdd) || first >= len(b) || b[first] >= 0x80 {
+		var old []FileRecord
+		if err := unmarshal(b, &old); err != nil {
+			return err
+		}
+		*fr = old
+		return nil
+	}
+	var w registryWire
+	if err := unmarshalCompact(b, fileRegistryForm, "file registry", &w); err != nil {
+		return err
+	}
+	base := timeBase(w.Base)
+	var out fileRegistry
+	for _, f := range w.Files {
+		t, err := base.get(f.LastAccess)
+		if err != nil {
+			return err
+		}
+		out = append(out, FileRecord{Path: f.Path, Hash: string(f.Hash), AccessCount: f.AccessCount,
+			Reads: f.Reads, Edits: f.Edits, Writes: f.Writes, LastAccess: t})
+	}
+	*fr = out
+	return nil
 }
 
 // sha256Hex returns the 32 bytes of a lowercase hex SHA-256 (exactly what
@@ -68,72 +112,32 @@ func sha256Hex(s string) ([]byte, bool) {
 	return b, err == nil
 }
 
-// UnmarshalMsgpack decodes either form of the registry.
-func (fr *fileRegistry) UnmarshalMsgpack(b []byte) error {
-	if len(b) < 2 || !(b[0]&0xf0 == 0x90 || b[0] == 0xdc || b[0] == 0xdd) {
-		return fr.mapForm(b)
+// EncodeMsgpack writes a SHA-256 as bin, anything else as a string.
+func (h wireHash) EncodeMsgpack(e *msgpack.Encoder) error {
+	if b, ok := sha256Hex(string(h)); ok {
+		return e.EncodeBytes(b)
 	}
-	// The compact form's first element is the form number; the map form's
-	// is a map (or the array is empty).
-	first := 1
-	switch b[0] {
-	case 0xdc:
-		first = 3
-	case 0xdd:
-		first = 5
-	}
-	if first >= len(b) || b[first] >= 0x80 {
-		return fr.mapForm(b)
-	}
-	d := mpReader{b: b, s: string(b)}
-	top := d.array(3)
-	if form := d.int64(); form != fileRegistryForm && d.err == nil {
-		return fmt.Errorf("%w: compact file registry form %d (this build reads %d)", ErrSchema, form, fileRegistryForm)
-	}
-	d.base = d.int64()
-	n := d.array(0)
-	if n > (len(d.b)-d.i)/8 || !d.alloc(n, unsafe.Sizeof(FileRecord{})) { // a record: an array of 7
-		d.fail("more file records than bytes")
-		return d.err
-	}
-	out := make(fileRegistry, 0, n)
-	for k := 0; k < n && d.err == nil; k++ {
-		m := d.array(7)
-		f := FileRecord{Path: d.str()}
-		if d.need(1) && d.b[d.i] == 0xc4 {
-			if d.need(2) && d.b[d.i+1] == 32 && d.need(34) {
-				f.Hash = hex.EncodeToString(d.b[d.i+2 : d.i+34])
-				d.i += 34
-			} else {
-				d.fail("hash of another length")
-			}
-		} else {
-			f.Hash = d.str()
-		}
-		f.AccessCount, f.Reads, f.Edits, f.Writes = d.int(), d.int(), d.int(), d.int()
-		f.LastAccess = d.time()
-		d.rest(m, 7)
-		out = append(out, f)
-	}
-	d.rest(top, 3)
-	if d.err == nil && d.i != len(d.b) {
-		d.fail("trailing bytes")
-	}
-	if d.err != nil {
-		return d.err
-	}
-	if len(out) == 0 {
-		out = nil
-	}
-	*fr = out
-	return nil
+	return e.EncodeString(string(h))
 }
 
-func (fr *fileRegistry) mapForm(b []byte) error {
-	var old []FileRecord
-	if err := unmarshal(b, &old); err != nil {
+// DecodeMsgpack reads what EncodeMsgpack writes (a bin of 32 bytes only).
+func (h *wireHash) DecodeMsgpack(d *msgpack.Decoder) error {
+	c, err := d.PeekCode()
+	if err != nil {
 		return err
 	}
-	*fr = old
-	return nil
+	if c == 0xc4 || c == 0xc5 || c == 0xc6 {
+		b, err := d.DecodeBytes()
+		if err != nil {
+			return err
+		}
+		if len(b) != 32 {
+			return fmt.Errorf("%w: a hash of %d bytes", errCompactForm, len(b))
+		}
+		*h = wireHash(hex.EncodeToString(b))
+		return nil
+	}
+	s, err := d.DecodeString()
+	*h = wireHash(s)
+	return err
 }

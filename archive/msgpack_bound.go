@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -417,4 +418,112 @@ func checkDecodeCost(b []byte, v any) error {
 		return errMsgpackMalformed
 	}
 	return nil
+}
+
+var errMsgpackMalformed = errors.New("malformed msgpack: a length runs past the end of the segment, or values nest too deep")
+
+// maxMsgpackDepth bounds the nesting of a segment's msgpack (no version
+// wrote more than a few levels; msgpack's recursive skip of an unknown
+// field could exhaust the stack). msgpack itself has no such limit: a
+// deeper value is the one input refused where msgpack might decode it.
+const maxMsgpackDepth = 256
+
+// msgpackWellFormed walks the first msgpack value of b without recursion
+// or allocation: ok when every header's content lies within b, no code is
+// invalid (0xc1) and nesting stays within maxMsgpackDepth; where it is
+// not ok (depth aside) msgpack fails too, but may first allocate what a
+// header declares. largest is the largest length a header declared (for
+// the tests, which run msgpack on refused input only when that is small).
+func msgpackWellFormed(b []byte) (ok bool, largest uint64) {
+	ok, largest, _ = msgpackWalk(b)
+	return ok, largest
+}
+
+// msgpackWalk is msgpackWellFormed that also returns where the first
+// value ends.
+func msgpackWalk(b []byte) (ok bool, largest uint64, end int) {
+	var stack [maxMsgpackDepth + 1]uint64 // values left at each open level
+	depth := 0
+	stack[0] = 1
+	i := 0
+	be := func(n int) (uint64, bool) {
+		if n > len(b)-i {
+			return 0, false
+		}
+		var v uint64
+		for _, c := range b[i : i+n] {
+			v = v<<8 | uint64(c)
+		}
+		i += n
+		return v, true
+	}
+	for {
+		for stack[depth] == 0 {
+			if depth == 0 {
+				return true, largest, i
+			}
+			depth--
+		}
+		stack[depth]--
+		if i >= len(b) {
+			return false, largest, i
+		}
+		c := b[i]
+		i++
+		var skip, items uint64
+		ok := true
+		switch {
+		case c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3:
+		case c <= 0x8f:
+			items = 2 * uint64(c&0x0f)
+		case c <= 0x9f:
+			items = uint64(c & 0x0f)
+		case c <= 0xbf:
+			skip = uint64(c & 0x1f)
+		case c == 0xc4 || c == 0xd9:
+			skip, ok = be(1)
+		case c == 0xc5 || c == 0xda:
+			skip, ok = be(2)
+		case c == 0xc6 || c == 0xdb:
+			skip, ok = be(4)
+		case c == 0xc7, c == 0xc8, c == 0xc9:
+			skip, ok = be(1 << (c - 0xc7))
+			skip++ // the type byte
+		case c == 0xca, c == 0xce, c == 0xd2:
+			skip = 4
+		case c == 0xcb, c == 0xcf, c == 0xd3:
+			skip = 8
+		case c == 0xcc, c == 0xd0:
+			skip = 1
+		case c == 0xcd, c == 0xd1:
+			skip = 2
+		case c >= 0xd4 && c <= 0xd8:
+			skip = 1 + 1<<(c-0xd4)
+		case c == 0xdc:
+			items, ok = be(2)
+		case c == 0xdd:
+			items, ok = be(4)
+		case c == 0xde:
+			items, ok = be(2)
+			items *= 2
+		case c == 0xdf:
+			items, ok = be(4)
+			items *= 2
+		default: // 0xc1, never used
+			return false, largest, i
+		}
+		largest = max(largest, skip, items)
+		left := uint64(len(b) - i)
+		if !ok || skip > left || items > left {
+			return false, largest, i
+		}
+		i += int(skip)
+		if items > 0 {
+			if depth == maxMsgpackDepth {
+				return false, largest, i
+			}
+			depth++
+			stack[depth] = items
+		}
+	}
 }

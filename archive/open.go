@@ -110,7 +110,7 @@ func Open(ra io.ReaderAt, size int64, opts OpenOptions) (*Archive, error) {
 		// someone packed with a metadata segment of their own.
 		return nil, fmt.Errorf("%w (the metadata segment is not a msgpack map)", ErrNotArchive)
 	}
-	if err := decodeMeta(b, &a.meta); err != nil {
+	if err := unmarshal(b, &a.meta); err != nil {
 		return nil, &SegmentError{Segment: "metadata", Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
 	}
 	if a.meta.Layout < 1 || a.meta.Layout > LayoutVersion {
@@ -164,12 +164,7 @@ func (a *Archive) decode(i int, what string, v any) error {
 	if err != nil {
 		return &SegmentError{Segment: what, Err: err}
 	}
-	if m, ok := v.(*metaSegment); ok {
-		err = decodeMeta(b, m)
-	} else {
-		err = unmarshal(b, v)
-	}
-	if err != nil {
+	if err := unmarshal(b, v); err != nil {
 		return &SegmentError{Segment: what, Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
 	}
 	return nil

@@ -13,8 +13,9 @@ import (
 )
 
 // The hook decodes its stdin and hook-state.json, and encodes its stdout,
-// by hand (package hook, json_fields.go). These targets compare each with
-// encoding/json, which the hook used before.
+// with encoding/json, behind its own checks (size, version, sentinels).
+// These targets check that those checks keep encoding/json's answer and
+// turn every refusal into the package's sentinel error.
 
 var hookStateSeeds = []string{
 	`{"version":1,"project":"/p","sessions":{"s":{"last_event":"2026-01-02T03:04:05.000000006Z","prompts":2,"prompts_since_checkpoint":0,"modifications_since_checkpoint":0,"checkpoints":0,"snapshots":1,"pre_compact_size":123}},"recoveries":[{"id":"rc-1","kind":"compact","state":"active","source_session":"s","key":"snapshot:1","created":"2026-01-02T03:04:05Z","created_by_pid":7}]}`,

@@ -126,7 +126,7 @@ func ParseInput(data []byte) (*Input, error) {
 		return nil, fmt.Errorf("%w: stdin is empty (expected Claude Code's hook JSON)", ErrBadInput)
 	}
 	var in Input
-	if err := unmarshalInput(data, &in); err != nil {
+	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, fmt.Errorf("%w: stdin is not hook JSON: %w", ErrBadInput, err)
 	}
 	return &in, nil
@@ -155,13 +155,6 @@ func (o *Output) IsEmpty() bool {
 	return o == nil || (o.Continue == nil && o.SystemMessage == "" && !o.SuppressOutput && o.HookSpecificOutput == nil)
 }
 
-func additionalLen(o *Output) int {
-	if o.HookSpecificOutput == nil {
-		return 0
-	}
-	return len(o.HookSpecificOutput.AdditionalContext)
-}
-
 // Write prints o as one JSON line, as a json.Encoder without HTML
 // escaping writes it; an empty output prints nothing.
 func (o *Output) Write(w io.Writer) error {
@@ -171,6 +164,7 @@ func (o *Output) Write(w io.Writer) error {
 	if o.HookSpecificOutput != nil && len([]rune(o.HookSpecificOutput.AdditionalContext)) > MaxAdditionalContext {
 		return fmt.Errorf("additionalContext is %d characters, over Claude Code's %d", len([]rune(o.HookSpecificOutput.AdditionalContext)), MaxAdditionalContext)
 	}
-	_, err := w.Write(appendOutput(make([]byte, 0, 256+len(o.SystemMessage)+additionalLen(o)), o))
-	return err
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(o)
 }

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -131,7 +132,7 @@ func readState(root string) (*State, error) {
 		return nil, err
 	}
 	s := newState("")
-	if err := unmarshalState(data, s); err != nil {
+	if err := json.Unmarshal(data, s); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrStateCorrupt, statePath(root), err)
 	}
 	if s.Version > StateVersion {
@@ -191,7 +192,7 @@ func updateState(root, project string, now time.Time, fn func(*State) error) err
 	for _, id := range s.prune(now) {
 		removeCounter(root, id)
 	}
-	data, err := marshalState(s) // json.MarshalIndent(s, "", " ")
+	data, err := json.MarshalIndent(s, "", " ")
 	if err != nil {
 		return err
 	}

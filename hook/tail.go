@@ -3,13 +3,9 @@ package hook
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"strings"
-
-	"github.com/ben10ctx/ben10/archive"
-	"github.com/ben10ctx/ben10/internal/jscan"
 )
 
 // maxTailScan bounds how much of a transcript's end CompactSummary reads.
@@ -194,34 +190,8 @@ const firstForwardChunk = 24 << 10
 // maxSummaryLine bounds one line held while reading forward.
 const maxSummaryLine = 4 << 20
 
-var boundaryFields = newFieldSet("type", "subtype")
-
-// isBoundary reports whether line is a compact_boundary system line: as
-// decoding it with encoding/json into a struct of type and subtype would
-// tell, without the reflection (see json_fields.go).
+// isBoundary reports whether line is a compact_boundary system line.
 func isBoundary(line []byte) bool {
-	if !json.Valid(line) {
-		return false
-	}
-	v := docValue(line)
-	if v.Kind(line) != '{' {
-		return false // null decodes to empty fields; other kinds are errors
-	}
-	var typ, sub string
-	err := eachField(line, v, boundaryFields, func(i int, x jscan.Val) error {
-		if i == 0 {
-			return decString(line, x, "type", &typ)
-		}
-		return decString(line, x, "subtype", &sub)
-	})
-	if errors.Is(err, errFallback) {
-		return isBoundaryJSON(line)
-	}
-	return err == nil && typ == "system" && sub == "compact_boundary"
-}
-
-// isBoundaryJSON is isBoundary with encoding/json.
-func isBoundaryJSON(line []byte) bool {
 	var h struct {
 		Type    string `json:"type"`
 		Subtype string `json:"subtype"`
@@ -230,26 +200,8 @@ func isBoundaryJSON(line []byte) bool {
 }
 
 // summaryText extracts the text of an isCompactSummary line: message.content
-// as a string, or its text blocks joined. The line is walked with jscan
-// (one pass, no reflection) to find message.content, which alone is decoded;
-// a line jscan rejects gets encoding/json's answer.
+// as a string, or its text blocks joined.
 func summaryText(line []byte) (string, bool) {
-	root, err := jscan.ParseLine(line)
-	if err != nil {
-		return summaryTextJSON(line)
-	}
-	if !jscan.Field(line, root, "isCompactSummary").Bool(line) {
-		return "", false
-	}
-	msg := jscan.Field(line, root, "message")
-	if msg.Kind(line) != '{' {
-		return "", false
-	}
-	return contentText(jscan.Field(line, msg, "content").Raw(line))
-}
-
-// summaryTextJSON is summaryText with encoding/json.
-func summaryTextJSON(line []byte) (string, bool) {
 	var h struct {
 		IsCompactSummary bool `json:"isCompactSummary"`
 		Message          struct {
@@ -263,62 +215,8 @@ func summaryTextJSON(line []byte) (string, bool) {
 }
 
 // contentText is the text of a message's content: a string, or the text
-// blocks of an array joined by newlines. It decodes as encoding/json
-// would decode content into a string, and failing that into a slice of
-// {type, text} structs, without the reflection (see json_fields.go).
+// blocks of an array joined by newlines.
 func contentText(content []byte) (string, bool) {
-	if len(content) > 0 && content[0] == '"' {
-		// archive.JSONString has encoding/json's rules; a literal it
-		// rejects is neither a string nor an array.
-		s, ok := archive.JSONString(content)
-		return s, ok && s != ""
-	}
-	if !json.Valid(content) {
-		return "", false
-	}
-	v := docValue(content)
-	if v.Kind(content) != '[' {
-		return "", false // null is the empty string; other kinds are errors
-	}
-	var parts []string
-	var ferr error
-	err := jscan.EachElem(content, v, func(e jscan.Val) {
-		if ferr != nil {
-			return
-		}
-		switch e.Kind(content) {
-		case 'n':
-			return
-		case '{':
-		default:
-			ferr = errors.New("content block is not an object")
-			return
-		}
-		var typ, text string
-		ferr = eachField(content, e, blockFields, func(i int, x jscan.Val) error {
-			if i == 0 {
-				return decString(content, x, "type", &typ)
-			}
-			return decString(content, x, "text", &text)
-		})
-		if text != "" {
-			parts = append(parts, text)
-		}
-	})
-	if err != nil || errors.Is(ferr, errFallback) {
-		return contentTextJSON(content)
-	}
-	if ferr != nil {
-		return "", false
-	}
-	s := strings.Join(parts, "\n")
-	return s, s != ""
-}
-
-var blockFields = newFieldSet("type", "text")
-
-// contentTextJSON is contentText with encoding/json.
-func contentTextJSON(content []byte) (string, bool) {
 	var s string
 	if json.Unmarshal(content, &s) == nil {
 		return s, s != ""

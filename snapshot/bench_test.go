@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/ben10ctx/ben10/store"
 )
 
 // benchIndex writes an index.json of n realistic entries.
@@ -43,6 +45,33 @@ func BenchmarkReadSummary500(b *testing.B) {
 	for b.Loop() {
 		if s, err := ReadSummary(p); err != nil || s.Count != 500 {
 			b.Fatal(s, err)
+		}
+	}
+}
+
+// BenchmarkListFromIndex500 is what `compaction list` pays for 500
+// snapshots between opening the store and printing: read and decode
+// index.json, lay out the table.
+func BenchmarkListFromIndex500(b *testing.B) {
+	_, data := benchIndex(b, 500)
+	st, err := store.Open(b.TempDir(), store.Options{Home: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := st.EnsureDir(st.SnapshotDir()); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(st.IndexPath(), data, 0o600); err != nil {
+		b.Fatal(err)
+	}
+	m := NewManager(st, nil)
+	for b.Loop() {
+		ix, err := m.Index()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if t := NewListTable(ix, false); len(t.AppendTo(nil)) == 0 {
+			b.Fatal("empty table")
 		}
 	}
 }

@@ -12,16 +12,6 @@
 // the index's pinned flags and used to restore them if index.json is ever
 // rebuilt).
 //
-// The listing cache .list (ListCacheName) is a materialized view of
-// index.json for `compaction list`: the rows' cells as the table shows
-// them and the --json output, rendered by the one function that writes
-// index.json, under the store lock, after removing the previous cache. Its
-// header records the size, modification time and inode of the index.json
-// it was rendered from and a hash of each section; CachedListing and
-// CachedListJSON return ErrNoListCache unless all of them match, and the
-// caller then reads index.json (NewListing, MarshalListJSON), so the
-// cache never shows what the index no longer says.
-//
 // # Creating
 //
 // Manager.Create imports a transcript (any harness package transcript
@@ -54,9 +44,9 @@
 //
 // # Reading
 //
-// Index, Get and ReadSummary read index.json only; CachedListing and
-// CachedListJSON read the listing cache and stat index.json. OpenArchive opens one
-// snapshot lazily. Diff compares a snapshot with the current context (the
+// Index, Get and ReadSummary read index.json only (NewListTable lays out
+// `compaction list` from the Index). OpenArchive opens one snapshot
+// lazily. Diff compares a snapshot with the current context (the
 // live transcript, or current.ctx) and lists the lost detail: conversation
 // spans, tool outputs and file contents the snapshot holds that are now only
 // summarized or absent. Search streams matches over every snapshot, one

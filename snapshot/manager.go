@@ -723,23 +723,16 @@ func (m *Manager) readPinned() []string {
 	return ids
 }
 
-// write stores index.json, the listing cache rendered from it (see
-// ListCacheName) and .pinned atomically. It is the only writer of all
-// three: the cache cannot fall out of step with the index.
+// write stores index.json and .pinned atomically. It is the only writer
+// of both.
 func (m *Manager) write(ix *Index) error {
 	if err := m.st.EnsureDir(m.st.SnapshotDir()); err != nil {
 		return err
-	}
-	// The old cache goes first: a crash before the new one is written
-	// leaves none, never one that might pass for the new index.
-	if err := os.Remove(filepath.Join(m.st.SnapshotDir(), ListCacheName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		m.warnf("removing the listing cache: %v", err)
 	}
 	data := ix.Marshal()
 	if err := store.WriteFileAtomic(m.st.IndexPath(), data); err != nil {
 		return fmt.Errorf("snapshot: writing index.json: %w", err)
 	}
-	m.writeListCache(data)
 	var b strings.Builder
 	b.WriteString("# pinned compaction snapshots (kept in sync with index.json)\n")
 	for _, s := range ix.Snapshots {

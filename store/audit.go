@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,7 +55,7 @@ func AppendAudit(home string, e AuditEntry) error {
 		e.Timestamp = time.Now()
 	}
 	e.Timestamp = e.Timestamp.UTC().Truncate(time.Millisecond)
-	line, err := appendAuditEntry(make([]byte, 0, 256), &e)
+	line, err := json.Marshal(e)
 	if err != nil {
 		return fmt.Errorf("store: audit entry: %w", err)
 	}
@@ -67,7 +68,7 @@ func AppendAudit(home string, e AuditEntry) error {
 		if cut == 0 {
 			e.Detail = ""
 		}
-		if line, err = appendAuditEntry(make([]byte, 0, 256), &e); err != nil {
+		if line, err = json.Marshal(e); err != nil {
 			return fmt.Errorf("store: audit entry: %w", err)
 		}
 	}

@@ -107,28 +107,14 @@ func runCompList(cmd *cobra.Command, _ []string) error {
 	bw := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
 	defer bw.Flush()
 	var out io.Writer = bw
-	// The listing cache (rendered whenever index.json is written) spares
-	// decoding the index; when it is missing or stale, the index is read.
+	ix, err := m.Index()
+	if err != nil {
+		return err
+	}
 	if globalFlags.json {
-		if js, err := m.CachedListJSON(); err == nil {
-			_, err = bw.Write(js)
-			return err
-		}
-		ix, err := m.Index()
-		if err != nil {
-			return err
-		}
 		return printJSON(out, ix)
 	}
-	t, err := m.CachedListTable(compFlags.verbose)
-	if err != nil {
-		ix, err := m.Index()
-		if err != nil {
-			return err
-		}
-		t = snapshot.NewListTable(ix, compFlags.verbose)
-	}
-	writeCompList(bw, t, st.Config().CompactionSnapshots, tildePath(st.ProjectDir()), compFlags.verbose)
+	writeCompList(bw, snapshot.NewListTable(ix, compFlags.verbose), st.Config().CompactionSnapshots, tildePath(st.ProjectDir()), compFlags.verbose)
 	return nil
 }
 

@@ -15,62 +15,35 @@ import (
 	"github.com/ben10ctx/ben10/ctxfmt"
 )
 
-// fastMeta runs only decodeMeta's fast path.
-func fastMeta(b []byte) (metaSegment, bool) {
-	var m metaSegment
-	r := metaReader{b: b, bud: newBudget(len(b))}
-	ok := r.metaSegment(&m) && r.i == len(b)
-	return m, ok
-}
-
-// compareMeta compares the fast path and decodeMeta with msgpack.Unmarshal
-// (the reference) on one metadata segment: a result from the fast path is
-// msgpack's (and msgpack does not fail), decodeMeta fails exactly where
-// msgpack does and otherwise gives its result. wantFast: the fast path
-// must take b (it is what Encode writes). fast reports whether it did.
-func compareMeta(b []byte, wantFast bool) (fast bool, err error) {
+// compareMeta compares unmarshal (the bounds guard, then msgpack) with
+// msgpack.Unmarshal alone (the reference) on one metadata segment: the
+// guard refuses only what msgpack refuses too (or what nests deeper than
+// maxMsgpackDepth), and where both decode, the results are equal.
+func compareMeta(b []byte) error {
 	// msgpack exhausts memory on a header declaring many more values than
 	// the segment holds: the reference runs only where no header declares
 	// over 64 Ki (or the value is complete, so every length is backed).
 	wf, largest := msgpackWellFormed(b)
-	haveRef := wf || largest <= 1<<16
-	var ref metaSegment
-	var refErr error
-	if haveRef {
-		refErr = msgpackUnmarshal(b, &ref)
-		if !wf && refErr == nil {
-			return false, fmt.Errorf("msgpackWellFormed refuses what msgpack decodes: %+v", ref)
-		}
-	}
-	f, ok := fastMeta(b)
-	if ok {
-		if !wf {
-			return true, fmt.Errorf("fast path decodes what msgpackWellFormed refuses: %+v", f)
-		}
-		if refErr != nil {
-			return true, fmt.Errorf("fast path decodes what msgpack refuses (%v): %+v", refErr, f)
-		}
-		if !reflect.DeepEqual(f, ref) {
-			return true, fmt.Errorf("fast path differs from msgpack:\n fast %+v\n  ref %+v", f, ref)
-		}
-	} else if wantFast {
-		return false, fmt.Errorf("fast path refused a segment Encode wrote (msgpack: %v)", refErr)
-	}
 	var got metaSegment
-	err = decodeMeta(b, &got)
-	if !haveRef {
-		if err == nil {
-			return ok, fmt.Errorf("decodeMeta accepts a segment with a length past its end: %+v", got)
-		}
-		return ok, nil
+	err := unmarshal(b, &got)
+	if !wf && err == nil {
+		return fmt.Errorf("unmarshal accepts a segment msgpackWellFormed refuses: %+v", got)
+	}
+	if !wf && largest > 1<<16 {
+		return nil
+	}
+	var ref metaSegment
+	refErr := msgpackUnmarshal(b, &ref)
+	if !wf && refErr == nil {
+		return fmt.Errorf("msgpackWellFormed refuses what msgpack decodes: %+v", ref)
 	}
 	if (err == nil) != (refErr == nil) {
-		return ok, fmt.Errorf("decodeMeta error %v, msgpack error %v", err, refErr)
+		return fmt.Errorf("unmarshal error %v, msgpack error %v", err, refErr)
 	}
 	if err == nil && !reflect.DeepEqual(got, ref) {
-		return ok, fmt.Errorf("decodeMeta differs from msgpack:\n  got %+v\n  ref %+v", got, ref)
+		return fmt.Errorf("unmarshal differs from msgpack:\n  got %+v\n  ref %+v", got, ref)
 	}
-	return ok, nil
+	return nil
 }
 
 // metaSegmentBytes returns the metadata segment of an archive's bytes.
@@ -87,20 +60,25 @@ func metaSegmentBytes(archive []byte) ([]byte, error) {
 }
 
 // CheckMetaDecode (for the external tests, which import fixtures and the
-// corpus): the archive's metadata segment takes the fast path and decodes
-// as msgpack decodes it, and so do mutations of it (see compareMeta).
+// corpus): the archive's metadata segment decodes through the bounds
+// guard as msgpack decodes it, and so do mutations of it (see
+// compareMeta).
 func CheckMetaDecode(archive []byte, mutations int, seed int64) error {
 	seg, err := metaSegmentBytes(archive)
 	if err != nil {
 		return err
 	}
-	if _, err := compareMeta(seg, true); err != nil {
+	if err := compareMeta(seg); err != nil {
 		return err
+	}
+	var m metaSegment
+	if err := unmarshal(seg, &m); err != nil {
+		return fmt.Errorf("the metadata Encode wrote: %w", err)
 	}
 	rng := rand.New(rand.NewSource(seed))
 	for range mutations {
 		m := mutate(rng, seg)
-		if _, err := compareMeta(m, false); err != nil {
+		if err := compareMeta(m); err != nil {
 			return fmt.Errorf("mutation %x: %w", m, err)
 		}
 	}
@@ -270,13 +248,11 @@ func randomMetaSegment(rng *rand.Rand) metaSegment {
 	return m
 }
 
-// Random metadata payloads, encoded as Encode encodes them, take the fast
-// path and decode as msgpack decodes them; so do their mutations (and
-// the mutations must now and then still take the fast path, or this
-// test would compare msgpack with itself).
+// Random metadata payloads, encoded as Encode encodes them, decode
+// through the guard to what was encoded and as msgpack decodes them; so do
+// their mutations.
 func TestMetaDecodeRandom(t *testing.T) {
 	rng := rand.New(rand.NewSource(6))
-	fastMutations := 0
 	payloads := 2000
 	if testing.Short() {
 		payloads = 300 // make fuzz runs FuzzMetaDecode; make test-long all 2000
@@ -287,27 +263,25 @@ func TestMetaDecodeRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := compareMeta(b, true); err != nil {
+		if err := compareMeta(b); err != nil {
+			t.Fatalf("payload %d: %v", i, err)
+		}
+		var got metaSegment
+		if err := unmarshal(b, &got); err != nil {
 			t.Fatalf("payload %d: %v", i, err)
 		}
 		for range 5 {
 			mb := mutate(rng, b)
-			fast, err := compareMeta(mb, false)
-			if err != nil {
+			if err := compareMeta(mb); err != nil {
 				t.Fatalf("payload %d mutation %x: %v", i, mb, err)
-			}
-			if fast && !bytes.Equal(mb, b) {
-				fastMutations++
 			}
 		}
 	}
-	if fastMutations == 0 {
-		t.Fatal("no mutation took the fast path")
-	}
 }
 
-// Hand-made inputs at the edges of the fast path's subset: each either
-// takes it with msgpack's result or goes to msgpack.
+// Hand-made inputs at the edges of what Encode writes: the guard and
+// msgpack agree on each, and the count bombs are refused before msgpack
+// runs.
 func TestMetaDecodeEdges(t *testing.T) {
 	enc := func(v any) []byte {
 		b, err := marshal(v)
@@ -317,55 +291,41 @@ func TestMetaDecodeEdges(t *testing.T) {
 		return b
 	}
 	cases := map[string]struct {
-		b    []byte
-		fast bool
+		b       []byte
+		refused bool
 	}{
-		"empty map":           {[]byte{0x80}, true},
-		"empty input":         {nil, false},
+		"empty map":           {[]byte{0x80}, false},
+		"empty input":         {nil, true},
 		"nil":                 {[]byte{0xc0}, false},
-		"array form":          {[]byte{0x90}, false},
-		"trailing byte":       {append(enc(map[string]int{"layout": 1}), 0xc0), false},
 		"unknown key":         {enc(map[string]int{"layout": 1, "zzz": 2}), false},
 		"unknown key only":    {enc(map[string]any{"future": []int{1, 2}}), false},
 		"duplicate key":       {[]byte{0x82, 0xa6, 'l', 'a', 'y', 'o', 'u', 't', 0x01, 0xa6, 'l', 'a', 'y', 'o', 'u', 't', 0x02}, false},
-		"nil int":             {[]byte{0x81, 0xa6, 'l', 'a', 'y', 'o', 'u', 't', 0xc0}, false},
-		"float int":           {enc(map[string]float64{"layout": 1}), false},
-		"bin key":             {[]byte{0x81, 0xc4, 6, 'l', 'a', 'y', 'o', 'u', 't', 0x01}, false},
-		"uint64 layout":       {[]byte{0x81, 0xa6, 'l', 'a', 'y', 'o', 'u', 't', 0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, true},
-		"nil meta":            {enc(map[string]any{"meta": nil}), false},
-		"nil raw":             {enc(map[string]any{"raw": nil}), true},
-		"empty raw":           {enc(map[string]any{"raw": []int{}}), true},
-		"nil derived":         {enc(map[string]any{"derived": nil}), true},
-		"empty derived":       {enc(map[string]any{"derived": map[string]int{}}), true},
-		"nil time":            {enc(map[string]any{"meta": map[string]any{"created_at": nil}}), false},
-		"string time":         {enc(map[string]any{"meta": map[string]any{"created_at": "2026-01-01T00:00:00Z"}}), false},
-		"array time":          {enc(map[string]any{"meta": map[string]any{"created_at": []int{1, 2}}}), false},
-		"zero time":           {enc(map[string]any{"meta": map[string]any{"created_at": time.Time{}}}), true},
-		"huge array":          {[]byte{0x81, 0xa3, 'r', 'a', 'w', 0xdd, 0x7f, 0xff, 0xff, 0xff}, false},
-		"huge map":            {[]byte{0xdf, 0x7f, 0xff, 0xff, 0xff}, false},
-		"huge str":            {[]byte{0x81, 0xa9, 'r', 'e', 'd', 'a', 'c', 't', '_', 'f', 'p', 0xdb, 0x7f, 0xff, 0xff, 0xff}, false},
-		"str as bin":          {[]byte{0x81, 0xa9, 'r', 'e', 'd', 'a', 'c', 't', '_', 'f', 'p', 0xc4, 1, 'x'}, false},
-		"nil unknown_types":   {enc(map[string]any{"import": map[string]any{"unknown_types": nil}}), true},
-		"empty unknown_types": {enc(map[string]any{"import": map[string]any{"unknown_types": map[string]int{}}}), true},
-		"dup unknown_types":   {[]byte{0x81, 0xa6, 'i', 'm', 'p', 'o', 'r', 't', 0x81, 0xad, 'u', 'n', 'k', 'n', 'o', 'w', 'n', '_', 't', 'y', 'p', 'e', 's', 0x82, 0xa1, 'a', 0x01, 0xa1, 'a', 0x02}, true},
-		"nil mid":             {enc(map[string]any{"raw": []any{map[string]any{"chunks": []any{map[string]any{"mid": nil}}}}}), true},
-		"empty mid":           {enc(map[string]any{"raw": []any{map[string]any{"chunks": []any{map[string]any{"mid": []byte{}}}}}}), true},
-		"negative oh":         {enc(map[string]any{"raw": []any{map[string]any{"chunks": []any{map[string]any{"oh": -5}}}}}), true},
+		"float int":           {enc(map[string]float64{"layout": 1}), true},
+		"uint64 layout":       {[]byte{0x81, 0xa6, 'l', 'a', 'y', 'o', 'u', 't', 0xcf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, false},
+		"nil raw":             {enc(map[string]any{"raw": nil}), false},
+		"empty derived":       {enc(map[string]any{"derived": map[string]int{}}), false},
+		"string time":         {enc(map[string]any{"meta": map[string]any{"created_at": "2026-01-01T00:00:00Z"}}), true},
+		"zero time":           {enc(map[string]any{"meta": map[string]any{"created_at": time.Time{}}}), false},
+		"huge array":          {[]byte{0x81, 0xa3, 'r', 'a', 'w', 0xdd, 0x7f, 0xff, 0xff, 0xff}, true},
+		"huge map":            {[]byte{0xdf, 0x7f, 0xff, 0xff, 0xff}, true},
+		"huge str":            {[]byte{0x81, 0xa9, 'r', 'e', 'd', 'a', 'c', 't', '_', 'f', 'p', 0xdb, 0x7f, 0xff, 0xff, 0xff}, true},
+		"empty unknown_types": {enc(map[string]any{"import": map[string]any{"unknown_types": map[string]int{}}}), false},
+		"negative oh":         {enc(map[string]any{"raw": []any{map[string]any{"chunks": []any{map[string]any{"oh": -5}}}}}), false},
 	}
 	for name, c := range cases {
-		fast, err := compareMeta(c.b, false)
-		if err != nil {
+		if err := compareMeta(c.b); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
-		if fast != c.fast {
-			t.Errorf("%s: fast path %v, want %v", name, fast, c.fast)
+		var m metaSegment
+		if err := unmarshal(c.b, &m); (err != nil) != c.refused {
+			t.Errorf("%s: error %v, want refused %v", name, err, c.refused)
 		}
 	}
 }
 
 // The golden archives earlier versions wrote, and archives of the
-// synthetic states at every layout, take the fast path with msgpack's
-// result; their mutations and truncations decode as msgpack decodes them.
+// synthetic states at every layout, decode through the guard with
+// msgpack's result; so do their mutations and truncations.
 func TestMetaDecodeArchives(t *testing.T) {
 	goldens, err := filepath.Glob(filepath.Join("testdata", "compat", "*.ctx"))
 	if err != nil || len(goldens) == 0 {
@@ -390,7 +350,7 @@ func TestMetaDecodeArchives(t *testing.T) {
 			t.Fatal(err)
 		}
 		for n := 0; n < len(seg); n += cutStep {
-			if _, err := compareMeta(seg[:n], false); err != nil {
+			if err := compareMeta(seg[:n]); err != nil {
 				t.Fatalf("%s cut at %d: %v", p, n, err)
 			}
 		}
@@ -413,8 +373,9 @@ func TestMetaDecodeArchives(t *testing.T) {
 	}
 }
 
-// Open's metadata decoding is msgpack's on real input (the native fuzz
-// target behind TestMetaDecodeRandom's mutations).
+// Open's metadata decoding (guard, then msgpack) is msgpack's on any
+// input the guard lets through (the native fuzz target behind
+// TestMetaDecodeRandom's mutations).
 func FuzzMetaDecode(f *testing.F) {
 	goldens, _ := filepath.Glob(filepath.Join("testdata", "compat", "*.ctx"))
 	for _, p := range goldens {
@@ -432,15 +393,15 @@ func FuzzMetaDecode(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if _, err := compareMeta(b, false); err != nil {
+		if err := compareMeta(b); err != nil {
 			t.Fatal(err)
 		}
 	})
 }
 
 // BenchmarkMetaDecode: the metadata segment of the round-6 golden
-// decoded by msgpack.Unmarshal (reflection, struct cache warm) and by
-// decodeMeta.
+// decoded by msgpack.Unmarshal alone (reflection, struct cache warm) and
+// by unmarshal (the bounds guard first).
 func BenchmarkMetaDecode(b *testing.B) {
 	raw, err := os.ReadFile(filepath.Join("testdata", "compat", "round6-max.ctx"))
 	if err != nil {
@@ -458,10 +419,10 @@ func BenchmarkMetaDecode(b *testing.B) {
 			}
 		}
 	})
-	b.Run("decodeMeta", func(b *testing.B) {
+	b.Run("guarded", func(b *testing.B) {
 		for b.Loop() {
 			var m metaSegment
-			if err := decodeMeta(seg, &m); err != nil {
+			if err := unmarshal(seg, &m); err != nil {
 				b.Fatal(err)
 			}
 		}
