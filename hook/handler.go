@@ -39,6 +39,9 @@ type Handler struct {
 	// due, or could not decide), so the handler goes straight to the slow
 	// path without counting it again.
 	PromptCounted bool
+	// Processes tells the assistant process of a session and whether it
+	// still runs (default SystemProcesses).
+	Processes Processes
 }
 
 // DefaultSnapshots is the SnapshotFactory used when Handler.Snapshots is
@@ -234,6 +237,7 @@ func (c *call) update(fn func(*State, *SessionState) error) error {
 			ss.Started = c.now
 		}
 		ss.LastEvent = c.now
+		c.recordProcess(ss)
 		if c.in.TranscriptPath != "" {
 			ss.Transcript = c.in.TranscriptPath
 		}
@@ -725,7 +729,7 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 		return "", "", "", false, nil
 	}
 	seen[sid] = true // only a session's newest saved state is a candidate
-	if s.live(sid, c.now) || c.promptedRecently(s, sid) {
+	if c.sessionRunning(s, sid) {
 		return "", "", "", false, nil // another session still running: never inject its context
 	}
 	if m.Harness != "" && m.Harness != archive.HarnessClaude {

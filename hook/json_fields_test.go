@@ -159,7 +159,7 @@ func randState(r *rand.Rand) *State {
 				Transcript: randString(r), Started: randTime(r), LastEvent: randTime(r), Ended: randTime(r),
 				EndReason: randString(r), Prompts: randInt(r), SinceCheckpoint: randInt(r), Modifications: randInt(r),
 				LastCheckpoint: randTime(r), Checkpoints: randInt(r), Snapshots: randInt(r), CompactSummary: randString(r),
-				PreCompactSize: int64(randInt(r)), PreCompactTranscript: randString(r), LastCheckpointErr: randString(r),
+				PreCompactSize: int64(randInt(r)), PreCompactTranscript: randString(r), LastCheckpointErr: randString(r), PID: randInt(r), PIDStart: int64(randInt(r)),
 			}
 		}
 	}

@@ -21,7 +21,7 @@ var stateFields = newFieldSet("version", "project", "sessions", "recoveries")
 var sessionFields = newFieldSet("transcript", "started", "last_event", "ended", "end_reason",
 	"prompts", "prompts_since_checkpoint", "modifications_since_checkpoint", "last_checkpoint",
 	"checkpoints", "snapshots", "compact_summary", "pre_compact_size", "pre_compact_transcript",
-	"last_checkpoint_error")
+	"last_checkpoint_error", "pid", "pid_start")
 
 var recoveryFields = newFieldSet("id", "kind", "state", "source_session", "target_session",
 	"snapshot", "path", "key", "created", "created_by_pid", "consumed_at", "consumed_by",
@@ -134,8 +134,12 @@ func decodeSession(b []byte, v jscan.Val, ss *SessionState) error {
 			return decInt(b, x, "pre_compact_size", &ss.PreCompactSize)
 		case 13:
 			return decString(b, x, "pre_compact_transcript", &ss.PreCompactTranscript)
-		default:
+		case 14:
 			return decString(b, x, "last_checkpoint_error", &ss.LastCheckpointErr)
+		case 15:
+			return decIntN(b, x, "pid", &ss.PID)
+		default:
+			return decInt(b, x, "pid_start", &ss.PIDStart)
 		}
 	})
 }
@@ -351,6 +355,12 @@ func appendSession(b []byte, ss *SessionState) ([]byte, error) {
 	}
 	if ss.LastCheckpointErr != "" {
 		b = jsonw.AppendString(member(b, &first, "last_checkpoint_error"), ss.LastCheckpointErr, true)
+	}
+	if ss.PID != 0 {
+		b = strconv.AppendInt(member(b, &first, "pid"), int64(ss.PID), 10)
+	}
+	if ss.PIDStart != 0 {
+		b = strconv.AppendInt(member(b, &first, "pid_start"), ss.PIDStart, 10)
 	}
 	return append(b, '}'), nil
 }
