@@ -139,7 +139,12 @@ func (h *Handler) projectDir(in *Input) (string, error) {
 	if errors.Is(err, hookfast.ErrNoProject) {
 		return "", fmt.Errorf("%w: %v", ErrBadInput, err)
 	}
-	return c, err
+	if err != nil {
+		return "", err
+	}
+	// A session started in a subdirectory of a project with a store
+	// uses that store, as the commands do.
+	return store.ResolveProject(c, h.home())
 }
 
 // Handle runs the handler of ev. Events Ben10 does not act on return an
@@ -171,6 +176,9 @@ func (h *Handler) Handle(ctx context.Context, ev Event, in *Input) (*Output, err
 	st, err := h.openStore(dir, in, lightEvent(ev, in))
 	if err != nil {
 		return nil, err
+	}
+	if st.ReadOnly() && !isDir(st.Root()) {
+		return nil, nil // no store: nothing saved to offer, nothing to save yet
 	}
 	cfg := st.Config()
 	c := &call{h: h, ctx: ctx, in: in, st: st, cfg: cfg, now: h.now()}
@@ -207,13 +215,15 @@ func lightEvent(ev Event, in *Input) bool {
 
 // openStore opens the project's store. For a light event it opens it
 // read-only (configuration and location, no probe file, no sweep of
-// temporary files) when the store directory exists and is writable; the
-// other events, and a store that must be created or moved to its
-// fallback, take the full open.
+// temporary files) when the store directory is writable or does not exist
+// (it is not created then); the other events, and a store that must be
+// moved to its fallback, take the full open.
 func (h *Handler) openStore(dir string, in *Input, light bool) (*store.Store, error) {
 	if light {
 		st, err := store.Open(dir, store.Options{Home: h.home(), Session: in.SessionID, Now: h.Now, ReadOnly: true})
-		if err == nil && writableDir(st.Root()) {
+		if err == nil && (writableDir(st.Root()) || !isDir(st.Root())) {
+			// A store that does not exist is not created for an
+			// event that has nothing to save.
 			return st, nil
 		}
 	}
@@ -781,10 +791,14 @@ func sameProject(dir, project string) bool {
 	if dir == "" {
 		return false
 	}
-	if p, err := store.CanonicalDir(dir); err == nil {
-		return p == project
+	p := filepath.Clean(dir)
+	if c, err := store.CanonicalDir(dir); err == nil {
+		p = c
 	}
-	return filepath.Clean(dir) == project
+	// A session started in a subdirectory saved into the enclosing
+	// project's store (store.ResolveProject) is the project's.
+	rel, err := filepath.Rel(project, p)
+	return err == nil && filepath.IsLocal(rel)
 }
 
 // ---- SessionEnd ----

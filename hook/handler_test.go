@@ -225,6 +225,15 @@ func (e *env) state() *State {
 	return s
 }
 
+// initStore creates the project's store, as an earlier session's save
+// would have: SessionStart does not create one.
+func (e *env) initStore() {
+	e.t.Helper()
+	if _, err := store.Open(e.project, store.Options{Home: e.home}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
 func (e *env) store() *store.Store {
 	st, err := store.Open(e.project, store.Options{Home: e.home, ReadOnly: true})
 	if err != nil {
