@@ -309,7 +309,7 @@ func runCompRestore(cmd *cobra.Command, args []string) error {
 		if proj == "" {
 			proj = st.ProjectDir()
 		}
-		res, err := a.Restore(archive.RestoreOptions{ProjectDir: proj, ConfigDir: compFlags.cfgDir})
+		res, err := restoreResumable(a, m.Path(s), archive.RestoreOptions{ProjectDir: proj, ConfigDir: compFlags.cfgDir})
 		if err != nil {
 			return err
 		}

@@ -504,7 +504,7 @@ func runContextRestore(cmd *cobra.Command, args []string) error {
 			return err
 		}
 	}
-	res, err := a.Restore(archive.RestoreOptions{ProjectDir: dir, ConfigDir: restoreFlags.cfgDr})
+	res, err := restoreResumable(a, args[0], archive.RestoreOptions{ProjectDir: dir, ConfigDir: restoreFlags.cfgDr})
 	if err != nil {
 		return err
 	}

@@ -322,7 +322,7 @@ func runStoreRestore(cmd *cobra.Command) error {
 	if proj == "" {
 		proj = st.ProjectDir()
 	}
-	res, err := a.Restore(archive.RestoreOptions{ProjectDir: proj, ConfigDir: restoreFlags.cfgDr})
+	res, err := restoreResumable(a, src, archive.RestoreOptions{ProjectDir: proj, ConfigDir: restoreFlags.cfgDr})
 	if err != nil {
 		return err
 	}

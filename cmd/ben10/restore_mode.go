@@ -573,7 +573,7 @@ func runPartialRestore(cmd *cobra.Command, mode string, args []string) error {
 				return err
 			}
 		}
-		res, err := a.Restore(archive.RestoreOptions{ProjectDir: proj, ConfigDir: restoreFlags.cfgDr})
+		res, err := restoreResumable(a, src, archive.RestoreOptions{ProjectDir: proj, ConfigDir: restoreFlags.cfgDr})
 		if err != nil {
 			return err
 		}
