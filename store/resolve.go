@@ -3,6 +3,7 @@ package store
 import (
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // ResolveProject returns the project whose store serves a session started
@@ -58,4 +59,24 @@ func hasStore(p, home string) bool {
 		}
 	}
 	return false
+}
+
+// SameProject reports whether recorded, the project directory an archive
+// was saved in (possibly written "~/…" by an export), names project (a
+// canonical directory) or a directory inside it. An empty recorded
+// directory is not known to be another project: true.
+func SameProject(recorded, project, home string) bool {
+	if recorded == "" {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(recorded, "~/"); ok && home != "" {
+		recorded = filepath.Join(home, rest)
+	} else if recorded == "~" && home != "" {
+		recorded = home
+	}
+	p := filepath.Clean(recorded)
+	if c, err := CanonicalDir(p); err == nil {
+		p = c
+	}
+	return within(project, p)
 }

@@ -82,6 +82,10 @@ type SaveOptions struct {
 	// in place: use it when a new session starts saving, so the previous
 	// session's final state is kept.
 	Rotate bool
+	// KeepHistory skips the history retention after a rotation: a
+	// restore installs an older state as current.ctx and must not evict
+	// real history to make place for the state it replaces.
+	KeepHistory bool
 }
 
 // SaveResult describes what a save did.
@@ -198,7 +202,7 @@ func (s *Store) SaveCurrentFunc(write func(io.Writer) error, meta Meta, opts Sav
 	}
 	res.Path, res.Meta = s.CurrentPath(), meta
 	s.clearRefusal("context")
-	if res.Rotated != "" {
+	if res.Rotated != "" && !opts.KeepHistory {
 		pruned, err := s.pruneHistory()
 		res.Pruned = append(res.Pruned, pruned...)
 		if err != nil {
@@ -671,4 +675,25 @@ func (s *Store) CheckSnapshotLimit(add int64) error {
 			LimitBytes: limit, Options: SnapshotLimitOptions}
 	}
 	return nil
+}
+
+// ForgetInstalledHistory removes the history file src (and its meta)
+// after a restore installed a copy of it as current.ctx, so that the
+// restore swaps the two instead of growing history by the replaced
+// current.ctx. A src outside history/ is left alone. It requires the
+// lock.
+func (s *Store) ForgetInstalledHistory(src string) error {
+	if err := s.requireLock("store: ForgetInstalledHistory"); err != nil {
+		return err
+	}
+	if filepath.Dir(filepath.Clean(src)) != s.HistoryDir() {
+		return nil
+	}
+	if err := os.Remove(src); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("store: removing %s, now current.ctx: %w", src, err)
+	}
+	if err := os.Remove(src + ".meta"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("store: removing %s.meta: %w", src, err)
+	}
+	return syncDir(s.HistoryDir())
 }

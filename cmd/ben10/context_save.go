@@ -78,6 +78,7 @@ var restoreFlags struct {
 	projectDir, passFile, cfgDr string
 	name, from, dir             string
 	checkpoint                  int
+	force                       bool
 }
 
 var contextRestoreCmd = &cobra.Command{
@@ -135,6 +136,7 @@ func init() {
 	f.StringVar(&restoreFlags.from, "from", "", "restore this archive or .ctxpkg export")
 	f.IntVar(&restoreFlags.checkpoint, "checkpoint", 0, "restore checkpoint K (cp-K)")
 	f.StringVar(&restoreFlags.dir, "dir", "", "project directory (default: the current directory)")
+	f.BoolVar(&restoreFlags.force, "force", false, "restore an archive saved in another project (its working directory is mapped to this one)")
 
 	contextCmd.AddCommand(contextSaveCmd, contextInspectCmd, contextExportCmd, contextRestoreCmd)
 }
@@ -503,6 +505,9 @@ func runContextRestore(cmd *cobra.Command, args []string) error {
 		if dir, err = os.Getwd(); err != nil {
 			return err
 		}
+	}
+	if err := checkForeignIn(a, args[0], dir); err != nil {
+		return err
 	}
 	res, err := restoreResumable(a, args[0], archive.RestoreOptions{ProjectDir: dir, ConfigDir: restoreFlags.cfgDr})
 	if err != nil {

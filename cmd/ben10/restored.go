@@ -23,3 +23,35 @@ func restoreResumable(a *archive.Archive, source string, opts archive.RestoreOpt
 	}
 	return res, err
 }
+
+// checkForeign refuses to restore an archive saved in another project
+// into project unless --force is given; with it, it warns (the session's
+// working directory is mapped to project by archive.Restore).
+func checkForeign(a *archive.Archive, src, project string, force bool) error {
+	home, _ := store.HomeDir()
+	rec := a.Meta().DirectoryPath
+	if store.SameProject(rec, project, home) {
+		return nil
+	}
+	if !force {
+		return fmt.Errorf("%s was saved in another project (%s), not %s: pass --force to restore it here (its working directory is then mapped to this project)", src, rec, project)
+	}
+	if !globalFlags.quiet {
+		fmt.Fprintf(os.Stderr, "ben10: warning: %s was saved in another project (%s); restoring into %s with its working directory mapped\n", src, rec, project)
+	}
+	return nil
+}
+
+// checkForeignIn is checkForeign for the project dir belongs to, with
+// --force.
+func checkForeignIn(a *archive.Archive, src, dir string) error {
+	home, err := store.HomeDir()
+	if err != nil {
+		return err
+	}
+	project, err := store.ResolveProject(dir, home)
+	if err != nil {
+		return err
+	}
+	return checkForeign(a, src, project, restoreFlags.force)
+}
