@@ -135,9 +135,7 @@ func TestCUSFShape(t *testing.T) {
 					if r["kind"] == "tool_use" && r["content"] == "" {
 						t.Errorf("empty tool_use carrier exported: %v", r)
 					}
-					if r["kind"] != "compaction" {
-						messages++
-					}
+					messages++ // compaction boundaries too: total_messages counts every message record
 				case "tool_use":
 					used[r["tool_id"].(string)]++
 				case "tool_result":
@@ -241,5 +239,47 @@ func TestStartIsFirstActivity(t *testing.T) {
 	}
 	if !started {
 		t.Errorf("no Started row:\n%s", md.String())
+	}
+}
+
+// TestCUSFTotalMessages is issue 14 item 10 (Kimi's total was one short):
+// session_end's total_messages counts every "message" record the export
+// wrote, compaction boundaries included, for every assistant.
+func TestCUSFTotalMessages(t *testing.T) {
+	export.Now = fixedNow
+	for _, f := range fixtures {
+		t.Run(f.name, func(t *testing.T) {
+			s, err := f.load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := export.CUSF(&buf, s); err != nil {
+				t.Fatal(err)
+			}
+			lines, total, compactions := 0, -1, 0
+			for _, l := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
+				var v struct {
+					Type          string `json:"type"`
+					Kind          string `json:"kind"`
+					TotalMessages int    `json:"total_messages"`
+				}
+				if err := json.Unmarshal(l, &v); err != nil {
+					t.Fatal(err)
+				}
+				switch v.Type {
+				case "message":
+					lines++
+					if v.Kind == "compaction" {
+						compactions++
+					}
+				case "session_end":
+					total = v.TotalMessages
+				}
+			}
+			if total != lines || compactions != len(s.Compactions) {
+				t.Fatalf("total_messages %d, but %d message records (%d of them the %d compaction boundaries)", total, lines, compactions, len(s.Compactions))
+			}
+		})
 	}
 }
