@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -279,6 +280,52 @@ func TestCUSFTotalMessages(t *testing.T) {
 			}
 			if total != lines || compactions != len(s.Compactions) {
 				t.Fatalf("total_messages %d, but %d message records (%d of them the %d compaction boundaries)", total, lines, compactions, len(s.Compactions))
+			}
+		})
+	}
+}
+
+// TestExportsNameBothTokenCounts is issue 14 item 9 for the exports: the
+// Markdown names the context tokens (the last request's context) and the
+// tokens used (the sum over the session) separately, and CUSF's
+// total_tokens carries both under their own keys.
+func TestExportsNameBothTokenCounts(t *testing.T) {
+	export.Now = fixedNow
+	for _, f := range fixtures {
+		t.Run(f.name, func(t *testing.T) {
+			s, err := f.load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := s.Meta
+			if m.ContextTokens == 0 || m.TotalTokens <= m.ContextTokens {
+				t.Fatalf("fixture tokens: context %d, used %d", m.ContextTokens, m.TotalTokens)
+			}
+			var md bytes.Buffer
+			if err := export.Markdown(&md, s); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{fmt.Sprintf("**Context tokens:** %d tokens", m.ContextTokens), fmt.Sprintf("**Tokens used:** %d ", m.TotalTokens)} {
+				if !bytes.Contains(md.Bytes(), []byte(want)) {
+					t.Errorf("Markdown lacks %q", want)
+				}
+			}
+			var cusf bytes.Buffer
+			if err := export.CUSF(&cusf, s); err != nil {
+				t.Fatal(err)
+			}
+			lines := bytes.Split(bytes.TrimSpace(cusf.Bytes()), []byte("\n"))
+			var end struct {
+				TotalTokens struct {
+					Total   int64 `json:"total"`
+					Context int64 `json:"context"`
+				} `json:"total_tokens"`
+			}
+			if err := json.Unmarshal(lines[len(lines)-1], &end); err != nil {
+				t.Fatal(err)
+			}
+			if end.TotalTokens.Total != m.TotalTokens || end.TotalTokens.Context != m.ContextTokens {
+				t.Errorf("CUSF total_tokens %+v, want total %d and context %d", end.TotalTokens, m.TotalTokens, m.ContextTokens)
 			}
 		})
 	}
