@@ -3,6 +3,7 @@ package archive
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -24,6 +25,13 @@ type RestoreOptions struct {
 	ConfigDir string
 	// SessionID is the new session id (default: a fresh random UUID).
 	SessionID string
+	// FromDir is the project directory the transcript's "cwd" values
+	// name (Restore: the archive's recorded directory, which an export
+	// writes as "~/…"). When it differs from ProjectDir, every top-level
+	// "cwd" at or below it is rewritten to the same place under
+	// ProjectDir, so the session resumes in the project it is restored
+	// into.
+	FromDir string
 }
 
 // RestoreResult tells where a restored session went.
@@ -38,6 +46,9 @@ type RestoreResult struct {
 	// was being written when saved) was left out so the resumed file stays
 	// valid JSONL.
 	DroppedPartial bool `json:"dropped_partial_line"`
+	// MappedCwd counts the "cwd" values rewritten from FromDir to
+	// ProjectDir.
+	MappedCwd int `json:"cwd_mapped,omitempty"`
 	// Dangling counts conversation lines whose parentUuid names no line of
 	// the file (0 for an intact chain).
 	Dangling int `json:"dangling_parents"`
@@ -64,6 +75,9 @@ func (a *Archive) Restore(opts RestoreOptions) (*RestoreResult, error) {
 	}
 	if opts.ProjectDir == "" {
 		opts.ProjectDir = a.meta.Meta.DirectoryPath
+	}
+	if opts.FromDir == "" {
+		opts.FromDir = a.meta.Meta.DirectoryPath
 	}
 	return RestoreFiles(files, a.meta.Meta.SessionID, opts)
 }
@@ -120,6 +134,11 @@ func RestoreFiles(files []RawFile, oldID string, opts RestoreOptions) (*RestoreR
 		}
 		data, n, dropped := rewriteSessionID(f.Data, id)
 		res.Rewritten += n
+		if from := filepath.Clean(opts.FromDir); opts.FromDir != "" && from != proj {
+			var m int
+			data, m = rewriteCwd(data, from, proj)
+			res.MappedCwd += m
+		}
 		if i == 0 {
 			res.DroppedPartial = dropped
 			res.Dangling = danglingParents(data)
@@ -203,6 +222,50 @@ func rewriteSessionID(data []byte, id string) ([]byte, int, bool) {
 	// byte but for the session id (a complete last line without one stays
 	// without one).
 	return out, n, dropped
+}
+
+// rewriteCwd replaces every top-level "cwd" string at or below from
+// (a path, or a "~/…" form) by the same place under to, keeping all other
+// bytes.
+func rewriteCwd(data []byte, from, to string) ([]byte, int) {
+	out := make([]byte, 0, len(data))
+	n := 0
+	for off := 0; off < len(data); {
+		end := bytes.IndexByte(data[off:], '\n')
+		if end < 0 {
+			end = len(data)
+		} else {
+			end += off + 1
+		}
+		line := data[off:end]
+		off = end
+		body := bytes.TrimRight(line, "\r\n")
+		top, err := jscan.ParseLine(body)
+		if err != nil {
+			out = append(out, line...)
+			continue
+		}
+		v := jscan.Field(body, top, "cwd")
+		cwd, ok := "", v.IsString(body)
+		if ok {
+			cwd, ok = JSONString(v.Raw(body))
+		}
+		rel := ""
+		if ok {
+			rel, err = filepath.Rel(from, filepath.Clean(cwd))
+			ok = err == nil && filepath.IsLocal(rel)
+		}
+		if !ok {
+			out = append(out, line...)
+			continue
+		}
+		q, _ := json.Marshal(filepath.Join(to, rel))
+		out = append(out, line[:v.S]...)
+		out = append(out, q...)
+		out = append(out, line[v.E:]...)
+		n++
+	}
+	return out, n
 }
 
 // danglingParents counts user/assistant/system lines whose parentUuid

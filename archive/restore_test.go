@@ -55,14 +55,19 @@ func TestRestore(t *testing.T) {
 		if bytes.Contains(got, []byte(v2)) {
 			t.Errorf("%s still names the old session", p)
 		}
-		// Only the session id changed.
+		// Only the session id and the working directory (mapped from
+		// the recorded project to the one restored into) changed.
 		back := bytes.ReplaceAll(got, []byte(res.SessionID), []byte(v2))
+		back = bytes.ReplaceAll(back, []byte(`"cwd":"`+realProj), []byte(`"cwd":"`+a.Meta().DirectoryPath))
 		if !bytes.Equal(back, st.Raw[i].Data) {
 			t.Errorf("%s: bytes other than the session id changed", p)
 		}
 	}
 	if res.Rewritten != 24 {
 		t.Errorf("rewritten %d session ids", res.Rewritten)
+	}
+	if res.MappedCwd == 0 {
+		t.Errorf("no cwd mapped from %s to %s", a.Meta().DirectoryPath, realProj)
 	}
 	// Same id again: refuses to overwrite.
 	if _, err := a.Restore(archive.RestoreOptions{ProjectDir: proj, SessionID: res.SessionID}); !errors.Is(err, archive.ErrExists) {
@@ -120,6 +125,57 @@ func TestRestoreByteExact(t *testing.T) {
 			want := strings.ReplaceAll(c.src, old, "22222222-3333-4444-8555-666666666666")
 			if string(got) != want {
 				t.Errorf("restored %q\nwant     %q", got, want)
+			}
+		})
+	}
+}
+
+// TestRestoreMapsCwd is issue 14 item 7's path mapping: a session restored
+// into another project (an export written "~/…", or an absolute path)
+// resumes with its working directory in that project; directories outside
+// the recorded project are left alone.
+func TestRestoreMapsCwd(t *testing.T) {
+	line := func(cwd string) string {
+		return `{"type":"user","sessionId":"old-1","cwd":"` + cwd + `","message":{"role":"user","content":"hi"}}` + "\n"
+	}
+	tests := []struct {
+		name, from string
+		cwds       []string
+		wantRel    []string // "" = unchanged
+		wantMapped int
+	}{
+		{name: "export's ~ form", from: "~/src/app", cwds: []string{"~/src/app", "~/src/app/cmd/x"}, wantRel: []string{".", "cmd/x"}, wantMapped: 2},
+		{name: "absolute", from: "/home/dev/app", cwds: []string{"/home/dev/app/internal", "/etc"}, wantRel: []string{"internal", ""}, wantMapped: 1},
+		{name: "sibling with a common prefix", from: "/home/dev/app", cwds: []string{"/home/dev/app2"}, wantRel: []string{""}, wantMapped: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var data string
+			for _, c := range tc.cwds {
+				data += line(c)
+			}
+			proj, _ := filepath.EvalSymlinks(t.TempDir())
+			res, err := archive.RestoreFiles([]archive.RawFile{{Name: "old-1.jsonl", Data: []byte(data)}}, "old-1",
+				archive.RestoreOptions{ProjectDir: proj, ConfigDir: t.TempDir(), SessionID: "new-1", FromDir: tc.from})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.MappedCwd != tc.wantMapped {
+				t.Errorf("mapped %d, want %d", res.MappedCwd, tc.wantMapped)
+			}
+			got, err := os.ReadFile(res.Files[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(string(got), "\n"), "\n")
+			for i, c := range tc.cwds {
+				want := c
+				if tc.wantRel[i] != "" {
+					want = filepath.Join(proj, tc.wantRel[i])
+				}
+				if !strings.Contains(lines[i], `"cwd":"`+want+`"`) {
+					t.Errorf("line %d: %s, want cwd %s", i, lines[i], want)
+				}
 			}
 		})
 	}

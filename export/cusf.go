@@ -136,6 +136,7 @@ func CUSF(w io.Writer, s *archive.State) error {
 			return enc.Encode(cm)
 		case e.Compaction != nil:
 			c := e.Compaction
+			messages++ // a "message" record like the others: total_messages counts it
 			return enc.Encode(cusfMessage{Type: "message", Role: "system", Content: c.Summary, Timestamp: ts(c.Timestamp), MessageID: c.UUID, Kind: "compaction"})
 		case e.Result:
 			t := e.Tool

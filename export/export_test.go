@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,9 +136,7 @@ func TestCUSFShape(t *testing.T) {
 					if r["kind"] == "tool_use" && r["content"] == "" {
 						t.Errorf("empty tool_use carrier exported: %v", r)
 					}
-					if r["kind"] != "compaction" {
-						messages++
-					}
+					messages++ // compaction boundaries too: total_messages counts every message record
 				case "tool_use":
 					used[r["tool_id"].(string)]++
 				case "tool_result":
@@ -241,5 +240,93 @@ func TestStartIsFirstActivity(t *testing.T) {
 	}
 	if !started {
 		t.Errorf("no Started row:\n%s", md.String())
+	}
+}
+
+// TestCUSFTotalMessages is issue 14 item 10 (Kimi's total was one short):
+// session_end's total_messages counts every "message" record the export
+// wrote, compaction boundaries included, for every assistant.
+func TestCUSFTotalMessages(t *testing.T) {
+	export.Now = fixedNow
+	for _, f := range fixtures {
+		t.Run(f.name, func(t *testing.T) {
+			s, err := f.load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := export.CUSF(&buf, s); err != nil {
+				t.Fatal(err)
+			}
+			lines, total, compactions := 0, -1, 0
+			for _, l := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
+				var v struct {
+					Type          string `json:"type"`
+					Kind          string `json:"kind"`
+					TotalMessages int    `json:"total_messages"`
+				}
+				if err := json.Unmarshal(l, &v); err != nil {
+					t.Fatal(err)
+				}
+				switch v.Type {
+				case "message":
+					lines++
+					if v.Kind == "compaction" {
+						compactions++
+					}
+				case "session_end":
+					total = v.TotalMessages
+				}
+			}
+			if total != lines || compactions != len(s.Compactions) {
+				t.Fatalf("total_messages %d, but %d message records (%d of them the %d compaction boundaries)", total, lines, compactions, len(s.Compactions))
+			}
+		})
+	}
+}
+
+// TestExportsNameBothTokenCounts is issue 14 item 9 for the exports: the
+// Markdown names the context tokens (the last request's context) and the
+// tokens used (the sum over the session) separately, and CUSF's
+// total_tokens carries both under their own keys.
+func TestExportsNameBothTokenCounts(t *testing.T) {
+	export.Now = fixedNow
+	for _, f := range fixtures {
+		t.Run(f.name, func(t *testing.T) {
+			s, err := f.load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := s.Meta
+			if m.ContextTokens == 0 || m.TotalTokens <= m.ContextTokens {
+				t.Fatalf("fixture tokens: context %d, used %d", m.ContextTokens, m.TotalTokens)
+			}
+			var md bytes.Buffer
+			if err := export.Markdown(&md, s); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{fmt.Sprintf("**Context tokens:** %d tokens", m.ContextTokens), fmt.Sprintf("**Tokens used:** %d ", m.TotalTokens)} {
+				if !bytes.Contains(md.Bytes(), []byte(want)) {
+					t.Errorf("Markdown lacks %q", want)
+				}
+			}
+			var cusf bytes.Buffer
+			if err := export.CUSF(&cusf, s); err != nil {
+				t.Fatal(err)
+			}
+			lines := bytes.Split(bytes.TrimSpace(cusf.Bytes()), []byte("\n"))
+			var end struct {
+				TotalTokens struct {
+					Total   int64 `json:"total"`
+					Context int64 `json:"context"`
+				} `json:"total_tokens"`
+			}
+			if err := json.Unmarshal(lines[len(lines)-1], &end); err != nil {
+				t.Fatal(err)
+			}
+			if end.TotalTokens.Total != m.TotalTokens || end.TotalTokens.Context != m.ContextTokens {
+				t.Errorf("CUSF total_tokens %+v, want total %d and context %d", end.TotalTokens, m.TotalTokens, m.ContextTokens)
+			}
+		})
 	}
 }

@@ -44,7 +44,10 @@ func Markdown(w io.Writer, s *archive.State) error {
 		if m.ContextWindow > 0 {
 			ctx += fmt.Sprintf(" of %d (%.0f%%)", m.ContextWindow, 100*float64(m.ContextTokens)/float64(m.ContextWindow))
 		}
-		row("Context", ctx)
+		row("Context tokens", ctx)
+	}
+	if m.TotalTokens > 0 {
+		row("Tokens used", fmt.Sprintf("%d (all requests)", m.TotalTokens))
 	}
 	tasks := [][2]any{{"In progress", s.Tasks.Active}, {"Pending", s.Tasks.Pending}, {"Completed", s.Tasks.Completed}}
 	if len(s.Tasks.Active)+len(s.Tasks.Pending)+len(s.Tasks.Completed) > 0 {

@@ -51,6 +51,13 @@ func (h *Handler) fastPrompt(in *Input) (done, counted bool) {
 	if err != nil {
 		return false, false
 	}
+	if !isDir(st.Root()) {
+		// The session's first prompt: now there is something to save,
+		// so the store is created (SessionStart does not create one).
+		if st, err = store.Open(dir, store.Options{Home: home, Session: in.SessionID, Now: h.Now}); err != nil {
+			return false, false
+		}
+	}
 	h.refreshTicket(st, before)
 	return hookfast.CountPrompt(st.Root(), in.SessionID, pacing(st.Config()), h.now())
 }

@@ -23,6 +23,7 @@ func (e *env) statePath() string { return statePath(e.store().Root()) }
 // still exact, folded in by ReadState and by the next slow-path update.
 func TestPromptFastPath(t *testing.T) {
 	e := newEnv(t)
+	e.initStore()
 	e.config("  checkpoint_interval: 5\n  checkpoint_minutes: 0\n")
 	tp := e.transcript(demoSession, 0)
 	in := func() map[string]any { return map[string]any{"session_id": demoSession, "transcript_path": tp} }
@@ -93,6 +94,7 @@ func TestPromptFastPath(t *testing.T) {
 // counter's header without reading the state.
 func TestPromptFastPathMinutes(t *testing.T) {
 	e := newEnv(t)
+	e.initStore()
 	e.config("  checkpoint_interval: 1000\n  checkpoint_minutes: 15\n")
 	tp := e.transcript(demoSession, 0)
 	start := map[string]any{"session_id": demoSession, "transcript_path": tp, "source": "startup"}
@@ -166,6 +168,7 @@ func TestPromptCounterDamaged(t *testing.T) {
 // for a while is still live, so a new session never receives its context.
 func TestPromptedRecentlyIsLive(t *testing.T) {
 	e := newEnv(t)
+	e.initStore()
 	e.config("  checkpoint_interval: 1000\n  checkpoint_minutes: 0\n")
 	tp := e.transcript(demoSession, 0)
 	e.fire("SessionStart", map[string]any{"session_id": demoSession, "transcript_path": tp, "source": "startup"})

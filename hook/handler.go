@@ -39,6 +39,9 @@ type Handler struct {
 	// due, or could not decide), so the handler goes straight to the slow
 	// path without counting it again.
 	PromptCounted bool
+	// Processes tells the assistant process of a session and whether it
+	// still runs (default SystemProcesses).
+	Processes Processes
 }
 
 // DefaultSnapshots is the SnapshotFactory used when Handler.Snapshots is
@@ -136,7 +139,12 @@ func (h *Handler) projectDir(in *Input) (string, error) {
 	if errors.Is(err, hookfast.ErrNoProject) {
 		return "", fmt.Errorf("%w: %w", ErrBadInput, err)
 	}
-	return c, err
+	if err != nil {
+		return "", err
+	}
+	// A session started in a subdirectory of a project with a store
+	// uses that store, as the commands do.
+	return store.ResolveProject(c, h.home())
 }
 
 // Handle runs the handler of ev. Events Ben10 does not act on return an
@@ -168,6 +176,9 @@ func (h *Handler) Handle(ctx context.Context, ev Event, in *Input) (*Output, err
 	st, err := h.openStore(dir, in, lightEvent(ev, in))
 	if err != nil {
 		return nil, err
+	}
+	if st.ReadOnly() && !isDir(st.Root()) {
+		return nil, nil // no store: nothing saved to offer, nothing to save yet
 	}
 	cfg := st.Config()
 	c := &call{h: h, ctx: ctx, in: in, st: st, cfg: cfg, now: h.now()}
@@ -204,13 +215,15 @@ func lightEvent(ev Event, in *Input) bool {
 
 // openStore opens the project's store. For a light event it opens it
 // read-only (configuration and location, no probe file, no sweep of
-// temporary files) when the store directory exists and is writable; the
-// other events, and a store that must be created or moved to its
-// fallback, take the full open.
+// temporary files) when the store directory is writable or does not exist
+// (it is not created then); the other events, and a store that must be
+// moved to its fallback, take the full open.
 func (h *Handler) openStore(dir string, in *Input, light bool) (*store.Store, error) {
 	if light {
 		st, err := store.Open(dir, store.Options{Home: h.home(), Session: in.SessionID, Now: h.Now, ReadOnly: true})
-		if err == nil && writableDir(st.Root()) {
+		if err == nil && (writableDir(st.Root()) || !isDir(st.Root())) {
+			// A store that does not exist is not created for an
+			// event that has nothing to save.
 			return st, nil
 		}
 	}
@@ -234,6 +247,7 @@ func (c *call) update(fn func(*State, *SessionState) error) error {
 			ss.Started = c.now
 		}
 		ss.LastEvent = c.now
+		c.recordProcess(ss)
 		if c.in.TranscriptPath != "" {
 			ss.Transcript = c.in.TranscriptPath
 		}
@@ -725,7 +739,7 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 		return "", "", "", false, nil
 	}
 	seen[sid] = true // only a session's newest saved state is a candidate
-	if s.live(sid, c.now) || c.promptedRecently(s, sid) {
+	if c.sessionRunning(s, sid) {
 		return "", "", "", false, nil // another session still running: never inject its context
 	}
 	if m.Harness != "" && m.Harness != archive.HarnessClaude {
@@ -777,10 +791,14 @@ func sameProject(dir, project string) bool {
 	if dir == "" {
 		return false
 	}
-	if p, err := store.CanonicalDir(dir); err == nil {
-		return p == project
+	p := filepath.Clean(dir)
+	if c, err := store.CanonicalDir(dir); err == nil {
+		p = c
 	}
-	return filepath.Clean(dir) == project
+	// A session started in a subdirectory saved into the enclosing
+	// project's store (store.ResolveProject) is the project's.
+	rel, err := filepath.Rel(project, p)
+	return err == nil && filepath.IsLocal(rel)
 }
 
 // ---- SessionEnd ----

@@ -86,6 +86,24 @@ type env struct {
 	snaps   *fakeSnapshots
 	spawned [][]string
 	vars    map[string]string
+	procs   *fakeProcesses
+}
+
+// fakeProcesses is a process table: the hook runs under self (unknown
+// when zero); running lists the processes that still run (nil: nothing
+// is known about any).
+type fakeProcesses struct {
+	self    ProcessID
+	running map[ProcessID]bool
+}
+
+func (f *fakeProcesses) Session() (ProcessID, bool) { return f.self, f.self.PID != 0 }
+
+func (f *fakeProcesses) Running(p ProcessID) (running, known bool) {
+	if f.running == nil {
+		return false, false
+	}
+	return f.running[p], true
 }
 
 const demoSession = "5e1f0c2a-8b3d-4e6f-9a7b-1c2d3e4f5a6b"
@@ -94,7 +112,7 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	base := t.TempDir()
 	e := &env{t: t, home: filepath.Join(base, "home"), project: filepath.Join(base, "cart-service"),
-		now: time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC), vars: map[string]string{}}
+		now: time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC), vars: map[string]string{}, procs: &fakeProcesses{}}
 	for _, d := range []string{e.home, e.project, filepath.Join(base, "snaps")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
@@ -123,6 +141,7 @@ func (e *env) handler() *Handler {
 		Now:       func() time.Time { return e.now },
 		Snapshots: func(*store.Store, *store.Config) Snapshotter { return e.snaps },
 		Spawn:     func(args ...string) error { e.spawned = append(e.spawned, args); return nil },
+		Processes: e.procs,
 	}
 }
 
@@ -204,6 +223,15 @@ func (e *env) state() *State {
 		e.t.Fatal(err)
 	}
 	return s
+}
+
+// initStore creates the project's store, as an earlier session's save
+// would have: SessionStart does not create one.
+func (e *env) initStore() {
+	e.t.Helper()
+	if _, err := store.Open(e.project, store.Options{Home: e.home}); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 func (e *env) store() *store.Store {

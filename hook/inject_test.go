@@ -69,6 +69,7 @@ func TestStartupInjectsOnlyPlausibleContext(t *testing.T) {
 // hook-state.json until SessionStart(compact) is redacted.
 func TestPostCompactSummaryRedacted(t *testing.T) {
 	e := newEnv(t)
+	e.initStore()
 	key := "AKIA" + "Q3EGRTZ5XPL7MW2N"
 	e.fire("PostCompact", map[string]any{"session_id": demoSession, "compact_summary": "deployed with aws_access_key_id=" + key + " today"})
 	data, err := os.ReadFile(filepath.Join(e.project, ".claude", "context", StateName))

@@ -74,6 +74,11 @@ type SessionState struct {
 	PreCompactSize       int64  `json:"pre_compact_size,omitempty"`
 	PreCompactTranscript string `json:"pre_compact_transcript,omitempty"`
 	LastCheckpointErr    string `json:"last_checkpoint_error,omitempty"`
+	// PID and PIDStart identify the assistant process the session's
+	// hooks ran under (see Processes), so that a session whose process
+	// is gone is known to have ended although no SessionEnd came.
+	PID      int   `json:"pid,omitempty"`
+	PIDStart int64 `json:"pid_start,omitempty"`
 }
 
 // Recovery is one piece of saved context offered to a session, with its

@@ -22,7 +22,32 @@
 // ~/.claude-code/contexts/<hash>/, where <hash> is the first 16
 // hexadecimal digits of the SHA-256 of the canonical project path
 // (lower-cased on Windows); a file named "project" in it records the path.
-// Directories are created 0700 when first needed, files 0600. When Open
+// Directories are created 0700 when first needed, files 0600.
+//
+// A session started in a subdirectory of a project that has a store uses
+// that store: Open first resolves the directory with ResolveProject, which
+// takes the nearest enclosing directory (the longest path) whose store
+// exists, never the home directory for another directory. Hooks, commands
+// and the watcher all go through it.
+//
+// # Size limit
+//
+// context.max_storage_mb bounds everything outside compaction-snapshots/.
+// Before a save would go over it, the oldest history files, then the
+// oldest checkpoints (never the newest), are removed; a save that still
+// does not fit is refused with a *StorageLimitError and recorded in
+// refused.json (Refusals) until a save of the same area succeeds, so that
+// status and doctor can show it.
+//
+// # Restored transcripts
+//
+// RecordRestored keeps, in ~/.claude-code/restored.json, the transcripts
+// Ben10 wrote into an assistant's session folders; IsRestoredCopy tells
+// them from live sessions until the assistant appends to them.
+//
+// # Gitignore
+//
+// When Open
 // creates the store inside a git work tree (or a project with a
 // .gitignore), it adds ".claude/context/" to the project's .gitignore
 // once; see EnsureGitignore.

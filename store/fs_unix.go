@@ -30,3 +30,8 @@ func ownedByMe(fi os.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return !ok || int(st.Uid) == os.Getuid()
 }
+
+// writableDir reports whether this user may create files in dir.
+func writableDir(dir string) bool {
+	return unix.Access(dir, unix.W_OK|unix.X_OK) == nil
+}

@@ -82,6 +82,10 @@ type SaveOptions struct {
 	// in place: use it when a new session starts saving, so the previous
 	// session's final state is kept.
 	Rotate bool
+	// KeepHistory skips the history retention after a rotation: a
+	// restore installs an older state as current.ctx and must not evict
+	// real history to make place for the state it replaces.
+	KeepHistory bool
 }
 
 // SaveResult describes what a save did.
@@ -89,7 +93,7 @@ type SaveResult struct {
 	Path     string    // current.ctx
 	Meta     Meta      // the meta written
 	Rotated  string    // history file the previous current.ctx went to, if any
-	Pruned   []string  // history files removed by history_retention_count
+	Pruned   []string  // files removed by history_retention_count or to make room under max_storage_mb
 	Warnings []Warning // e.g. storage above WarnStorageBytes
 }
 
@@ -138,21 +142,34 @@ func (s *Store) SaveCurrentFunc(write func(io.Writer) error, meta Meta, opts Sav
 
 	oldInfo, oldErr := os.Stat(s.CurrentPath())
 	hasOld := oldErr == nil && oldInfo.Mode().IsRegular()
-	if opts.Rotate && hasOld {
-		u, err := s.Usage()
+	used, err := s.contextUsedAfter(hasOld && !opts.Rotate, oldInfo)
+	if err != nil {
+		return res, err
+	}
+	used -= hw.n // the temporary file, in the store already, is the new save
+	if limit := int64(s.cfg.MaxStorageMB) << 20; limit > 0 {
+		// Retention makes room (oldest history first, then old
+		// checkpoints) before a save is refused; a refusal is recorded
+		// for status and doctor.
+		var removed []string
+		used, removed, err = s.makeRoom(used, hw.n, limit)
+		res.Pruned = append(res.Pruned, removed...)
 		if err != nil {
 			return res, err
 		}
-		limit := int64(s.cfg.MaxStorageMB) << 20
-		if limit > 0 && u.Context+hw.n > limit {
-			return res, &StorageLimitError{Area: "context", UsedBytes: u.Context, AddBytes: hw.n,
+		if used+hw.n > limit {
+			le := &StorageLimitError{Area: "context", UsedBytes: used, AddBytes: hw.n,
 				LimitBytes: limit, Options: StorageLimitOptions}
+			s.recordRefusal(le, s.CurrentPath())
+			return res, le
 		}
-		if u.Context+hw.n > WarnStorageBytes {
-			res.Warnings = append(res.Warnings, Warning{File: s.root, Message: fmt.Sprintf(
-				"context storage is %s, above the %s warning level; consider `ben10 context prune`",
-				formatMB(u.Context+hw.n), formatMB(WarnStorageBytes))})
-		}
+	}
+	if used+hw.n > WarnStorageBytes && opts.Rotate && hasOld {
+		res.Warnings = append(res.Warnings, Warning{File: s.root, Message: fmt.Sprintf(
+			"context storage is %s, above the %s warning level; consider `ben10 context prune`",
+			formatMB(used+hw.n), formatMB(WarnStorageBytes))})
+	}
+	if opts.Rotate && hasOld {
 		if err := s.EnsureDir(s.HistoryDir()); err != nil {
 			return res, err
 		}
@@ -184,14 +201,33 @@ func (s *Store) SaveCurrentFunc(write func(io.Writer) error, meta Meta, opts Sav
 		return res, err
 	}
 	res.Path, res.Meta = s.CurrentPath(), meta
-	if res.Rotated != "" {
+	s.clearRefusal("context")
+	if res.Rotated != "" && !opts.KeepHistory {
 		pruned, err := s.pruneHistory()
-		res.Pruned = pruned
+		res.Pruned = append(res.Pruned, pruned...)
 		if err != nil {
 			return res, err
 		}
 	}
 	return res, nil
+}
+
+// contextUsedAfter is the context area's size before a save adds its
+// file: everything now, less the current.ctx (and meta) the save replaces
+// when it does not rotate it into history.
+func (s *Store) contextUsedAfter(replaces bool, old os.FileInfo) (int64, error) {
+	u, err := s.Usage()
+	if err != nil {
+		return 0, err
+	}
+	used := u.Context
+	if replaces {
+		used -= old.Size()
+		if fi, err := os.Lstat(s.MetaPath()); err == nil && fi.Mode().IsRegular() {
+			used -= fi.Size()
+		}
+	}
+	return used, nil
 }
 
 // ClearCurrent moves current.ctx, with its current.ctx.meta, into
@@ -639,4 +675,25 @@ func (s *Store) CheckSnapshotLimit(add int64) error {
 			LimitBytes: limit, Options: SnapshotLimitOptions}
 	}
 	return nil
+}
+
+// ForgetInstalledHistory removes the history file src (and its meta)
+// after a restore installed a copy of it as current.ctx, so that the
+// restore swaps the two instead of growing history by the replaced
+// current.ctx. A src outside history/ is left alone. It requires the
+// lock.
+func (s *Store) ForgetInstalledHistory(src string) error {
+	if err := s.requireLock("store: ForgetInstalledHistory"); err != nil {
+		return err
+	}
+	if filepath.Dir(filepath.Clean(src)) != s.HistoryDir() {
+		return nil
+	}
+	if err := os.Remove(src); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("store: removing %s, now current.ctx: %w", src, err)
+	}
+	if err := os.Remove(src + ".meta"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("store: removing %s.meta: %w", src, err)
+	}
+	return syncDir(s.HistoryDir())
 }

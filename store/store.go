@@ -103,7 +103,9 @@ func FallbackDir(home, canonical string) string {
 	return filepath.Join(home, ".claude-code", "contexts", DirHash(canonical))
 }
 
-// Open resolves the store of projectDir. The store lives in
+// Open resolves the store of projectDir: that of the nearest enclosing
+// project with a store (see ResolveProject), else projectDir's own. The
+// store lives in
 // <project>/.claude/context/ (or context.storage_location: relative to the
 // project, absolute, or starting with ~/). When that directory cannot be
 // created or written, Open uses FallbackDir instead; once a fallback store
@@ -114,15 +116,16 @@ func FallbackDir(home, canonical string) string {
 // when it creates the store inside the project adds GitignoreEntry to the
 // project's .gitignore (see EnsureGitignore).
 func Open(projectDir string, opts Options) (*Store, error) {
-	project, err := CanonicalDir(projectDir)
-	if err != nil {
-		return nil, err
-	}
 	home := opts.Home
 	if home == "" {
+		var err error
 		if home, err = HomeDir(); err != nil {
 			return nil, err
 		}
+	}
+	project, err := ResolveProject(projectDir, home)
+	if err != nil {
+		return nil, err
 	}
 	s := &Store{
 		project:  project,
@@ -180,6 +183,10 @@ func Open(projectDir string, opts Options) (*Store, error) {
 	}
 	switch {
 	case unsafe:
+		s.root, s.fallback = fallback, true
+	case isDir(primary) && s.readOnly && !writableDir(primary) && isDir(fallback):
+		// Where a full open (a hook) would write: the project's store
+		// cannot be written, so its saves are in the fallback.
 		s.root, s.fallback = fallback, true
 	case isDir(primary):
 		s.root = primary

@@ -527,6 +527,9 @@ func (w *Watcher) evaluate(t *tracked, now time.Time) {
 		return
 	}
 	t.evalMod, t.evalSize = mod, size
+	if w.restoredCopy(t, ss, now) {
+		return
+	}
 	if now.Before(t.retry) {
 		return
 	}

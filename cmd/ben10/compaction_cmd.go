@@ -218,7 +218,7 @@ func runCompDiff(cmd *cobra.Command, args []string) error {
 	if d.Compacted {
 		summ = fmt.Sprintf(" (+%d summarized)", d.Summarized)
 	}
-	fmt.Fprintf(tw, "Tokens\t%s\t%s\t%s\n", commas(d.Snap.Tokens), commas(d.Current.Tokens), signed(d.Current.Tokens-d.Snap.Tokens))
+	fmt.Fprintf(tw, "Context tokens\t%s\t%s\t%s\n", commas(d.Snap.Tokens), commas(d.Current.Tokens), signed(d.Current.Tokens-d.Snap.Tokens))
 	fmt.Fprintf(tw, "Messages in context\t%d\t%d%s\t%s\n", d.Snap.Messages, d.Current.Messages, summ, signed(int64(d.Current.Messages-d.Snap.Messages)))
 	fmt.Fprintf(tw, "Files in context\t%d\t%d\t%s\n", d.Snap.Files, d.Current.Files, signed(int64(d.Current.Files-d.Snap.Files)))
 	fmt.Fprintf(tw, "Tool executions\t%d\t%d\t%s\n", d.Snap.ToolExecutions, d.Current.ToolExecutions, signed(int64(d.Current.ToolExecutions-d.Snap.ToolExecutions)))
@@ -295,7 +295,7 @@ func runCompRestore(cmd *cobra.Command, args []string) error {
 		if proj == "" {
 			proj = st.ProjectDir()
 		}
-		res, err := a.Restore(archive.RestoreOptions{ProjectDir: proj, ConfigDir: compFlags.cfgDir})
+		res, err := restoreResumable(a, m.Path(s), archive.RestoreOptions{ProjectDir: proj, ConfigDir: compFlags.cfgDir})
 		if err != nil {
 			return err
 		}

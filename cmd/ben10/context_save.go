@@ -78,6 +78,7 @@ var restoreFlags struct {
 	projectDir, passFile, cfgDr string
 	name, from, dir             string
 	checkpoint                  int
+	force                       bool
 }
 
 var contextRestoreCmd = &cobra.Command{
@@ -135,6 +136,7 @@ func init() {
 	f.StringVar(&restoreFlags.from, "from", "", "restore this archive or .ctxpkg export")
 	f.IntVar(&restoreFlags.checkpoint, "checkpoint", 0, "restore checkpoint K (cp-K)")
 	f.StringVar(&restoreFlags.dir, "dir", "", "project directory (default: the current directory)")
+	f.BoolVar(&restoreFlags.force, "force", false, "restore an archive saved in another project (its working directory is mapped to this one)")
 
 	contextCmd.AddCommand(contextSaveCmd, contextInspectCmd, contextExportCmd, contextRestoreCmd)
 }
@@ -435,8 +437,8 @@ func runContextInspect(cmd *cobra.Command, args []string) error {
 		{"messages", fmt.Sprint(m.MessageCount)},
 		{"tool executions", fmt.Sprint(m.ToolCount)},
 		{"files", fmt.Sprint(m.FileCount)},
-		{"total tokens", fmt.Sprint(m.TotalTokens)},
-		{"context", fmt.Sprintf("%d / %d tokens", m.ContextTokens, m.ContextWindow)},
+		{"context tokens", fmt.Sprintf("%d of a %d-token window (the last request's input and cache)", m.ContextTokens, m.ContextWindow)},
+		{"tokens used", fmt.Sprintf("%d (all requests)", m.TotalTokens)},
 		{"compactions", fmt.Sprint(s.Compactions)},
 		{"tasks", fmt.Sprintf("%d active, %d pending, %d completed", s.TasksActive, s.TasksPend, s.TasksDone)},
 		{"preferences", fmt.Sprint(s.Preferences)},
@@ -504,7 +506,10 @@ func runContextRestore(cmd *cobra.Command, args []string) error {
 			return err
 		}
 	}
-	res, err := a.Restore(archive.RestoreOptions{ProjectDir: dir, ConfigDir: restoreFlags.cfgDr})
+	if err := checkForeignIn(a, args[0], dir); err != nil {
+		return err
+	}
+	res, err := restoreResumable(a, args[0], archive.RestoreOptions{ProjectDir: dir, ConfigDir: restoreFlags.cfgDr})
 	if err != nil {
 		return err
 	}

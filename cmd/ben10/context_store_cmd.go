@@ -69,6 +69,9 @@ type statusInfo struct {
 	Pinned      int         `json:"pinned"`
 	Health      string      `json:"health,omitempty"`
 	Problems    []string    `json:"problems,omitempty"`
+	// Refused are saves refused over the storage limit since the last
+	// successful one.
+	Refused []store.Refusal `json:"refused,omitempty"`
 }
 
 func gatherStatus(st *store.Store) statusInfo {
@@ -81,6 +84,14 @@ func gatherStatus(st *store.Store) statusInfo {
 		if n := len(cps); n > 0 {
 			info.LatestCP, info.LatestCPAt = filepath.Base(cps[n-1].Path), cps[n-1].ModTime
 		}
+	}
+	if rs, err := st.Refusals(); err != nil {
+		info.Problems = append(info.Problems, err.Error())
+	} else {
+		for _, r := range rs {
+			info.Problems = append(info.Problems, r.String())
+		}
+		info.Refused = rs
 	}
 	if sum, err := snapshot.ReadSummary(st.IndexPath()); err == nil {
 		info.Snapshots, info.SnapBytes, info.Pinned = sum.Count, sum.TotalSizeBytes, sum.Pinned
@@ -113,6 +124,9 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 			parts = append(parts, "no saved context")
 		}
 		parts = append(parts, fmt.Sprintf("%d cp", info.Checkpoints), fmt.Sprintf("%d snap", info.Snapshots))
+		if len(info.Refused) > 0 {
+			parts = append(parts, "SAVE REFUSED: storage limit")
+		}
 		fmt.Fprintln(out, strings.Join(parts, " · "))
 		return nil
 	}

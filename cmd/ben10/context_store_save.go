@@ -301,6 +301,11 @@ func runStoreRestore(cmd *cobra.Command) error {
 	if err := requireConversation(a, src); err != nil {
 		return err
 	}
+	if restoreFlags.from != "" {
+		if err := checkForeignIn(a, src, st.ProjectDir()); err != nil {
+			return err
+		}
+	}
 	installed := ""
 	if src != st.CurrentPath() {
 		data, err := os.ReadFile(src)
@@ -310,8 +315,11 @@ func runStoreRestore(cmd *cobra.Command) error {
 		md := a.Meta()
 		err = st.WithLock(context.Background(), func() error {
 			res, err := st.SaveCurrent(data, store.Meta{SessionID: md.SessionID, Assistant: string(md.Harness), Messages: md.MessageCount,
-				ContextTokens: md.ContextTokens, TokensUsed: md.TotalTokens, Files: md.FileCount, ToolExecutions: md.ToolCount}, store.SaveOptions{Rotate: true})
+				ContextTokens: md.ContextTokens, TokensUsed: md.TotalTokens, Files: md.FileCount, ToolExecutions: md.ToolCount}, store.SaveOptions{Rotate: true, KeepHistory: true})
 			installed = res.Path
+			if err == nil {
+				err = st.ForgetInstalledHistory(src)
+			}
 			return err
 		})
 		if err != nil {
@@ -322,7 +330,7 @@ func runStoreRestore(cmd *cobra.Command) error {
 	if proj == "" {
 		proj = st.ProjectDir()
 	}
-	res, err := a.Restore(archive.RestoreOptions{ProjectDir: proj, ConfigDir: restoreFlags.cfgDr})
+	res, err := restoreResumable(a, src, archive.RestoreOptions{ProjectDir: proj, ConfigDir: restoreFlags.cfgDr})
 	if err != nil {
 		return err
 	}

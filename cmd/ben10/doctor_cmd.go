@@ -202,6 +202,13 @@ func storageChecks(st *store.Store) []check {
 			cs = append(cs, check{"storage", "warn", w.String()})
 		}
 	}
+	if rs, err := st.Refusals(); err != nil {
+		cs = append(cs, check{"storage", "warn", err.Error()})
+	} else {
+		for _, r := range rs {
+			cs = append(cs, check{"storage", "fail", r.String()})
+		}
+	}
 	u, err := st.Usage()
 	if err == nil {
 		cs = append(cs, check{"storage", "ok", fmt.Sprintf("%s writable; %.1f MB context, %.1f MB snapshots", root, float64(u.Context)/(1<<20), float64(u.Snapshots)/(1<<20))})

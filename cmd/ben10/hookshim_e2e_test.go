@@ -68,7 +68,9 @@ func newShimWorld(t *testing.T, config string) *shimWorld {
 	t.Helper()
 	w := &shimWorld{hookWorld: newHookWorld(t, "5c0d7e2a-9b1f-4e3a-8c6d-2f4a1b3c5d7e")}
 	w.writeTranscript([]byte(`{"type":"user","sessionId":"` + w.session + `","cwd":"` + w.project + `","timestamp":"2026-03-02T09:00:00Z","uuid":"u1","message":{"role":"user","content":"hello"}}` + "\n"))
-	if err := os.MkdirAll(filepath.Join(w.project, ".claude"), 0o700); err != nil {
+	// The project has a store (an earlier session's): SessionStart
+	// creates none, so the counter starts with the first prompt.
+	if err := os.MkdirAll(w.contextDir(), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	w.setConfig(config)

@@ -522,6 +522,9 @@ func partialSource(cmd *cobra.Command, args []string) (*archive.Archive, string,
 		src = rec.Path
 	}
 	if err := verifyForRestore(oo, st.Config())(src); err != nil {
+		if errors.Is(err, os.ErrNotExist) && restoreFlags.checkpoint != 0 {
+			return nil, "", nil, fmt.Errorf("checkpoint %d does not exist (%s)", restoreFlags.checkpoint, existingCheckpoints(st))
+		}
 		return nil, "", nil, fmt.Errorf("%s: %w", src, err)
 	}
 	a, err := archive.OpenFile(src, oo)
@@ -573,7 +576,7 @@ func runPartialRestore(cmd *cobra.Command, mode string, args []string) error {
 				return err
 			}
 		}
-		res, err := a.Restore(archive.RestoreOptions{ProjectDir: proj, ConfigDir: restoreFlags.cfgDr})
+		res, err := restoreResumable(a, src, archive.RestoreOptions{ProjectDir: proj, ConfigDir: restoreFlags.cfgDr})
 		if err != nil {
 			return err
 		}

@@ -45,7 +45,9 @@ func claudeConfigDir() (string, error) {
 }
 
 // latestTranscript is the most recently modified <session>.jsonl of the
-// project's Claude Code folder (<config>/projects/<encoded project>/).
+// project's Claude Code folder (<config>/projects/<encoded project>/),
+// leaving out the copies `context restore --resume` wrote that nobody
+// resumed since (store.LoadRestored).
 func latestTranscript(project string) (string, error) {
 	abs, err := store.CanonicalDir(project)
 	if err != nil {
@@ -63,6 +65,8 @@ func latestTranscript(project string) (string, error) {
 		m, _ := filepath.Glob(filepath.Join(cfg, "projects", name[:archive.MaxProjectDirName]+"-*"))
 		dirs = append(dirs, m...)
 	}
+	home, _ := store.HomeDir()
+	restored, _ := store.LoadRestored(home)
 	best, bestT := "", time.Time{}
 	for _, d := range dirs {
 		ents, err := os.ReadDir(d)
@@ -76,6 +80,9 @@ func latestTranscript(project string) (string, error) {
 			fi, err := e.Info()
 			if err != nil {
 				continue
+			}
+			if restored.Unchanged(filepath.Join(d, e.Name()), fi.Size()) {
+				continue // Ben10's restored copy of a saved session, not a live one
 			}
 			if fi.ModTime().After(bestT) {
 				best, bestT = filepath.Join(d, e.Name()), fi.ModTime()

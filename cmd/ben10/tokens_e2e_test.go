@@ -60,6 +60,10 @@ func TestTokensNamedSeparately(t *testing.T) {
 			t.Errorf("%s: meta context_tokens %d, tokens_used %d; want %d and %d", c.name, c.m.ContextTokens, c.m.TokensUsed, md.ContextTokens, md.TotalTokens)
 		}
 	}
+	ins := runBen10(t, nil, w.env, "context", "inspect", filepath.Join(w.contextDir(), "current.ctx"))
+	if !strings.Contains(ins.stdout, "context tokens") || !strings.Contains(ins.stdout, "tokens used") || strings.Contains(ins.stdout, "total tokens") {
+		t.Errorf("context inspect does not name both numbers:\n%s%s", ins.stdout, ins.stderr)
+	}
 	r := runBen10(t, nil, w.env, "context", "status", "--dir", w.project)
 	if !strings.Contains(r.stdout, "Context tokens:") || !strings.Contains(r.stdout, "Tokens used:") || !strings.Contains(r.stdout, commas(md.ContextTokens)) || !strings.Contains(r.stdout, commas(md.TotalTokens)) {
 		t.Errorf("status does not name both numbers:\n%s", r.stdout)

@@ -1,0 +1,9 @@
+//go:build !linux
+
+package hook
+
+type systemProcesses struct{}
+
+func (systemProcesses) Session() (ProcessID, bool) { return ProcessID{}, false }
+
+func (systemProcesses) Running(ProcessID) (running, known bool) { return false, false }

@@ -1,0 +1,146 @@
+package store
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// RefusedName is the file in which a store records the saves it refused
+// for lack of room, so that status and doctor can report them after the
+// process that tried has gone.
+const RefusedName = "refused.json"
+
+// Refusal is one save a store refused because it would have gone over a
+// storage limit even after retention made what room it could.
+type Refusal struct {
+	Time       time.Time `json:"time"`
+	Area       string    `json:"area"`           // as StorageLimitError.Area
+	Path       string    `json:"path,omitempty"` // the file that was not written
+	Session    string    `json:"session,omitempty"`
+	UsedBytes  int64     `json:"used_bytes"`
+	AddBytes   int64     `json:"add_bytes"`
+	LimitBytes int64     `json:"limit_bytes"`
+}
+
+// String describes the refusal in one line.
+func (r Refusal) String() string {
+	what := "a save"
+	if r.Path != "" {
+		what = "the save of " + filepath.Base(r.Path)
+	}
+	return fmt.Sprintf("%s refused %s: %s storage limit %s reached (%s in use, %s more); run `ben10 context prune` or raise context.max_storage_mb",
+		r.Time.Local().Format("2006-01-02 15:04"), what, r.Area, formatMB(r.LimitBytes), formatMB(r.UsedBytes), formatMB(r.AddBytes))
+}
+
+// Refusals returns the refused saves recorded since the last successful
+// save of the same area (at most one per area), none when there are none.
+func (s *Store) Refusals() ([]Refusal, error) {
+	p := filepath.Join(s.root, RefusedName)
+	data, err := ReadFileBounded(p, MaxSmallFileBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: reading %s: %w", p, err)
+	}
+	var rs []Refusal
+	if err := json.Unmarshal(data, &rs); err != nil {
+		return nil, fmt.Errorf("store: %s: %w", p, err)
+	}
+	return rs, nil
+}
+
+// recordRefusal adds (or replaces) the refusal of le's area. A failure to
+// record is kept as a warning: the refusal itself is what the caller
+// reports.
+func (s *Store) recordRefusal(le *StorageLimitError, path string) {
+	rs, _ := s.Refusals()
+	out := []Refusal{{Time: s.now().UTC(), Area: le.Area, Path: path, Session: s.session,
+		UsedBytes: le.UsedBytes, AddBytes: le.AddBytes, LimitBytes: le.LimitBytes}}
+	for _, r := range rs {
+		if r.Area != le.Area {
+			out = append(out, r)
+		}
+	}
+	s.writeRefusals(out)
+}
+
+// clearRefusal forgets the refusal of area after a save of that area
+// succeeded.
+func (s *Store) clearRefusal(area string) {
+	rs, err := s.Refusals()
+	if err != nil || len(rs) == 0 {
+		return
+	}
+	var out []Refusal
+	for _, r := range rs {
+		if r.Area != area {
+			out = append(out, r)
+		}
+	}
+	if len(out) == len(rs) {
+		return
+	}
+	s.writeRefusals(out)
+}
+
+func (s *Store) writeRefusals(rs []Refusal) {
+	p := filepath.Join(s.root, RefusedName)
+	if len(rs) == 0 {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			s.addWarning(Warning{File: p, Message: err.Error()})
+		}
+		return
+	}
+	data, err := json.MarshalIndent(rs, "", "  ")
+	if err == nil {
+		err = WriteFileAtomic(p, append(data, '\n'))
+	}
+	if err != nil {
+		s.addWarning(Warning{File: p, Message: "recording a refused save: " + err.Error()})
+	}
+}
+
+// makeRoom brings the context area under limit for a write of add more
+// bytes by removing the oldest history files (with their meta), then the
+// oldest checkpoints except the newest, until used+add fits. It returns
+// the new usage figure and the files removed; used stays above limit-add
+// when everything removable is gone.
+func (s *Store) makeRoom(used, add, limit int64) (int64, []string, error) {
+	if used+add <= limit {
+		return used, nil, nil
+	}
+	hs, err := s.History()
+	if err != nil {
+		return used, nil, err
+	}
+	cps, err := s.Checkpoints()
+	if err != nil {
+		return used, nil, err
+	}
+	if len(cps) > 0 {
+		cps = cps[:len(cps)-1] // the newest checkpoint stays
+	}
+	var removed []string
+	for _, e := range append(hs, cps...) {
+		if used+add <= limit {
+			break
+		}
+		if err := os.Remove(e.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return used, removed, fmt.Errorf("store: making room: removing %s: %w", e.Path, err)
+		}
+		used -= e.Size
+		if fi, err := os.Lstat(e.Path + ".meta"); err == nil && fi.Mode().IsRegular() {
+			if os.Remove(e.Path+".meta") == nil {
+				used -= fi.Size()
+			}
+		}
+		removed = append(removed, e.Path)
+	}
+	return used, removed, nil
+}
