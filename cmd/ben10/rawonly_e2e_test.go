@@ -159,8 +159,8 @@ func TestHookE2ERawOnlySnapshot(t *testing.T) {
 			// The recompression, late: completes the snapshot.
 			run("internal", "recompress", "--project", b.project, s.ID)
 			done := onlySnapshot(t, b)
-			if done.ModelPending || done.PreCompaction != want || done.Level != "max" {
-				t.Errorf("index entry after the recompression: %+v, want counts %+v at max", done, want)
+			if done.ModelPending || done.PreCompaction != want || done.Level != "better" {
+				t.Errorf("index entry after the recompression: %+v, want counts %+v at better (the default compression_level 6)", done, want)
 			}
 			if out := run(append([]string{"context", "compaction", "list", "--verbose"}, dir...)...); strings.Contains(out, "pending") {
 				t.Errorf("compaction list after the recompression:\n%s", out)
