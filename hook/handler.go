@@ -463,7 +463,7 @@ func (c *call) postCompact() (*Output, error) {
 				sum, _ = r.String(sum)
 			}
 		}
-		ss.CompactSummary = sum
+		ss.CompactSummary, ss.CompactSummaryTag = sum, c.summaryTag(sum)
 		return nil
 	})
 }
@@ -546,6 +546,9 @@ func (c *call) afterCompact() (*Output, error) {
 			return fmt.Errorf("opening snapshot %s: %w", id, err)
 		}
 		defer closer.Close()
+		if err := c.authenticated(a, c.in.SessionID); err != nil {
+			return fmt.Errorf("snapshot %s not injected: %w", id, err)
+		}
 		r, ok, err := a.Recall()
 		if err != nil {
 			return fmt.Errorf("snapshot %s: %w", id, err)
@@ -553,7 +556,7 @@ func (c *call) afterCompact() (*Output, error) {
 		if !ok {
 			return fmt.Errorf("snapshot %s holds no recall (written by an older ben10)", id)
 		}
-		summary := ss.CompactSummary
+		summary := c.trustedSummary(ss)
 		if summary == "" {
 			summary = c.in.CompactSummary
 		}
@@ -722,6 +725,13 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 	m := a.Meta()
 	sid := m.SessionID
 	if sid == c.in.SessionID || seen[sid] {
+		return "", "", "", false, nil
+	}
+	if c.authenticated(a, "") != nil {
+		// Not saved by this user's Ben10 (a repository's archive, a
+		// teammate's export, one written before archives were tagged):
+		// listed and restorable, never injected; `ben10 context status`
+		// says why.
 		return "", "", "", false, nil
 	}
 	seen[sid] = true // only a session's newest saved state is a candidate

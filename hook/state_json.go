@@ -21,7 +21,7 @@ var stateFields = newFieldSet("version", "project", "sessions", "recoveries")
 var sessionFields = newFieldSet("transcript", "started", "last_event", "ended", "end_reason",
 	"prompts", "prompts_since_checkpoint", "modifications_since_checkpoint", "last_checkpoint",
 	"checkpoints", "snapshots", "compact_summary", "pre_compact_size", "pre_compact_transcript",
-	"last_checkpoint_error")
+	"last_checkpoint_error", "compact_summary_tag")
 
 var recoveryFields = newFieldSet("id", "kind", "state", "source_session", "target_session",
 	"snapshot", "path", "key", "created", "created_by_pid", "consumed_at", "consumed_by",
@@ -134,8 +134,10 @@ func decodeSession(b []byte, v jscan.Val, ss *SessionState) error {
 			return decInt(b, x, "pre_compact_size", &ss.PreCompactSize)
 		case 13:
 			return decString(b, x, "pre_compact_transcript", &ss.PreCompactTranscript)
-		default:
+		case 14:
 			return decString(b, x, "last_checkpoint_error", &ss.LastCheckpointErr)
+		default:
+			return decString(b, x, "compact_summary_tag", &ss.CompactSummaryTag)
 		}
 	})
 }
@@ -342,6 +344,9 @@ func appendSession(b []byte, ss *SessionState) ([]byte, error) {
 	b = strconv.AppendInt(member(b, &first, "snapshots"), int64(ss.Snapshots), 10)
 	if ss.CompactSummary != "" {
 		b = jsonw.AppendString(member(b, &first, "compact_summary"), ss.CompactSummary, true)
+	}
+	if ss.CompactSummaryTag != "" {
+		b = jsonw.AppendString(member(b, &first, "compact_summary_tag"), ss.CompactSummaryTag, true)
 	}
 	if ss.PreCompactSize != 0 {
 		b = strconv.AppendInt(member(b, &first, "pre_compact_size"), ss.PreCompactSize, 10)
