@@ -669,13 +669,20 @@ func (c *call) atStartup() (*Output, error) {
 	err := c.update(func(s *State, ss *SessionState) error {
 		seen := map[string]bool{}
 		var problems []error
+		// An assistant's own checkpoint (session_digest) is offered beside
+		// the saved context, in at most half the budget.
+		ad, adKey, adBlock, adOK := c.agentDigest(s, maxAge, budget/2)
+		ctxBudget := budget
+		if adOK {
+			ctxBudget -= archive.DigestLen(adBlock)
+		}
 		for _, cand := range c.candidates() {
 			a, err := archive.OpenFile(cand.path, oo)
 			if err != nil {
 				problems = append(problems, fmt.Errorf("%s: %w", filepath.Base(cand.path), err))
 				continue
 			}
-			text, msg, key, ok, err := c.startupDigest(s, a, cand, seen, budget, maxAge)
+			text, msg, key, ok, err := c.startupDigest(s, a, cand, seen, ctxBudget, maxAge)
 			a.Close()
 			if err != nil {
 				problems = append(problems, fmt.Errorf("%s: %w", filepath.Base(cand.path), err))
@@ -686,9 +693,13 @@ func (c *call) atStartup() (*Output, error) {
 			}
 			out = &Output{SystemMessage: msg, HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: text}}
 			c.consume(s, Recovery{ID: "rc-" + strings.TrimPrefix(key, "ctx:"), Kind: KindHandoff, SourceSession: a.Meta().SessionID, Path: cand.path, Key: key, Chars: archive.DigestLen(text)})
-			return nil
+			break
 		}
-		if len(problems) > 0 {
+		if adOK {
+			out = withAgentDigest(out, ad, adBlock)
+			c.consume(s, Recovery{ID: "rc-" + adKey, Kind: KindHandoff, SourceSession: ad.Session, Path: ad.Path, Key: adKey, Chars: archive.DigestLen(adBlock)})
+		}
+		if out == nil && len(problems) > 0 {
 			return fmt.Errorf("no saved context could be read: %w", errors.Join(problems...))
 		}
 		return nil

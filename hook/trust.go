@@ -4,9 +4,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"time"
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/snapshot"
+	"github.com/ben10ctx/ben10/store"
 )
 
 // Only what this user's Ben10 wrote is injected: every archive a session
@@ -64,4 +67,72 @@ func (c *call) trustedSummary(ss *SessionState) string {
 		return ""
 	}
 	return ss.CompactSummary
+}
+
+// agentDigest is the checkpoint an assistant wrote itself (the MCP tool
+// session_digest) that this startup offers: the newest one this user's
+// key authenticates, of another session that is not running, saved
+// within maxAge and not in the future, not offered before. block is its
+// text as injected, at most limit characters.
+func (c *call) agentDigest(s *State, maxAge time.Duration, limit int) (d snapshot.AgentDigest, key, block string, ok bool) {
+	k := c.authKey()
+	if k == nil {
+		return d, "", "", false
+	}
+	good, _ := snapshot.AgentDigests(c.st, k)
+	for _, d := range good {
+		if d.Session == c.in.SessionID || d.Saved.After(c.now.Add(maxClockSkew)) {
+			continue
+		}
+		if c.now.Sub(d.Saved) > maxAge {
+			break // the others are older
+		}
+		if d.Session != "" && (s.live(d.Session, c.now) || c.promptedRecently(s, d.Session)) {
+			continue
+		}
+		key = "digest:" + filepath.Base(d.Path)
+		if s.consumedKey(key) != nil {
+			return d, "", "", false // only the newest is offered, once
+		}
+		head := fmt.Sprintf("[Ben10] Checkpoint the assistant wrote itself in session %s (saved %s ago):\n\n",
+			orUnknown(shortID(d.Session)), store.FormatDuration(max(c.now.Sub(d.Saved), 0).Round(time.Minute)))
+		return d, key, head + clipChars(d.Text, limit-archive.DigestLen(head)), true
+	}
+	return d, "", "", false
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(not named)"
+	}
+	return s
+}
+
+// clipChars cuts s to at most n characters (archive.DigestLen), marking
+// the cut.
+func clipChars(s string, n int) string {
+	if archive.DigestLen(s) <= n {
+		return s
+	}
+	const mark = "\n[… cut]"
+	r := []rune(s)
+	keep := max(n-archive.DigestLen(mark), 0)
+	if keep > len(r) {
+		keep = len(r)
+	}
+	return string(r[:keep]) + mark
+}
+
+// withAgentDigest adds the assistant's checkpoint block to the startup
+// output out (nil: the block alone).
+func withAgentDigest(out *Output, d snapshot.AgentDigest, block string) *Output {
+	if out == nil {
+		return &Output{
+			SystemMessage:      fmt.Sprintf("Ben10: offered the checkpoint the assistant of session %s wrote (%s characters)", orUnknown(shortID(d.Session)), thousands(archive.DigestLen(block))),
+			HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: block},
+		}
+	}
+	out.SystemMessage += "; with the checkpoint its assistant wrote"
+	out.HookSpecificOutput.AdditionalContext += "\n\n" + block
+	return out
 }

@@ -43,7 +43,7 @@ func AuthKeyFor(st *store.Store) *archive.AuthKey {
 // not inject, because this user's key does not authenticate it.
 type Unauthenticated struct {
 	Path   string `json:"path"`
-	Kind   string `json:"kind"` // current, checkpoint, history or snapshot
+	Kind   string `json:"kind"` // current, checkpoint, history, snapshot or agent digest
 	Reason string `json:"reason"`
 }
 
@@ -66,7 +66,8 @@ func TrustReason(err error) string {
 }
 
 // UnauthenticatedArchives lists the saved contexts of st (current.ctx,
-// checkpoints, history and compaction snapshots) that key k does not
+// checkpoints, history, compaction snapshots and the checkpoints
+// assistants wrote, see AgentDigests) that key k does not
 // authenticate, each with the reason. Archives that cannot be opened
 // (damaged, or encrypted without the key at hand) are left to the
 // verification checks and not listed.
@@ -104,5 +105,6 @@ func UnauthenticatedArchives(st *store.Store, cfg *store.Config, k *archive.Auth
 			out = append(out, Unauthenticated{Path: f.path, Kind: f.kind, Reason: TrustReason(err)})
 		}
 	}
-	return out
+	_, bad := AgentDigests(st, k)
+	return append(out, bad...)
 }

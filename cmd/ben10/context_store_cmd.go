@@ -70,8 +70,11 @@ type statusInfo struct {
 	// Unauthenticated lists the saved contexts this user's key does not
 	// authenticate: never injected at a session start (full status only).
 	Unauthenticated []snapshot.Unauthenticated `json:"unauthenticated,omitempty"`
-	Health          string                     `json:"health,omitempty"`
-	Problems        []string                   `json:"problems,omitempty"`
+	// AgentDigests are the checkpoints assistants wrote themselves
+	// (session_digest) that the user's key authenticates, newest first.
+	AgentDigests []snapshot.AgentDigest `json:"agent_digests,omitempty"`
+	Health       string                 `json:"health,omitempty"`
+	Problems     []string               `json:"problems,omitempty"`
 }
 
 func gatherStatus(st *store.Store) statusInfo {
@@ -132,6 +135,7 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 		info.Problems = append(info.Problems, "nothing saved can be injected at a session start: "+err.Error())
 	} else {
 		info.Unauthenticated = snapshot.UnauthenticatedArchives(st, st.Config(), k)
+		info.AgentDigests, _ = snapshot.AgentDigests(st, k)
 	}
 	info.Health = "Good (no issues detected)"
 	if len(info.Problems) > 0 {
@@ -189,6 +193,14 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 	fmt.Fprintf(out, "\nCompaction Snapshots:\n")
 	fmt.Fprintf(tw, "  Count:\t%d (%d pinned, %s)\n", info.Snapshots, info.Pinned, humanBytes(info.SnapBytes))
 	tw.Flush()
+	if n := len(info.AgentDigests); n > 0 {
+		d := info.AgentDigests[0]
+		fmt.Fprintf(out, "\nAgent Checkpoints (session_digest):\n")
+		fmt.Fprintf(tw, "  Count:\t%d\n", n)
+		fmt.Fprintf(tw, "  Latest:\t%s (session %s, %d characters; offered at the next session start)\n", ago(d.Saved, now), orNone(d.Session), len([]rune(d.Text)))
+		fmt.Fprintf(tw, "  File:\t%s\n", tildePath(d.Path))
+		tw.Flush()
+	}
 	if n := len(info.Unauthenticated); n > 0 {
 		fmt.Fprintf(out, "\nNot saved by you (%d; listed and restorable, never injected at a session start):\n", n)
 		for _, u := range info.Unauthenticated {
