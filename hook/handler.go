@@ -738,13 +738,6 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 	if sid == c.in.SessionID || seen[sid] {
 		return "", "", "", false, nil
 	}
-	if c.authenticated(a, "") != nil {
-		// Not saved by this user's Ben10 (a repository's archive, a
-		// teammate's export, one written before archives were tagged):
-		// listed and restorable, never injected; `ben10 context status`
-		// says why.
-		return "", "", "", false, nil
-	}
 	seen[sid] = true // only a session's newest saved state is a candidate
 	if s.live(sid, c.now) || c.promptedRecently(s, sid) {
 		return "", "", "", false, nil // another session still running: never inject its context
@@ -767,6 +760,13 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 	}
 	if c.now.Sub(saved) > maxAge {
 		return "", "", "", false, nil // too old to be the work being continued
+	}
+	if c.authenticated(a, "") != nil {
+		// Not saved by this user's Ben10 (a repository's archive, a
+		// teammate's export, one written before archives were tagged):
+		// listed and restorable, never injected; `ben10 context status`
+		// says why.
+		return "", "", "", false, nil
 	}
 	key = contextKey(m)
 	if s.consumedKey(key) != nil {
