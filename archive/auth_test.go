@@ -252,3 +252,38 @@ func TestAuthKeySum(t *testing.T) {
 		t.Error("NewAuthKey accepted 31 bytes")
 	}
 }
+
+// FuzzAuthTag replaces the tag segment of an authenticated archive by
+// arbitrary bytes (checksums recomputed, so the bytes reach the tag
+// parser): Authenticate never panics, and accepts nothing but the
+// original tag.
+func FuzzAuthTag(f *testing.F) {
+	st := importFile(f, filepath.Join(fixtureDir, v2+".jsonl"))
+	k := authKey(f, 1)
+	own := encode(f, st, archive.EncodeOptions{Auth: k})
+	var tag []byte
+	rewrite(f, own, func(t ctxfmt.SegmentType, p []byte) []byte {
+		if t == archive.TypeAuthTag {
+			tag = bytes.Clone(p)
+		}
+		return p
+	})
+	f.Add(tag)
+	f.Add(tag[:len(tag)-1])
+	f.Add([]byte("B10A\x01"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		out := rewrite(t, own, func(st ctxfmt.SegmentType, p []byte) []byte {
+			if st == archive.TypeAuthTag {
+				return b
+			}
+			return p
+		})
+		_, err := open(t, out, archive.OpenOptions{}).Authenticate(k)
+		if err == nil && !bytes.Equal(b, tag) {
+			t.Fatalf("a changed tag authenticates: %x", b)
+		}
+		if err != nil && bytes.Equal(b, tag) {
+			t.Fatalf("the original tag fails: %v", err)
+		}
+	})
+}
