@@ -7,16 +7,19 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/snapshot"
+	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript/claude"
 )
 
 // TestUnauthenticatedArchivesReported: checkpoints of this project that
 // the user's Ben10 did not write (one without a tag, one tagged with
 // another user's key) are not injected at SessionStart; `context status`
-// and `doctor` list each with its reason and say how to adopt one; a
+// and `doctor` list each with its reason and say how to adopt one;
+// status lists the checkpoint an assistant wrote (session_digest); a
 // context the user saves (`context save`) is injected.
 func TestUnauthenticatedArchivesReported(t *testing.T) {
 	w := newHookWorld(t, demoSessionID)
@@ -47,8 +50,24 @@ func TestUnauthenticatedArchivesReported(t *testing.T) {
 		t.Fatalf("SessionStart injected a context the user did not save: %+v", out)
 	}
 
+	// An agent-written checkpoint (session_digest) is the user's and is
+	// listed as such.
+	st, err := store.Open(w.project, store.Options{Home: w.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := snapshot.UserAuthKey(w.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := snapshot.SaveAgentDigest(st, k, demoSessionID, "Goal: the cart total.", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+
 	r := runBen10(t, nil, w.env, "context", "status", "--dir", w.project)
 	for _, want := range []string{
+		"Agent Checkpoints (session_digest):",
+		"offered at the next session start",
 		"Not saved by you (2;",
 		"checkpoints/cp-001.ctx: no authentication tag",
 		"checkpoints/cp-002.ctx: tagged with another user's key",
@@ -83,8 +102,8 @@ func TestUnauthenticatedArchivesReported(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &info); err != nil {
 		t.Fatalf("status --json: %v\n%s", err, r.stdout)
 	}
-	if len(info.Unauthenticated) != 2 {
-		t.Errorf("after the user's save, %d unauthenticated: %+v", len(info.Unauthenticated), info.Unauthenticated)
+	if len(info.Unauthenticated) != 2 || len(info.AgentDigests) != 1 {
+		t.Errorf("after the user's save, %d unauthenticated (%+v), %d agent digests", len(info.Unauthenticated), info.Unauthenticated, len(info.AgentDigests))
 	}
 	out := w.fire("SessionStart", next)
 	if out == nil || out.HookSpecificOutput == nil || !strings.Contains(out.HookSpecificOutput.AdditionalContext, "[Ben10]") {
