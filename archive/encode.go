@@ -83,6 +83,12 @@ type EncodeOptions struct {
 	Previous *Archive
 	// Now is the time stamped as UpdatedAt (default time.Now).
 	Now func() time.Time
+	// Auth, when set, authenticates the archive as the key holder's: a
+	// TypeAuthTag segment is written (see Archive.Authenticate), and
+	// Previous is used only when Auth authenticates it. Every save of
+	// the user's own sessions sets it; archives made from someone else's
+	// content (a pulled export) must not.
+	Auth *AuthKey
 }
 
 // metaSegment is the payload of the metadata segment: the metadata proper
@@ -231,6 +237,7 @@ func NewEncoder(w io.Writer, opts EncodeOptions) (*Encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("archive: %w", err)
 	}
+	opts.Previous = trustedPrevious(opts.Previous, opts.Auth)
 	return &Encoder{e: &encoder{opts: opts, w: cw, stats: &EncodeStats{}}}, nil
 }
 
@@ -992,6 +999,7 @@ func (e *encoder) write(m *modelSegs) error {
 	if err := e.w.AddWith(ctxfmt.TypeMetadata, b, e.modelOptions(ctxfmt.TypeMetadata)); err != nil {
 		return fmt.Errorf("archive: %w", err)
 	}
+	var recall []byte // the summaries payload, once written
 	for _, sg := range m.segs {
 		if !sg.empty {
 			if err := e.w.AddWith(sg.t, sg.b, e.modelOptions(sg.t)); err != nil {
@@ -1002,7 +1010,14 @@ func (e *encoder) write(m *modelSegs) error {
 			if err := e.w.AddWith(ctxfmt.TypeSummaries, m.recall, e.modelOptions(ctxfmt.TypeSummaries)); err != nil {
 				return fmt.Errorf("archive: %w", err)
 			}
+			recall = m.recall
+			if recall == nil {
+				recall = []byte{}
+			}
 		}
+	}
+	if err := e.addTag(ms.Meta, b, recall, nil); err != nil {
+		return err
 	}
 	if m.keepResume {
 		if err := e.w.AddPreparedWith(TypeResumeState, m.resumePrep, ctxfmt.SegmentOptions{Optional: true}); err != nil {

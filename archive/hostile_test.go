@@ -81,6 +81,9 @@ var hostileReaders = []struct {
 		return ctxfmt.VerifyFile(p, ctxfmt.VerifyOptions{Deep: true})
 	}},
 	{"verify", func(t *testing.T, p string) error { return archive.VerifyFile(p, archive.OpenOptions{}) }},
+	{"authenticate", func(t *testing.T, p string) error {
+		return withArchive(p, func(a *archive.Archive) error { _, err := a.Authenticate(authKey(t, 1)); return err })
+	}},
 }
 
 func withArchive(p string, f func(a *archive.Archive) error) error {

@@ -61,6 +61,7 @@ type Archive struct {
 	r          *ctxfmt.Reader
 	closer     io.Closer
 	meta       metaSegment
+	metaSum    [32]byte // SHA-256 of the metadata segment's payload
 	maxDecoded int64
 
 	// loc[f][k] is where chunk k of raw file f is stored; segLen[s] the
@@ -110,6 +111,7 @@ func Open(ra io.ReaderAt, size int64, opts OpenOptions) (*Archive, error) {
 		// someone packed with a metadata segment of their own.
 		return nil, fmt.Errorf("%w (the metadata segment is not a msgpack map)", ErrNotArchive)
 	}
+	a.metaSum = sha256.Sum256(b)
 	if err := unmarshal(b, &a.meta); err != nil {
 		return nil, &SegmentError{Segment: "metadata", Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
 	}

@@ -228,6 +228,11 @@ func EncodeRawOnly(w io.Writer, files []RawFile, opts EncodeOptions, ro RawOnlyO
 			return *e.stats, fmt.Errorf("archive: %w", err)
 		}
 	}
+	// The metadata of a raw-only archive holds no SHA-256 of the raw
+	// files: the tag covers them itself.
+	if err := e.addTag(meta, b, nil, e.stored); err != nil {
+		return *e.stats, err
+	}
 	if err := e.writeRaw(); err != nil {
 		return *e.stats, err
 	}
@@ -433,6 +438,7 @@ func (a *Archive) completeRawOnly(w io.Writer, opts ReencodeOptions) (EncodeStat
 		opts: EncodeOptions{
 			Codec: opts.Codec, Level: opts.Level, Concurrency: opts.Concurrency, Encryption: opts.Encryption,
 			RedactFingerprint: a.meta.RedactFP, Now: func() time.Time { return updated },
+			Auth: a.retag(opts.Auth),
 		},
 		w:           cw,
 		stats:       &stats,

@@ -20,6 +20,23 @@ type ReencodeOptions struct {
 	// files are read from disk now). It is required when the archive is
 	// redacted and its completion captures file contents.
 	RedactText func(string) string
+	// Auth, when set and when it authenticates the archive (see
+	// Archive.Authenticate), authenticates the new archive too. An
+	// archive Auth does not authenticate is written without a tag:
+	// re-encoding never turns someone else's archive into the user's.
+	Auth *AuthKey
+}
+
+// retag returns k when k authenticates a (the re-encoded archive is then
+// tagged with k), nil otherwise.
+func (a *Archive) retag(k *AuthKey) *AuthKey {
+	if k == nil {
+		return nil
+	}
+	if _, err := a.Authenticate(k); err != nil {
+		return nil
+	}
+	return k
 }
 
 // Reencode writes the archive's content again to w at another codec and
@@ -62,7 +79,7 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 	}
 	n := len(raw)
 	e := &encoder{
-		opts:    EncodeOptions{Codec: opts.Codec, Level: opts.Level, Concurrency: opts.Concurrency, Encryption: opts.Encryption},
+		opts:    EncodeOptions{Codec: opts.Codec, Level: opts.Level, Concurrency: opts.Concurrency, Encryption: opts.Encryption, Auth: a.retag(opts.Auth)},
 		w:       cw,
 		stats:   &stats,
 		files:   raw,
@@ -124,11 +141,12 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 		return e.writeRaw()
 	}
 	metaDone := false
+	var recallOut []byte // the first summaries payload written
 	for _, seg := range a.r.Segments() {
 		var payload []byte
 		switch seg.Type {
-		case ctxfmt.TypeCryptoParams:
-			continue // written by the writer itself
+		case ctxfmt.TypeCryptoParams, TypeAuthTag:
+			continue // written by the writer itself, and below
 		case ctxfmt.TypeRawTranscript:
 			if err := writeRaw(); err != nil {
 				return stats, err
@@ -172,9 +190,18 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 		if err := cw.AddWith(seg.Type, payload, o); err != nil {
 			return stats, fmt.Errorf("archive: %w", err)
 		}
+		if seg.Type == ctxfmt.TypeSummaries && recallOut == nil {
+			recallOut = payload
+		}
 	}
 	if !metaDone {
 		return stats, ErrNotArchive
+	}
+	if len(a.r.Find(ctxfmt.TypeSummaries)) > 0 && recallOut == nil {
+		recallOut = []byte{}
+	}
+	if err := e.addTag(ms.Meta, metaB, recallOut, nil); err != nil {
+		return stats, err
 	}
 	if err := writeRaw(); err != nil {
 		return stats, err

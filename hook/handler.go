@@ -477,7 +477,7 @@ func (c *call) postCompact() (*Output, error) {
 				sum, _ = r.String(sum)
 			}
 		}
-		ss.CompactSummary = sum
+		ss.CompactSummary, ss.CompactSummaryTag = sum, c.summaryTag(sum)
 		return nil
 	})
 }
@@ -560,6 +560,9 @@ func (c *call) afterCompact() (*Output, error) {
 			return fmt.Errorf("opening snapshot %s: %w", id, err)
 		}
 		defer closer.Close()
+		if err := c.authenticated(a, c.in.SessionID); err != nil {
+			return fmt.Errorf("snapshot %s not injected: %w", id, err)
+		}
 		r, ok, err := a.Recall()
 		if err != nil {
 			return fmt.Errorf("snapshot %s: %w", id, err)
@@ -567,7 +570,7 @@ func (c *call) afterCompact() (*Output, error) {
 		if !ok {
 			return fmt.Errorf("snapshot %s holds no recall (written by an older ben10)", id)
 		}
-		summary := ss.CompactSummary
+		summary := c.trustedSummary(ss)
 		if summary == "" {
 			summary = c.in.CompactSummary
 		}
@@ -680,13 +683,20 @@ func (c *call) atStartup() (*Output, error) {
 	err := c.update(func(s *State, ss *SessionState) error {
 		seen := map[string]bool{}
 		var problems []error
+		// An assistant's own checkpoint (session_digest) is offered beside
+		// the saved context, in at most half the budget.
+		ad, adKey, adBlock, adOK := c.agentDigest(s, maxAge, budget/2)
+		ctxBudget := budget
+		if adOK {
+			ctxBudget -= archive.DigestLen(adBlock)
+		}
 		for _, cand := range c.candidates() {
 			a, err := archive.OpenFile(cand.path, oo)
 			if err != nil {
 				problems = append(problems, fmt.Errorf("%s: %w", filepath.Base(cand.path), err))
 				continue
 			}
-			text, msg, key, ok, err := c.startupDigest(s, a, cand, seen, budget, maxAge)
+			text, msg, key, ok, err := c.startupDigest(s, a, cand, seen, ctxBudget, maxAge)
 			a.Close()
 			if err != nil {
 				problems = append(problems, fmt.Errorf("%s: %w", filepath.Base(cand.path), err))
@@ -697,9 +707,13 @@ func (c *call) atStartup() (*Output, error) {
 			}
 			out = &Output{SystemMessage: msg, HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: text}}
 			c.consume(s, Recovery{ID: "rc-" + strings.TrimPrefix(key, "ctx:"), Kind: KindHandoff, SourceSession: a.Meta().SessionID, Path: cand.path, Key: key, Chars: archive.DigestLen(text)})
-			return nil
+			break
 		}
-		if len(problems) > 0 {
+		if adOK {
+			out = withAgentDigest(out, ad, adBlock)
+			c.consume(s, Recovery{ID: "rc-" + adKey, Kind: KindHandoff, SourceSession: ad.Session, Path: ad.Path, Key: adKey, Chars: archive.DigestLen(adBlock)})
+		}
+		if out == nil && len(problems) > 0 {
 			return fmt.Errorf("no saved context could be read: %w", errors.Join(problems...))
 		}
 		return nil
@@ -760,6 +774,13 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 	}
 	if c.now.Sub(saved) > maxAge {
 		return "", "", "", false, nil // too old to be the work being continued
+	}
+	if c.authenticated(a, "") != nil {
+		// Not saved by this user's Ben10 (a repository's archive, a
+		// teammate's export, one written before archives were tagged):
+		// listed and restorable, never injected; `ben10 context status`
+		// says why.
+		return "", "", "", false, nil
 	}
 	key = contextKey(m)
 	if s.consumedKey(key) != nil {

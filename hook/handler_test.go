@@ -16,6 +16,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript/claude"
 )
@@ -28,6 +29,10 @@ type fakeSnapshots struct {
 	recompressd []string
 	createErr   error
 	requests    []SnapshotRequest
+	// home's key tags the snapshots (as package snapshot's do), unless
+	// untagged is set (a snapshot this user's Ben10 did not write).
+	home     string
+	untagged bool
 }
 
 func (f *fakeSnapshots) Create(r SnapshotRequest) (SnapshotInfo, error) {
@@ -42,7 +47,13 @@ func (f *fakeSnapshots) Create(r SnapshotRequest) (SnapshotInfo, error) {
 	id := fmt.Sprintf("pre-compact-%s-%d", r.SessionID[:8], len(f.snaps))
 	p := filepath.Join(f.dir, id+".ctx")
 	var b bytes.Buffer
-	if err := archive.Encode(&b, s, archive.EncodeOptions{Level: r.Level}); err != nil {
+	opts := archive.EncodeOptions{Level: r.Level}
+	if !f.untagged {
+		if opts.Auth, err = snapshot.UserAuthKey(f.home); err != nil {
+			return SnapshotInfo{}, err
+		}
+	}
+	if err := archive.Encode(&b, s, opts); err != nil {
 		return SnapshotInfo{}, err
 	}
 	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {
@@ -119,7 +130,7 @@ func newEnv(t *testing.T) *env {
 		}
 	}
 	e.project, _ = filepath.EvalSymlinks(e.project)
-	e.snaps = &fakeSnapshots{dir: filepath.Join(base, "snaps")}
+	e.snaps = &fakeSnapshots{dir: filepath.Join(base, "snaps"), home: e.home}
 	return e
 }
 

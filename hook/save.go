@@ -115,6 +115,7 @@ func (h *Handler) checkpoint(ctx context.Context, st *store.Store, cfg *store.Co
 	}
 	oo := snapshot.OpenOptions(cfg)
 	opts.Now = h.now
+	opts.Auth = snapshot.AuthKeyFor(st)
 	var res saveResult
 	err = st.WithLock(ctx, func() error {
 		prev := previousFor(st, in.SessionID, oo)
@@ -153,6 +154,7 @@ func (h *Handler) saveCurrent(ctx context.Context, st *store.Store, cfg *store.C
 	}
 	oo := snapshot.OpenOptions(cfg)
 	opts.Now = h.now
+	opts.Auth = snapshot.AuthKeyFor(st)
 	var res saveResult
 	err = st.WithLock(ctx, func() error {
 		rotate := false

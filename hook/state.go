@@ -68,6 +68,9 @@ type SessionState struct {
 	Checkpoints     int       `json:"checkpoints"`
 	Snapshots       int       `json:"snapshots"`
 	CompactSummary  string    `json:"compact_summary,omitempty"` // from PostCompact, until SessionStart(compact) uses it
+	// CompactSummaryTag authenticates CompactSummary as written by this
+	// user's Ben10 for this project and session (see summaryTag).
+	CompactSummaryTag string `json:"compact_summary_tag,omitempty"`
 	// PreCompactSize is the transcript's size when PreCompact read it
 	// (PreCompactTranscript): the compaction's boundary and summary are
 	// appended after it, where SessionStart(compact) looks first.

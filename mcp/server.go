@@ -14,7 +14,9 @@
 //
 // Every result is text of at most MaxResult characters. The read tools never
 // write (not even the index: the background worker and the CLI keep it up to
-// date); session_digest writes one redacted file in the project's store.
+// date); session_digest writes one redacted file in the project's store,
+// authenticated with the user's key (snapshot.SaveAgentDigest), which the
+// next SessionStart of the project offers and `ben10 context status` lists.
 // The project is the client's first file:// root when the client offers
 // roots, else the server's working directory. Encrypted archives are never
 // indexed, and recall_file refuses them.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/hook"
 	"github.com/ben10ctx/ben10/index"
 	ben10mcp "github.com/ben10ctx/ben10/mcp"
 	"github.com/ben10ctx/ben10/snapshot"
@@ -270,4 +271,39 @@ func sortedCopy(s []string) []string {
 		}
 	}
 	return c
+}
+
+// TestSessionDigestOfferedAtStart: a checkpoint stored through the
+// session_digest tool (the SDK's in-memory client) is authenticated as
+// this user's, listed as such, and offered by the next SessionStart hook
+// of the project.
+func TestSessionDigestOfferedAtStart(t *testing.T) {
+	e := setup(t)
+	cs := connect(t, e)
+	const text = "Goal: make calc pass. Next: run go vet before the commit."
+	if out, isErr := call(t, cs, "session_digest", map[string]any{"text": text, "session": "11111111-2222"}); isErr {
+		t.Fatalf("session_digest: %s", out)
+	}
+	st, err := store.Open(e.project, store.Options{Home: e.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := snapshot.UserAuthKey(e.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, bad := snapshot.AgentDigests(st, k)
+	if len(good) != 1 || len(bad) != 0 || good[0].Text != text || good[0].Session != "11111111-2222" {
+		t.Fatalf("AgentDigests = %+v, %+v", good, bad)
+	}
+	h := &hook.Handler{Home: e.home, Now: func() time.Time { return time.Date(2026, 3, 1, 12, 5, 0, 0, time.UTC) },
+		Getenv: func(k string) string { return map[string]string{"BEN10_HOOK_RECOMPRESS": "sync"}[k] }}
+	in, _ := json.Marshal(map[string]any{"session_id": "33333333-0000-4000-8000-000000000001", "source": "startup", "cwd": e.project, "hook_event_name": "SessionStart"})
+	var so, se bytes.Buffer
+	if code := h.Run(context.Background(), "SessionStart", bytes.NewReader(in), &so, &se); code != 0 || se.Len() != 0 {
+		t.Fatalf("SessionStart: exit %d, stderr %q", code, se.String())
+	}
+	if !strings.Contains(so.String(), "Goal: make calc pass.") || !strings.Contains(so.String(), "Checkpoint the assistant wrote itself in session 11111111") {
+		t.Errorf("SessionStart did not offer the digest:\n%s", so.String())
+	}
 }

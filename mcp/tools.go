@@ -50,7 +50,7 @@ type DigestArgs struct {
 }
 
 // MaxDigest bounds a session_digest text, in characters.
-const MaxDigest = 20000
+const MaxDigest = snapshot.MaxAgentDigest
 
 func (s *server) register(srv *sdk.Server) {
 	sdk.AddTool(srv, &sdk.Tool{
@@ -84,7 +84,7 @@ func (s *server) register(srv *sdk.Server) {
 	sdk.AddTool(srv, &sdk.Tool{
 		Name: "session_digest",
 		Description: "Store a checkpoint you write yourself (goal, state, decisions, next steps) in this project's Ben10 store, " +
-			"redacted of secrets, so that it survives compaction and the next session can read it.",
+			"redacted of secrets and authenticated as this user's, so that it survives compaction and the next session of this project is offered it at its start.",
 	}, s.sessionDigest)
 }
 
@@ -424,35 +424,20 @@ func (s *server) sessionDigest(ctx context.Context, req *sdk.CallToolRequest, a 
 }
 
 // DigestDir is the store directory that holds agent-written checkpoints.
-const DigestDir = "digests"
+const DigestDir = snapshot.AgentDigestDir
 
 // SaveDigest stores an agent-written checkpoint in st's digests/ directory
-// (redacted with the project's redaction settings, 0600, atomically) and
-// returns its path and the number of secrets replaced.
+// (redacted with the project's redaction settings, authenticated with the
+// user's key so that the next session start offers it, 0600, atomically;
+// see snapshot.SaveAgentDigest) and returns its path and the number of
+// secrets replaced.
 func SaveDigest(st *store.Store, body, session string, now time.Time) (string, int, error) {
-	r, err := snapshot.Redactor(st.Config())
+	k, err := snapshot.UserAuthKey(st.Home())
 	if err != nil {
 		return "", 0, fmt.Errorf("session digest: %w", err)
 	}
-	n := 0
-	if r != nil {
-		red, report := r.String(body)
-		body, n = red, report.Total()
-	}
-	dir := filepath.Join(st.Root(), DigestDir)
-	if err := st.EnsureDir(dir); err != nil {
-		return "", 0, fmt.Errorf("session digest: %w", err)
-	}
-	name := "digest-" + now.UTC().Format("20060102-150405")
-	if session != "" {
-		name += "-" + session
-	}
-	path := filepath.Join(dir, name+".md")
-	head := fmt.Sprintf("# Agent checkpoint %s\nsession: %s\n\n", now.UTC().Format(time.RFC3339), session)
-	if err := store.WriteFileAtomic(path, []byte(head+body+"\n")); err != nil {
-		return "", 0, fmt.Errorf("session digest: %w", err)
-	}
-	return path, n, nil
+	d, n, err := snapshot.SaveAgentDigest(st, k, session, body, now)
+	return d.Path, n, err
 }
 
 func safeName(s string) bool {

@@ -208,6 +208,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	eopts.Auth = AuthKeyFor(m.st)
 	// A raw-only snapshot's transcript files are read while the earlier
 	// archive is looked for.
 	rawOnly := o.RawOnly && m.rawOnlyFits(&o, eopts)

@@ -60,7 +60,7 @@ func (m *Manager) Recompress(id string, level ctxfmt.Level) error {
 	// a direct save at that level would be.
 	reencode := rawOnly || level >= ctxfmt.LevelBest
 	if reencode {
-		ro := archive.ReencodeOptions{Codec: ctxfmt.CodecZstd, Level: level, Encryption: enc}
+		ro := archive.ReencodeOptions{Codec: ctxfmt.CodecZstd, Level: level, Encryption: enc, Auth: AuthKeyFor(m.st)}
 		if rawOnly && src.Redaction().Enabled {
 			// The completion captures project files from disk: they are
 			// redacted as the snapshot's lines were (with the defaults when

@@ -132,7 +132,7 @@ func (p *StorePreserver) archive(s *store.Store, cfg *store.Config, sess *Sessio
 	if err != nil {
 		return err
 	}
-	opts := archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: p.Level, Encryption: enc}
+	opts := archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: p.Level, Encryption: enc, Auth: snapshot.AuthKeyFor(s)}
 	if opts.Level == 0 {
 		opts.Level = ctxfmt.LevelDefault
 	}

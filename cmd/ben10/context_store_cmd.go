@@ -67,8 +67,14 @@ type statusInfo struct {
 	Snapshots   int         `json:"snapshots"`
 	SnapBytes   int64       `json:"snapshot_bytes"`
 	Pinned      int         `json:"pinned"`
-	Health      string      `json:"health,omitempty"`
-	Problems    []string    `json:"problems,omitempty"`
+	// Unauthenticated lists the saved contexts this user's key does not
+	// authenticate: never injected at a session start (full status only).
+	Unauthenticated []snapshot.Unauthenticated `json:"unauthenticated,omitempty"`
+	// AgentDigests are the checkpoints assistants wrote themselves
+	// (session_digest) that the user's key authenticates, newest first.
+	AgentDigests []snapshot.AgentDigest `json:"agent_digests,omitempty"`
+	Health       string                 `json:"health,omitempty"`
+	Problems     []string               `json:"problems,omitempty"`
 	// Refused are saves refused over the storage limit since the last
 	// successful one.
 	Refused []store.Refusal `json:"refused,omitempty"`
@@ -139,6 +145,12 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 	if h, err := st.History(); err == nil {
 		info.History = len(h)
 	}
+	if k, err := snapshot.UserAuthKey(st.Home()); err != nil {
+		info.Problems = append(info.Problems, "nothing saved can be injected at a session start: "+err.Error())
+	} else {
+		info.Unauthenticated = snapshot.UnauthenticatedArchives(st, st.Config(), k)
+		info.AgentDigests, _ = snapshot.AgentDigests(st, k)
+	}
 	info.Health = "Good (no issues detected)"
 	if len(info.Problems) > 0 {
 		info.Health = "Problems: " + strings.Join(info.Problems, "; ")
@@ -195,6 +207,25 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 	fmt.Fprintf(out, "\nCompaction Snapshots:\n")
 	fmt.Fprintf(tw, "  Count:\t%d (%d pinned, %s)\n", info.Snapshots, info.Pinned, humanBytes(info.SnapBytes))
 	tw.Flush()
+	if n := len(info.AgentDigests); n > 0 {
+		d := info.AgentDigests[0]
+		fmt.Fprintf(out, "\nAgent Checkpoints (session_digest):\n")
+		fmt.Fprintf(tw, "  Count:\t%d\n", n)
+		fmt.Fprintf(tw, "  Latest:\t%s (session %s, %d characters; offered at the next session start)\n", ago(d.Saved, now), orNone(d.Session), len([]rune(d.Text)))
+		fmt.Fprintf(tw, "  File:\t%s\n", tildePath(d.Path))
+		tw.Flush()
+	}
+	if n := len(info.Unauthenticated); n > 0 {
+		fmt.Fprintf(out, "\nNot saved by you (%d; listed and restorable, never injected at a session start):\n", n)
+		for _, u := range info.Unauthenticated {
+			rel, err := filepath.Rel(st.Root(), u.Path)
+			if err != nil {
+				rel = u.Path
+			}
+			fmt.Fprintf(out, "  %s: %s\n", rel, u.Reason)
+		}
+		fmt.Fprintf(out, "  (%s)\n", snapshot.AdoptHint)
+	}
 	mark := "✓"
 	if len(info.Problems) > 0 {
 		mark = "✗"

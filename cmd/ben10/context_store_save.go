@@ -92,6 +92,7 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	opts.Auth = snapshot.AuthKeyFor(st)
 	oo := snapshot.OpenOptions(cfg)
 	if opts.Encryption != nil {
 		oo = archive.OpenOptions{Passphrase: opts.Encryption.Passphrase, Key: opts.Encryption.Key}

@@ -155,6 +155,7 @@ func runDoctor(dir string) []check {
 	// Archive health.
 	if st != nil {
 		out = append(out, archiveChecks(st, cfg)...)
+		out = append(out, authChecks(st, cfg)...)
 	}
 
 	// Claude Code's transcript cleanup.

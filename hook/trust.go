@@ -1,0 +1,138 @@
+package hook
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/snapshot"
+	"github.com/ben10ctx/ben10/store"
+)
+
+// Only what this user's Ben10 wrote is injected: every archive a session
+// start injects must authenticate under the user's key
+// (archive.Archive.Authenticate), and so must the compaction summary kept
+// in hook-state.json between PostCompact and SessionStart(compact).
+
+// errNoKey: the user's authentication key could not be read or created,
+// so nothing can be authenticated (and nothing is injected).
+var errNoKey = errors.New("the authentication key (~/.claude-code/auth.key) is unusable")
+
+// authKey is the user's key (nil when unusable: see errNoKey).
+func (c *call) authKey() *archive.AuthKey { return snapshot.AuthKeyFor(c.st) }
+
+// authenticated checks that a was saved by this user's Ben10 and, when
+// session is set, for that session.
+func (c *call) authenticated(a *archive.Archive, session string) error {
+	k := c.authKey()
+	if k == nil {
+		return errNoKey
+	}
+	info, err := a.Authenticate(k)
+	if err != nil {
+		return err
+	}
+	if session != "" && info.Session != session {
+		return fmt.Errorf("%w: the tag is another session's", archive.ErrBadTag)
+	}
+	return nil
+}
+
+// summaryDomain separates the compaction summary's MAC from every other
+// use of the key.
+const summaryDomain = "ben10 compact summary v1"
+
+// summaryTag authenticates the compaction summary sum kept for session
+// in this project's state ("" without a key).
+func (c *call) summaryTag(sum string) string {
+	k := c.authKey()
+	if k == nil || sum == "" {
+		return ""
+	}
+	return hex.EncodeToString(k.Sum(summaryDomain, []byte(c.st.ProjectDir()), []byte(c.in.SessionID), []byte(sum)))
+}
+
+// trustedSummary returns the kept summary when its tag verifies, "" (use
+// the transcript instead) otherwise.
+func (c *call) trustedSummary(ss *SessionState) string {
+	k := c.authKey()
+	if k == nil || ss.CompactSummary == "" {
+		return ""
+	}
+	tag, err := hex.DecodeString(ss.CompactSummaryTag)
+	if err != nil || !k.Verify(tag, summaryDomain, []byte(c.st.ProjectDir()), []byte(c.in.SessionID), []byte(ss.CompactSummary)) {
+		return ""
+	}
+	return ss.CompactSummary
+}
+
+// agentDigest is the checkpoint an assistant wrote itself (the MCP tool
+// session_digest) that this startup offers: the newest one this user's
+// key authenticates, of another session that is not running, saved
+// within maxAge and not in the future, not offered before. block is its
+// text as injected, at most limit characters.
+func (c *call) agentDigest(s *State, maxAge time.Duration, limit int) (d snapshot.AgentDigest, key, block string, ok bool) {
+	k := c.authKey()
+	if k == nil {
+		return d, "", "", false
+	}
+	good, _ := snapshot.AgentDigests(c.st, k)
+	for _, d := range good {
+		if d.Session == c.in.SessionID || d.Saved.After(c.now.Add(maxClockSkew)) {
+			continue
+		}
+		if c.now.Sub(d.Saved) > maxAge {
+			break // the others are older
+		}
+		if d.Session != "" && (s.live(d.Session, c.now) || c.promptedRecently(s, d.Session)) {
+			continue
+		}
+		key = "digest:" + filepath.Base(d.Path)
+		if s.consumedKey(key) != nil {
+			return d, "", "", false // only the newest is offered, once
+		}
+		head := fmt.Sprintf("[Ben10] Checkpoint the assistant wrote itself in session %s (saved %s ago):\n\n",
+			orUnknown(shortID(d.Session)), store.FormatDuration(max(c.now.Sub(d.Saved), 0).Round(time.Minute)))
+		return d, key, head + clipChars(d.Text, limit-archive.DigestLen(head)), true
+	}
+	return d, "", "", false
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "(not named)"
+	}
+	return s
+}
+
+// clipChars cuts s to at most n characters (archive.DigestLen), marking
+// the cut.
+func clipChars(s string, n int) string {
+	if archive.DigestLen(s) <= n {
+		return s
+	}
+	const mark = "\n[… cut]"
+	r := []rune(s)
+	keep := max(n-archive.DigestLen(mark), 0)
+	if keep > len(r) {
+		keep = len(r)
+	}
+	return string(r[:keep]) + mark
+}
+
+// withAgentDigest adds the assistant's checkpoint block to the startup
+// output out (nil: the block alone).
+func withAgentDigest(out *Output, d snapshot.AgentDigest, block string) *Output {
+	if out == nil {
+		return &Output{
+			SystemMessage:      fmt.Sprintf("Ben10: offered the checkpoint the assistant of session %s wrote (%s characters)", orUnknown(shortID(d.Session)), thousands(archive.DigestLen(block))),
+			HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: block},
+		}
+	}
+	out.SystemMessage += "; with the checkpoint its assistant wrote"
+	out.HookSpecificOutput.AdditionalContext += "\n\n" + block
+	return out
+}
