@@ -19,7 +19,7 @@ const FileName = "index.db"
 
 // schemaVersion is stored in PRAGMA user_version; a database with another
 // version is rebuilt.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // BusyTimeout is how long a writer waits for another writer's lock.
 const BusyTimeout = 30 * time.Second
@@ -73,7 +73,8 @@ CREATE TABLE IF NOT EXISTS archives (
 	title      TEXT NOT NULL DEFAULT '',
 	first_ts   INTEGER NOT NULL DEFAULT 0,
 	last_ts    INTEGER NOT NULL DEFAULT 0,
-	nrows      INTEGER NOT NULL DEFAULT 0
+	nrows      INTEGER NOT NULL DEFAULT 0,
+	source     TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS archives_hash ON archives(hash);
 CREATE INDEX IF NOT EXISTS archives_project ON archives(project_id);
@@ -188,7 +189,7 @@ func (x *Index) init() error {
 	if err := x.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
 		return err
 	}
-	if v != 0 && v != schemaVersion {
+	if v > schemaVersion {
 		return fmt.Errorf("%w: schema version %d, want %d", errDamaged, v, schemaVersion)
 	}
 	if v == schemaVersion {
@@ -199,6 +200,15 @@ func (x *Index) init() error {
 		return err
 	}
 	defer tx.Rollback()
+	if v != 0 {
+		// An older schema: the index is derived data, built again by the
+		// next Update.
+		for _, t := range []string{"fts", "docs", "archives", "projects"} {
+			if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+				return err
+			}
+		}
+	}
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
 		return err
 	}

@@ -52,17 +52,21 @@ type Query struct {
 
 // Hit is one search result.
 type Hit struct {
-	Ref       string    `json:"ref"` // for Show: archive hash prefix ":" position
-	Project   string    `json:"project"`
-	Session   string    `json:"session"`
-	Assistant string    `json:"assistant"`
-	Title     string    `json:"title,omitempty"`
-	Archive   string    `json:"archive"`
-	Kind      string    `json:"kind"`
-	Role      string    `json:"role"`
-	Time      time.Time `json:"time"`
-	Snippet   string    `json:"snippet"`
-	Score     float64   `json:"score"`
+	Ref       string `json:"ref"` // for Show: archive hash prefix ":" position
+	Project   string `json:"project"`
+	Session   string `json:"session"`
+	Assistant string `json:"assistant"`
+	Title     string `json:"title,omitempty"`
+	Archive   string `json:"archive"`
+	// Source is where the archive came from when it is not one of this
+	// user's own saves: "remote:<remote name>/<project key>" for an
+	// archive pulled from a team remote into the pull area.
+	Source  string    `json:"source,omitempty"`
+	Kind    string    `json:"kind"`
+	Role    string    `json:"role"`
+	Time    time.Time `json:"time"`
+	Snippet string    `json:"snippet"`
+	Score   float64   `json:"score"`
 }
 
 // refHashLen is how many hex digits of the archive hash a Ref carries.
@@ -230,7 +234,7 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	args = append(args, limit*8+16)
 	rows, err := x.db.QueryContext(ctx, `
 		SELECT fts.text, bm25(fts), d.pos, d.kind, d.role, d.ts, d.h,
-		       a.session, a.assistant, a.title, a.hash, a.path, a.last_ts, p.dir
+		       a.session, a.assistant, a.title, a.hash, a.path, a.last_ts, p.dir, a.source
 		FROM fts
 		JOIN docs d ON d.id = fts.rowid
 		JOIN archives a ON a.id = d.archive_id
@@ -253,7 +257,7 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		var h Hit
 		var pos, ts, th, last int64
 		var hash string
-		if err := rows.Scan(&h.Snippet, &h.Score, &pos, &h.Kind, &h.Role, &ts, &th, &h.Session, &h.Assistant, &h.Title, &hash, &h.Archive, &last, &h.Project); err != nil {
+		if err := rows.Scan(&h.Snippet, &h.Score, &pos, &h.Kind, &h.Role, &ts, &th, &h.Session, &h.Assistant, &h.Title, &hash, &h.Archive, &last, &h.Project, &h.Source); err != nil {
 			return nil, fmt.Errorf("index: search %q: %w", q.Text, err)
 		}
 		if !containsAll(h.Snippet, terms) {
@@ -354,6 +358,7 @@ type Context struct {
 	Assistant string    `json:"assistant"`
 	Title     string    `json:"title,omitempty"`
 	Archive   string    `json:"archive"`
+	Source    string    `json:"source,omitempty"` // as in Hit
 	Rows      []ShowRow `json:"rows"`
 }
 
@@ -394,10 +399,10 @@ func (x *Index) Show(ctx context.Context, ref string, before, after int) (Contex
 	var c Context
 	var aid int64
 	var full string
-	err = x.db.QueryRowContext(ctx, `SELECT a.id, a.hash, a.session, a.assistant, a.title, a.path, p.dir
+	err = x.db.QueryRowContext(ctx, `SELECT a.id, a.hash, a.session, a.assistant, a.title, a.path, p.dir, a.source
 		FROM archives a JOIN projects p ON p.id = a.project_id
 		WHERE a.hash >= ? AND a.hash < ? AND a.status = ? ORDER BY a.last_ts DESC LIMIT 1`,
-		hash, hash+"g", StatusIndexed).Scan(&aid, &full, &c.Session, &c.Assistant, &c.Title, &c.Archive, &c.Project)
+		hash, hash+"g", StatusIndexed).Scan(&aid, &full, &c.Session, &c.Assistant, &c.Title, &c.Archive, &c.Project, &c.Source)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Context{}, fmt.Errorf("%w: %s (the archive left the index; search again)", ErrNoRef, ref)
 	}
@@ -517,6 +522,7 @@ type Status struct {
 	Indexed   int            `json:"indexed"`
 	Encrypted int            `json:"encrypted"`
 	Skipped   int            `json:"skipped"`
+	Pulled    int            `json:"pulled"` // archives of the pull area (teammates'), any status
 	Rows      int            `json:"rows"`
 	Kinds     map[string]int `json:"kinds"`
 	Problems  []string       `json:"problems,omitempty"` // the skipped archives and why
@@ -539,8 +545,9 @@ func (x *Index) Status(ctx context.Context) (Status, error) {
 		(SELECT count(*) FROM archives WHERE status = ?),
 		(SELECT count(*) FROM archives WHERE status = ?),
 		(SELECT count(*) FROM archives WHERE status = ?),
-		(SELECT count(*) FROM docs)`, StatusIndexed, StatusEncrypted, StatusSkipped).
-		Scan(&s.Projects, &s.Archives, &s.Indexed, &s.Encrypted, &s.Skipped, &s.Rows); err != nil {
+		(SELECT count(*) FROM archives WHERE kind = ?),
+		(SELECT count(*) FROM docs)`, StatusIndexed, StatusEncrypted, StatusSkipped, ArchivePulled).
+		Scan(&s.Projects, &s.Archives, &s.Indexed, &s.Encrypted, &s.Skipped, &s.Pulled, &s.Rows); err != nil {
 		return s, fmt.Errorf("index: status: %w", err)
 	}
 	rows, err := x.db.QueryContext(ctx, `SELECT kind, count(*) FROM docs GROUP BY kind`)

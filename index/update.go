@@ -70,11 +70,22 @@ func (x *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
 		return Stats{}, ErrClosed
 	}
 	var st Stats
+	noted, taken := takeNotes(x.home)
+	for _, p := range noted {
+		if c, err := store.CanonicalDir(p); err == nil {
+			opts.Projects = append(opts.Projects[:len(opts.Projects):len(opts.Projects)], c)
+		} // a project gone since: the full scan drops its archives
+	}
 	projects, err := x.projects(ctx, opts)
 	if err != nil {
 		return st, err
 	}
 	seen := map[string]bool{}
+	if !opts.Only {
+		if err := x.updatePulled(ctx, seen, &st); err != nil {
+			return st, err
+		}
+	}
 	for _, dir := range projects {
 		if err := ctx.Err(); err != nil {
 			return st, err
@@ -101,6 +112,9 @@ func (x *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
 				return st, err
 			}
 		}
+	}
+	for _, f := range taken {
+		_ = os.Remove(f) // their projects are indexed
 	}
 	if opts.Only {
 		return st, nil
@@ -131,7 +145,9 @@ func (x *Index) projects(ctx context.Context, opts UpdateOptions) ([]string, err
 				rows.Close()
 				return nil, fmt.Errorf("index: list projects: %w", err)
 			}
-			set[d] = true
+			if !inPullArea(x.home, d) { // scanned by updatePulled
+				set[d] = true
+			}
 		}
 		rows.Close()
 		for _, d := range FallbackProjects(x.home) {
@@ -182,9 +198,10 @@ func readSmall(path string, max int64) ([]byte, error) {
 }
 
 type storeFile struct {
-	path string
-	kind string
-	info os.FileInfo
+	path   string
+	kind   string
+	info   os.FileInfo
+	source string // where the archive came from, when not this user's own saves
 }
 
 // storeFiles lists the archives of dir's stores (primary and fallback).
@@ -207,7 +224,7 @@ func (x *Index) storeFiles(dir string) ([]storeFile, error) {
 			continue
 		}
 		if fi, err := os.Lstat(filepath.Join(r, store.CurrentName)); err == nil && fi.Mode().IsRegular() {
-			out = append(out, storeFile{filepath.Join(r, store.CurrentName), ArchiveCurrent, fi})
+			out = append(out, storeFile{path: filepath.Join(r, store.CurrentName), kind: ArchiveCurrent, info: fi})
 		}
 		for _, sub := range []struct{ dir, kind string }{
 			{"checkpoints", ArchiveCheckpoint},
@@ -228,7 +245,7 @@ func (x *Index) storeFiles(dir string) ([]storeFile, error) {
 				if err != nil {
 					continue
 				}
-				out = append(out, storeFile{filepath.Join(d, e.Name()), sub.kind, fi})
+				out = append(out, storeFile{path: filepath.Join(d, e.Name()), kind: sub.kind, info: fi})
 			}
 		}
 	}
@@ -290,7 +307,7 @@ func (x *Index) indexFile(ctx context.Context, pid int64, f storeFile, st *Stats
 		}
 		return x.countStatus(ctx, old.id, st)
 	}
-	rec := archiveRecord{pid: pid, path: f.path, hash: sum, size: fi.Size(), mtime: fi.ModTime().UnixNano(), kind: f.kind}
+	rec := archiveRecord{pid: pid, path: f.path, hash: sum, size: fi.Size(), mtime: fi.ModTime().UnixNano(), kind: f.kind, source: f.source}
 	rows, err := readArchive(fh, fi.Size(), &rec)
 	switch rec.status {
 	case StatusEncrypted:
@@ -325,7 +342,7 @@ type archiveRecord struct {
 	size, mtime        int64
 	status, problem    string
 	session, assistant string
-	title              string
+	title, source      string
 	firstTS, lastTS    int64
 }
 
@@ -374,9 +391,9 @@ func (x *Index) write(ctx context.Context, rec archiveRecord, rows []Row) error 
 	if err := deleteArchive(ctx, tx, rec.path); err != nil {
 		return fmt.Errorf("index: %s: %w", rec.path, err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO archives(project_id, path, hash, size, mtime, kind, status, problem, session, assistant, title, first_ts, last_ts, nrows)
-		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		rec.pid, rec.path, rec.hash, rec.size, rec.mtime, rec.kind, rec.status, rec.problem, rec.session, rec.assistant, rec.title, rec.firstTS, rec.lastTS, len(rows))
+	res, err := tx.ExecContext(ctx, `INSERT INTO archives(project_id, path, hash, size, mtime, kind, status, problem, session, assistant, title, first_ts, last_ts, nrows, source)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		rec.pid, rec.path, rec.hash, rec.size, rec.mtime, rec.kind, rec.status, rec.problem, rec.session, rec.assistant, rec.title, rec.firstTS, rec.lastTS, len(rows), rec.source)
 	if err != nil {
 		return fmt.Errorf("index: %s: %w", rec.path, err)
 	}
