@@ -78,6 +78,10 @@ CREATE TABLE IF NOT EXISTS archives (
 );
 CREATE INDEX IF NOT EXISTS archives_hash ON archives(hash);
 CREATE INDEX IF NOT EXISTS archives_project ON archives(project_id);
+CREATE TABLE IF NOT EXISTS texts (
+	id INTEGER PRIMARY KEY,
+	h  INTEGER NOT NULL UNIQUE
+);
 CREATE TABLE IF NOT EXISTS docs (
 	id         INTEGER PRIMARY KEY,
 	archive_id INTEGER NOT NULL REFERENCES archives(id),
@@ -85,11 +89,18 @@ CREATE TABLE IF NOT EXISTS docs (
 	kind       TEXT NOT NULL,
 	role       TEXT NOT NULL,
 	ts         INTEGER NOT NULL,
-	h          INTEGER NOT NULL
+	text_id    INTEGER NOT NULL REFERENCES texts(id)
 );
 CREATE INDEX IF NOT EXISTS docs_archive ON docs(archive_id, pos);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize='trigram');
+CREATE INDEX IF NOT EXISTS docs_text ON docs(text_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize='trigram', detail=column);
 `
+
+// The text of a row is stored once however many archives hold it (the
+// current context, checkpoints, history and snapshots of one session
+// repeat most of it): texts maps the hash of a row's kind and text to the
+// FTS row that holds the text (same id), and each docs row points to it.
+// A text leaves fts when the last row pointing to it goes.
 
 // Open opens (creating it if needed) the index database. A file that is not
 // a SQLite database, is damaged or has another schema version is moved aside
@@ -203,7 +214,7 @@ func (x *Index) init() error {
 	if v != 0 {
 		// An older schema: the index is derived data, built again by the
 		// next Update.
-		for _, t := range []string{"fts", "docs", "archives", "projects"} {
+		for _, t := range []string{"fts", "docs", "texts", "archives", "projects"} {
 			if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 				return err
 			}

@@ -402,28 +402,8 @@ func (x *Index) write(ctx context.Context, rec archiveRecord, rows []Row) error 
 		return fmt.Errorf("index: %s: %w", rec.path, err)
 	}
 	if len(rows) > 0 {
-		doc, err := tx.PrepareContext(ctx, `INSERT INTO docs(archive_id, pos, kind, role, ts, h) VALUES(?,?,?,?,?,?)`)
-		if err != nil {
+		if err := insertRows(ctx, tx, aid, rows); err != nil {
 			return fmt.Errorf("index: %s: %w", rec.path, err)
-		}
-		defer doc.Close()
-		ft, err := tx.PrepareContext(ctx, `INSERT INTO fts(rowid, text) VALUES(?,?)`)
-		if err != nil {
-			return fmt.Errorf("index: %s: %w", rec.path, err)
-		}
-		defer ft.Close()
-		for _, r := range rows {
-			res, err := doc.ExecContext(ctx, aid, r.Pos, r.Kind, r.Role, unixMilli(r.Time), textHash(r.Kind, r.Text))
-			if err != nil {
-				return fmt.Errorf("index: %s row %d: %w", rec.path, r.Pos, err)
-			}
-			id, err := res.LastInsertId()
-			if err != nil {
-				return fmt.Errorf("index: %s row %d: %w", rec.path, r.Pos, err)
-			}
-			if _, err := ft.ExecContext(ctx, id, r.Text); err != nil {
-				return fmt.Errorf("index: %s row %d: %w", rec.path, r.Pos, err)
-			}
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -432,6 +412,55 @@ func (x *Index) write(ctx context.Context, rec archiveRecord, rows []Row) error 
 	return nil
 }
 
+// insertRows adds the rows of archive aid, each text stored once.
+func insertRows(ctx context.Context, tx *sql.Tx, aid int64, rows []Row) error {
+	find, err := tx.PrepareContext(ctx, `SELECT id FROM texts WHERE h = ?`)
+	if err != nil {
+		return err
+	}
+	defer find.Close()
+	addText, err := tx.PrepareContext(ctx, `INSERT INTO texts(h) VALUES(?)`)
+	if err != nil {
+		return err
+	}
+	defer addText.Close()
+	ft, err := tx.PrepareContext(ctx, `INSERT INTO fts(rowid, text) VALUES(?,?)`)
+	if err != nil {
+		return err
+	}
+	defer ft.Close()
+	doc, err := tx.PrepareContext(ctx, `INSERT INTO docs(archive_id, pos, kind, role, ts, text_id) VALUES(?,?,?,?,?,?)`)
+	if err != nil {
+		return err
+	}
+	defer doc.Close()
+	for _, r := range rows {
+		h := textHash(r.Kind, r.Text)
+		var tid int64
+		err := find.QueryRowContext(ctx, h).Scan(&tid)
+		if errors.Is(err, sql.ErrNoRows) {
+			res, err := addText.ExecContext(ctx, h)
+			if err != nil {
+				return fmt.Errorf("row %d: %w", r.Pos, err)
+			}
+			if tid, err = res.LastInsertId(); err != nil {
+				return fmt.Errorf("row %d: %w", r.Pos, err)
+			}
+			if _, err := ft.ExecContext(ctx, tid, r.Text); err != nil {
+				return fmt.Errorf("row %d: %w", r.Pos, err)
+			}
+		} else if err != nil {
+			return fmt.Errorf("row %d: %w", r.Pos, err)
+		}
+		if _, err := doc.ExecContext(ctx, aid, r.Pos, r.Kind, r.Role, unixMilli(r.Time), tid); err != nil {
+			return fmt.Errorf("row %d: %w", r.Pos, err)
+		}
+	}
+	return nil
+}
+
+// deleteArchive drops the archive at path, its rows, and the texts no
+// other archive's rows point to.
 func deleteArchive(ctx context.Context, tx *sql.Tx, path string) error {
 	var id int64
 	err := tx.QueryRowContext(ctx, `SELECT id FROM archives WHERE path = ?`, path).Scan(&id)
@@ -441,11 +470,45 @@ func deleteArchive(ctx context.Context, tx *sql.Tx, path string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE archive_id = ?)`, id); err != nil {
+	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT text_id FROM docs WHERE archive_id = ?`, id)
+	if err != nil {
+		return err
+	}
+	var tids []int64
+	for rows.Next() {
+		var t int64
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return err
+		}
+		tids = append(tids, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE archive_id = ?`, id); err != nil {
 		return err
+	}
+	used, err := tx.PrepareContext(ctx, `SELECT EXISTS (SELECT 1 FROM docs WHERE text_id = ?)`)
+	if err != nil {
+		return err
+	}
+	defer used.Close()
+	for _, t := range tids {
+		var still bool
+		if err := used.QueryRowContext(ctx, t).Scan(&still); err != nil {
+			return err
+		}
+		if still {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM fts WHERE rowid = ?`, t); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM texts WHERE id = ?`, t); err != nil {
+			return err
+		}
 	}
 	_, err = tx.ExecContext(ctx, `DELETE FROM archives WHERE id = ?`, id)
 	return err
@@ -507,7 +570,7 @@ func (x *Index) Rebuild(ctx context.Context, opts UpdateOptions) (Stats, error) 
 		return Stats{}, fmt.Errorf("index: rebuild: %w", err)
 	}
 	defer tx.Rollback()
-	for _, q := range []string{`DELETE FROM fts`, `DELETE FROM docs`, `DELETE FROM archives`} {
+	for _, q := range []string{`DELETE FROM fts`, `DELETE FROM docs`, `DELETE FROM texts`, `DELETE FROM archives`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return Stats{}, fmt.Errorf("index: rebuild: %w", err)
 		}
