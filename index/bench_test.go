@@ -52,12 +52,12 @@ func BenchmarkRecallHistory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		t0 := time.Now()
+		t0, c0 := time.Now(), cpuTime()
 		st, err := x.Rebuild(ctx, index.UpdateOptions{Projects: projects})
 		if err != nil {
 			b.Fatal(err)
 		}
-		rebuild := time.Since(t0)
+		rebuild, rebuildCPU := time.Since(t0), cpuTime()-c0
 		x.Close()
 		// Reopen: the WAL is checkpointed on close, the size is the file's.
 		x, err = index.Open(index.Options{Home: home})
@@ -69,14 +69,15 @@ func BenchmarkRecallHistory(b *testing.B) {
 			b.Fatal(err)
 		}
 		queries := benchQueries(b, dir, len(srcs))
-		var ours, theirs []time.Duration
+		var ours, theirs, oursCPU, theirsCPU []time.Duration
 		for _, q := range queries {
-			t := time.Now()
+			t, c := time.Now(), cpuTime()
 			if _, err := x.Search(ctx, index.Query{Text: q, Limit: 10}); err != nil {
 				b.Fatal(err)
 			}
-			ours = append(ours, time.Since(t))
-			theirs = append(theirs, grepTime(b, q, filepath.Join(dir, "raw")))
+			ours, oursCPU = append(ours, time.Since(t)), append(oursCPU, cpuTime()-c)
+			wall, cpu := grepTime(b, q, filepath.Join(dir, "raw"))
+			theirs, theirsCPU = append(theirs, wall), append(theirsCPU, cpu)
 		}
 		// One more ~3 MB session in a project of its own: into this index
 		// (a copy: most of its texts are already there) and into an empty
@@ -95,23 +96,28 @@ func BenchmarkRecallHistory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		t2 := time.Now()
+		t2, c2 := time.Now(), cpuTime()
 		if ast, err := fresh.Update(ctx, index.UpdateOptions{Projects: []string{add}, Only: true}); err != nil || ast.Added != 1 {
 			b.Fatalf("adding a session to an empty index: %+v %v", ast, err)
 		}
-		addedFresh := time.Since(t2)
+		addedFresh, addedFreshCPU := time.Since(t2), cpuTime()-c2
 		fresh.Close()
 		// The history's first copy of each source only: no text repeats
 		// across sessions, so the texts' deduplication does not help.
-		uraw, uidx, urebuild := uniqueHistory(b, dir, srcs)
+		uraw, uidx, urebuild, urebuildCPU := uniqueHistory(b, dir, srcs)
 		p50, g50 := median(ours), median(theirs)
 		gb := float64(raw) / (1 << 30)
 		b.ReportMetric(rebuild.Seconds()/gb, "rebuild-s/GB")
 		b.ReportMetric(float64(s.Bytes)/float64(raw), "index/raw")
 		b.ReportMetric(urebuild.Seconds()/(float64(uraw)/(1<<30)), "unique-rebuild-s/GB")
 		b.ReportMetric(float64(uidx)/float64(uraw), "unique-index/raw")
+		b.ReportMetric(rebuildCPU.Seconds()/gb, "rebuild-cpu-s/GB")
+		b.ReportMetric(urebuildCPU.Seconds()/(float64(uraw)/(1<<30)), "unique-rebuild-cpu-s/GB")
+		b.ReportMetric(addedFreshCPU.Seconds(), "add-3MB-empty-cpu-s")
 		b.ReportMetric(float64(p50.Microseconds())/1000, "search-p50-ms")
 		b.ReportMetric(float64(g50)/float64(p50), "grep/search")
+		b.ReportMetric(float64(median(oursCPU).Microseconds())/1000, "search-p50-cpu-ms")
+		b.ReportMetric(float64(median(theirsCPU))/float64(median(oursCPU)), "grep/search-cpu")
 		b.ReportMetric(added.Seconds(), "add-3MB-s")
 		b.ReportMetric(addedFresh.Seconds(), "add-3MB-empty-s")
 		b.Logf("raw %.1f MB in %d projects, %d archives, %d rows, %d distinct texts; index %.1f MB; rebuild %v; %d queries: search p50 %v, %s p50 %v; adding a %.1f MB session: %v (into an empty index: %v); first copies only: raw %.1f MB, index %.1f MB, rebuild %v",
@@ -122,8 +128,8 @@ func BenchmarkRecallHistory(b *testing.B) {
 
 // uniqueHistory indexes, into an empty index, hard links to the first copy
 // of each source (history entries 0 … len(srcs)-1); it returns their raw
-// bytes, the index's bytes and the time.
-func uniqueHistory(b *testing.B, dir string, srcs []benchSource) (raw, size int64, took time.Duration) {
+// bytes, the index's bytes, and the wall and CPU time.
+func uniqueHistory(b *testing.B, dir string, srcs []benchSource) (raw, size int64, took, cpu time.Duration) {
 	proj := filepath.Join(b.TempDir(), "unique")
 	hist := filepath.Join(proj, ".claude", "context", "history")
 	if err := os.MkdirAll(hist, 0o700); err != nil {
@@ -146,11 +152,11 @@ func uniqueHistory(b *testing.B, dir string, srcs []benchSource) (raw, size int6
 	if err != nil {
 		b.Fatal(err)
 	}
-	t := time.Now()
+	t, c := time.Now(), cpuTime()
 	if st, err := x.Update(context.Background(), index.UpdateOptions{Projects: []string{proj}, Only: true}); err != nil || st.Added != len(srcs) {
 		b.Fatalf("unique history: %+v %v", st, err)
 	}
-	took = time.Since(t)
+	took, cpu = time.Since(t), cpuTime()-c
 	x.Close()
 	s := 0
 	for _, ext := range []string{"", "-wal"} {
@@ -158,7 +164,7 @@ func uniqueHistory(b *testing.B, dir string, srcs []benchSource) (raw, size int6
 			s += int(fi.Size())
 		}
 	}
-	return raw, int64(s), took
+	return raw, int64(s), took, cpu
 }
 
 type benchSource struct {
@@ -325,7 +331,8 @@ func grepName() string {
 	return "grep -r -F -i -l"
 }
 
-func grepTime(b *testing.B, q, dir string) time.Duration {
+// grepTime runs the grep on q and returns its wall and CPU time.
+func grepTime(b *testing.B, q, dir string) (wall, cpu time.Duration) {
 	var c *exec.Cmd
 	if _, err := exec.LookPath("rg"); err == nil {
 		c = exec.Command("rg", "-F", "-i", "-l", "--", q, dir)
@@ -338,7 +345,7 @@ func grepTime(b *testing.B, q, dir string) time.Duration {
 			b.Fatalf("%v: %v", c.Args, err)
 		}
 	}
-	return time.Since(t)
+	return time.Since(t), c.ProcessState.UserTime() + c.ProcessState.SystemTime()
 }
 
 func median(ds []time.Duration) time.Duration {

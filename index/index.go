@@ -93,7 +93,7 @@ CREATE TABLE IF NOT EXISTS docs (
 );
 CREATE INDEX IF NOT EXISTS docs_archive ON docs(archive_id, pos);
 CREATE INDEX IF NOT EXISTS docs_text ON docs(text_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize='trigram', detail=column);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize='trigram');
 `
 
 // The text of a row is stored once however many archives hold it (the

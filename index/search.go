@@ -85,37 +85,11 @@ func FTSQuery(q string) (string, error) {
 		return "", fmt.Errorf("%w: %q: give at least three characters", ErrBadQuery, q)
 	}
 	terms = matchTerms(terms)
-	var quoted []string
-	seen := map[string]bool{}
-	for _, t := range terms {
-		for _, g := range trigrams(t) {
-			if k := strings.ToLower(g); !seen[k] {
-				seen[k] = true
-				quoted = append(quoted, `"`+strings.ReplaceAll(g, `"`, `""`)+`"`)
-			}
-		}
+	quoted := make([]string, len(terms))
+	for i, t := range terms {
+		quoted[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
 	}
 	return strings.Join(quoted, " "), nil
-}
-
-// trigrams are the trigrams of t that the index looks up: every third one
-// and the last, so that together they cover every character of t. The
-// full-text table keeps no positions (detail=column: a third of the size),
-// so a row that has them all is a candidate, and Search checks that it
-// holds t itself.
-func trigrams(t string) []string {
-	rs := []rune(t)
-	if len(rs) < 3 {
-		return nil
-	}
-	var out []string
-	for i := 0; i+3 <= len(rs); i += 3 {
-		out = append(out, string(rs[i:i+3]))
-	}
-	if len(rs)%3 != 0 {
-		out = append(out, string(rs[len(rs)-3:]))
-	}
-	return out
 }
 
 const (
@@ -277,14 +251,14 @@ const maxFetch = 1 << 16
 // the distinct hits among them, best first, and the number of rows read.
 func (x *Index) searchRows(ctx context.Context, q Query, match, cond string, args []any, terms []string) ([]Hit, int, error) {
 	rows, err := x.db.QueryContext(ctx, `
-		SELECT fts.text, bm25(fts), d.pos, d.kind, d.role, d.ts, d.text_id,
+		SELECT fts.text, bm25(fts) AS score, d.pos, d.kind, d.role, d.ts, d.text_id,
 		       a.session, a.assistant, a.title, a.hash, a.path, a.last_ts, p.dir, a.source
 		FROM fts
 		JOIN docs d ON d.text_id = fts.rowid
 		JOIN archives a ON a.id = d.archive_id
 		JOIN projects p ON p.id = a.project_id
 		WHERE fts MATCH ?`+cond+`
-		ORDER BY bm25(fts), d.ts DESC, a.path, d.pos
+		ORDER BY score, d.ts DESC, a.path, d.pos
 		LIMIT ?`, args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("index: search %q: %w", q.Text, err)
@@ -307,7 +281,7 @@ func (x *Index) searchRows(ctx context.Context, q Query, match, cond string, arg
 			return nil, n, fmt.Errorf("index: search %q: %w", q.Text, err)
 		}
 		if !containsAll(h.Snippet, terms) {
-			continue // a candidate with the query's trigrams but not the query
+			continue // a candidate of the narrowed match that lacks the whole query
 		}
 		h.Snippet = Snippet(h.Snippet, terms, SnippetLen)
 		h.Ref = hash[:min(refHashLen, len(hash))] + ":" + strconv.FormatInt(pos, 10)
