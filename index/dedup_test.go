@@ -2,6 +2,8 @@ package index_test
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -56,5 +58,41 @@ func TestSharedTexts(t *testing.T) {
 	s, err := x.Status(ctx)
 	if err != nil || s.Texts != 0 || s.Rows != 0 {
 		t.Errorf("everything removed: %+v %v", s, err)
+	}
+}
+
+// TestSchemaVersions: an index of an older schema is emptied in place and
+// filled by the next Update; one of a newer schema (a newer Ben10's) is
+// moved aside, never read.
+func TestSchemaVersions(t *testing.T) {
+	for _, tc := range []struct {
+		version   int
+		movedAway bool
+	}{{1, false}, {99, true}} {
+		e := newEnv(t)
+		put(t, filepath.Join(e.storeA, "current.ctx"), encode(t, fixture, nil))
+		x := open(t, e.home)
+		path := x.Path()
+		x.Close()
+		db, err := sql.Open("sqlite", "file:"+path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version=%d", tc.version)); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		x, err = index.Open(index.Options{Home: e.home})
+		if err != nil {
+			t.Fatalf("version %d: %v", tc.version, err)
+		}
+		if (x.Rebuilt != "") != tc.movedAway {
+			t.Errorf("version %d: moved aside to %q", tc.version, x.Rebuilt)
+		}
+		st, err := x.Update(context.Background(), index.UpdateOptions{Projects: []string{e.projA}})
+		if err != nil || st.Added != 1 {
+			t.Errorf("version %d: update after open: %+v %v", tc.version, st, err)
+		}
+		x.Close()
 	}
 }

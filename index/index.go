@@ -103,9 +103,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize='trigram');
 // A text leaves fts when the last row pointing to it goes.
 
 // Open opens (creating it if needed) the index database. A file that is not
-// a SQLite database, is damaged or has another schema version is moved aside
-// and a new, empty index is created (Index.Rebuilt names the old file);
-// the next Update fills it again.
+// a SQLite database, is damaged or has a newer schema version is moved
+// aside and a new, empty index is created (Index.Rebuilt names the old
+// file); one of an older schema version is emptied in place. The next
+// Update fills it again.
 func Open(opts Options) (*Index, error) {
 	if opts.Home == "" {
 		return nil, fmt.Errorf("index: open: no home directory")
