@@ -1,6 +1,7 @@
 package index_test
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -8,7 +9,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/index"
+	"github.com/ben10ctx/ben10/transcript"
 )
 
 // TestSharedTexts: the same session kept in several archives stores its
@@ -94,5 +98,40 @@ func TestSchemaVersions(t *testing.T) {
 			t.Errorf("version %d: update after open: %+v %v", tc.version, st, err)
 		}
 		x.Close()
+	}
+}
+
+// TestReindexKeepsSharedTexts: an archive whose bytes changed (current.ctx
+// saved again) is indexed again; the texts both versions hold stay, and
+// nothing is left behind.
+func TestReindexKeepsSharedTexts(t *testing.T) {
+	e := newEnv(t)
+	cur := filepath.Join(e.storeA, "current.ctx")
+	put(t, cur, encode(t, fixture, nil))
+	x := open(t, e.home)
+	ctx := context.Background()
+	if _, err := x.Update(ctx, index.UpdateOptions{Projects: []string{e.projA}}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := x.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Same session, other bytes (another codec).
+	var buf bytes.Buffer
+	if _, _, err := transcript.Save(&buf, fixture, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecNone}); err != nil {
+		t.Fatal(err)
+	}
+	put(t, cur, buf.Bytes())
+	st, err := x.Update(ctx, index.UpdateOptions{})
+	if err != nil || st.Added != 1 {
+		t.Fatalf("update after the save: %+v %v", st, err)
+	}
+	after, err := x.Status(ctx)
+	if err != nil || after.Texts != before.Texts || after.Rows != before.Rows {
+		t.Errorf("texts %d → %d, rows %d → %d (%v)", before.Texts, after.Texts, before.Rows, after.Rows, err)
+	}
+	if r, err := x.Verify(ctx); err != nil || !r.OK() {
+		t.Errorf("verify: %+v %v", r, err)
 	}
 }

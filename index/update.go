@@ -388,7 +388,10 @@ func (x *Index) write(ctx context.Context, rec archiveRecord, rows []Row) error 
 		return fmt.Errorf("index: %s: %w", rec.path, err)
 	}
 	defer tx.Rollback()
-	if err := deleteArchive(ctx, tx, rec.path); err != nil {
+	// The texts the old version held are dropped only after the new rows
+	// are in: a grown current.ctx keeps the full-text rows it shares.
+	old, err := deleteArchive(ctx, tx, rec.path)
+	if err != nil {
 		return fmt.Errorf("index: %s: %w", rec.path, err)
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO archives(project_id, path, hash, size, mtime, kind, status, problem, session, assistant, title, first_ts, last_ts, nrows, source)
@@ -405,6 +408,9 @@ func (x *Index) write(ctx context.Context, rec archiveRecord, rows []Row) error 
 		if err := insertRows(ctx, tx, aid, rows); err != nil {
 			return fmt.Errorf("index: %s: %w", rec.path, err)
 		}
+	}
+	if err := dropUnused(ctx, tx, old); err != nil {
+		return fmt.Errorf("index: %s: %w", rec.path, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("index: %s: %w", rec.path, err)
@@ -459,36 +465,45 @@ func insertRows(ctx context.Context, tx *sql.Tx, aid int64, rows []Row) error {
 	return nil
 }
 
-// deleteArchive drops the archive at path, its rows, and the texts no
-// other archive's rows point to.
-func deleteArchive(ctx context.Context, tx *sql.Tx, path string) error {
+// deleteArchive drops the archive at path and its rows; it returns the
+// texts those rows pointed to, for dropUnused.
+func deleteArchive(ctx context.Context, tx *sql.Tx, path string) ([]int64, error) {
 	var id int64
 	err := tx.QueryRowContext(ctx, `SELECT id FROM archives WHERE path = ?`, path).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT text_id FROM docs WHERE archive_id = ?`, id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var tids []int64
 	for rows.Next() {
 		var t int64
 		if err := rows.Scan(&t); err != nil {
 			rows.Close()
-			return err
+			return nil, err
 		}
 		tids = append(tids, t)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE archive_id = ?`, id); err != nil {
-		return err
+		return nil, err
+	}
+	_, err = tx.ExecContext(ctx, `DELETE FROM archives WHERE id = ?`, id)
+	return tids, err
+}
+
+// dropUnused removes the texts among tids that no row points to any more.
+func dropUnused(ctx context.Context, tx *sql.Tx, tids []int64) error {
+	if len(tids) == 0 {
+		return nil
 	}
 	used, err := tx.PrepareContext(ctx, `SELECT EXISTS (SELECT 1 FROM docs WHERE text_id = ?)`)
 	if err != nil {
@@ -510,8 +525,7 @@ func deleteArchive(ctx context.Context, tx *sql.Tx, path string) error {
 			return err
 		}
 	}
-	_, err = tx.ExecContext(ctx, `DELETE FROM archives WHERE id = ?`, id)
-	return err
+	return nil
 }
 
 // dropMissing removes the archives not seen in this scan whose file is gone.
@@ -550,7 +564,11 @@ func (x *Index) Remove(ctx context.Context, path string) error {
 		return fmt.Errorf("index: remove %s: %w", path, err)
 	}
 	defer tx.Rollback()
-	if err := deleteArchive(ctx, tx, path); err != nil {
+	tids, err := deleteArchive(ctx, tx, path)
+	if err == nil {
+		err = dropUnused(ctx, tx, tids)
+	}
+	if err != nil {
 		return fmt.Errorf("index: remove %s: %w", path, err)
 	}
 	if err := tx.Commit(); err != nil {
