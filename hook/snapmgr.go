@@ -8,6 +8,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
@@ -36,6 +37,7 @@ func (a managerAdapter) Create(r SnapshotRequest) (SnapshotInfo, error) {
 	if err != nil {
 		return SnapshotInfo{}, err
 	}
+	_ = index.NoteArchive(a.m.Store().Home(), a.m.Store().ProjectDir(), res.Path) // the background worker indexes it
 	in := info(res.Snapshot, res.Path)
 	in.Pending, in.Replaced, in.ModelPending = res.Pending, res.Replaced, res.RawOnly
 	if res.Pending {

@@ -52,12 +52,12 @@ func BenchmarkRecallHistory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		t0 := time.Now()
+		t0, c0 := time.Now(), cpuTime()
 		st, err := x.Rebuild(ctx, index.UpdateOptions{Projects: projects})
 		if err != nil {
 			b.Fatal(err)
 		}
-		rebuild := time.Since(t0)
+		rebuild, rebuildCPU := time.Since(t0), cpuTime()-c0
 		x.Close()
 		// Reopen: the WAL is checkpointed on close, the size is the file's.
 		x, err = index.Open(index.Options{Home: home})
@@ -68,17 +68,20 @@ func BenchmarkRecallHistory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		queries := benchQueries(b, x)
-		var ours, theirs []time.Duration
+		queries := benchQueries(b, dir, len(srcs))
+		var ours, theirs, oursCPU, theirsCPU []time.Duration
 		for _, q := range queries {
-			t := time.Now()
+			t, c := time.Now(), cpuTime()
 			if _, err := x.Search(ctx, index.Query{Text: q, Limit: 10}); err != nil {
 				b.Fatal(err)
 			}
-			ours = append(ours, time.Since(t))
-			theirs = append(theirs, grepTime(b, q, filepath.Join(dir, "raw")))
+			ours, oursCPU = append(ours, time.Since(t)), append(oursCPU, cpuTime()-c)
+			wall, cpu := grepTime(b, q, filepath.Join(dir, "raw"))
+			theirs, theirsCPU = append(theirs, wall), append(theirsCPU, cpu)
 		}
-		// One more ~3 MB session in a project of its own.
+		// One more ~3 MB session in a project of its own: into this index
+		// (a copy: most of its texts are already there) and into an empty
+		// one (every text new: the worst case).
 		add := filepath.Join(dir, "added")
 		os.RemoveAll(add)
 		putArchive(b, big, filepath.Join(add, ".claude", "context", "current.ctx"), 999999)
@@ -89,16 +92,79 @@ func BenchmarkRecallHistory(b *testing.B) {
 		}
 		added := time.Since(t1)
 		x.Close()
+		fresh, err := index.Open(index.Options{Home: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		t2, c2 := time.Now(), cpuTime()
+		if ast, err := fresh.Update(ctx, index.UpdateOptions{Projects: []string{add}, Only: true}); err != nil || ast.Added != 1 {
+			b.Fatalf("adding a session to an empty index: %+v %v", ast, err)
+		}
+		addedFresh, addedFreshCPU := time.Since(t2), cpuTime()-c2
+		fresh.Close()
+		// The history's first copy of each source only: no text repeats
+		// across sessions, so the texts' deduplication does not help.
+		uraw, uidx, urebuild, urebuildCPU := uniqueHistory(b, dir, srcs)
 		p50, g50 := median(ours), median(theirs)
 		gb := float64(raw) / (1 << 30)
 		b.ReportMetric(rebuild.Seconds()/gb, "rebuild-s/GB")
 		b.ReportMetric(float64(s.Bytes)/float64(raw), "index/raw")
+		b.ReportMetric(urebuild.Seconds()/(float64(uraw)/(1<<30)), "unique-rebuild-s/GB")
+		b.ReportMetric(float64(uidx)/float64(uraw), "unique-index/raw")
+		b.ReportMetric(rebuildCPU.Seconds()/gb, "rebuild-cpu-s/GB")
+		b.ReportMetric(urebuildCPU.Seconds()/(float64(uraw)/(1<<30)), "unique-rebuild-cpu-s/GB")
+		b.ReportMetric(addedFreshCPU.Seconds(), "add-3MB-empty-cpu-s")
 		b.ReportMetric(float64(p50.Microseconds())/1000, "search-p50-ms")
 		b.ReportMetric(float64(g50)/float64(p50), "grep/search")
+		b.ReportMetric(float64(median(oursCPU).Microseconds())/1000, "search-p50-cpu-ms")
+		b.ReportMetric(float64(median(theirsCPU))/float64(median(oursCPU)), "grep/search-cpu")
 		b.ReportMetric(added.Seconds(), "add-3MB-s")
-		b.Logf("raw %.1f MB in %d projects, %d archives, %d rows; index %.1f MB; rebuild %v; %d queries: search p50 %v, %s p50 %v; adding a %.1f MB session: %v",
-			float64(raw)/(1<<20), len(projects), st.Added, s.Rows, float64(s.Bytes)/(1<<20), rebuild.Round(time.Millisecond), len(queries), p50, grepName(), g50, float64(len(big.data))/(1<<20), added.Round(time.Millisecond))
+		b.ReportMetric(addedFresh.Seconds(), "add-3MB-empty-s")
+		b.Logf("raw %.1f MB in %d projects, %d archives, %d rows, %d distinct texts; index %.1f MB; rebuild %v; %d queries: search p50 %v, %s p50 %v; adding a %.1f MB session: %v (into an empty index: %v); first copies only: raw %.1f MB, index %.1f MB, rebuild %v",
+			float64(raw)/(1<<20), len(projects), st.Added, s.Rows, s.Texts, float64(s.Bytes)/(1<<20), rebuild.Round(time.Millisecond), len(queries), p50, grepName(), g50,
+			float64(len(big.data))/(1<<20), added.Round(time.Millisecond), addedFresh.Round(time.Millisecond), float64(uraw)/(1<<20), float64(uidx)/(1<<20), urebuild.Round(time.Millisecond))
 	}
+}
+
+// uniqueHistory indexes, into an empty index, hard links to the first copy
+// of each source (history entries 0 … len(srcs)-1); it returns their raw
+// bytes, the index's bytes, and the wall and CPU time.
+func uniqueHistory(b *testing.B, dir string, srcs []benchSource) (raw, size int64, took, cpu time.Duration) {
+	proj := filepath.Join(b.TempDir(), "unique")
+	hist := filepath.Join(proj, ".claude", "context", "history")
+	if err := os.MkdirAll(hist, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	for k := range srcs {
+		name := fmt.Sprintf("session-%05d.ctx", k)
+		arch := filepath.Join(dir, "projects", fmt.Sprintf("p%02d", k%20), ".claude", "context", "history", name)
+		if err := os.Link(arch, filepath.Join(hist, name)); err != nil {
+			b.Fatal(err)
+		}
+		fi, err := os.Stat(filepath.Join(dir, "raw", fmt.Sprintf("p%02d", k%20), fmt.Sprintf("%05d.jsonl", k)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		raw += fi.Size()
+	}
+	home := b.TempDir()
+	x, err := index.Open(index.Options{Home: home})
+	if err != nil {
+		b.Fatal(err)
+	}
+	t, c := time.Now(), cpuTime()
+	if st, err := x.Update(context.Background(), index.UpdateOptions{Projects: []string{proj}, Only: true}); err != nil || st.Added != len(srcs) {
+		b.Fatalf("unique history: %+v %v", st, err)
+	}
+	took, cpu = time.Since(t), cpuTime()-c
+	x.Close()
+	s := 0
+	for _, ext := range []string{"", "-wal"} {
+		if fi, err := os.Stat(index.DefaultPath(home) + ext); err == nil {
+			s += int(fi.Size())
+		}
+	}
+	return raw, int64(s), took, cpu
 }
 
 type benchSource struct {
@@ -202,25 +268,54 @@ func buildHistory(b *testing.B, dir string, srcs []benchSource, target int64) (i
 	return raw, projects, big
 }
 
-// benchQueries are distinct paths and commands the history holds.
-func benchQueries(b *testing.B, x *index.Index) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, seed := range []string{"lib/", ".go", "test", "mix ", "git "} {
-		hits, err := x.Search(context.Background(), index.Query{Text: seed, Kinds: []string{index.KindPath, index.KindCommand}, Limit: 50})
+// benchQueries are distinct paths and commands of the history's first
+// copies of its sources (up to 40, spread over them), as a user would
+// look one up again.
+func benchQueries(b *testing.B, dir string, n int) []string {
+	var all [][]string
+	for k := range n {
+		arch := filepath.Join(dir, "projects", fmt.Sprintf("p%02d", k%20), ".claude", "context", "history", fmt.Sprintf("session-%05d.ctx", k))
+		a, err := archive.OpenFile(arch, archive.OpenOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, h := range hits {
-			q := strings.NewReplacer(index.MarkStart, "", index.MarkEnd, "").Replace(h.Snippet)
-			if i := strings.Index(q, " ("); h.Kind == index.KindPath && i > 0 {
-				q = q[:i]
+		rows, err := index.Extract(a)
+		a.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		var qs []string
+		for _, r := range rows {
+			if r.Kind != index.KindPath && r.Kind != index.KindCommand {
+				continue
 			}
-			q = strings.Trim(q, "…")
-			if len(q) >= 6 && len(q) <= 60 && !strings.ContainsAny(q, "\n\"'") && !seen[q] {
-				seen[q] = true
-				out = append(out, q)
+			q := r.Text
+			if r.Kind == index.KindPath {
+				q, _, _ = strings.Cut(q, " (")
 			}
+			if len(q) >= 6 && len(q) <= 60 && !strings.ContainsAny(q, "\n\"'") {
+				qs = append(qs, q)
+			}
+		}
+		all = append(all, qs)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for round := 0; len(out) < 40; round++ {
+		more := false
+		for _, qs := range all {
+			i := round * 7 // spread over each session, not its first lines only
+			if i >= len(qs) {
+				continue
+			}
+			more = true
+			if !seen[qs[i]] {
+				seen[qs[i]] = true
+				out = append(out, qs[i])
+			}
+		}
+		if !more {
+			break
 		}
 	}
 	if len(out) > 40 {
@@ -236,7 +331,8 @@ func grepName() string {
 	return "grep -r -F -i -l"
 }
 
-func grepTime(b *testing.B, q, dir string) time.Duration {
+// grepTime runs the grep on q and returns its wall and CPU time.
+func grepTime(b *testing.B, q, dir string) (wall, cpu time.Duration) {
 	var c *exec.Cmd
 	if _, err := exec.LookPath("rg"); err == nil {
 		c = exec.Command("rg", "-F", "-i", "-l", "--", q, dir)
@@ -249,7 +345,7 @@ func grepTime(b *testing.B, q, dir string) time.Duration {
 			b.Fatalf("%v: %v", c.Args, err)
 		}
 	}
-	return time.Since(t)
+	return time.Since(t), c.ProcessState.UserTime() + c.ProcessState.SystemTime()
 }
 
 func median(ds []time.Duration) time.Duration {

@@ -17,14 +17,24 @@
 //
 // Every .ctx archive in the stores of the projects the index knows (the
 // stores recorded in the index, the fallback stores under
-// ~/.claude-code/contexts/, and any project passed to Update): current.ctx,
-// checkpoints, history and compaction snapshots. An archive is one row of the
+// ~/.claude-code/contexts/, the projects noted by NoteArchive, and any
+// project passed to Update): current.ctx, checkpoints, history and
+// compaction snapshots; and the archives pulled from team remotes into
+// the pull area (PullArea), each hit marked with its source
+// ("remote:<remote>/<project key>"). Pulled archives were authenticated
+// with the team key and rebuilt, redacted, by this user's Ben10 when
+// pulled, so they are indexed like the user's own. An archive is one row of the
 // archives table, identified by its path and the SHA-256 of its bytes; a file
 // whose size and modification time are unchanged is not read again, a file
 // whose bytes changed is indexed again, and a file that is gone (pruned,
 // rotated, deleted) leaves the index at the next Update. Rebuild empties the
 // index and runs Update: the result equals the incremental one (a test checks
 // it).
+//
+// A text is stored once however many archives hold it: the current
+// context, the checkpoints, the history and the snapshots of one session
+// repeat most of their text, and the index keeps one full-text row per
+// distinct text (by kind and content) with one small row per occurrence.
 //
 // From each archive, in transcript order: user and assistant text, compaction
 // summaries, shell commands, tool outputs (cut to OutputBudget, base64 and
@@ -48,10 +58,14 @@
 //
 // # Updates
 //
-// Nothing indexes in a hook's synchronous path. The detached background
-// process a PreCompact hook starts (`ben10 internal recompress`) indexes the
-// project when it is done, `ben10 index update` indexes everything, and
-// `ben10 search` catches up lazily before it answers (cheap when nothing
-// changed: a stat per archive). When the hooks get a single background
-// worker, the worker calls Update after each save instead.
+// Nothing indexes in a hook's synchronous path. Every save path (hooks,
+// watcher, `context save`, `compaction snapshot`, `remote pull`) calls
+// NoteArchive once its archive is on disk: one line appended to
+// ~/.claude-code/index-notes, no database. Every Update takes the notes
+// first and indexes the noted projects' stores: the detached background
+// process a PreCompact hook starts (`ben10 internal recompress`) when it
+// is done, `ben10 index update`, and `ben10 search` and the MCP search
+// tool, which catch up before they answer (cheap when nothing changed: a
+// stat per archive). Notes an interrupted Update took are taken again by
+// the next one.
 package index

@@ -19,7 +19,7 @@ const FileName = "index.db"
 
 // schemaVersion is stored in PRAGMA user_version; a database with another
 // version is rebuilt.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // BusyTimeout is how long a writer waits for another writer's lock.
 const BusyTimeout = 30 * time.Second
@@ -73,10 +73,15 @@ CREATE TABLE IF NOT EXISTS archives (
 	title      TEXT NOT NULL DEFAULT '',
 	first_ts   INTEGER NOT NULL DEFAULT 0,
 	last_ts    INTEGER NOT NULL DEFAULT 0,
-	nrows      INTEGER NOT NULL DEFAULT 0
+	nrows      INTEGER NOT NULL DEFAULT 0,
+	source     TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS archives_hash ON archives(hash);
 CREATE INDEX IF NOT EXISTS archives_project ON archives(project_id);
+CREATE TABLE IF NOT EXISTS texts (
+	id INTEGER PRIMARY KEY,
+	h  INTEGER NOT NULL UNIQUE
+);
 CREATE TABLE IF NOT EXISTS docs (
 	id         INTEGER PRIMARY KEY,
 	archive_id INTEGER NOT NULL REFERENCES archives(id),
@@ -84,16 +89,24 @@ CREATE TABLE IF NOT EXISTS docs (
 	kind       TEXT NOT NULL,
 	role       TEXT NOT NULL,
 	ts         INTEGER NOT NULL,
-	h          INTEGER NOT NULL
+	text_id    INTEGER NOT NULL REFERENCES texts(id)
 );
 CREATE INDEX IF NOT EXISTS docs_archive ON docs(archive_id, pos);
+CREATE INDEX IF NOT EXISTS docs_text ON docs(text_id);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(text, tokenize='trigram');
 `
 
+// The text of a row is stored once however many archives hold it (the
+// current context, checkpoints, history and snapshots of one session
+// repeat most of it): texts maps the hash of a row's kind and text to the
+// FTS row that holds the text (same id), and each docs row points to it.
+// A text leaves fts when the last row pointing to it goes.
+
 // Open opens (creating it if needed) the index database. A file that is not
-// a SQLite database, is damaged or has another schema version is moved aside
-// and a new, empty index is created (Index.Rebuilt names the old file);
-// the next Update fills it again.
+// a SQLite database, is damaged or has a newer schema version is moved
+// aside and a new, empty index is created (Index.Rebuilt names the old
+// file); one of an older schema version is emptied in place. The next
+// Update fills it again.
 func Open(opts Options) (*Index, error) {
 	if opts.Home == "" {
 		return nil, fmt.Errorf("index: open: no home directory")
@@ -188,7 +201,7 @@ func (x *Index) init() error {
 	if err := x.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
 		return err
 	}
-	if v != 0 && v != schemaVersion {
+	if v > schemaVersion {
 		return fmt.Errorf("%w: schema version %d, want %d", errDamaged, v, schemaVersion)
 	}
 	if v == schemaVersion {
@@ -199,6 +212,15 @@ func (x *Index) init() error {
 		return err
 	}
 	defer tx.Rollback()
+	if v != 0 {
+		// An older schema: the index is derived data, built again by the
+		// next Update.
+		for _, t := range []string{"fts", "docs", "texts", "archives", "projects"} {
+			if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+				return err
+			}
+		}
+	}
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
 		return err
 	}

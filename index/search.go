@@ -52,17 +52,21 @@ type Query struct {
 
 // Hit is one search result.
 type Hit struct {
-	Ref       string    `json:"ref"` // for Show: archive hash prefix ":" position
-	Project   string    `json:"project"`
-	Session   string    `json:"session"`
-	Assistant string    `json:"assistant"`
-	Title     string    `json:"title,omitempty"`
-	Archive   string    `json:"archive"`
-	Kind      string    `json:"kind"`
-	Role      string    `json:"role"`
-	Time      time.Time `json:"time"`
-	Snippet   string    `json:"snippet"`
-	Score     float64   `json:"score"`
+	Ref       string `json:"ref"` // for Show: archive hash prefix ":" position
+	Project   string `json:"project"`
+	Session   string `json:"session"`
+	Assistant string `json:"assistant"`
+	Title     string `json:"title,omitempty"`
+	Archive   string `json:"archive"`
+	// Source is where the archive came from when it is not one of this
+	// user's own saves: "remote:<remote name>/<project key>" for an
+	// archive pulled from a team remote into the pull area.
+	Source  string    `json:"source,omitempty"`
+	Kind    string    `json:"kind"`
+	Role    string    `json:"role"`
+	Time    time.Time `json:"time"`
+	Snippet string    `json:"snippet"`
+	Score   float64   `json:"score"`
 }
 
 // refHashLen is how many hex digits of the archive hash a Ref carries.
@@ -226,20 +230,38 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if len(where) > 0 {
 		cond = " AND " + strings.Join(where, " AND ")
 	}
-	// Fetch more than asked: duplicates across archives collapse below.
-	args = append(args, limit*8+16)
+	// Fetch more than asked: duplicates across archives collapse below,
+	// and candidates that lack the query are dropped; when too few are
+	// left, ask again for more.
+	for fetch := limit*8 + 16; ; fetch *= 4 {
+		hits, n, err := x.searchRows(ctx, q, match, cond, append(args[:len(args):len(args)], fetch), terms)
+		if err != nil || len(hits) >= limit || n < fetch || fetch >= maxFetch {
+			if len(hits) > limit {
+				hits = hits[:limit]
+			}
+			return hits, err
+		}
+	}
+}
+
+// maxFetch bounds the candidate rows one search reads.
+const maxFetch = 1 << 16
+
+// searchRows runs the search for at most fetch candidate rows; it returns
+// the distinct hits among them, best first, and the number of rows read.
+func (x *Index) searchRows(ctx context.Context, q Query, match, cond string, args []any, terms []string) ([]Hit, int, error) {
 	rows, err := x.db.QueryContext(ctx, `
-		SELECT fts.text, bm25(fts), d.pos, d.kind, d.role, d.ts, d.h,
-		       a.session, a.assistant, a.title, a.hash, a.path, a.last_ts, p.dir
+		SELECT fts.text, bm25(fts) AS score, d.pos, d.kind, d.role, d.ts, d.text_id,
+		       a.session, a.assistant, a.title, a.hash, a.path, a.last_ts, p.dir, a.source
 		FROM fts
-		JOIN docs d ON d.id = fts.rowid
+		JOIN docs d ON d.text_id = fts.rowid
 		JOIN archives a ON a.id = d.archive_id
 		JOIN projects p ON p.id = a.project_id
 		WHERE fts MATCH ?`+cond+`
-		ORDER BY bm25(fts), d.ts DESC, a.path, d.pos
+		ORDER BY score, d.ts DESC, a.path, d.pos
 		LIMIT ?`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("index: search %q: %w", q.Text, err)
+		return nil, 0, fmt.Errorf("index: search %q: %w", q.Text, err)
 	}
 	defer rows.Close()
 	type key struct {
@@ -249,12 +271,14 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	best := map[key]int{}
 	var hits []Hit
 	var lastTS []int64
+	n := 0
 	for rows.Next() {
+		n++
 		var h Hit
 		var pos, ts, th, last int64
 		var hash string
-		if err := rows.Scan(&h.Snippet, &h.Score, &pos, &h.Kind, &h.Role, &ts, &th, &h.Session, &h.Assistant, &h.Title, &hash, &h.Archive, &last, &h.Project); err != nil {
-			return nil, fmt.Errorf("index: search %q: %w", q.Text, err)
+		if err := rows.Scan(&h.Snippet, &h.Score, &pos, &h.Kind, &h.Role, &ts, &th, &h.Session, &h.Assistant, &h.Title, &hash, &h.Archive, &last, &h.Project, &h.Source); err != nil {
+			return nil, n, fmt.Errorf("index: search %q: %w", q.Text, err)
 		}
 		if !containsAll(h.Snippet, terms) {
 			continue // a candidate of the narrowed match that lacks the whole query
@@ -279,12 +303,9 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		lastTS = append(lastTS, last)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("index: search %q: %w", q.Text, err)
+		return nil, n, fmt.Errorf("index: search %q: %w", q.Text, err)
 	}
-	if len(hits) > limit {
-		hits = hits[:limit]
-	}
-	return hits, nil
+	return hits, n, nil
 }
 
 // SnippetLen is the length of a Hit's snippet, in bytes, about.
@@ -354,6 +375,7 @@ type Context struct {
 	Assistant string    `json:"assistant"`
 	Title     string    `json:"title,omitempty"`
 	Archive   string    `json:"archive"`
+	Source    string    `json:"source,omitempty"` // as in Hit
 	Rows      []ShowRow `json:"rows"`
 }
 
@@ -394,10 +416,10 @@ func (x *Index) Show(ctx context.Context, ref string, before, after int) (Contex
 	var c Context
 	var aid int64
 	var full string
-	err = x.db.QueryRowContext(ctx, `SELECT a.id, a.hash, a.session, a.assistant, a.title, a.path, p.dir
+	err = x.db.QueryRowContext(ctx, `SELECT a.id, a.hash, a.session, a.assistant, a.title, a.path, p.dir, a.source
 		FROM archives a JOIN projects p ON p.id = a.project_id
 		WHERE a.hash >= ? AND a.hash < ? AND a.status = ? ORDER BY a.last_ts DESC LIMIT 1`,
-		hash, hash+"g", StatusIndexed).Scan(&aid, &full, &c.Session, &c.Assistant, &c.Title, &c.Archive, &c.Project)
+		hash, hash+"g", StatusIndexed).Scan(&aid, &full, &c.Session, &c.Assistant, &c.Title, &c.Archive, &c.Project, &c.Source)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Context{}, fmt.Errorf("%w: %s (the archive left the index; search again)", ErrNoRef, ref)
 	}
@@ -406,7 +428,7 @@ func (x *Index) Show(ctx context.Context, ref string, before, after int) (Contex
 	}
 	c.Ref = ref
 	before, after = max(before, 0), max(after, 0)
-	rows, err := x.db.QueryContext(ctx, `SELECT d.pos, d.kind, d.role, d.ts, fts.text FROM docs d JOIN fts ON fts.rowid = d.id
+	rows, err := x.db.QueryContext(ctx, `SELECT d.pos, d.kind, d.role, d.ts, fts.text FROM docs d JOIN fts ON fts.rowid = d.text_id
 		WHERE d.archive_id = ? AND d.pos BETWEEN ? AND ? ORDER BY d.pos`, aid, pos-before, pos+after)
 	if err != nil {
 		return Context{}, fmt.Errorf("index: show %s: %w", ref, err)
@@ -498,7 +520,7 @@ func (x *Index) Sessions(ctx context.Context, project string, kinds ...string) (
 	rows.Close()
 	for i, id := range ids {
 		var text string
-		err := x.db.QueryRowContext(ctx, `SELECT fts.text FROM docs d JOIN fts ON fts.rowid = d.id
+		err := x.db.QueryRowContext(ctx, `SELECT fts.text FROM docs d JOIN fts ON fts.rowid = d.text_id
 			WHERE d.archive_id = ? AND d.kind = ? ORDER BY d.pos LIMIT 1`, id, KindUser).Scan(&text)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("index: sessions: %w", err)
@@ -517,7 +539,9 @@ type Status struct {
 	Indexed   int            `json:"indexed"`
 	Encrypted int            `json:"encrypted"`
 	Skipped   int            `json:"skipped"`
+	Pulled    int            `json:"pulled"` // archives of the pull area (teammates'), any status
 	Rows      int            `json:"rows"`
+	Texts     int            `json:"texts"` // distinct texts: a text several archives hold is stored once
 	Kinds     map[string]int `json:"kinds"`
 	Problems  []string       `json:"problems,omitempty"` // the skipped archives and why
 }
@@ -539,8 +563,10 @@ func (x *Index) Status(ctx context.Context) (Status, error) {
 		(SELECT count(*) FROM archives WHERE status = ?),
 		(SELECT count(*) FROM archives WHERE status = ?),
 		(SELECT count(*) FROM archives WHERE status = ?),
-		(SELECT count(*) FROM docs)`, StatusIndexed, StatusEncrypted, StatusSkipped).
-		Scan(&s.Projects, &s.Archives, &s.Indexed, &s.Encrypted, &s.Skipped, &s.Rows); err != nil {
+		(SELECT count(*) FROM archives WHERE kind = ?),
+		(SELECT count(*) FROM docs),
+		(SELECT count(*) FROM texts)`, StatusIndexed, StatusEncrypted, StatusSkipped, ArchivePulled).
+		Scan(&s.Projects, &s.Archives, &s.Indexed, &s.Encrypted, &s.Skipped, &s.Pulled, &s.Rows, &s.Texts); err != nil {
 		return s, fmt.Errorf("index: status: %w", err)
 	}
 	rows, err := x.db.QueryContext(ctx, `SELECT kind, count(*) FROM docs GROUP BY kind`)
@@ -613,7 +639,12 @@ func (x *Index) Verify(ctx context.Context) (VerifyReport, error) {
 		r.Problems = append(r.Problems, "full-text index: "+err.Error())
 	}
 	var n int
-	if err := x.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM docs) - (SELECT count(*) FROM fts)`).Scan(&n); err != nil {
+	if err := x.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM texts) - (SELECT count(*) FROM fts)`).Scan(&n); err != nil {
+		return r, fmt.Errorf("index: verify: %w", err)
+	} else if n != 0 {
+		r.Problems = append(r.Problems, fmt.Sprintf("%d texts without their full-text row", n))
+	}
+	if err := x.db.QueryRowContext(ctx, `SELECT count(*) FROM docs d WHERE NOT EXISTS (SELECT 1 FROM texts t WHERE t.id = d.text_id)`).Scan(&n); err != nil {
 		return r, fmt.Errorf("index: verify: %w", err)
 	} else if n != 0 {
 		r.Problems = append(r.Problems, fmt.Sprintf("%d rows without their text", n))

@@ -70,11 +70,22 @@ func (x *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
 		return Stats{}, ErrClosed
 	}
 	var st Stats
+	noted, taken := takeNotes(x.home)
+	for _, p := range noted {
+		if c, err := store.CanonicalDir(p); err == nil {
+			opts.Projects = append(opts.Projects[:len(opts.Projects):len(opts.Projects)], c)
+		} // a project gone since: the full scan drops its archives
+	}
 	projects, err := x.projects(ctx, opts)
 	if err != nil {
 		return st, err
 	}
 	seen := map[string]bool{}
+	if !opts.Only {
+		if err := x.updatePulled(ctx, seen, &st); err != nil {
+			return st, err
+		}
+	}
 	for _, dir := range projects {
 		if err := ctx.Err(); err != nil {
 			return st, err
@@ -101,6 +112,9 @@ func (x *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
 				return st, err
 			}
 		}
+	}
+	for _, f := range taken {
+		_ = os.Remove(f) // their projects are indexed
 	}
 	if opts.Only {
 		return st, nil
@@ -131,7 +145,9 @@ func (x *Index) projects(ctx context.Context, opts UpdateOptions) ([]string, err
 				rows.Close()
 				return nil, fmt.Errorf("index: list projects: %w", err)
 			}
-			set[d] = true
+			if !inPullArea(x.home, d) { // scanned by updatePulled
+				set[d] = true
+			}
 		}
 		rows.Close()
 		for _, d := range FallbackProjects(x.home) {
@@ -182,9 +198,10 @@ func readSmall(path string, max int64) ([]byte, error) {
 }
 
 type storeFile struct {
-	path string
-	kind string
-	info os.FileInfo
+	path   string
+	kind   string
+	info   os.FileInfo
+	source string // where the archive came from, when not this user's own saves
 }
 
 // storeFiles lists the archives of dir's stores (primary and fallback).
@@ -207,7 +224,7 @@ func (x *Index) storeFiles(dir string) ([]storeFile, error) {
 			continue
 		}
 		if fi, err := os.Lstat(filepath.Join(r, store.CurrentName)); err == nil && fi.Mode().IsRegular() {
-			out = append(out, storeFile{filepath.Join(r, store.CurrentName), ArchiveCurrent, fi})
+			out = append(out, storeFile{path: filepath.Join(r, store.CurrentName), kind: ArchiveCurrent, info: fi})
 		}
 		for _, sub := range []struct{ dir, kind string }{
 			{"checkpoints", ArchiveCheckpoint},
@@ -228,7 +245,7 @@ func (x *Index) storeFiles(dir string) ([]storeFile, error) {
 				if err != nil {
 					continue
 				}
-				out = append(out, storeFile{filepath.Join(d, e.Name()), sub.kind, fi})
+				out = append(out, storeFile{path: filepath.Join(d, e.Name()), kind: sub.kind, info: fi})
 			}
 		}
 	}
@@ -290,7 +307,7 @@ func (x *Index) indexFile(ctx context.Context, pid int64, f storeFile, st *Stats
 		}
 		return x.countStatus(ctx, old.id, st)
 	}
-	rec := archiveRecord{pid: pid, path: f.path, hash: sum, size: fi.Size(), mtime: fi.ModTime().UnixNano(), kind: f.kind}
+	rec := archiveRecord{pid: pid, path: f.path, hash: sum, size: fi.Size(), mtime: fi.ModTime().UnixNano(), kind: f.kind, source: f.source}
 	rows, err := readArchive(fh, fi.Size(), &rec)
 	switch rec.status {
 	case StatusEncrypted:
@@ -325,7 +342,7 @@ type archiveRecord struct {
 	size, mtime        int64
 	status, problem    string
 	session, assistant string
-	title              string
+	title, source      string
 	firstTS, lastTS    int64
 }
 
@@ -371,12 +388,15 @@ func (x *Index) write(ctx context.Context, rec archiveRecord, rows []Row) error 
 		return fmt.Errorf("index: %s: %w", rec.path, err)
 	}
 	defer tx.Rollback()
-	if err := deleteArchive(ctx, tx, rec.path); err != nil {
+	// The texts the old version held are dropped only after the new rows
+	// are in: a grown current.ctx keeps the full-text rows it shares.
+	old, err := deleteArchive(ctx, tx, rec.path)
+	if err != nil {
 		return fmt.Errorf("index: %s: %w", rec.path, err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO archives(project_id, path, hash, size, mtime, kind, status, problem, session, assistant, title, first_ts, last_ts, nrows)
-		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		rec.pid, rec.path, rec.hash, rec.size, rec.mtime, rec.kind, rec.status, rec.problem, rec.session, rec.assistant, rec.title, rec.firstTS, rec.lastTS, len(rows))
+	res, err := tx.ExecContext(ctx, `INSERT INTO archives(project_id, path, hash, size, mtime, kind, status, problem, session, assistant, title, first_ts, last_ts, nrows, source)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		rec.pid, rec.path, rec.hash, rec.size, rec.mtime, rec.kind, rec.status, rec.problem, rec.session, rec.assistant, rec.title, rec.firstTS, rec.lastTS, len(rows), rec.source)
 	if err != nil {
 		return fmt.Errorf("index: %s: %w", rec.path, err)
 	}
@@ -385,29 +405,12 @@ func (x *Index) write(ctx context.Context, rec archiveRecord, rows []Row) error 
 		return fmt.Errorf("index: %s: %w", rec.path, err)
 	}
 	if len(rows) > 0 {
-		doc, err := tx.PrepareContext(ctx, `INSERT INTO docs(archive_id, pos, kind, role, ts, h) VALUES(?,?,?,?,?,?)`)
-		if err != nil {
+		if err := insertRows(ctx, tx, aid, rows); err != nil {
 			return fmt.Errorf("index: %s: %w", rec.path, err)
 		}
-		defer doc.Close()
-		ft, err := tx.PrepareContext(ctx, `INSERT INTO fts(rowid, text) VALUES(?,?)`)
-		if err != nil {
-			return fmt.Errorf("index: %s: %w", rec.path, err)
-		}
-		defer ft.Close()
-		for _, r := range rows {
-			res, err := doc.ExecContext(ctx, aid, r.Pos, r.Kind, r.Role, unixMilli(r.Time), textHash(r.Kind, r.Text))
-			if err != nil {
-				return fmt.Errorf("index: %s row %d: %w", rec.path, r.Pos, err)
-			}
-			id, err := res.LastInsertId()
-			if err != nil {
-				return fmt.Errorf("index: %s row %d: %w", rec.path, r.Pos, err)
-			}
-			if _, err := ft.ExecContext(ctx, id, r.Text); err != nil {
-				return fmt.Errorf("index: %s row %d: %w", rec.path, r.Pos, err)
-			}
-		}
+	}
+	if err := dropUnused(ctx, tx, old); err != nil {
+		return fmt.Errorf("index: %s: %w", rec.path, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("index: %s: %w", rec.path, err)
@@ -415,23 +418,114 @@ func (x *Index) write(ctx context.Context, rec archiveRecord, rows []Row) error 
 	return nil
 }
 
-func deleteArchive(ctx context.Context, tx *sql.Tx, path string) error {
-	var id int64
-	err := tx.QueryRowContext(ctx, `SELECT id FROM archives WHERE path = ?`, path).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil
-	}
+// insertRows adds the rows of archive aid, each text stored once.
+func insertRows(ctx context.Context, tx *sql.Tx, aid int64, rows []Row) error {
+	find, err := tx.PrepareContext(ctx, `SELECT id FROM texts WHERE h = ?`)
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM fts WHERE rowid IN (SELECT id FROM docs WHERE archive_id = ?)`, id); err != nil {
+	defer find.Close()
+	addText, err := tx.PrepareContext(ctx, `INSERT INTO texts(h) VALUES(?)`)
+	if err != nil {
 		return err
+	}
+	defer addText.Close()
+	ft, err := tx.PrepareContext(ctx, `INSERT INTO fts(rowid, text) VALUES(?,?)`)
+	if err != nil {
+		return err
+	}
+	defer ft.Close()
+	doc, err := tx.PrepareContext(ctx, `INSERT INTO docs(archive_id, pos, kind, role, ts, text_id) VALUES(?,?,?,?,?,?)`)
+	if err != nil {
+		return err
+	}
+	defer doc.Close()
+	for _, r := range rows {
+		h := textHash(r.Kind, r.Text)
+		var tid int64
+		err := find.QueryRowContext(ctx, h).Scan(&tid)
+		if errors.Is(err, sql.ErrNoRows) {
+			res, err := addText.ExecContext(ctx, h)
+			if err != nil {
+				return fmt.Errorf("row %d: %w", r.Pos, err)
+			}
+			if tid, err = res.LastInsertId(); err != nil {
+				return fmt.Errorf("row %d: %w", r.Pos, err)
+			}
+			if _, err := ft.ExecContext(ctx, tid, r.Text); err != nil {
+				return fmt.Errorf("row %d: %w", r.Pos, err)
+			}
+		} else if err != nil {
+			return fmt.Errorf("row %d: %w", r.Pos, err)
+		}
+		if _, err := doc.ExecContext(ctx, aid, r.Pos, r.Kind, r.Role, unixMilli(r.Time), tid); err != nil {
+			return fmt.Errorf("row %d: %w", r.Pos, err)
+		}
+	}
+	return nil
+}
+
+// deleteArchive drops the archive at path and its rows; it returns the
+// texts those rows pointed to, for dropUnused.
+func deleteArchive(ctx context.Context, tx *sql.Tx, path string) ([]int64, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT id FROM archives WHERE path = ?`, path).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT text_id FROM docs WHERE archive_id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	var tids []int64
+	for rows.Next() {
+		var t int64
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		tids = append(tids, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE archive_id = ?`, id); err != nil {
-		return err
+		return nil, err
 	}
 	_, err = tx.ExecContext(ctx, `DELETE FROM archives WHERE id = ?`, id)
-	return err
+	return tids, err
+}
+
+// dropUnused removes the texts among tids that no row points to any more.
+func dropUnused(ctx context.Context, tx *sql.Tx, tids []int64) error {
+	if len(tids) == 0 {
+		return nil
+	}
+	used, err := tx.PrepareContext(ctx, `SELECT EXISTS (SELECT 1 FROM docs WHERE text_id = ?)`)
+	if err != nil {
+		return err
+	}
+	defer used.Close()
+	for _, t := range tids {
+		var still bool
+		if err := used.QueryRowContext(ctx, t).Scan(&still); err != nil {
+			return err
+		}
+		if still {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM fts WHERE rowid = ?`, t); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM texts WHERE id = ?`, t); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // dropMissing removes the archives not seen in this scan whose file is gone.
@@ -470,7 +564,11 @@ func (x *Index) Remove(ctx context.Context, path string) error {
 		return fmt.Errorf("index: remove %s: %w", path, err)
 	}
 	defer tx.Rollback()
-	if err := deleteArchive(ctx, tx, path); err != nil {
+	tids, err := deleteArchive(ctx, tx, path)
+	if err == nil {
+		err = dropUnused(ctx, tx, tids)
+	}
+	if err != nil {
 		return fmt.Errorf("index: remove %s: %w", path, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -490,7 +588,7 @@ func (x *Index) Rebuild(ctx context.Context, opts UpdateOptions) (Stats, error) 
 		return Stats{}, fmt.Errorf("index: rebuild: %w", err)
 	}
 	defer tx.Rollback()
-	for _, q := range []string{`DELETE FROM fts`, `DELETE FROM docs`, `DELETE FROM archives`} {
+	for _, q := range []string{`DELETE FROM fts`, `DELETE FROM docs`, `DELETE FROM texts`, `DELETE FROM archives`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return Stats{}, fmt.Errorf("index: rebuild: %w", err)
 		}

@@ -162,6 +162,18 @@ func (s *server) index() (*index.Index, error) {
 	return x, nil
 }
 
+// catchUp brings the index up to date before a search, as `ben10 search`
+// does: the archives noted by saves since the last update (index.NoteArchive)
+// and those of project ("" : every project) are indexed; unchanged ones
+// cost a stat. A failure leaves the search to answer from what is indexed.
+func (s *server) catchUp(ctx context.Context, x *index.Index, project string) {
+	opts := index.UpdateOptions{}
+	if project != "" {
+		opts = index.UpdateOptions{Projects: []string{project}, Only: true}
+	}
+	_, _ = x.Update(ctx, opts)
+}
+
 // project is the client's first file:// root, else the server's directory,
 // made canonical.
 func (s *server) project(ctx context.Context, req *sdk.CallToolRequest) (string, error) {

@@ -114,6 +114,7 @@ func (s *server) search(ctx context.Context, req *sdk.CallToolRequest, a SearchA
 	if err != nil {
 		return nil, nil, err
 	}
+	s.catchUp(ctx, x, q.Project)
 	hits, err := x.Search(ctx, q)
 	if err != nil {
 		return nil, nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript"
@@ -99,6 +100,7 @@ func (p *StorePreserver) Preserve(req Request) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("snapshot of %s: %w", sess.ID, err)
 	}
+	_ = index.NoteArchive(m.Store().Home(), m.Store().ProjectDir(), cr.Path)
 	info := &SnapshotInfo{ID: cr.Snapshot.ID, Path: cr.Path, CreatedAt: cr.Snapshot.CreatedAt, Replaced: cr.Replaced, Pending: cr.Pending}
 	if info.CreatedAt.IsZero() {
 		info.CreatedAt = req.Now
@@ -177,6 +179,7 @@ func (p *StorePreserver) archive(s *store.Store, cfg *store.Config, sess *Sessio
 		return err
 	}
 	res.Archive, res.ArchiveBytes, res.CopiedBytes = sr.Path, sr.Meta.SizeBytes, stats.CopiedBytes
+	_ = index.NoteArchive(s.Home(), s.ProjectDir(), sr.Path)
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
@@ -553,6 +554,7 @@ func runCompSnapshot(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	_ = index.NoteArchive(m.Store().Home(), m.Store().ProjectDir(), res.Path) // the next index update picks it up
 	out := cmd.OutOrStdout()
 	printWarnings(cmd, res.Warnings)
 	if globalFlags.json {

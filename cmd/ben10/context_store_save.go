@@ -14,6 +14,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript"
@@ -152,6 +153,7 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 	prog.Done()
 	_ = st.Audit(store.AuditEntry{Action: store.ActionSave, Path: target, SizeBytes: size, Messages: len(state.Messages),
 		RedactionsApplied: red.Total(), Session: state.Meta.SessionID})
+	_ = index.NoteArchive(st.Home(), st.ProjectDir(), target) // the next index update picks it up
 	exported := ""
 	if saveFlags.export != "" {
 		if exported, err = writeExport(st, state, opts, saveFlags.export); err != nil {

@@ -112,8 +112,12 @@ func runIndexStatus(ctx context.Context, out, errw io.Writer) error {
 		return printJSON(out, s)
 	}
 	fmt.Fprintf(out, "Recall index %s (%s)\n", tildePath(s.Path), humanBytes(s.Bytes))
-	fmt.Fprintf(out, "  projects   %d\n  archives   %d (%d indexed, %d encrypted and not indexed, %d unreadable)\n  rows       %s\n",
-		s.Projects, s.Archives, s.Indexed, s.Encrypted, s.Skipped, commas(int64(s.Rows)))
+	fmt.Fprintf(out, "  projects   %d\n  archives   %d (%d indexed, %d encrypted and not indexed, %d unreadable)\n  rows       %s (%s distinct texts)\n",
+		s.Projects, s.Archives, s.Indexed, s.Encrypted, s.Skipped, commas(int64(s.Rows)), commas(int64(s.Texts)))
+	if s.Pulled > 0 {
+		home, _ := store.HomeDir()
+		fmt.Fprintf(out, "  pulled     %d from team remotes (%s)\n", s.Pulled, tildePath(index.PullArea(home)))
+	}
 	kinds := make([]string, 0, len(s.Kinds))
 	for k := range s.Kinds {
 		kinds = append(kinds, k)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/remote"
 	"github.com/ben10ctx/ben10/store"
 )
@@ -424,6 +425,9 @@ that has no checkout here go to ~/.claude-code/remote/NAME/KEY/ as .ctx files
 					return oerr
 				}
 				stats, err = c.Pull(ctx, st, remote.PullOptions{Project: o.key, Session: o.session})
+				for _, p := range stats.Pulled {
+					_ = index.NoteArchive(st.Home(), st.ProjectDir(), p) // the next index update picks them up
+				}
 			}
 			prog.Done()
 			if err != nil {

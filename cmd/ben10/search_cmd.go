@@ -167,7 +167,11 @@ func writeHits(out io.Writer, hits []index.Hit) {
 		if !h.Time.IsZero() {
 			when = h.Time.Local().Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(out, "%d. %s  %s  %s  %s/%s  %s\n", i+1, tildePath(h.Project), hitSession(h.Session), when, h.Assistant, h.Kind, h.Ref)
+		proj := tildePath(h.Project)
+		if h.Source != "" {
+			proj = h.Source // a teammate's archive, pulled
+		}
+		fmt.Fprintf(out, "%d. %s  %s  %s  %s/%s  %s\n", i+1, proj, hitSession(h.Session), when, h.Assistant, h.Kind, h.Ref)
 		fmt.Fprintf(out, "   %s\n", oneLine(h.Snippet, 200))
 	}
 }

@@ -52,6 +52,25 @@ func TestRecallCLI(t *testing.T) {
 		t.Errorf("show: code %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 
+	// show --resume: the hit's session becomes a resumable Claude Code
+	// session in the hit's project.
+	r = runBen10(t, nil, p.env, "show", hits[0].Ref, "--resume", "--json")
+	var resumed struct {
+		SessionID    string        `json:"session_id"`
+		OldSessionID string        `json:"old_session_id"`
+		Files        []string      `json:"files"`
+		Hit          index.ShowRow `json:"hit"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &resumed); err != nil || r.code != 0 || resumed.OldSessionID != fixtureSession || len(resumed.Files) == 0 || resumed.Hit.Kind != index.KindCommand {
+		t.Fatalf("show --resume: code %d %v\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	if b, err := os.ReadFile(resumed.Files[0]); err != nil || !strings.Contains(string(b), resumed.SessionID) || filepath.Dir(resumed.Files[0]) != p.claudeDir {
+		t.Errorf("show --resume wrote %s (want it in %s): %v", resumed.Files[0], p.claudeDir, err)
+	}
+	if r := runBen10(t, nil, p.env, "show", hits[0].Ref, "--project-dir", p.dir); r.code == 0 {
+		t.Errorf("show --project-dir without --resume: code 0")
+	}
+
 	var st index.Status
 	if err := json.Unmarshal([]byte(runBen10(t, nil, p.env, "index", "status", "--json").stdout), &st); err != nil || st.Indexed != 1 || st.Rows == 0 {
 		t.Errorf("index status: %+v %v", st, err)

@@ -12,21 +12,37 @@ import (
 
 func newShowCmd() *cobra.Command {
 	var before, after int
+	var resume bool
+	var projectDir string
 	c := &cobra.Command{
 		Use:   "show REF",
 		Short: "Print the messages, commands and outputs around a search hit",
 		Long: `Print what surrounds a search hit: REF is the reference ` + "`ben10 search`" + ` prints
 (archive hash prefix and position). --before and --after set how many rows of
-the same archive are shown around it.`,
+the same archive are shown around it.
+
+--resume restores the session that holds the hit as a resumable Claude Code
+session (as ` + "`ben10 context restore FILE --resume`" + ` does with its archive), in
+the hit's project directory unless --project-dir names another, and prints
+the command that resumes it and where the hit is in it.`,
 		Example: `  ben10 show 49314c099ed8425f:577
-  ben10 show 49314c099ed8425f:577 --before 10 --after 2 --json`,
+  ben10 show 49314c099ed8425f:577 --before 10 --after 2 --json
+  ben10 show 49314c099ed8425f:577 --resume`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if resume {
+				return runShowResume(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], projectDir)
+			}
+			if projectDir != "" {
+				return fmt.Errorf("show: --project-dir is for --resume")
+			}
 			return runShow(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], before, after)
 		},
 	}
 	c.Flags().IntVar(&before, "before", 3, "rows before the hit")
 	c.Flags().IntVar(&after, "after", 3, "rows after the hit")
+	c.Flags().BoolVar(&resume, "resume", false, "restore the hit's session as a resumable Claude Code session")
+	c.Flags().StringVar(&projectDir, "project-dir", "", "with --resume: the directory to resume in (default: the hit's project)")
 	return c
 }
 

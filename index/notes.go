@@ -1,0 +1,110 @@
+package index
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// NotesName is the file, beside the index database, where savers note the
+// archives they wrote until the next Update indexes them.
+const NotesName = "index-notes"
+
+// maxNotesBytes bounds the notes file: past it, a note is dropped and the
+// next Update scans every known project instead (nothing is lost: the
+// project is already known, or its note is older and kept).
+const maxNotesBytes = 1 << 20
+
+// note is one line of the notes file.
+type note struct {
+	Project string `json:"project"`
+	Path    string `json:"path,omitempty"`
+	Time    int64  `json:"t"`
+}
+
+// NotesPath is the notes file for home directory home.
+func NotesPath(home string) string {
+	return filepath.Join(home, ".claude-code", NotesName)
+}
+
+// NoteArchive records that the archive at path, in the store of project
+// directory project, was written or removed. It does not touch the
+// database: it appends one line to the notes file (0600, never through a
+// symbolic link), so it is cheap enough for a hook's synchronous path.
+// The next Update — the background worker's, `ben10 index update`'s, or
+// the one a search runs before it answers — indexes the project's store,
+// and the project is remembered from then on. Every save path calls it
+// once its archive is on disk.
+func NoteArchive(home, project, path string) error {
+	if home == "" || project == "" {
+		return fmt.Errorf("index: note %s: no home or project directory", path)
+	}
+	p := NotesPath(home)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return fmt.Errorf("index: note %s: %w", path, err)
+	}
+	if fi, err := os.Lstat(p); err == nil && fi.Size() > maxNotesBytes {
+		return fmt.Errorf("index: note %s: %s is over %d bytes (run ben10 index update)", path, p, maxNotesBytes)
+	}
+	line, err := json.Marshal(note{Project: project, Path: path, Time: time.Now().Unix()})
+	if err != nil {
+		return fmt.Errorf("index: note %s: %w", path, err)
+	}
+	f, err := openAppend(p)
+	if err != nil {
+		return fmt.Errorf("index: note %s: %w", path, err)
+	}
+	_, werr := f.Write(append(line, '\n'))
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("index: note %s: %w", path, werr)
+	}
+	return nil
+}
+
+// takeNotes moves the notes file aside (so that notes added meanwhile go
+// to a new file) and returns the projects noted in it and in any file left
+// aside by an Update that did not finish, with the files to remove once
+// they are indexed.
+func takeNotes(home string) (projects []string, taken []string) {
+	if home == "" {
+		return nil, nil
+	}
+	p := NotesPath(home)
+	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+		aside := p + ".taken-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+		_ = os.Rename(p, aside)
+	}
+	files, _ := filepath.Glob(p + ".taken-*")
+	seen := map[string]bool{}
+	for _, f := range files {
+		data, err := readSmall(f, maxNotesBytes+64<<10)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			taken = append(taken, f) // not a small regular file: drop it
+			continue
+		}
+		taken = append(taken, f)
+		for _, l := range bytes.Split(data, []byte{'\n'}) {
+			var n note
+			if len(l) == 0 || json.Unmarshal(l, &n) != nil {
+				continue // a torn or foreign line: the next full scan covers it
+			}
+			if d := strings.TrimSpace(n.Project); filepath.IsAbs(d) && !seen[d] {
+				seen[d] = true
+				projects = append(projects, d)
+			}
+		}
+	}
+	return projects, taken
+}
