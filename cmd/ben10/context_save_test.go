@@ -103,7 +103,12 @@ func TestContextSaveInspectExportRestore(t *testing.T) {
 	if err := os.Mkdir(proj, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	r := mustRun(t, []string{"CLAUDE_CONFIG_DIR=" + cfg}, "context", "restore", out, "--resume", "--project-dir", proj, "--json")
+	// The fixture was saved in /home/dev/proj: restoring it elsewhere
+	// takes --force.
+	if r := runBen10(t, nil, []string{"CLAUDE_CONFIG_DIR=" + cfg}, "context", "restore", out, "--resume", "--project-dir", proj); r.code == 0 || !strings.Contains(r.stderr, "--force") {
+		t.Errorf("restore into another project without --force: exit %d, %s", r.code, r.stderr)
+	}
+	r := mustRun(t, []string{"CLAUDE_CONFIG_DIR=" + cfg}, "context", "restore", out, "--resume", "--project-dir", proj, "--json", "--force")
 	var res struct {
 		SessionID string   `json:"session_id"`
 		Files     []string `json:"files"`
@@ -114,7 +119,7 @@ func TestContextSaveInspectExportRestore(t *testing.T) {
 	if len(res.Files) != 2 || !strings.HasPrefix(res.Files[0], filepath.Join(cfg, "projects")) || !strings.HasSuffix(res.Files[0], res.SessionID+".jsonl") {
 		t.Errorf("restore result %+v", res)
 	}
-	r = mustRun(t, []string{"CLAUDE_CONFIG_DIR=" + cfg}, "context", "restore", out, "--resume", "--project-dir", proj)
+	r = mustRun(t, []string{"CLAUDE_CONFIG_DIR=" + cfg}, "context", "restore", out, "--resume", "--project-dir", proj, "--force")
 	if !strings.Contains(r.stdout, "claude --resume ") {
 		t.Errorf("restore output %q", r.stdout)
 	}

@@ -260,7 +260,7 @@ func TestContextStoreCLI(t *testing.T) {
 	// The restore installed the named save as current.ctx and moved the
 	// previous one to history.
 	var rec map[string]any
-	if err := json.Unmarshal([]byte(mustRun(t, env, "context", "restore", "--from", pkg, "--dir", p.dir, "--json").stdout), &rec); err != nil {
+	if err := json.Unmarshal([]byte(mustRun(t, env, "context", "restore", "--from", pkg, "--dir", p.dir, "--json", "--force").stdout), &rec); err != nil {
 		t.Fatal(err)
 	}
 	if rec["installed"] == "" {
