@@ -114,6 +114,12 @@ func checkRoundTrip(t *testing.T, st *archive.State, a *archive.Archive) {
 }
 
 func TestRoundTripFixtures(t *testing.T) {
+	// -short: a cheap Argon2id (ctxfmt's tests cover the default cost);
+	// make test-long encrypts at the default 64 MiB, three passes.
+	var kdf ctxfmt.Argon2Params
+	if testing.Short() {
+		kdf = ctxfmt.Argon2Params{Time: 1, MemoryKiB: 64, Threads: 1}
+	}
 	for _, name := range []string{v2 + ".jsonl", "v1.jsonl", "hostile.jsonl"} {
 		t.Run(name, func(t *testing.T) {
 			st := importFile(t, filepath.Join(fixtureDir, name))
@@ -121,7 +127,7 @@ func TestRoundTripFixtures(t *testing.T) {
 				{},
 				{Codec: ctxfmt.CodecLZ4, ChunkSize: 64},
 				{Codec: ctxfmt.CodecNone},
-				{Level: ctxfmt.LevelBest, Encryption: &ctxfmt.Encryption{Passphrase: []byte("pw")}},
+				{Level: ctxfmt.LevelBest, Encryption: &ctxfmt.Encryption{Passphrase: []byte("pw"), Argon2: kdf}},
 			} {
 				b := encode(t, st, opts)
 				oo := archive.OpenOptions{}
