@@ -301,8 +301,10 @@ func recallToWire(r *Recall) *recallWire {
 			ContextTokens: s.ContextTokens, ContextWindow: s.ContextWindow,
 		},
 		Tasks: tasksWire{
-			Active: r.Tasks.Active, Pending: r.Tasks.Pending,
-			Completed: r.Tasks.Completed, UpdatedAt: base.put(r.Tasks.UpdatedAt),
+			// Empty lists as nil, as every list here: equal recalls give
+			// equal bytes however their lists were made.
+			Active: nilIfEmpty(r.Tasks.Active), Pending: nilIfEmpty(r.Tasks.Pending),
+			Completed: nilIfEmpty(r.Tasks.Completed), UpdatedAt: base.put(r.Tasks.UpdatedAt),
 		},
 		Omitted: omittedWire{
 			Requests: r.Omitted.Requests, Files: r.Omitted.Files, Commands: r.Omitted.Commands, Errors: r.Omitted.Errors,
