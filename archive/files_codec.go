@@ -25,13 +25,11 @@ type fileRegistry []FileRecord
 
 type (
 	registryWire struct {
-		_msgpack struct{} `msgpack:",as_array"`
-		Form     int64
-		Base     int64
-		Files    []fileWire
+		Form  int64
+		Base  int64
+		Files []fileWire
 	}
 	fileWire struct {
-		_msgpack                          struct{} `msgpack:",as_array"`
 		Path                              string
 		Hash                              wireHash
 		AccessCount, Reads, Edits, Writes int
@@ -55,7 +53,7 @@ func (fr fileRegistry) MarshalMsgpack() ([]byte, error) {
 		w.Files[i] = fileWire{Path: f.Path, Hash: wireHash(f.Hash), AccessCount: f.AccessCount,
 			Reads: f.Reads, Edits: f.Edits, Writes: f.Writes, LastAccess: base.put(f.LastAccess)}
 	}
-	return marshal(&w)
+	return marshalArrays(&w)
 }
 
 // UnmarshalMsgpack decodes either form of the registry.

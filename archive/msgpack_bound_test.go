@@ -266,6 +266,12 @@ func TestMetaDecodeRandom(t *testing.T) {
 		if err := compareMeta(b); err != nil {
 			t.Fatalf("payload %d: %v", i, err)
 		}
+		// Deterministic: map keys sorted, whatever Go's map order.
+		for range 3 {
+			if again, err := marshal(&m); err != nil || !bytes.Equal(again, b) {
+				t.Fatalf("payload %d: encoded differently the second time (%v)", i, err)
+			}
+		}
 		var got metaSegment
 		if err := unmarshal(b, &got); err != nil {
 			t.Fatalf("payload %d: %v", i, err)
@@ -465,6 +471,41 @@ func TestUnmarshalRefusesHostileLengths(t *testing.T) {
 		}
 		if ok, _ := msgpackWellFormed(b); !ok {
 			t.Errorf("segment %d (%s) written by Encode fails the check", i, s.Type)
+		}
+	}
+}
+
+// TestImportReportEncoding: ImportReport's encoder writes what msgpack's
+// struct encoding writes (every field, in order; a field added to the
+// struct but not to the encoder fails here), with the unknown types'
+// keys sorted.
+func TestImportReportEncoding(t *testing.T) {
+	type plain ImportReport // msgpack's own struct encoding
+	r := ImportReport{Lines: 1, Skipped: 2, Partial: 3, Truncated: true, InvalidUTF8: 4, UnknownTypes: map[string]int{"x": 5},
+		Problems: []string{"p"}, Blank: 6, Files: 7}
+	got, err := marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := marshal(plain(r))
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("ImportReport encodes as\n%x\nmsgpack's struct encoding\n%x (%v)", got, want, err)
+	}
+	r.UnknownTypes = map[string]int{}
+	for i := range 50 {
+		r.UnknownTypes[fmt.Sprint("type", i)] = i
+	}
+	first, err := marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back ImportReport
+	if err := unmarshal(first, &back); err != nil || !reflect.DeepEqual(back, r) {
+		t.Fatalf("round trip: %+v, %v", back, err)
+	}
+	for range 10 {
+		if b, _ := marshal(r); !bytes.Equal(b, first) {
+			t.Fatal("unknown types encoded in another order")
 		}
 	}
 }

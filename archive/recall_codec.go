@@ -10,8 +10,8 @@ import (
 )
 
 // The recall's stored form (docs/FORMAT.md, "summaries"): a msgpack array
-// of positional records, each one a struct tagged as_array below, in the
-// order of its fields:
+// of positional records, each one a wire struct below encoded as the
+// array of its fields in order (marshalArrays):
 //
 //	[recallWireForm, Version, base, Session, Initial, Requests, Tasks,
 //	 Files, Commands, Errors, Decisions, Compactions, Omitted]
@@ -32,7 +32,7 @@ type recallMapForm Recall
 // MarshalMsgpack encodes r in the compact positional form (see
 // DecodeRecall), so msgpack.Marshal(&r) gives what an archive stores.
 func (r *Recall) MarshalMsgpack() ([]byte, error) {
-	return marshal(recallToWire(r))
+	return marshalArrays(recallToWire(r))
 }
 
 // UnmarshalMsgpack decodes either stored form of a Recall.
@@ -47,7 +47,7 @@ func (r *Recall) UnmarshalMsgpack(b []byte) error {
 
 // appendRecall appends r's stored form to dst.
 func appendRecall(dst []byte, r *Recall) []byte {
-	b, err := marshal(recallToWire(r))
+	b, err := marshalArrays(recallToWire(r))
 	if err != nil {
 		// marshal writes to memory, and no wire type's encoder returns
 		// an error of its own: unreachable.
@@ -71,6 +71,21 @@ func decodeRecallForms(b []byte) (Recall, error) {
 		return Recall{}, err
 	}
 	return Recall(m), nil
+}
+
+// marshalArrays encodes v as marshal does but every struct as the array
+// of its fields, in order: the compact forms' records (the wire types
+// below). The decoder reads such an array into a struct whose number of
+// fields it matches.
+func marshalArrays(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	enc.UseCompactInts(true)
+	enc.UseArrayEncodedStructs(true)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // errCompactForm is the cause of every malformed compact payload (recall,
@@ -198,10 +213,10 @@ func (w *wireTime) DecodeMsgpack(d *msgpack.Decoder) error {
 	return err
 }
 
-// The compact recall's records (see recallWireForm).
+// The compact recall's records (see recallWireForm), encoded by
+// marshalArrays.
 type (
 	recallWire struct {
-		_msgpack    struct{} `msgpack:",as_array"`
 		Form        int64
 		Version     int
 		Base        int64
@@ -217,35 +232,26 @@ type (
 		Omitted     omittedWire
 	}
 	sessionWire struct {
-		_msgpack                                                       struct{} `msgpack:",as_array"`
 		Harness, SessionID, Title, Directory, GitBranch, Model, Client string
 		First, Last                                                    wireTime
 		Messages, ToolCalls, Files                                     int
 		ContextTokens, ContextWindow                                   int64
 	}
 	requestWire struct {
-		_msgpack struct{} `msgpack:",as_array"`
-		Text     string
-		Time     wireTime
+		Text string
+		Time wireTime
 	}
 	tasksWire struct {
-		_msgpack                   struct{} `msgpack:",as_array"`
-		Active, Pending, Completed []taskWire
+		Active, Pending, Completed []Task // [id, content, active_form, status]
 		UpdatedAt                  wireTime
 	}
-	taskWire struct {
-		_msgpack                        struct{} `msgpack:",as_array"`
-		ID, Content, ActiveForm, Status string
-	}
 	recallFileWire struct {
-		_msgpack                       struct{} `msgpack:",as_array"`
 		Path                           string
 		Reads, Edits, Writes, Searches int
 		Last                           wireTime
 		Seq                            int
 	}
 	commandWire struct {
-		_msgpack              struct{} `msgpack:",as_array"`
 		Command               string
 		Lines, Runs, Failures int
 		OK                    bool
@@ -257,7 +263,6 @@ type (
 		Seq                   int
 	}
 	errorWire struct {
-		_msgpack               struct{} `msgpack:",as_array"`
 		Tool, Subject, Message string
 		Count                  int
 		Resolved               bool
@@ -265,18 +270,15 @@ type (
 		Seq                    int
 	}
 	decisionWire struct {
-		_msgpack   struct{} `msgpack:",as_array"`
 		Kind, Text string
 		Time       wireTime
 	}
 	compactionWire struct {
-		_msgpack  struct{} `msgpack:",as_array"`
 		Trigger   string
 		PreTokens int64
 		Time      wireTime
 	}
 	omittedWire struct {
-		_msgpack                                                      struct{} `msgpack:",as_array"`
 		Requests, Files, Commands, Errors, Tasks, Decisions, Compacts int
 	}
 )
@@ -299,8 +301,10 @@ func recallToWire(r *Recall) *recallWire {
 			ContextTokens: s.ContextTokens, ContextWindow: s.ContextWindow,
 		},
 		Tasks: tasksWire{
-			Active: tasksToWire(r.Tasks.Active), Pending: tasksToWire(r.Tasks.Pending),
-			Completed: tasksToWire(r.Tasks.Completed), UpdatedAt: base.put(r.Tasks.UpdatedAt),
+			// Empty lists as nil, as every list here: equal recalls give
+			// equal bytes however their lists were made.
+			Active: nilIfEmpty(r.Tasks.Active), Pending: nilIfEmpty(r.Tasks.Pending),
+			Completed: nilIfEmpty(r.Tasks.Completed), UpdatedAt: base.put(r.Tasks.UpdatedAt),
 		},
 		Omitted: omittedWire{
 			Requests: r.Omitted.Requests, Files: r.Omitted.Files, Commands: r.Omitted.Commands, Errors: r.Omitted.Errors,
@@ -334,14 +338,6 @@ func recallToWire(r *Recall) *recallWire {
 	return w
 }
 
-func tasksToWire(ts []Task) []taskWire {
-	var out []taskWire
-	for _, t := range ts {
-		out = append(out, taskWire{ID: t.ID, Content: t.Content, ActiveForm: t.ActiveForm, Status: t.Status})
-	}
-	return out
-}
-
 // recall gives back the Recall w lays out (empty lists as nil).
 func (w *recallWire) recall() (Recall, error) {
 	base := timeBase(w.Base)
@@ -364,8 +360,8 @@ func (w *recallWire) recall() (Recall, error) {
 			ContextTokens: s.ContextTokens, ContextWindow: s.ContextWindow,
 		},
 		Tasks: RecallTasks{
-			Active: tasksFromWire(w.Tasks.Active), Pending: tasksFromWire(w.Tasks.Pending),
-			Completed: tasksFromWire(w.Tasks.Completed), UpdatedAt: tm(w.Tasks.UpdatedAt),
+			Active: nilIfEmpty(w.Tasks.Active), Pending: nilIfEmpty(w.Tasks.Pending),
+			Completed: nilIfEmpty(w.Tasks.Completed), UpdatedAt: tm(w.Tasks.UpdatedAt),
 		},
 		Omitted: RecallOmitted{
 			Requests: w.Omitted.Requests, Files: w.Omitted.Files, Commands: w.Omitted.Commands, Errors: w.Omitted.Errors,
@@ -398,10 +394,11 @@ func (w *recallWire) recall() (Recall, error) {
 	return r, nil
 }
 
-func tasksFromWire(ts []taskWire) []Task {
-	return convert(ts, func(t taskWire) Task {
-		return Task{ID: t.ID, Content: t.Content, ActiveForm: t.ActiveForm, Status: t.Status}
-	})
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }
 
 // convert maps a decoded list (nil when empty).

@@ -304,3 +304,13 @@ func TestCompactFormsOfGoldens(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallEmptyListsOneForm: empty and nil lists give the same bytes.
+func TestRecallEmptyListsOneForm(t *testing.T) {
+	a := Recall{Version: RecallVersion}
+	b := Recall{Version: RecallVersion, Requests: []RecallRequest{}, Files: []RecallFile{}, Commands: []RecallCommand{}, Errors: []RecallError{},
+		Decisions: []RecallDecision{}, Compactions: []RecallCompaction{}, Tasks: RecallTasks{Active: []Task{}, Pending: []Task{}, Completed: []Task{}}}
+	if x, y := appendRecall(nil, &a), appendRecall(nil, &b); !bytes.Equal(x, y) {
+		t.Fatalf("nil lists %x, empty lists %x", x, y)
+	}
+}
