@@ -138,6 +138,13 @@ type CreateOptions struct {
 	// is written so; any other gets a complete snapshot.
 	// CreateResult.RawOnly tells which was written.
 	RawOnly bool
+	// Limit, when positive, snapshots only the transcript's first Limit
+	// bytes (cut after the last complete line; see
+	// archive.ImportOptions.Limit): the session as it was when the
+	// PreCompact hook took note, before the compaction's boundary.
+	Limit int64
+	// Context cancels a long snapshot (nil = context.Background()).
+	Context context.Context
 }
 
 // CreateResult tells what Create did.
@@ -195,11 +202,23 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	if !m.cfg.CompactionSnapshots.Enabled && !o.Force {
 		return nil, ErrDisabled
 	}
+	ctx := o.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("snapshot of %s: %w", o.TranscriptPath, err)
+	}
 	now := o.Now
 	if now.IsZero() {
 		now = m.clock()
 	}
 	now = now.UTC()
+	if o.Limit > 0 {
+		// A prefix of the transcript: an earlier archive of the session
+		// may hold more than it; imported in full.
+		o.NoPrevious, o.RawOnly = true, false
+	}
 	level := o.Level
 	if level == 0 {
 		level = ctxfmt.LevelFromZstd(m.cfg.CompactionSnapshots.CompressionLevel)
@@ -239,7 +258,9 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 			return err
 		}
 		var err error
-		st, stats, err = transcript.Save(w, o.TranscriptPath, o.Harness, m.importOptions(), eopts)
+		iopt := m.importOptions()
+		iopt.Limit = o.Limit
+		st, stats, err = transcript.Save(&ctxWriter{ctx: ctx, w: w}, o.TranscriptPath, o.Harness, iopt, eopts)
 		if err != nil {
 			return fmt.Errorf("snapshot: importing %s: %w", o.TranscriptPath, err)
 		}
@@ -283,7 +304,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		ModelPending:      rawOnly,
 	}
 	res := &CreateResult{Redactions: red.Counts(), Resumed: stats.Resumed, RawOnly: rawOnly}
-	unlock, err := m.st.Lock(context.Background())
+	unlock, err := m.st.Lock(ctx)
 	if errors.Is(err, store.ErrLockTimeout) {
 		return m.park(tmp, snap, o.Force, res)
 	}
