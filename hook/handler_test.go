@@ -23,7 +23,7 @@ import (
 // fakeSnapshots is an in-memory snapshot layer writing real archives, so
 // the handlers are tested without package snapshot.
 type fakeSnapshots struct {
-	dir         string
+	dir       string
 	snaps     []SnapshotInfo
 	createErr error
 	requests  []SnapshotRequest

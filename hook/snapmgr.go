@@ -63,4 +63,3 @@ func (a managerAdapter) OpenArchive(id string) (*archive.Archive, io.Closer, err
 	ar, c, _, err := a.m.OpenArchive(id)
 	return ar, c, err
 }
-

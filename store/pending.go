@@ -184,9 +184,9 @@ type Job struct {
 	Event string `json:"event"`
 	// Trigger is PreCompact's trigger ("auto", "manual"), or SessionEnd's
 	// reason.
-	Trigger    string    `json:"trigger,omitempty"`
-	Session    string    `json:"session"`
-	Transcript string    `json:"transcript"`
+	Trigger    string `json:"trigger,omitempty"`
+	Session    string `json:"session"`
+	Transcript string `json:"transcript"`
 	// Size is the transcript's size at the event: what a PreCompact job
 	// snapshots (an append-only transcript keeps those bytes).
 	Size int64 `json:"size"`
