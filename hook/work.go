@@ -123,7 +123,12 @@ func (c *call) takeNote(event, trigger string) error {
 	}
 	switch mode {
 	case WorkSync:
-		return c.h.runJob(c.ctx, c.st, j)
+		err := c.h.runJob(c.ctx, c.st, j)
+		if err != nil {
+			// Kept for a retry by the next worker.
+			err = errors.Join(err, registerProject(c.h.home(), c.st.ProjectDir()))
+		}
+		return err
 	case WorkDefer:
 		return registerProject(c.h.home(), c.st.ProjectDir())
 	}
@@ -277,6 +282,7 @@ func (h *Handler) Work(ctx context.Context) ([]string, error) {
 // jobs it ran to done.
 func (h *Handler) drain(ctx context.Context, done map[string]bool) error {
 	var errs []error
+	waited := false
 	for {
 		if ctx.Err() != nil {
 			return errors.Join(append(errs, ctx.Err())...)
@@ -295,15 +301,16 @@ func (h *Handler) drain(ctx context.Context, done map[string]bool) error {
 			}
 		}
 		if ran {
+			waited = false
 			continue
 		}
-		if next.IsZero() {
+		// Nothing was due: wait once for a retry due soon (not with an
+		// injected clock, which would not move meanwhile).
+		wait := next.Sub(h.now())
+		if next.IsZero() || waited || wait > workerWait || h.Now != nil {
 			return errors.Join(errs...)
 		}
-		wait := time.Until(next)
-		if wait > workerWait {
-			return errors.Join(errs...)
-		}
+		waited = true
 		select {
 		case <-ctx.Done():
 		case <-time.After(wait):
@@ -470,7 +477,15 @@ func (h *Handler) compactSnapshot(ctx context.Context, st *store.Store, cfg *sto
 	return updateState(st.Root(), st.ProjectDir(), h.now(), func(s *State) error {
 		ss := s.Sessions[j.Session]
 		if ss == nil || ss.PreCompactSize != j.Size || ss.PreCompactTranscript != j.Transcript {
-			return nil // SessionStart(compact) came first and digested the transcript
+			// SessionStart(compact) came first and digested the
+			// transcript: this snapshot is not injected again.
+			now := h.now()
+			s.Recoveries = append(s.Recoveries, Recovery{
+				ID: "rc-" + info.ID, Kind: KindCompact, State: RecoveryConsumed,
+				SourceSession: j.Session, TargetSession: j.Session, Snapshot: info.ID, Key: "snapshot:" + info.ID,
+				Created: now, CreatedBy: os.Getpid(), ConsumedAt: now, ConsumedBy: j.Session, ConsumedPID: os.Getpid(),
+			})
+			return nil
 		}
 		s.addRecovery(Recovery{
 			ID: "rc-" + info.ID, Kind: KindCompact, State: RecoveryActive,

@@ -40,8 +40,15 @@ func (s *Store) WritePending(kind, session string, data []byte) (string, error) 
 	if err := s.EnsureDir(s.PendingDir()); err != nil {
 		return "", err
 	}
-	name := fmt.Sprintf("%s-%s-%d-%d%s", kind, sanitizeName(session, 64), s.now().UnixNano(), os.Getpid(), PendingExt)
-	path := filepath.Join(s.PendingDir(), name)
+	// Unique per process and nanosecond; a clock that repeats itself (a
+	// test's) moves on to the next free nanosecond.
+	var path string
+	for n := s.now().UnixNano(); ; n++ {
+		path = filepath.Join(s.PendingDir(), fmt.Sprintf("%s-%s-%d-%d%s", kind, sanitizeName(session, 64), n, os.Getpid(), PendingExt))
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+	}
 	if err := WriteFileAtomic(path, data); err != nil {
 		return "", err
 	}
