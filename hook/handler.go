@@ -313,31 +313,27 @@ func (c *call) postToolUse() (*Output, error) {
 	return nil, c.runCheckpoint("tool")
 }
 
+// runCheckpoint takes note of a checkpoint: the worker writes it (see
+// Handler.checkpointJob). The counters restart now, so the next interval
+// is counted from this prompt whatever the job's outcome.
 func (c *call) runCheckpoint(why string) error {
-	res, cerr := c.h.checkpoint(c.ctx, c.st, c.cfg, c.in)
-	if errors.Is(cerr, ErrNoConversation) {
-		return nil // nothing to checkpoint yet; the next interval tries again
-	}
+	terr := checkTranscript(c.in)
 	err := c.update(func(s *State, ss *SessionState) error {
-		// Counters restart even when the checkpoint failed, so a broken
-		// transcript is not re-read on every prompt; the next interval
-		// tries again.
 		ss.SinceCheckpoint = 0
 		ss.Modifications = 0
 		ss.LastCheckpoint = c.now
-		if cerr != nil {
-			ss.LastCheckpointErr = cerr.Error()
-			return nil
+		if terr != nil {
+			ss.LastCheckpointErr = terr.Error()
 		}
-		ss.LastCheckpointErr = ""
-		ss.Checkpoints++
 		return nil
 	})
-	if cerr != nil {
-		return fmt.Errorf("checkpoint (%s): %w", why, cerr)
+	if err != nil || terr != nil {
+		return errors.Join(err, terr)
 	}
-	_ = res
-	return err
+	if err := c.takeNote(jobCheckpoint, why); err != nil {
+		return fmt.Errorf("checkpoint (%s): %w", why, err)
+	}
+	return nil
 }
 
 // ---- PreCompact ----

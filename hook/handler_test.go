@@ -240,6 +240,7 @@ func TestFullFlow(t *testing.T) {
 		if r := e.fire("UserPromptSubmit", in); r.stdout != "" || r.stderr != "" {
 			t.Fatalf("prompt %d: stdout %q stderr %q", i, r.stdout, r.stderr)
 		}
+		e.work() // the checkpoint, when one was queued
 		cps, _ := e.store().Checkpoints()
 		if want := i / 3; len(cps) != want {
 			t.Fatalf("after prompt %d: %d checkpoints, want %d", i, len(cps), want)
@@ -252,6 +253,7 @@ func TestFullFlow(t *testing.T) {
 
 	// PreCompact takes note: a job with the transcript's size, the
 	// worker started, no snapshot written in the hook.
+	e.spawned = nil
 	in = base()
 	in["trigger"] = "auto"
 	if r := e.fire("PreCompact", in); r.stdout != "" || r.stderr != "" {

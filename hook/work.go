@@ -50,6 +50,7 @@ const (
 const (
 	jobSessionEnd = "SessionEnd"
 	jobPreCompact = "PreCompact"
+	jobCheckpoint = "Checkpoint"
 )
 
 // headBytes is how much of the transcript's start a job fingerprints.
@@ -117,6 +118,8 @@ func (c *call) takeNote(event, trigger string) error {
 		Size: fi.Size(), Head: head, Cwd: c.in.Cwd, Time: c.now}
 	if c.rewritten(j) {
 		mode = WorkSync
+	} else if event == jobCheckpoint && c.queued(j) {
+		return nil // the queued checkpoint, written later, holds this one
 	}
 	if j, err = c.st.QueueJob(j); err != nil {
 		return err
@@ -150,6 +153,21 @@ func (c *call) rewritten(j store.Job) bool {
 			continue
 		}
 		if o.Size > j.Size || (o.Size <= j.Size && o.Head != "" && o.Size >= headBytes && o.Head != j.Head) {
+			return true
+		}
+	}
+	return false
+}
+
+// queued reports whether a job of j's event and session waits to be run
+// (not failed).
+func (c *call) queued(j store.Job) bool {
+	jobs, err := c.st.Jobs()
+	if err != nil {
+		return false
+	}
+	for _, o := range jobs {
+		if o.Event == j.Event && o.Session == j.Session && !o.Failed {
 			return true
 		}
 	}
@@ -421,6 +439,8 @@ func (h *Handler) doJob(ctx context.Context, st *store.Store, j store.Job) error
 		return h.finalSave(ctx, st, cfg, j)
 	case jobPreCompact:
 		return h.compactSnapshot(ctx, st, cfg, j, limit)
+	case jobCheckpoint:
+		return h.checkpointJob(ctx, st, cfg, j)
 	}
 	return fmt.Errorf("%w: job %s: unknown event %q", ErrBadInput, filepath.Base(j.Path), j.Event)
 }
@@ -447,6 +467,27 @@ func (h *Handler) finalSave(ctx context.Context, st *store.Store, cfg *store.Con
 		})
 		return nil
 	})
+}
+
+// checkpointJob is a checkpoint's job (UserPromptSubmit, PostToolUse):
+// the session as it is now into checkpoints/, built on its newest saved
+// archive; the outcome is recorded in the session's hook state.
+func (h *Handler) checkpointJob(ctx context.Context, st *store.Store, cfg *store.Config, j store.Job) error {
+	_, cerr := h.checkpoint(ctx, st, cfg, &Input{SessionID: j.Session, TranscriptPath: j.Transcript, Cwd: j.Cwd})
+	if errors.Is(cerr, ErrNoConversation) {
+		return nil // nothing to checkpoint yet; the next interval tries again
+	}
+	err := updateState(st.Root(), st.ProjectDir(), h.now(), func(s *State) error {
+		ss := s.session(j.Session)
+		if cerr != nil {
+			ss.LastCheckpointErr = cerr.Error()
+			return nil
+		}
+		ss.LastCheckpointErr = ""
+		ss.Checkpoints++
+		return nil
+	})
+	return errors.Join(cerr, err)
 }
 
 // compactSnapshot is PreCompact's job: the transcript's first limit bytes
