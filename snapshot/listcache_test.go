@@ -117,8 +117,8 @@ func TestListCacheProperty(t *testing.T) {
 					what = "prune"
 					_, err = e.m.Prune(clock)
 				case 7:
-					what = "recompress"
-					err = e.m.Recompress(id, ctxfmt.LevelDefault)
+					what = "annotate"
+					err = e.m.Annotate(id, []string{fmt.Sprint("t", step)}, "")
 				case 8:
 					what = "update post"
 					err = e.m.UpdatePost(id, PostCompaction{TokenCount: rng.Int63n(1e6), MessageCount: rng.Intn(100)})

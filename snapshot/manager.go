@@ -129,15 +129,6 @@ type CreateOptions struct {
 	// NoPrevious imports the whole transcript even when an archive of the
 	// same session exists to build on (see Manager.Previous).
 	NoPrevious bool
-	// RawOnly writes a raw-only snapshot (archive.EncodeRawOnly) when it
-	// can: the redacted raw transcript without the model, which readers
-	// build from it on demand and Recompress writes in full. For a caller
-	// that runs Recompress next (the PreCompact hook starts it in the
-	// background). Only a Claude Code session of a known SessionID,
-	// without file contents (compaction_snapshots.include_file_contents),
-	// is written so; any other gets a complete snapshot.
-	// CreateResult.RawOnly tells which was written.
-	RawOnly bool
 	// Limit, when positive, snapshots only the transcript's first Limit
 	// bytes (cut after the last complete line; see
 	// archive.ImportOptions.Limit): the session as it was when the
@@ -162,9 +153,6 @@ type CreateResult struct {
 	// Resumed: only the lines added since an earlier archive of the session
 	// (Manager.Previous) were imported; the content is a full import's.
 	Resumed bool `json:"resumed"`
-	// RawOnly: the snapshot was written raw-only (CreateOptions.RawOnly);
-	// Snapshot.ModelPending is set until Recompress completes it.
-	RawOnly bool `json:"raw_only"`
 }
 
 // NormalizeTrigger maps Claude Code's PreCompact trigger onto the PRD's
@@ -217,7 +205,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	if o.Limit > 0 {
 		// A prefix of the transcript: an earlier archive of the session
 		// may hold more than it; imported in full.
-		o.NoPrevious, o.RawOnly = true, false
+		o.NoPrevious = true
 	}
 	level := o.Level
 	if level == 0 {
@@ -226,13 +214,6 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	eopts, red, err := EncodeOptions(m.cfg, level)
 	if err != nil {
 		return nil, err
-	}
-	// A raw-only snapshot's transcript files are read while the earlier
-	// archive is looked for.
-	rawOnly := o.RawOnly && m.rawOnlyFits(&o, eopts)
-	var files <-chan readResult
-	if rawOnly {
-		files = m.readAsync(o.TranscriptPath)
 	}
 	if err := m.st.EnsureDir(m.st.SnapshotDir()); err != nil {
 		return nil, err
@@ -252,11 +233,6 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	var st *archive.State
 	var stats archive.EncodeStats
 	tmp, info, err := m.writeTemp(func(w io.Writer) error {
-		if rawOnly {
-			var err error
-			st, stats, err = m.writeRawOnly(w, o, eopts, files)
-			return err
-		}
 		var err error
 		iopt := m.importOptions()
 		iopt.Limit = o.Limit
@@ -301,9 +277,8 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		Harness:           string(st.Meta.Harness),
 		FileContents:      len(st.FileContents),
 		Redactions:        red.Total(),
-		ModelPending:      rawOnly,
 	}
-	res := &CreateResult{Redactions: red.Counts(), Resumed: stats.Resumed, RawOnly: rawOnly}
+	res := &CreateResult{Redactions: red.Counts(), Resumed: stats.Resumed}
 	unlock, err := m.st.Lock(ctx)
 	if errors.Is(err, store.ErrLockTimeout) {
 		return m.park(tmp, snap, o.Force, res)
@@ -1175,4 +1150,13 @@ func (m *Manager) Export(id, path string) error {
 	}
 	_ = m.st.Audit(store.AuditEntry{Action: store.ActionExport, SnapshotID: s.ID, ExportPath: path, SizeBytes: s.CompressedBytes, Messages: s.PreCompaction.MessageCount})
 	return nil
+}
+
+// importOptions are the importer options of the snapshots of m's store.
+func (m *Manager) importOptions() archive.ImportOptions {
+	return archive.ImportOptions{
+		ProjectDir:          m.st.ProjectDir(),
+		IncludeFileContents: m.cfg.CompactionSnapshots.IncludeFileContents,
+		ExcludePatterns:     ExcludePatterns(m.cfg),
+	}
 }

@@ -89,21 +89,6 @@ func runCompList(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	// A snapshot whose background recompression died is completed now
-	// rather than listed as pending forever (the store, opened read-only
-	// for the listing, is opened for writing only then).
-	if len(m.StalePending(time.Now())) > 0 {
-		if wst, wm, err := openProject(compFlags.dir, false); err != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: completing pending snapshots: %v\n", err)
-		} else {
-			level := ctxfmt.LevelFromZstd(wst.Config().CompactionSnapshots.CompressionLevel)
-			if done, err := wm.CompletePending(level, time.Now()); err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: completing pending snapshots: %v\n", err)
-			} else if len(done) > 0 && !globalFlags.quiet {
-				fmt.Fprintf(cmd.ErrOrStderr(), "ben10: completed %d snapshot(s) whose background recompression did not finish\n", len(done))
-			}
-		}
-	}
 	bw := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
 	defer bw.Flush()
 	var out io.Writer = bw
