@@ -48,10 +48,9 @@
 //
 // # Updates
 //
-// Nothing indexes in a hook's synchronous path. The detached background
-// process a PreCompact hook starts (`ben10 internal recompress`) indexes the
-// project when it is done, `ben10 index update` indexes everything, and
-// `ben10 search` catches up lazily before it answers (cheap when nothing
-// changed: a stat per archive). When the hooks get a single background
-// worker, the worker calls Update after each save instead.
+// Nothing indexes in a hook's synchronous path. The hooks' background
+// worker (`ben10 internal work`) indexes each project whose jobs it ran,
+// `ben10 index update` indexes everything, and `ben10 search` catches up
+// lazily before it answers (cheap when nothing changed: a stat per
+// archive).
 package index
