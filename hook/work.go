@@ -537,21 +537,6 @@ func (h *Handler) compactSnapshot(ctx context.Context, st *store.Store, cfg *sto
 	})
 }
 
-// pendingCompact reports whether a PreCompact job of session is still
-// queued (its snapshot is not ready).
-func pendingCompact(st *store.Store, session string) bool {
-	jobs, err := st.Jobs()
-	if err != nil {
-		return false
-	}
-	for _, j := range jobs {
-		if j.Event == jobPreCompact && j.Session == session && !j.Failed {
-			return true
-		}
-	}
-	return false
-}
-
 // compactHeaderTranscript heads the digest SessionStart(compact) builds
 // from the transcript when the snapshot is not written yet.
 const compactHeaderTranscript = "[Ben10] Context from before the compaction (from the session's transcript; its snapshot is being written: `ben10 context compaction list`). The summary above may have dropped some of it.\n\n"

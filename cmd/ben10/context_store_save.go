@@ -183,13 +183,6 @@ func saveElsewhere(cmd *cobra.Command, st *store.Store, cfg *store.Config, tr st
 	return res, nil
 }
 
-func absOr(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
-		return a
-	}
-	return p
-}
-
 // writeExport writes the portable package: the same archive with the
 // user's home directory and name stripped from every raw line and text.
 func writeExport(st *store.Store, state *archive.State, opts archive.EncodeOptions, name string) (string, error) {
