@@ -210,4 +210,10 @@ type ImportOptions struct {
 	// MaxFileContent caps one captured file's size (default 8 MiB); larger
 	// files are recorded without content.
 	MaxFileContent int64
+	// Limit, when positive, reads only the first Limit bytes of the main
+	// transcript, cut after its last complete line: the session as it was
+	// when its file had that size (an append-only transcript keeps those
+	// bytes). A queued save uses it to store exactly what preceded the
+	// event it was queued for. Importers of other assistants ignore it.
+	Limit int64
 }

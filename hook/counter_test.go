@@ -242,38 +242,55 @@ func TestCompactSummaryAfter(t *testing.T) {
 	}
 }
 
-// TestPreCompactVerifyLevel: the hook asks for a raw-only snapshot and
-// the quick verify only when a recompression (which builds the model and
-// decodes every segment) follows, and writes at the level this build
-// writes fastest unless the configured one is lower.
-func TestPreCompactVerifyLevel(t *testing.T) {
+// TestPreCompactWorkModes: PreCompact only queues a job; the work mode
+// says who does it: a background worker (started), the hook itself
+// (sync; also the former BEN10_HOOK_RECOMPRESS=sync and off), or nobody
+// yet (defer). The snapshot is written once, at the configured level, of
+// the transcript's size at the event.
+func TestPreCompactWorkModes(t *testing.T) {
 	for _, tc := range []struct {
-		name, mode, rawOnly, cfg string
-		quick, raw               bool
-		level                    ctxfmt.Level
+		name, work, recompress, cfg string
+		spawned, written            bool
+		level                       ctxfmt.Level
 	}{
-		{"background recompression", "", "", "", true, true, ctxfmt.QuickLevel()},
-		{"sync recompression", RecompressSync, "", "", true, true, ctxfmt.QuickLevel()},
-		{"recompression off", RecompressOff, "", "", false, false, ctxfmt.QuickLevel()},
-		{"fastest level configured", "", "", "  compaction_snapshots:\n    compression_level: 1\n", true, true, ctxfmt.LevelFastest},
-		{"fastest level configured, raw-only off", "", "off", "  compaction_snapshots:\n    compression_level: 1\n", false, false, ctxfmt.LevelFastest},
-		{"raw-only off", "", "off", "", true, false, ctxfmt.QuickLevel()},
+		{"background", "", "", "", true, false, 0},
+		{"sync", WorkSync, "", "", false, true, ctxfmt.LevelFromZstd(store.DefaultConfig().CompactionSnapshots.CompressionLevel)},
+		{"former recompress=sync", "", RecompressSync, "", false, true, ctxfmt.LevelFromZstd(store.DefaultConfig().CompactionSnapshots.CompressionLevel)},
+		{"former recompress=off", "", RecompressOff, "  compaction_snapshots:\n    compression_level: 1\n", false, true, ctxfmt.LevelFastest},
+		{"defer", WorkDefer, "", "", false, false, 0},
+		{"former recompress=defer", "", RecompressDefer, "", false, false, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
 			e.config(tc.cfg)
-			e.vars["BEN10_HOOK_RECOMPRESS"] = tc.mode
-			e.vars["BEN10_HOOK_RAWONLY"] = tc.rawOnly
+			delete(e.vars, "BEN10_HOOK_WORK")
+			if tc.work != "" {
+				e.vars["BEN10_HOOK_WORK"] = tc.work
+			}
+			e.vars["BEN10_HOOK_RECOMPRESS"] = tc.recompress
 			tp := e.transcript(demoSession, boundaryLine(t))
 			if r := e.fire("PreCompact", map[string]any{"session_id": demoSession, "transcript_path": tp, "trigger": "auto"}); r.stderr != "" {
 				t.Fatalf("PreCompact: %s", r.stderr)
 			}
+			if got := len(e.spawned) == 1; got != tc.spawned {
+				t.Fatalf("spawned %q, want a worker started: %v", e.spawned, tc.spawned)
+			}
+			jobs, err := e.store().Jobs()
+			if err != nil || len(jobs) != map[bool]int{true: 0, false: 1}[tc.written] {
+				t.Fatalf("jobs %+v, %v", jobs, err)
+			}
+			if !tc.written {
+				if len(e.snaps.requests) != 0 {
+					t.Fatalf("snapshot written in the hook: %+v", e.snaps.requests)
+				}
+				return
+			}
+			fi, _ := os.Stat(tp)
 			if len(e.snaps.requests) != 1 {
 				t.Fatalf("requests %+v", e.snaps.requests)
 			}
-			r := e.snaps.requests[0]
-			if r.QuickVerify != tc.quick || r.RawOnly != tc.raw || r.Level != tc.level {
-				t.Fatalf("request %+v, want QuickVerify %v, RawOnly %v, level %v", r, tc.quick, tc.raw, tc.level)
+			if r := e.snaps.requests[0]; r.Level != tc.level || r.Limit != fi.Size() {
+				t.Fatalf("request %+v, want level %v, limit %d", r, tc.level, fi.Size())
 			}
 		})
 	}

@@ -4,19 +4,30 @@
 // exits 0 — a failure is one line on stderr and one in the error log
 // (AppendError), never a blocked compaction or prompt.
 //
-// Handlers: PreCompact snapshots the session: what must exist before
-// compaction proceeds, the redacted raw transcript (main and subagent
-// files) as a raw-only snapshot at the level this build writes fastest,
-// verified; a detached recompression follows, which builds the model and
-// replaces the snapshot atomically at the configured level (a snapshot it
-// never completes stays valid: readers build the model from the raw
-// transcript). BEN10_HOOK_RECOMPRESS=off writes a complete snapshot
-// instead, BEN10_HOOK_RAWONLY=off a complete one with the recompression.
-// SessionStart(compact) injects the
-// recovery digest of that snapshot minus what the compaction summary
-// already says, SessionStart(startup|clear) injects this project's previous
-// session when recent, UserPromptSubmit and PostToolUse write incremental
-// checkpoints, SessionEnd the final save into current.ctx.
+// Handlers take note, they do not save while Claude Code waits. Claude
+// Code's transcript is append-only (a compaction appends its boundary and
+// summary and keeps every earlier line), so PreCompact, SessionEnd and a
+// due checkpoint (UserPromptSubmit, PostToolUse) record a small job in
+// the project store's queue (store.Job: session, transcript, its size and
+// the hash of its first bytes at the event; nothing of the conversation)
+// and start the user's worker, `ben10 internal work` (Handler.Work), if
+// none runs. The worker — one per user, under a lock in
+// ~/.claude-code/work/ — snapshots exactly the transcript's bytes before
+// the compaction at the configured level, writes final saves through
+// snapshot.SaveCurrent and checkpoints, each verified; a job stays queued
+// until done (retried with backoff, kept as failed after
+// store.MaxJobAttempts), so a killed worker's job is done by the next
+// one, which the next hook or any command that opens the store starts
+// (Handler.Resume). A transcript found rewritten (shorter than, or with
+// other first bytes than, an earlier queued job saw) is saved inside the
+// hook. $BEN10_HOOK_WORK: background (default), sync (the hook does its
+// job itself: tests, demos) or defer (queue only).
+//
+// SessionStart(compact) injects the recovery digest of the snapshot minus
+// what the compaction summary already says; while the worker has not
+// written it, the digest is built from the transcript's lines before the
+// compaction. SessionStart(startup|clear) injects this project's previous
+// session when recent.
 //
 // State: a per-project State file (hook-state.json in the store directory)
 // keeps prompt counts, checkpoint times and the recoveries offered, injected

@@ -7,12 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/ben10ctx/ben10/archive"
-	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/internal/hookfast"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
@@ -31,8 +29,9 @@ type Handler struct {
 	// snapshot's Manager, set by DefaultSnapshots).
 	Snapshots SnapshotFactory
 	// Spawn starts a detached background process of this binary with args
-	// (default: os.Executable, detached, stdio closed). Used to recompress
-	// a snapshot after PreCompact returned.
+	// (default: os.Executable, detached, stdio closed). Used to start the
+	// worker (`ben10 internal work`) that does the jobs PreCompact and
+	// SessionEnd queue.
 	Spawn func(args ...string) error
 	// PromptCounted: the ben10-hook shim already counted this
 	// UserPromptSubmit in the session's counter (and found a checkpoint
@@ -47,18 +46,6 @@ type Handler struct {
 // DefaultSnapshots is the SnapshotFactory used when Handler.Snapshots is
 // nil. Package hook sets it to package snapshot's Manager.
 var DefaultSnapshots SnapshotFactory
-
-// Recompression modes, from $BEN10_HOOK_RECOMPRESS.
-const (
-	RecompressBackground = "background" // default: a detached `ben10 internal recompress`
-	RecompressSync       = "sync"       // inside the hook (tests, demos)
-	RecompressOff        = "off"        // keep the fast level
-	// RecompressDefer writes the snapshot as when a recompression
-	// follows (raw-only, quickly verified) but starts none: `ben10
-	// internal recompress` completes it later (tests; the state a killed
-	// background recompression leaves).
-	RecompressDefer = "defer"
-)
 
 // Checkpoint pacing for PostToolUse: a file modification triggers a
 // checkpoint when the last one is at least this old.
@@ -340,122 +327,55 @@ func (c *call) postToolUse() (*Output, error) {
 	return nil, c.runCheckpoint("tool")
 }
 
+// runCheckpoint takes note of a checkpoint: the worker writes it (see
+// Handler.checkpointJob). The counters restart now, so the next interval
+// is counted from this prompt whatever the job's outcome.
 func (c *call) runCheckpoint(why string) error {
-	res, cerr := c.h.checkpoint(c.ctx, c.st, c.cfg, c.in)
-	if errors.Is(cerr, ErrNoConversation) {
-		return nil // nothing to checkpoint yet; the next interval tries again
-	}
+	terr := checkTranscript(c.in)
 	err := c.update(func(s *State, ss *SessionState) error {
-		// Counters restart even when the checkpoint failed, so a broken
-		// transcript is not re-read on every prompt; the next interval
-		// tries again.
 		ss.SinceCheckpoint = 0
 		ss.Modifications = 0
 		ss.LastCheckpoint = c.now
-		if cerr != nil {
-			ss.LastCheckpointErr = cerr.Error()
-			return nil
+		if terr != nil {
+			ss.LastCheckpointErr = terr.Error()
 		}
-		ss.LastCheckpointErr = ""
-		ss.Checkpoints++
 		return nil
 	})
-	if cerr != nil {
-		return fmt.Errorf("checkpoint (%s): %w", why, cerr)
+	if err != nil || terr != nil {
+		return errors.Join(err, terr)
 	}
-	_ = res
-	return err
+	if err := c.takeNote(jobCheckpoint, why); err != nil {
+		return fmt.Errorf("checkpoint (%s): %w", why, err)
+	}
+	return nil
 }
 
 // ---- PreCompact ----
 
+// preCompact takes note: the transcript's size now is what the snapshot
+// holds (Claude Code appends the compaction's boundary and summary after
+// it and keeps every earlier line), and the worker writes it.
 func (c *call) preCompact() (*Output, error) {
 	if !c.cfg.CompactionSnapshots.Enabled {
 		return nil, c.touch()
 	}
-	sn, err := c.snapshots()
-	if err != nil {
-		return nil, err
-	}
-	trigger := c.in.Trigger
-	if trigger != "manual" {
-		trigger = "auto"
-	}
 	var size int64
 	if fi, err := os.Stat(c.in.TranscriptPath); err == nil {
 		size = fi.Size()
-		// The snapshot is one short burst of allocation (the transcript,
-		// its redacted copy, the model): as in `ben10 context save`, let
-		// the heap grow up to a limit proportional to the transcript
-		// rather than collect the young heap over and over (the
-		// collector still runs at the limit).
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(32<<20 + 2*size))
-		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
-	// The hook writes what must exist before compaction proceeds: the
-	// redacted raw transcript, at the level this build writes fastest,
-	// verified (structure and checksums). A recompression to the
-	// configured level follows (in the background by default): it builds
-	// the model from the raw transcript, decodes every segment and
-	// replaces the snapshot atomically. Without a recompression to follow
-	// (BEN10_HOOK_RECOMPRESS=off), the hook writes the complete snapshot
-	// at the configured level's fast stand-in, deeply verified.
-	best := ctxfmt.LevelFromZstd(c.cfg.CompactionSnapshots.CompressionLevel)
-	mode := c.h.getenv("BEN10_HOOK_RECOMPRESS")
-	fast := min(ctxfmt.QuickLevel(), best)
-	follows := mode != RecompressOff
-	info, err := sn.Create(SnapshotRequest{TranscriptPath: c.in.TranscriptPath, SessionID: c.in.SessionID, Trigger: trigger,
-		Level: fast, Now: c.now, QuickVerify: follows && (best != fast || c.rawOnly()), RawOnly: follows && c.rawOnly()})
-	if err != nil {
-		return nil, fmt.Errorf("snapshot before compaction: %w", err)
-	}
-	// The recompression is started while the hook state is updated.
-	rdone := make(chan error, 1)
-	if info.ID != "" && !info.Pending && (best != fast || info.ModelPending) {
-		go func() { rdone <- c.recompress(sn, info.ID, best) }()
-	} else {
-		rdone <- nil
-	}
-	err = c.update(func(s *State, ss *SessionState) error {
+	err := c.update(func(s *State, ss *SessionState) error {
 		ss.Snapshots++
 		ss.CompactSummary = ""
 		ss.PreCompactSize, ss.PreCompactTranscript = size, c.in.TranscriptPath
-		if info.ID == "" {
-			return nil // pending: SessionStart(compact) finds it through LatestForSession
-		}
-		s.addRecovery(Recovery{
-			ID: "rc-" + info.ID, Kind: KindCompact, State: RecoveryActive,
-			SourceSession: c.in.SessionID, TargetSession: c.in.SessionID,
-			Snapshot: info.ID, Key: "snapshot:" + info.ID, Created: c.now, CreatedBy: os.Getpid(),
-		})
 		return nil
 	})
-	return nil, errors.Join(err, <-rdone)
-}
-
-// rawOnly reports whether PreCompact writes a raw-only snapshot when a
-// recompression follows: always, unless $BEN10_HOOK_RAWONLY is "off"
-// (the complete snapshot then, as before).
-func (c *call) rawOnly() bool { return c.h.getenv("BEN10_HOOK_RAWONLY") != "off" }
-
-func (c *call) recompress(sn Snapshotter, id string, level ctxfmt.Level) error {
-	mode := c.h.getenv("BEN10_HOOK_RECOMPRESS")
-	switch mode {
-	case RecompressOff, RecompressDefer:
-		return nil
-	case RecompressSync:
-		return sn.Recompress(id, level)
-	case "", RecompressBackground:
-		spawn := c.h.Spawn
-		if spawn == nil {
-			spawn = spawnDetached
-		}
-		if err := spawn("internal", "recompress", "--project", c.st.ProjectDir(), "--level", level.String(), id); err != nil {
-			return fmt.Errorf("starting background recompression of %s: %w (the snapshot is kept at the fast level)", id, err)
-		}
-		return nil
+	if err != nil {
+		return nil, err
 	}
-	return fmt.Errorf("BEN10_HOOK_RECOMPRESS=%q: use background, sync, defer or off", mode)
+	if err := c.takeNote(jobPreCompact, c.in.Trigger); err != nil {
+		return nil, fmt.Errorf("snapshot before compaction: %w", err)
+	}
+	return nil, nil
 }
 
 // ---- PostCompact ----
@@ -541,34 +461,57 @@ func (c *call) afterCompact() (*Output, error) {
 				break
 			}
 		}
-		if id == "" {
-			info, ok, err := sn.LatestForSession(c.in.SessionID)
-			if err != nil {
+		var r archive.Recall
+		head := ""
+		key := ""
+		switch {
+		case id == "" && ss.PreCompactSize > 0 && ss.PreCompactTranscript == c.in.TranscriptPath:
+			// PreCompact took note and its snapshot is not ready: the
+			// digest comes from the transcript's lines before the
+			// compaction.
+			var ok bool
+			var err error
+			if r, ok, err = recallBefore(c.in.TranscriptPath, ss.PreCompactSize, c.st.ProjectDir()); err != nil || !ok {
 				return err
 			}
-			if !ok || c.now.Sub(info.CreatedAt) > compactLookback {
-				return nil // no snapshot of this session: nothing to restore
+			key = fmt.Sprintf("transcript:%s@%d", c.in.SessionID, ss.PreCompactSize)
+			if s.consumedKey(key) != nil {
+				return nil
 			}
-			id = info.ID
-		}
-		key := "snapshot:" + id
-		if s.consumedKey(key) != nil {
-			return nil // already injected: a re-fired event
-		}
-		a, closer, err := sn.OpenArchive(id)
-		if err != nil {
-			return fmt.Errorf("opening snapshot %s: %w", id, err)
-		}
-		defer closer.Close()
-		if err := c.authenticated(a, c.in.SessionID); err != nil {
-			return fmt.Errorf("snapshot %s not injected: %w", id, err)
-		}
-		r, ok, err := a.Recall()
-		if err != nil {
-			return fmt.Errorf("snapshot %s: %w", id, err)
-		}
-		if !ok {
-			return fmt.Errorf("snapshot %s holds no recall (written by an older ben10)", id)
+			head = compactHeaderTranscript
+			id = "transcript"
+		default:
+			if id == "" {
+				info, ok, err := sn.LatestForSession(c.in.SessionID)
+				if err != nil {
+					return err
+				}
+				if !ok || c.now.Sub(info.CreatedAt) > compactLookback {
+					return nil // no snapshot of this session: nothing to restore
+				}
+				id = info.ID
+			}
+			key = "snapshot:" + id
+			if s.consumedKey(key) != nil {
+				return nil // already injected: a re-fired event
+			}
+			a, closer, err := sn.OpenArchive(id)
+			if err != nil {
+				return fmt.Errorf("opening snapshot %s: %w", id, err)
+			}
+			defer closer.Close()
+			if err := c.authenticated(a, c.in.SessionID); err != nil {
+				return fmt.Errorf("snapshot %s not injected: %w", id, err)
+			}
+			var ok bool
+			r, ok, err = a.Recall()
+			if err != nil {
+				return fmt.Errorf("snapshot %s: %w", id, err)
+			}
+			if !ok {
+				return fmt.Errorf("snapshot %s holds no recall (written by an older ben10)", id)
+			}
+			head = compactHeader(id)
 		}
 		summary := c.trustedSummary(ss)
 		if summary == "" {
@@ -581,17 +524,24 @@ func (c *call) afterCompact() (*Output, error) {
 			}
 			summary, _ = CompactSummaryAfter(c.in.TranscriptPath, off) // unreadable: digest everything
 		}
-		head := compactHeader(id)
 		budget := min(c.cfg.Recovery.CompactDigestChars, archive.RecoveryDigestBudget)
 		if budget <= 0 {
 			budget = archive.RecoveryDigestBudget
 		}
 		body := archive.Digest(r, archive.DigestOptions{Budget: budget - archive.DigestLen(head) - archive.DigestLen(RecallToolsLine), Summary: summary, Now: c.now})
 		text := head + body + RecallToolsLine
-		msg := fmt.Sprintf("Ben10: context restored after compaction from snapshot %s (%d files, %d commands, %d errors; %s characters)",
-			id, len(r.Files), len(r.Commands), len(r.Errors), thousands(archive.DigestLen(text)))
+		from := "snapshot " + id
+		if id == "transcript" {
+			from = "the transcript (its snapshot is being written)"
+		}
+		msg := fmt.Sprintf("Ben10: context restored after compaction from %s (%d files, %d commands, %d errors; %s characters)",
+			from, len(r.Files), len(r.Commands), len(r.Errors), thousands(archive.DigestLen(text)))
 		out = &Output{SystemMessage: msg, HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: text}}
-		c.consume(s, Recovery{ID: "rc-" + id, Kind: KindCompact, SourceSession: c.in.SessionID, Snapshot: id, Key: key, Chars: archive.DigestLen(text)})
+		rc := Recovery{ID: "rc-" + id, Kind: KindCompact, SourceSession: c.in.SessionID, Snapshot: id, Key: key, Chars: archive.DigestLen(text)}
+		if id == "transcript" {
+			rc.ID, rc.Snapshot = "rc-"+key, ""
+		}
+		c.consume(s, rc)
 		ss.CompactSummary = ""
 		ss.PreCompactSize, ss.PreCompactTranscript = 0, ""
 		return nil
@@ -824,42 +774,25 @@ func sameProject(dir, project string) bool {
 
 // ---- SessionEnd ----
 
+// sessionEnd takes note: the worker saves the session into current.ctx.
 func (c *call) sessionEnd() (*Output, error) {
 	var ss0 SessionState
-	if err := c.update(func(s *State, ss *SessionState) error {
-		ss0 = *ss
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	var res saveResult
-	var serr error
-	if c.cfg.AutoSave {
-		res, serr = c.h.saveCurrent(c.ctx, c.st, c.cfg, c.in)
-		if errors.Is(serr, ErrNoTranscript) && c.in.TranscriptPath != "" && ss0.Prompts == 0 {
-			serr = nil // a session that never got a message has no transcript file
-		}
-		if errors.Is(serr, ErrNoConversation) {
-			serr = nil // nothing to save; current.ctx stays as it is
-		}
-	}
 	err := c.update(func(s *State, ss *SessionState) error {
+		ss0 = *ss
 		ss.Ended = c.now
 		ss.EndReason = c.in.Reason
-		if serr != nil || res.Path == "" {
-			return nil
-		}
-		key := contextKey(res.Meta)
-		s.addRecovery(Recovery{
-			ID: "rc-" + strings.TrimPrefix(key, "ctx:"), Kind: KindHandoff, State: RecoveryActive,
-			SourceSession: c.in.SessionID, Path: res.Path, Key: key, Created: c.now, CreatedBy: os.Getpid(),
-		})
 		return nil
 	})
-	if serr != nil {
-		return nil, fmt.Errorf("final save: %w", serr)
+	if err != nil || !c.cfg.AutoSave {
+		return nil, err
 	}
-	return nil, err
+	if err := c.takeNote(jobSessionEnd, c.in.Reason); err != nil {
+		if errors.Is(err, ErrNoTranscript) && c.in.TranscriptPath != "" && ss0.Prompts == 0 {
+			return nil, nil // a session that never got a message has no transcript file
+		}
+		return nil, fmt.Errorf("final save: %w", err)
+	}
+	return nil, nil
 }
 
 // thousands formats n with comma separators.

@@ -24,11 +24,10 @@ import (
 // fakeSnapshots is an in-memory snapshot layer writing real archives, so
 // the handlers are tested without package snapshot.
 type fakeSnapshots struct {
-	dir         string
-	snaps       []SnapshotInfo
-	recompressd []string
-	createErr   error
-	requests    []SnapshotRequest
+	dir       string
+	snaps     []SnapshotInfo
+	createErr error
+	requests  []SnapshotRequest
 	// home's key tags the snapshots (as package snapshot's do), unless
 	// untagged is set (a snapshot this user's Ben10 did not write).
 	home     string
@@ -40,7 +39,7 @@ func (f *fakeSnapshots) Create(r SnapshotRequest) (SnapshotInfo, error) {
 	if f.createErr != nil {
 		return SnapshotInfo{}, f.createErr
 	}
-	s, err := claude.Import(r.TranscriptPath, archive.ImportOptions{})
+	s, err := claude.Import(r.TranscriptPath, archive.ImportOptions{Limit: r.Limit})
 	if err != nil {
 		return SnapshotInfo{}, err
 	}
@@ -83,11 +82,6 @@ func (f *fakeSnapshots) OpenArchive(id string) (*archive.Archive, io.Closer, err
 	return nil, nil, errors.New("no such snapshot")
 }
 
-func (f *fakeSnapshots) Recompress(id string, _ ctxfmt.Level) error {
-	f.recompressd = append(f.recompressd, id)
-	return nil
-}
-
 // env is one test's world: a home, a project, a clock.
 type env struct {
 	t       *testing.T
@@ -123,7 +117,7 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	base := t.TempDir()
 	e := &env{t: t, home: filepath.Join(base, "home"), project: filepath.Join(base, "cart-service"),
-		now: time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC), vars: map[string]string{}, procs: &fakeProcesses{}}
+		now: time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC), vars: map[string]string{"BEN10_HOOK_WORK": WorkSync}, procs: &fakeProcesses{}}
 	for _, d := range []string{e.home, e.project, filepath.Join(base, "snaps")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
@@ -253,8 +247,17 @@ func (e *env) store() *store.Store {
 	return st
 }
 
+// work runs the user's worker in-process, as `ben10 internal work` does.
+func (e *env) work() {
+	e.t.Helper()
+	if _, err := e.handler().Work(context.Background()); err != nil {
+		e.t.Fatalf("worker: %v", err)
+	}
+}
+
 func TestFullFlow(t *testing.T) {
 	e := newEnv(t)
+	delete(e.vars, "BEN10_HOOK_WORK") // the default: a background worker
 	e.config("  checkpoint_interval: 3\n")
 	b := boundaryLine(t)
 	tp := e.transcript(demoSession, b)
@@ -276,6 +279,7 @@ func TestFullFlow(t *testing.T) {
 		if r := e.fire("UserPromptSubmit", in); r.stdout != "" || r.stderr != "" {
 			t.Fatalf("prompt %d: stdout %q stderr %q", i, r.stdout, r.stderr)
 		}
+		e.work() // the checkpoint, when one was queued
 		cps, _ := e.store().Checkpoints()
 		if want := i / 3; len(cps) != want {
 			t.Fatalf("after prompt %d: %d checkpoints, want %d", i, len(cps), want)
@@ -286,19 +290,36 @@ func TestFullFlow(t *testing.T) {
 		t.Fatalf("session state after checkpoint: %+v", ss)
 	}
 
-	// PreCompact: a snapshot at the fast level, recompression spawned.
+	// PreCompact takes note: a job with the transcript's size, the
+	// worker started, no snapshot written in the hook.
+	e.spawned = nil
 	in = base()
 	in["trigger"] = "auto"
 	if r := e.fire("PreCompact", in); r.stdout != "" || r.stderr != "" {
 		t.Fatalf("PreCompact: stdout %q stderr %q", r.stdout, r.stderr)
 	}
-	if len(e.snaps.snaps) != 1 || e.snaps.snaps[0].Level != ctxfmt.QuickLevel().String() {
-		t.Fatalf("snapshots: %+v", e.snaps.snaps)
+	fi, err := os.Stat(tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := e.store().Jobs()
+	if err != nil || len(jobs) != 1 || jobs[0].Event != "PreCompact" || jobs[0].Size != fi.Size() || jobs[0].Session != demoSession {
+		t.Fatalf("queued jobs %+v, %v", jobs, err)
+	}
+	if len(e.snaps.snaps) != 0 || len(e.spawned) != 1 || strings.Join(e.spawned[0], " ") != "internal work" {
+		t.Fatalf("snapshots %+v, spawned %q", e.snaps.snaps, e.spawned)
+	}
+	// The worker writes the snapshot of those bytes at the configured
+	// level, once; the queue is empty after it.
+	e.work()
+	want := ctxfmt.LevelFromZstd(store.DefaultConfig().CompactionSnapshots.CompressionLevel)
+	if len(e.snaps.snaps) != 1 || e.snaps.snaps[0].Level != want.String() || e.snaps.requests[0].Limit != fi.Size() {
+		t.Fatalf("snapshots: %+v, requests %+v", e.snaps.snaps, e.snaps.requests)
+	}
+	if jobs, err := e.store().Jobs(); err != nil || len(jobs) != 0 {
+		t.Fatalf("jobs after the worker: %+v, %v", jobs, err)
 	}
 	id := e.snaps.snaps[0].ID
-	if len(e.spawned) != 1 || e.spawned[0][len(e.spawned[0])-1] != id || e.spawned[0][1] != "recompress" {
-		t.Fatalf("spawned: %q", e.spawned)
-	}
 	rs := e.state().Recoveries
 	if len(rs) != 1 || rs[0].State != RecoveryActive || rs[0].Snapshot != id {
 		t.Fatalf("recoveries after PreCompact: %+v", rs)
@@ -348,6 +369,10 @@ func TestFullFlow(t *testing.T) {
 	if r := e.fire("SessionEnd", in); r.stdout != "" || r.stderr != "" {
 		t.Fatalf("SessionEnd: stdout %q stderr %q", r.stdout, r.stderr)
 	}
+	if _, err := e.store().ReadMeta(); err == nil {
+		t.Fatal("SessionEnd saved inside the hook; it should only take note")
+	}
+	e.work()
 	m, err := e.store().ReadMeta()
 	if err != nil || m.SessionID != demoSession || m.Messages == 0 {
 		t.Fatalf("current.ctx meta: %+v %v", m, err)

@@ -132,8 +132,8 @@ func TestStoreLinksNotFollowed(t *testing.T) {
 			// background process.
 			h := &Handler{Home: e.home, Now: func() time.Time { return e.now },
 				Getenv: func(k string) string {
-					if k == "BEN10_HOOK_RECOMPRESS" {
-						return RecompressOff
+					if k == "BEN10_HOOK_WORK" {
+						return WorkSync
 					}
 					return ""
 				},

@@ -1,7 +1,6 @@
 package hook
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -100,7 +99,6 @@ type saveResult struct {
 	Incremental bool
 	Copied      int64
 	Messages    int
-	Rotated     string
 	Meta        archive.Metadata // the saved session's metadata
 }
 
@@ -138,62 +136,6 @@ func (h *Handler) checkpoint(ctx context.Context, st *store.Store, cfg *store.Co
 		}
 		msgs, _ := snapshot.StateCounts(s)
 		res = saveResult{Path: cp.Path, Bytes: cw.n, Incremental: stats.CopiedSegments > 0, Copied: stats.CopiedBytes, Messages: msgs, Meta: s.Meta}
-		_ = index.NoteArchive(st.Home(), st.ProjectDir(), res.Path) // the background worker indexes it
-		return nil
-	})
-	return res, err
-}
-
-// saveCurrent writes the session's final state into current.ctx; a
-// current.ctx of another session is rotated into history/ first.
-func (h *Handler) saveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, in *Input) (saveResult, error) {
-	if err := checkTranscript(in); err != nil {
-		return saveResult{}, err
-	}
-	opts, _, err := snapshot.EncodeOptions(cfg, ctxfmt.LevelDefault)
-	if err != nil {
-		return saveResult{}, err
-	}
-	oo := snapshot.OpenOptions(cfg)
-	opts.Now = h.now
-	opts.Auth = snapshot.AuthKeyFor(st)
-	var res saveResult
-	err = st.WithLock(ctx, func() error {
-		rotate := false
-		if m, err := st.ReadMeta(); err == nil && m.SessionID != in.SessionID {
-			rotate = true
-		} else if err != nil {
-			if _, serr := os.Stat(st.CurrentPath()); serr == nil {
-				rotate = true // a current.ctx without meta: keep it in history
-			}
-		}
-		prev := previousFor(st, in.SessionID, oo)
-		if prev != nil {
-			defer prev.Close()
-			opts.Previous = prev
-		}
-		// Saved into memory first: current.ctx's metadata is written with
-		// it and comes from the State saved.
-		var buf bytes.Buffer
-		s, stats, err := saveTo(&buf, in, st, cfg, opts)
-		if err != nil {
-			return err
-		}
-		msgs, tools := snapshot.StateCounts(s)
-		meta := store.Meta{
-			SessionID: in.SessionID, Assistant: string(archive.HarnessClaude), Transcript: in.TranscriptPath,
-			Messages: msgs, ContextTokens: s.Meta.ContextTokens, TokensUsed: s.Meta.TotalTokens, Files: len(s.Files), ToolExecutions: tools,
-		}
-		cw := &countWriter{}
-		sr, err := st.SaveCurrentFunc(func(w io.Writer) error {
-			cw.w = w
-			_, err := cw.Write(buf.Bytes())
-			return err
-		}, meta, store.SaveOptions{Rotate: rotate})
-		if err != nil {
-			return err
-		}
-		res = saveResult{Path: sr.Path, Bytes: cw.n, Incremental: stats.CopiedSegments > 0, Copied: stats.CopiedBytes, Messages: msgs, Rotated: sr.Rotated, Meta: s.Meta}
 		_ = index.NoteArchive(st.Home(), st.ProjectDir(), res.Path) // the background worker indexes it
 		return nil
 	})

@@ -4,11 +4,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/ben10ctx/ben10/archive"
-	"github.com/ben10ctx/ben10/ctxfmt"
-	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
@@ -32,14 +29,13 @@ func info(s snapshot.Snapshot, path string) SnapshotInfo {
 func (a managerAdapter) Create(r SnapshotRequest) (SnapshotInfo, error) {
 	res, err := a.m.Create(snapshot.CreateOptions{
 		TranscriptPath: r.TranscriptPath, Harness: archive.HarnessClaude, SessionID: r.SessionID,
-		Trigger: r.Trigger, Source: "hook", Level: r.Level, Now: r.Now, QuickVerify: r.QuickVerify, RawOnly: r.RawOnly,
+		Trigger: r.Trigger, Source: "hook", Level: r.Level, Now: r.Now, Limit: r.Limit, Context: r.Context,
 	})
 	if err != nil {
 		return SnapshotInfo{}, err
 	}
-	_ = index.NoteArchive(a.m.Store().Home(), a.m.Store().ProjectDir(), res.Path) // the background worker indexes it
 	in := info(res.Snapshot, res.Path)
-	in.Pending, in.Replaced, in.ModelPending = res.Pending, res.Replaced, res.RawOnly
+	in.Pending, in.Replaced = res.Pending, res.Replaced
 	if res.Pending {
 		in.ID = ""
 	}
@@ -66,33 +62,4 @@ func (a managerAdapter) OpenArchive(id string) (*archive.Archive, io.Closer, err
 	}
 	ar, c, _, err := a.m.OpenArchive(id)
 	return ar, c, err
-}
-
-// Recompress rewrites snapshot id at level; then it completes the
-// project's other raw-only snapshots left pending for over
-// pendingSweepAge (a recompression killed before it finished, a snapshot
-// parked while the store lock was busy), whose failures it leaves to the
-// next sweep.
-func (a managerAdapter) Recompress(id string, level ctxfmt.Level) error {
-	if err := a.m.Recompress(id, level); err != nil {
-		return err
-	}
-	if ix, err := a.m.Index(); err == nil {
-		for _, s := range ix.Snapshots {
-			if s.ModelPending && s.ID != id && time.Since(s.CreatedAt) > pendingSweepAge {
-				_ = a.m.Recompress(s.ID, level)
-			}
-		}
-	}
-	return nil
-}
-
-// pendingSweepAge: a raw-only snapshot younger than this may still be
-// being completed by its own recompression.
-const pendingSweepAge = 2 * time.Minute
-
-// CompletePending completes the raw-only snapshots whose background
-// recompression did not finish (see snapshot.Manager.CompletePending).
-func (a managerAdapter) CompletePending(level ctxfmt.Level, now time.Time) ([]string, error) {
-	return a.m.CompletePending(level, now)
 }

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"context"
 	"io"
 	"time"
 
@@ -19,8 +20,6 @@ type Snapshotter interface {
 	LatestForSession(sessionID string) (SnapshotInfo, bool, error)
 	// OpenArchive opens a snapshot's archive; close the Closer when done.
 	OpenArchive(id string) (*archive.Archive, io.Closer, error)
-	// Recompress rewrites a snapshot at level, atomically.
-	Recompress(id string, level ctxfmt.Level) error
 }
 
 // SnapshotRequest asks for one pre-compaction snapshot.
@@ -30,13 +29,11 @@ type SnapshotRequest struct {
 	Trigger        string // auto | manual
 	Level          ctxfmt.Level
 	Now            time.Time
-	// QuickVerify: check the written file's structure and checksums only;
-	// set when Recompress follows (it decodes every segment).
-	QuickVerify bool
-	// RawOnly: write the raw transcript only, when the snapshot layer can
-	// (see snapshot.CreateOptions.RawOnly); set when Recompress follows,
-	// which builds the model and completes the snapshot.
-	RawOnly bool
+	// Limit, when positive, snapshots the transcript's first Limit bytes
+	// only: its size when PreCompact fired.
+	Limit int64
+	// Context cancels the snapshot (nil = never).
+	Context context.Context
 }
 
 // SnapshotInfo describes a snapshot.
@@ -49,9 +46,6 @@ type SnapshotInfo struct {
 	Bytes     int64
 	Pending   bool   // written to pending/ because the store lock was busy
 	Replaced  string // an earlier snapshot of the session replaced (debounce)
-	// ModelPending: written raw-only (SnapshotRequest.RawOnly); Recompress
-	// completes it.
-	ModelPending bool
 }
 
 // SnapshotFactory returns the Snapshotter of a store.

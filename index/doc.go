@@ -58,14 +58,13 @@
 //
 // # Updates
 //
-// Nothing indexes in a hook's synchronous path. Every save path (hooks,
-// watcher, `context save`, `compaction snapshot`, `remote pull`) calls
-// NoteArchive once its archive is on disk: one line appended to
-// ~/.claude-code/index-notes, no database. Every Update takes the notes
-// first and indexes the noted projects' stores: the detached background
-// process a PreCompact hook starts (`ben10 internal recompress`) when it
-// is done, `ben10 index update`, and `ben10 search` and the MCP search
-// tool, which catch up before they answer (cheap when nothing changed: a
-// stat per archive). Notes an interrupted Update took are taken again by
-// the next one.
+// Nothing indexes in a hook's synchronous path. Every save path (the
+// hooks' background worker, the watcher, `context save`, `compaction
+// snapshot`, `remote pull`) calls NoteArchive once its archive is on disk:
+// one line appended to ~/.claude-code/index-notes, no database. Every
+// Update takes the notes first and indexes the noted projects' stores: the
+// background worker (`ben10 internal work`) when its jobs are done, `ben10
+// index update`, and `ben10 search` and the MCP search tool, which catch up
+// before they answer (cheap when nothing changed: a stat per archive).
+// Notes an interrupted Update took are taken again by the next one.
 package index

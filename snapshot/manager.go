@@ -18,6 +18,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript"
 )
@@ -129,15 +130,13 @@ type CreateOptions struct {
 	// NoPrevious imports the whole transcript even when an archive of the
 	// same session exists to build on (see Manager.Previous).
 	NoPrevious bool
-	// RawOnly writes a raw-only snapshot (archive.EncodeRawOnly) when it
-	// can: the redacted raw transcript without the model, which readers
-	// build from it on demand and Recompress writes in full. For a caller
-	// that runs Recompress next (the PreCompact hook starts it in the
-	// background). Only a Claude Code session of a known SessionID,
-	// without file contents (compaction_snapshots.include_file_contents),
-	// is written so; any other gets a complete snapshot.
-	// CreateResult.RawOnly tells which was written.
-	RawOnly bool
+	// Limit, when positive, snapshots only the transcript's first Limit
+	// bytes (cut after the last complete line; see
+	// archive.ImportOptions.Limit): the session as it was when the
+	// PreCompact hook took note, before the compaction's boundary.
+	Limit int64
+	// Context cancels a long snapshot (nil = context.Background()).
+	Context context.Context
 }
 
 // CreateResult tells what Create did.
@@ -155,9 +154,6 @@ type CreateResult struct {
 	// Resumed: only the lines added since an earlier archive of the session
 	// (Manager.Previous) were imported; the content is a full import's.
 	Resumed bool `json:"resumed"`
-	// RawOnly: the snapshot was written raw-only (CreateOptions.RawOnly);
-	// Snapshot.ModelPending is set until Recompress completes it.
-	RawOnly bool `json:"raw_only"`
 }
 
 // NormalizeTrigger maps Claude Code's PreCompact trigger onto the PRD's
@@ -195,11 +191,23 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	if !m.cfg.CompactionSnapshots.Enabled && !o.Force {
 		return nil, ErrDisabled
 	}
+	ctx := o.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("snapshot of %s: %w", o.TranscriptPath, err)
+	}
 	now := o.Now
 	if now.IsZero() {
 		now = m.clock()
 	}
 	now = now.UTC()
+	if o.Limit > 0 {
+		// A prefix of the transcript: an earlier archive of the session
+		// may hold more than it; imported in full.
+		o.NoPrevious = true
+	}
 	level := o.Level
 	if level == 0 {
 		level = ctxfmt.LevelFromZstd(m.cfg.CompactionSnapshots.CompressionLevel)
@@ -209,13 +217,6 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		return nil, err
 	}
 	eopts.Auth = AuthKeyFor(m.st)
-	// A raw-only snapshot's transcript files are read while the earlier
-	// archive is looked for.
-	rawOnly := o.RawOnly && m.rawOnlyFits(&o, eopts)
-	var files <-chan readResult
-	if rawOnly {
-		files = m.readAsync(o.TranscriptPath)
-	}
 	if err := m.st.EnsureDir(m.st.SnapshotDir()); err != nil {
 		return nil, err
 	}
@@ -234,13 +235,10 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	var st *archive.State
 	var stats archive.EncodeStats
 	tmp, info, err := m.writeTemp(func(w io.Writer) error {
-		if rawOnly {
-			var err error
-			st, stats, err = m.writeRawOnly(w, o, eopts, files)
-			return err
-		}
 		var err error
-		st, stats, err = transcript.Save(w, o.TranscriptPath, o.Harness, m.importOptions(), eopts)
+		iopt := m.importOptions()
+		iopt.Limit = o.Limit
+		st, stats, err = transcript.Save(&ctxWriter{ctx: ctx, w: w}, o.TranscriptPath, o.Harness, iopt, eopts)
 		if err != nil {
 			return fmt.Errorf("snapshot: importing %s: %w", o.TranscriptPath, err)
 		}
@@ -281,10 +279,9 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		Harness:           string(st.Meta.Harness),
 		FileContents:      len(st.FileContents),
 		Redactions:        red.Total(),
-		ModelPending:      rawOnly,
 	}
-	res := &CreateResult{Redactions: red.Counts(), Resumed: stats.Resumed, RawOnly: rawOnly}
-	unlock, err := m.st.Lock(context.Background())
+	res := &CreateResult{Redactions: red.Counts(), Resumed: stats.Resumed}
+	unlock, err := m.st.Lock(ctx)
 	if errors.Is(err, store.ErrLockTimeout) {
 		return m.park(tmp, snap, o.Force, res)
 	}
@@ -311,6 +308,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		SizeBytes: res.Snapshot.CompressedBytes, Messages: res.Snapshot.PreCompaction.MessageCount,
 		RedactionsApplied: res.Snapshot.Redactions, Session: session,
 		Detail: "compaction snapshot (" + res.Snapshot.Trigger + ", " + orDash(o.Source) + ")"})
+	_ = index.NoteArchive(m.st.Home(), m.st.ProjectDir(), res.Path) // the next index update picks it up
 	return res, nil
 }
 
@@ -1148,4 +1146,13 @@ func (m *Manager) Export(id, path string) error {
 	}
 	_ = m.st.Audit(store.AuditEntry{Action: store.ActionExport, SnapshotID: s.ID, ExportPath: path, SizeBytes: s.CompressedBytes, Messages: s.PreCompaction.MessageCount})
 	return nil
+}
+
+// importOptions are the importer options of the snapshots of m's store.
+func (m *Manager) importOptions() archive.ImportOptions {
+	return archive.ImportOptions{
+		ProjectDir:          m.st.ProjectDir(),
+		IncludeFileContents: m.cfg.CompactionSnapshots.IncludeFileContents,
+		ExcludePatterns:     ExcludePatterns(m.cfg),
+	}
 }

@@ -150,7 +150,7 @@ func TestDebounceAndForce(t *testing.T) {
 	}
 }
 
-func TestPinDeleteExportRecompressPinnedFile(t *testing.T) {
+func TestPinDeleteExportPinnedFile(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second).Add(-3 * time.Hour)
 	e := newEnv(t, "context:\n  compaction_snapshots:\n    retention_count: 2\n")
 	var ids []string
@@ -180,13 +180,6 @@ func TestPinDeleteExportRecompressPinnedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := e.m.Get(ids[0])
-	if err := e.m.Recompress(ids[0], ctxfmt.LevelBest); err != nil {
-		t.Fatal(err)
-	}
-	after, _ := e.m.Get(ids[0])
-	if after.ContentHash == before.ContentHash || after.Level != ctxfmt.LevelBest.String() || !after.Pinned {
-		t.Fatalf("recompress: before %+v after %+v", before, after)
-	}
 	if err := e.m.Verify(ids[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +190,7 @@ func TestPinDeleteExportRecompressPinnedFile(t *testing.T) {
 	msgs, err := a.Messages()
 	c.Close()
 	if err != nil || len(msgs) != before.PreCompaction.MessageCount {
-		t.Fatalf("recompressed archive: %d messages, %v", len(msgs), err)
+		t.Fatalf("pinned archive: %d messages, %v", len(msgs), err)
 	}
 	if err := e.m.Delete(ids[0]); err != nil {
 		t.Fatal(err)
@@ -405,9 +398,6 @@ func TestEncryptedFromConfig(t *testing.T) {
 	r.Close()
 	if !enc {
 		t.Fatal("snapshot not encrypted")
-	}
-	if err := e.m.Recompress(s.ID, ctxfmt.LevelBetter); err != nil {
-		t.Fatal(err)
 	}
 	if err := e.m.Verify(s.ID); err != nil {
 		t.Fatal(err)

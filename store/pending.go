@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -39,8 +40,15 @@ func (s *Store) WritePending(kind, session string, data []byte) (string, error) 
 	if err := s.EnsureDir(s.PendingDir()); err != nil {
 		return "", err
 	}
-	name := fmt.Sprintf("%s-%s-%d-%d%s", kind, sanitizeName(session, 64), s.now().UnixNano(), os.Getpid(), PendingExt)
-	path := filepath.Join(s.PendingDir(), name)
+	// Unique per process and nanosecond; a clock that repeats itself (a
+	// test's) moves on to the next free nanosecond.
+	var path string
+	for n := s.now().UnixNano(); ; n++ {
+		path = filepath.Join(s.PendingDir(), fmt.Sprintf("%s-%s-%d-%d%s", kind, sanitizeName(session, 64), n, os.Getpid(), PendingExt))
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+			break
+		}
+	}
 	if err := WriteFileAtomic(path, data); err != nil {
 		return "", err
 	}
@@ -164,4 +172,134 @@ func sanitizeName(s string, max int) string {
 		return "none"
 	}
 	return b.String()
+}
+
+// JobKind is the pending kind of a queued job (see QueueJob).
+const JobKind = "job"
+
+// maxJobBytes bounds a job file read from the store (untrusted input).
+const maxJobBytes = 64 << 10
+
+// Job is work a hook took note of instead of doing it while Claude Code
+// waited: a final save at SessionEnd, a snapshot at PreCompact. It holds
+// no conversation content, only where to find it. Jobs wait in
+// <root>/pending/ until a worker has done them; a worker that dies leaves
+// them there for the next one.
+type Job struct {
+	// Event is the hook event that queued the job ("SessionEnd",
+	// "PreCompact").
+	Event string `json:"event"`
+	// Trigger is PreCompact's trigger ("auto", "manual"), or SessionEnd's
+	// reason.
+	Trigger    string `json:"trigger,omitempty"`
+	Session    string `json:"session"`
+	Transcript string `json:"transcript"`
+	// Size is the transcript's size at the event: what a PreCompact job
+	// snapshots (an append-only transcript keeps those bytes).
+	Size int64 `json:"size"`
+	// Head is the SHA-256 (hex) of the transcript's first bytes at the
+	// event (up to 64 KiB): a file whose first bytes changed since was
+	// rewritten.
+	Head string    `json:"head,omitempty"`
+	Cwd  string    `json:"cwd,omitempty"`
+	Time time.Time `json:"time"`
+	// Attempts counts the runs that failed; LastError is the last
+	// failure; NextTry is when a worker may try again.
+	Attempts  int       `json:"attempts,omitempty"`
+	LastError string    `json:"last_error,omitempty"`
+	NextTry   time.Time `json:"next_try,omitzero"`
+	// Failed: the job failed MaxJobAttempts times. It is kept (and shown
+	// by status and doctor) but not retried automatically.
+	Failed bool `json:"failed,omitempty"`
+
+	// Path is the job's file (set by Jobs and QueueJob, not stored).
+	Path string `json:"-"`
+}
+
+// MaxJobAttempts is how many failed runs make a job Failed.
+const MaxJobAttempts = 5
+
+// QueueJob writes j into the store's queue (pending/, atomically; no lock
+// needed) and returns it with its Path set.
+func (s *Store) QueueJob(j Job) (Job, error) {
+	data, err := json.Marshal(j)
+	if err != nil {
+		return j, fmt.Errorf("store: encoding job: %w", err)
+	}
+	p, err := s.WritePending(JobKind, j.Session, data)
+	if err != nil {
+		return j, fmt.Errorf("store: queueing %s job of session %s: %w", j.Event, j.Session, err)
+	}
+	j.Path = p
+	return j, nil
+}
+
+// Jobs lists the queued jobs, oldest first. It takes no lock: jobs are
+// written atomically and removed only by the worker that did them. A job
+// file that cannot be read or decoded is returned as a Failed job with
+// LastError saying why (it is kept for the user to see).
+func (s *Store) Jobs() ([]Job, error) {
+	entries, err := os.ReadDir(s.PendingDir())
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("store: listing queued jobs: %w", err)
+	}
+	var ps []Pending
+	for _, e := range entries {
+		p, ok := parsePendingName(e.Name())
+		if !ok || p.Kind != JobKind || !e.Type().IsRegular() {
+			continue
+		}
+		p.Path = filepath.Join(s.PendingDir(), e.Name())
+		ps = append(ps, p)
+	}
+	sort.Slice(ps, func(i, j int) bool {
+		if !ps[i].Created.Equal(ps[j].Created) {
+			return ps[i].Created.Before(ps[j].Created)
+		}
+		return ps[i].Path < ps[j].Path
+	})
+	out := make([]Job, 0, len(ps))
+	for _, p := range ps {
+		var j Job
+		data, err := ReadFileBounded(p.Path, maxJobBytes)
+		if err == nil {
+			err = json.Unmarshal(data, &j)
+		}
+		if err != nil {
+			j = Job{Session: p.Session, Time: p.Created, Failed: true, LastError: fmt.Sprintf("unreadable job file: %v", err)}
+		}
+		j.Path = p.Path
+		out = append(out, j)
+	}
+	return out, nil
+}
+
+// UpdateJob rewrites a queued job (its attempts, error, next try)
+// atomically in place.
+func (s *Store) UpdateJob(j Job) error {
+	if filepath.Dir(j.Path) != s.PendingDir() {
+		return fmt.Errorf("store: %s is not a job of this store", j.Path)
+	}
+	data, err := json.Marshal(j)
+	if err != nil {
+		return fmt.Errorf("store: encoding job: %w", err)
+	}
+	if err := WriteFileAtomic(j.Path, data); err != nil {
+		return fmt.Errorf("store: updating job %s: %w", j.Path, err)
+	}
+	return nil
+}
+
+// FinishJob removes a job once its work is durably done.
+func (s *Store) FinishJob(j Job) error {
+	if filepath.Dir(j.Path) != s.PendingDir() {
+		return fmt.Errorf("store: %s is not a job of this store", j.Path)
+	}
+	if err := os.Remove(j.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("store: removing job %s: %w", j.Path, err)
+	}
+	return syncDir(s.PendingDir())
 }

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
-	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript"
@@ -100,7 +98,6 @@ func (p *StorePreserver) Preserve(req Request) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("snapshot of %s: %w", sess.ID, err)
 	}
-	_ = index.NoteArchive(m.Store().Home(), m.Store().ProjectDir(), cr.Path)
 	info := &SnapshotInfo{ID: cr.Snapshot.ID, Path: cr.Path, CreatedAt: cr.Snapshot.CreatedAt, Replaced: cr.Replaced, Pending: cr.Pending}
 	if info.CreatedAt.IsZero() {
 		info.CreatedAt = req.Now
@@ -123,54 +120,27 @@ func orUnknown(s string) string {
 	return s
 }
 
-// archive writes st as current.ctx under the store lock.
+// archive saves the session as current.ctx through snapshot.SaveCurrent,
+// the save the hooks and `ben10 context save` use (same rotate rule, same
+// meta, redaction fingerprint and compression setting); st is the
+// session as imported, for its directory.
 func (p *StorePreserver) archive(s *store.Store, cfg *store.Config, sess *Session, st *archive.State, req Request, res *Result) error {
-	unlock, err := s.Lock(context.Background()) // waits at most context.lock_timeout
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	enc, _, err := snapshot.Key(cfg)
-	if err != nil {
-		return err
-	}
-	opts := archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: p.Level, Encryption: enc, Auth: snapshot.AuthKeyFor(s)}
-	if opts.Level == 0 {
-		opts.Level = ctxfmt.LevelDefault
-	}
-	r, err := snapshot.Redactor(cfg)
-	if err != nil {
-		return err
-	}
-	if r != nil {
-		opts.RedactLine = func(line []byte) []byte { out, _ := r.JSONLine(line); return out }
-		opts.RedactText = func(s string) string { out, _ := r.String(s); return out }
-	}
-	rotate := false
-	if meta, err := s.ReadMeta(); err == nil && meta.SessionID != sess.ID {
-		rotate = true
-	} else if err == nil {
-		var oo archive.OpenOptions
-		if enc != nil {
-			oo.Passphrase, oo.Key = enc.Passphrase, enc.Key
-		}
-		if prev, err := archive.OpenFile(s.CurrentPath(), oo); err == nil {
-			defer prev.Close()
-			opts.Previous = prev
-		}
-	} else if _, serr := os.Stat(s.CurrentPath()); serr == nil {
-		rotate = true // a current.ctx without meta: keep it in history
-	}
 	now := req.Now
-	opts.Now = func() time.Time { return now }
-	var stats archive.EncodeStats
-	sr, err := s.SaveCurrentFunc(func(w io.Writer) error {
-		var err error
-		stats, err = archive.EncodeWithStats(w, st, opts)
-		return err
-	}, store.Meta{SessionID: sess.ID, Assistant: string(sess.Harness), Transcript: sess.Path,
-		Messages: len(st.Messages), ContextTokens: req.ContextTokens, TokensUsed: st.Meta.TotalTokens, Files: len(st.Files), ToolExecutions: len(st.Tools),
-		Extra: map[string]any{"source": SourceWatcher}}, store.SaveOptions{Rotate: rotate})
+	r := snapshot.SaveRequest{Transcript: sess.Path, Harness: sess.Harness, SessionID: sess.ID, Source: SourceWatcher,
+		ContextTokens: req.ContextTokens, Now: func() time.Time { return now }}
+	r.Import.ProjectDir = st.Meta.DirectoryPath
+	if p.Level != 0 {
+		opts, _, err := snapshot.EncodeOptions(cfg, p.Level)
+		if err != nil {
+			return err
+		}
+		r.Encode = &opts
+	}
+	sr, err := snapshot.SaveCurrent(context.Background(), s, cfg, r)
+	if errors.Is(err, snapshot.ErrNoConversation) {
+		res.SkippedArchive = "the session holds no conversation yet"
+		return nil
+	}
 	if err != nil {
 		var le *store.StorageLimitError
 		if errors.As(err, &le) {
@@ -178,8 +148,7 @@ func (p *StorePreserver) archive(s *store.Store, cfg *store.Config, sess *Sessio
 		}
 		return err
 	}
-	res.Archive, res.ArchiveBytes, res.CopiedBytes = sr.Path, sr.Meta.SizeBytes, stats.CopiedBytes
-	_ = index.NoteArchive(s.Home(), s.ProjectDir(), sr.Path)
+	res.Archive, res.ArchiveBytes, res.CopiedBytes = sr.Path, sr.Bytes, sr.Stats.CopiedBytes
 	return nil
 }
 

@@ -14,7 +14,6 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
-	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
@@ -89,21 +88,6 @@ func runCompList(cmd *cobra.Command, _ []string) error {
 	st, m, err := openProject(compFlags.dir, true)
 	if err != nil {
 		return err
-	}
-	// A snapshot whose background recompression died is completed now
-	// rather than listed as pending forever (the store, opened read-only
-	// for the listing, is opened for writing only then).
-	if len(m.StalePending(time.Now())) > 0 {
-		if wst, wm, err := openProject(compFlags.dir, false); err != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: completing pending snapshots: %v\n", err)
-		} else {
-			level := ctxfmt.LevelFromZstd(wst.Config().CompactionSnapshots.CompressionLevel)
-			if done, err := wm.CompletePending(level, time.Now()); err != nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: completing pending snapshots: %v\n", err)
-			} else if len(done) > 0 && !globalFlags.quiet {
-				fmt.Fprintf(cmd.ErrOrStderr(), "ben10: completed %d snapshot(s) whose background recompression did not finish\n", len(done))
-			}
-		}
 	}
 	bw := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
 	defer bw.Flush()
@@ -554,7 +538,6 @@ func runCompSnapshot(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	_ = index.NoteArchive(m.Store().Home(), m.Store().ProjectDir(), res.Path) // the next index update picks it up
 	out := cmd.OutOrStdout()
 	printWarnings(cmd, res.Warnings)
 	if globalFlags.json {

@@ -81,22 +81,9 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 	start := time.Now()
 	prog := newProgress("Saving context", 0)
 	defer prog.Done()
-	state, err := transcript.Import(tr, h, archive.ImportOptions{ProjectDir: st.ProjectDir(), NoSubagents: saveFlags.noSub,
-		IncludeFileContents: true, ExcludePatterns: snapshot.ExcludePatterns(cfg)})
-	if err != nil {
-		return err
-	}
-	if msgs, _ := snapshot.StateCounts(state); msgs == 0 {
-		return fmt.Errorf("%s holds no conversation yet (only the assistant's metadata lines): nothing saved", tr)
-	}
 	opts, red, err := storeEncodeOptions(cmd, cfg)
 	if err != nil {
 		return err
-	}
-	opts.Auth = snapshot.AuthKeyFor(st)
-	oo := snapshot.OpenOptions(cfg)
-	if opts.Encryption != nil {
-		oo = archive.OpenOptions{Passphrase: opts.Encryption.Passphrase, Key: opts.Encryption.Key}
 	}
 	target := ""
 	switch {
@@ -107,53 +94,28 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 	default:
 		target = st.CurrentPath()
 	}
-	if !saveFlags.full {
-		if prev, err := archive.OpenFile(target, oo); err == nil {
-			defer prev.Close()
-			opts.Previous = prev
-		}
-	}
-	var stats archive.EncodeStats
-	write := func(w io.Writer) error {
-		var err error
-		stats, err = archive.EncodeWithStats(w, state, opts)
-		return err
-	}
-	var size int64
+	iopt := archive.ImportOptions{ProjectDir: st.ProjectDir(), NoSubagents: saveFlags.noSub,
+		IncludeFileContents: true, ExcludePatterns: snapshot.ExcludePatterns(cfg)}
+	var res *snapshot.SaveResult
 	var warns []string
-	rotated := ""
-	err = st.WithLock(context.Background(), func() error {
-		if target != st.CurrentPath() {
-			if err := st.EnsureDir(filepath.Dir(target)); err != nil {
-				return err
-			}
-			size, err = writeArchiveAtomic(target, write)
-			return err
+	if target == st.CurrentPath() {
+		// The one save into current.ctx (hooks, watcher and this command).
+		res, err = snapshot.SaveCurrent(cmd.Context(), st, cfg, snapshot.SaveRequest{Transcript: tr, Harness: h, Source: "cli",
+			Import: iopt, Encode: &opts, Redactions: red, Full: saveFlags.full || saveFlags.export != ""})
+		if errors.Is(err, snapshot.ErrNoConversation) {
+			return fmt.Errorf("%s holds no conversation yet (only the assistant's metadata lines): nothing saved", tr)
 		}
-		rotate := false
-		if old, err := st.ReadMeta(); err == nil && old.SessionID != "" && old.SessionID != state.Meta.SessionID {
-			rotate = true // a new session: keep the previous one's final state in history/
-		}
-		meta := store.Meta{SessionID: state.Meta.SessionID, Assistant: string(state.Meta.Harness), Transcript: absOr(tr),
-			Messages: len(state.Messages), ContextTokens: state.Meta.ContextTokens, TokensUsed: state.Meta.TotalTokens, Files: len(state.Files), ToolExecutions: len(state.Tools),
-			Extra: map[string]any{"redactions": red.Counts()}}
-		res, err := st.SaveCurrentFunc(write, meta, store.SaveOptions{Rotate: rotate})
 		if err != nil {
 			return err
 		}
-		size, rotated = res.Meta.SizeBytes, res.Rotated
 		for _, w := range res.Warnings {
 			warns = append(warns, w.String())
 		}
-		return nil
-	})
-	if err != nil {
+	} else if res, err = saveElsewhere(cmd, st, cfg, tr, h, iopt, opts, target); err != nil {
 		return err
 	}
 	prog.Done()
-	_ = st.Audit(store.AuditEntry{Action: store.ActionSave, Path: target, SizeBytes: size, Messages: len(state.Messages),
-		RedactionsApplied: red.Total(), Session: state.Meta.SessionID})
-	_ = index.NoteArchive(st.Home(), st.ProjectDir(), target) // the next index update picks it up
+	state, stats := res.State, res.Stats
 	exported := ""
 	if saveFlags.export != "" {
 		if exported, err = writeExport(st, state, opts, saveFlags.export); err != nil {
@@ -164,16 +126,16 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 	printWarnings(cmd, warns)
 	if globalFlags.json {
 		return printJSON(out, map[string]any{
-			"archive": target, "bytes": size, "raw_bytes": stats.RawBytes, "copied_segments": stats.CopiedSegments,
-			"session_id": state.Meta.SessionID, "transcript": tr, "messages": len(state.Messages), "tools": len(state.Tools),
-			"files": len(state.Files), "file_contents": len(state.FileContents), "redactions": red.Counts(),
-			"encrypted": opts.Encryption != nil, "rotated": rotated, "export": exported, "elapsed_ms": time.Since(start).Milliseconds(),
+			"archive": target, "bytes": res.Bytes, "raw_bytes": stats.RawBytes, "copied_segments": stats.CopiedSegments,
+			"session_id": state.Meta.SessionID, "transcript": tr, "messages": res.Messages, "tools": res.Tools,
+			"files": res.Files, "file_contents": res.Contents, "redactions": red.Counts(),
+			"encrypted": opts.Encryption != nil, "rotated": res.Rotated, "export": exported, "elapsed_ms": time.Since(start).Milliseconds(),
 		})
 	}
-	infof(out, "saved %s (%s): %d messages, %d tools, %d files, %d secrets redacted\n", target, humanBytes(size),
-		len(state.Messages), len(state.Tools), len(state.Files), red.Total())
-	if rotated != "" {
-		infof(out, "previous session's context kept as %s\n", rotated)
+	infof(out, "saved %s (%s): %d messages, %d tools, %d files, %d secrets redacted\n", target, humanBytes(res.Bytes),
+		res.Messages, res.Tools, res.Files, red.Total())
+	if res.Rotated != "" {
+		infof(out, "previous session's context kept as %s\n", res.Rotated)
 	}
 	if exported != "" {
 		infof(out, "exported %s (home directory and user name stripped)\n", exported)
@@ -181,11 +143,51 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 	return nil
 }
 
-func absOr(p string) string {
-	if a, err := filepath.Abs(p); err == nil {
-		return a
+// saveElsewhere saves the session to target, a named save or --out file
+// (not current.ctx: no rotation, no meta), building on target when it is
+// an archive of the session.
+func saveElsewhere(cmd *cobra.Command, st *store.Store, cfg *store.Config, tr string, h archive.Harness, iopt archive.ImportOptions, opts archive.EncodeOptions, target string) (*snapshot.SaveResult, error) {
+	state, err := transcript.Import(tr, h, iopt)
+	if err != nil {
+		return nil, err
 	}
-	return p
+	if msgs, _ := snapshot.StateCounts(state); msgs == 0 {
+		return nil, fmt.Errorf("%s holds no conversation yet (only the assistant's metadata lines): nothing saved", tr)
+	}
+	oo := snapshot.OpenOptions(cfg)
+	if opts.Encryption != nil {
+		oo = archive.OpenOptions{Passphrase: opts.Encryption.Passphrase, Key: opts.Encryption.Key}
+	}
+	if opts.Auth == nil {
+		opts.Auth = snapshot.AuthKeyFor(st)
+	}
+	if !saveFlags.full {
+		if prev, err := archive.OpenFile(target, oo); err == nil {
+			defer prev.Close()
+			opts.Previous = prev
+		}
+	}
+	res := &snapshot.SaveResult{State: state, Meta: state.Meta, Messages: len(state.Messages), Tools: len(state.Tools),
+		Files: len(state.Files), Contents: len(state.FileContents)}
+	err = st.WithLock(cmd.Context(), func() error {
+		if err := st.EnsureDir(filepath.Dir(target)); err != nil {
+			return err
+		}
+		res.Bytes, err = writeArchiveAtomic(target, func(w io.Writer) error {
+			var err error
+			res.Stats, err = archive.EncodeWithStats(w, state, opts)
+			return err
+		})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	_ = st.Audit(store.AuditEntry{Action: store.ActionSave, Path: target, SizeBytes: res.Bytes, Messages: res.Messages, Session: state.Meta.SessionID})
+	if rel, err := filepath.Rel(st.Root(), target); err == nil && filepath.IsLocal(rel) {
+		_ = index.NoteArchive(st.Home(), st.ProjectDir(), target) // a named save: the next index update picks it up
+	}
+	return res, nil
 }
 
 // writeExport writes the portable package: the same archive with the

@@ -70,7 +70,7 @@ var examples = map[string]string{
 	"ben10 hooks": `  ben10 hooks install --dry-run
   ben10 hooks status`,
 	"ben10 internal":                    `  ben10 internal render-hook-output < hook-output.json`,
-	"ben10 internal recompress":         `  ben10 internal recompress --project . --level max pre-compact-20260126-101500-a1b2c3`,
+	"ben10 internal work":               `  ben10 internal work`,
 	"ben10 internal render-hook-output": `  echo '{"hookSpecificOutput":{"additionalContext":"hi"}}' | ben10 internal render-hook-output`,
 	"ben10 statusline":                  `  ben10 statusline   # in ~/.claude/settings.json: "statusLine": {"type": "command", "command": "ben10 statusline"}`,
 	"ben10 watch": `  ben10 watch --once --dry-run

@@ -3,14 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/hook"
 	"github.com/ben10ctx/ben10/internal/hookentry"
 	"github.com/ben10ctx/ben10/store"
@@ -60,65 +58,33 @@ var internalCmd = &cobra.Command{
 	Hidden: true,
 }
 
-var recompressFlags struct {
-	project string
-	level   string
-}
-
-var internalRecompressCmd = &cobra.Command{
-	Use:   "recompress --project DIR [--level LEVEL] SNAPSHOT-ID",
-	Short: "Rewrite a snapshot at a better compression level (started in the background by PreCompact)",
-	Args:  cobra.ExactArgs(1),
-	RunE: func(cmd *cobra.Command, args []string) error {
-		err := runRecompress(recompressFlags.project, recompressFlags.level, args[0])
+var internalWorkCmd = &cobra.Command{
+	Use:   "work",
+	Short: "Do the jobs the hooks queued (started in the background by PreCompact and SessionEnd)",
+	Long: `Runs the jobs the hooks queued in the projects' stores: final saves
+(SessionEnd) and snapshots before a compaction (PreCompact). One runs per
+user at a time; a second one returns at once. A failed job is retried
+with backoff and kept.`,
+	Args: cobra.NoArgs,
+	RunE: func(cmd *cobra.Command, _ []string) error {
+		home, _ := store.HomeDir()
+		h := &hook.Handler{}
+		projects, err := h.Work(cmd.Context())
 		if err != nil {
 			// Nobody reads this process's stderr: log it where the hooks log.
-			home, _ := store.HomeDir()
-			_ = hook.AppendError(home, hook.ErrorEntry{Time: time.Now(), Event: "recompress", Project: recompressFlags.project, Error: err.Error()})
+			_ = hook.AppendError(home, hook.ErrorEntry{Time: time.Now(), Event: "work", Error: err.Error()})
 		}
-		// This detached process is the hooks' background work: the new
-		// snapshot (and whatever else the project saved) goes into the
-		// recall index here, never in the hook itself.
-		indexInBackground(cmd.Context(), recompressFlags.project)
+		// This detached process is the hooks' background work: what it
+		// wrote goes into the recall index here, never in the hook itself.
+		for _, p := range projects {
+			indexInBackground(cmd.Context(), p)
+		}
 		return err
 	},
 }
 
-func runRecompress(project, levelName, id string) error {
-	if project == "" {
-		return fmt.Errorf("--project is required")
-	}
-	st, err := store.Open(project, store.Options{})
-	if err != nil {
-		return err
-	}
-	cfg := st.Config()
-	level := ctxfmt.LevelFromZstd(cfg.CompactionSnapshots.CompressionLevel)
-	if levelName != "" {
-		if level, err = ctxfmt.ParseLevel(levelName); err != nil {
-			return err
-		}
-	}
-	if hook.DefaultSnapshots == nil {
-		return fmt.Errorf("no snapshot layer in this build")
-	}
-	sn := hook.DefaultSnapshots(st, cfg)
-	err = sn.Recompress(id, level)
-	// The work a killed or failed worker left (raw-only snapshots still
-	// pending after snapshot.StalePending) is taken over here.
-	if m, ok := sn.(interface {
-		CompletePending(ctxfmt.Level, time.Time) ([]string, error)
-	}); ok {
-		_, perr := m.CompletePending(level, time.Now())
-		err = errors.Join(err, perr)
-	}
-	return err
-}
-
 func init() {
-	internalRecompressCmd.Flags().StringVar(&recompressFlags.project, "project", "", "project directory")
-	internalRecompressCmd.Flags().StringVar(&recompressFlags.level, "level", "", "target level (default: compaction_snapshots.compression_level)")
-	internalCmd.AddCommand(internalRecompressCmd)
+	internalCmd.AddCommand(internalWorkCmd)
 	rootCmd.AddCommand(hookCmd, internalCmd)
 }
 

@@ -43,7 +43,9 @@ func newHookWorld(t *testing.T, session string) *hookWorld {
 	if err := os.MkdirAll(filepath.Dir(w.transcript), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	w.env = []string{"HOME=" + w.home, "CLAUDE_CONFIG_DIR="}
+	// The hooks' queued work is done inside the hook, so that no detached
+	// worker outlives a test; the tests of the worker itself unset it.
+	w.env = []string{"HOME=" + w.home, "CLAUDE_CONFIG_DIR=", "BEN10_HOOK_WORK=sync"}
 	return w
 }
 

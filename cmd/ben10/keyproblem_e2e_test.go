@@ -22,8 +22,14 @@ func TestRestoreKeyProblemIsNotCorruption(t *testing.T) {
 	w.writeConfig("context:\n  checkpoint_interval: 1\n  encryption:\n    enabled: true\n    key_source: env\n    env: BEN10_TEST_KEY\n")
 	key := "BEN10_TEST_KEY=correct horse"
 	w.fire("SessionStart", map[string]any{"source": "startup"}, key)
-	w.fire("UserPromptSubmit", map[string]any{"prompt": "go on"}, key)
-	w.fire("SessionEnd", map[string]any{"reason": "prompt_input_exit"}, key)
+	// The checkpoint and the final save by the worker, run in the
+	// foreground (an encrypted save derives its key more than once: no
+	// hook deadline to race on a loaded machine).
+	w.fire("UserPromptSubmit", map[string]any{"prompt": "go on"}, key, "BEN10_HOOK_WORK=defer")
+	w.fire("SessionEnd", map[string]any{"reason": "prompt_input_exit"}, key, "BEN10_HOOK_WORK=defer")
+	if r := runBen10(t, nil, append(append([]string(nil), w.env...), key), "internal", "work"); r.code != 0 {
+		t.Fatalf("internal work: exit %d\n%s", r.code, r.stderr)
+	}
 	cur := filepath.Join(w.contextDir(), "current.ctx")
 	before, err := os.ReadFile(cur)
 	if err != nil {

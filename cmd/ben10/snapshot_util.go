@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/hook"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
@@ -28,6 +30,10 @@ func openProject(dir string, readOnly bool) (*store.Store, *snapshot.Manager, er
 		if !globalFlags.quiet {
 			fmt.Fprintf(os.Stderr, "ben10: warning: %s\n", w)
 		}
+	}
+	// Jobs the hooks queued and no worker finished are taken up again.
+	if err := (&hook.Handler{}).Resume(context.Background(), st); err != nil && !globalFlags.quiet {
+		fmt.Fprintf(os.Stderr, "ben10: warning: queued work of %s: %v\n", st.ProjectDir(), err)
 	}
 	return st, snapshot.NewManager(st, nil), nil
 }

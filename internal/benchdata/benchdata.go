@@ -64,3 +64,30 @@ func Transcript(corpusClaudeDir, dir string, size int64) (string, error) {
 	}
 	return p, nil
 }
+
+// Repeat returns src (JSON lines) repeated up to size bytes, cut back to
+// the last line boundary, every UUID of copy k rewritten as in Transcript,
+// so that copies do not share ids. For tests that need a large session
+// without the corpus.
+func Repeat(src []byte, size int64) []byte {
+	if len(src) == 0 {
+		return nil
+	}
+	ids := uuidRe.FindAllIndex(src, -1)
+	out := make([]byte, 0, size+int64(len(src)))
+	for k := 0; int64(len(out)) < size; k++ {
+		start := len(out)
+		out = append(out, src...)
+		if out[len(out)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		prefix := fmt.Sprintf("%08x", k)
+		for _, m := range ids {
+			copy(out[start+m[0]:start+m[0]+8], prefix)
+		}
+	}
+	if i := bytes.LastIndexByte(out[:size], '\n'); i > 0 {
+		out = out[:i+1]
+	}
+	return out
+}

@@ -78,7 +78,14 @@ func Import(p string, opt archive.ImportOptions) (*archive.State, error) {
 // and, unless opt.NoSubagents, every `<session>/subagents/*.jsonl` next to
 // it (sorted by name), each checked against MaxFileSize.
 func ReadFiles(p string, opt archive.ImportOptions) ([]archive.RawFile, error) {
-	data, dig, err := readFileLimited(p)
+	var data []byte
+	var dig *archive.RawDigest
+	var err error
+	if opt.Limit > 0 {
+		data, err = readPrefix(p, opt.Limit)
+	} else {
+		data, dig, err = readFileLimited(p)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -128,6 +135,40 @@ func ImportReader(r io.Reader, name string, opt archive.ImportOptions) (*archive
 	}
 	return ImportFiles([]archive.RawFile{{Name: name, Data: data}}, opt)
 }
+
+// readPrefix reads the first limit bytes of the regular file at p (at
+// most MaxFileSize), cut after the last newline they hold: the complete
+// lines the file had when it was limit bytes long. A file now shorter
+// than limit was rewritten, not appended to: an error.
+func readPrefix(p string, limit int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("claude: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("claude: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("claude: %s is not a regular file", p)
+	}
+	if limit > MaxFileSize {
+		return nil, fmt.Errorf("%w: %s (%d bytes)", ErrTooLarge, p, limit)
+	}
+	if fi.Size() < limit {
+		return nil, fmt.Errorf("%w: %s is %d bytes, shorter than the %d it had", ErrRewritten, p, fi.Size(), limit)
+	}
+	data := make([]byte, limit)
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, fmt.Errorf("claude: reading %s: %w", p, err)
+	}
+	return data[:bytes.LastIndexByte(data, '\n')+1], nil
+}
+
+// ErrRewritten: a transcript is shorter than a size it had, so it was
+// rewritten rather than appended to.
+var ErrRewritten = errors.New("claude: transcript was rewritten")
 
 // readFileLimited reads the regular file at p, of at most MaxFileSize
 // bytes. A file of parallelReadMin bytes or more is read with the help of

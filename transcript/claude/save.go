@@ -49,7 +49,7 @@ func Save(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.Enc
 	var pre *resumeState
 	done := make(chan struct{})
 	p := eopt.Previous
-	if p != nil && grownApplies(p, eopt) {
+	if p != nil && iopt.Limit <= 0 && grownApplies(p, eopt) {
 		// The main file's unchanged prefix need not be read into memory
 		// (resume_grown.go).
 		if st, stats, ok, err := saveGrown(w, path, iopt, eopt); ok {

@@ -1,0 +1,602 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/snapshot"
+	"github.com/ben10ctx/ben10/store"
+	"github.com/ben10ctx/ben10/transcript/claude"
+)
+
+// Work modes, from $BEN10_HOOK_WORK: how a hook that queued a job gets it
+// done.
+const (
+	// WorkBackground (default): start the user's worker (`ben10 internal
+	// work`, detached) unless one runs; the hook returns at once.
+	WorkBackground = "background"
+	// WorkSync: do the job inside the hook before it returns (tests,
+	// demos).
+	WorkSync = "sync"
+	// WorkDefer: queue the job and start nothing (tests: the state a
+	// killed worker leaves). The next hook or command starts the worker.
+	WorkDefer = "defer"
+)
+
+// Recompression modes: the former $BEN10_HOOK_RECOMPRESS values, still
+// read when $BEN10_HOOK_WORK is unset: "sync" and "off" mean WorkSync,
+// "defer" WorkDefer, "background" WorkBackground.
+const (
+	RecompressBackground = "background"
+	RecompressSync       = "sync"
+	RecompressOff        = "off"
+	RecompressDefer      = "defer"
+)
+
+// Job events.
+const (
+	jobSessionEnd = "SessionEnd"
+	jobPreCompact = "PreCompact"
+	jobCheckpoint = "Checkpoint"
+)
+
+// headBytes is how much of the transcript's start a job fingerprints.
+const headBytes = 64 << 10
+
+// workMode is the work mode of this hook run.
+func (h *Handler) workMode() (string, error) {
+	m := h.getenv("BEN10_HOOK_WORK")
+	if m == "" {
+		switch r := h.getenv("BEN10_HOOK_RECOMPRESS"); r {
+		case RecompressSync, RecompressOff:
+			m = WorkSync
+		case RecompressDefer:
+			m = WorkDefer
+		case "", RecompressBackground:
+			m = WorkBackground
+		default:
+			return "", fmt.Errorf("BEN10_HOOK_RECOMPRESS=%q: use background, sync, defer or off", r)
+		}
+	}
+	switch m {
+	case WorkBackground, WorkSync, WorkDefer:
+		return m, nil
+	}
+	return "", fmt.Errorf("BEN10_HOOK_WORK=%q: use background, sync or defer", m)
+}
+
+// headHash is the SHA-256 (hex) of the first min(size, headBytes) bytes
+// of the file at p.
+func headHash(p string, size int64) (string, error) {
+	f, err := store.OpenFileRegular(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.CopyN(h, f, min(size, headBytes)); err != nil {
+		return "", fmt.Errorf("reading the start of %s: %w", p, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// takeNote queues the job of event for this session's transcript and gets
+// it done as the work mode says. A transcript that was rewritten since an
+// earlier job of the session noted it (shorter, or its first bytes
+// changed) cannot be trusted to keep its bytes until a worker reads them:
+// that job is done inside the hook.
+func (c *call) takeNote(event, trigger string) error {
+	if err := checkTranscript(c.in); err != nil {
+		return err
+	}
+	fi, err := os.Stat(c.in.TranscriptPath)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNoTranscript, err)
+	}
+	head, err := headHash(c.in.TranscriptPath, fi.Size())
+	if err != nil {
+		return err
+	}
+	mode, err := c.h.workMode()
+	if err != nil {
+		return err
+	}
+	j := store.Job{Event: event, Trigger: trigger, Session: c.in.SessionID, Transcript: c.in.TranscriptPath,
+		Size: fi.Size(), Head: head, Cwd: c.in.Cwd, Time: c.now}
+	if c.rewritten(j) {
+		mode = WorkSync
+	} else if event == jobCheckpoint && c.queued(j) {
+		return nil // the queued checkpoint, written later, holds this one
+	}
+	if j, err = c.st.QueueJob(j); err != nil {
+		return err
+	}
+	switch mode {
+	case WorkSync:
+		err := c.h.runJob(c.ctx, c.st, j)
+		if err != nil {
+			// Kept for a retry by the next worker.
+			err = errors.Join(err, registerProject(c.h.home(), c.st.ProjectDir()))
+		}
+		return err
+	case WorkDefer:
+		return registerProject(c.h.home(), c.st.ProjectDir())
+	}
+	if err := registerProject(c.h.home(), c.st.ProjectDir()); err != nil {
+		return err
+	}
+	return c.h.startWorker()
+}
+
+// rewritten reports whether an earlier queued job of the session saw the
+// transcript longer than it is now, or with other first bytes.
+func (c *call) rewritten(j store.Job) bool {
+	jobs, err := c.st.Jobs()
+	if err != nil {
+		return false
+	}
+	for _, o := range jobs {
+		if o.Session != j.Session || o.Transcript != j.Transcript || o.Failed {
+			continue
+		}
+		if o.Size > j.Size || (o.Size <= j.Size && o.Head != "" && o.Size >= headBytes && o.Head != j.Head) {
+			return true
+		}
+	}
+	return false
+}
+
+// queued reports whether a job of j's event and session waits to be run
+// (not failed).
+func (c *call) queued(j store.Job) bool {
+	jobs, err := c.st.Jobs()
+	if err != nil {
+		return false
+	}
+	for _, o := range jobs {
+		if o.Event == j.Event && o.Session == j.Session && !o.Failed {
+			return true
+		}
+	}
+	return false
+}
+
+// startWorker starts the user's worker in the background.
+func (h *Handler) startWorker() error {
+	spawn := h.Spawn
+	if spawn == nil {
+		spawn = spawnDetached
+	}
+	if err := spawn("internal", "work"); err != nil {
+		return fmt.Errorf("starting the background worker: %w (the job stays queued; the next hook or command starts it)", err)
+	}
+	return nil
+}
+
+// workDir is the user's worker directory: its lock and the registry of
+// projects with queued jobs (one file per project, named by its hash,
+// holding its directory).
+func workDir(home string) string { return filepath.Join(home, ".claude-code", "work") }
+
+// registerProject records that project has queued jobs.
+func registerProject(home, project string) error {
+	dir := filepath.Join(workDir(home), "projects")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	p := filepath.Join(dir, store.DirHash(project))
+	if old, err := store.ReadFileBounded(p, 4096); err == nil && string(old) == project {
+		return nil
+	}
+	return store.WriteFileAtomic(p, []byte(project))
+}
+
+// queuedProjects lists the registered projects: registry file → project.
+func queuedProjects(home string) map[string]string {
+	dir := filepath.Join(workDir(home), "projects")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		data, err := store.ReadFileBounded(p, 4096)
+		if err != nil || !filepath.IsAbs(string(data)) {
+			_ = os.Remove(p)
+			continue
+		}
+		out[p] = string(data)
+	}
+	return out
+}
+
+// Queued reports whether any project of the user has queued jobs that a
+// worker would run now.
+func (h *Handler) Queued() bool { return len(queuedProjects(h.home())) > 0 }
+
+// due reports whether a registered project has a job a worker would run
+// now.
+func (h *Handler) due() bool {
+	now := h.now()
+	for _, project := range queuedProjects(h.home()) {
+		st, err := store.Open(project, store.Options{Home: h.home(), ReadOnly: true})
+		if err != nil {
+			continue
+		}
+		jobs, _ := st.Jobs()
+		for _, j := range jobs {
+			if !j.Failed && !j.NextTry.After(now) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// workerWait is how long a worker waits for a job whose retry is due
+// soon; a later retry is left to the next worker.
+const workerWait = time.Minute
+
+// Work runs the queued jobs of every project of the user, then returns.
+// One worker runs per user: when another holds the lock, Work returns at
+// once (that one finds the new jobs). A job that fails is retried with
+// backoff (up to store.MaxJobAttempts, then kept as failed); a job whose
+// retry is not due within a minute is left to the next worker, which the
+// next hook or command starts. It returns the projects whose jobs it ran
+// (for the caller to index what they wrote).
+func (h *Handler) Work(ctx context.Context) ([]string, error) {
+	lock := filepath.Join(workDir(h.home()), "worker.lock")
+	if err := os.MkdirAll(filepath.Dir(lock), 0o700); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(lock), err)
+	}
+	var errs []error
+	done := map[string]bool{}
+	for {
+		unlock, err := store.LockFile(lock, 0)
+		if errors.Is(err, store.ErrFileLockTimeout) {
+			break // another worker runs
+		}
+		if err != nil {
+			return nil, err
+		}
+		err = h.drain(ctx, done)
+		unlock()
+		if err != nil {
+			errs = append(errs, err)
+		}
+		// A hook may have queued a job after the last look and found the
+		// lock held: look again now that it is free.
+		if ctx.Err() != nil || err != nil || !h.due() {
+			break
+		}
+	}
+	projects := make([]string, 0, len(done))
+	for p := range done {
+		projects = append(projects, p)
+	}
+	sort.Strings(projects)
+	return projects, errors.Join(errs...)
+}
+
+// drain runs the due jobs of every registered project until none is due
+// (waiting for a retry due within workerWait), adding the projects whose
+// jobs it ran to done.
+func (h *Handler) drain(ctx context.Context, done map[string]bool) error {
+	var errs []error
+	waited := false
+	for {
+		if ctx.Err() != nil {
+			return errors.Join(append(errs, ctx.Err())...)
+		}
+		ran, next := false, time.Time{}
+		for reg, project := range queuedProjects(h.home()) {
+			r, n, err := h.runProject(ctx, reg, project)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if r {
+				ran, done[project] = true, true
+			}
+			if !n.IsZero() && (next.IsZero() || n.Before(next)) {
+				next = n
+			}
+		}
+		if ran {
+			waited = false
+			continue
+		}
+		// Nothing was due: wait once for a retry due soon (not with an
+		// injected clock, which would not move meanwhile).
+		wait := next.Sub(h.now())
+		if next.IsZero() || waited || wait > workerWait || h.Now != nil {
+			return errors.Join(errs...)
+		}
+		waited = true
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+	}
+}
+
+// runProject runs the due jobs of one project. next is the earliest retry
+// time of its jobs not yet due (zero: none waits). A project without
+// waiting jobs leaves the registry.
+func (h *Handler) runProject(ctx context.Context, reg, project string) (ran bool, next time.Time, err error) {
+	st, err := store.Open(project, store.Options{Home: h.home(), Now: h.Now})
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			_ = os.Remove(reg) // the project is gone
+		}
+		return false, time.Time{}, fmt.Errorf("opening the store of %s: %w", project, err)
+	}
+	jobs, err := st.Jobs()
+	if err != nil {
+		return false, time.Time{}, err
+	}
+	var errs []error
+	waiting := false
+	for _, j := range jobs {
+		if j.Failed {
+			continue
+		}
+		if now := h.now(); j.NextTry.After(now) {
+			waiting = true
+			if next.IsZero() || j.NextTry.Before(next) {
+				next = j.NextTry
+			}
+			continue
+		}
+		ran = true
+		if err := h.runJob(ctx, st, j); err != nil {
+			errs = append(errs, err)
+			waiting = true
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if !waiting && ctx.Err() == nil {
+		_ = os.Remove(reg)
+		// A job queued meanwhile (its hook registers after queueing it)
+		// keeps the project registered.
+		if js, err := st.Jobs(); err == nil && anyLive(js) {
+			_ = registerProject(h.home(), project)
+		}
+	}
+	return ran, next, errors.Join(errs...)
+}
+
+func anyLive(js []store.Job) bool {
+	for _, j := range js {
+		if !j.Failed {
+			return true
+		}
+	}
+	return false
+}
+
+// backoff is the wait before the n-th retry of a job.
+func backoff(n int) time.Duration { return min(time.Duration(1<<min(n, 10))*5*time.Second, time.Hour) }
+
+// runJob does one job and removes it from the queue; a failure is
+// recorded in the job (attempts, error, next try) and returned.
+func (h *Handler) runJob(ctx context.Context, st *store.Store, j store.Job) error {
+	err := h.doJob(ctx, st, j)
+	if err == nil {
+		return st.FinishJob(j)
+	}
+	if ctx.Err() != nil {
+		return err // cancelled: not the job's failure
+	}
+	j.Attempts++
+	j.LastError = err.Error()
+	j.NextTry = h.now().Add(backoff(j.Attempts))
+	j.Failed = j.Attempts >= store.MaxJobAttempts
+	if uerr := st.UpdateJob(j); uerr != nil {
+		err = errors.Join(err, uerr)
+	}
+	return fmt.Errorf("%s job of session %s (attempt %d): %w", j.Event, j.Session, j.Attempts, err)
+}
+
+// doJob does the work of j. A job file comes from the project directory
+// (untrusted): its transcript must pass the same checks as a hook's.
+func (h *Handler) doJob(ctx context.Context, st *store.Store, j store.Job) error {
+	if j.Session == "" || j.Transcript == "" || j.Size < 0 {
+		return fmt.Errorf("%w: job %s names no session or transcript", ErrBadInput, filepath.Base(j.Path))
+	}
+	if err := h.checkTranscriptPath(j.Transcript); err != nil {
+		return err
+	}
+	cfg := st.Config()
+	limit := j.Size
+	if fi, err := os.Stat(j.Transcript); err == nil && fi.Size() < j.Size {
+		// Rewritten since the event: what it held then is gone; save
+		// what it holds now.
+		limit = 0
+	} else if hh, err := headHash(j.Transcript, j.Size); err == nil && j.Head != "" && hh != j.Head {
+		limit = 0
+	}
+	switch j.Event {
+	case jobSessionEnd:
+		return h.finalSave(ctx, st, cfg, j)
+	case jobPreCompact:
+		return h.compactSnapshot(ctx, st, cfg, j, limit)
+	case jobCheckpoint:
+		return h.checkpointJob(ctx, st, cfg, j)
+	}
+	return fmt.Errorf("%w: job %s: unknown event %q", ErrBadInput, filepath.Base(j.Path), j.Event)
+}
+
+// finalSave is SessionEnd's job: the session into current.ctx, offered to
+// the project's next session.
+func (h *Handler) finalSave(ctx context.Context, st *store.Store, cfg *store.Config, j store.Job) error {
+	if !cfg.AutoSave {
+		return nil
+	}
+	res, err := snapshot.SaveCurrent(ctx, st, cfg, snapshot.SaveRequest{Transcript: j.Transcript, Harness: archive.HarnessClaude,
+		SessionID: j.Session, Source: "hook", Now: h.now})
+	if errors.Is(err, snapshot.ErrNoConversation) {
+		return nil // nothing to save; current.ctx stays as it is
+	}
+	if err != nil {
+		return fmt.Errorf("final save: %w", err)
+	}
+	return updateState(st.Root(), st.ProjectDir(), h.now(), func(s *State) error {
+		key := contextKey(res.Meta)
+		s.addRecovery(Recovery{
+			ID: "rc-" + strings.TrimPrefix(key, "ctx:"), Kind: KindHandoff, State: RecoveryActive,
+			SourceSession: j.Session, Path: res.Path, Key: key, Created: h.now(), CreatedBy: os.Getpid(),
+		})
+		return nil
+	})
+}
+
+// checkpointJob is a checkpoint's job (UserPromptSubmit, PostToolUse):
+// the session as it is now into checkpoints/, built on its newest saved
+// archive; the outcome is recorded in the session's hook state.
+func (h *Handler) checkpointJob(ctx context.Context, st *store.Store, cfg *store.Config, j store.Job) error {
+	_, cerr := h.checkpoint(ctx, st, cfg, &Input{SessionID: j.Session, TranscriptPath: j.Transcript, Cwd: j.Cwd})
+	if errors.Is(cerr, ErrNoConversation) {
+		return nil // nothing to checkpoint yet; the next interval tries again
+	}
+	err := updateState(st.Root(), st.ProjectDir(), h.now(), func(s *State) error {
+		ss := s.session(j.Session)
+		if cerr != nil {
+			ss.LastCheckpointErr = cerr.Error()
+			return nil
+		}
+		ss.LastCheckpointErr = ""
+		ss.Checkpoints++
+		return nil
+	})
+	return errors.Join(cerr, err)
+}
+
+// compactSnapshot is PreCompact's job: the transcript's first limit bytes
+// (what preceded the compaction; 0 = all) as a snapshot at the configured
+// level, then the recovery SessionStart(compact) injects unless it has
+// already built its digest from the transcript.
+func (h *Handler) compactSnapshot(ctx context.Context, st *store.Store, cfg *store.Config, j store.Job, limit int64) error {
+	f := h.Snapshots
+	if f == nil {
+		f = DefaultSnapshots
+	}
+	if f == nil {
+		return errors.New("hook: no snapshot layer configured")
+	}
+	sn := f(st, cfg)
+	trigger := j.Trigger
+	if trigger != "manual" {
+		trigger = "auto"
+	}
+	info, err := sn.Create(SnapshotRequest{Context: ctx, TranscriptPath: j.Transcript, SessionID: j.Session, Trigger: trigger,
+		Level: ctxfmt.LevelFromZstd(cfg.CompactionSnapshots.CompressionLevel), Now: j.Time, Limit: limit})
+	if err != nil {
+		return fmt.Errorf("snapshot before compaction: %w", err)
+	}
+	if info.ID == "" {
+		return nil // parked: the next locked operation merges it; SessionStart finds it through LatestForSession
+	}
+	return updateState(st.Root(), st.ProjectDir(), h.now(), func(s *State) error {
+		ss := s.Sessions[j.Session]
+		if ss == nil || ss.PreCompactSize != j.Size || ss.PreCompactTranscript != j.Transcript {
+			// SessionStart(compact) came first and digested the
+			// transcript: this snapshot is not injected again.
+			now := h.now()
+			s.Recoveries = append(s.Recoveries, Recovery{
+				ID: "rc-" + info.ID, Kind: KindCompact, State: RecoveryConsumed,
+				SourceSession: j.Session, TargetSession: j.Session, Snapshot: info.ID, Key: "snapshot:" + info.ID,
+				Created: now, CreatedBy: os.Getpid(), ConsumedAt: now, ConsumedBy: j.Session, ConsumedPID: os.Getpid(),
+			})
+			return nil
+		}
+		s.addRecovery(Recovery{
+			ID: "rc-" + info.ID, Kind: KindCompact, State: RecoveryActive,
+			SourceSession: j.Session, TargetSession: j.Session,
+			Snapshot: info.ID, Key: "snapshot:" + info.ID, Created: h.now(), CreatedBy: os.Getpid(),
+		})
+		return nil
+	})
+}
+
+// compactHeaderTranscript heads the digest SessionStart(compact) builds
+// from the transcript when the snapshot is not written yet.
+const compactHeaderTranscript = "[Ben10] Context from before the compaction (from the session's transcript; its snapshot is being written: `ben10 context compaction list`). The summary above may have dropped some of it.\n\n"
+
+// maxDigestRead bounds what SessionStart(compact) reads of a transcript
+// to build a digest without a snapshot: the last maxDigestRead bytes
+// before the compaction (from the first line starting in them).
+const maxDigestRead = 64 << 20
+
+// recallBefore builds the recall of the transcript's lines before size
+// (its size when PreCompact fired), from at most maxDigestRead bytes.
+// ok is false when they hold no conversation.
+func recallBefore(path string, size int64, project string) (archive.Recall, bool, error) {
+	f, err := store.OpenFileRegular(path)
+	if err != nil {
+		return archive.Recall{}, false, fmt.Errorf("reading the transcript for the compaction digest: %w", err)
+	}
+	defer f.Close()
+	from := max(size-maxDigestRead, 0)
+	data := make([]byte, size-from)
+	n, err := f.ReadAt(data, from)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return archive.Recall{}, false, fmt.Errorf("reading %s: %w", path, err)
+	}
+	data = data[:n]
+	if from > 0 {
+		// Start at the first complete line.
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+	}
+	data = data[:bytes.LastIndexByte(data, '\n')+1]
+	st, err := claude.ImportFiles([]archive.RawFile{{Name: filepath.Base(path), Data: data}}, archive.ImportOptions{ProjectDir: project, NoSubagents: true})
+	if err != nil {
+		return archive.Recall{}, false, fmt.Errorf("importing %s for the compaction digest: %w", path, err)
+	}
+	if len(st.Messages) == 0 {
+		return archive.Recall{}, false, nil
+	}
+	return archive.BuildRecall(st), true, nil
+}
+
+// Resume gets the queued jobs of st done when it holds any that are due
+// (a worker killed or never started, a reboot): it starts the worker as
+// the work mode says. Commands that open a store call it.
+func (h *Handler) Resume(ctx context.Context, st *store.Store) error {
+	jobs, err := st.Jobs()
+	if err != nil || !anyLive(jobs) {
+		return err
+	}
+	mode, err := h.workMode()
+	if err != nil || mode == WorkDefer {
+		return err
+	}
+	if err := registerProject(h.home(), st.ProjectDir()); err != nil {
+		return err
+	}
+	if mode == WorkSync {
+		_, err := h.Work(ctx)
+		return err
+	}
+	return h.startWorker()
+}

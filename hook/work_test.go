@@ -1,0 +1,160 @@
+package hook
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ben10ctx/ben10/store"
+)
+
+// TestCompactDigestBeforeSnapshot: when SessionStart(compact) comes
+// before the worker wrote the snapshot, the digest is built from the
+// transcript's lines before the compaction, with what the summary
+// dropped; the snapshot the worker writes later is not injected again.
+func TestCompactDigestBeforeSnapshot(t *testing.T) {
+	e := newEnv(t)
+	e.vars["BEN10_HOOK_WORK"] = WorkDefer
+	tp := e.transcript(demoSession, boundaryLine(t))
+	base := map[string]any{"session_id": demoSession, "transcript_path": tp}
+	with := func(k, v string) map[string]any {
+		m := map[string]any{k: v}
+		for a, b := range base {
+			m[a] = b
+		}
+		return m
+	}
+	if r := e.fire("PreCompact", with("trigger", "auto")); r.stderr != "" {
+		t.Fatalf("PreCompact: %s", r.stderr)
+	}
+	e.transcript(demoSession, 0) // the compaction appends its boundary and summary
+	e.now = e.now.Add(30 * time.Second)
+	r := e.fire("SessionStart", with("source", "compact"))
+	if r.out == nil || r.out.HookSpecificOutput == nil {
+		t.Fatalf("SessionStart(compact) injected nothing: stdout %q stderr %q", r.stdout, r.stderr)
+	}
+	text := r.out.HookSpecificOutput.AdditionalContext
+	if !strings.HasPrefix(text, compactHeaderTranscript) || !strings.Contains(r.out.SystemMessage, "transcript") {
+		t.Fatalf("output: %+v", r.out)
+	}
+	for _, want := range []string{"testdata/carts/threshold.json", "internal/cart/total_test.go"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("digest from the transcript lacks %q:\n%s", want, text)
+		}
+	}
+	if len(e.snaps.snaps) != 0 {
+		t.Fatal("a snapshot was written in a hook")
+	}
+	// The worker writes the snapshot now; it is not offered again.
+	e.work()
+	if len(e.snaps.snaps) != 1 {
+		t.Fatalf("snapshots after the worker: %+v", e.snaps.snaps)
+	}
+	for _, rc := range e.state().Recoveries {
+		if rc.State == RecoveryActive {
+			t.Fatalf("recovery offered after its digest was injected: %+v", rc)
+		}
+	}
+	if r := e.fire("SessionStart", with("source", "compact")); r.stdout != "" {
+		t.Fatalf("re-fired SessionStart(compact) injected again: %q", r.stdout)
+	}
+}
+
+// TestRewrittenTranscriptSavedInHook: a transcript shorter than an
+// earlier queued job saw it was rewritten, not appended to: the hook
+// does its save itself instead of trusting the file to keep its bytes.
+func TestRewrittenTranscriptSavedInHook(t *testing.T) {
+	e := newEnv(t)
+	e.vars["BEN10_HOOK_WORK"] = WorkDefer
+	tp := e.transcript(demoSession, 0)
+	if r := e.fire("PreCompact", map[string]any{"session_id": demoSession, "transcript_path": tp, "trigger": "auto"}); r.stderr != "" {
+		t.Fatalf("PreCompact: %s", r.stderr)
+	}
+	e.transcript(demoSession, boundaryLine(t)) // shorter
+	if r := e.fire("SessionEnd", map[string]any{"session_id": demoSession, "transcript_path": tp, "reason": "logout"}); r.stderr != "" {
+		t.Fatalf("SessionEnd: %s", r.stderr)
+	}
+	if m, err := e.store().ReadMeta(); err != nil || m.SessionID != demoSession {
+		t.Fatalf("the final save of a rewritten transcript was left to the worker: %+v, %v", m, err)
+	}
+	jobs, err := e.store().Jobs()
+	if err != nil || len(jobs) != 1 || jobs[0].Event != "PreCompact" {
+		t.Fatalf("jobs: %+v, %v", jobs, err)
+	}
+}
+
+// TestFailedJobKeptAndRetried: a job that fails stays queued with its
+// error and a later retry time; the next worker after that time does it.
+// One that fails store.MaxJobAttempts times is kept as failed and no
+// longer run.
+func TestFailedJobKeptAndRetried(t *testing.T) {
+	e := newEnv(t)
+	e.snaps.createErr = errors.New("disk full")
+	tp := e.transcript(demoSession, boundaryLine(t))
+	r := e.fire("PreCompact", map[string]any{"session_id": demoSession, "transcript_path": tp, "trigger": "auto"})
+	if !strings.Contains(r.stderr, "disk full") {
+		t.Fatalf("the failure is not reported: %q", r.stderr)
+	}
+	jobs, err := e.store().Jobs()
+	if err != nil || len(jobs) != 1 || jobs[0].Attempts != 1 || !strings.Contains(jobs[0].LastError, "disk full") || !jobs[0].NextTry.After(e.now) || jobs[0].Failed {
+		t.Fatalf("jobs after a failure: %+v, %v", jobs, err)
+	}
+	// Not due yet: the worker leaves it.
+	e.work()
+	if j, _ := e.store().Jobs(); len(j) != 1 || j[0].Attempts != 1 {
+		t.Fatalf("a job run before its retry time: %+v", j)
+	}
+	// Due, and failing until it is marked failed.
+	for i := 2; i <= store.MaxJobAttempts; i++ {
+		e.now = e.now.Add(2 * time.Hour)
+		_, _ = e.handler().Work(t.Context())
+	}
+	jobs, _ = e.store().Jobs()
+	if len(jobs) != 1 || !jobs[0].Failed || jobs[0].Attempts != store.MaxJobAttempts {
+		t.Fatalf("jobs after %d failures: %+v", store.MaxJobAttempts, jobs)
+	}
+	// Kept, never retried automatically.
+	e.snaps.createErr = nil
+	e.now = e.now.Add(2 * time.Hour)
+	e.work()
+	if len(e.snaps.snaps) != 0 {
+		t.Fatal("a failed job was run again")
+	}
+	if j, _ := e.store().Jobs(); len(j) != 1 {
+		t.Fatalf("the failed job was dropped: %+v", j)
+	}
+}
+
+// TestPlantedJobRefused: a job file a repository brings in its store
+// (untrusted) that names a file outside Claude Code's projects directory
+// is never read; it is kept as failed with the reason.
+func TestPlantedJobRefused(t *testing.T) {
+	e := newEnv(t)
+	st, err := store.Open(e.project, store.Options{Home: e.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := e.home + "/secret.jsonl"
+	if err := os.WriteFile(secret, []byte(`{"type":"user"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.QueueJob(store.Job{Event: "PreCompact", Session: demoSession, Transcript: secret, Size: 16, Time: e.now}); err != nil {
+		t.Fatal(err)
+	}
+	if err := registerProject(e.home, st.ProjectDir()); err != nil {
+		t.Fatal(err)
+	}
+	for range store.MaxJobAttempts {
+		_, _ = e.handler().Work(t.Context())
+		e.now = e.now.Add(2 * time.Hour)
+	}
+	if len(e.snaps.requests) != 0 {
+		t.Fatalf("the planted job was run: %+v", e.snaps.requests)
+	}
+	jobs, _ := st.Jobs()
+	if len(jobs) != 1 || !jobs[0].Failed || !strings.Contains(jobs[0].LastError, "outside Claude Code's projects directory") {
+		t.Fatalf("planted job: %+v", jobs)
+	}
+}

@@ -1,0 +1,227 @@
+package snapshot
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/index"
+	"github.com/ben10ctx/ben10/store"
+	"github.com/ben10ctx/ben10/transcript"
+)
+
+// ErrNoConversation: the transcript holds no conversation message (only
+// the assistant's metadata lines). SaveCurrent writes nothing then: such a
+// save cannot be resumed, and it would hide the session's earlier saves.
+var ErrNoConversation = errors.New("snapshot: the transcript holds no conversation yet; nothing saved")
+
+// SaveRequest says what SaveCurrent saves and how.
+type SaveRequest struct {
+	// Transcript is the session's transcript file.
+	Transcript string
+	// Harness is the assistant that wrote it ("" = detect).
+	Harness archive.Harness
+	// SessionID is the session's id ("" = the transcript's).
+	SessionID string
+	// Source says who saved ("hook", "watcher", "cli"); it is recorded in
+	// current.ctx.meta (extra.source).
+	Source string
+	// Import are the importer options; ProjectDir defaults to the
+	// store's project and ExcludePatterns to the configuration's.
+	Import archive.ImportOptions
+	// Encode replaces the encoder options EncodeOptions(cfg,
+	// LevelDefault) builds (a command's flags), with Redactions the
+	// counts its redaction hooks fill (nil: none reported).
+	Encode     *archive.EncodeOptions
+	Redactions *Redactions
+	// Full imports the whole transcript even when an earlier archive of
+	// the session could be built on.
+	Full bool
+	// ContextTokens replaces the context size the transcript records
+	// (0 = the transcript's).
+	ContextTokens int64
+	// Now replaces time.Now for the archive's save time.
+	Now func() time.Time
+}
+
+// SaveResult says what SaveCurrent wrote.
+type SaveResult struct {
+	Path     string           // current.ctx
+	Bytes    int64            // its size
+	Rotated  string           // the history file the previous session's current.ctx went to
+	Meta     archive.Metadata // the saved session's metadata
+	Messages int
+	Tools    int
+	Files    int
+	// Contents is the number of file contents stored.
+	Contents int
+	Stats    archive.EncodeStats
+	// Redactions counts the secrets replaced, per rule (nil with
+	// SaveRequest.Encode).
+	Redactions map[string]int
+	Warnings   []store.Warning
+	// State is the model saved: a partial one when the save built on an
+	// earlier archive (see StateCounts); with SaveRequest.Full, complete.
+	State *archive.State
+}
+
+// SaveCurrent is the one save of a session into the project's
+// current.ctx, for the hooks' queued work, `ben10 context save` and the
+// watcher: import the transcript (only what it gained since the newest
+// archive of the session, unless r.Full), redact, encode once at the
+// configured level, verify the bytes, and under the store lock replace
+// current.ctx and its meta atomically. A current.ctx of another session,
+// or one without meta, is rotated into history/ first. The archive is
+// built in memory (its compressed size) before the lock is taken, so the
+// lock is held only for the write.
+func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r SaveRequest) (*SaveResult, error) {
+	if r.Transcript == "" {
+		return nil, errors.New("snapshot: save: no transcript path")
+	}
+	if cfg == nil {
+		cfg = st.Config()
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("snapshot: saving %s: %w", r.Transcript, err)
+	}
+	var red *Redactions
+	var opts archive.EncodeOptions
+	if r.Encode != nil {
+		opts, red = *r.Encode, r.Redactions
+	} else {
+		var err error
+		if opts, red, err = EncodeOptions(cfg, ctxfmt.LevelDefault); err != nil {
+			return nil, err
+		}
+	}
+	if r.Now != nil {
+		opts.Now = r.Now
+	}
+	if opts.Auth == nil {
+		opts.Auth = AuthKeyFor(st)
+	}
+	oo := OpenOptions(cfg)
+	if opts.Encryption != nil {
+		oo = archive.OpenOptions{Passphrase: opts.Encryption.Passphrase, Key: opts.Encryption.Key}
+	}
+	iopt := r.Import
+	if iopt.ProjectDir == "" {
+		iopt.ProjectDir = st.ProjectDir()
+	}
+	if iopt.ExcludePatterns == nil {
+		iopt.ExcludePatterns = ExcludePatterns(cfg)
+	}
+	if !r.Full {
+		if prev := previousSave(st, cfg, r.SessionID, opts.RedactFingerprint, oo); prev != nil {
+			defer prev.Close()
+			opts.Previous = prev
+		}
+	}
+	var buf bytes.Buffer
+	s, stats, err := transcript.Save(&ctxWriter{ctx: ctx, w: &buf}, r.Transcript, r.Harness, iopt, opts)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot: saving %s: %w", r.Transcript, err)
+	}
+	msgs, tools := StateCounts(s)
+	if msgs == 0 {
+		return nil, fmt.Errorf("%w (%s)", ErrNoConversation, r.Transcript)
+	}
+	if err := ctxfmt.Verify(bytes.NewReader(buf.Bytes()), int64(buf.Len()), ctxfmt.VerifyOptions{Deep: true, Passphrase: oo.Passphrase, Key: oo.Key}); err != nil {
+		return nil, fmt.Errorf("%w: the archive of %s: %w", ErrVerify, r.Transcript, err)
+	}
+	session := r.SessionID
+	if session == "" {
+		session = s.Meta.SessionID
+	}
+	files := len(s.Files)
+	if s.Source.Partial {
+		files = s.Meta.FileCount
+	}
+	ctxTokens := r.ContextTokens
+	if ctxTokens == 0 {
+		ctxTokens = s.Meta.ContextTokens
+	}
+	extra := map[string]any{}
+	if r.Source != "" {
+		extra["source"] = r.Source
+	}
+	if red != nil {
+		extra["redactions"] = red.Counts()
+	}
+	meta := store.Meta{SessionID: session, Assistant: string(s.Meta.Harness), Transcript: absPath(r.Transcript),
+		Messages: msgs, ContextTokens: ctxTokens, TokensUsed: s.Meta.TotalTokens, Files: files, ToolExecutions: tools, Extra: extra}
+	res := &SaveResult{Meta: s.Meta, Messages: msgs, Tools: tools, Files: files, Contents: len(s.FileContents), Stats: stats, State: s}
+	if red != nil {
+		res.Redactions = red.Counts()
+	}
+	err = st.WithLock(ctx, func() error {
+		sr, err := st.SaveCurrentFunc(func(w io.Writer) error {
+			_, err := w.Write(buf.Bytes())
+			return err
+		}, meta, store.SaveOptions{Rotate: rotateFor(st, session)})
+		if err != nil {
+			return err
+		}
+		res.Path, res.Bytes, res.Rotated, res.Warnings = sr.Path, sr.Meta.SizeBytes, sr.Rotated, sr.Warnings
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	total := 0
+	if red != nil {
+		total = red.Total()
+	}
+	_ = st.Audit(store.AuditEntry{Action: store.ActionSave, Path: res.Path, SizeBytes: res.Bytes, Messages: msgs,
+		RedactionsApplied: total, Session: session, Detail: "final save (" + orDash(r.Source) + ")"})
+	_ = index.NoteArchive(st.Home(), st.ProjectDir(), res.Path) // the next index update picks it up
+	return res, nil
+}
+
+// rotateFor is the one rotate rule: the current.ctx in place goes to
+// history/ when it belongs to another session, or when its meta is
+// missing (nobody can tell whose it is). Call it under the store lock.
+func rotateFor(st *store.Store, session string) bool {
+	m, err := st.ReadMeta()
+	if err == nil {
+		return m.SessionID != session
+	}
+	_, serr := os.Stat(st.CurrentPath())
+	return serr == nil
+}
+
+// previousSave opens the newest archive of session among the project's
+// snapshots, checkpoints and current.ctx that a save can build on (see
+// Manager.previous); with no session given, current.ctx whatever its
+// session (the importer falls back to a full import when it does not
+// fit). It returns nil when there is none.
+func previousSave(st *store.Store, cfg *store.Config, session, fp string, oo archive.OpenOptions) *archive.Archive {
+	if session != "" {
+		return NewManager(st, cfg).previous(session, fp)
+	}
+	a, err := archive.OpenFile(st.CurrentPath(), oo)
+	if err != nil {
+		return nil
+	}
+	return a
+}
+
+// ctxWriter fails writes once ctx is done, so a long encode stops at its
+// next write.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c *ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
