@@ -83,6 +83,9 @@ type EncodeOptions struct {
 	Previous *Archive
 	// Now is the time stamped as UpdatedAt (default time.Now).
 	Now func() time.Time
+	// Progress, when set, is told how much of the raw transcript has been
+	// redacted and compressed (see Progress).
+	Progress Progress
 }
 
 // metaSegment is the payload of the metadata segment: the metadata proper
@@ -244,6 +247,8 @@ func (enc *Encoder) StartRaw(files []RawFile) {
 	}
 	enc.started = true
 	enc.e.files = files
+	enc.e.progress = newProgressCounter(enc.e.opts.Progress, files, enc.e.opts.RedactLine != nil)
+	enc.e.opts.RedactLine = countingRedactLine(enc.e.opts.RedactLine, enc.e.progress)
 	enc.planned = make(chan struct{})
 	enc.stored = make(chan struct{})
 	enc.done = make(chan struct{})
@@ -364,6 +369,7 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 	if err := e.w.Close(); err != nil {
 		return *e.stats, fmt.Errorf("archive: %w", err)
 	}
+	e.progress.finish()
 	return *e.stats, nil
 }
 
@@ -384,7 +390,8 @@ func sameFiles(a, b []RawFile) bool {
 }
 
 type encoder struct {
-	prevFold decodedFold // the previous archive's recall fold (see TypeRecallFold)
+	prevFold decodedFold      // the previous archive's recall fold (see TypeRecallFold)
+	progress *progressCounter // EncodeOptions.Progress's (nil without it)
 	s        *State
 	files    []RawFile
 	opts     EncodeOptions
@@ -699,6 +706,7 @@ func (e *encoder) prepareRaw() error {
 					}
 				}
 				g.prep, errs[j] = ctxfmt.PrepareSum(e.opts.Codec, e.opts.Level, g.data, sum)
+				e.progress.add(len(g.data))
 			}
 		})
 	}
@@ -776,6 +784,7 @@ func (e *encoder) prepareDictRaw(recall []byte) error {
 			defer func() { <-sem }()
 			gr := &e.groups[g]
 			gr.prep, errs[j] = ctxfmt.PrepareDict(e.opts.Level, gr.data, ctxfmt.TypeSummaries, recall)
+			e.progress.add(len(gr.data))
 			if errs[j] != nil || len(gr.data) > dictBothLimit {
 				return
 			}

@@ -138,6 +138,9 @@ type CreateOptions struct {
 	// is written so; any other gets a complete snapshot.
 	// CreateResult.RawOnly tells which was written.
 	RawOnly bool
+	// Progress, when set, is told how much of the transcript has been
+	// redacted and compressed (see archive.Progress).
+	Progress archive.Progress
 }
 
 // CreateResult tells what Create did.
@@ -208,6 +211,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	eopts.Progress = o.Progress
 	// A raw-only snapshot's transcript files are read while the earlier
 	// archive is looked for.
 	rawOnly := o.RawOnly && m.rawOnlyFits(&o, eopts)

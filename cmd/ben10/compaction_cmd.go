@@ -456,15 +456,6 @@ func runCompPin(cmd *cobra.Command, args []string, pin bool) error {
 	return nil
 }
 
-func printWarnings(cmd *cobra.Command, ws []string) {
-	if globalFlags.quiet {
-		return
-	}
-	for _, w := range ws {
-		fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: %s\n", w)
-	}
-}
-
 func runCompDelete(cmd *cobra.Command, args []string) error {
 	_, m, err := openProject(compFlags.dir, false)
 	if err != nil {
@@ -560,9 +551,9 @@ func runCompSnapshot(cmd *cobra.Command, _ []string) error {
 			return err
 		}
 	}
-	prog := newProgress("Taking snapshot", 0)
+	prog := newBytesProgress("Taking snapshot", 0)
 	res, err := m.Create(snapshot.CreateOptions{TranscriptPath: tr, SessionID: compFlags.session, Trigger: compFlags.trigger,
-		Source: "cli", Force: compFlags.force, Level: lvl})
+		Source: "cli", Force: compFlags.force, Level: lvl, Progress: prog.Report()})
 	prog.Done()
 	if err != nil {
 		return err

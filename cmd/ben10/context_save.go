@@ -238,6 +238,9 @@ func runFileSave(cmd *cobra.Command) error {
 		st    *archive.State
 		stats archive.EncodeStats
 	)
+	prog := newBytesProgress("Saving", 0)
+	defer prog.Done()
+	opts.Progress = prog.Report()
 	size, err := writeArchiveAtomic(saveFlags.out, func(w io.Writer) error {
 		var err error
 		st, stats, err = saveTranscript(w, saveHarness, saveFlags.transcript, archive.ImportOptions{NoSubagents: saveFlags.noSub}, opts)
@@ -246,6 +249,7 @@ func runFileSave(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	prog.Done()
 	elapsed := time.Since(start)
 	out := cmd.OutOrStdout()
 	if globalFlags.json {

@@ -78,7 +78,7 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	start := time.Now()
-	prog := newProgress("Saving context", 0)
+	prog := newBytesProgress("Saving context", 0)
 	defer prog.Done()
 	state, err := transcript.Import(tr, h, archive.ImportOptions{ProjectDir: st.ProjectDir(), NoSubagents: saveFlags.noSub,
 		IncludeFileContents: true, ExcludePatterns: snapshot.ExcludePatterns(cfg)})
@@ -92,6 +92,7 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
+	opts.Progress = prog.Report()
 	oo := snapshot.OpenOptions(cfg)
 	if opts.Encryption != nil {
 		oo = archive.OpenOptions{Passphrase: opts.Encryption.Passphrase, Key: opts.Encryption.Key}

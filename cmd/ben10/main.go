@@ -19,12 +19,6 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-// globalFlags are shared by every command.
-var globalFlags struct {
-	json  bool
-	quiet bool
-}
-
 var rootCmd = &cobra.Command{
 	Use:   "ben10",
 	Short: "Keep your AI coding assistant's context: capture, snapshot, restore",
@@ -85,6 +79,9 @@ func main() {
 		exitOn(hookCmd.RunE(hookCmd, os.Args[2:]))
 		return
 	}
+	rootCmd.SetIn(globalFlags.io.In)
+	rootCmd.SetOut(globalFlags.io.Out)
+	rootCmd.SetErr(globalFlags.io.ErrOut)
 	rootCmd.Version = versionString()
 	rootCmd.SetVersionTemplate("ben10 {{.Version}}\n")
 	buildTree()
@@ -97,6 +94,6 @@ func exitOn(err error) {
 	if err == nil {
 		return
 	}
-	fmt.Fprintf(os.Stderr, "ben10: %v\n", err)
+	fmt.Fprintf(globalFlags.io.ErrOut, "ben10: %v\n", err)
 	os.Exit(exitCode(err))
 }
