@@ -353,7 +353,7 @@ func runStoreRestore(cmd *cobra.Command) error {
 		lines = append(lines, "", fmt.Sprintf("⚠ %d tracked files have changed since last session", len(changes.Modified)+len(changes.Deleted)),
 			"  Run `ben10 context diff` for details")
 	}
-	box(out, lines)
+	box(globalFlags, out, lines)
 	fmt.Fprintf(out, "Resume with: cd %s && claude --resume %s\n", shellQuote(res.ProjectDir), res.SessionID)
 	return nil
 }

@@ -50,13 +50,27 @@ func init() {
 	})
 }
 
-// buildTree completes the command tree once every command is added:
-// shortcuts, examples, usage errors (see finishTree).
-func buildTree() {
-	addShortcuts(rootCmd)
-	addExamples(rootCmd)
-	addCompletions(rootCmd)
-	finishTree(rootCmd)
+// newRootCmd builds the command tree for g, talking through g's streams.
+// (While some commands still register themselves on rootCmd, it returns
+// rootCmd and can be called once per process.)
+func newRootCmd(g *globalOptions) *cobra.Command {
+	root := rootCmd
+	contextCmd.AddCommand(newCompactionCmd(g), newConfigCmd(g))
+	contextCmd.AddCommand(newContextStoreCmds(g)...)
+	internalCmd.AddCommand(newManCmd(g))
+	root.AddCommand(newArchiveCmd(g), newDoctorCmd(g), newHooksCmd(g), newRemoteCmd(g), newServeCmd(g), newShellInitCmd(g), newStatuslineCmd(g), newViewCmd(g))
+	root.SetIn(g.io.In)
+	root.SetOut(g.io.Out)
+	root.SetErr(g.io.ErrOut)
+	root.Version = versionString()
+	root.SetVersionTemplate("ben10 {{.Version}}\n")
+	// Shortcuts, examples, completions, usage errors: once every command
+	// is in the tree.
+	addShortcuts(root)
+	addExamples(root)
+	addCompletions(root)
+	finishTree(root)
+	return root
 }
 
 // exitError carries a specific exit code out of a command.
@@ -79,13 +93,7 @@ func main() {
 		exitOn(hookCmd.RunE(hookCmd, os.Args[2:]))
 		return
 	}
-	rootCmd.SetIn(globalFlags.io.In)
-	rootCmd.SetOut(globalFlags.io.Out)
-	rootCmd.SetErr(globalFlags.io.ErrOut)
-	rootCmd.Version = versionString()
-	rootCmd.SetVersionTemplate("ben10 {{.Version}}\n")
-	buildTree()
-	exitOn(rootCmd.Execute())
+	exitOn(newRootCmd(globalFlags).Execute())
 }
 
 // exitOn ends the process for a command's error: its message on stderr and

@@ -41,8 +41,8 @@ func init() { rootCmd.AddCommand(newMCPCmd()) }
 
 // hooksMCPTarget is the scope, MCP configuration file and project of the
 // hooks command's --scope and --dir.
-func hooksMCPTarget() (hook.Scope, string, string, error) {
-	sc, err := hook.ParseScope(hooksFlags.scope)
+func (o *hooksOptions) hooksMCPTarget() (hook.Scope, string, string, error) {
+	sc, err := hook.ParseScope(o.scope)
 	if err != nil {
 		return "", "", "", err
 	}
@@ -50,7 +50,7 @@ func hooksMCPTarget() (hook.Scope, string, string, error) {
 	if err != nil {
 		return "", "", "", err
 	}
-	dir, err := projectDir(hooksFlags.dir)
+	dir, err := projectDir(o.dir)
 	if err != nil {
 		return "", "", "", err
 	}
@@ -59,8 +59,8 @@ func hooksMCPTarget() (hook.Scope, string, string, error) {
 
 // installMCPServer registers `ben10 mcp` beside the hooks (see
 // hook.InstallMCP) and says so on out.
-func installMCPServer(out io.Writer, bin string) (map[string]any, error) {
-	sc, path, dir, err := hooksMCPTarget()
+func (o *hooksOptions) installMCPServer(out io.Writer, bin string) (map[string]any, error) {
+	sc, path, dir, err := o.hooksMCPTarget()
 	if err != nil {
 		return nil, err
 	}
@@ -69,14 +69,14 @@ func installMCPServer(out io.Writer, bin string) (map[string]any, error) {
 		return nil, fmt.Errorf("registering the MCP server: %w", err)
 	}
 	if changed {
-		infof(out, "Registered the Ben10 MCP server (mcpServers.%s) in %s\n", hook.MCPServerName, path)
+		o.g.infof(out, "Registered the Ben10 MCP server (mcpServers.%s) in %s\n", hook.MCPServerName, path)
 	}
 	return map[string]any{"path": path, "changed": changed}, nil
 }
 
 // uninstallMCPServer removes what installMCPServer wrote.
-func uninstallMCPServer(out io.Writer) (map[string]any, error) {
-	sc, path, dir, err := hooksMCPTarget()
+func (o *hooksOptions) uninstallMCPServer(out io.Writer) (map[string]any, error) {
+	sc, path, dir, err := o.hooksMCPTarget()
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func uninstallMCPServer(out io.Writer) (map[string]any, error) {
 		return nil, fmt.Errorf("removing the MCP server: %w", err)
 	}
 	if changed {
-		infof(out, "Removed the Ben10 MCP server from %s\n", path)
+		o.g.infof(out, "Removed the Ben10 MCP server from %s\n", path)
 	}
 	return map[string]any{"path": path, "changed": changed}, nil
 }

@@ -316,7 +316,7 @@ func TestStyledNeverWithoutTerminal(t *testing.T) {
 	if useColor(w) {
 		t.Fatal("colour on a pipe")
 	}
-	box(&b, []string{"Title", "", "body"})
+	box(&globalOptions{io: &IOStreams{}}, &b, []string{"Title", "", "body"})
 	if strings.Contains(b.String(), "\x1b[") {
 		t.Fatalf("box wrote escape codes to a buffer: %q", b.String())
 	}

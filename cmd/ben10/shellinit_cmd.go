@@ -6,6 +6,32 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// shellInitOptions are the flags of the commands below (one process runs one of
+// them) and the global options.
+type shellInitOptions struct {
+	g *globalOptions
+}
+
+// newShellInitCmd builds `ben10 shell-init`.
+func newShellInitCmd(g *globalOptions) *cobra.Command {
+	shellInitCmd := &cobra.Command{
+		Use:       "shell-init bash|zsh|fish",
+		Short:     "Print shell code for the cd hook and the prompt's context status",
+		Example:   "  eval \"$(ben10 shell-init bash)\"\n  ben10 shell-init fish | source",
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: []string{"bash", "zsh", "fish"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, ok := shellInit[args[0]]
+			if !ok {
+				return fmt.Errorf("unsupported shell %q (use bash, zsh or fish)", args[0])
+			}
+			_, err := fmt.Fprint(cmd.OutOrStdout(), s)
+			return err
+		},
+	}
+	return shellInitCmd
+}
+
 // shellInit holds the PRD's shell integration ("Shell Integration"): a cd
 // hook that exports CLAUDE_CONTEXT_DIR when a project has a context
 // directory, and a prompt segment from `ben10 context status --brief`.
@@ -44,21 +70,3 @@ end
 __ben10_cd_hook
 `,
 }
-
-var shellInitCmd = &cobra.Command{
-	Use:       "shell-init bash|zsh|fish",
-	Short:     "Print shell code for the cd hook and the prompt's context status",
-	Example:   "  eval \"$(ben10 shell-init bash)\"\n  ben10 shell-init fish | source",
-	Args:      cobra.ExactArgs(1),
-	ValidArgs: []string{"bash", "zsh", "fish"},
-	RunE: func(cmd *cobra.Command, args []string) error {
-		s, ok := shellInit[args[0]]
-		if !ok {
-			return fmt.Errorf("unsupported shell %q (use bash, zsh or fish)", args[0])
-		}
-		_, err := fmt.Fprint(cmd.OutOrStdout(), s)
-		return err
-	},
-}
-
-func init() { rootCmd.AddCommand(shellInitCmd) }
