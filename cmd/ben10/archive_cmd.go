@@ -33,7 +33,7 @@ func newArchiveCmd(g *globalOptions) *cobra.Command {
 segments, unpack them again, list a file's header and segments, and verify
 its checksums (and with --deep, every segment's decoding and authentication).
 
-A o.passphrase is read from --o.passphrase-file or from the BEN10_PASSPHRASE
+A passphrase is read from --passphrase-file or from the BEN10_PASSPHRASE
 environment variable, never from the command line.`,
 	}
 	pack := &cobra.Command{
@@ -49,8 +49,8 @@ atomically with mode 0600.`,
 	pack.Flags().StringVar(&o.out, "out", "", "archive to write (required)")
 	pack.Flags().StringVar(&o.codec, "codec", "zstd", "compression: none, lz4 or zstd")
 	pack.Flags().StringVar(&o.level, "level", "default", "compression level: fastest, default, better, best, max (or a zstd level 1–22)")
-	pack.Flags().BoolVar(&o.encrypt, "encrypt", false, "encrypt with AES-256-GCM (o.passphrase from --o.passphrase-file or BEN10_PASSPHRASE)")
-	pack.Flags().StringVar(&o.passFile, "o.passphrase-file", "", "read the o.passphrase from this file (first line)")
+	pack.Flags().BoolVar(&o.encrypt, "encrypt", false, "encrypt with AES-256-GCM (passphrase from --passphrase-file or BEN10_PASSPHRASE)")
+	pack.Flags().StringVar(&o.passFile, "passphrase-file", "", "read the passphrase from this file (first line)")
 	_ = pack.MarkFlagRequired("out")
 
 	unpack := &cobra.Command{
@@ -64,7 +64,7 @@ encrypted archive is not written: it holds no user data.`,
 		RunE: o.runUnpack,
 	}
 	unpack.Flags().StringVar(&o.dir, "dir", "", "directory to write into (required)")
-	unpack.Flags().StringVar(&o.passFile, "o.passphrase-file", "", "read the o.passphrase from this file (first line)")
+	unpack.Flags().StringVar(&o.passFile, "passphrase-file", "", "read the passphrase from this file (first line)")
 	_ = unpack.MarkFlagRequired("dir")
 
 	inspect := &cobra.Command{
@@ -72,7 +72,7 @@ encrypted archive is not written: it holds no user data.`,
 		Short: "Show an archive's header and one row per segment",
 		Long: `Show an archive's header and one row per segment: type, codec, flags, stored
 and uncompressed sizes and checksum. Reads only the header and index; works
-on encrypted archives without the o.passphrase.`,
+on encrypted archives without the passphrase.`,
 		Args: cobra.ExactArgs(1),
 		RunE: o.runInspect,
 	}
@@ -91,7 +91,7 @@ region and exits 2 (1 for other errors, such as a missing file).`,
 		RunE: o.runVerify,
 	}
 	verify.Flags().BoolVar(&o.deep, "deep", false, "also decode and authenticate every segment")
-	verify.Flags().StringVar(&o.passFile, "o.passphrase-file", "", "read the o.passphrase from this file (first line)")
+	verify.Flags().StringVar(&o.passFile, "passphrase-file", "", "read the passphrase from this file (first line)")
 
 	archiveCmd.AddCommand(pack, unpack, inspect, verify)
 	return archiveCmd
@@ -107,20 +107,20 @@ func typeNames() []string {
 	return out
 }
 
-// o.passphrase returns the o.passphrase from --o.passphrase-file or
+// passphrase returns the passphrase from --passphrase-file or
 // BEN10_PASSPHRASE, or nil if neither is set.
 func (o *archiveOptions) passphrase() ([]byte, error) {
 	if o.passFile != "" {
 		b, err := os.ReadFile(o.passFile)
 		if err != nil {
-			return nil, fmt.Errorf("reading o.passphrase file: %w", err)
+			return nil, fmt.Errorf("reading passphrase file: %w", err)
 		}
 		if i := bytes.IndexByte(b, '\n'); i >= 0 {
 			b = b[:i]
 		}
 		b = bytes.TrimSuffix(b, []byte("\r"))
 		if len(b) == 0 {
-			return nil, fmt.Errorf("o.passphrase file %s: first line is empty", o.passFile)
+			return nil, fmt.Errorf("passphrase file %s: first line is empty", o.passFile)
 		}
 		return b, nil
 	}
@@ -149,11 +149,11 @@ func (o *archiveOptions) runPack(cmd *cobra.Command, args []string) error {
 			return err
 		}
 		if pass == nil {
-			return errors.New("--encrypt needs a o.passphrase: use --o.passphrase-file or BEN10_PASSPHRASE")
+			return errors.New("--encrypt needs a passphrase: use --passphrase-file or BEN10_PASSPHRASE")
 		}
 		opts.Encryption = &ctxfmt.Encryption{Passphrase: pass}
 	} else if o.passFile != "" {
-		return errors.New("--o.passphrase-file given without --encrypt")
+		return errors.New("--passphrase-file given without --encrypt")
 	}
 	type input struct {
 		t    ctxfmt.SegmentType
@@ -253,7 +253,7 @@ func (o *archiveOptions) runUnpack(cmd *cobra.Command, args []string) error {
 	}
 	defer rc.Close()
 	if rc.Encrypted() && pass == nil {
-		return fmt.Errorf("%s is encrypted: give the o.passphrase with --o.passphrase-file or BEN10_PASSPHRASE", args[0])
+		return fmt.Errorf("%s is encrypted: give the passphrase with --passphrase-file or BEN10_PASSPHRASE", args[0])
 	}
 	var segs []ctxfmt.SegmentInfo
 	var paths []string
@@ -373,7 +373,7 @@ func (o *archiveOptions) runVerify(cmd *cobra.Command, args []string) error {
 	var fe *ctxfmt.FormatError
 	switch {
 	case errors.Is(err, ctxfmt.ErrKeyRequired):
-		return fmt.Errorf("%w (give it with --o.passphrase-file or BEN10_PASSPHRASE)", namePath(args[0], err))
+		return fmt.Errorf("%w (give it with --passphrase-file or BEN10_PASSPHRASE)", namePath(args[0], err))
 	case errors.Is(err, ctxfmt.ErrWrongKey):
 		return namePath(args[0], err)
 	case errors.As(err, &fe):

@@ -71,7 +71,7 @@ type check struct {
 	Detail string `json:"detail"`
 }
 
-// o.printChecks prints one line per check; with --quiet only the failed
+// printChecks prints one line per check; with --quiet only the failed
 // ones.
 func (o *doctorOptions) printChecks(w io.Writer, checks []check) {
 	mark := map[string]string{"ok": "✓", "warn": "!", "fail": "✗"}

@@ -204,7 +204,7 @@ directory.`,
 	return hooksCmd
 }
 
-// o.reportEdit prints what a settings edit did, or its diff for a dry run.
+// reportEdit prints what a settings edit did, or its diff for a dry run.
 func (o *hooksOptions) reportEdit(w io.Writer, res hook.EditResult, doneFormat, bin, shim string) error {
 	switch {
 	case o.dryRun && res.Changed:
@@ -242,7 +242,7 @@ func joinEvents(es []hook.Event) string {
 	return strings.Join(s, ", ")
 }
 
-// o.hooksStatusAll reads every scope's settings file.
+// hooksStatusAll reads every scope's settings file.
 func (o *hooksOptions) hooksStatusAll() ([]hook.Installed, error) {
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -263,7 +263,7 @@ func (o *hooksOptions) hooksStatusAll() ([]hook.Installed, error) {
 	return out, nil
 }
 
-// o.hooksTarget is the settings file --scope and --dir name, its scope and
+// hooksTarget is the settings file --scope and --dir name, its scope and
 // the project directory.
 func (o *hooksOptions) hooksTarget() (path string, sc hook.Scope, dir string, err error) {
 	if sc, err = hook.ParseScope(o.scope); err != nil {
@@ -279,7 +279,7 @@ func (o *hooksOptions) hooksTarget() (path string, sc hook.Scope, dir string, er
 	return hook.SettingsPath(sc, home, dir), sc, dir, nil
 }
 
-// o.hooksBinaryFor is the ben10 the hooks of scope sc run, as written into
+// hooksBinaryFor is the ben10 the hooks of scope sc run, as written into
 // the settings file: --bin as a bare command name found on PATH ("ben10")
 // as it is; otherwise an absolute, symlink-resolved path (--bin, or this
 // executable). A project's committed settings get a portable command: the
