@@ -30,21 +30,21 @@ func validName(n string) error {
 
 // storeEncodeOptions are the encoder options of a save into the store:
 // the configuration's, with the command's flags on top.
-func storeEncodeOptions(cmd *cobra.Command, cfg *store.Config) (archive.EncodeOptions, *snapshot.Redactions, error) {
-	lvl, err := ctxfmt.ParseLevel(saveFlags.level)
+func (o *saveOptions) storeEncodeOptions(cmd *cobra.Command, cfg *store.Config) (archive.EncodeOptions, *snapshot.Redactions, error) {
+	lvl, err := ctxfmt.ParseLevel(o.level)
 	if err != nil {
 		return archive.EncodeOptions{}, nil, err
 	}
 	c := *cfg
 	if cmd.Flags().Changed("redact") {
-		c.SensitiveRedaction = saveFlags.redact
+		c.SensitiveRedaction = o.redact
 	}
 	opts, red, err := snapshot.EncodeOptions(&c, lvl)
 	if err != nil {
 		return opts, nil, err
 	}
-	if saveFlags.encrypt {
-		pass, err := encryptPassphrase()
+	if o.encrypt {
+		pass, err := o.encryptPassphrase()
 		if err != nil {
 			return opts, nil, err
 		}
@@ -53,34 +53,34 @@ func storeEncodeOptions(cmd *cobra.Command, cfg *store.Config) (archive.EncodeOp
 	return opts, red, nil
 }
 
-func runStoreSave(cmd *cobra.Command, _ []string) error {
-	if saveFlags.out != "" && saveFlags.name != "" {
+func (o *saveOptions) runStoreSave(cmd *cobra.Command, _ []string) error {
+	if o.out != "" && o.name != "" {
 		return errors.New("--out and --name exclude each other")
 	}
-	if saveFlags.name != "" {
-		if err := validName(saveFlags.name); err != nil {
+	if o.name != "" {
+		if err := validName(o.name); err != nil {
 			return err
 		}
 	}
-	st, _, err := openProject(saveFlags.dir, false)
+	st, _, err := openProject(o.dir, false)
 	if err != nil {
 		return err
 	}
 	cfg := st.Config()
-	tr := saveFlags.transcript
+	tr := o.transcript
 	if tr == "" {
 		if tr, err = latestTranscript(st.ProjectDir()); err != nil {
 			return err
 		}
 	}
-	h, err := resolveHarness(saveHarness, tr)
+	h, err := resolveHarness(o.harness, tr)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	prog := newBytesProgress("Saving context", 0)
+	prog := o.g.newBytesProgress("Saving context", 0)
 	defer prog.Done()
-	state, err := transcript.Import(tr, h, archive.ImportOptions{ProjectDir: st.ProjectDir(), NoSubagents: saveFlags.noSub,
+	state, err := transcript.Import(tr, h, archive.ImportOptions{ProjectDir: st.ProjectDir(), NoSubagents: o.noSub,
 		IncludeFileContents: true, ExcludePatterns: snapshot.ExcludePatterns(cfg)})
 	if err != nil {
 		return err
@@ -88,7 +88,7 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 	if msgs, _ := snapshot.StateCounts(state); msgs == 0 {
 		return fmt.Errorf("%s holds no conversation yet (only the assistant's metadata lines): nothing saved", tr)
 	}
-	opts, red, err := storeEncodeOptions(cmd, cfg)
+	opts, red, err := o.storeEncodeOptions(cmd, cfg)
 	if err != nil {
 		return err
 	}
@@ -99,14 +99,14 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 	}
 	target := ""
 	switch {
-	case saveFlags.out != "":
-		target = saveFlags.out
-	case saveFlags.name != "":
-		target = filepath.Join(st.Root(), namedDir, saveFlags.name+".ctx")
+	case o.out != "":
+		target = o.out
+	case o.name != "":
+		target = filepath.Join(st.Root(), namedDir, o.name+".ctx")
 	default:
 		target = st.CurrentPath()
 	}
-	if !saveFlags.full {
+	if !o.full {
 		if prev, err := archive.OpenFile(target, oo); err == nil {
 			defer prev.Close()
 			opts.Previous = prev
@@ -153,14 +153,14 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 	_ = st.Audit(store.AuditEntry{Action: store.ActionSave, Path: target, SizeBytes: size, Messages: len(state.Messages),
 		RedactionsApplied: red.Total(), Session: state.Meta.SessionID})
 	exported := ""
-	if saveFlags.export != "" {
-		if exported, err = writeExport(st, state, opts, saveFlags.export); err != nil {
+	if o.export != "" {
+		if exported, err = writeExport(st, state, opts, o.export); err != nil {
 			return err
 		}
 	}
 	out := cmd.OutOrStdout()
-	printWarnings(cmd, warns)
-	if globalFlags.json {
+	o.g.printWarnings(cmd, warns)
+	if o.g.json {
 		return printJSON(out, map[string]any{
 			"archive": target, "bytes": size, "raw_bytes": stats.RawBytes, "copied_segments": stats.CopiedSegments,
 			"session_id": state.Meta.SessionID, "transcript": tr, "messages": len(state.Messages), "tools": len(state.Tools),
@@ -168,13 +168,13 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 			"encrypted": opts.Encryption != nil, "rotated": rotated, "export": exported, "elapsed_ms": time.Since(start).Milliseconds(),
 		})
 	}
-	infof(out, "saved %s (%s): %d messages, %d tools, %d files, %d secrets redacted\n", target, humanBytes(size),
+	o.g.infof(out, "saved %s (%s): %d messages, %d tools, %d files, %d secrets redacted\n", target, humanBytes(size),
 		len(state.Messages), len(state.Tools), len(state.Files), red.Total())
 	if rotated != "" {
-		infof(out, "previous session's context kept as %s\n", rotated)
+		o.g.infof(out, "previous session's context kept as %s\n", rotated)
 	}
 	if exported != "" {
-		infof(out, "exported %s (home directory and user name stripped)\n", exported)
+		o.g.infof(out, "exported %s (home directory and user name stripped)\n", exported)
 	}
 	return nil
 }
@@ -225,14 +225,14 @@ func writeExport(st *store.Store, state *archive.State, opts archive.EncodeOptio
 }
 
 // runStoreRestore restores from the project's store (or --from).
-func runStoreRestore(cmd *cobra.Command) error {
-	st, _, err := openProject(restoreFlags.dir, false)
+func (o *restoreOptions) runStoreRestore(cmd *cobra.Command) error {
+	st, _, err := openProject(o.dir, false)
 	if err != nil {
 		return err
 	}
 	oo := snapshot.OpenOptions(st.Config())
-	if restoreFlags.passFile != "" {
-		pass, err := readPassphrase(restoreFlags.passFile)
+	if o.passFile != "" {
+		pass, err := readPassphrase(o.passFile)
 		if err != nil {
 			return err
 		}
@@ -240,7 +240,7 @@ func runStoreRestore(cmd *cobra.Command) error {
 	}
 	verify := verifyForRestore(oo, st.Config())
 	n := 0
-	for _, set := range []bool{restoreFlags.name != "", restoreFlags.from != "", restoreFlags.checkpoint != 0} {
+	for _, set := range []bool{o.name != "", o.from != "", o.checkpoint != 0} {
 		if set {
 			n++
 		}
@@ -250,15 +250,15 @@ func runStoreRestore(cmd *cobra.Command) error {
 	}
 	src, note := "", ""
 	switch {
-	case restoreFlags.name != "":
-		if err := validName(restoreFlags.name); err != nil {
+	case o.name != "":
+		if err := validName(o.name); err != nil {
 			return err
 		}
-		src = filepath.Join(st.Root(), namedDir, restoreFlags.name+".ctx")
-	case restoreFlags.from != "":
-		src = restoreFlags.from
-	case restoreFlags.checkpoint != 0:
-		src = st.CheckpointPath(restoreFlags.checkpoint)
+		src = filepath.Join(st.Root(), namedDir, o.name+".ctx")
+	case o.from != "":
+		src = o.from
+	case o.checkpoint != 0:
+		src = st.CheckpointPath(o.checkpoint)
 	default:
 		// current.ctx that cannot be read for want of its key is neither
 		// replaced by an older file nor moved: the user is told the key.
@@ -289,8 +289,8 @@ func runStoreRestore(cmd *cobra.Command) error {
 		if errors.Is(err, errNoConversation) {
 			return fmt.Errorf("%s: %w; restore an earlier checkpoint (see ben10 context list)", src, errNoConversation)
 		}
-		if errors.Is(err, os.ErrNotExist) && restoreFlags.checkpoint != 0 {
-			return fmt.Errorf("checkpoint %d does not exist (%s)", restoreFlags.checkpoint, existingCheckpoints(st))
+		if errors.Is(err, os.ErrNotExist) && o.checkpoint != 0 {
+			return fmt.Errorf("checkpoint %d does not exist (%s)", o.checkpoint, existingCheckpoints(st))
 		}
 		return fmt.Errorf("%s: %w", src, err)
 	}
@@ -319,11 +319,11 @@ func runStoreRestore(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	proj := restoreFlags.projectDir
+	proj := o.projectDir
 	if proj == "" {
 		proj = st.ProjectDir()
 	}
-	res, err := a.Restore(archive.RestoreOptions{ProjectDir: proj, ConfigDir: restoreFlags.cfgDr})
+	res, err := a.Restore(archive.RestoreOptions{ProjectDir: proj, ConfigDir: o.cfgDr})
 	if err != nil {
 		return err
 	}
@@ -337,7 +337,7 @@ func runStoreRestore(cmd *cobra.Command) error {
 		}
 	}
 	out := cmd.OutOrStdout()
-	if globalFlags.json {
+	if o.g.json {
 		return printJSON(out, map[string]any{"source": src, "installed": installed, "note": note, "restore": res, "file_changes": changes})
 	}
 	md := a.Meta()

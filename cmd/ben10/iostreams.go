@@ -47,6 +47,12 @@ func systemStreams() *IOStreams {
 	}
 }
 
+// isTerminal reports whether f is a terminal (a character device).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
 // globalOptions are the flags every command takes (--json, --quiet) and
 // the streams it talks through. main makes one and hands it to every
 // command's constructor; a test makes its own.

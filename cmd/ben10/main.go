@@ -57,6 +57,7 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 	root := rootCmd
 	contextCmd.AddCommand(newCompactionCmd(g), newConfigCmd(g))
 	contextCmd.AddCommand(newContextStoreCmds(g)...)
+	contextCmd.AddCommand(newContextSaveCmd(g), newContextInspectCmd(g), newContextExportCmd(g), newContextRestoreCmd(g))
 	internalCmd.AddCommand(newManCmd(g))
 	root.AddCommand(newArchiveCmd(g), newDoctorCmd(g), newHooksCmd(g), newRemoteCmd(g), newServeCmd(g), newShellInitCmd(g), newStatuslineCmd(g), newViewCmd(g))
 	root.SetIn(g.io.In)
