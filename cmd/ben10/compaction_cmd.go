@@ -636,7 +636,7 @@ func (o *compactionOptions) runCompSearch(cmd *cobra.Command, args []string) err
 	}
 	if !o.regex {
 		// A scoped view of `ben10 search`: this project's snapshots.
-		return runCompIndexSearch(cmd, st, args[0], o.limit)
+		return runCompIndexSearch(cmd, o.g, st, args[0], o.limit)
 	}
 	var total int64
 	if ix, err := m.Index(); err == nil {

@@ -72,7 +72,7 @@ func runIndexUpdate(ctx context.Context, out, errw io.Writer, projects []string,
 	if p := currentProject(); p != "" {
 		projects = append(projects, p)
 	}
-	x, err := openIndex(ctx, errw, false)
+	x, err := openIndex(ctx, globalFlags, errw, false)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func runIndexUpdate(ctx context.Context, out, errw io.Writer, projects []string,
 }
 
 func runIndexStatus(ctx context.Context, out, errw io.Writer) error {
-	x, err := openIndex(ctx, errw, false)
+	x, err := openIndex(ctx, globalFlags, errw, false)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func runIndexStatus(ctx context.Context, out, errw io.Writer) error {
 }
 
 func runIndexVerify(ctx context.Context, out, errw io.Writer) error {
-	x, err := openIndex(ctx, errw, false)
+	x, err := openIndex(ctx, globalFlags, errw, false)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func runShow(ctx context.Context, out, errw io.Writer, ref string, before, after
 	if before < 0 || after < 0 {
 		return fmt.Errorf("show: --before and --after must not be negative")
 	}
-	x, err := openIndex(ctx, errw, false)
+	x, err := openIndex(ctx, globalFlags, errw, false)
 	if err != nil {
 		return err
 	}
