@@ -10,7 +10,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newShowCmd() *cobra.Command {
+// newShowCmd builds `ben10 show`.
+func newShowCmd(g *globalOptions) *cobra.Command {
 	var before, after int
 	c := &cobra.Command{
 		Use:   "show REF",
@@ -22,7 +23,7 @@ the same archive are shown around it.`,
   ben10 show 49314c099ed8425f:577 --before 10 --after 2 --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runShow(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], before, after)
+			return runShow(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], before, after)
 		},
 	}
 	c.Flags().IntVar(&before, "before", 3, "rows before the hit")
@@ -30,13 +31,11 @@ the same archive are shown around it.`,
 	return c
 }
 
-func init() { rootCmd.AddCommand(newShowCmd()) }
-
-func runShow(ctx context.Context, out, errw io.Writer, ref string, before, after int) error {
+func runShow(ctx context.Context, g *globalOptions, out, errw io.Writer, ref string, before, after int) error {
 	if before < 0 || after < 0 {
 		return fmt.Errorf("show: --before and --after must not be negative")
 	}
-	x, err := openIndex(ctx, globalFlags, errw, false)
+	x, err := openIndex(ctx, g, errw, false)
 	if err != nil {
 		return err
 	}
@@ -45,7 +44,7 @@ func runShow(ctx context.Context, out, errw io.Writer, ref string, before, after
 	if err != nil {
 		return err
 	}
-	if globalFlags.json {
+	if g.json {
 		return printJSON(out, c)
 	}
 	writeShow(out, c)
