@@ -16,7 +16,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newMCPCmd() *cobra.Command {
+// newMCPCmd builds `ben10 mcp`: the server speaks MCP on g's input and
+// output streams.
+func newMCPCmd(g *globalOptions) *cobra.Command {
 	var dir string
 	c := &cobra.Command{
 		Use:   "mcp",
@@ -30,14 +32,28 @@ client's first root, else --dir, else the working directory.`,
   ben10 mcp --dir ~/src/app`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return mcp.Run(cmd.Context(), mcp.Options{Dir: dir, Version: version})
+			srv, closeFn, err := mcp.NewServer(mcp.Options{Dir: dir, Version: version})
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			// As sdk.StdioTransport, on the injected streams: the input is
+			// closed at the end (it ends a pending read), the output not.
+			in, ok := g.io.In.(io.ReadCloser)
+			if !ok {
+				in = io.NopCloser(g.io.In)
+			}
+			return srv.Run(cmd.Context(), &sdk.IOTransport{Reader: in, Writer: nopWriteCloser{g.io.Out}})
 		},
 	}
 	c.Flags().StringVar(&dir, "dir", "", "project directory when the client names none (default: the working directory)")
 	return c
 }
 
-func init() { rootCmd.AddCommand(newMCPCmd()) }
+// nopWriteCloser is an io.WriteCloser whose Close does nothing.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 // hooksMCPTarget is the scope, MCP configuration file and project of the
 // hooks command's --scope and --dir.
