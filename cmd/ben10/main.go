@@ -59,7 +59,7 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 	contextCmd.AddCommand(newContextStoreCmds(g)...)
 	contextCmd.AddCommand(newContextSaveCmd(g), newContextInspectCmd(g), newContextExportCmd(g), newContextRestoreCmd(g))
 	internalCmd.AddCommand(newManCmd(g))
-	root.AddCommand(newArchiveCmd(g), newDoctorCmd(g), newHooksCmd(g), newIndexCmd(g), newMCPCmd(g), newRemoteCmd(g), newSearchCmd(g), newServeCmd(g), newShellInitCmd(g), newShowCmd(g), newStatuslineCmd(g), newViewCmd(g))
+	root.AddCommand(newArchiveCmd(g), newDoctorCmd(g), newHooksCmd(g), newIndexCmd(g), newMCPCmd(g), newRemoteCmd(g), newSearchCmd(g), newServeCmd(g), newShellInitCmd(g), newShowCmd(g), newStatuslineCmd(g), newViewCmd(g), newWatchCmd(g))
 	root.SetIn(g.io.In)
 	root.SetOut(g.io.Out)
 	root.SetErr(g.io.ErrOut)
