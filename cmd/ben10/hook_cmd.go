@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -17,10 +16,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var hookCmd = &cobra.Command{
-	Use:   "hook [EVENT]",
-	Short: "Handle one Claude Code hook event (reads the hook JSON on stdin)",
-	Long: `Claude Code runs this command for the events ` + "`ben10 hooks install`" + ` registers.
+// newHookCmd builds `ben10 hook`, which reads the hook JSON from g's input
+// stream. main runs it without building the rest of the tree.
+func newHookCmd(g *globalOptions) *cobra.Command {
+	hookCmd := &cobra.Command{
+		Use:   "hook [EVENT]",
+		Short: "Handle one Claude Code hook event (reads the hook JSON on stdin)",
+		Long: `Claude Code runs this command for the events ` + "`ben10 hooks install`" + ` registers.
 It reads the hook JSON on stdin; EVENT is Claude Code's name (PreCompact) or
 its kebab-case form (pre-compact) and defaults to the input's hook_event_name.
 
@@ -37,51 +39,96 @@ its kebab-case form (pre-compact) and defaults to the input's hook_event_name.
 
 It always exits 0: a failure is one line on stderr and an entry in
 ~/.claude-code/ben10-errors.log, and never blocks Claude Code.`,
-	Example: `  ben10 hook pre-compact --input saved-input.json
+		Example: `  ben10 hook pre-compact --input saved-input.json
   echo '{"session_id":"s1","transcript_path":"/p/s1.jsonl","cwd":"/p","hook_event_name":"PreCompact","trigger":"auto"}' | ben10 hook
   ben10 hook session-start < input.json`,
-	Args:               cobra.ArbitraryArgs,
-	DisableFlagParsing: true,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		if hookentry.WantsHelp(args) {
-			return cmd.Help()
-		}
-		code := hookentry.Main(args, os.Stdin, cmd.OutOrStdout(), cmd.ErrOrStderr())
-		if code != 0 {
-			return &exitError{code: code, err: fmt.Errorf("hook exited %d", code)}
-		}
-		return nil
-	},
+		Args:               cobra.ArbitraryArgs,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if hookentry.WantsHelp(args) {
+				return cmd.Help()
+			}
+			code := hookentry.Main(args, g.io.In, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			if code != 0 {
+				return &exitError{code: code, err: fmt.Errorf("hook exited %d", code)}
+			}
+			return nil
+		},
+	}
+	return hookCmd
 }
 
-var internalCmd = &cobra.Command{
-	Use:    "internal",
-	Short:  "Commands ben10 runs itself",
-	Hidden: true,
-}
-
-var recompressFlags struct {
+// recompressOptions are the flags of `ben10 internal recompress`.
+type recompressOptions struct {
 	project string
 	level   string
 }
 
-var internalRecompressCmd = &cobra.Command{
-	Use:   "recompress --project DIR [--level LEVEL] SNAPSHOT-ID",
-	Short: "Rewrite a snapshot at a better compression level (started in the background by PreCompact)",
-	Args:  cobra.ExactArgs(1),
-	RunE: func(cmd *cobra.Command, args []string) error {
-		err := runRecompress(recompressFlags.project, recompressFlags.level, args[0])
-		if err != nil {
-			// Nobody reads this process's stderr: log it where the hooks log.
-			home, _ := store.HomeDir()
-			_ = hook.AppendError(home, hook.ErrorEntry{Time: time.Now(), Event: "recompress", Project: recompressFlags.project, Error: err.Error()})
-		}
-		// This detached process is the hooks' background work: the new
-		// snapshot (and whatever else the project saved) goes into the
-		// recall index here, never in the hook itself.
-		indexInBackground(cmd.Context(), recompressFlags.project)
-		return err
-	},
+// newInternalCmd builds `ben10 internal` (hidden): the commands ben10 runs
+// itself.
+func newInternalCmd(g *globalOptions) *cobra.Command {
+	internalCmd := &cobra.Command{
+		Use:    "internal",
+		Short:  "Commands ben10 runs itself",
+		Hidden: true,
+	}
+	rc := &recompressOptions{}
+	internalRecompressCmd := &cobra.Command{
+		Use:   "recompress --project DIR [--level LEVEL] SNAPSHOT-ID",
+		Short: "Rewrite a snapshot at a better compression level (started in the background by PreCompact)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := runRecompress(rc.project, rc.level, args[0])
+			if err != nil {
+				// Nobody reads this process's stderr: log it where the hooks log.
+				home, _ := store.HomeDir()
+				_ = hook.AppendError(home, hook.ErrorEntry{Time: time.Now(), Event: "recompress", Project: rc.project, Error: err.Error()})
+			}
+			// This detached process is the hooks' background work: the new
+			// snapshot (and whatever else the project saved) goes into the
+			// recall index here, never in the hook itself.
+			indexInBackground(cmd.Context(), rc.project)
+			return err
+		},
+	}
+	internalRecompressCmd.Flags().StringVar(&rc.project, "project", "", "project directory")
+	internalRecompressCmd.Flags().StringVar(&rc.level, "level", "", "target level (default: compaction_snapshots.compression_level)")
+	// internalRenderCmd shows a hook's JSON output the way a user meets it:
+	// the systemMessage as a notice, the additionalContext as the text Claude
+	// receives. Used by scripts/demo.sh.
+	internalRenderCmd := &cobra.Command{
+		Use:   "render-hook-output",
+		Short: "Show hook output JSON (stdin) as the user and Claude see it",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			data, err := io.ReadAll(io.LimitReader(g.io.In, 1<<20))
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if len(bytes.TrimSpace(data)) == 0 {
+				fmt.Fprintln(w, "  (no output: nothing shown, nothing injected)")
+				return nil
+			}
+			var o hook.Output
+			if err := json.Unmarshal(data, &o); err != nil {
+				return fmt.Errorf("hook output is not JSON: %w", err)
+			}
+			if o.SystemMessage != "" {
+				fmt.Fprintf(w, "  ┌ shown to the user\n  │ %s\n  └\n", o.SystemMessage)
+			}
+			if o.HookSpecificOutput != nil && o.HookSpecificOutput.AdditionalContext != "" {
+				fmt.Fprintf(w, "  ┌ added to Claude's context (%d characters)\n", len([]rune(o.HookSpecificOutput.AdditionalContext)))
+				for _, l := range strings.Split(strings.TrimRight(o.HookSpecificOutput.AdditionalContext, "\n"), "\n") {
+					fmt.Fprintf(w, "  │ %s\n", l)
+				}
+				fmt.Fprintln(w, "  └")
+			}
+			return nil
+		},
+	}
+	internalCmd.AddCommand(internalRecompressCmd, internalRenderCmd, newManCmd(g))
+	return internalCmd
 }
 
 func runRecompress(project, levelName, id string) error {
@@ -114,47 +161,3 @@ func runRecompress(project, levelName, id string) error {
 	}
 	return err
 }
-
-func init() {
-	internalRecompressCmd.Flags().StringVar(&recompressFlags.project, "project", "", "project directory")
-	internalRecompressCmd.Flags().StringVar(&recompressFlags.level, "level", "", "target level (default: compaction_snapshots.compression_level)")
-	internalCmd.AddCommand(internalRecompressCmd)
-	rootCmd.AddCommand(hookCmd, internalCmd)
-}
-
-// internalRenderCmd shows a hook's JSON output the way a user meets it:
-// the systemMessage as a notice, the additionalContext as the text Claude
-// receives. Used by scripts/demo.sh.
-var internalRenderCmd = &cobra.Command{
-	Use:   "render-hook-output",
-	Short: "Show hook output JSON (stdin) as the user and Claude see it",
-	Args:  cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, _ []string) error {
-		data, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
-		if err != nil {
-			return err
-		}
-		w := cmd.OutOrStdout()
-		if len(bytes.TrimSpace(data)) == 0 {
-			fmt.Fprintln(w, "  (no output: nothing shown, nothing injected)")
-			return nil
-		}
-		var o hook.Output
-		if err := json.Unmarshal(data, &o); err != nil {
-			return fmt.Errorf("hook output is not JSON: %w", err)
-		}
-		if o.SystemMessage != "" {
-			fmt.Fprintf(w, "  ┌ shown to the user\n  │ %s\n  └\n", o.SystemMessage)
-		}
-		if o.HookSpecificOutput != nil && o.HookSpecificOutput.AdditionalContext != "" {
-			fmt.Fprintf(w, "  ┌ added to Claude's context (%d characters)\n", len([]rune(o.HookSpecificOutput.AdditionalContext)))
-			for _, l := range strings.Split(strings.TrimRight(o.HookSpecificOutput.AdditionalContext, "\n"), "\n") {
-				fmt.Fprintf(w, "  │ %s\n", l)
-			}
-			fmt.Fprintln(w, "  └")
-		}
-		return nil
-	},
-}
-
-func init() { internalCmd.AddCommand(internalRenderCmd) }

@@ -58,7 +58,7 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 	contextCmd.AddCommand(newCompactionCmd(g), newConfigCmd(g))
 	contextCmd.AddCommand(newContextStoreCmds(g)...)
 	contextCmd.AddCommand(newContextSaveCmd(g), newContextInspectCmd(g), newContextExportCmd(g), newContextRestoreCmd(g))
-	internalCmd.AddCommand(newManCmd(g))
+	root.AddCommand(newHookCmd(g), newInternalCmd(g))
 	root.AddCommand(newArchiveCmd(g), newDoctorCmd(g), newHooksCmd(g), newIndexCmd(g), newMCPCmd(g), newRemoteCmd(g), newSearchCmd(g), newServeCmd(g), newShellInitCmd(g), newShowCmd(g), newStatuslineCmd(g), newViewCmd(g), newWatchCmd(g))
 	root.SetIn(g.io.In)
 	root.SetOut(g.io.Out)
@@ -90,7 +90,10 @@ func main() {
 	// default help and completion commands): hook takes its arguments raw
 	// (DisableFlagParsing) and handles --help itself, so the result is the
 	// same. A global flag before "hook" takes the ordinary path.
-	if len(os.Args) > 1 && os.Args[1] == hookCmd.Name() {
+	if len(os.Args) > 1 && os.Args[1] == "hook" {
+		hookCmd := newHookCmd(globalFlags)
+		hookCmd.SetOut(globalFlags.io.Out)
+		hookCmd.SetErr(globalFlags.io.ErrOut)
 		exitOn(hookCmd.RunE(hookCmd, os.Args[2:]))
 		return
 	}
