@@ -89,7 +89,7 @@ YYYYMMDD-HHMMSS-<session> part or the session suffix (a1b2c3) works.`,
 }
 
 func (o *compactionOptions) runCompList(cmd *cobra.Command, _ []string) error {
-	st, m, err := openProject(o.dir, true)
+	st, m, err := o.g.openProject(o.dir, true)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (o *compactionOptions) runCompList(cmd *cobra.Command, _ []string) error {
 	// rather than listed as pending forever (the store, opened read-only
 	// for the listing, is opened for writing only then).
 	if len(m.StalePending(time.Now())) > 0 {
-		if wst, wm, err := openProject(o.dir, false); err != nil {
+		if wst, wm, err := o.g.openProject(o.dir, false); err != nil {
 			fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: completing pending snapshots: %v\n", err)
 		} else {
 			level := ctxfmt.LevelFromZstd(wst.Config().CompactionSnapshots.CompressionLevel)
@@ -152,7 +152,7 @@ func writeCompList(out *bufio.Writer, t *snapshot.ListTable, cfg store.SnapshotC
 }
 
 func (o *compactionOptions) runCompShow(cmd *cobra.Command, args []string) error {
-	_, m, err := openProject(o.dir, true)
+	_, m, err := o.g.openProject(o.dir, true)
 	if err != nil {
 		return err
 	}
@@ -214,7 +214,7 @@ func orNone(s string) string {
 }
 
 func (o *compactionOptions) runCompDiff(cmd *cobra.Command, args []string) error {
-	_, m, err := openProject(o.dir, true)
+	_, m, err := o.g.openProject(o.dir, true)
 	if err != nil {
 		return err
 	}
@@ -295,7 +295,7 @@ func signed(n int64) string {
 }
 
 func (o *compactionOptions) runCompRestore(cmd *cobra.Command, args []string) error {
-	st, m, err := openProject(o.dir, false)
+	st, m, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return err
 	}
@@ -378,7 +378,7 @@ func (o *compactionOptions) runCompRestore(cmd *cobra.Command, args []string) er
 }
 
 func (o *compactionOptions) runCompExtract(cmd *cobra.Command, args []string) error {
-	_, m, err := openProject(o.dir, true)
+	_, m, err := o.g.openProject(o.dir, true)
 	if err != nil {
 		return err
 	}
@@ -437,7 +437,7 @@ func (o *compactionOptions) runCompExtract(cmd *cobra.Command, args []string) er
 }
 
 func (o *compactionOptions) runCompPin(cmd *cobra.Command, args []string, pin bool) error {
-	_, m, err := openProject(o.dir, false)
+	_, m, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return err
 	}
@@ -461,7 +461,7 @@ func (o *compactionOptions) runCompPin(cmd *cobra.Command, args []string, pin bo
 }
 
 func (o *compactionOptions) runCompDelete(cmd *cobra.Command, args []string) error {
-	_, m, err := openProject(o.dir, false)
+	_, m, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return err
 	}
@@ -488,7 +488,7 @@ func (o *compactionOptions) runCompDelete(cmd *cobra.Command, args []string) err
 }
 
 func (o *compactionOptions) runCompPrune(cmd *cobra.Command, _ []string) error {
-	_, m, err := openProject(o.dir, false)
+	_, m, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return err
 	}
@@ -520,7 +520,7 @@ func nonNil(s []string) []string {
 }
 
 func (o *compactionOptions) runCompExport(cmd *cobra.Command, args []string) error {
-	_, m, err := openProject(o.dir, true)
+	_, m, err := o.g.openProject(o.dir, true)
 	if err != nil {
 		return err
 	}
@@ -539,7 +539,7 @@ func (o *compactionOptions) runCompExport(cmd *cobra.Command, args []string) err
 }
 
 func (o *compactionOptions) runCompSnapshot(cmd *cobra.Command, _ []string) error {
-	st, m, err := openProject(o.dir, false)
+	st, m, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return err
 	}
@@ -630,7 +630,7 @@ func displayWidth(s string) int {
 }
 
 func (o *compactionOptions) runCompSearch(cmd *cobra.Command, args []string) error {
-	st, m, err := openProject(o.dir, true)
+	st, m, err := o.g.openProject(o.dir, true)
 	if err != nil {
 		return err
 	}

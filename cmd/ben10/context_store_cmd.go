@@ -100,7 +100,7 @@ func gatherStatus(st *store.Store) statusInfo {
 }
 
 func (o *contextStoreOptions) runStatus(cmd *cobra.Command, _ []string) error {
-	st, _, err := openProject(o.dir, true)
+	st, _, err := o.g.openProject(o.dir, true)
 	if err != nil {
 		return err
 	}
@@ -207,7 +207,7 @@ type listEntry struct {
 }
 
 func (o *contextStoreOptions) runList(cmd *cobra.Command, _ []string) error {
-	st, m, err := openProject(o.dir, true)
+	st, m, err := o.g.openProject(o.dir, true)
 	if err != nil {
 		return err
 	}
@@ -276,7 +276,7 @@ func (o *contextStoreOptions) runList(cmd *cobra.Command, _ []string) error {
 }
 
 func (o *contextStoreOptions) runDiff(cmd *cobra.Command, _ []string) error {
-	st, _, err := openProject(o.dir, !o.reconcile)
+	st, _, err := o.g.openProject(o.dir, !o.reconcile)
 	if err != nil {
 		return err
 	}
@@ -383,7 +383,7 @@ func (o *contextStoreOptions) runDiff(cmd *cobra.Command, _ []string) error {
 }
 
 func (o *contextStoreOptions) runClear(cmd *cobra.Command, _ []string) error {
-	st, _, err := openProject(o.dir, false)
+	st, _, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return err
 	}
@@ -419,7 +419,7 @@ func (o *contextStoreOptions) runClear(cmd *cobra.Command, _ []string) error {
 }
 
 func (o *contextStoreOptions) runPrune(cmd *cobra.Command, _ []string) error {
-	st, m, err := openProject(o.dir, false)
+	st, m, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return err
 	}

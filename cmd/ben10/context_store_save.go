@@ -62,7 +62,7 @@ func (o *saveOptions) runStoreSave(cmd *cobra.Command, _ []string) error {
 			return err
 		}
 	}
-	st, _, err := openProject(o.dir, false)
+	st, _, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return err
 	}
@@ -226,7 +226,7 @@ func writeExport(st *store.Store, state *archive.State, opts archive.EncodeOptio
 
 // runStoreRestore restores from the project's store (or --from).
 func (o *restoreOptions) runStoreRestore(cmd *cobra.Command) error {
-	st, _, err := openProject(o.dir, false)
+	st, _, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return err
 	}
@@ -353,7 +353,7 @@ func (o *restoreOptions) runStoreRestore(cmd *cobra.Command) error {
 		lines = append(lines, "", fmt.Sprintf("⚠ %d tracked files have changed since last session", len(changes.Modified)+len(changes.Deleted)),
 			"  Run `ben10 context diff` for details")
 	}
-	box(globalFlags, out, lines)
+	box(o.g, out, lines)
 	fmt.Fprintf(out, "Resume with: cd %s && claude --resume %s\n", shellQuote(res.ProjectDir), res.SessionID)
 	return nil
 }

@@ -33,6 +33,6 @@ func TestEveryCommandHasAnExample(t *testing.T) {
 			}
 		}
 	}
-	root := newRootCmd(globalFlags)
+	root := newRootCmd(&globalOptions{io: &IOStreams{}})
 	walk(root)
 }

@@ -122,3 +122,33 @@ func TestConfigCommandsInProcess(t *testing.T) {
 		t.Fatalf("set -q: %+v", r)
 	}
 }
+
+// run executes whole command lines in-process, each with fresh options:
+// exit codes, usage errors with a suggestion, shortcuts, and no flag
+// carried over from one run to the next.
+func TestRunInProcess(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	for _, c := range []struct {
+		args   []string
+		code   int
+		stdout string // in stdout ("" = empty when exact)
+		stderr string // in stderr
+		exact  bool   // stdout must equal stdout
+	}{
+		{[]string{"version", "--json"}, 0, `"module": "github.com/ben10ctx/ben10"`, "", false},
+		{[]string{"version"}, 0, "ben10 ", "", false}, // --json of the run before is gone
+		{[]string{"context", "staus"}, 2, "", "Did you mean this?\n\tstatus", false},
+		{[]string{"context", "list", "--bogus"}, 2, "", "unknown flag: --bogus\nRun 'ben10 context list --help' for usage.", false},
+		{[]string{"status", "--dir", dir, "-q"}, 0, "", "", true},
+		{[]string{"status", "--dir", dir, "--json"}, 0, `"project"`, "", false},
+		{[]string{"context", "compaction", "show", "nosuch", "--dir", dir}, 1, "", "ben10: ", false},
+	} {
+		var out, errOut bytes.Buffer
+		g := &globalOptions{io: &IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, NoColor: true, ProgressDelay: progressDelay}}
+		code := run(g, c.args)
+		if code != c.code || !strings.Contains(out.String(), c.stdout) || !strings.Contains(errOut.String(), c.stderr) || c.exact && out.String() != c.stdout {
+			t.Errorf("ben10 %v: exit %d (want %d)\nstdout %q (want %q)\nstderr %q (want %q)", c.args, code, c.code, out.String(), c.stdout, errOut.String(), c.stderr)
+		}
+	}
+}

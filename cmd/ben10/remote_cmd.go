@@ -343,7 +343,7 @@ is simply run again.`,
 			var results []remote.PushStats
 			var failed []string
 			for _, dir := range dirs {
-				st, _, err := openProject(dir, false)
+				st, _, err := o.g.openProject(dir, false)
 				if err != nil {
 					failed = append(failed, fmt.Sprintf("%s: %v", dir, err))
 					continue
@@ -419,7 +419,7 @@ that has no checkout here go to ~/.claude-code/remote/NAME/KEY/ as .ctx files
 				dir := filepath.Join(home, ".claude-code", "remote", r.Name, strings.NewReplacer("/", "_", "\\", "_", ":", "_").Replace(o.key))
 				stats, err = c.PullDir(ctx, dir, remote.PullOptions{Project: o.key, Session: o.session})
 			} else {
-				st, _, oerr := openProject(o.project, false)
+				st, _, oerr := o.g.openProject(o.project, false)
 				if oerr != nil {
 					prog.Done()
 					return oerr

@@ -90,7 +90,7 @@ func (o *restoreOptions) runRestoreMode(cmd *cobra.Command, args []string) (hand
 	explicitSource := len(args) > 0 || o.name != "" || o.from != "" || o.checkpoint != 0
 	if mode == "" && len(args) == 0 {
 		// The configured default applies to the project's own context.
-		if st, _, err := openProject(o.dir, true); err == nil {
+		if st, _, err := o.g.openProject(o.dir, true); err == nil {
 			mode = st.Config().DefaultRestoreMode
 		}
 	}
@@ -116,7 +116,7 @@ func (o *restoreOptions) runRestoreMode(cmd *cobra.Command, args []string) (hand
 		return true, o.runPartialRestore(cmd, mode, args)
 	}
 	// The project's own context: check current.ctx before anything moves it.
-	st, _, err := openProject(o.dir, false)
+	st, _, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return true, err
 	}
@@ -430,7 +430,7 @@ func (o *restoreOptions) exportDamaged(cmd *cobra.Command, st *store.Store, oo a
 func (o *restoreOptions) runFresh(cmd *cobra.Command, st *store.Store) error {
 	if st == nil {
 		var err error
-		if st, _, err = openProject(o.dir, false); err != nil {
+		if st, _, err = o.g.openProject(o.dir, false); err != nil {
 			return err
 		}
 	} else if err := quarantine(st, st.CurrentPath()); err != nil {
@@ -475,7 +475,7 @@ func (o *restoreOptions) partialSource(cmd *cobra.Command, args []string) (*arch
 		a, err := openArchive(args[0], o.passFile)
 		return a, args[0], nil, err
 	}
-	st, _, err := openProject(o.dir, false)
+	st, _, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return nil, "", nil, err
 	}
