@@ -6,14 +6,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// shellInitOptions are the flags of the commands below (one process runs one of
-// them) and the global options.
-type shellInitOptions struct {
-	g *globalOptions
-}
-
-// newShellInitCmd builds `ben10 shell-init`.
-func newShellInitCmd(g *globalOptions) *cobra.Command {
+// newShellInitCmd builds `ben10 shell-init` (it has no flags of its own
+// and writes to the command's output stream).
+func newShellInitCmd(*globalOptions) *cobra.Command {
 	shellInitCmd := &cobra.Command{
 		Use:       "shell-init bash|zsh|fish",
 		Short:     "Print shell code for the cd hook and the prompt's context status",

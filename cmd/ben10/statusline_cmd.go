@@ -11,15 +11,8 @@ import (
 	"github.com/ben10ctx/ben10/watch"
 )
 
-// statuslineOptions are the flags of the commands below (one process runs one of
-// them) and the global options.
-type statuslineOptions struct {
-	g *globalOptions
-}
-
 // newStatuslineCmd builds `ben10 statusline`.
 func newStatuslineCmd(g *globalOptions) *cobra.Command {
-	o := &statuslineOptions{g: g}
 	statuslineCmd := &cobra.Command{
 		Use:   "statusline",
 		Short: "Print a status line for Claude Code (reads its statusline JSON on stdin)",
@@ -37,7 +30,7 @@ can and exits 0. Configure it in ~/.claude/settings.json:
 			if err != nil && os.Getenv("BEN10_DEBUG") != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "ben10 statusline: %v\n", err)
 			}
-			if o.g.json {
+			if g.json {
 				return printJSON(cmd.OutOrStdout(), map[string]any{"line": st.Line(time.Now()), "context_percent": st.Percent,
 					"has_context_percent": st.HavePercent, "last_snapshot": st.LastSnapshot, "pending": st.Pending})
 			}
