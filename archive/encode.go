@@ -89,6 +89,9 @@ type EncodeOptions struct {
 	// the user's own sessions sets it; archives made from someone else's
 	// content (a pulled export) must not.
 	Auth *AuthKey
+	// Progress, when set, is told how much of the raw transcript has been
+	// redacted and compressed (see Progress).
+	Progress Progress
 }
 
 // metaSegment is the payload of the metadata segment: the metadata proper
@@ -251,6 +254,8 @@ func (enc *Encoder) StartRaw(files []RawFile) {
 	}
 	enc.started = true
 	enc.e.files = files
+	enc.e.progress = newProgressCounter(enc.e.opts.Progress, files, enc.e.opts.RedactLine != nil)
+	enc.e.opts.RedactLine = countingRedactLine(enc.e.opts.RedactLine, enc.e.progress)
 	enc.planned = make(chan struct{})
 	enc.stored = make(chan struct{})
 	enc.done = make(chan struct{})
@@ -371,6 +376,7 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 	if err := e.w.Close(); err != nil {
 		return *e.stats, fmt.Errorf("archive: %w", err)
 	}
+	e.progress.finish()
 	return *e.stats, nil
 }
 
@@ -391,7 +397,8 @@ func sameFiles(a, b []RawFile) bool {
 }
 
 type encoder struct {
-	prevFold decodedFold // the previous archive's recall fold (see TypeRecallFold)
+	prevFold decodedFold      // the previous archive's recall fold (see TypeRecallFold)
+	progress *progressCounter // EncodeOptions.Progress's (nil without it)
 	s        *State
 	files    []RawFile
 	opts     EncodeOptions
@@ -697,6 +704,7 @@ func (e *encoder) prepareRaw() error {
 				}
 				g := &e.groups[jobs[j]]
 				g.prep, errs[j] = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, g.data)
+				e.progress.add(len(g.data))
 			}
 		})
 	}
@@ -774,6 +782,7 @@ func (e *encoder) prepareDictRaw(recall []byte) error {
 			defer func() { <-sem }()
 			gr := &e.groups[g]
 			gr.prep, errs[j] = ctxfmt.PrepareDict(e.opts.Level, gr.data, ctxfmt.TypeSummaries, recall)
+			e.progress.add(len(gr.data))
 			if errs[j] != nil || len(gr.data) > dictBothLimit {
 				return
 			}

@@ -137,6 +137,9 @@ type CreateOptions struct {
 	Limit int64
 	// Context cancels a long snapshot (nil = context.Background()).
 	Context context.Context
+	// Progress, when set, is told how much of the transcript has been
+	// redacted and compressed (see archive.Progress).
+	Progress archive.Progress
 }
 
 // CreateResult tells what Create did.
@@ -217,6 +220,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		return nil, err
 	}
 	eopts.Auth = AuthKeyFor(m.st)
+	eopts.Progress = o.Progress
 	if err := m.st.EnsureDir(m.st.SnapshotDir()); err != nil {
 		return nil, err
 	}

@@ -14,24 +14,28 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// archiveCmd groups the low-level commands on .ctx container files.
-var archiveCmd = &cobra.Command{
-	Use:   "archive",
-	Short: "Pack, unpack, inspect and verify .ctx container files",
-	Long: `Low-level commands on the .ctx container (docs/FORMAT.md): pack files into
+// archiveOptions are the flags of the commands below (one process runs one of
+// them) and the global options.
+type archiveOptions struct {
+	g                                *globalOptions
+	out, codec, level, passFile, dir string
+	encrypt, deep                    bool
+}
+
+// newArchiveCmd builds `ben10 archive`.
+func newArchiveCmd(g *globalOptions) *cobra.Command {
+	o := &archiveOptions{g: g}
+	// archiveCmd groups the low-level commands on .ctx container files.
+	archiveCmd := &cobra.Command{
+		Use:   "archive",
+		Short: "Pack, unpack, inspect and verify .ctx container files",
+		Long: `Low-level commands on the .ctx container (docs/FORMAT.md): pack files into
 segments, unpack them again, list a file's header and segments, and verify
 its checksums (and with --deep, every segment's decoding and authentication).
 
 A passphrase is read from --passphrase-file or from the BEN10_PASSPHRASE
 environment variable, never from the command line.`,
-}
-
-var archiveFlags struct {
-	out, codec, level, passFile, dir string
-	encrypt, deep                    bool
-}
-
-func init() {
+	}
 	pack := &cobra.Command{
 		Use:   "pack --out FILE [--codec none|lz4|zstd] [--level fastest|default|better|best|max] [--encrypt] TYPE=PATH...",
 		Short: "Pack files into a .ctx archive, one segment per TYPE=PATH",
@@ -40,13 +44,13 @@ order. TYPE is a segment type name (` + strings.Join(typeNames(), ", ") + `)
 or a number (extension types 0x8000–0xFFFF). The archive is written
 atomically with mode 0600.`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: runPack,
+		RunE: o.runPack,
 	}
-	pack.Flags().StringVar(&archiveFlags.out, "out", "", "archive to write (required)")
-	pack.Flags().StringVar(&archiveFlags.codec, "codec", "zstd", "compression: none, lz4 or zstd")
-	pack.Flags().StringVar(&archiveFlags.level, "level", "default", "compression level: fastest, default, better, best, max (or a zstd level 1–22)")
-	pack.Flags().BoolVar(&archiveFlags.encrypt, "encrypt", false, "encrypt with AES-256-GCM (passphrase from --passphrase-file or BEN10_PASSPHRASE)")
-	pack.Flags().StringVar(&archiveFlags.passFile, "passphrase-file", "", "read the passphrase from this file (first line)")
+	pack.Flags().StringVar(&o.out, "out", "", "archive to write (required)")
+	pack.Flags().StringVar(&o.codec, "codec", "zstd", "compression: none, lz4 or zstd")
+	pack.Flags().StringVar(&o.level, "level", "default", "compression level: fastest, default, better, best, max (or a zstd level 1–22)")
+	pack.Flags().BoolVar(&o.encrypt, "encrypt", false, "encrypt with AES-256-GCM (passphrase from --passphrase-file or BEN10_PASSPHRASE)")
+	pack.Flags().StringVar(&o.passFile, "passphrase-file", "", "read the passphrase from this file (first line)")
 	_ = pack.MarkFlagRequired("out")
 
 	unpack := &cobra.Command{
@@ -57,10 +61,10 @@ with mode 0700 if missing), named NNN-TYPE.bin after its position and type.
 Existing files are never overwritten. The crypto-params segment of an
 encrypted archive is not written: it holds no user data.`,
 		Args: cobra.ExactArgs(1),
-		RunE: runUnpack,
+		RunE: o.runUnpack,
 	}
-	unpack.Flags().StringVar(&archiveFlags.dir, "dir", "", "directory to write into (required)")
-	unpack.Flags().StringVar(&archiveFlags.passFile, "passphrase-file", "", "read the passphrase from this file (first line)")
+	unpack.Flags().StringVar(&o.dir, "dir", "", "directory to write into (required)")
+	unpack.Flags().StringVar(&o.passFile, "passphrase-file", "", "read the passphrase from this file (first line)")
 	_ = unpack.MarkFlagRequired("dir")
 
 	inspect := &cobra.Command{
@@ -70,7 +74,7 @@ encrypted archive is not written: it holds no user data.`,
 and uncompressed sizes and checksum. Reads only the header and index; works
 on encrypted archives without the passphrase.`,
 		Args: cobra.ExactArgs(1),
-		RunE: runInspect,
+		RunE: o.runInspect,
 	}
 
 	verify := &cobra.Command{
@@ -84,13 +88,13 @@ SHA-256, within bounded memory whatever the file declares.
 Exits 0 on a sound archive; otherwise prints one line naming the damaged
 region and exits 2 (1 for other errors, such as a missing file).`,
 		Args: cobra.ExactArgs(1),
-		RunE: runVerify,
+		RunE: o.runVerify,
 	}
-	verify.Flags().BoolVar(&archiveFlags.deep, "deep", false, "also decode and authenticate every segment")
-	verify.Flags().StringVar(&archiveFlags.passFile, "passphrase-file", "", "read the passphrase from this file (first line)")
+	verify.Flags().BoolVar(&o.deep, "deep", false, "also decode and authenticate every segment")
+	verify.Flags().StringVar(&o.passFile, "passphrase-file", "", "read the passphrase from this file (first line)")
 
 	archiveCmd.AddCommand(pack, unpack, inspect, verify)
-	rootCmd.AddCommand(archiveCmd)
+	return archiveCmd
 }
 
 func typeNames() []string {
@@ -105,9 +109,9 @@ func typeNames() []string {
 
 // passphrase returns the passphrase from --passphrase-file or
 // BEN10_PASSPHRASE, or nil if neither is set.
-func passphrase() ([]byte, error) {
-	if archiveFlags.passFile != "" {
-		b, err := os.ReadFile(archiveFlags.passFile)
+func (o *archiveOptions) passphrase() ([]byte, error) {
+	if o.passFile != "" {
+		b, err := os.ReadFile(o.passFile)
 		if err != nil {
 			return nil, fmt.Errorf("reading passphrase file: %w", err)
 		}
@@ -116,7 +120,7 @@ func passphrase() ([]byte, error) {
 		}
 		b = bytes.TrimSuffix(b, []byte("\r"))
 		if len(b) == 0 {
-			return nil, fmt.Errorf("passphrase file %s: first line is empty", archiveFlags.passFile)
+			return nil, fmt.Errorf("passphrase file %s: first line is empty", o.passFile)
 		}
 		return b, nil
 	}
@@ -129,18 +133,18 @@ func passphrase() ([]byte, error) {
 	return nil, nil
 }
 
-func runPack(cmd *cobra.Command, args []string) error {
-	codec, err := ctxfmt.ParseCodec(archiveFlags.codec)
+func (o *archiveOptions) runPack(cmd *cobra.Command, args []string) error {
+	codec, err := ctxfmt.ParseCodec(o.codec)
 	if err != nil {
 		return err
 	}
-	level, err := ctxfmt.ParseLevel(archiveFlags.level)
+	level, err := ctxfmt.ParseLevel(o.level)
 	if err != nil {
 		return err
 	}
 	opts := ctxfmt.WriterOptions{Codec: codec, Level: level}
-	if archiveFlags.encrypt {
-		pass, err := passphrase()
+	if o.encrypt {
+		pass, err := o.passphrase()
 		if err != nil {
 			return err
 		}
@@ -148,7 +152,7 @@ func runPack(cmd *cobra.Command, args []string) error {
 			return errors.New("--encrypt needs a passphrase: use --passphrase-file or BEN10_PASSPHRASE")
 		}
 		opts.Encryption = &ctxfmt.Encryption{Passphrase: pass}
-	} else if archiveFlags.passFile != "" {
+	} else if o.passFile != "" {
 		return errors.New("--passphrase-file given without --encrypt")
 	}
 	type input struct {
@@ -175,7 +179,7 @@ func runPack(cmd *cobra.Command, args []string) error {
 		inputs = append(inputs, input{t, data})
 	}
 	var total int64
-	err = writeFileAtomic(archiveFlags.out, func(f *os.File) error {
+	err = writeFileAtomic(o.out, func(f *os.File) error {
 		w, err := ctxfmt.NewWriter(f, opts)
 		if err != nil {
 			return err
@@ -191,14 +195,14 @@ func runPack(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	fi, err := os.Stat(archiveFlags.out)
+	fi, err := os.Stat(o.out)
 	if err != nil {
 		return err
 	}
-	if globalFlags.json {
-		return printJSON(cmd.OutOrStdout(), map[string]any{"file": archiveFlags.out, "segments": len(inputs), "raw_bytes": total, "file_bytes": fi.Size(), "encrypted": opts.Encryption != nil})
+	if o.g.json {
+		return printJSON(cmd.OutOrStdout(), map[string]any{"file": o.out, "segments": len(inputs), "raw_bytes": total, "file_bytes": fi.Size(), "encrypted": opts.Encryption != nil})
 	}
-	infof(cmd.OutOrStdout(), "packed %d segments (%d bytes) into %s (%d bytes)\n", len(inputs), total, archiveFlags.out, fi.Size())
+	o.g.infof(cmd.OutOrStdout(), "packed %d segments (%d bytes) into %s (%d bytes)\n", len(inputs), total, o.out, fi.Size())
 	return nil
 }
 
@@ -238,8 +242,8 @@ func writeFileAtomic(name string, write func(f *os.File) error) (err error) {
 	return nil
 }
 
-func runUnpack(cmd *cobra.Command, args []string) error {
-	pass, err := passphrase()
+func (o *archiveOptions) runUnpack(cmd *cobra.Command, args []string) error {
+	pass, err := o.passphrase()
 	if err != nil {
 		return err
 	}
@@ -257,20 +261,20 @@ func runUnpack(cmd *cobra.Command, args []string) error {
 		if s.Type == ctxfmt.TypeCryptoParams {
 			continue
 		}
-		path := filepath.Join(archiveFlags.dir, fmt.Sprintf("%03d-%s.bin", s.Index, s.Type))
+		path := filepath.Join(o.dir, fmt.Sprintf("%03d-%s.bin", s.Index, s.Type))
 		if _, err := os.Lstat(path); err == nil {
 			return fmt.Errorf("%s exists; not overwriting", path)
 		}
 		segs, paths = append(segs, s), append(paths, path)
 	}
-	if err := os.MkdirAll(archiveFlags.dir, 0o700); err != nil {
+	if err := os.MkdirAll(o.dir, 0o700); err != nil {
 		return err
 	}
 	var total int64
 	for _, s := range segs {
 		total += s.RawLen
 	}
-	prog := newBytesProgress("Unpacking", total)
+	prog := o.g.newBytesProgress("Unpacking", total)
 	defer prog.Done()
 	var written []string
 	for i, s := range segs {
@@ -286,10 +290,10 @@ func runUnpack(cmd *cobra.Command, args []string) error {
 		written = append(written, path)
 	}
 	prog.Done()
-	if globalFlags.json {
-		return printJSON(cmd.OutOrStdout(), map[string]any{"dir": archiveFlags.dir, "files": written})
+	if o.g.json {
+		return printJSON(cmd.OutOrStdout(), map[string]any{"dir": o.dir, "files": written})
 	}
-	infof(cmd.OutOrStdout(), "unpacked %d segments into %s\n", len(written), archiveFlags.dir)
+	o.g.infof(cmd.OutOrStdout(), "unpacked %d segments into %s\n", len(written), o.dir)
 	return nil
 }
 
@@ -305,7 +309,7 @@ type segmentRow struct {
 	Checksum  string `json:"checksum"`
 }
 
-func runInspect(cmd *cobra.Command, args []string) error {
+func (o *archiveOptions) runInspect(cmd *cobra.Command, args []string) error {
 	rc, err := ctxfmt.OpenFile(args[0], ctxfmt.ReaderOptions{})
 	if err != nil {
 		return err
@@ -317,7 +321,7 @@ func runInspect(cmd *cobra.Command, args []string) error {
 		rows = append(rows, segmentRow{s.Index, s.Type.String(), uint16(s.Type), s.Codec.String(), s.Flags.String(), s.Offset, s.StoredLen, s.RawLen, fmt.Sprintf("%016x", s.Checksum)})
 	}
 	ci, encrypted := rc.CryptoInfo()
-	if globalFlags.json {
+	if o.g.json {
 		out := map[string]any{
 			"file": args[0], "version": h.Version, "flags": h.Flags, "encrypted": encrypted,
 			"segment_count": h.SegmentCount, "total_size": h.TotalSize,
@@ -328,21 +332,21 @@ func runInspect(cmd *cobra.Command, args []string) error {
 		}
 		return printJSON(cmd.OutOrStdout(), out)
 	}
-	o := cmd.OutOrStdout()
-	fmt.Fprintf(o, "file:      %s\n", args[0])
-	fmt.Fprintf(o, "version:   %d\n", h.Version)
-	fmt.Fprintf(o, "size:      %d bytes\n", h.TotalSize)
-	fmt.Fprintf(o, "segments:  %d\n", h.SegmentCount)
+	w := cmd.OutOrStdout()
+	fmt.Fprintf(w, "file:      %s\n", args[0])
+	fmt.Fprintf(w, "version:   %d\n", h.Version)
+	fmt.Fprintf(w, "size:      %d bytes\n", h.TotalSize)
+	fmt.Fprintf(w, "segments:  %d\n", h.SegmentCount)
 	if encrypted {
-		fmt.Fprintf(o, "encrypted: %s, %s", ci.AEAD, ci.KDF)
+		fmt.Fprintf(w, "encrypted: %s, %s", ci.AEAD, ci.KDF)
 		if ci.KDF == "argon2id" {
-			fmt.Fprintf(o, " (t=%d, m=%d KiB, p=%d)", ci.Argon2.Time, ci.Argon2.MemoryKiB, ci.Argon2.Threads)
+			fmt.Fprintf(w, " (t=%d, m=%d KiB, p=%d)", ci.Argon2.Time, ci.Argon2.MemoryKiB, ci.Argon2.Threads)
 		}
-		fmt.Fprintln(o)
+		fmt.Fprintln(w)
 	} else {
-		fmt.Fprintln(o, "encrypted: no")
+		fmt.Fprintln(w, "encrypted: no")
 	}
-	tw := tabwriter.NewWriter(o, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "#\ttype\tcodec\tflags\tstored\traw\tchecksum")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%s\n", r.Index, r.Type, r.Codec, r.Flags, r.StoredLen, r.RawLen, r.Checksum)
@@ -350,12 +354,12 @@ func runInspect(cmd *cobra.Command, args []string) error {
 	return tw.Flush()
 }
 
-func runVerify(cmd *cobra.Command, args []string) error {
-	pass, err := passphrase()
+func (o *archiveOptions) runVerify(cmd *cobra.Command, args []string) error {
+	pass, err := o.passphrase()
 	if err != nil {
 		return err
 	}
-	if archiveFlags.deep {
+	if o.deep {
 		// A Ben10 archive is checked at its own level too (what the
 		// metadata declares against what the segments hold); a container
 		// that is no archive at all, at the container level only.
@@ -381,13 +385,13 @@ func runVerify(cmd *cobra.Command, args []string) error {
 		return err
 	}
 	what := "header, index and footer checksum"
-	if archiveFlags.deep {
+	if o.deep {
 		what = "every segment decoded and checked"
 	}
-	if globalFlags.json {
-		return printJSON(cmd.OutOrStdout(), map[string]any{"file": args[0], "ok": true, "deep": archiveFlags.deep})
+	if o.g.json {
+		return printJSON(cmd.OutOrStdout(), map[string]any{"file": args[0], "ok": true, "deep": o.deep})
 	}
-	infof(cmd.OutOrStdout(), "%s: ok (%s)\n", args[0], what)
+	o.g.infof(cmd.OutOrStdout(), "%s: ok (%s)\n", args[0], what)
 	return nil
 }
 

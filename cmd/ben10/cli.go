@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -165,20 +164,4 @@ func exitCode(err error) int {
 		return ee.code
 	}
 	return 1
-}
-
-// confirm asks question (answered y/N) when stdin and stderr are
-// terminals, unless yes (--yes) already answered it. Without a terminal
-// the command goes ahead: scripts pass no --yes, and nobody is there to
-// answer. A "no" is an error that says how to go ahead.
-func confirm(cmd *cobra.Command, yes bool, question string) error {
-	if yes || !interactive() {
-		return nil
-	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "%s [y/N] ", question)
-	line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
-	if a := strings.ToLower(strings.TrimSpace(line)); a == "y" || a == "yes" {
-		return nil
-	}
-	return &exitError{code: 1, err: errors.New("nothing changed (answer y, or pass --yes)")}
 }

@@ -18,7 +18,10 @@ import (
 	"github.com/ben10ctx/ben10/store"
 )
 
-var compFlags struct {
+// compactionOptions are the flags of the `context compaction` commands
+// (one process runs one of them) and the global options.
+type compactionOptions struct {
+	g                                        *globalOptions
 	dir, transcript, session, trigger, level string
 	verbose, force, regex, messages, files   bool
 	yes                                      bool
@@ -28,64 +31,65 @@ var compFlags struct {
 	limit                                    int
 }
 
-var compactionCmd = &cobra.Command{
-	Use:   "compaction",
-	Short: "Pre-compaction snapshots: list, show, diff, restore, extract, search, pin, prune",
-	Long: `Ben10 snapshots the full context right before Claude Code compacts it.
+// newCompactionCmd builds `context compaction` and its subcommands.
+func newCompactionCmd(g *globalOptions) *cobra.Command {
+	o := &compactionOptions{g: g}
+	compactionCmd := &cobra.Command{
+		Use:   "compaction",
+		Short: "Pre-compaction snapshots: list, show, diff, restore, extract, search, pin, prune",
+		Long: `Ben10 snapshots the full context right before Claude Code compacts it.
 Snapshots live in .claude/context/compaction-snapshots/ and are listed in
 index.json. Wherever an ID is asked for, a unique prefix of the
 YYYYMMDD-HHMMSS-<session> part or the session suffix (a1b2c3) works.`,
-}
-
-func init() {
+	}
 	pf := compactionCmd.PersistentFlags()
-	pf.StringVar(&compFlags.dir, "dir", "", "project directory (default: the current directory)")
+	pf.StringVar(&o.dir, "dir", "", "project directory (default: the current directory)")
 	sub := func(use, short string, args cobra.PositionalArgs, run func(*cobra.Command, []string) error) *cobra.Command {
 		c := &cobra.Command{Use: use, Short: short, Args: args, RunE: run}
 		compactionCmd.AddCommand(c)
 		return c
 	}
-	l := sub("list", "List snapshots (reads index.json, or its listing cache)", cobra.NoArgs, runCompList)
-	l.Flags().BoolVarP(&compFlags.verbose, "verbose", "v", false, "more columns and the command summary")
-	sub("show ID", "Show a snapshot's details", cobra.ExactArgs(1), runCompShow)
-	sub("diff ID", "Compare a snapshot with the current context, with the detail compaction lost", cobra.ExactArgs(1), runCompDiff)
-	r := sub("restore ID", "Restore a snapshot as a resumable session, or part of it", cobra.ExactArgs(1), runCompRestore)
-	r.Flags().StringVar(&compFlags.partial, "partial", "", "messages=A-B (Markdown) | tools[=NAME] (JSONL) | files[=GLOB] (back into the project)")
-	r.Flags().StringVar(&compFlags.out, "out", "", "with --partial messages/tools: file to write (default stdout)")
-	r.Flags().BoolVar(&compFlags.force, "force", false, "with --partial files: overwrite files that differ")
-	r.Flags().StringVar(&compFlags.projectDir, "project-dir", "", "project to resume in (default: the project)")
-	r.Flags().StringVar(&compFlags.cfgDir, "config-dir", "", "Claude Code config directory (default: $CLAUDE_CONFIG_DIR or ~/.claude)")
-	x := sub("extract ID (--messages | --files | --tools)", "Extract messages (Markdown/JSONL), tool executions (JSONL) or captured files", cobra.ExactArgs(1), runCompExtract)
-	x.Flags().BoolVar(&compFlags.messages, "messages", false, "the conversation")
-	x.Flags().BoolVar(&compFlags.files, "files", false, "captured file contents (into --out DIR)")
-	x.Flags().BoolVar(&compFlags.tools, "tools", false, "tool executions as JSONL")
-	x.Flags().StringVar(&compFlags.format, "format", "markdown", "messages: markdown or jsonl")
-	x.Flags().StringVar(&compFlags.rng, "range", "", "messages: A-B (1-based, inclusive)")
-	x.Flags().StringVar(&compFlags.out, "out", "", "file (messages, tools; default stdout) or directory (files)")
-	x.Flags().StringVar(&compFlags.glob, "glob", "", "files: only paths matching this pattern")
-	x.Flags().StringVar(&compFlags.tool, "tool", "", "tools: only this tool")
-	x.Flags().BoolVar(&compFlags.force, "force", false, "files: overwrite existing files")
-	sub("pin ID", "Pin a snapshot (never pruned)", cobra.ExactArgs(1), func(c *cobra.Command, a []string) error { return runCompPin(c, a, true) })
-	sub("unpin ID", "Unpin a snapshot", cobra.ExactArgs(1), func(c *cobra.Command, a []string) error { return runCompPin(c, a, false) })
-	del := sub("delete ID", "Delete a snapshot (asks first on a terminal, unless --yes)", cobra.ExactArgs(1), runCompDelete)
-	del.Flags().BoolVarP(&compFlags.yes, "yes", "y", false, "do not ask for confirmation")
-	pr := sub("prune", "Apply the retention policy now (asks first on a terminal, unless --yes)", cobra.NoArgs, runCompPrune)
-	pr.Flags().BoolVarP(&compFlags.yes, "yes", "y", false, "do not ask for confirmation")
-	sub("export ID PATH", "Write a snapshot as a standalone .ctx file", cobra.ExactArgs(2), runCompExport)
-	s := sub("snapshot", "Take a snapshot now (what the PreCompact hook does)", cobra.NoArgs, runCompSnapshot)
-	s.Flags().StringVar(&compFlags.transcript, "transcript", "", "transcript (default: the newest of this project's Claude Code folder)")
-	s.Flags().StringVar(&compFlags.session, "session", "", "session id (default: the transcript's)")
-	s.Flags().StringVar(&compFlags.trigger, "trigger", "manual", "auto | manual")
-	s.Flags().StringVar(&compFlags.level, "level", "", "compression level (default: compaction_snapshots.compression_level)")
-	s.Flags().BoolVar(&compFlags.force, "force", false, "bypass the debounce (and compaction_snapshots.enabled)")
-	q := sub("search QUERY", "Search every snapshot's messages and tool inputs/outputs", cobra.ExactArgs(1), runCompSearch)
-	q.Flags().BoolVar(&compFlags.regex, "regex", false, "QUERY is a Go regular expression (default: literal, case-insensitive)")
-	q.Flags().IntVar(&compFlags.limit, "limit", 0, "stop after this many hits (0 = all)")
-	contextCmd.AddCommand(compactionCmd)
+	l := sub("list", "List snapshots (reads index.json, or its listing cache)", cobra.NoArgs, o.runCompList)
+	l.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "more columns and the command summary")
+	sub("show ID", "Show a snapshot's details", cobra.ExactArgs(1), o.runCompShow)
+	sub("diff ID", "Compare a snapshot with the current context, with the detail compaction lost", cobra.ExactArgs(1), o.runCompDiff)
+	r := sub("restore ID", "Restore a snapshot as a resumable session, or part of it", cobra.ExactArgs(1), o.runCompRestore)
+	r.Flags().StringVar(&o.partial, "partial", "", "messages=A-B (Markdown) | tools[=NAME] (JSONL) | files[=GLOB] (back into the project)")
+	r.Flags().StringVar(&o.out, "out", "", "with --partial messages/tools: file to write (default stdout)")
+	r.Flags().BoolVar(&o.force, "force", false, "with --partial files: overwrite files that differ")
+	r.Flags().StringVar(&o.projectDir, "project-dir", "", "project to resume in (default: the project)")
+	r.Flags().StringVar(&o.cfgDir, "config-dir", "", "Claude Code config directory (default: $CLAUDE_CONFIG_DIR or ~/.claude)")
+	x := sub("extract ID (--messages | --files | --tools)", "Extract messages (Markdown/JSONL), tool executions (JSONL) or captured files", cobra.ExactArgs(1), o.runCompExtract)
+	x.Flags().BoolVar(&o.messages, "messages", false, "the conversation")
+	x.Flags().BoolVar(&o.files, "files", false, "captured file contents (into --out DIR)")
+	x.Flags().BoolVar(&o.tools, "tools", false, "tool executions as JSONL")
+	x.Flags().StringVar(&o.format, "format", "markdown", "messages: markdown or jsonl")
+	x.Flags().StringVar(&o.rng, "range", "", "messages: A-B (1-based, inclusive)")
+	x.Flags().StringVar(&o.out, "out", "", "file (messages, tools; default stdout) or directory (files)")
+	x.Flags().StringVar(&o.glob, "glob", "", "files: only paths matching this pattern")
+	x.Flags().StringVar(&o.tool, "tool", "", "tools: only this tool")
+	x.Flags().BoolVar(&o.force, "force", false, "files: overwrite existing files")
+	sub("pin ID", "Pin a snapshot (never pruned)", cobra.ExactArgs(1), func(c *cobra.Command, a []string) error { return o.runCompPin(c, a, true) })
+	sub("unpin ID", "Unpin a snapshot", cobra.ExactArgs(1), func(c *cobra.Command, a []string) error { return o.runCompPin(c, a, false) })
+	del := sub("delete ID", "Delete a snapshot (asks first on a terminal, unless --yes)", cobra.ExactArgs(1), o.runCompDelete)
+	del.Flags().BoolVarP(&o.yes, "yes", "y", false, "do not ask for confirmation")
+	pr := sub("prune", "Apply the retention policy now (asks first on a terminal, unless --yes)", cobra.NoArgs, o.runCompPrune)
+	pr.Flags().BoolVarP(&o.yes, "yes", "y", false, "do not ask for confirmation")
+	sub("export ID PATH", "Write a snapshot as a standalone .ctx file", cobra.ExactArgs(2), o.runCompExport)
+	s := sub("snapshot", "Take a snapshot now (what the PreCompact hook does)", cobra.NoArgs, o.runCompSnapshot)
+	s.Flags().StringVar(&o.transcript, "transcript", "", "transcript (default: the newest of this project's Claude Code folder)")
+	s.Flags().StringVar(&o.session, "session", "", "session id (default: the transcript's)")
+	s.Flags().StringVar(&o.trigger, "trigger", "manual", "auto | manual")
+	s.Flags().StringVar(&o.level, "level", "", "compression level (default: compaction_snapshots.compression_level)")
+	s.Flags().BoolVar(&o.force, "force", false, "bypass the debounce (and compaction_snapshots.enabled)")
+	q := sub("search QUERY", "Search every snapshot's messages and tool inputs/outputs", cobra.ExactArgs(1), o.runCompSearch)
+	q.Flags().BoolVar(&o.regex, "regex", false, "QUERY is a Go regular expression (default: literal, case-insensitive)")
+	q.Flags().IntVar(&o.limit, "limit", 0, "stop after this many hits (0 = all)")
+	return compactionCmd
 }
 
-func runCompList(cmd *cobra.Command, _ []string) error {
-	st, m, err := openProject(compFlags.dir, true)
+func (o *compactionOptions) runCompList(cmd *cobra.Command, _ []string) error {
+	st, m, err := o.g.openProject(o.dir, true)
 	if err != nil {
 		return err
 	}
@@ -96,10 +100,10 @@ func runCompList(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	if globalFlags.json {
+	if o.g.json {
 		return printJSON(out, ix)
 	}
-	writeCompList(bw, snapshot.NewListTable(ix, compFlags.verbose), st.Config().CompactionSnapshots, tildePath(st.ProjectDir()), compFlags.verbose)
+	writeCompList(bw, snapshot.NewListTable(ix, o.verbose), st.Config().CompactionSnapshots, tildePath(st.ProjectDir()), o.verbose)
 	return nil
 }
 
@@ -118,8 +122,8 @@ func writeCompList(out *bufio.Writer, t *snapshot.ListTable, cfg store.SnapshotC
 	}
 }
 
-func runCompShow(cmd *cobra.Command, args []string) error {
-	_, m, err := openProject(compFlags.dir, true)
+func (o *compactionOptions) runCompShow(cmd *cobra.Command, args []string) error {
+	_, m, err := o.g.openProject(o.dir, true)
 	if err != nil {
 		return err
 	}
@@ -132,7 +136,7 @@ func runCompShow(cmd *cobra.Command, args []string) error {
 	bw := bufio.NewWriter(cmd.OutOrStdout())
 	defer bw.Flush()
 	var out io.Writer = bw
-	if globalFlags.json {
+	if o.g.json {
 		return printJSON(out, map[string]any{"snapshot": s, "path": m.Path(s), "archive": sum})
 	}
 	pin := "no"
@@ -180,8 +184,8 @@ func orNone(s string) string {
 	return s
 }
 
-func runCompDiff(cmd *cobra.Command, args []string) error {
-	_, m, err := openProject(compFlags.dir, true)
+func (o *compactionOptions) runCompDiff(cmd *cobra.Command, args []string) error {
+	_, m, err := o.g.openProject(o.dir, true)
 	if err != nil {
 		return err
 	}
@@ -192,7 +196,7 @@ func runCompDiff(cmd *cobra.Command, args []string) error {
 	bw := bufio.NewWriter(cmd.OutOrStdout())
 	defer bw.Flush()
 	var out io.Writer = bw
-	if globalFlags.json {
+	if o.g.json {
 		return printJSON(out, d)
 	}
 	fmt.Fprintf(out, "Comparing: %s vs Current Context\n%s\n", d.Snapshot.ID, rule(62))
@@ -261,8 +265,8 @@ func signed(n int64) string {
 	return commas(n)
 }
 
-func runCompRestore(cmd *cobra.Command, args []string) error {
-	st, m, err := openProject(compFlags.dir, false)
+func (o *compactionOptions) runCompRestore(cmd *cobra.Command, args []string) error {
+	st, m, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return err
 	}
@@ -275,50 +279,50 @@ func runCompRestore(cmd *cobra.Command, args []string) error {
 	audit := func(detail string) {
 		_ = st.Audit(store.AuditEntry{Action: store.ActionRestore, SnapshotID: s.ID, Path: m.Path(s), Messages: s.PreCompaction.MessageCount, Detail: detail})
 	}
-	if compFlags.partial == "" {
-		proj := compFlags.projectDir
+	if o.partial == "" {
+		proj := o.projectDir
 		if proj == "" {
 			proj = st.ProjectDir()
 		}
-		res, err := restoreResumable(a, m.Path(s), archive.RestoreOptions{ProjectDir: proj, ConfigDir: compFlags.cfgDir})
+		res, err := o.g.restoreResumable(a, m.Path(s), archive.RestoreOptions{ProjectDir: proj, ConfigDir: o.cfgDir})
 		if err != nil {
 			return err
 		}
 		audit("full restore as session " + res.SessionID)
-		if globalFlags.json {
+		if o.g.json {
 			return printJSON(out, map[string]any{"snapshot": s.ID, "restore": res})
 		}
 		fmt.Fprintf(out, "Restored snapshot %s as session %s\n  %s\n", s.ID, res.SessionID, res.Files[0])
 		fmt.Fprintf(out, "Resume with: cd %s && claude --resume %s\n", shellQuote(res.ProjectDir), res.SessionID)
 		return nil
 	}
-	what, arg, _ := strings.Cut(compFlags.partial, "=")
-	o := snapshot.ExtractOptions{Force: compFlags.force, Out: out}
+	what, arg, _ := strings.Cut(o.partial, "=")
+	xo := snapshot.ExtractOptions{Force: o.force, Out: out}
 	var af *store.AtomicFile
-	if compFlags.out != "" && what != "files" {
-		if af, err = store.CreateAtomic(compFlags.out, 0o600); err != nil {
+	if o.out != "" && what != "files" {
+		if af, err = store.CreateAtomic(o.out, 0o600); err != nil {
 			return err
 		}
 		defer af.Abort()
-		o.Out = af
+		xo.Out = af
 	}
 	switch what {
 	case "messages":
-		if o.Range, err = snapshot.ParseRange(arg); err != nil {
+		if xo.Range, err = snapshot.ParseRange(arg); err != nil {
 			return err
 		}
-		o.Messages = true
+		xo.Messages = true
 	case "tools":
-		o.Tools, o.Tool = true, arg
+		xo.Tools, xo.Tool = true, arg
 	case "files":
-		o.Files, o.Glob, o.Dir = true, arg, st.ProjectDir()
+		xo.Files, xo.Glob, xo.Dir = true, arg, st.ProjectDir()
 	default:
-		return fmt.Errorf("--partial %q: use messages=A-B, tools[=NAME] or files[=GLOB]", compFlags.partial)
+		return fmt.Errorf("--partial %q: use messages=A-B, tools[=NAME] or files[=GLOB]", o.partial)
 	}
-	if globalFlags.json && what != "files" && compFlags.out == "" {
+	if o.g.json && what != "files" && o.out == "" {
 		return errors.New("--json with --partial messages/tools needs --out (the content goes to stdout otherwise)")
 	}
-	res, err := snapshot.ExtractArchive(a, o)
+	res, err := snapshot.ExtractArchive(a, xo)
 	if err != nil {
 		return err
 	}
@@ -327,8 +331,8 @@ func runCompRestore(cmd *cobra.Command, args []string) error {
 			return err
 		}
 	}
-	audit("partial restore: " + compFlags.partial)
-	if globalFlags.json {
+	audit("partial restore: " + o.partial)
+	if o.g.json {
 		return printJSON(out, res)
 	}
 	if what == "files" {
@@ -338,19 +342,19 @@ func runCompRestore(cmd *cobra.Command, args []string) error {
 		for _, f := range res.Skipped {
 			fmt.Fprintf(out, "skipped %s (exists and differs; --force overwrites)\n", f)
 		}
-	} else if compFlags.out != "" {
-		fmt.Fprintf(out, "wrote %d messages, %d tools to %s\n", res.Messages, res.Tools, compFlags.out)
+	} else if o.out != "" {
+		fmt.Fprintf(out, "wrote %d messages, %d tools to %s\n", res.Messages, res.Tools, o.out)
 	}
 	return nil
 }
 
-func runCompExtract(cmd *cobra.Command, args []string) error {
-	_, m, err := openProject(compFlags.dir, true)
+func (o *compactionOptions) runCompExtract(cmd *cobra.Command, args []string) error {
+	_, m, err := o.g.openProject(o.dir, true)
 	if err != nil {
 		return err
 	}
 	n := 0
-	for _, b := range []bool{compFlags.messages, compFlags.files, compFlags.tools} {
+	for _, b := range []bool{o.messages, o.files, o.tools} {
 		if b {
 			n++
 		}
@@ -358,29 +362,29 @@ func runCompExtract(cmd *cobra.Command, args []string) error {
 	if n != 1 {
 		return errors.New("extract needs exactly one of --messages, --files, --tools")
 	}
-	o := snapshot.ExtractOptions{Messages: compFlags.messages, Files: compFlags.files, Tools: compFlags.tools,
-		Format: compFlags.format, Glob: compFlags.glob, Tool: compFlags.tool, Force: compFlags.force}
-	if o.Range, err = snapshot.ParseRange(compFlags.rng); err != nil {
+	xo := snapshot.ExtractOptions{Messages: o.messages, Files: o.files, Tools: o.tools,
+		Format: o.format, Glob: o.glob, Tool: o.tool, Force: o.force}
+	if xo.Range, err = snapshot.ParseRange(o.rng); err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
-	o.Out = out
+	xo.Out = out
 	var af *store.AtomicFile
-	if compFlags.files {
-		if compFlags.out == "" {
+	if o.files {
+		if o.out == "" {
 			return errors.New("extract --files needs --out DIR")
 		}
-		o.Dir = compFlags.out
-	} else if compFlags.out != "" {
-		if af, err = store.CreateAtomic(compFlags.out, 0o600); err != nil {
+		xo.Dir = o.out
+	} else if o.out != "" {
+		if af, err = store.CreateAtomic(o.out, 0o600); err != nil {
 			return err
 		}
 		defer af.Abort()
-		o.Out = af
-	} else if globalFlags.json {
+		xo.Out = af
+	} else if o.g.json {
 		return errors.New("--json needs --out (the extracted content goes to stdout otherwise)")
 	}
-	res, err := m.Extract(args[0], o)
+	res, err := m.Extract(args[0], xo)
 	if err != nil {
 		return err
 	}
@@ -389,10 +393,10 @@ func runCompExtract(cmd *cobra.Command, args []string) error {
 			return err
 		}
 	}
-	if globalFlags.json {
+	if o.g.json {
 		return printJSON(out, res)
 	}
-	if compFlags.files {
+	if o.files {
 		for _, f := range res.Files {
 			fmt.Fprintf(out, "%s\n", f)
 		}
@@ -403,8 +407,8 @@ func runCompExtract(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-func runCompPin(cmd *cobra.Command, args []string, pin bool) error {
-	_, m, err := openProject(compFlags.dir, false)
+func (o *compactionOptions) runCompPin(cmd *cobra.Command, args []string, pin bool) error {
+	_, m, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return err
 	}
@@ -415,29 +419,20 @@ func runCompPin(cmd *cobra.Command, args []string, pin bool) error {
 	if err != nil {
 		return err
 	}
-	printWarnings(cmd, m.Warnings())
-	if globalFlags.json {
+	o.g.printWarnings(cmd, m.Warnings())
+	if o.g.json {
 		return printJSON(cmd.OutOrStdout(), s)
 	}
 	verb := "pinned"
 	if !pin {
 		verb = "unpinned"
 	}
-	infof(cmd.OutOrStdout(), "%s %s\n", verb, s.ID)
+	o.g.infof(cmd.OutOrStdout(), "%s %s\n", verb, s.ID)
 	return nil
 }
 
-func printWarnings(cmd *cobra.Command, ws []string) {
-	if globalFlags.quiet {
-		return
-	}
-	for _, w := range ws {
-		fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: %s\n", w)
-	}
-}
-
-func runCompDelete(cmd *cobra.Command, args []string) error {
-	_, m, err := openProject(compFlags.dir, false)
+func (o *compactionOptions) runCompDelete(cmd *cobra.Command, args []string) error {
+	_, m, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return err
 	}
@@ -449,42 +444,42 @@ func runCompDelete(cmd *cobra.Command, args []string) error {
 	if s.Pinned {
 		q = fmt.Sprintf("Delete PINNED snapshot %s (%s)?", s.ID, humanBytes(s.CompressedBytes))
 	}
-	if err := confirm(cmd, compFlags.yes, q); err != nil {
+	if err := o.g.confirm(o.yes, q); err != nil {
 		return err
 	}
 	if err := m.Delete(s.ID); err != nil {
 		return err
 	}
-	printWarnings(cmd, m.Warnings())
-	if globalFlags.json {
+	o.g.printWarnings(cmd, m.Warnings())
+	if o.g.json {
 		return printJSON(cmd.OutOrStdout(), map[string]any{"deleted": s.ID})
 	}
-	infof(cmd.OutOrStdout(), "deleted %s (%s)\n", s.ID, humanBytes(s.CompressedBytes))
+	o.g.infof(cmd.OutOrStdout(), "deleted %s (%s)\n", s.ID, humanBytes(s.CompressedBytes))
 	return nil
 }
 
-func runCompPrune(cmd *cobra.Command, _ []string) error {
-	_, m, err := openProject(compFlags.dir, false)
+func (o *compactionOptions) runCompPrune(cmd *cobra.Command, _ []string) error {
+	_, m, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return err
 	}
-	if err := confirm(cmd, compFlags.yes, "Delete the unpinned snapshots beyond the retention policy (compaction_snapshots.retention_count, retention_days) now?"); err != nil {
+	if err := o.g.confirm(o.yes, "Delete the unpinned snapshots beyond the retention policy (compaction_snapshots.retention_count, retention_days) now?"); err != nil {
 		return err
 	}
-	prog := newProgress("Pruning snapshots", 0)
+	prog := o.g.newProgress("Pruning snapshots", 0)
 	plan, err := m.Prune(time.Time{})
 	prog.Done()
 	if err != nil {
 		return err
 	}
-	if globalFlags.json {
+	if o.g.json {
 		return printJSON(cmd.OutOrStdout(), map[string]any{"deleted": nonNil(plan.Delete), "warnings": nonNil(plan.Warnings)})
 	}
-	printWarnings(cmd, plan.Warnings)
+	o.g.printWarnings(cmd, plan.Warnings)
 	for _, id := range plan.Delete {
-		infof(cmd.OutOrStdout(), "pruned %s\n", id)
+		o.g.infof(cmd.OutOrStdout(), "pruned %s\n", id)
 	}
-	infof(cmd.OutOrStdout(), "%d snapshots pruned\n", len(plan.Delete))
+	o.g.infof(cmd.OutOrStdout(), "%d snapshots pruned\n", len(plan.Delete))
 	return nil
 }
 
@@ -495,8 +490,8 @@ func nonNil(s []string) []string {
 	return s
 }
 
-func runCompExport(cmd *cobra.Command, args []string) error {
-	_, m, err := openProject(compFlags.dir, true)
+func (o *compactionOptions) runCompExport(cmd *cobra.Command, args []string) error {
+	_, m, err := o.g.openProject(o.dir, true)
 	if err != nil {
 		return err
 	}
@@ -507,44 +502,44 @@ func runCompExport(cmd *cobra.Command, args []string) error {
 	if err := m.Export(s.ID, args[1]); err != nil {
 		return err
 	}
-	if globalFlags.json {
+	if o.g.json {
 		return printJSON(cmd.OutOrStdout(), map[string]any{"snapshot": s.ID, "path": args[1], "bytes": s.CompressedBytes})
 	}
-	infof(cmd.OutOrStdout(), "exported %s to %s (%s)\n", s.ID, args[1], humanBytes(s.CompressedBytes))
+	o.g.infof(cmd.OutOrStdout(), "exported %s to %s (%s)\n", s.ID, args[1], humanBytes(s.CompressedBytes))
 	return nil
 }
 
-func runCompSnapshot(cmd *cobra.Command, _ []string) error {
-	st, m, err := openProject(compFlags.dir, false)
+func (o *compactionOptions) runCompSnapshot(cmd *cobra.Command, _ []string) error {
+	st, m, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return err
 	}
-	tr := compFlags.transcript
+	tr := o.transcript
 	if tr == "" {
 		if tr, err = latestTranscript(st.ProjectDir()); err != nil {
 			return err
 		}
 	}
 	var lvl ctxfmt.Level
-	if compFlags.level != "" {
-		if lvl, err = ctxfmt.ParseLevel(compFlags.level); err != nil {
+	if o.level != "" {
+		if lvl, err = ctxfmt.ParseLevel(o.level); err != nil {
 			return err
 		}
 	}
-	prog := newProgress("Taking snapshot", 0)
-	res, err := m.Create(snapshot.CreateOptions{TranscriptPath: tr, SessionID: compFlags.session, Trigger: compFlags.trigger,
-		Source: "cli", Force: compFlags.force, Level: lvl})
+	prog := o.g.newBytesProgress("Taking snapshot", 0)
+	res, err := m.Create(snapshot.CreateOptions{TranscriptPath: tr, SessionID: o.session, Trigger: o.trigger,
+		Source: "cli", Force: o.force, Level: lvl, Progress: prog.Report()})
 	prog.Done()
 	if err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
-	printWarnings(cmd, res.Warnings)
-	if globalFlags.json {
+	o.g.printWarnings(cmd, res.Warnings)
+	if o.g.json {
 		return printJSON(out, res)
 	}
 	if res.Pending {
-		infof(out, "The store is busy: snapshot saved as %s; the next ben10 operation files it.\n", res.Path)
+		o.g.infof(out, "The store is busy: snapshot saved as %s; the next ben10 operation files it.\n", res.Path)
 		return nil
 	}
 	s := res.Snapshot
@@ -561,15 +556,15 @@ func runCompSnapshot(cmd *cobra.Command, _ []string) error {
 		lines = append(lines, "Replaces:       "+res.Replaced+" (same session, within the debounce)")
 	}
 	lines = append(lines, "", "Restore anytime: ben10 context compaction restore "+lastPart(s.ID))
-	if !globalFlags.quiet {
-		box(out, lines)
+	if !o.g.quiet {
+		box(o.g, out, lines)
 	}
 	return nil
 }
 
 // box draws lines in the PRD's notification frame; an empty line after
 // the first becomes the separator.
-func box(w io.Writer, lines []string) {
+func box(g *globalOptions, w io.Writer, lines []string) {
 	width := 0
 	for _, l := range lines {
 		if n := displayWidth(l); n > width {
@@ -585,7 +580,7 @@ func box(w io.Writer, lines []string) {
 		}
 		text := l
 		if i == 0 {
-			text = styled(w, styleBold, l) // the banner's title
+			text = g.styled(w, styleBold, l) // the banner's title
 		}
 		fmt.Fprintf(w, "│  %s%s│\n", text, strings.Repeat(" ", width-displayWidth(l)))
 	}
@@ -605,28 +600,28 @@ func displayWidth(s string) int {
 	return n
 }
 
-func runCompSearch(cmd *cobra.Command, args []string) error {
-	st, m, err := openProject(compFlags.dir, true)
+func (o *compactionOptions) runCompSearch(cmd *cobra.Command, args []string) error {
+	st, m, err := o.g.openProject(o.dir, true)
 	if err != nil {
 		return err
 	}
-	if !compFlags.regex {
+	if !o.regex {
 		// A scoped view of `ben10 search`: this project's snapshots.
-		return runCompIndexSearch(cmd, st, args[0], compFlags.limit)
+		return runCompIndexSearch(cmd, o.g, st, args[0], o.limit)
 	}
 	var total int64
 	if ix, err := m.Index(); err == nil {
 		total = int64(len(ix.Snapshots))
 	}
-	prog := newProgress(fmt.Sprintf("Searching %d snapshots, matches", total), 0)
+	prog := o.g.newProgress(fmt.Sprintf("Searching %d snapshots, matches", total), 0)
 	defer prog.Done()
 	out := prog.Writer(cmd.OutOrStdout())
 	n := 0
 	var enc func(any) error
-	if globalFlags.json {
+	if o.g.json {
 		enc = func(v any) error { return printJSONLine(out, v) }
 	}
-	err = m.Search(args[0], compFlags.regex, func(h snapshot.Hit) error {
+	err = m.Search(args[0], o.regex, func(h snapshot.Hit) error {
 		n++
 		prog.Add(1)
 		if enc != nil {
@@ -640,7 +635,7 @@ func runCompSearch(cmd *cobra.Command, args []string) error {
 			}
 			fmt.Fprintf(out, "%s  %s: %s\n", lastPart(h.SnapshotID), where, h.Snippet)
 		}
-		if compFlags.limit > 0 && n >= compFlags.limit {
+		if o.limit > 0 && n >= o.limit {
 			return snapshot.ErrStop
 		}
 		return nil
@@ -648,7 +643,7 @@ func runCompSearch(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if n == 0 && !globalFlags.json {
+	if n == 0 && !o.g.json {
 		fmt.Fprintf(cmd.ErrOrStderr(), "no match for %q\n", args[0])
 		return &exitError{code: 1, err: fmt.Errorf("no match")}
 	}

@@ -58,7 +58,7 @@ func addCompletions(c *cobra.Command) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveDefault // export's PATH
 			}
-			return snapshotCompletions(compFlags.dir, prefix), cobra.ShellCompDirectiveNoFileComp
+			return snapshotCompletions(ctxFlagsDir(cmd), prefix), cobra.ShellCompDirectiveNoFileComp
 		}
 	case archiveFileCommands[path]:
 		c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {

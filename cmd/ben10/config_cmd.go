@@ -11,37 +11,40 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var configFlags struct {
+// configOptions are the flags of the commands below (one process runs one of
+// them) and the global options.
+type configOptions struct {
+	g    *globalOptions
 	dir  string
 	user bool
 }
 
-var configCmd = &cobra.Command{
-	Use:   "config",
-	Short: "Show the effective configuration and where each value came from",
-	Long: `Show the effective Ben10 configuration of a project: every key under
+// newConfigCmd builds `ben10 context config`.
+func newConfigCmd(g *globalOptions) *cobra.Command {
+	o := &configOptions{g: g}
+	configCmd := &cobra.Command{
+		Use:   "config",
+		Short: "Show the effective configuration and where each value came from",
+		Long: `Show the effective Ben10 configuration of a project: every key under
 context:, its value, and where it came from (default, user file
 ~/.claude-code/config.yaml, project file .claude/config.yaml, with line).
 Precedence: flags > project > user > defaults.`,
-	Args: cobra.NoArgs,
-	RunE: runConfigShow,
-}
-
-var configSetCmd = &cobra.Command{
-	Use:   "set KEY VALUE",
-	Short: "Set one configuration key, keeping the file's comments",
-	Long: `Set one key (dotted, under context:, e.g. compaction_snapshots.retention_count)
+		Args: cobra.NoArgs,
+		RunE: o.runConfigShow,
+	}
+	configSetCmd := &cobra.Command{
+		Use:   "set KEY VALUE",
+		Short: "Set one configuration key, keeping the file's comments",
+		Long: `Set one key (dotted, under context:, e.g. compaction_snapshots.retention_count)
 in the project's .claude/config.yaml, or with --user in ~/.claude-code/config.yaml.
 The value is validated first; lists take "a,b,c" or YAML flow syntax "[a, b]".`,
-	Args: cobra.ExactArgs(2),
-	RunE: runConfigSet,
-}
-
-func init() {
-	configCmd.PersistentFlags().StringVar(&configFlags.dir, "dir", ".", "project directory")
-	configSetCmd.Flags().BoolVar(&configFlags.user, "user", false, "edit the user file ~/.claude-code/config.yaml instead of the project's")
+		Args: cobra.ExactArgs(2),
+		RunE: o.runConfigSet,
+	}
+	configCmd.PersistentFlags().StringVar(&o.dir, "dir", ".", "project directory")
+	configSetCmd.Flags().BoolVar(&o.user, "user", false, "edit the user file ~/.claude-code/config.yaml instead of the project's")
 	configCmd.AddCommand(configSetCmd)
-	contextCmd.AddCommand(configCmd)
+	return configCmd
 }
 
 // configFiles are the files a project's configuration is read from.
@@ -50,8 +53,8 @@ type configFiles struct {
 	Project string `json:"project"`
 }
 
-func configPaths() (project, home string, files configFiles, err error) {
-	project, err = store.CanonicalDir(configFlags.dir)
+func (o *configOptions) configPaths() (project, home string, files configFiles, err error) {
+	project, err = store.CanonicalDir(o.dir)
 	if err != nil {
 		return "", "", files, err
 	}
@@ -68,8 +71,8 @@ func printConfigWarnings(w io.Writer, warns []store.Warning) {
 	}
 }
 
-func runConfigShow(cmd *cobra.Command, _ []string) error {
-	project, home, files, err := configPaths()
+func (o *configOptions) runConfigShow(cmd *cobra.Command, _ []string) error {
+	project, home, files, err := o.configPaths()
 	if err != nil {
 		return err
 	}
@@ -79,7 +82,7 @@ func runConfigShow(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	settings := store.Settings(cfg, prov)
-	if globalFlags.json {
+	if o.g.json {
 		if warns == nil {
 			warns = []store.Warning{}
 		}
@@ -90,7 +93,7 @@ func runConfigShow(cmd *cobra.Command, _ []string) error {
 			Warnings []store.Warning `json:"warnings"`
 		}{project, files, settings, warns})
 	}
-	if globalFlags.quiet {
+	if o.g.quiet {
 		return nil
 	}
 	out := cmd.OutOrStdout()
@@ -112,13 +115,13 @@ func existsNote(p string) string {
 	return ""
 }
 
-func runConfigSet(cmd *cobra.Command, args []string) error {
-	project, home, files, err := configPaths()
+func (o *configOptions) runConfigSet(cmd *cobra.Command, args []string) error {
+	project, home, files, err := o.configPaths()
 	if err != nil {
 		return err
 	}
 	path := files.Project
-	if configFlags.user {
+	if o.user {
 		path = files.User
 	}
 	key := strings.TrimPrefix(args[0], "context.")
@@ -136,7 +139,7 @@ func runConfigSet(cmd *cobra.Command, args []string) error {
 			set = s
 		}
 	}
-	if globalFlags.json {
+	if o.g.json {
 		return printJSON(cmd.OutOrStdout(), struct {
 			File           string       `json:"file"`
 			Key            string       `json:"key"`
@@ -146,10 +149,10 @@ func runConfigSet(cmd *cobra.Command, args []string) error {
 		}{path, set.Key, args[1], set.Value, set.Source})
 	}
 	if set.Source.File == path {
-		infof(cmd.OutOrStdout(), "Set context.%s = %s in %s\n", set.Key, set.Text, path)
+		o.g.infof(cmd.OutOrStdout(), "Set context.%s = %s in %s\n", set.Key, set.Text, path)
 		return nil
 	}
-	infof(cmd.OutOrStdout(), "Set context.%s = %s in %s\n", set.Key, args[1], path)
-	infof(cmd.OutOrStdout(), "Note: the effective value is %s, from %s\n", set.Text, set.Source)
+	o.g.infof(cmd.OutOrStdout(), "Set context.%s = %s in %s\n", set.Key, args[1], path)
+	o.g.infof(cmd.OutOrStdout(), "Note: the effective value is %s, from %s\n", set.Text, set.Source)
 	return nil
 }

@@ -20,8 +20,14 @@ import (
 // what the terminal showed and the exit code. Every wait is bounded.
 func runOnTTY(t *testing.T, env []string, answer string, args ...string) (string, int) {
 	t.Helper()
+	return runOnTTYEnv(t, append(append(os.Environ(), "NO_COLOR=1"), env...), answer, args...)
+}
+
+// runOnTTYEnv is runOnTTY with exactly the environment env.
+func runOnTTYEnv(t *testing.T, env []string, answer string, args ...string) (string, int) {
+	t.Helper()
 	cmd := exec.Command(ben10Bin, args...)
-	cmd.Env = append(append(os.Environ(), "NO_COLOR=1"), env...)
+	cmd.Env = env
 	f, err := pty.Start(cmd)
 	if err != nil {
 		t.Skip("no pseudo-terminal:", err)

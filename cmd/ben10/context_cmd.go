@@ -2,11 +2,15 @@ package main
 
 import "github.com/spf13/cobra"
 
-// contextCmd is the parent of every `ben10 context …` command; each
-// subcommand registers itself from its own file.
-var contextCmd = &cobra.Command{
-	Use:   "context",
-	Short: "Save, inspect, restore and manage a project's context",
+// newContextCmd builds `ben10 context`, the parent of the commands that
+// save, inspect, restore and manage a project's context.
+func newContextCmd(g *globalOptions) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "context",
+		Short: "Save, inspect, restore and manage a project's context",
+	}
+	c.AddCommand(newContextStoreCmds(g)...)
+	c.AddCommand(newContextSaveCmd(g), newContextInspectCmd(g), newContextExportCmd(g), newContextRestoreCmd(g))
+	c.AddCommand(newCompactionCmd(g), newConfigCmd(g))
+	return c
 }
-
-func init() { rootCmd.AddCommand(contextCmd) }

@@ -48,7 +48,7 @@ func loadForExport(path, passFile string) (*archive.State, error) {
 
 // runFormattedExport writes FILE in format (cusf, markdown, json) to out
 // (atomically) or, when out is "", to stdout.
-func runFormattedExport(stdout io.Writer, path, format, out, passFile string) error {
+func runFormattedExport(g *globalOptions, stdout io.Writer, path, format, out, passFile string) error {
 	write, ok := exportFormats[format]
 	if !ok {
 		return fmt.Errorf("export format %q not supported (jsonl, cusf, markdown, json)", format)
@@ -64,19 +64,11 @@ func runFormattedExport(stdout io.Writer, path, format, out, passFile string) er
 	if err != nil {
 		return err
 	}
-	if globalFlags.json {
+	if g.json {
 		return printJSON(stdout, map[string]any{"path": out, "format": format, "bytes": n})
 	}
-	infof(stdout, "wrote %s (%s, %d bytes)\n", out, format, n)
+	g.infof(stdout, "wrote %s (%s, %d bytes)\n", out, format, n)
 	return nil
-}
-
-// saveHarness is `context save --harness`; exportOut is `context export --out`.
-var saveHarness, exportOut string
-
-func init() {
-	contextSaveCmd.Flags().StringVar(&saveHarness, "harness", "", "claude, codex, gemini or kimi (default: detected from the file)")
-	contextExportCmd.Flags().StringVar(&exportOut, "out", "", "file to write (cusf, markdown, json; default: stdout)")
 }
 
 // saveTranscript imports a session (harness "" = detected) and encodes it

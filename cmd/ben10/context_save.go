@@ -21,17 +21,23 @@ import (
 	"github.com/ben10ctx/ben10/store"
 )
 
-var saveFlags struct {
+// saveOptions are the flags of `ben10 context save` and the global options.
+type saveOptions struct {
+	g                                *globalOptions
 	transcript, out, passFile, level string
 	redact, encrypt, noSub           bool
 	full                             bool
 	name, export, dir                string
+	harness                          string // --harness
 }
 
-var contextSaveCmd = &cobra.Command{
-	Use:   "save [--transcript PATH] [--out FILE | --name N] [--export NAME|PATH] [--dir DIR]",
-	Short: "Capture a session losslessly into a .ctx archive (by default the project's current.ctx)",
-	Long: `Save imports a session transcript (Claude Code, Codex, Gemini CLI or Kimi;
+// newContextSaveCmd builds `ben10 context save`.
+func newContextSaveCmd(g *globalOptions) *cobra.Command {
+	o := &saveOptions{g: g}
+	contextSaveCmd := &cobra.Command{
+		Use:   "save [--transcript PATH] [--out FILE | --name N] [--export NAME|PATH] [--dir DIR]",
+		Short: "Capture a session losslessly into a .ctx archive (by default the project's current.ctx)",
+		Long: `Save imports a session transcript (Claude Code, Codex, Gemini CLI or Kimi;
 detected) and writes a .ctx archive holding the raw transcript byte for byte
 plus the context model. Without --transcript it takes the most recently
 modified transcript of the project's Claude Code folder
@@ -48,43 +54,93 @@ the absolute home directory by "~" and the user name in /home/NAME,
 
 When the target already exists and the transcript only grew, the unchanged
 raw segments are copied and only the new tail is compressed.`,
-	Args: cobra.NoArgs,
-	RunE: runContextSave,
+		Args: cobra.NoArgs,
+		RunE: o.runContextSave,
+	}
+	f := contextSaveCmd.Flags()
+	f.StringVar(&o.transcript, "transcript", "", "session file (Claude Code <session>.jsonl, Codex rollout, Gemini session, Kimi context.jsonl)")
+	f.StringVar(&o.out, "out", "", "archive to write (.ctx)")
+	f.BoolVar(&o.redact, "redact", true, "hide secrets before storing")
+	f.BoolVar(&o.encrypt, "encrypt", false, "encrypt the archive (with --passphrase-file or $BEN10_PASSPHRASE)")
+	f.StringVar(&o.passFile, "passphrase-file", "", "file holding the passphrase (first line)")
+	f.StringVar(&o.level, "level", "default", "compression level: fastest, default, better, best, max")
+	f.BoolVar(&o.noSub, "no-subagents", false, "leave out <session>/subagents/*.jsonl")
+	f.BoolVar(&o.full, "full", false, "re-encode everything even when --out can be updated")
+	f.StringVar(&o.name, "name", "", "save as a named context (.claude/context/named/NAME.ctx)")
+	f.StringVar(&o.export, "export", "", "also write a portable .ctxpkg (NAME → .claude/context/exports/NAME.ctxpkg, or a path)")
+	f.StringVar(&o.dir, "dir", "", "project directory (default: the current directory)")
+	f.StringVar(&o.harness, "harness", "", "claude, codex, gemini or kimi (default: detected from the file)")
+	return contextSaveCmd
 }
 
-var inspectFlags struct {
+// inspectOptions are the flags of `ben10 context inspect` and the global options.
+type inspectOptions struct {
+	g                                          *globalOptions
 	messages, files, tools, tasks, compactions bool
 	passFile                                   string
 }
 
-var contextInspectCmd = &cobra.Command{
-	Use:   "inspect FILE",
-	Short: "Show what a .ctx archive holds",
-	Args:  cobra.ExactArgs(1),
-	RunE:  runContextInspect,
+// newContextInspectCmd builds `ben10 context inspect`.
+func newContextInspectCmd(g *globalOptions) *cobra.Command {
+	o := &inspectOptions{g: g}
+	contextInspectCmd := &cobra.Command{
+		Use:   "inspect FILE",
+		Short: "Show what a .ctx archive holds",
+		Args:  cobra.ExactArgs(1),
+		RunE:  o.runContextInspect,
+	}
+	f := contextInspectCmd.Flags()
+	f.BoolVar(&o.messages, "messages", false, "list the conversation")
+	f.BoolVar(&o.files, "files", false, "list the file registry")
+	f.BoolVar(&o.tools, "tools", false, "list tool executions")
+	f.BoolVar(&o.tasks, "tasks", false, "show the task state")
+	f.BoolVar(&o.compactions, "compactions", false, "list compactions")
+	f.StringVar(&o.passFile, "passphrase-file", "", "passphrase of an encrypted archive")
+	return contextInspectCmd
 }
 
-var exportFlags struct{ format, dir, passFile string }
-
-var contextExportCmd = &cobra.Command{
-	Use:   "export FILE --format jsonl --dir D",
-	Short: "Write an archive's raw transcript files under a directory",
-	Args:  cobra.ExactArgs(1),
-	RunE:  runContextExport,
+// exportOptions are the flags of `ben10 context export` and the global options.
+type exportOptions struct {
+	g                     *globalOptions
+	format, dir, passFile string
+	out                   string // --out
 }
 
-var restoreFlags struct {
+// newContextExportCmd builds `ben10 context export`.
+func newContextExportCmd(g *globalOptions) *cobra.Command {
+	o := &exportOptions{g: g}
+	contextExportCmd := &cobra.Command{
+		Use:   "export FILE --format jsonl --dir D",
+		Short: "Write an archive's raw transcript files under a directory",
+		Args:  cobra.ExactArgs(1),
+		RunE:  o.runContextExport,
+	}
+	f := contextExportCmd.Flags()
+	f.StringVar(&o.format, "format", "jsonl", "export format: jsonl (the raw transcript files, with --dir), cusf, markdown, json")
+	f.StringVar(&o.dir, "dir", "", "directory to write into")
+	f.StringVar(&o.passFile, "passphrase-file", "", "passphrase of an encrypted archive")
+	f.StringVar(&o.out, "out", "", "file to write (cusf, markdown, json; default: stdout)")
+	return contextExportCmd
+}
+
+// restoreOptions are the flags of `ben10 context restore` and the global options.
+type restoreOptions struct {
+	g                           *globalOptions
 	resume                      bool
 	projectDir, passFile, cfgDr string
 	name, from, dir             string
 	checkpoint                  int
+	mode, components, onCorrupt string
 	force                       bool
 }
 
-var contextRestoreCmd = &cobra.Command{
-	Use:   "restore [FILE --resume | --name N | --from PATH | --checkpoint K] [--dir DIR]",
-	Short: "Restore a saved context as a resumable Claude Code session",
-	Long: `Restore writes an archive's transcript into Claude Code's projects folder
+// newContextRestoreCmd builds `ben10 context restore`.
+func newContextRestoreCmd(g *globalOptions) *cobra.Command {
+	o := &restoreOptions{g: g}
+	contextRestoreCmd := &cobra.Command{
+		Use:   "restore [FILE --resume | --name N | --from PATH | --checkpoint K] [--dir DIR]",
+		Short: "Restore a saved context as a resumable Claude Code session",
+		Long: `Restore writes an archive's transcript into Claude Code's projects folder
 for the project directory under a fresh session id, so that
 'claude --resume <id>' opens the full conversation. It never overwrites an
 existing file.
@@ -96,56 +152,28 @@ valid checkpoint, then history file, says which one and how old. A source
 other than current.ctx is first installed as current.ctx (the previous one
 moves to history/). With reconcile_on_restore, changed tracked files are
 reported.`,
-	Args: cobra.MaximumNArgs(1),
-	RunE: runContextRestore,
-}
-
-func init() {
-	f := contextSaveCmd.Flags()
-	f.StringVar(&saveFlags.transcript, "transcript", "", "session file (Claude Code <session>.jsonl, Codex rollout, Gemini session, Kimi context.jsonl)")
-	f.StringVar(&saveFlags.out, "out", "", "archive to write (.ctx)")
-	f.BoolVar(&saveFlags.redact, "redact", true, "hide secrets before storing")
-	f.BoolVar(&saveFlags.encrypt, "encrypt", false, "encrypt the archive (with --passphrase-file or $BEN10_PASSPHRASE)")
-	f.StringVar(&saveFlags.passFile, "passphrase-file", "", "file holding the passphrase (first line)")
-	f.StringVar(&saveFlags.level, "level", "default", "compression level: fastest, default, better, best, max")
-	f.BoolVar(&saveFlags.noSub, "no-subagents", false, "leave out <session>/subagents/*.jsonl")
-	f.BoolVar(&saveFlags.full, "full", false, "re-encode everything even when --out can be updated")
-	f.StringVar(&saveFlags.name, "name", "", "save as a named context (.claude/context/named/NAME.ctx)")
-	f.StringVar(&saveFlags.export, "export", "", "also write a portable .ctxpkg (NAME → .claude/context/exports/NAME.ctxpkg, or a path)")
-	f.StringVar(&saveFlags.dir, "dir", "", "project directory (default: the current directory)")
-
-	f = contextInspectCmd.Flags()
-	f.BoolVar(&inspectFlags.messages, "messages", false, "list the conversation")
-	f.BoolVar(&inspectFlags.files, "files", false, "list the file registry")
-	f.BoolVar(&inspectFlags.tools, "tools", false, "list tool executions")
-	f.BoolVar(&inspectFlags.tasks, "tasks", false, "show the task state")
-	f.BoolVar(&inspectFlags.compactions, "compactions", false, "list compactions")
-	f.StringVar(&inspectFlags.passFile, "passphrase-file", "", "passphrase of an encrypted archive")
-
-	f = contextExportCmd.Flags()
-	f.StringVar(&exportFlags.format, "format", "jsonl", "export format: jsonl (the raw transcript files, with --dir), cusf, markdown, json")
-	f.StringVar(&exportFlags.dir, "dir", "", "directory to write into")
-	f.StringVar(&exportFlags.passFile, "passphrase-file", "", "passphrase of an encrypted archive")
-
-	f = contextRestoreCmd.Flags()
-	f.BoolVar(&restoreFlags.resume, "resume", false, "restore as a resumable Claude Code session")
-	f.StringVar(&restoreFlags.projectDir, "project-dir", "", "project directory to resume in (default: current directory)")
-	f.StringVar(&restoreFlags.cfgDr, "config-dir", "", "Claude Code config directory (default: $CLAUDE_CONFIG_DIR or ~/.claude)")
-	f.StringVar(&restoreFlags.passFile, "passphrase-file", "", "passphrase of an encrypted archive")
-	f.StringVar(&restoreFlags.name, "name", "", "restore the named save NAME")
-	f.StringVar(&restoreFlags.from, "from", "", "restore this archive or .ctxpkg export")
-	f.IntVar(&restoreFlags.checkpoint, "checkpoint", 0, "restore checkpoint K (cp-K)")
-	f.StringVar(&restoreFlags.dir, "dir", "", "project directory (default: the current directory)")
-	f.BoolVar(&restoreFlags.force, "force", false, "restore an archive saved in another project (its working directory is mapped to this one)")
-
-	contextCmd.AddCommand(contextSaveCmd, contextInspectCmd, contextExportCmd, contextRestoreCmd)
+		Args: cobra.MaximumNArgs(1),
+		RunE: o.runContextRestore,
+	}
+	f := contextRestoreCmd.Flags()
+	f.BoolVar(&o.resume, "resume", false, "restore as a resumable Claude Code session")
+	f.StringVar(&o.projectDir, "project-dir", "", "project directory to resume in (default: current directory)")
+	f.StringVar(&o.cfgDr, "config-dir", "", "Claude Code config directory (default: $CLAUDE_CONFIG_DIR or ~/.claude)")
+	f.StringVar(&o.passFile, "passphrase-file", "", "passphrase of an encrypted archive")
+	f.StringVar(&o.name, "name", "", "restore the named save NAME")
+	f.StringVar(&o.from, "from", "", "restore this archive or .ctxpkg export")
+	f.IntVar(&o.checkpoint, "checkpoint", 0, "restore checkpoint K (cp-K)")
+	f.StringVar(&o.dir, "dir", "", "project directory (default: the current directory)")
+	f.BoolVar(&o.force, "force", false, "restore an archive saved in another project (its working directory is mapped to this one)")
+	o.addModeFlags(contextRestoreCmd)
+	return contextRestoreCmd
 }
 
 // encryptPassphrase is the passphrase `context save --encrypt` encrypts
 // with: the first line of --passphrase-file, else $BEN10_PASSPHRASE.
-func encryptPassphrase() ([]byte, error) {
-	if saveFlags.passFile != "" {
-		return readPassphrase(saveFlags.passFile)
+func (o *saveOptions) encryptPassphrase() ([]byte, error) {
+	if o.passFile != "" {
+		return readPassphrase(o.passFile)
 	}
 	if p := os.Getenv("BEN10_PASSPHRASE"); p != "" {
 		return []byte(p), nil
@@ -184,31 +212,31 @@ func openArchive(path, passFile string) (*archive.Archive, error) {
 	return archive.OpenFile(path, archive.OpenOptions{Passphrase: pass})
 }
 
-func runContextSave(cmd *cobra.Command, args []string) error {
-	if saveFlags.out == "" || saveFlags.transcript == "" || saveFlags.name != "" || saveFlags.export != "" {
-		return runStoreSave(cmd, args)
+func (o *saveOptions) runContextSave(cmd *cobra.Command, args []string) error {
+	if o.out == "" || o.transcript == "" || o.name != "" || o.export != "" {
+		return o.runStoreSave(cmd, args)
 	}
-	return runFileSave(cmd)
+	return o.runFileSave(cmd)
 }
 
-func runFileSave(cmd *cobra.Command) error {
-	lvl, err := ctxfmt.ParseLevel(saveFlags.level)
+func (o *saveOptions) runFileSave(cmd *cobra.Command) error {
+	lvl, err := ctxfmt.ParseLevel(o.level)
 	if err != nil {
 		return err
 	}
 	var pass []byte
-	if saveFlags.encrypt {
-		if pass, err = encryptPassphrase(); err != nil {
+	if o.encrypt {
+		if pass, err = o.encryptPassphrase(); err != nil {
 			return err
 		}
-	} else if saveFlags.passFile != "" {
+	} else if o.passFile != "" {
 		return errors.New("--passphrase-file is only used with --encrypt")
 	}
 	start := time.Now()
 	// A save is one short burst of allocation: rather than collecting the
 	// young heap over and over, let it grow up to a limit proportional to
 	// the transcript (the garbage collector still runs at the limit).
-	if fi, err := os.Stat(saveFlags.transcript); err == nil {
+	if fi, err := os.Stat(o.transcript); err == nil {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(32<<20 + 2*fi.Size()))
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	}
@@ -216,7 +244,7 @@ func runFileSave(cmd *cobra.Command) error {
 	if pass != nil {
 		opts.Encryption = &ctxfmt.Encryption{Passphrase: pass}
 	}
-	if saveFlags.redact {
+	if o.redact {
 		// The redactor (a few hundred microseconds) is built on the other
 		// core while this one computes the fingerprint, opens the output
 		// and reads the transcript; the first line redacted waits for it
@@ -228,10 +256,10 @@ func runFileSave(cmd *cobra.Command) error {
 		// before is built on (its raw lines are redacted the same way).
 		opts.RedactFingerprint = snapshot.RedactionFingerprint(&store.Config{SensitiveRedaction: true})
 	}
-	if !saveFlags.full {
+	if !o.full {
 		// An existing archive this build can read is the base of an
 		// incremental save; anything else is simply replaced.
-		if prev, err := archive.OpenFile(saveFlags.out, archive.OpenOptions{Passphrase: pass}); err == nil {
+		if prev, err := archive.OpenFile(o.out, archive.OpenOptions{Passphrase: pass}); err == nil {
 			defer prev.Close()
 			opts.Previous = prev
 		}
@@ -240,30 +268,34 @@ func runFileSave(cmd *cobra.Command) error {
 		st    *archive.State
 		stats archive.EncodeStats
 	)
-	size, err := writeArchiveAtomic(saveFlags.out, func(w io.Writer) error {
+	prog := o.g.newBytesProgress("Saving", 0)
+	defer prog.Done()
+	opts.Progress = prog.Report()
+	size, err := writeArchiveAtomic(o.out, func(w io.Writer) error {
 		var err error
-		st, stats, err = saveTranscript(w, saveHarness, saveFlags.transcript, archive.ImportOptions{NoSubagents: saveFlags.noSub}, opts)
+		st, stats, err = saveTranscript(w, o.harness, o.transcript, archive.ImportOptions{NoSubagents: o.noSub}, opts)
 		return err
 	})
 	if err != nil {
 		return err
 	}
+	prog.Done()
 	elapsed := time.Since(start)
 	out := cmd.OutOrStdout()
-	if globalFlags.json {
+	if o.g.json {
 		return printJSON(out, map[string]any{
-			"archive": saveFlags.out, "bytes": size, "raw_bytes": stats.RawBytes,
+			"archive": o.out, "bytes": size, "raw_bytes": stats.RawBytes,
 			"copied_segments": stats.CopiedSegments, "copied_bytes": stats.CopiedBytes, "encoded_bytes": stats.EncodedBytes,
 			"session_id": st.Meta.SessionID, "messages": st.Meta.MessageCount, "tools": st.Meta.ToolCount, "files": st.Meta.FileCount,
-			"import": st.Import, "redacted": saveFlags.redact, "encrypted": pass != nil, "elapsed_ms": elapsed.Milliseconds(),
+			"import": st.Import, "redacted": o.redact, "encrypted": pass != nil, "elapsed_ms": elapsed.Milliseconds(),
 		})
 	}
-	infof(out, "saved %s: %d bytes (raw transcript %d bytes in %d files), %d messages, %d tools, %d files",
-		saveFlags.out, size, stats.RawBytes, len(st.Raw), st.Meta.MessageCount, st.Meta.ToolCount, st.Meta.FileCount)
+	o.g.infof(out, "saved %s: %d bytes (raw transcript %d bytes in %d files), %d messages, %d tools, %d files",
+		o.out, size, stats.RawBytes, len(st.Raw), st.Meta.MessageCount, st.Meta.ToolCount, st.Meta.FileCount)
 	if stats.CopiedSegments > 0 {
-		infof(out, "; incremental: %d raw segments (%d bytes) copied", stats.CopiedSegments, stats.CopiedBytes)
+		o.g.infof(out, "; incremental: %d raw segments (%d bytes) copied", stats.CopiedSegments, stats.CopiedBytes)
 	}
-	infof(out, "\n")
+	o.g.infof(out, "\n")
 	if r := st.Import; r.Skipped+r.Partial > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "ben10: %d lines skipped, %d partial (kept raw); first: %s\n", r.Skipped, r.Partial, strings.Join(r.Problems[:min(3, len(r.Problems))], "; "))
 	}
@@ -323,16 +355,16 @@ func utc(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-func runContextInspect(cmd *cobra.Command, args []string) error {
-	a, err := openArchive(args[0], inspectFlags.passFile)
+func (o *inspectOptions) runContextInspect(cmd *cobra.Command, args []string) error {
+	a, err := openArchive(args[0], o.passFile)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	out := cmd.OutOrStdout()
-	js := globalFlags.json
+	js := o.g.json
 	switch {
-	case inspectFlags.messages:
+	case o.messages:
 		ms, err := a.Messages()
 		if err != nil {
 			return err
@@ -349,7 +381,7 @@ func runContextInspect(cmd *cobra.Command, args []string) error {
 			fmt.Fprintf(tw, "%s\t%s/%s%s\t%s\n", utc(m.Timestamp), m.Role, m.Kind, side, oneLine(m.Text, 100))
 		}
 		return tw.Flush()
-	case inspectFlags.files:
+	case o.files:
 		fs, err := a.Files()
 		if err != nil {
 			return err
@@ -363,7 +395,7 @@ func runContextInspect(cmd *cobra.Command, args []string) error {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", f.Path, f.Reads, f.Edits, f.Writes, utc(f.LastAccess))
 		}
 		return tw.Flush()
-	case inspectFlags.tools:
+	case o.tools:
 		ts, err := a.Tools()
 		if err != nil {
 			return err
@@ -387,7 +419,7 @@ func runContextInspect(cmd *cobra.Command, args []string) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", utc(t.Timestamp), t.Name, status, oneLine(what, 90))
 		}
 		return tw.Flush()
-	case inspectFlags.tasks:
+	case o.tasks:
 		ts, err := a.Tasks()
 		if err != nil {
 			return err
@@ -405,7 +437,7 @@ func runContextInspect(cmd *cobra.Command, args []string) error {
 			}
 		}
 		return nil
-	case inspectFlags.compactions:
+	case o.compactions:
 		cs, err := a.Compactions()
 		if err != nil {
 			return err
@@ -457,42 +489,42 @@ func runContextInspect(cmd *cobra.Command, args []string) error {
 	return tw.Flush()
 }
 
-func runContextExport(cmd *cobra.Command, args []string) error {
-	if exportFlags.format != "jsonl" {
-		return runFormattedExport(cmd.OutOrStdout(), args[0], exportFlags.format, exportOut, exportFlags.passFile)
+func (o *exportOptions) runContextExport(cmd *cobra.Command, args []string) error {
+	if o.format != "jsonl" {
+		return runFormattedExport(o.g, cmd.OutOrStdout(), args[0], o.format, o.out, o.passFile)
 	}
-	if exportFlags.dir == "" {
+	if o.dir == "" {
 		return errors.New("--format jsonl needs --dir")
 	}
-	a, err := openArchive(args[0], exportFlags.passFile)
+	a, err := openArchive(args[0], o.passFile)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	paths, err := a.ExportRaw(exportFlags.dir)
+	paths, err := a.ExportRaw(o.dir)
 	if err != nil {
 		return err
 	}
-	if globalFlags.json {
+	if o.g.json {
 		return printJSON(cmd.OutOrStdout(), map[string]any{"files": paths})
 	}
 	for _, p := range paths {
-		infof(cmd.OutOrStdout(), "%s\n", p)
+		o.g.infof(cmd.OutOrStdout(), "%s\n", p)
 	}
 	return nil
 }
 
-func runContextRestore(cmd *cobra.Command, args []string) error {
-	if handled, err := runRestoreMode(cmd, args); handled {
+func (o *restoreOptions) runContextRestore(cmd *cobra.Command, args []string) error {
+	if handled, err := o.runRestoreMode(cmd, args); handled {
 		return err
 	}
 	if len(args) == 0 {
-		return runStoreRestore(cmd)
+		return o.runStoreRestore(cmd)
 	}
-	if !restoreFlags.resume {
+	if !o.resume {
 		return errors.New("restore FILE needs --resume (or use --from FILE to install it as the project's context)")
 	}
-	a, err := openArchive(args[0], restoreFlags.passFile)
+	a, err := openArchive(args[0], o.passFile)
 	if err != nil {
 		return err
 	}
@@ -500,21 +532,21 @@ func runContextRestore(cmd *cobra.Command, args []string) error {
 	if err := requireConversation(a, args[0]); err != nil {
 		return err
 	}
-	dir := restoreFlags.projectDir
+	dir := o.projectDir
 	if dir == "" {
 		if dir, err = os.Getwd(); err != nil {
 			return err
 		}
 	}
-	if err := checkForeignIn(a, args[0], dir); err != nil {
+	if err := o.g.checkForeignIn(a, args[0], dir, o.force); err != nil {
 		return err
 	}
-	res, err := restoreResumable(a, args[0], archive.RestoreOptions{ProjectDir: dir, ConfigDir: restoreFlags.cfgDr})
+	res, err := o.g.restoreResumable(a, args[0], archive.RestoreOptions{ProjectDir: dir, ConfigDir: o.cfgDr})
 	if err != nil {
 		return err
 	}
 	out := cmd.OutOrStdout()
-	if globalFlags.json {
+	if o.g.json {
 		return printJSON(out, res)
 	}
 	fmt.Fprintf(out, "restored session %s (was %s) into %s\n", res.SessionID, res.OldSessionID, res.Dir)

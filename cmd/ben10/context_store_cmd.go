@@ -21,7 +21,11 @@ import (
 	"github.com/ben10ctx/ben10/store"
 )
 
-var ctxFlags struct {
+// contextStoreOptions are the flags of `context status`, `list`, `diff`,
+// `clear` and `prune` (one process runs one of them) and the global
+// options.
+type contextStoreOptions struct {
+	g                *globalOptions
 	dir              string
 	brief, reconcile bool
 	force            bool
@@ -34,23 +38,28 @@ const reconciledKey = "reconciled_hashes"
 // namedDir holds `context save --name N` archives.
 const namedDir = "named"
 
-func init() {
+// newContextStoreCmds builds `context status`, `list`, `diff`, `clear`
+// and `prune`.
+func newContextStoreCmds(g *globalOptions) []*cobra.Command {
+	o := &contextStoreOptions{g: g}
+	var cmds []*cobra.Command
 	add := func(use, short string, run func(*cobra.Command, []string) error) *cobra.Command {
 		c := &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs, RunE: run}
-		c.Flags().StringVar(&ctxFlags.dir, "dir", "", "project directory (default: the current directory)")
-		contextCmd.AddCommand(c)
+		c.Flags().StringVar(&o.dir, "dir", "", "project directory (default: the current directory)")
+		cmds = append(cmds, c)
 		return c
 	}
-	s := add("status", "Show the project's saved context, checkpoints and snapshots", runStatus)
-	s.Flags().BoolVar(&ctxFlags.brief, "brief", false, "one line (for prompts and status lines)")
-	add("list", "List saved contexts: current, checkpoints, history, named saves, exports", runList)
-	d := add("diff", "Compare the saved file registry with the working tree", runDiff)
-	d.Flags().BoolVar(&ctxFlags.reconcile, "reconcile", false, "record the current file hashes as the new baseline")
-	c := add("clear", "Clear the current context (it is moved to history, not deleted)", runClear)
-	c.Flags().BoolVarP(&ctxFlags.force, "yes", "y", false, "do not ask for confirmation")
-	c.Flags().BoolVar(&ctxFlags.force, "force", false, "do not ask for confirmation (same as --yes)")
-	p := add("prune", "Apply retention to checkpoints, history and compaction snapshots now (asks first on a terminal, unless --yes)", runPrune)
-	p.Flags().BoolVarP(&ctxFlags.force, "yes", "y", false, "do not ask for confirmation")
+	s := add("status", "Show the project's saved context, checkpoints and snapshots", o.runStatus)
+	s.Flags().BoolVar(&o.brief, "brief", false, "one line (for prompts and status lines)")
+	add("list", "List saved contexts: current, checkpoints, history, named saves, exports", o.runList)
+	d := add("diff", "Compare the saved file registry with the working tree", o.runDiff)
+	d.Flags().BoolVar(&o.reconcile, "reconcile", false, "record the current file hashes as the new baseline")
+	c := add("clear", "Clear the current context (it is moved to history, not deleted)", o.runClear)
+	c.Flags().BoolVarP(&o.force, "yes", "y", false, "do not ask for confirmation")
+	c.Flags().BoolVar(&o.force, "force", false, "do not ask for confirmation (same as --yes)")
+	p := add("prune", "Apply retention to checkpoints, history and compaction snapshots now (asks first on a terminal, unless --yes)", o.runPrune)
+	p.Flags().BoolVarP(&o.force, "yes", "y", false, "do not ask for confirmation")
+	return cmds
 }
 
 // statusInfo is what status shows; status --brief reads only
@@ -107,8 +116,8 @@ func gatherStatus(st *store.Store) statusInfo {
 	return info
 }
 
-func runStatus(cmd *cobra.Command, _ []string) error {
-	st, _, err := openProject(ctxFlags.dir, true)
+func (o *contextStoreOptions) runStatus(cmd *cobra.Command, _ []string) error {
+	st, _, err := o.g.openProject(o.dir, true)
 	if err != nil {
 		return err
 	}
@@ -117,8 +126,8 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 	defer bw.Flush()
 	var out io.Writer = bw
 	now := time.Now()
-	if ctxFlags.brief {
-		if globalFlags.json {
+	if o.brief {
+		if o.g.json {
 			return printJSON(out, info)
 		}
 		parts := []string{}
@@ -155,10 +164,10 @@ func runStatus(cmd *cobra.Command, _ []string) error {
 	if len(info.Problems) > 0 {
 		info.Health = "Problems: " + strings.Join(info.Problems, "; ")
 	}
-	if globalFlags.json {
+	if o.g.json {
 		return printJSON(out, info)
 	}
-	if globalFlags.quiet {
+	if o.g.quiet {
 		// --quiet: only what needs attention.
 		for _, p := range info.Problems {
 			fmt.Fprintln(out, "problem: "+p)
@@ -242,8 +251,8 @@ type listEntry struct {
 	ModTime time.Time `json:"mod_time"`
 }
 
-func runList(cmd *cobra.Command, _ []string) error {
-	st, m, err := openProject(ctxFlags.dir, true)
+func (o *contextStoreOptions) runList(cmd *cobra.Command, _ []string) error {
+	st, m, err := o.g.openProject(o.dir, true)
 	if err != nil {
 		return err
 	}
@@ -278,7 +287,7 @@ func runList(cmd *cobra.Command, _ []string) error {
 	bw := bufio.NewWriter(cmd.OutOrStdout())
 	defer bw.Flush()
 	var out io.Writer = bw
-	if globalFlags.json {
+	if o.g.json {
 		if list == nil {
 			list = []listEntry{}
 		}
@@ -311,8 +320,8 @@ func runList(cmd *cobra.Command, _ []string) error {
 	return tw.Flush()
 }
 
-func runDiff(cmd *cobra.Command, _ []string) error {
-	st, _, err := openProject(ctxFlags.dir, !ctxFlags.reconcile)
+func (o *contextStoreOptions) runDiff(cmd *cobra.Command, _ []string) error {
+	st, _, err := o.g.openProject(o.dir, !o.reconcile)
 	if err != nil {
 		return err
 	}
@@ -323,7 +332,7 @@ func runDiff(cmd *cobra.Command, _ []string) error {
 	bw := bufio.NewWriter(cmd.OutOrStdout())
 	defer bw.Flush()
 	var out io.Writer = bw
-	if rec.Kind != store.KindCurrent && !globalFlags.quiet {
+	if rec.Kind != store.KindCurrent && !o.g.quiet {
 		fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: current.ctx is missing or damaged; using %s %s (%s old)\n", rec.Kind, rec.Path, store.FormatDuration(rec.Age.Round(time.Second)))
 	}
 	a, err := archive.OpenFile(rec.Path, snapshot.OpenOptions(st.Config()))
@@ -351,7 +360,7 @@ func runDiff(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	if ctxFlags.reconcile {
+	if o.reconcile {
 		if merr != nil || rec.Kind != store.KindCurrent {
 			return errors.New("--reconcile needs a valid current.ctx and its current.ctx.meta (save first)")
 		}
@@ -371,8 +380,8 @@ func runDiff(cmd *cobra.Command, _ []string) error {
 			return fmt.Errorf("recording the reconciled hashes: %w", err)
 		}
 	}
-	if globalFlags.json {
-		return printJSON(out, map[string]any{"baseline": rec.Path, "saved_at": rec.ModTime, "result": res, "reconciled": ctxFlags.reconcile})
+	if o.g.json {
+		return printJSON(out, map[string]any{"baseline": rec.Path, "saved_at": rec.ModTime, "result": res, "reconciled": o.reconcile})
 	}
 	fmt.Fprintf(out, "Changes since last session (%s)\n%s\n\n", rec.ModTime.Local().Format("Jan 2, 2006 3:04 PM"), rule(62))
 	if !res.Changed() {
@@ -410,7 +419,7 @@ func runDiff(cmd *cobra.Command, _ []string) error {
 		}
 		fmt.Fprintln(out)
 	}
-	if ctxFlags.reconcile {
+	if o.reconcile {
 		fmt.Fprintf(out, "Reconciled: the current hashes of %d files are the new baseline.\n", len(res.Hashes))
 	} else if res.Changed() {
 		fmt.Fprintf(out, "Actions:\n  ben10 context diff --reconcile   Update context with current file states\n")
@@ -418,19 +427,19 @@ func runDiff(cmd *cobra.Command, _ []string) error {
 	return nil
 }
 
-func runClear(cmd *cobra.Command, _ []string) error {
-	st, _, err := openProject(ctxFlags.dir, false)
+func (o *contextStoreOptions) runClear(cmd *cobra.Command, _ []string) error {
+	st, _, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return err
 	}
 	if _, err := os.Stat(st.CurrentPath()); err != nil {
 		if notExist(err) {
-			infof(cmd.OutOrStdout(), "nothing to clear: no current context\n")
+			o.g.infof(cmd.OutOrStdout(), "nothing to clear: no current context\n")
 			return nil
 		}
 		return err
 	}
-	if !ctxFlags.force {
+	if !o.force {
 		fmt.Fprintf(cmd.ErrOrStderr(), "Clear the current context of %s? It is kept in history/. [y/N] ", tildePath(st.ProjectDir()))
 		line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
@@ -447,23 +456,23 @@ func runClear(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	_ = st.Audit(store.AuditEntry{Action: store.ActionDelete, Path: st.CurrentPath(), Detail: "context clear: moved to " + dst})
-	if globalFlags.json {
+	if o.g.json {
 		return printJSON(cmd.OutOrStdout(), map[string]any{"cleared": st.CurrentPath(), "moved_to": dst})
 	}
-	infof(cmd.OutOrStdout(), "cleared: current context moved to %s\n", dst)
+	o.g.infof(cmd.OutOrStdout(), "cleared: current context moved to %s\n", dst)
 	return nil
 }
 
-func runPrune(cmd *cobra.Command, _ []string) error {
-	st, m, err := openProject(ctxFlags.dir, false)
+func (o *contextStoreOptions) runPrune(cmd *cobra.Command, _ []string) error {
+	st, m, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return err
 	}
-	if err := confirm(cmd, ctxFlags.force, fmt.Sprintf("Delete the checkpoints, history and unpinned snapshots of %s beyond the retention limits now?", tildePath(st.ProjectDir()))); err != nil {
+	if err := o.g.confirm(o.force, fmt.Sprintf("Delete the checkpoints, history and unpinned snapshots of %s beyond the retention limits now?", tildePath(st.ProjectDir()))); err != nil {
 		return err
 	}
 	var removed []string
-	prog := newProgress("Pruning", 0)
+	prog := o.g.newProgress("Pruning", 0)
 	defer prog.Done()
 	err = st.WithLock(context.Background(), func() error {
 		removed, err = st.Prune()
@@ -481,17 +490,17 @@ func runPrune(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	sort.Strings(removed)
-	if globalFlags.json {
+	if o.g.json {
 		return printJSON(cmd.OutOrStdout(), map[string]any{"removed": nonNil(removed), "snapshots_pruned": nonNil(plan.Delete), "warnings": nonNil(plan.Warnings)})
 	}
-	printWarnings(cmd, plan.Warnings)
+	o.g.printWarnings(cmd, plan.Warnings)
 	out := cmd.OutOrStdout()
 	for _, r := range removed {
-		infof(out, "removed %s\n", r)
+		o.g.infof(out, "removed %s\n", r)
 	}
 	for _, id := range plan.Delete {
-		infof(out, "pruned snapshot %s\n", id)
+		o.g.infof(out, "pruned snapshot %s\n", id)
 	}
-	infof(out, "%d checkpoint/history files and %d snapshots pruned\n", len(removed), len(plan.Delete))
+	o.g.infof(out, "%d checkpoint/history files and %d snapshots pruned\n", len(removed), len(plan.Delete))
 	return nil
 }

@@ -31,21 +31,21 @@ func validName(n string) error {
 
 // storeEncodeOptions are the encoder options of a save into the store:
 // the configuration's, with the command's flags on top.
-func storeEncodeOptions(cmd *cobra.Command, cfg *store.Config) (archive.EncodeOptions, *snapshot.Redactions, error) {
-	lvl, err := ctxfmt.ParseLevel(saveFlags.level)
+func (o *saveOptions) storeEncodeOptions(cmd *cobra.Command, cfg *store.Config) (archive.EncodeOptions, *snapshot.Redactions, error) {
+	lvl, err := ctxfmt.ParseLevel(o.level)
 	if err != nil {
 		return archive.EncodeOptions{}, nil, err
 	}
 	c := *cfg
 	if cmd.Flags().Changed("redact") {
-		c.SensitiveRedaction = saveFlags.redact
+		c.SensitiveRedaction = o.redact
 	}
 	opts, red, err := snapshot.EncodeOptions(&c, lvl)
 	if err != nil {
 		return opts, nil, err
 	}
-	if saveFlags.encrypt {
-		pass, err := encryptPassphrase()
+	if o.encrypt {
+		pass, err := o.encryptPassphrase()
 		if err != nil {
 			return opts, nil, err
 		}
@@ -54,54 +54,55 @@ func storeEncodeOptions(cmd *cobra.Command, cfg *store.Config) (archive.EncodeOp
 	return opts, red, nil
 }
 
-func runStoreSave(cmd *cobra.Command, _ []string) error {
-	if saveFlags.out != "" && saveFlags.name != "" {
+func (o *saveOptions) runStoreSave(cmd *cobra.Command, _ []string) error {
+	if o.out != "" && o.name != "" {
 		return errors.New("--out and --name exclude each other")
 	}
-	if saveFlags.name != "" {
-		if err := validName(saveFlags.name); err != nil {
+	if o.name != "" {
+		if err := validName(o.name); err != nil {
 			return err
 		}
 	}
-	st, _, err := openProject(saveFlags.dir, false)
+	st, _, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return err
 	}
 	cfg := st.Config()
-	tr := saveFlags.transcript
+	tr := o.transcript
 	if tr == "" {
 		if tr, err = latestTranscript(st.ProjectDir()); err != nil {
 			return err
 		}
 	}
-	h, err := resolveHarness(saveHarness, tr)
+	h, err := resolveHarness(o.harness, tr)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	prog := newProgress("Saving context", 0)
+	prog := o.g.newBytesProgress("Saving context", 0)
 	defer prog.Done()
-	opts, red, err := storeEncodeOptions(cmd, cfg)
+	opts, red, err := o.storeEncodeOptions(cmd, cfg)
 	if err != nil {
 		return err
 	}
+	opts.Progress = prog.Report()
 	target := ""
 	switch {
-	case saveFlags.out != "":
-		target = saveFlags.out
-	case saveFlags.name != "":
-		target = filepath.Join(st.Root(), namedDir, saveFlags.name+".ctx")
+	case o.out != "":
+		target = o.out
+	case o.name != "":
+		target = filepath.Join(st.Root(), namedDir, o.name+".ctx")
 	default:
 		target = st.CurrentPath()
 	}
-	iopt := archive.ImportOptions{ProjectDir: st.ProjectDir(), NoSubagents: saveFlags.noSub,
+	iopt := archive.ImportOptions{ProjectDir: st.ProjectDir(), NoSubagents: o.noSub,
 		IncludeFileContents: true, ExcludePatterns: snapshot.ExcludePatterns(cfg)}
 	var res *snapshot.SaveResult
 	var warns []string
 	if target == st.CurrentPath() {
 		// The one save into current.ctx (hooks, watcher and this command).
 		res, err = snapshot.SaveCurrent(cmd.Context(), st, cfg, snapshot.SaveRequest{Transcript: tr, Harness: h, Source: "cli",
-			Import: iopt, Encode: &opts, Redactions: red, Full: saveFlags.full || saveFlags.export != ""})
+			Import: iopt, Encode: &opts, Redactions: red, Full: o.full || o.export != ""})
 		if errors.Is(err, snapshot.ErrNoConversation) {
 			return fmt.Errorf("%s holds no conversation yet (only the assistant's metadata lines): nothing saved", tr)
 		}
@@ -111,20 +112,20 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 		for _, w := range res.Warnings {
 			warns = append(warns, w.String())
 		}
-	} else if res, err = saveElsewhere(cmd, st, cfg, tr, h, iopt, opts, target); err != nil {
+	} else if res, err = o.saveElsewhere(cmd, st, cfg, tr, h, iopt, opts, target); err != nil {
 		return err
 	}
 	prog.Done()
 	state, stats := res.State, res.Stats
 	exported := ""
-	if saveFlags.export != "" {
-		if exported, err = writeExport(st, state, opts, saveFlags.export); err != nil {
+	if o.export != "" {
+		if exported, err = writeExport(st, state, opts, o.export); err != nil {
 			return err
 		}
 	}
 	out := cmd.OutOrStdout()
-	printWarnings(cmd, warns)
-	if globalFlags.json {
+	o.g.printWarnings(cmd, warns)
+	if o.g.json {
 		return printJSON(out, map[string]any{
 			"archive": target, "bytes": res.Bytes, "raw_bytes": stats.RawBytes, "copied_segments": stats.CopiedSegments,
 			"session_id": state.Meta.SessionID, "transcript": tr, "messages": res.Messages, "tools": res.Tools,
@@ -132,13 +133,13 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 			"encrypted": opts.Encryption != nil, "rotated": res.Rotated, "export": exported, "elapsed_ms": time.Since(start).Milliseconds(),
 		})
 	}
-	infof(out, "saved %s (%s): %d messages, %d tools, %d files, %d secrets redacted\n", target, humanBytes(res.Bytes),
+	o.g.infof(out, "saved %s (%s): %d messages, %d tools, %d files, %d secrets redacted\n", target, humanBytes(res.Bytes),
 		res.Messages, res.Tools, res.Files, red.Total())
 	if res.Rotated != "" {
-		infof(out, "previous session's context kept as %s\n", res.Rotated)
+		o.g.infof(out, "previous session's context kept as %s\n", res.Rotated)
 	}
 	if exported != "" {
-		infof(out, "exported %s (home directory and user name stripped)\n", exported)
+		o.g.infof(out, "exported %s (home directory and user name stripped)\n", exported)
 	}
 	return nil
 }
@@ -146,7 +147,7 @@ func runStoreSave(cmd *cobra.Command, _ []string) error {
 // saveElsewhere saves the session to target, a named save or --out file
 // (not current.ctx: no rotation, no meta), building on target when it is
 // an archive of the session.
-func saveElsewhere(cmd *cobra.Command, st *store.Store, cfg *store.Config, tr string, h archive.Harness, iopt archive.ImportOptions, opts archive.EncodeOptions, target string) (*snapshot.SaveResult, error) {
+func (o *saveOptions) saveElsewhere(cmd *cobra.Command, st *store.Store, cfg *store.Config, tr string, h archive.Harness, iopt archive.ImportOptions, opts archive.EncodeOptions, target string) (*snapshot.SaveResult, error) {
 	state, err := transcript.Import(tr, h, iopt)
 	if err != nil {
 		return nil, err
@@ -161,7 +162,7 @@ func saveElsewhere(cmd *cobra.Command, st *store.Store, cfg *store.Config, tr st
 	if opts.Auth == nil {
 		opts.Auth = snapshot.AuthKeyFor(st)
 	}
-	if !saveFlags.full {
+	if !o.full {
 		if prev, err := archive.OpenFile(target, oo); err == nil {
 			defer prev.Close()
 			opts.Previous = prev
@@ -229,14 +230,14 @@ func writeExport(st *store.Store, state *archive.State, opts archive.EncodeOptio
 }
 
 // runStoreRestore restores from the project's store (or --from).
-func runStoreRestore(cmd *cobra.Command) error {
-	st, _, err := openProject(restoreFlags.dir, false)
+func (o *restoreOptions) runStoreRestore(cmd *cobra.Command) error {
+	st, _, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return err
 	}
 	oo := snapshot.OpenOptions(st.Config())
-	if restoreFlags.passFile != "" {
-		pass, err := readPassphrase(restoreFlags.passFile)
+	if o.passFile != "" {
+		pass, err := readPassphrase(o.passFile)
 		if err != nil {
 			return err
 		}
@@ -244,7 +245,7 @@ func runStoreRestore(cmd *cobra.Command) error {
 	}
 	verify := verifyForRestore(oo, st.Config())
 	n := 0
-	for _, set := range []bool{restoreFlags.name != "", restoreFlags.from != "", restoreFlags.checkpoint != 0} {
+	for _, set := range []bool{o.name != "", o.from != "", o.checkpoint != 0} {
 		if set {
 			n++
 		}
@@ -254,15 +255,15 @@ func runStoreRestore(cmd *cobra.Command) error {
 	}
 	src, note := "", ""
 	switch {
-	case restoreFlags.name != "":
-		if err := validName(restoreFlags.name); err != nil {
+	case o.name != "":
+		if err := validName(o.name); err != nil {
 			return err
 		}
-		src = filepath.Join(st.Root(), namedDir, restoreFlags.name+".ctx")
-	case restoreFlags.from != "":
-		src = restoreFlags.from
-	case restoreFlags.checkpoint != 0:
-		src = st.CheckpointPath(restoreFlags.checkpoint)
+		src = filepath.Join(st.Root(), namedDir, o.name+".ctx")
+	case o.from != "":
+		src = o.from
+	case o.checkpoint != 0:
+		src = st.CheckpointPath(o.checkpoint)
 	default:
 		// current.ctx that cannot be read for want of its key is neither
 		// replaced by an older file nor moved: the user is told the key.
@@ -293,8 +294,8 @@ func runStoreRestore(cmd *cobra.Command) error {
 		if errors.Is(err, errNoConversation) {
 			return fmt.Errorf("%s: %w; restore an earlier checkpoint (see ben10 context list)", src, errNoConversation)
 		}
-		if errors.Is(err, os.ErrNotExist) && restoreFlags.checkpoint != 0 {
-			return fmt.Errorf("checkpoint %d does not exist (%s)", restoreFlags.checkpoint, existingCheckpoints(st))
+		if errors.Is(err, os.ErrNotExist) && o.checkpoint != 0 {
+			return fmt.Errorf("checkpoint %d does not exist (%s)", o.checkpoint, existingCheckpoints(st))
 		}
 		return fmt.Errorf("%s: %w", src, err)
 	}
@@ -306,8 +307,8 @@ func runStoreRestore(cmd *cobra.Command) error {
 	if err := requireConversation(a, src); err != nil {
 		return err
 	}
-	if restoreFlags.from != "" {
-		if err := checkForeignIn(a, src, st.ProjectDir()); err != nil {
+	if o.from != "" {
+		if err := o.g.checkForeignIn(a, src, st.ProjectDir(), o.force); err != nil {
 			return err
 		}
 	}
@@ -331,11 +332,11 @@ func runStoreRestore(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	proj := restoreFlags.projectDir
+	proj := o.projectDir
 	if proj == "" {
 		proj = st.ProjectDir()
 	}
-	res, err := restoreResumable(a, src, archive.RestoreOptions{ProjectDir: proj, ConfigDir: restoreFlags.cfgDr})
+	res, err := o.g.restoreResumable(a, src, archive.RestoreOptions{ProjectDir: proj, ConfigDir: o.cfgDr})
 	if err != nil {
 		return err
 	}
@@ -349,7 +350,7 @@ func runStoreRestore(cmd *cobra.Command) error {
 		}
 	}
 	out := cmd.OutOrStdout()
-	if globalFlags.json {
+	if o.g.json {
 		return printJSON(out, map[string]any{"source": src, "installed": installed, "note": note, "restore": res, "file_changes": changes})
 	}
 	md := a.Meta()
@@ -365,7 +366,7 @@ func runStoreRestore(cmd *cobra.Command) error {
 		lines = append(lines, "", fmt.Sprintf("⚠ %d tracked files have changed since last session", len(changes.Modified)+len(changes.Deleted)),
 			"  Run `ben10 context diff` for details")
 	}
-	box(out, lines)
+	box(o.g, out, lines)
 	fmt.Fprintf(out, "Resume with: cd %s && claude --resume %s\n", shellQuote(res.ProjectDir), res.SessionID)
 	return nil
 }

@@ -17,6 +17,53 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// doctorOptions are the flags of the commands below (one process runs one of
+// them) and the global options.
+type doctorOptions struct {
+	g   *globalOptions
+	dir string
+}
+
+// newDoctorCmd builds `ben10 doctor`.
+func newDoctorCmd(g *globalOptions) *cobra.Command {
+	o := &doctorOptions{g: g}
+	doctorCmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check hooks, storage, configuration and archive health",
+		Long: `Checks that Ben10's Claude Code hooks are installed and point at an existing
+binary, that the project's context storage is writable with private
+permissions, that the configuration is valid, that every saved context and
+snapshot verifies, and warns about Claude Code's cleanupPeriodDays (Claude
+Code deletes transcripts after 30 days by default; Ben10's archives keep them).
+Exits 1 when a check fails.`,
+		Example: `  ben10 doctor
+  ben10 doctor --dir ~/src/app --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			checks := runDoctor(o.dir)
+			failed := 0
+			for _, c := range checks {
+				if c.Status == "fail" {
+					failed++
+				}
+			}
+			if o.g.json {
+				if err := printJSON(cmd.OutOrStdout(), checks); err != nil {
+					return err
+				}
+			} else {
+				o.printChecks(cmd.OutOrStdout(), checks)
+			}
+			if failed > 0 {
+				return &exitError{code: 1, err: fmt.Errorf("%d check(s) failed", failed)}
+			}
+			return nil
+		},
+	}
+	doctorCmd.Flags().StringVar(&o.dir, "dir", "", "project directory (default: current directory)")
+	return doctorCmd
+}
+
 // check is one line of `ben10 doctor`.
 type check struct {
 	Name   string `json:"name"`
@@ -24,48 +71,12 @@ type check struct {
 	Detail string `json:"detail"`
 }
 
-var doctorFlags struct{ dir string }
-
-var doctorCmd = &cobra.Command{
-	Use:   "doctor",
-	Short: "Check hooks, storage, configuration and archive health",
-	Long: `Checks that Ben10's Claude Code hooks are installed and point at an existing
-binary, that the project's context storage is writable with private
-permissions, that the configuration is valid, that every saved context and
-snapshot verifies, and warns about Claude Code's cleanupPeriodDays (Claude
-Code deletes transcripts after 30 days by default; Ben10's archives keep them).
-Exits 1 when a check fails.`,
-	Example: `  ben10 doctor
-  ben10 doctor --dir ~/src/app --json`,
-	Args: cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, _ []string) error {
-		checks := runDoctor(doctorFlags.dir)
-		failed := 0
-		for _, c := range checks {
-			if c.Status == "fail" {
-				failed++
-			}
-		}
-		if globalFlags.json {
-			if err := printJSON(cmd.OutOrStdout(), checks); err != nil {
-				return err
-			}
-		} else {
-			printChecks(cmd.OutOrStdout(), checks)
-		}
-		if failed > 0 {
-			return &exitError{code: 1, err: fmt.Errorf("%d check(s) failed", failed)}
-		}
-		return nil
-	},
-}
-
 // printChecks prints one line per check; with --quiet only the failed
 // ones.
-func printChecks(w io.Writer, checks []check) {
+func (o *doctorOptions) printChecks(w io.Writer, checks []check) {
 	mark := map[string]string{"ok": "✓", "warn": "!", "fail": "✗"}
 	for _, c := range checks {
-		if globalFlags.quiet && c.Status != "fail" {
+		if o.g.quiet && c.Status != "fail" {
 			continue
 		}
 		fmt.Fprintf(w, "%s %-14s %s\n", mark[c.Status], c.Name, c.Detail)
@@ -296,9 +307,4 @@ func cleanupCheck(home, project string) check {
 		return check{"transcripts", "warn", "Claude Code deletes transcripts after 30 days (cleanupPeriodDays unset); Ben10's archives keep them — set cleanupPeriodDays in ~/.claude/settings.json to keep the originals longer"}
 	}
 	return check{"transcripts", "warn", fmt.Sprintf("Claude Code deletes transcripts after %d days (cleanupPeriodDays in %s); Ben10's archives keep them", days, from)}
-}
-
-func init() {
-	doctorCmd.Flags().StringVar(&doctorFlags.dir, "dir", "", "project directory (default: current directory)")
-	rootCmd.AddCommand(doctorCmd)
 }

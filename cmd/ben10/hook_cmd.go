@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -15,10 +14,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-var hookCmd = &cobra.Command{
-	Use:   "hook [EVENT]",
-	Short: "Handle one Claude Code hook event (reads the hook JSON on stdin)",
-	Long: `Claude Code runs this command for the events ` + "`ben10 hooks install`" + ` registers.
+// newHookCmd builds `ben10 hook`, which reads the hook JSON from g's input
+// stream. main runs it without building the rest of the tree.
+func newHookCmd(g *globalOptions) *cobra.Command {
+	hookCmd := &cobra.Command{
+		Use:   "hook [EVENT]",
+		Short: "Handle one Claude Code hook event (reads the hook JSON on stdin)",
+		Long: `Claude Code runs this command for the events ` + "`ben10 hooks install`" + ` registers.
 It reads the hook JSON on stdin; EVENT is Claude Code's name (PreCompact) or
 its kebab-case form (pre-compact) and defaults to the input's hook_event_name.
 
@@ -35,92 +37,91 @@ its kebab-case form (pre-compact) and defaults to the input's hook_event_name.
 
 It always exits 0: a failure is one line on stderr and an entry in
 ~/.claude-code/ben10-errors.log, and never blocks Claude Code.`,
-	Example: `  ben10 hook pre-compact --input saved-input.json
+		Example: `  ben10 hook pre-compact --input saved-input.json
   echo '{"session_id":"s1","transcript_path":"/p/s1.jsonl","cwd":"/p","hook_event_name":"PreCompact","trigger":"auto"}' | ben10 hook
   ben10 hook session-start < input.json`,
-	Args:               cobra.ArbitraryArgs,
-	DisableFlagParsing: true,
-	RunE: func(cmd *cobra.Command, args []string) error {
-		if hookentry.WantsHelp(args) {
-			return cmd.Help()
-		}
-		code := hookentry.Main(args, os.Stdin, cmd.OutOrStdout(), cmd.ErrOrStderr())
-		if code != 0 {
-			return &exitError{code: code, err: fmt.Errorf("hook exited %d", code)}
-		}
-		return nil
-	},
+		Args:               cobra.ArbitraryArgs,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if hookentry.WantsHelp(args) {
+				return cmd.Help()
+			}
+			code := hookentry.Main(args, g.io.In, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			if code != 0 {
+				return &exitError{code: code, err: fmt.Errorf("hook exited %d", code)}
+			}
+			return nil
+		},
+	}
+	return hookCmd
 }
 
-var internalCmd = &cobra.Command{
-	Use:    "internal",
-	Short:  "Commands ben10 runs itself",
-	Hidden: true,
-}
-
-var internalWorkCmd = &cobra.Command{
-	Use:   "work",
-	Short: "Do the jobs the hooks queued (started in the background by PreCompact and SessionEnd)",
-	Long: `Runs the jobs the hooks queued in the projects' stores: final saves
+// newInternalCmd builds `ben10 internal` (hidden): the commands ben10 runs
+// itself.
+func newInternalCmd(g *globalOptions) *cobra.Command {
+	internalCmd := &cobra.Command{
+		Use:    "internal",
+		Short:  "Commands ben10 runs itself",
+		Hidden: true,
+	}
+	internalWorkCmd := &cobra.Command{
+		Use:   "work",
+		Short: "Do the jobs the hooks queued (started in the background by PreCompact and SessionEnd)",
+		Long: `Runs the jobs the hooks queued in the projects' stores: final saves
 (SessionEnd) and snapshots before a compaction (PreCompact). One runs per
 user at a time; a second one returns at once. A failed job is retried
 with backoff and kept.`,
-	Args: cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, _ []string) error {
-		home, _ := store.HomeDir()
-		h := &hook.Handler{}
-		projects, err := h.Work(cmd.Context())
-		if err != nil {
-			// Nobody reads this process's stderr: log it where the hooks log.
-			_ = hook.AppendError(home, hook.ErrorEntry{Time: time.Now(), Event: "work", Error: err.Error()})
-		}
-		// This detached process is the hooks' background work: what it
-		// wrote goes into the recall index here, never in the hook itself.
-		for _, p := range projects {
-			indexInBackground(cmd.Context(), p)
-		}
-		return err
-	},
-}
-
-func init() {
-	internalCmd.AddCommand(internalWorkCmd)
-	rootCmd.AddCommand(hookCmd, internalCmd)
-}
-
-// internalRenderCmd shows a hook's JSON output the way a user meets it:
-// the systemMessage as a notice, the additionalContext as the text Claude
-// receives. Used by scripts/demo.sh.
-var internalRenderCmd = &cobra.Command{
-	Use:   "render-hook-output",
-	Short: "Show hook output JSON (stdin) as the user and Claude see it",
-	Args:  cobra.NoArgs,
-	RunE: func(cmd *cobra.Command, _ []string) error {
-		data, err := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
-		if err != nil {
-			return err
-		}
-		w := cmd.OutOrStdout()
-		if len(bytes.TrimSpace(data)) == 0 {
-			fmt.Fprintln(w, "  (no output: nothing shown, nothing injected)")
-			return nil
-		}
-		var o hook.Output
-		if err := json.Unmarshal(data, &o); err != nil {
-			return fmt.Errorf("hook output is not JSON: %w", err)
-		}
-		if o.SystemMessage != "" {
-			fmt.Fprintf(w, "  ┌ shown to the user\n  │ %s\n  └\n", o.SystemMessage)
-		}
-		if o.HookSpecificOutput != nil && o.HookSpecificOutput.AdditionalContext != "" {
-			fmt.Fprintf(w, "  ┌ added to Claude's context (%d characters)\n", len([]rune(o.HookSpecificOutput.AdditionalContext)))
-			for _, l := range strings.Split(strings.TrimRight(o.HookSpecificOutput.AdditionalContext, "\n"), "\n") {
-				fmt.Fprintf(w, "  │ %s\n", l)
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			home, _ := store.HomeDir()
+			h := &hook.Handler{}
+			projects, err := h.Work(cmd.Context())
+			if err != nil {
+				// Nobody reads this process's stderr: log it where the hooks log.
+				_ = hook.AppendError(home, hook.ErrorEntry{Time: time.Now(), Event: "work", Error: err.Error()})
 			}
-			fmt.Fprintln(w, "  └")
-		}
-		return nil
-	},
+			// This detached process is the hooks' background work: what it
+			// wrote goes into the recall index here, never in the hook itself.
+			for _, p := range projects {
+				indexInBackground(cmd.Context(), p)
+			}
+			return err
+		},
+	}
+	// internalRenderCmd shows a hook's JSON output the way a user meets it:
+	// the systemMessage as a notice, the additionalContext as the text Claude
+	// receives. Used by scripts/demo.sh.
+	internalRenderCmd := &cobra.Command{
+		Use:   "render-hook-output",
+		Short: "Show hook output JSON (stdin) as the user and Claude see it",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			data, err := io.ReadAll(io.LimitReader(g.io.In, 1<<20))
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if len(bytes.TrimSpace(data)) == 0 {
+				fmt.Fprintln(w, "  (no output: nothing shown, nothing injected)")
+				return nil
+			}
+			var o hook.Output
+			if err := json.Unmarshal(data, &o); err != nil {
+				return fmt.Errorf("hook output is not JSON: %w", err)
+			}
+			if o.SystemMessage != "" {
+				fmt.Fprintf(w, "  ┌ shown to the user\n  │ %s\n  └\n", o.SystemMessage)
+			}
+			if o.HookSpecificOutput != nil && o.HookSpecificOutput.AdditionalContext != "" {
+				fmt.Fprintf(w, "  ┌ added to Claude's context (%d characters)\n", len([]rune(o.HookSpecificOutput.AdditionalContext)))
+				for _, l := range strings.Split(strings.TrimRight(o.HookSpecificOutput.AdditionalContext, "\n"), "\n") {
+					fmt.Fprintf(w, "  │ %s\n", l)
+				}
+				fmt.Fprintln(w, "  └")
+			}
+			return nil
+		},
+	}
+	internalCmd.AddCommand(internalWorkCmd, internalRenderCmd, newManCmd(g))
+	return internalCmd
 }
-
-func init() { internalCmd.AddCommand(internalRenderCmd) }

@@ -13,7 +13,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newIndexCmd() *cobra.Command {
+// newIndexCmd builds `ben10 index` and its subcommands.
+func newIndexCmd(g *globalOptions) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "index",
 		Short: "The recall index behind search: status, update, rebuild, verify",
@@ -29,7 +30,7 @@ archive of every project Ben10 knows. Encrypted archives are not indexed.`,
 		Example: "  ben10 index update\n  ben10 index update --project ~/src/app --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runIndexUpdate(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), projects, false)
+			return runIndexUpdate(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr(), projects, false)
 		},
 	}
 	upd.Flags().StringSliceVar(&projects, "project", nil, "also scan this project directory (repeatable)")
@@ -39,7 +40,7 @@ archive of every project Ben10 knows. Encrypted archives are not indexed.`,
 		Example: "  ben10 index rebuild",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runIndexUpdate(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), projects, true)
+			return runIndexUpdate(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr(), projects, true)
 		},
 	}
 	reb.Flags().StringSliceVar(&projects, "project", nil, "also scan this project directory (repeatable)")
@@ -49,7 +50,7 @@ archive of every project Ben10 knows. Encrypted archives are not indexed.`,
 		Example: "  ben10 index status --json",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runIndexStatus(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runIndexStatus(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}, &cobra.Command{
 		Use:     "verify",
@@ -57,22 +58,20 @@ archive of every project Ben10 knows. Encrypted archives are not indexed.`,
 		Example: "  ben10 index verify",
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runIndexVerify(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runIndexVerify(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	})
 	return c
 }
 
-func init() { rootCmd.AddCommand(newIndexCmd()) }
-
-func runIndexUpdate(ctx context.Context, out, errw io.Writer, projects []string, rebuild bool) error {
+func runIndexUpdate(ctx context.Context, g *globalOptions, out, errw io.Writer, projects []string, rebuild bool) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	if p := currentProject(); p != "" {
 		projects = append(projects, p)
 	}
-	x, err := openIndex(ctx, errw, false)
+	x, err := openIndex(ctx, g, errw, false)
 	if err != nil {
 		return err
 	}
@@ -87,10 +86,10 @@ func runIndexUpdate(ctx context.Context, out, errw io.Writer, projects []string,
 	if err != nil {
 		return err
 	}
-	if globalFlags.json {
+	if g.json {
 		return printJSON(out, st)
 	}
-	infof(out, "%d projects: %d archives indexed, %d unchanged, %d removed, %d encrypted (not indexed), %d unreadable (skipped); %d rows\n",
+	g.infof(out, "%d projects: %d archives indexed, %d unchanged, %d removed, %d encrypted (not indexed), %d unreadable (skipped); %d rows\n",
 		st.Projects, st.Added, st.Unchanged, st.Removed, st.Encrypted, st.Skipped, st.Rows)
 	for _, p := range st.Problems {
 		fmt.Fprintf(errw, "ben10: skipped %s\n", p)
@@ -98,8 +97,8 @@ func runIndexUpdate(ctx context.Context, out, errw io.Writer, projects []string,
 	return nil
 }
 
-func runIndexStatus(ctx context.Context, out, errw io.Writer) error {
-	x, err := openIndex(ctx, errw, false)
+func runIndexStatus(ctx context.Context, g *globalOptions, out, errw io.Writer) error {
+	x, err := openIndex(ctx, g, errw, false)
 	if err != nil {
 		return err
 	}
@@ -108,7 +107,7 @@ func runIndexStatus(ctx context.Context, out, errw io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if globalFlags.json {
+	if g.json {
 		return printJSON(out, s)
 	}
 	fmt.Fprintf(out, "Recall index %s (%s)\n", tildePath(s.Path), humanBytes(s.Bytes))
@@ -132,8 +131,8 @@ func runIndexStatus(ctx context.Context, out, errw io.Writer) error {
 	return nil
 }
 
-func runIndexVerify(ctx context.Context, out, errw io.Writer) error {
-	x, err := openIndex(ctx, errw, false)
+func runIndexVerify(ctx context.Context, g *globalOptions, out, errw io.Writer) error {
+	x, err := openIndex(ctx, g, errw, false)
 	if err != nil {
 		return err
 	}
@@ -142,7 +141,7 @@ func runIndexVerify(ctx context.Context, out, errw io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if globalFlags.json {
+	if g.json {
 		if err := printJSON(out, r); err != nil {
 			return err
 		}

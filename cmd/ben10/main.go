@@ -3,7 +3,10 @@
 //
 // The command is a thin layer over the library packages: it parses flags,
 // calls the library and formats the result. Each command group lives in its
-// own file and registers itself on the root command from an init function.
+// own file, built by a constructor (newXCmd) from the global options and
+// the streams it talks through (globalOptions, IOStreams); newRootCmd puts
+// the tree together and run executes one command line, so that a test can
+// run any command in-process.
 package main
 
 import (
@@ -19,27 +22,40 @@ import (
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
-// globalFlags are shared by every command.
-var globalFlags struct {
-	json  bool
-	quiet bool
-}
-
-var rootCmd = &cobra.Command{
-	Use:   "ben10",
-	Short: "Keep your AI coding assistant's context: capture, snapshot, restore",
-	Long: `Ben10 captures a coding assistant's session losslessly into a portable
+// newRootCmd builds the whole command tree for g: --json and --quiet set
+// g, and every command talks through g's streams.
+func newRootCmd(g *globalOptions) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ben10",
+		Short: "Keep your AI coding assistant's context: capture, snapshot, restore",
+		Long: `Ben10 captures a coding assistant's session losslessly into a portable
 .ctx archive, snapshots the full context right before every compaction, and
 gives it back: a recovery digest, a resumable transcript, search, diff,
 extract and export.`,
-	SilenceUsage:  true,
-	SilenceErrors: true,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().BoolVar(&g.json, "json", false, "machine-readable JSON output")
+	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "print only errors")
+	root.AddCommand(newVersionCmd(g), newContextCmd(g), newHookCmd(g), newInternalCmd(g))
+	root.AddCommand(newArchiveCmd(g), newDoctorCmd(g), newHooksCmd(g), newIndexCmd(g), newMCPCmd(g), newRemoteCmd(g), newSearchCmd(g), newServeCmd(g), newShellInitCmd(g), newShowCmd(g), newStatuslineCmd(g), newViewCmd(g), newWatchCmd(g))
+	root.SetIn(g.io.In)
+	root.SetOut(g.io.Out)
+	root.SetErr(g.io.ErrOut)
+	root.Version = versionString()
+	root.SetVersionTemplate("ben10 {{.Version}}\n")
+	// Shortcuts, examples, completions, usage errors: once every command
+	// is in the tree.
+	addShortcuts(root)
+	addExamples(root)
+	addCompletions(root)
+	finishTree(root)
+	return root
 }
 
-func init() {
-	rootCmd.PersistentFlags().BoolVar(&globalFlags.json, "json", false, "machine-readable JSON output")
-	rootCmd.PersistentFlags().BoolVarP(&globalFlags.quiet, "quiet", "q", false, "print only errors")
-	rootCmd.AddCommand(&cobra.Command{
+// newVersionCmd builds `ben10 version`.
+func newVersionCmd(g *globalOptions) *cobra.Command {
+	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the ben10 version",
 		Example: `  ben10 version
@@ -47,22 +63,13 @@ func init() {
   ben10 version --json   # version, module, revision, go`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if globalFlags.json {
+			if g.json {
 				return printJSON(cmd.OutOrStdout(), buildInfo())
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "ben10 %s\n", versionString())
 			return nil
 		},
-	})
-}
-
-// buildTree completes the command tree once every command is added:
-// shortcuts, examples, usage errors (see finishTree).
-func buildTree() {
-	addShortcuts(rootCmd)
-	addExamples(rootCmd)
-	addCompletions(rootCmd)
-	finishTree(rootCmd)
+	}
 }
 
 // exitError carries a specific exit code out of a command.
@@ -75,28 +82,33 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
-	// `ben10 hook …` normally never gets here: internal/hookentry handled
-	// it during initialisation. When it does (--help), it still skips
-	// cobra's Execute (command lookup, flag parsing and building the
-	// default help and completion commands): hook takes its arguments raw
-	// (DisableFlagParsing) and handles --help itself, so the result is the
-	// same. A global flag before "hook" takes the ordinary path.
-	if len(os.Args) > 1 && os.Args[1] == hookCmd.Name() {
-		exitOn(hookCmd.RunE(hookCmd, os.Args[2:]))
-		return
-	}
-	rootCmd.Version = versionString()
-	rootCmd.SetVersionTemplate("ben10 {{.Version}}\n")
-	buildTree()
-	exitOn(rootCmd.Execute())
+	os.Exit(run(&globalOptions{io: systemStreams()}, os.Args[1:]))
 }
 
-// exitOn ends the process for a command's error: its message on stderr and
-// its exit code (1 unless an exitError says otherwise).
-func exitOn(err error) {
-	if err == nil {
-		return
+// run executes the command line args (without the program name) for g and
+// returns the process's exit code: 0, or the error's (see exitCode) after
+// its message on g's error stream. Commands never exit themselves.
+func run(g *globalOptions, args []string) int {
+	var err error
+	if len(args) > 0 && args[0] == "hook" {
+		// `ben10 hook …` normally never gets here: internal/hookentry
+		// handled it during initialisation. When it does (--help), it
+		// still skips building the tree and cobra's Execute: hook takes
+		// its arguments raw (DisableFlagParsing) and handles --help
+		// itself, so the result is the same. A global flag before "hook"
+		// takes the ordinary path.
+		c := newHookCmd(g)
+		c.SetOut(g.io.Out)
+		c.SetErr(g.io.ErrOut)
+		err = c.RunE(c, args[1:])
+	} else {
+		root := newRootCmd(g)
+		root.SetArgs(args)
+		err = root.Execute()
 	}
-	fmt.Fprintf(os.Stderr, "ben10: %v\n", err)
-	os.Exit(exitCode(err))
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintf(g.io.ErrOut, "ben10: %v\n", err)
+	return exitCode(err)
 }

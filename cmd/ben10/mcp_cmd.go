@@ -16,7 +16,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newMCPCmd() *cobra.Command {
+// newMCPCmd builds `ben10 mcp`: the server speaks MCP on g's input and
+// output streams.
+func newMCPCmd(g *globalOptions) *cobra.Command {
 	var dir string
 	c := &cobra.Command{
 		Use:   "mcp",
@@ -30,19 +32,33 @@ client's first root, else --dir, else the working directory.`,
   ben10 mcp --dir ~/src/app`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return mcp.Run(cmd.Context(), mcp.Options{Dir: dir, Version: version})
+			srv, closeFn, err := mcp.NewServer(mcp.Options{Dir: dir, Version: version})
+			if err != nil {
+				return err
+			}
+			defer closeFn()
+			// As sdk.StdioTransport, on the injected streams: the input is
+			// closed at the end (it ends a pending read), the output not.
+			in, ok := g.io.In.(io.ReadCloser)
+			if !ok {
+				in = io.NopCloser(g.io.In)
+			}
+			return srv.Run(cmd.Context(), &sdk.IOTransport{Reader: in, Writer: nopWriteCloser{g.io.Out}})
 		},
 	}
 	c.Flags().StringVar(&dir, "dir", "", "project directory when the client names none (default: the working directory)")
 	return c
 }
 
-func init() { rootCmd.AddCommand(newMCPCmd()) }
+// nopWriteCloser is an io.WriteCloser whose Close does nothing.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 // hooksMCPTarget is the scope, MCP configuration file and project of the
 // hooks command's --scope and --dir.
-func hooksMCPTarget() (hook.Scope, string, string, error) {
-	sc, err := hook.ParseScope(hooksFlags.scope)
+func (o *hooksOptions) hooksMCPTarget() (hook.Scope, string, string, error) {
+	sc, err := hook.ParseScope(o.scope)
 	if err != nil {
 		return "", "", "", err
 	}
@@ -50,7 +66,7 @@ func hooksMCPTarget() (hook.Scope, string, string, error) {
 	if err != nil {
 		return "", "", "", err
 	}
-	dir, err := projectDir(hooksFlags.dir)
+	dir, err := projectDir(o.dir)
 	if err != nil {
 		return "", "", "", err
 	}
@@ -59,8 +75,8 @@ func hooksMCPTarget() (hook.Scope, string, string, error) {
 
 // installMCPServer registers `ben10 mcp` beside the hooks (see
 // hook.InstallMCP) and says so on out.
-func installMCPServer(out io.Writer, bin string) (map[string]any, error) {
-	sc, path, dir, err := hooksMCPTarget()
+func (o *hooksOptions) installMCPServer(out io.Writer, bin string) (map[string]any, error) {
+	sc, path, dir, err := o.hooksMCPTarget()
 	if err != nil {
 		return nil, err
 	}
@@ -69,14 +85,14 @@ func installMCPServer(out io.Writer, bin string) (map[string]any, error) {
 		return nil, fmt.Errorf("registering the MCP server: %w", err)
 	}
 	if changed {
-		infof(out, "Registered the Ben10 MCP server (mcpServers.%s) in %s\n", hook.MCPServerName, path)
+		o.g.infof(out, "Registered the Ben10 MCP server (mcpServers.%s) in %s\n", hook.MCPServerName, path)
 	}
 	return map[string]any{"path": path, "changed": changed}, nil
 }
 
 // uninstallMCPServer removes what installMCPServer wrote.
-func uninstallMCPServer(out io.Writer) (map[string]any, error) {
-	sc, path, dir, err := hooksMCPTarget()
+func (o *hooksOptions) uninstallMCPServer(out io.Writer) (map[string]any, error) {
+	sc, path, dir, err := o.hooksMCPTarget()
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +101,7 @@ func uninstallMCPServer(out io.Writer) (map[string]any, error) {
 		return nil, fmt.Errorf("removing the MCP server: %w", err)
 	}
 	if changed {
-		infof(out, "Removed the Ben10 MCP server from %s\n", path)
+		o.g.infof(out, "Removed the Ben10 MCP server from %s\n", path)
 	}
 	return map[string]any{"path": path, "changed": changed}, nil
 }

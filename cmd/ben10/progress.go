@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 )
@@ -37,45 +36,14 @@ type progress struct {
 	bytes       bool // done and total count bytes
 	plain       bool // NO_COLOR: no spinner, no escape sequences
 	width       int  // length of the last plain line, to blank it
+	eager       bool // drawn at every update, not only on ticks
+	stopped     bool // Done was called: nothing more is drawn
 }
 
-// progressEnabled: stderr is a terminal, and neither --quiet nor --json
-// is set.
-func progressEnabled() bool {
-	if globalFlags.quiet || globalFlags.json {
-		return false
-	}
-	return isTerminal(os.Stderr)
-}
-
-// noColor: NO_COLOR is set (https://no-color.org).
-func noColor() bool {
-	_, ok := os.LookupEnv("NO_COLOR")
-	return ok
-}
-
-// newBytesProgress is newProgress counting bytes (Add takes bytes).
-func newBytesProgress(label string, total int64) *progress {
-	p := newProgress(label, total)
-	if p != nil {
-		p.mu.Lock()
-		p.bytes = true
-		p.mu.Unlock()
-	}
-	return p
-}
-
-// newProgress starts a progress line on stderr (nil when not enabled).
-// total 0 means unknown: a spinner without percentage.
-func newProgress(label string, total int64) *progress {
-	if !progressEnabled() {
-		return nil
-	}
-	return startProgress(os.Stderr, label, total, progressDelay)
-}
-
-func startProgress(w io.Writer, label string, total int64, delay time.Duration) *progress {
-	p := &progress{w: w, label: label, total: total, start: time.Now(), stop: make(chan struct{}), finished: make(chan struct{}), plain: noColor()}
+// startProgress draws a progress line on w after delay (at once, and at
+// every update, when delay is 0); plain: NO_COLOR.
+func startProgress(w io.Writer, label string, total int64, delay time.Duration, plain bool) *progress {
+	p := &progress{w: w, label: label, total: total, start: time.Now(), stop: make(chan struct{}), finished: make(chan struct{}), plain: plain, eager: delay == 0}
 	go p.run(delay)
 	return p
 }
@@ -162,7 +130,24 @@ func (p *progress) Add(n int64) {
 	}
 	p.mu.Lock()
 	p.done += n
+	p.update()
 	p.mu.Unlock()
+}
+
+// update redraws an eager line after a change; the caller holds mu.
+func (p *progress) update() {
+	if p.eager && !p.stopped {
+		p.draw()
+	}
+}
+
+// Report is an archive.Progress that sets p (nil for a nil p: the
+// library then counts nothing).
+func (p *progress) Report() func(done, total int64) {
+	if p == nil {
+		return nil
+	}
+	return p.Set
 }
 
 // Set records how much is done of what total (a total of 0 keeps the
@@ -176,6 +161,7 @@ func (p *progress) Set(done, total int64) {
 	if total > 0 {
 		p.total = total
 	}
+	p.update()
 	p.mu.Unlock()
 }
 
@@ -188,6 +174,7 @@ func (p *progress) Done() {
 		close(p.stop)
 		<-p.finished
 		p.mu.Lock()
+		p.stopped = true
 		p.clear()
 		p.mu.Unlock()
 	})

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -27,37 +26,45 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func TestProgressDisabledWithoutTerminal(t *testing.T) {
-	// go test's stderr is not a terminal (or NO_COLOR is set by the e2e
-	// helper): no progress object, and its methods are safe on nil.
-	if p := newProgress("x", 10); p != nil && !isTerminal(osStderr()) {
-		t.Fatal("progress enabled without a terminal")
+// Progress is drawn only on a terminal, and never with --quiet or
+// --json; every method of a nil *progress is safe.
+func TestProgressEnabled(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		g     globalOptions
+		drawn bool
+	}{
+		{"terminal", globalOptions{io: &IOStreams{ErrTTY: true}}, true},
+		{"not a terminal", globalOptions{io: &IOStreams{}}, false},
+		{"--quiet", globalOptions{io: &IOStreams{ErrTTY: true}, quiet: true}, false},
+		{"--json", globalOptions{io: &IOStreams{ErrTTY: true}, json: true}, false},
+	} {
+		var errOut syncBuffer
+		c.g.io.ErrOut = &errOut
+		p := c.g.newProgress("x", 10)
+		if (p != nil) != c.drawn {
+			t.Errorf("%s: progress %v, want drawn %v", c.name, p != nil, c.drawn)
+		}
+		p.Done()
 	}
 	var p *progress
 	p.Add(1)
+	p.Set(1, 2)
 	p.Done()
+	if p.Report() != nil {
+		t.Fatal("nil progress reports")
+	}
 	var b bytes.Buffer
 	if w := p.Writer(&b); w != &b {
 		t.Fatal("nil progress wraps the writer")
 	}
 }
 
-func TestProgressQuietAndJSONDisable(t *testing.T) {
-	for _, set := range []func(bool){func(v bool) { globalFlags.quiet = v }, func(v bool) { globalFlags.json = v }} {
-		set(true)
-		if progressEnabled() {
-			t.Error("progress enabled with --quiet/--json")
-		}
-		set(false)
-	}
-}
-
 // Under NO_COLOR the line is plain: no spinner, no escape sequences, and
 // it is blanked with spaces at the end.
 func TestProgressPlainUnderNoColor(t *testing.T) {
-	t.Setenv("NO_COLOR", "1")
 	var out syncBuffer
-	p := startProgress(&out, "Saving", 0, time.Millisecond)
+	p := startProgress(&out, "Saving", 0, time.Millisecond, true)
 	deadline := time.Now().Add(5 * time.Second)
 	for !strings.Contains(out.String(), "Saving") {
 		if time.Now().After(deadline) {
@@ -92,7 +99,7 @@ func TestProgressText(t *testing.T) {
 
 func TestProgressDrawsAfterDelayAndErases(t *testing.T) {
 	var out syncBuffer
-	p := startProgress(&out, "Searching", 4, 10*time.Millisecond)
+	p := startProgress(&out, "Searching", 4, 10*time.Millisecond, false)
 	p.Add(1)
 	deadline := time.Now().Add(5 * time.Second)
 	for !strings.Contains(out.String(), "1 / 4  25%") {
@@ -118,15 +125,38 @@ func TestProgressDrawsAfterDelayAndErases(t *testing.T) {
 	}
 	// A fast operation draws nothing.
 	var quick syncBuffer
-	q := startProgress(&quick, "Saving", 0, time.Hour)
+	q := startProgress(&quick, "Saving", 0, time.Hour, false)
 	q.Done()
 	if quick.String() != "" {
 		t.Fatalf("fast operation drew %q", quick.String())
 	}
 }
 
-func osStderr() *os.File { return os.Stderr }
-
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+// With no delay the line is drawn at once and again at every update, so
+// a test sees each state; after Done nothing more is drawn.
+func TestProgressEagerDrawsEveryUpdate(t *testing.T) {
+	var out syncBuffer
+	p := startProgress(&out, "Saving", 0, 0, true)
+	p.mu.Lock()
+	p.bytes = true
+	p.mu.Unlock()
+	report := p.Report()
+	report(1<<20, 4<<20)
+	if !strings.Contains(out.String(), "Saving 1.0 MB / 4.0 MB  25%") {
+		t.Fatalf("update not drawn: %q", out.String())
+	}
+	report(4<<20, 4<<20)
+	if !strings.Contains(out.String(), "4.0 MB / 4.0 MB 100%") {
+		t.Fatalf("update not drawn: %q", out.String())
+	}
+	p.Done()
+	end := out.String()
+	p.Set(5, 10)
+	if out.String() != end {
+		t.Fatal("drawn after Done")
+	}
+}

@@ -19,10 +19,10 @@ import (
 	"github.com/ben10ctx/ben10/store"
 )
 
-func init() { rootCmd.AddCommand(newRemoteCmd()) }
-
-// remoteOpts are the flags of the remote commands.
+// remoteOpts are the flags of the remote commands and the global
+// options.
 type remoteOpts struct {
+	g                *globalOptions
 	endpoint, region string
 	project, key     string
 	all, force, dry  bool
@@ -31,8 +31,9 @@ type remoteOpts struct {
 	keyOut           string
 }
 
-func newRemoteCmd() *cobra.Command {
-	o := &remoteOpts{}
+// newRemoteCmd builds `ben10 remote` and its subcommands.
+func newRemoteCmd(g *globalOptions) *cobra.Command {
+	o := &remoteOpts{g: g}
 	cmd := &cobra.Command{
 		Use:   "remote",
 		Short: "Share context with teammates through S3-compatible storage, encrypted on this machine",
@@ -61,9 +62,9 @@ never takes them on its command line and never stores them. See docs/REMOTE.md.`
 			if err := cfg.Save(); err != nil {
 				return err
 			}
-			infof(cmd.OutOrStdout(), "added remote %s → %s\n", args[0], args[1])
+			o.g.infof(cmd.OutOrStdout(), "added remote %s → %s\n", args[0], args[1])
 			if _, err := remote.LoadKey(home, args[0]); errors.Is(err, remote.ErrNoKey) {
-				infof(cmd.OutOrStdout(), "no team key yet: ben10 remote key create %s (first teammate) or ben10 remote key import %s FILE\n", args[0], args[0])
+				o.g.infof(cmd.OutOrStdout(), "no team key yet: ben10 remote key create %s (first teammate) or ben10 remote key import %s FILE\n", args[0], args[0])
 			}
 			return nil
 		},
@@ -98,7 +99,7 @@ never takes them on its command line and never stores them. See docs/REMOTE.md.`
 				}
 				rows = append(rows, row{n, r.URL, r.Endpoint, r.Region, n == cfg.Default, kid, r.Projects})
 			}
-			if globalFlags.json {
+			if o.g.json {
 				return printJSON(cmd.OutOrStdout(), rows)
 			}
 			if len(rows) == 0 {
@@ -136,7 +137,7 @@ never takes them on its command line and never stores them. See docs/REMOTE.md.`
 			if err := cfg.Save(); err != nil {
 				return err
 			}
-			infof(cmd.OutOrStdout(), "removed remote %s\n", args[0])
+			o.g.infof(cmd.OutOrStdout(), "removed remote %s\n", args[0])
 			return nil
 		},
 	}
@@ -200,7 +201,7 @@ everything pushed with it.`,
 			if err := remote.SaveKey(home, name, k, o.force); err != nil {
 				return err
 			}
-			infof(cmd.OutOrStdout(), "created team key %s for remote %s in %s\nshare it with: ben10 remote key export %s\n", k.ID(), name, remote.KeyPath(home, name), name)
+			o.g.infof(cmd.OutOrStdout(), "created team key %s for remote %s in %s\nshare it with: ben10 remote key export %s\n", k.ID(), name, remote.KeyPath(home, name), name)
 			return nil
 		},
 	}
@@ -237,13 +238,13 @@ everything pushed with it.`,
 				return err
 			}
 			if old, err := remote.LoadKey(home, name); err == nil && old.ID() == k.ID() {
-				infof(cmd.OutOrStdout(), "team key %s for remote %s is already installed\n", k.ID(), name)
+				o.g.infof(cmd.OutOrStdout(), "team key %s for remote %s is already installed\n", k.ID(), name)
 				return nil
 			}
 			if err := remote.SaveKey(home, name, k, o.force); err != nil {
 				return err
 			}
-			infof(cmd.OutOrStdout(), "imported team key %s for remote %s\n", k.ID(), name)
+			o.g.infof(cmd.OutOrStdout(), "imported team key %s for remote %s\n", k.ID(), name)
 			return nil
 		},
 	}
@@ -343,17 +344,17 @@ is simply run again.`,
 			var results []remote.PushStats
 			var failed []string
 			for _, dir := range dirs {
-				st, _, err := openProject(dir, false)
+				st, _, err := o.g.openProject(dir, false)
 				if err != nil {
 					failed = append(failed, fmt.Sprintf("%s: %v", dir, err))
 					continue
 				}
-				prog := newBytesProgress("push "+filepath.Base(st.ProjectDir()), 0)
+				prog := o.g.newBytesProgress("push "+filepath.Base(st.ProjectDir()), 0)
 				c.Progress = prog.Set
 				stats, err := c.Push(ctx, st, remote.PushOptions{Project: o.key, Since: since})
 				prog.Done()
 				for _, w := range stats.Warnings {
-					fmt.Fprintf(os.Stderr, "ben10: warning: %s\n", w)
+					fmt.Fprintf(o.g.io.ErrOut, "ben10: warning: %s\n", w)
 				}
 				if err != nil {
 					failed = append(failed, fmt.Sprintf("%s: %v", st.ProjectDir(), err))
@@ -362,13 +363,13 @@ is simply run again.`,
 				results = append(results, stats)
 				if r.AddProject(st.ProjectDir()) {
 					if err := cfg.Save(); err != nil {
-						fmt.Fprintf(os.Stderr, "ben10: warning: recording the project in %s: %v\n", remote.ConfigPath(st.Home()), err)
+						fmt.Fprintf(o.g.io.ErrOut, "ben10: warning: recording the project in %s: %v\n", remote.ConfigPath(st.Home()), err)
 					}
 				}
-				infof(cmd.OutOrStdout(), "%s → %s: %d new of %d archives (%d already there), %d chunks uploaded (%s), %d reused\n",
+				o.g.infof(cmd.OutOrStdout(), "%s → %s: %d new of %d archives (%d already there), %d chunks uploaded (%s), %d reused\n",
 					stats.Project, r.Name, stats.Entries, stats.Archives, stats.Present, stats.ChunksUploaded, humanBytes(stats.BytesUploaded), stats.ChunksReused)
 			}
-			if globalFlags.json {
+			if o.g.json {
 				if results == nil {
 					results = []remote.PushStats{}
 				}
@@ -411,7 +412,7 @@ that has no checkout here go to ~/.claude-code/remote/NAME/KEY/ as .ctx files
 			if err != nil {
 				return err
 			}
-			prog := newBytesProgress("pull", 0)
+			prog := o.g.newBytesProgress("pull", 0)
 			c.Progress = prog.Set
 			var stats remote.PullStats
 			if o.key != "" && o.project == "" {
@@ -419,7 +420,7 @@ that has no checkout here go to ~/.claude-code/remote/NAME/KEY/ as .ctx files
 				dir := filepath.Join(home, ".claude-code", "remote", r.Name, strings.NewReplacer("/", "_", "\\", "_", ":", "_").Replace(o.key))
 				stats, err = c.PullDir(ctx, dir, remote.PullOptions{Project: o.key, Session: o.session})
 			} else {
-				st, _, oerr := openProject(o.project, false)
+				st, _, oerr := o.g.openProject(o.project, false)
 				if oerr != nil {
 					prog.Done()
 					return oerr
@@ -434,12 +435,12 @@ that has no checkout here go to ~/.claude-code/remote/NAME/KEY/ as .ctx files
 				return err
 			}
 			for _, w := range stats.Warnings {
-				fmt.Fprintf(os.Stderr, "ben10: warning: %s\n", w)
+				fmt.Fprintf(o.g.io.ErrOut, "ben10: warning: %s\n", w)
 			}
 			for _, f := range stats.Failed {
-				fmt.Fprintf(os.Stderr, "ben10: %v\n", f)
+				fmt.Fprintf(o.g.io.ErrOut, "ben10: %v\n", f)
 			}
-			if globalFlags.json {
+			if o.g.json {
 				type out struct {
 					Project string   `json:"project"`
 					Entries int      `json:"entries"`
@@ -460,9 +461,9 @@ that has no checkout here go to ~/.claude-code/remote/NAME/KEY/ as .ctx files
 				}
 			}
 			for _, p := range stats.Pulled {
-				infof(cmd.OutOrStdout(), "pulled %s\n", tildePath(p))
+				o.g.infof(cmd.OutOrStdout(), "pulled %s\n", tildePath(p))
 			}
-			infof(cmd.OutOrStdout(), "%s ← %s: %d pulled, %d already here, %d failed (%s read)\n",
+			o.g.infof(cmd.OutOrStdout(), "%s ← %s: %d pulled, %d already here, %d failed (%s read)\n",
 				stats.Project, r.Name, len(stats.Pulled), stats.Skipped, len(stats.Failed), humanBytes(stats.Bytes))
 			if len(stats.Failed) > 0 {
 				return fmt.Errorf("%d entries or manifests could not be pulled (see above)", len(stats.Failed))
@@ -502,12 +503,12 @@ func newRemoteLsCmd(o *remoteOpts) *cobra.Command {
 			}
 			ps, bad, err := c.List(ctx, project)
 			for _, b := range bad {
-				fmt.Fprintf(os.Stderr, "ben10: %v\n", b)
+				fmt.Fprintf(o.g.io.ErrOut, "ben10: %v\n", b)
 			}
 			if err != nil {
 				return err
 			}
-			if globalFlags.json {
+			if o.g.json {
 				if ps == nil {
 					ps = []remote.Project{}
 				}
@@ -562,14 +563,14 @@ before its manifest). Nothing is deleted when a manifest cannot be read.`,
 			if err != nil {
 				return err
 			}
-			if globalFlags.json {
+			if o.g.json {
 				return printJSON(cmd.OutOrStdout(), stats)
 			}
 			verb := "deleted"
 			if o.dry {
 				verb = "would delete"
 			}
-			infof(cmd.OutOrStdout(), "%s: %d chunks, %d referenced, %s %d (%s), %d unreferenced kept (younger than the grace period)\n",
+			o.g.infof(cmd.OutOrStdout(), "%s: %d chunks, %d referenced, %s %d (%s), %d unreferenced kept (younger than the grace period)\n",
 				r.Name, stats.Chunks, stats.Referenced, verb, stats.Deleted, humanBytes(stats.BytesDeleted), stats.KeptYoung)
 			return nil
 		},

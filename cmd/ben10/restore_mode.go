@@ -41,16 +41,14 @@ var restoreModes = []string{modeFull, modeSummary, modeSelective, modeFresh}
 // components selective restore offers.
 var restoreComponents = []string{"messages", "files", "tasks"}
 
-var restoreModeFlags struct {
-	mode, components, onCorrupt string
-}
-
-func init() {
-	f := contextRestoreCmd.Flags()
-	f.StringVar(&restoreModeFlags.mode, "mode", "", "full | summary | selective | fresh (default: default_restore_mode, else full)")
-	f.StringVar(&restoreModeFlags.components, "components", "", "selective: comma-separated components: messages, files, tasks (asked on a terminal)")
-	f.StringVar(&restoreModeFlags.onCorrupt, "on-corrupt", "", "when current.ctx is damaged: checkpoint | history | fresh | export (asked on a terminal)")
-	contextRestoreCmd.Long += `
+// addModeFlags adds --mode, --components and --on-corrupt to c, the
+// restore command, with their help.
+func (o *restoreOptions) addModeFlags(c *cobra.Command) {
+	f := c.Flags()
+	f.StringVar(&o.mode, "mode", "", "full | summary | selective | fresh (default: default_restore_mode, else full)")
+	f.StringVar(&o.components, "components", "", "selective: comma-separated components: messages, files, tasks (asked on a terminal)")
+	f.StringVar(&o.onCorrupt, "on-corrupt", "", "when current.ctx is damaged: checkpoint | history | fresh | export (asked on a terminal)")
+	c.Long += `
 
 Modes (--mode, default: the default_restore_mode setting, else full):
   full       a resumable Claude Code session (as above)
@@ -67,7 +65,7 @@ valid checkpoint, load from history, start fresh (the damaged file moves to
 corrupt/), or export the raw data for inspection. Without a terminal, pass
 --on-corrupt checkpoint|history|fresh|export; without it the newest valid
 checkpoint or history file is used.`
-	contextRestoreCmd.Example = `  ben10 context restore                          # full, from current.ctx
+	c.Example = `  ben10 context restore                          # full, from current.ctx
   ben10 context restore --mode summary           # print what the last session did
   ben10 context restore --mode selective --components files,tasks
   ben10 context restore --mode fresh             # next session starts clean
@@ -75,36 +73,24 @@ checkpoint or history file is used.`
   ben10 context restore saved.ctx --resume       # a given archive`
 }
 
-// isTerminal reports whether f is a character device (a terminal).
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// interactive: questions can be asked (stdin and stderr are terminals and
-// no machine output was asked for).
-func interactive() bool {
-	return !globalFlags.json && isTerminal(os.Stdin) && isTerminal(os.Stderr)
-}
-
 // runRestoreMode handles --mode and --on-corrupt; it returns handled=false
 // when the plain restore (full mode, no damaged-context choice) should run.
-func runRestoreMode(cmd *cobra.Command, args []string) (handled bool, err error) {
-	mode := strings.ToLower(strings.TrimSpace(restoreModeFlags.mode))
-	oc := strings.ToLower(strings.TrimSpace(restoreModeFlags.onCorrupt))
+func (o *restoreOptions) runRestoreMode(cmd *cobra.Command, args []string) (handled bool, err error) {
+	mode := strings.ToLower(strings.TrimSpace(o.mode))
+	oc := strings.ToLower(strings.TrimSpace(o.onCorrupt))
 	if oc != "" && !oneOf(oc, corruptCheckpoint, corruptHistory, corruptFresh, corruptExport) {
-		return true, fmt.Errorf("--on-corrupt %q: use checkpoint, history, fresh or export", restoreModeFlags.onCorrupt)
+		return true, fmt.Errorf("--on-corrupt %q: use checkpoint, history, fresh or export", o.onCorrupt)
 	}
-	if restoreModeFlags.components != "" && mode != modeSelective && mode != "" {
+	if o.components != "" && mode != modeSelective && mode != "" {
 		return true, fmt.Errorf("--components is for --mode selective")
 	}
-	if mode == "" && restoreModeFlags.components != "" {
+	if mode == "" && o.components != "" {
 		mode = modeSelective
 	}
-	explicitSource := len(args) > 0 || restoreFlags.name != "" || restoreFlags.from != "" || restoreFlags.checkpoint != 0
+	explicitSource := len(args) > 0 || o.name != "" || o.from != "" || o.checkpoint != 0
 	if mode == "" && len(args) == 0 {
 		// The configured default applies to the project's own context.
-		if st, _, err := openProject(restoreFlags.dir, true); err == nil {
+		if st, _, err := o.g.openProject(o.dir, true); err == nil {
 			mode = st.Config().DefaultRestoreMode
 		}
 	}
@@ -112,29 +98,29 @@ func runRestoreMode(cmd *cobra.Command, args []string) (handled bool, err error)
 		mode = modeFull
 	}
 	if !oneOf(mode, restoreModes...) {
-		return true, fmt.Errorf("--mode %q: use %s", restoreModeFlags.mode, strings.Join(restoreModes, ", "))
+		return true, fmt.Errorf("--mode %q: use %s", o.mode, strings.Join(restoreModes, ", "))
 	}
 	if mode == modeFresh {
 		if explicitSource {
 			return true, errors.New("--mode fresh ignores the stored context: it takes no FILE, --name, --from or --checkpoint")
 		}
-		return true, runFresh(cmd, nil)
+		return true, o.runFresh(cmd, nil)
 	}
-	if restoreModeFlags.mode != "" && mode == modeFull && len(args) > 0 {
-		restoreFlags.resume = true // FILE --mode full is FILE --resume
+	if o.mode != "" && mode == modeFull && len(args) > 0 {
+		o.resume = true // FILE --mode full is FILE --resume
 	}
 	if explicitSource {
 		if mode == modeFull {
 			return false, nil
 		}
-		return true, runPartialRestore(cmd, mode, args)
+		return true, o.runPartialRestore(cmd, mode, args)
 	}
 	// The project's own context: check current.ctx before anything moves it.
-	st, _, err := openProject(restoreFlags.dir, false)
+	st, _, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return true, err
 	}
-	oo, err := restoreOpenOptions(st)
+	oo, err := o.restoreOpenOptions(st)
 	if err != nil {
 		return true, err
 	}
@@ -154,9 +140,9 @@ func runRestoreMode(cmd *cobra.Command, args []string) (handled bool, err error)
 		if mode == modeFull {
 			return false, nil
 		}
-		return true, runPartialRestore(cmd, mode, args)
+		return true, o.runPartialRestore(cmd, mode, args)
 	}
-	choice, err := corruptChoice(cmd, st, verify, oc, verr)
+	choice, err := o.corruptChoice(cmd, st, verify, oc, verr)
 	if err != nil {
 		return true, err
 	}
@@ -167,11 +153,11 @@ func runRestoreMode(cmd *cobra.Command, args []string) (handled bool, err error)
 		if mode == modeFull {
 			return false, nil
 		}
-		return true, runPartialRestore(cmd, mode, args)
+		return true, o.runPartialRestore(cmd, mode, args)
 	case corruptExport:
-		return true, exportDamaged(cmd, st, oo, cur, verr)
+		return true, o.exportDamaged(cmd, st, oo, cur, verr)
 	case corruptFresh:
-		return true, runFresh(cmd, st)
+		return true, o.runFresh(cmd, st)
 	}
 	src, kind, age, err := newestValid(st, verify, choice)
 	if err != nil {
@@ -181,11 +167,11 @@ func runRestoreMode(cmd *cobra.Command, args []string) (handled bool, err error)
 	if err := quarantine(st, cur); err != nil {
 		return true, err
 	}
-	restoreFlags.from = src
+	o.from = src
 	if mode == modeFull {
 		return false, nil
 	}
-	return true, runPartialRestore(cmd, mode, args)
+	return true, o.runPartialRestore(cmd, mode, args)
 }
 
 func oneOf(s string, set ...string) bool {
@@ -197,9 +183,9 @@ func oneOf(s string, set ...string) bool {
 	return false
 }
 
-func restoreOpenOptions(st *store.Store) (archive.OpenOptions, error) {
-	if restoreFlags.passFile != "" {
-		pass, err := readPassphrase(restoreFlags.passFile)
+func (o *restoreOptions) restoreOpenOptions(st *store.Store) (archive.OpenOptions, error) {
+	if o.passFile != "" {
+		pass, err := readPassphrase(o.passFile)
 		if err != nil {
 			return archive.OpenOptions{}, err
 		}
@@ -335,17 +321,17 @@ func otherChoice(c string) string {
 
 // corruptChoice returns what to do about the damaged current.ctx: the
 // --on-corrupt flag, else the answer on a terminal, else "".
-func corruptChoice(cmd *cobra.Command, st *store.Store, verify func(string) error, flag string, verr error) (string, error) {
+func (o *restoreOptions) corruptChoice(cmd *cobra.Command, st *store.Store, verify func(string) error, flag string, verr error) (string, error) {
 	if flag != "" {
 		return flag, nil
 	}
-	if !interactive() {
+	if !o.g.interactive() {
 		return "", nil
 	}
 	w := cmd.ErrOrStderr()
 	cp, _, cpAge, cpErr := newestValid(st, verify, corruptCheckpoint)
 	hp, _, _, hpErr := newestValid(st, verify, corruptHistory)
-	fmt.Fprintf(w, "%s\n\nThe context file appears to be damaged and cannot be loaded.\n  (%v)\n\nOptions:\n", styled(w, styleWarning, "⚠ Context file corrupted"), verr)
+	fmt.Fprintf(w, "%s\n\nThe context file appears to be damaged and cannot be loaded.\n  (%v)\n\nOptions:\n", o.g.styled(w, styleWarning, "⚠ Context file corrupted"), verr)
 	if cpErr == nil {
 		fmt.Fprintf(w, "  [C] Load from checkpoint (%s, %s old)\n", strings.TrimSuffix(filepath.Base(cp), ".ctx"), store.FormatDuration(cpAge.Round(time.Minute)))
 	} else {
@@ -357,7 +343,7 @@ func corruptChoice(cmd *cobra.Command, st *store.Store, verify func(string) erro
 		fmt.Fprintf(w, "  [H] Load from history (none valid)\n")
 	}
 	fmt.Fprintf(w, "  [F] Start fresh (context will be lost)\n  [E] Export raw data for inspection\n\n")
-	in := bufio.NewReader(os.Stdin)
+	in := bufio.NewReader(o.g.io.In)
 	for range 5 {
 		fmt.Fprintf(w, "Choice [C/H/F/E]: ")
 		line, err := in.ReadString('\n')
@@ -392,7 +378,7 @@ func quarantine(st *store.Store, path string) error {
 // exportDamaged writes the damaged current.ctx for inspection into
 // exports/damaged-<time>/: the file byte for byte, and the raw transcript
 // files when they can still be read from it. The damaged file stays.
-func exportDamaged(cmd *cobra.Command, st *store.Store, oo archive.OpenOptions, path string, verr error) error {
+func (o *restoreOptions) exportDamaged(cmd *cobra.Command, st *store.Store, oo archive.OpenOptions, path string, verr error) error {
 	dir := filepath.Join(st.ExportsDir(), "damaged-"+time.Now().UTC().Format("20060102-150405"))
 	if err := st.EnsureDir(st.ExportsDir()); err != nil {
 		return err
@@ -419,7 +405,7 @@ func exportDamaged(cmd *cobra.Command, st *store.Store, oo archive.OpenOptions, 
 		rawErr = err
 	}
 	_ = st.Audit(store.AuditEntry{Action: store.ActionExport, ExportPath: dir, Path: path, Detail: "damaged context exported for inspection"})
-	if globalFlags.json {
+	if o.g.json {
 		msg := ""
 		if rawErr != nil {
 			msg = rawErr.Error()
@@ -441,10 +427,10 @@ func exportDamaged(cmd *cobra.Command, st *store.Store, oo archive.OpenOptions, 
 // runFresh records a fresh start: the stored context is kept but not
 // injected by the next SessionStart. A damaged current.ctx (st non-nil,
 // from the corrupt choice) moves to corrupt/ first.
-func runFresh(cmd *cobra.Command, st *store.Store) error {
+func (o *restoreOptions) runFresh(cmd *cobra.Command, st *store.Store) error {
 	if st == nil {
 		var err error
-		if st, _, err = openProject(restoreFlags.dir, false); err != nil {
+		if st, _, err = o.g.openProject(o.dir, false); err != nil {
 			return err
 		}
 	} else if err := quarantine(st, st.CurrentPath()); err != nil {
@@ -455,7 +441,7 @@ func runFresh(cmd *cobra.Command, st *store.Store) error {
 		return err
 	}
 	_ = st.Audit(store.AuditEntry{Action: store.ActionRestore, Detail: fmt.Sprintf("fresh start: %d saved contexts will not be injected", len(declined))})
-	if globalFlags.json {
+	if o.g.json {
 		if declined == nil {
 			declined = []hook.Declined{}
 		}
@@ -463,14 +449,14 @@ func runFresh(cmd *cobra.Command, st *store.Store) error {
 	}
 	out := cmd.OutOrStdout()
 	if len(declined) == 0 {
-		infof(out, "Fresh start: no stored context is waiting to be injected into the next session (none saved, or already restored).\n")
+		o.g.infof(out, "Fresh start: no stored context is waiting to be injected into the next session (none saved, or already restored).\n")
 		return nil
 	}
-	infof(out, "Fresh start: the next session starts without stored context.\n")
+	o.g.infof(out, "Fresh start: the next session starts without stored context.\n")
 	for _, d := range declined {
-		infof(out, "  ignored %s %s (session %s)\n", d.Kind, tildePath(d.Path), shortSession(d.Session))
+		o.g.infof(out, "  ignored %s %s (session %s)\n", d.Kind, tildePath(d.Path), shortSession(d.Session))
 	}
-	infof(out, "The files are kept: `ben10 context restore` still restores them.\n")
+	o.g.infof(out, "The files are kept: `ben10 context restore` still restores them.\n")
 	return nil
 }
 
@@ -484,30 +470,30 @@ func shortSession(s string) string {
 // partialSource opens the archive a summary or selective restore reads:
 // FILE, --name, --from, --checkpoint, or the project's newest valid
 // context.
-func partialSource(cmd *cobra.Command, args []string) (*archive.Archive, string, *store.Store, error) {
+func (o *restoreOptions) partialSource(cmd *cobra.Command, args []string) (*archive.Archive, string, *store.Store, error) {
 	if len(args) > 0 {
-		a, err := openArchive(args[0], restoreFlags.passFile)
+		a, err := openArchive(args[0], o.passFile)
 		return a, args[0], nil, err
 	}
-	st, _, err := openProject(restoreFlags.dir, false)
+	st, _, err := o.g.openProject(o.dir, false)
 	if err != nil {
 		return nil, "", nil, err
 	}
-	oo, err := restoreOpenOptions(st)
+	oo, err := o.restoreOpenOptions(st)
 	if err != nil {
 		return nil, "", nil, err
 	}
 	src := ""
 	switch {
-	case restoreFlags.name != "":
-		if err := validName(restoreFlags.name); err != nil {
+	case o.name != "":
+		if err := validName(o.name); err != nil {
 			return nil, "", nil, err
 		}
-		src = filepath.Join(st.Root(), namedDir, restoreFlags.name+".ctx")
-	case restoreFlags.from != "":
-		src = restoreFlags.from
-	case restoreFlags.checkpoint != 0:
-		src = st.CheckpointPath(restoreFlags.checkpoint)
+		src = filepath.Join(st.Root(), namedDir, o.name+".ctx")
+	case o.from != "":
+		src = o.from
+	case o.checkpoint != 0:
+		src = st.CheckpointPath(o.checkpoint)
 	default:
 		rec, err := st.Recover(verifyForRestore(oo, st.Config()))
 		for _, q := range rec.Quarantined {
@@ -522,8 +508,8 @@ func partialSource(cmd *cobra.Command, args []string) (*archive.Archive, string,
 		src = rec.Path
 	}
 	if err := verifyForRestore(oo, st.Config())(src); err != nil {
-		if errors.Is(err, os.ErrNotExist) && restoreFlags.checkpoint != 0 {
-			return nil, "", nil, fmt.Errorf("checkpoint %d does not exist (%s)", restoreFlags.checkpoint, existingCheckpoints(st))
+		if errors.Is(err, os.ErrNotExist) && o.checkpoint != 0 {
+			return nil, "", nil, fmt.Errorf("checkpoint %d does not exist (%s)", o.checkpoint, existingCheckpoints(st))
 		}
 		return nil, "", nil, fmt.Errorf("%s: %w", src, err)
 	}
@@ -532,8 +518,8 @@ func partialSource(cmd *cobra.Command, args []string) (*archive.Archive, string,
 }
 
 // runPartialRestore is --mode summary and --mode selective.
-func runPartialRestore(cmd *cobra.Command, mode string, args []string) error {
-	a, src, st, err := partialSource(cmd, args)
+func (o *restoreOptions) runPartialRestore(cmd *cobra.Command, mode string, args []string) error {
+	a, src, st, err := o.partialSource(cmd, args)
 	if err != nil {
 		return err
 	}
@@ -551,7 +537,7 @@ func runPartialRestore(cmd *cobra.Command, mode string, args []string) error {
 		if st != nil {
 			_ = st.Audit(store.AuditEntry{Action: store.ActionRestore, Path: src, Detail: "summary restore (digest printed)"})
 		}
-		if globalFlags.json {
+		if o.g.json {
 			return printJSON(out, map[string]any{"mode": modeSummary, "source": src, "digest": text, "recall": r})
 		}
 		fmt.Fprint(out, text)
@@ -560,14 +546,14 @@ func runPartialRestore(cmd *cobra.Command, mode string, args []string) error {
 		}
 		return nil
 	}
-	comps, err := chooseComponents(cmd, a, r)
+	comps, err := o.chooseComponents(cmd, a, r)
 	if err != nil {
 		return err
 	}
 	result := map[string]any{"mode": modeSelective, "source": src, "components": comps}
 	var lines []string
 	if oneOf("messages", comps...) {
-		proj := restoreFlags.projectDir
+		proj := o.projectDir
 		if proj == "" && st != nil {
 			proj = st.ProjectDir()
 		}
@@ -576,7 +562,7 @@ func runPartialRestore(cmd *cobra.Command, mode string, args []string) error {
 				return err
 			}
 		}
-		res, err := restoreResumable(a, src, archive.RestoreOptions{ProjectDir: proj, ConfigDir: restoreFlags.cfgDr})
+		res, err := o.g.restoreResumable(a, src, archive.RestoreOptions{ProjectDir: proj, ConfigDir: o.cfgDr})
 		if err != nil {
 			return err
 		}
@@ -611,7 +597,7 @@ func runPartialRestore(cmd *cobra.Command, mode string, args []string) error {
 	if st != nil {
 		_ = st.Audit(store.AuditEntry{Action: store.ActionRestore, Path: src, Detail: "selective restore: " + strings.Join(comps, ",")})
 	}
-	if globalFlags.json {
+	if o.g.json {
 		return printJSON(out, result)
 	}
 	for _, l := range lines {
@@ -635,17 +621,17 @@ func fileLine(f archive.RecallFile) string {
 
 // chooseComponents returns the selective restore's components: from
 // --components, else asked on a terminal.
-func chooseComponents(cmd *cobra.Command, a *archive.Archive, r archive.Recall) ([]string, error) {
-	if restoreModeFlags.components != "" {
-		return parseComponents(restoreModeFlags.components)
+func (o *restoreOptions) chooseComponents(cmd *cobra.Command, a *archive.Archive, r archive.Recall) ([]string, error) {
+	if o.components != "" {
+		return parseComponents(o.components)
 	}
-	if !interactive() {
+	if !o.g.interactive() {
 		return nil, fmt.Errorf("--mode selective needs --components (%s) when not on a terminal", strings.Join(restoreComponents, ","))
 	}
 	w := cmd.ErrOrStderr()
 	tasks := len(r.Tasks.Active) + len(r.Tasks.Pending) + len(r.Tasks.Completed)
 	fmt.Fprintf(w, "Restore which components?\n  [m] messages  %d messages, as a resumable session\n  [f] files     %d files worked on\n  [t] tasks     %d tasks\n", a.Meta().MessageCount, len(r.Files), tasks)
-	return askComponents(w, os.Stdin)
+	return askComponents(w, o.g.io.In)
 }
 
 func askComponents(w io.Writer, stdin io.Reader) ([]string, error) {

@@ -300,24 +300,42 @@ func TestAskComponents(t *testing.T) {
 	}
 }
 
-// TestStyledNeverWithoutTerminal: banners carry no escape codes when the
-// output is not a terminal (a buffer, a pipe).
-func TestStyledNeverWithoutTerminal(t *testing.T) {
-	var b bytes.Buffer
-	if got := styled(&b, styleBold, "Context Restored"); got != "Context Restored" {
-		t.Fatalf("styled on a buffer: %q", got)
+// Banners carry escape codes only on a terminal, never with NO_COLOR or
+// --json, and never on a writer other than the standard streams (a
+// buffer, a pipe).
+func TestStyledOnlyOnATerminal(t *testing.T) {
+	var out, b bytes.Buffer
+	for _, c := range []struct {
+		name  string
+		g     globalOptions
+		w     *bytes.Buffer
+		color bool
+	}{
+		{"terminal", globalOptions{io: &IOStreams{Out: &out, OutTTY: true}}, &out, true},
+		{"not a terminal", globalOptions{io: &IOStreams{Out: &out}}, &out, false},
+		{"NO_COLOR", globalOptions{io: &IOStreams{Out: &out, OutTTY: true, NoColor: true}}, &out, false},
+		{"--json", globalOptions{io: &IOStreams{Out: &out, OutTTY: true}, json: true}, &out, false},
+		{"another writer", globalOptions{io: &IOStreams{Out: &out, OutTTY: true}}, &b, false},
+	} {
+		got := c.g.styled(c.w, styleBold, "Context Restored")
+		if (got != "Context Restored") != c.color {
+			t.Errorf("%s: styled %q", c.name, got)
+		}
+		b.Reset()
+		box(&c.g, &b, []string{"Title", "", "body"})
+		if strings.Contains(b.String(), "\x1b[") {
+			t.Errorf("%s: box wrote escape codes to a buffer: %q", c.name, b.String())
+		}
 	}
+	// systemStreams checks the real streams: go test's are not terminals
+	// when piped, and a pipe never is.
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	defer w.Close()
-	if useColor(w) {
-		t.Fatal("colour on a pipe")
-	}
-	box(&b, []string{"Title", "", "body"})
-	if strings.Contains(b.String(), "\x1b[") {
-		t.Fatalf("box wrote escape codes to a buffer: %q", b.String())
+	if isTerminal(w) {
+		t.Fatal("a pipe is a terminal")
 	}
 }

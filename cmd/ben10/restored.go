@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/snapshot"
@@ -12,14 +11,14 @@ import (
 // restoreResumable is snapshot.RestoreResumable for the commands: the
 // transcript written is recorded as Ben10's copy (a warning on stderr
 // when it cannot be).
-func restoreResumable(a *archive.Archive, source string, opts archive.RestoreOptions) (*archive.RestoreResult, error) {
+func (g *globalOptions) restoreResumable(a *archive.Archive, source string, opts archive.RestoreOptions) (*archive.RestoreResult, error) {
 	home, err := store.HomeDir()
 	if err != nil {
 		return nil, err
 	}
 	res, warn, err := snapshot.RestoreResumable(a, home, source, opts)
-	if warn != nil && !globalFlags.quiet {
-		fmt.Fprintf(os.Stderr, "ben10: warning: %v\n", warn)
+	if warn != nil && !g.quiet {
+		fmt.Fprintf(g.io.ErrOut, "ben10: warning: %v\n", warn)
 	}
 	return res, err
 }
@@ -27,7 +26,7 @@ func restoreResumable(a *archive.Archive, source string, opts archive.RestoreOpt
 // checkForeign refuses to restore an archive saved in another project
 // into project unless --force is given; with it, it warns (the session's
 // working directory is mapped to project by archive.Restore).
-func checkForeign(a *archive.Archive, src, project string, force bool) error {
+func (g *globalOptions) checkForeign(a *archive.Archive, src, project string, force bool) error {
 	home, _ := store.HomeDir()
 	rec := a.Meta().DirectoryPath
 	if store.SameProject(rec, project, home) {
@@ -36,15 +35,14 @@ func checkForeign(a *archive.Archive, src, project string, force bool) error {
 	if !force {
 		return fmt.Errorf("%s was saved in another project (%s), not %s: pass --force to restore it here (its working directory is then mapped to this project)", src, rec, project)
 	}
-	if !globalFlags.quiet {
-		fmt.Fprintf(os.Stderr, "ben10: warning: %s was saved in another project (%s); restoring into %s with its working directory mapped\n", src, rec, project)
+	if !g.quiet {
+		fmt.Fprintf(g.io.ErrOut, "ben10: warning: %s was saved in another project (%s); restoring into %s with its working directory mapped\n", src, rec, project)
 	}
 	return nil
 }
 
-// checkForeignIn is checkForeign for the project dir belongs to, with
-// --force.
-func checkForeignIn(a *archive.Archive, src, dir string) error {
+// checkForeignIn is checkForeign for the project dir belongs to.
+func (g *globalOptions) checkForeignIn(a *archive.Archive, src, dir string, force bool) error {
 	home, err := store.HomeDir()
 	if err != nil {
 		return err
@@ -53,5 +51,5 @@ func checkForeignIn(a *archive.Archive, src, dir string) error {
 	if err != nil {
 		return err
 	}
-	return checkForeign(a, src, project, restoreFlags.force)
+	return g.checkForeign(a, src, project, force)
 }

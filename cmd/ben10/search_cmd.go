@@ -17,6 +17,7 @@ import (
 
 // searchOptions are `ben10 search`'s flags.
 type searchOptions struct {
+	g         *globalOptions
 	project   string
 	all       bool
 	assistant string
@@ -27,8 +28,9 @@ type searchOptions struct {
 	noUpdate  bool
 }
 
-func newSearchCmd() *cobra.Command {
-	var o searchOptions
+// newSearchCmd builds `ben10 search`.
+func newSearchCmd(g *globalOptions) *cobra.Command {
+	o := searchOptions{g: g}
 	c := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Search everything captured, across projects and assistants",
@@ -63,13 +65,11 @@ Before it answers, search indexes what was saved since the last update
 	return c
 }
 
-func init() { rootCmd.AddCommand(newSearchCmd()) }
-
 // openIndex opens the user's recall index. With update set it first
 // indexes what changed (the projects passed, every known project and the
 // fallback stores); a failed update is a warning on errw, the index is
 // searched as it is.
-func openIndex(ctx context.Context, errw io.Writer, update bool, projects ...string) (*index.Index, error) {
+func openIndex(ctx context.Context, g *globalOptions, errw io.Writer, update bool, projects ...string) (*index.Index, error) {
 	home, err := store.HomeDir()
 	if err != nil {
 		return nil, err
@@ -78,14 +78,14 @@ func openIndex(ctx context.Context, errw io.Writer, update bool, projects ...str
 	if err != nil {
 		return nil, err
 	}
-	if x.Rebuilt != "" && !globalFlags.quiet {
+	if x.Rebuilt != "" && !g.quiet {
 		fmt.Fprintf(errw, "ben10: the recall index was damaged; it was moved to %s and is built again\n", x.Rebuilt)
 	}
 	if update {
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		if _, err := x.Update(ctx, index.UpdateOptions{Projects: projects}); err != nil && !globalFlags.quiet {
+		if _, err := x.Update(ctx, index.UpdateOptions{Projects: projects}); err != nil && !g.quiet {
 			fmt.Fprintf(errw, "ben10: warning: updating the recall index: %v\n", err)
 		}
 	}
@@ -136,7 +136,7 @@ func runSearch(ctx context.Context, out, errw io.Writer, o searchOptions, text s
 	} else if p := currentProject(); p != "" {
 		scan = append(scan, p)
 	}
-	x, err := openIndex(ctx, errw, !o.noUpdate, scan...)
+	x, err := openIndex(ctx, o.g, errw, !o.noUpdate, scan...)
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func runSearch(ctx context.Context, out, errw io.Writer, o searchOptions, text s
 	if err != nil {
 		return err
 	}
-	if globalFlags.json {
+	if o.g.json {
 		if hits == nil {
 			hits = []index.Hit{}
 		}
@@ -224,14 +224,14 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 
 // runCompIndexSearch is `context compaction search QUERY` without --regex:
 // the recall index, limited to the project's snapshots.
-func runCompIndexSearch(cmd *cobra.Command, st *store.Store, text string, limit int) error {
+func runCompIndexSearch(cmd *cobra.Command, g *globalOptions, st *store.Store, text string, limit int) error {
 	ctx := cmd.Context()
-	x, err := openIndex(ctx, cmd.ErrOrStderr(), false)
+	x, err := openIndex(ctx, g, cmd.ErrOrStderr(), false)
 	if err != nil {
 		return err
 	}
 	defer x.Close()
-	if _, err := x.Update(ctx, index.UpdateOptions{Projects: []string{st.ProjectDir()}, Only: true}); err != nil && !globalFlags.quiet {
+	if _, err := x.Update(ctx, index.UpdateOptions{Projects: []string{st.ProjectDir()}, Only: true}); err != nil && !g.quiet {
 		fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: updating the recall index: %v\n", err)
 	}
 	if limit <= 0 {
@@ -244,7 +244,7 @@ func runCompIndexSearch(cmd *cobra.Command, st *store.Store, text string, limit 
 	out := cmd.OutOrStdout()
 	for _, h := range hits {
 		id := strings.TrimSuffix(filepath.Base(h.Archive), ".ctx")
-		if globalFlags.json {
+		if g.json {
 			if err := printJSONLine(out, struct {
 				SnapshotID string `json:"snapshot_id"`
 				index.Hit
@@ -255,7 +255,7 @@ func runCompIndexSearch(cmd *cobra.Command, st *store.Store, text string, limit 
 		}
 		fmt.Fprintf(out, "%s  %s %s: %s\n", lastPart(id), h.Kind, h.Ref, oneLine(h.Snippet, 200))
 	}
-	if len(hits) == 0 && !globalFlags.json {
+	if len(hits) == 0 && !g.json {
 		fmt.Fprintf(cmd.ErrOrStderr(), "no match for %q\n", text)
 		return &exitError{code: 1, err: fmt.Errorf("no match")}
 	}

@@ -18,17 +18,17 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// serveOptions are the command's flags and the global options.
 type serveOptions struct {
+	g           *globalOptions
 	addr        string
 	projects    []string
 	allowRemote bool
 	noLog       bool
 }
 
-func init() { rootCmd.AddCommand(newServeCmd()) }
-
-func newServeCmd() *cobra.Command {
-	var o serveOptions
+func newServeCmd(g *globalOptions) *cobra.Command {
+	o := serveOptions{g: g}
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "A local, read-only web UI and JSON API over your saved sessions",
@@ -138,7 +138,7 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 	// Search goes through the recall index when it opens (brought up to
 	// date for the served projects in the background), else project by
 	// project through the snapshots.
-	if x, err := openIndex(cmd.Context(), cmd.ErrOrStderr(), false); err != nil {
+	if x, err := openIndex(cmd.Context(), o.g, cmd.ErrOrStderr(), false); err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: the recall index: %v; searching project by project\n", err)
 	} else {
 		defer x.Close()
@@ -162,7 +162,7 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 		base = "http://127.0.0.1:" + port
 	}
 	out := cmd.OutOrStdout()
-	if globalFlags.json {
+	if o.g.json {
 		if err := printJSON(out, map[string]any{"url": base + "/", "login_url": srv.LoginURL(base),
 			"projects": len(projects), "token_file": web.TokenPath(home)}); err != nil {
 			return err

@@ -6,6 +6,27 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// newShellInitCmd builds `ben10 shell-init` (it has no flags of its own
+// and writes to the command's output stream).
+func newShellInitCmd(*globalOptions) *cobra.Command {
+	shellInitCmd := &cobra.Command{
+		Use:       "shell-init bash|zsh|fish",
+		Short:     "Print shell code for the cd hook and the prompt's context status",
+		Example:   "  eval \"$(ben10 shell-init bash)\"\n  ben10 shell-init fish | source",
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: []string{"bash", "zsh", "fish"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, ok := shellInit[args[0]]
+			if !ok {
+				return fmt.Errorf("unsupported shell %q (use bash, zsh or fish)", args[0])
+			}
+			_, err := fmt.Fprint(cmd.OutOrStdout(), s)
+			return err
+		},
+	}
+	return shellInitCmd
+}
+
 // shellInit holds the PRD's shell integration ("Shell Integration"): a cd
 // hook that exports CLAUDE_CONTEXT_DIR when a project has a context
 // directory, and a prompt segment from `ben10 context status --brief`.
@@ -44,21 +65,3 @@ end
 __ben10_cd_hook
 `,
 }
-
-var shellInitCmd = &cobra.Command{
-	Use:       "shell-init bash|zsh|fish",
-	Short:     "Print shell code for the cd hook and the prompt's context status",
-	Example:   "  eval \"$(ben10 shell-init bash)\"\n  ben10 shell-init fish | source",
-	Args:      cobra.ExactArgs(1),
-	ValidArgs: []string{"bash", "zsh", "fish"},
-	RunE: func(cmd *cobra.Command, args []string) error {
-		s, ok := shellInit[args[0]]
-		if !ok {
-			return fmt.Errorf("unsupported shell %q (use bash, zsh or fish)", args[0])
-		}
-		_, err := fmt.Fprint(cmd.OutOrStdout(), s)
-		return err
-	},
-}
-
-func init() { rootCmd.AddCommand(shellInitCmd) }

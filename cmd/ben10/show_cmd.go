@@ -10,7 +10,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newShowCmd() *cobra.Command {
+// newShowCmd builds `ben10 show`.
+func newShowCmd(g *globalOptions) *cobra.Command {
 	var before, after int
 	var resume bool
 	var projectDir string
@@ -31,12 +32,12 @@ the command that resumes it and where the hit is in it.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if resume {
-				return runShowResume(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], projectDir)
+				return runShowResume(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], projectDir)
 			}
 			if projectDir != "" {
 				return fmt.Errorf("show: --project-dir is for --resume")
 			}
-			return runShow(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], before, after)
+			return runShow(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], before, after)
 		},
 	}
 	c.Flags().IntVar(&before, "before", 3, "rows before the hit")
@@ -46,13 +47,11 @@ the command that resumes it and where the hit is in it.`,
 	return c
 }
 
-func init() { rootCmd.AddCommand(newShowCmd()) }
-
-func runShow(ctx context.Context, out, errw io.Writer, ref string, before, after int) error {
+func runShow(ctx context.Context, g *globalOptions, out, errw io.Writer, ref string, before, after int) error {
 	if before < 0 || after < 0 {
 		return fmt.Errorf("show: --before and --after must not be negative")
 	}
-	x, err := openIndex(ctx, errw, false)
+	x, err := openIndex(ctx, g, errw, false)
 	if err != nil {
 		return err
 	}
@@ -61,7 +60,7 @@ func runShow(ctx context.Context, out, errw io.Writer, ref string, before, after
 	if err != nil {
 		return err
 	}
-	if globalFlags.json {
+	if g.json {
 		return printJSON(out, c)
 	}
 	writeShow(out, c)

@@ -22,8 +22,8 @@ type showResumeResult struct {
 // runShowResume restores the session holding ref as a resumable Claude
 // Code session: the archive the index names for ref, restored like
 // `context restore FILE --resume`, in the hit's project directory (or dir).
-func runShowResume(ctx context.Context, out, errw io.Writer, ref, dir string) error {
-	x, err := openIndex(ctx, errw, false)
+func runShowResume(ctx context.Context, g *globalOptions, out, errw io.Writer, ref, dir string) error {
+	x, err := openIndex(ctx, g, errw, false)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func runShowResume(ctx context.Context, out, errw io.Writer, ref, dir string) er
 		return fmt.Errorf("show --resume %s: %w", ref, err)
 	}
 	hit := c.Rows[0]
-	if globalFlags.json {
+	if g.json {
 		return printJSON(out, showResumeResult{RestoreResult: res, Ref: ref, Archive: c.Archive, Hit: hit})
 	}
 	fmt.Fprintf(out, "restored session %s (was %s) into %s\n", res.SessionID, res.OldSessionID, res.Dir)

@@ -17,8 +17,9 @@ import (
 )
 
 // openProject opens the store of dir ("" = the current directory) and a
-// snapshot manager on it. readOnly stores never create anything.
-func openProject(dir string, readOnly bool) (*store.Store, *snapshot.Manager, error) {
+// snapshot manager on it, its warnings on the error stream (unless
+// --quiet). readOnly stores never create anything.
+func (g *globalOptions) openProject(dir string, readOnly bool) (*store.Store, *snapshot.Manager, error) {
 	if dir == "" {
 		dir = "."
 	}
@@ -27,13 +28,13 @@ func openProject(dir string, readOnly bool) (*store.Store, *snapshot.Manager, er
 		return nil, nil, err
 	}
 	for _, w := range st.Warnings() {
-		if !globalFlags.quiet {
-			fmt.Fprintf(os.Stderr, "ben10: warning: %s\n", w)
+		if !g.quiet {
+			fmt.Fprintf(g.io.ErrOut, "ben10: warning: %s\n", w)
 		}
 	}
 	// Jobs the hooks queued and no worker finished are taken up again.
-	if err := (&hook.Handler{}).Resume(context.Background(), st); err != nil && !globalFlags.quiet {
-		fmt.Fprintf(os.Stderr, "ben10: warning: queued work of %s: %v\n", st.ProjectDir(), err)
+	if err := (&hook.Handler{}).Resume(context.Background(), st); err != nil && !g.quiet {
+		fmt.Fprintf(g.io.ErrOut, "ben10: warning: queued work of %s: %v\n", st.ProjectDir(), err)
 	}
 	return st, snapshot.NewManager(st, nil), nil
 }

@@ -20,15 +20,15 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// viewOptions are the command's flags and the global options.
 type viewOptions struct {
+	g                  *globalOptions
 	out, dir, passFile string
 	open, noRedact     bool
 }
 
-func init() { rootCmd.AddCommand(newViewCmd()) }
-
-func newViewCmd() *cobra.Command {
-	var o viewOptions
+func newViewCmd(g *globalOptions) *cobra.Command {
+	o := viewOptions{g: g}
 	c := &cobra.Command{
 		Use:   "view [SESSION | SNAPSHOT | FILE]",
 		Short: "Write a session as one self-contained HTML page",
@@ -147,12 +147,12 @@ func runView(cmd *cobra.Command, ref string, o viewOptions) error {
 	}
 	elapsed := time.Since(start)
 	abs, _ := filepath.Abs(out)
-	if globalFlags.json {
+	if o.g.json {
 		if err := printJSON(cmd.OutOrStdout(), map[string]any{"path": abs, "bytes": cw.n,
 			"messages": len(st.Messages), "tools": len(st.Tools), "seconds": elapsed.Seconds()}); err != nil {
 			return err
 		}
-	} else if !globalFlags.quiet {
+	} else if !o.g.quiet {
 		fmt.Fprintf(cmd.OutOrStdout(), "Wrote %s (%s, %s messages, %s tool calls) in %.2fs\n", tildePath(abs),
 			humanBytes(cw.n), commas(int64(len(st.Messages))), commas(int64(len(st.Tools))), elapsed.Seconds())
 	}

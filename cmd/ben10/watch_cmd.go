@@ -22,17 +22,24 @@ import (
 	"github.com/ben10ctx/ben10/watch"
 )
 
-var watchFlags struct {
+// watchOptions are the flags of the commands below (one process runs one of
+// them) and the global options.
+type watchOptions struct {
+	g                                       *globalOptions
 	status, dryRun, once, verbose, noNotify bool
 	llm                                     string
 	config, state                           string
 	poll                                    time.Duration
+	unitDir, platform, binary               string // install, uninstall
 }
 
-var watchCmd = &cobra.Command{
-	Use:   "watch",
-	Short: "Watch every assistant's sessions and snapshot them before compaction",
-	Long: `Watch runs one process for every enabled assistant (Claude Code, Codex,
+// newWatchCmd builds `ben10 watch`.
+func newWatchCmd(g *globalOptions) *cobra.Command {
+	o := &watchOptions{g: g}
+	watchCmd := &cobra.Command{
+		Use:   "watch",
+		Short: "Watch every assistant's sessions and snapshot them before compaction",
+		Long: `Watch runs one process for every enabled assistant (Claude Code, Codex,
 Gemini CLI, Kimi). It finds active session files (modified in the last five
 minutes) with file notifications and polling, computes each session's
 context % from the tail of its own usage records, and when a trigger fires
@@ -44,47 +51,39 @@ a hook or from the watcher.
 Configuration: ~/.claude-code/watch.yaml (validated on load; an invalid
 entry disables only that assistant). State: ~/.claude-code/watch-state.json.
 SIGHUP reloads the configuration; SIGINT and SIGTERM stop cleanly.`,
-	Args: cobra.NoArgs,
-	RunE: runWatch,
-}
-
-var installFlags struct {
-	unitDir, platform, binary string
-}
-
-var watchInstallCmd = &cobra.Command{
-	Use:   "install",
-	Short: "Install ben10 watch as a systemd user service (Linux) or launchd agent (macOS)",
-	Args:  cobra.NoArgs,
-	RunE:  runWatchInstall,
-}
-
-var watchUninstallCmd = &cobra.Command{
-	Use:   "uninstall",
-	Short: "Remove the ben10 watch service definition",
-	Args:  cobra.NoArgs,
-	RunE:  runWatchUninstall,
-}
-
-func init() {
+		Args: cobra.NoArgs,
+		RunE: o.runWatch,
+	}
+	watchInstallCmd := &cobra.Command{
+		Use:   "install",
+		Short: "Install ben10 watch as a systemd user service (Linux) or launchd agent (macOS)",
+		Args:  cobra.NoArgs,
+		RunE:  o.runWatchInstall,
+	}
+	watchUninstallCmd := &cobra.Command{
+		Use:   "uninstall",
+		Short: "Remove the ben10 watch service definition",
+		Args:  cobra.NoArgs,
+		RunE:  o.runWatchUninstall,
+	}
 	f := watchCmd.Flags()
-	f.BoolVar(&watchFlags.status, "status", false, "show the watcher's state and exit")
-	f.BoolVar(&watchFlags.dryRun, "dry-run", false, "report what would be exported; write nothing")
-	f.BoolVar(&watchFlags.once, "once", false, "scan and evaluate once, then exit")
-	f.BoolVar(&watchFlags.verbose, "verbose", false, "log every evaluation")
-	f.StringVar(&watchFlags.llm, "llm", "", "only these assistants (comma-separated: claude,codex,gemini,kimi)")
-	f.StringVar(&watchFlags.config, "config", "", "configuration file (default ~/.claude-code/watch.yaml)")
-	f.StringVar(&watchFlags.state, "state", "", "state file (default ~/.claude-code/watch-state.json)")
-	f.DurationVar(&watchFlags.poll, "poll-interval", 0, "override global.poll_interval_seconds (e.g. 10s)")
-	f.BoolVar(&watchFlags.noNotify, "no-notify", false, "do not use file notifications (polling only)")
+	f.BoolVar(&o.status, "status", false, "show the watcher's state and exit")
+	f.BoolVar(&o.dryRun, "dry-run", false, "report what would be exported; write nothing")
+	f.BoolVar(&o.once, "once", false, "scan and evaluate once, then exit")
+	f.BoolVar(&o.verbose, "verbose", false, "log every evaluation")
+	f.StringVar(&o.llm, "llm", "", "only these assistants (comma-separated: claude,codex,gemini,kimi)")
+	f.StringVar(&o.config, "config", "", "configuration file (default ~/.claude-code/watch.yaml)")
+	f.StringVar(&o.state, "state", "", "state file (default ~/.claude-code/watch-state.json)")
+	f.DurationVar(&o.poll, "poll-interval", 0, "override global.poll_interval_seconds (e.g. 10s)")
+	f.BoolVar(&o.noNotify, "no-notify", false, "do not use file notifications (polling only)")
 
 	for _, c := range []*cobra.Command{watchInstallCmd, watchUninstallCmd} {
-		c.Flags().StringVar(&installFlags.unitDir, "unit-dir", "", "directory of the service definition (default: ~/.config/systemd/user or ~/Library/LaunchAgents)")
-		c.Flags().StringVar(&installFlags.platform, "platform", "", "linux (systemd) or darwin (launchd); default: this system")
+		c.Flags().StringVar(&o.unitDir, "unit-dir", "", "directory of the service definition (default: ~/.config/systemd/user or ~/Library/LaunchAgents)")
+		c.Flags().StringVar(&o.platform, "platform", "", "linux (systemd) or darwin (launchd); default: this system")
 	}
-	watchInstallCmd.Flags().StringVar(&installFlags.binary, "binary", "", "ben10 binary the service runs (default: this executable)")
+	watchInstallCmd.Flags().StringVar(&o.binary, "binary", "", "ben10 binary the service runs (default: this executable)")
 	watchCmd.AddCommand(watchInstallCmd, watchUninstallCmd)
-	rootCmd.AddCommand(watchCmd)
+	return watchCmd
 }
 
 func parseLLMs(s string) ([]archive.Harness, error) {
@@ -102,38 +101,38 @@ func parseLLMs(s string) ([]archive.Harness, error) {
 	return out, nil
 }
 
-func runWatch(cmd *cobra.Command, _ []string) error {
+func (o *watchOptions) runWatch(cmd *cobra.Command, _ []string) error {
 	home, err := store.HomeDir()
 	if err != nil {
 		return err
 	}
-	only, err := parseLLMs(watchFlags.llm)
+	only, err := parseLLMs(o.llm)
 	if err != nil {
 		return err
 	}
-	statePath := watchFlags.state
+	statePath := o.state
 	if statePath == "" {
 		statePath = watch.StatePath(home)
 	}
-	if watchFlags.status {
-		return watchStatus(cmd.OutOrStdout(), statePath, only)
+	if o.status {
+		return o.watchStatus(cmd.OutOrStdout(), statePath, only)
 	}
 	var logw io.Writer = cmd.ErrOrStderr()
-	if globalFlags.quiet {
+	if o.g.quiet {
 		logw = nil
 	}
-	w, err := watch.New(watch.Options{Home: home, ConfigPath: watchFlags.config, StatePath: statePath, Only: only,
-		DryRun: watchFlags.dryRun, PollInterval: watchFlags.poll, Log: logw, Verbose: watchFlags.verbose,
-		NoNotify: watchFlags.noNotify})
+	w, err := watch.New(watch.Options{Home: home, ConfigPath: o.config, StatePath: statePath, Only: only,
+		DryRun: o.dryRun, PollInterval: o.poll, Log: logw, Verbose: o.verbose,
+		NoNotify: o.noNotify})
 	if err != nil {
 		return err
 	}
-	if watchFlags.once {
+	if o.once {
 		evs, err := w.Once()
 		if err != nil {
 			return err
 		}
-		return printWatchEvents(cmd.OutOrStdout(), evs)
+		return o.printWatchEvents(cmd.OutOrStdout(), evs)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -153,21 +152,21 @@ func runWatch(cmd *cobra.Command, _ []string) error {
 	return w.Run(ctx)
 }
 
-func printWatchEvents(out io.Writer, evs []watch.Event) error {
+func (o *watchOptions) printWatchEvents(out io.Writer, evs []watch.Event) error {
 	var shown []watch.Event
 	for _, e := range evs {
-		if e.Action != "evaluate" || watchFlags.verbose || watchFlags.dryRun {
+		if e.Action != "evaluate" || o.verbose || o.dryRun {
 			shown = append(shown, e)
 		}
 	}
-	if globalFlags.json {
+	if o.g.json {
 		if shown == nil {
 			shown = []watch.Event{}
 		}
 		return printJSON(out, map[string]any{"events": shown})
 	}
 	if len(shown) == 0 {
-		infof(out, "nothing to do\n")
+		o.g.infof(out, "nothing to do\n")
 		return nil
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
@@ -182,16 +181,16 @@ func printWatchEvents(out io.Writer, evs []watch.Event) error {
 	return tw.Flush()
 }
 
-func watchStatus(out io.Writer, path string, only []archive.Harness) error {
+func (o *watchOptions) watchStatus(out io.Writer, path string, only []archive.Harness) error {
 	st, err := watch.ReadState(path)
 	if err != nil {
 		return err
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		if globalFlags.json {
+		if o.g.json {
 			return printJSON(out, map[string]any{"state": nil, "running": false, "path": path})
 		}
-		infof(out, "the watcher has not run yet (no %s)\n", path)
+		o.g.infof(out, "the watcher has not run yet (no %s)\n", path)
 		return nil
 	}
 	names := make([]string, 0, len(st.LLMs))
@@ -206,7 +205,7 @@ func watchStatus(out io.Writer, path string, only []archive.Harness) error {
 	}
 	sort.Strings(names)
 	running := st.Running && watch.ProcessAlive(st.PID)
-	if globalFlags.json {
+	if o.g.json {
 		llms := map[string]*watch.LLMState{}
 		for _, n := range names {
 			llms[n] = st.LLMs[n]
@@ -216,11 +215,11 @@ func watchStatus(out io.Writer, path string, only []archive.Harness) error {
 		return printJSON(out, map[string]any{"state": cp, "running": running, "path": path})
 	}
 	if running {
-		infof(out, "watcher running (pid %d) since %s; state updated %s\n", st.PID, utc(st.StartedAt), utc(st.LastUpdated))
+		o.g.infof(out, "watcher running (pid %d) since %s; state updated %s\n", st.PID, utc(st.StartedAt), utc(st.LastUpdated))
 	} else {
-		infof(out, "watcher not running; state last updated %s\n", utc(st.LastUpdated))
+		o.g.infof(out, "watcher not running; state last updated %s\n", utc(st.LastUpdated))
 	}
-	infof(out, "exports %d, snapshots %d\n\n", st.GlobalStats.TotalExports, st.GlobalStats.TotalSnapshots)
+	o.g.infof(out, "exports %d, snapshots %d\n\n", st.GlobalStats.TotalExports, st.GlobalStats.TotalSnapshots)
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "LLM\tENABLED\tACTIVE\tCONTEXT\tEXPORTS\tSNAPSHOTS\tLAST EXPORT\tCOOLDOWNS\tNOTE")
 	for _, n := range names {
@@ -249,7 +248,7 @@ func watchStatus(out io.Writer, path string, only []archive.Harness) error {
 			ids = append(ids, id)
 		}
 		sort.Strings(ids)
-		infof(out, "\n")
+		o.g.infof(out, "\n")
 		tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "SESSION\tCONTEXT\tEXPORTS\tSNAPSHOTS\tLAST SNAPSHOT\tBY\tCOOLDOWN UNTIL\tPATH")
 		for _, id := range ids {
@@ -277,16 +276,16 @@ func orDash(s string) string {
 	return s
 }
 
-func runWatchInstall(cmd *cobra.Command, _ []string) error {
+func (o *watchOptions) runWatchInstall(cmd *cobra.Command, _ []string) error {
 	home, err := store.HomeDir()
 	if err != nil {
 		return err
 	}
-	platform := installFlags.platform
+	platform := o.platform
 	if platform == "" {
 		platform = watch.Platform()
 	}
-	bin := installFlags.binary
+	bin := o.binary
 	if bin == "" {
 		if bin, err = os.Executable(); err != nil {
 			return fmt.Errorf("finding this executable: %w", err)
@@ -298,39 +297,39 @@ func runWatchInstall(cmd *cobra.Command, _ []string) error {
 	if bin, err = filepath.Abs(bin); err != nil {
 		return err
 	}
-	p, err := watch.Install(platform, installFlags.unitDir, bin, home)
+	p, err := watch.Install(platform, o.unitDir, bin, home)
 	if err != nil {
 		return err
 	}
 	hint := watch.EnableHint(platform, p, true)
-	if globalFlags.json {
+	if o.g.json {
 		return printJSON(cmd.OutOrStdout(), map[string]any{"path": p, "platform": platform, "binary": bin, "enable": hint})
 	}
-	infof(cmd.OutOrStdout(), "wrote %s (runs %s watch)\nto start it now and at every login:\n  %s\n", p, bin, hint)
+	o.g.infof(cmd.OutOrStdout(), "wrote %s (runs %s watch)\nto start it now and at every login:\n  %s\n", p, bin, hint)
 	return nil
 }
 
-func runWatchUninstall(cmd *cobra.Command, _ []string) error {
+func (o *watchOptions) runWatchUninstall(cmd *cobra.Command, _ []string) error {
 	home, err := store.HomeDir()
 	if err != nil {
 		return err
 	}
-	platform := installFlags.platform
+	platform := o.platform
 	if platform == "" {
 		platform = watch.Platform()
 	}
-	p, removed, err := watch.Uninstall(platform, installFlags.unitDir, home)
+	p, removed, err := watch.Uninstall(platform, o.unitDir, home)
 	if err != nil {
 		return err
 	}
 	hint := watch.EnableHint(platform, p, false)
-	if globalFlags.json {
+	if o.g.json {
 		return printJSON(cmd.OutOrStdout(), map[string]any{"path": p, "removed": removed, "stop": hint})
 	}
 	if !removed {
-		infof(cmd.OutOrStdout(), "no service definition at %s\n", p)
+		o.g.infof(cmd.OutOrStdout(), "no service definition at %s\n", p)
 		return nil
 	}
-	infof(cmd.OutOrStdout(), "removed %s\nif it is running, stop it: %s\n", p, hint)
+	o.g.infof(cmd.OutOrStdout(), "removed %s\nif it is running, stop it: %s\n", p, hint)
 	return nil
 }
