@@ -50,7 +50,7 @@ man: build
 ## inputs, crash and concurrency loops, LevelMax, real Argon2 costs)
 ## run smaller or are left to test-long. About a minute on two cores.
 test:
-	$(GO) test -short -count=1 ./...
+	$(GO) test -short -vet=off -count=1 ./...
 
 ## test-long: every test at full size (no -short); CI runs it too.
 test-long:

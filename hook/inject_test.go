@@ -217,14 +217,15 @@ func TestCompactInjectsOnlyAuthenticated(t *testing.T) {
 // otherwise reads the summary from the transcript.
 func TestPostCompactSummaryTagged(t *testing.T) {
 	e := newEnv(t)
-	e.fire("PostCompact", map[string]any{"session_id": demoSession, "compact_summary": "kept summary"})
-	ss := e.state().Sessions[demoSession]
-	if ss.CompactSummary != "kept summary" || len(ss.CompactSummaryTag) != 64 {
-		t.Fatalf("kept: %q, tag %q", ss.CompactSummary, ss.CompactSummaryTag)
-	}
+	// The project has a store (PostCompact alone creates none).
 	st, err := store.Open(e.project, store.Options{Home: e.home})
 	if err != nil {
 		t.Fatal(err)
+	}
+	e.fire("PostCompact", map[string]any{"session_id": demoSession, "compact_summary": "kept summary"})
+	ss := e.state().Sessions[demoSession]
+	if ss == nil || ss.CompactSummary != "kept summary" || len(ss.CompactSummaryTag) != 64 {
+		t.Fatalf("kept: %+v", ss)
 	}
 	c := &call{h: e.handler(), in: &Input{SessionID: demoSession}, st: st}
 	if got := c.trustedSummary(ss); got != "kept summary" {

@@ -261,7 +261,12 @@ const workerWait = time.Minute
 // retry is not due within a minute is left to the next worker, which the
 // next hook or command starts. It returns the projects whose jobs it ran
 // (for the caller to index what they wrote).
-func (h *Handler) Work(ctx context.Context) ([]string, error) {
+func (h *Handler) Work(ctx context.Context) ([]string, error) { return h.work(ctx, true) }
+
+// work is Work; a caller that is not the detached worker (a command
+// resuming the queue in sync mode) passes wait false: it runs what is due
+// and never waits for a retry.
+func (h *Handler) work(ctx context.Context, wait bool) ([]string, error) {
 	lock := filepath.Join(workDir(h.home()), "worker.lock")
 	if err := os.MkdirAll(filepath.Dir(lock), 0o700); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(lock), err)
@@ -276,7 +281,7 @@ func (h *Handler) Work(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		err = h.drain(ctx, done)
+		err = h.drain(ctx, done, wait)
 		unlock()
 		if err != nil {
 			errs = append(errs, err)
@@ -298,7 +303,7 @@ func (h *Handler) Work(ctx context.Context) ([]string, error) {
 // drain runs the due jobs of every registered project until none is due
 // (waiting for a retry due within workerWait), adding the projects whose
 // jobs it ran to done.
-func (h *Handler) drain(ctx context.Context, done map[string]bool) error {
+func (h *Handler) drain(ctx context.Context, done map[string]bool, mayWait bool) error {
 	var errs []error
 	waited := false
 	for {
@@ -325,7 +330,7 @@ func (h *Handler) drain(ctx context.Context, done map[string]bool) error {
 		// Nothing was due: wait once for a retry due soon (not with an
 		// injected clock, which would not move meanwhile).
 		wait := next.Sub(h.now())
-		if next.IsZero() || waited || wait > workerWait || h.Now != nil {
+		if !mayWait || next.IsZero() || waited || wait > workerWait || h.Now != nil {
 			return errors.Join(errs...)
 		}
 		waited = true
@@ -595,7 +600,7 @@ func (h *Handler) Resume(ctx context.Context, st *store.Store) error {
 		return err
 	}
 	if mode == WorkSync {
-		_, err := h.Work(ctx)
+		_, err := h.work(ctx, false)
 		return err
 	}
 	return h.startWorker()

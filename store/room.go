@@ -55,12 +55,16 @@ func (s *Store) Refusals() ([]Refusal, error) {
 	return rs, nil
 }
 
-// recordRefusal adds (or replaces) the refusal of le's area. A failure to
+// recordRefusal adds (or replaces) the refusal of le's area, by the
+// save of session (default: the store's session). A failure to
 // record is kept as a warning: the refusal itself is what the caller
 // reports.
-func (s *Store) recordRefusal(le *StorageLimitError, path string) {
+func (s *Store) recordRefusal(le *StorageLimitError, path, session string) {
+	if session == "" {
+		session = s.session
+	}
 	rs, _ := s.Refusals()
-	out := []Refusal{{Time: s.now().UTC(), Area: le.Area, Path: path, Session: s.session,
+	out := []Refusal{{Time: s.now().UTC(), Area: le.Area, Path: path, Session: session,
 		UsedBytes: le.UsedBytes, AddBytes: le.AddBytes, LimitBytes: le.LimitBytes}}
 	for _, r := range rs {
 		if r.Area != le.Area {

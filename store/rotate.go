@@ -160,7 +160,7 @@ func (s *Store) SaveCurrentFunc(write func(io.Writer) error, meta Meta, opts Sav
 		if used+hw.n > limit {
 			le := &StorageLimitError{Area: "context", UsedBytes: used, AddBytes: hw.n,
 				LimitBytes: limit, Options: StorageLimitOptions}
-			s.recordRefusal(le, s.CurrentPath())
+			s.recordRefusal(le, s.CurrentPath(), meta.SessionID)
 			return res, le
 		}
 	}
