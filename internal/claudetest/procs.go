@@ -9,13 +9,14 @@ import (
 )
 
 // quietTimeout bounds how long a test's cleanup waits for the processes
-// still working in its directory (Ben10's detached recompression after a
-// PreCompact, a hook Claude Code left running).
+// still working in its directory (Ben10's background worker after a
+// PreCompact or SessionEnd, a hook Claude Code left running).
 const quietTimeout = time.Minute
 
 // processesUnder returns the ids of the processes (other than this one)
-// whose command line mentions dir. It reads /proc and finds nothing where
-// there is none.
+// whose command line or environment mentions dir (Ben10's background
+// worker, `ben10 internal work`, names no directory: its HOME is under
+// dir). It reads /proc and finds nothing where there is none.
 func processesUnder(dir string) []int {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
@@ -29,8 +30,14 @@ func processesUnder(dir string) []int {
 			continue
 		}
 		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !bytes.Contains(cmdline, []byte(dir)) {
+		if err != nil {
 			continue
+		}
+		if !bytes.Contains(cmdline, []byte(dir)) {
+			environ, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+			if err != nil || !bytes.Contains(environ, []byte(dir)) {
+				continue
+			}
 		}
 		if p, err := os.FindProcess(pid); err == nil && alive(p) {
 			out = append(out, pid)
