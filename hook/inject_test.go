@@ -177,26 +177,36 @@ func TestRepositoryConfigCannotTurnRedactionOff(t *testing.T) {
 }
 
 // TestCompactInjectsOnlyAuthenticated: after a compaction, SessionStart
-// injects the snapshot only when this user's key authenticates it; a
-// snapshot without a tag is reported on stderr, not injected.
+// injects the snapshot only when this user's key authenticates it (for
+// this project: the session its tag names is the transcript's, which may
+// be another); a snapshot without a tag is reported on stderr, not
+// injected.
 func TestCompactInjectsOnlyAuthenticated(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		untagged bool
 		inject   bool
+		// lines is the session id the transcript's lines carry (default:
+		// the hook's): the tag binds the transcript's.
+		lines string
 	}{
 		{name: "own snapshot", inject: true},
 		{name: "untagged snapshot", untagged: true},
+		{name: "own snapshot of a transcript continued from another session", inject: true, lines: "0b1d5e55-aaaa-4bbb-8ccc-000000000001"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
 			e.snaps.untagged = tc.untagged
-			tp := e.transcript(demoSession, boundaryLine(t))
+			lines := tc.lines
+			if lines == "" {
+				lines = demoSession
+			}
+			tp := e.transcript(lines, boundaryLine(t))
 			in := map[string]any{"session_id": demoSession, "transcript_path": tp, "trigger": "auto"}
 			if r := e.fire("PreCompact", in); r.stderr != "" {
 				t.Fatalf("PreCompact: %q", r.stderr)
 			}
-			e.transcript(demoSession, 0)
+			e.transcript(lines, 0)
 			e.now = e.now.Add(30 * time.Second)
 			r := e.fire("SessionStart", map[string]any{"session_id": demoSession, "transcript_path": tp, "source": "compact"})
 			got := r.out != nil && r.out.HookSpecificOutput != nil

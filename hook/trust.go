@@ -25,7 +25,10 @@ var errNoKey = errors.New("the authentication key (~/.claude-code/auth.key) is u
 func (c *call) authKey() *archive.AuthKey { return snapshot.AuthKeyFor(c.st) }
 
 // authenticated checks that a was saved by this user's Ben10 and, when
-// session is set, for that session.
+// session is set, for that session or at least for this project: the
+// session id the tag binds is the transcript's, which need not be the
+// hook's (a transcript continued from another session keeps its lines'
+// ids), and the snapshot was chosen for the hook's session already.
 func (c *call) authenticated(a *archive.Archive, session string) error {
 	k := c.authKey()
 	if k == nil {
@@ -35,8 +38,8 @@ func (c *call) authenticated(a *archive.Archive, session string) error {
 	if err != nil {
 		return err
 	}
-	if session != "" && info.Session != session {
-		return fmt.Errorf("%w: the tag is another session's", archive.ErrBadTag)
+	if session != "" && info.Session != session && !sameProject(c.st.ProjectDir(), info.Project) {
+		return fmt.Errorf("%w: the tag is another session's, of another project (%s)", archive.ErrBadTag, info.Project)
 	}
 	return nil
 }
