@@ -2,9 +2,7 @@ package store
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -43,17 +41,9 @@ type Restored struct {
 // LoadRestored reads the registry under home; a missing one is empty.
 func LoadRestored(home string) (*Restored, error) {
 	r := &Restored{files: map[string]RestoredFile{}}
-	p := RestoredPath(home)
-	data, err := ReadFileBounded(p, MaxSmallFileBytes)
-	if errors.Is(err, fs.ErrNotExist) {
-		return r, nil
-	}
-	if err != nil {
-		return r, fmt.Errorf("store: reading %s: %w", p, err)
-	}
 	var list []RestoredFile
-	if err := json.Unmarshal(data, &list); err != nil {
-		return r, fmt.Errorf("store: %s: %w", p, err)
+	if err := readSmallJSON(RestoredPath(home), &list); err != nil {
+		return r, err
 	}
 	for _, f := range list {
 		r.files[f.Path] = f

@@ -40,19 +40,27 @@ func (r Refusal) String() string {
 // Refusals returns the refused saves recorded since the last successful
 // save of the same area (at most one per area), none when there are none.
 func (s *Store) Refusals() ([]Refusal, error) {
-	p := filepath.Join(s.root, RefusedName)
-	data, err := ReadFileBounded(p, MaxSmallFileBytes)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("store: reading %s: %w", p, err)
-	}
 	var rs []Refusal
-	if err := json.Unmarshal(data, &rs); err != nil {
-		return nil, fmt.Errorf("store: %s: %w", p, err)
+	if err := readSmallJSON(filepath.Join(s.root, RefusedName), &rs); err != nil {
+		return nil, err
 	}
 	return rs, nil
+}
+
+// readSmallJSON decodes the small JSON file p (read bounded, never
+// through a link) into v; a missing file leaves v as it is.
+func readSmallJSON(p string, v any) error {
+	data, err := ReadFileBounded(p, MaxSmallFileBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("store: reading %s: %w", p, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("store: %s: %w", p, err)
+	}
+	return nil
 }
 
 // recordRefusal adds (or replaces) the refusal of le's area, by the
