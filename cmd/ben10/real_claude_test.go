@@ -247,7 +247,7 @@ func TestRealClaudeCompact(t *testing.T) {
 	if got := claudetest.Events(calls); !inOrder(got, want) {
 		t.Fatalf("hook calls %v, want %v in that order", got, want)
 	}
-	snaps, _ := filepath.Glob(filepath.Join(realStoreDir(env), "compaction-snapshots", "pre-compact-*.ctx"))
+	snaps := waitWorker(t, filepath.Join(realStoreDir(env), "compaction-snapshots", "pre-compact-*.ctx"))
 	if len(snaps) != 1 {
 		t.Fatalf("compaction snapshots %v, want 1", snaps)
 	}
@@ -356,6 +356,7 @@ func TestRealClaudeExitSaves(t *testing.T) {
 		}
 	}
 	cur := filepath.Join(realStoreDir(env), "current.ctx")
+	waitWorker(t, cur)
 	fi, err := os.Stat(cur)
 	if err != nil {
 		t.Fatalf("SessionEnd did not save: %v", err)
@@ -391,7 +392,7 @@ func TestRealClaudeResumeRestored(t *testing.T) {
 	env := realEnv(t, scripted(map[string]string{"otter": cmd}, "The user ran a check."))
 	id := env.MustPrint(prompt)
 	env.MustPrint("/compact", "--resume", id)
-	snaps, _ := filepath.Glob(filepath.Join(realStoreDir(env), "compaction-snapshots", "pre-compact-*.ctx"))
+	snaps := waitWorker(t, filepath.Join(realStoreDir(env), "compaction-snapshots", "pre-compact-*.ctx"))
 	if len(snaps) != 1 {
 		t.Fatalf("after claude -p /compact: compaction snapshots %v, want 1", snaps)
 	}
@@ -445,5 +446,21 @@ func TestRealClaudeResumeRestored(t *testing.T) {
 			}
 			t.Logf("claude --resume %s: the mock received %d messages of the restored session", restored, len(first.Messages.Messages))
 		})
+	}
+}
+
+// waitWorker waits until files match pattern: the hooks only take note
+// and Ben10's background worker writes the snapshot or the final save
+// after the hook returned. It gives up after a minute (the test then
+// fails on what is missing) and returns the matches.
+func waitWorker(t *testing.T, pattern string) []string {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		m, _ := filepath.Glob(pattern)
+		if len(m) > 0 || time.Now().After(deadline) {
+			return m
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
