@@ -93,17 +93,11 @@
 // prefix of the new file are copied without recompression. Shared (packed)
 // segments and segments compressed against the recall are never copied: at LevelBest and LevelMax an incremental save
 // compresses the main file's last chunk and the subagent files again.
-// Archive.ReadGrown reads such a grown file without its unchanged prefix
-// in memory (checked against the chunk digests while it streams through
-// a small buffer, or, when large, on a read-only mapping of it; only the
-// lines the caller names are kept), for an encoder building on that
-// archive. With redaction, the encoder gives the importer a stored view of
-// such a file that is as sparse (Encoder.Stored, GrownData): the copied
-// prefix's redacted bytes are never read; the kept lines redaction
-// changed are redacted again (the previous manifest lists them) and the
-// line offsets shifted accordingly. A file not copied (a packed subagent
-// file) is redacted only after its leading lines the previous archive
-// holds unchanged. The recall's tool pass goes on from
+// With redaction, the reused part's stored bytes are the previous
+// archive's (the same configuration redacts the same lines the same way,
+// which RedactFingerprint vouches for); only the new tail is redacted. A
+// file not copied (a packed subagent file) is redacted only after its
+// leading lines the previous archive holds unchanged. The recall's tool pass goes on from
 // the previous archive's recall fold (TypeRecallFold: the fold's state
 // after a prefix of the tools, used only when an xxhash64 of what it read
 // from those tools is unchanged), so an incremental save folds only the

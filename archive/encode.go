@@ -190,10 +190,6 @@ type EncodeStats struct {
 	// from the previous archive's recall fold (TypeRecallFold) instead of
 	// being folded again.
 	RecallFolded int
-	// UnreadBytes counts the raw files' bytes the save never had in
-	// memory (a main file read with Archive.ReadGrown: the part of its
-	// unchanged prefix the importer did not need).
-	UnreadBytes int64
 }
 
 // Encode writes s as a .ctx archive to w.
@@ -1161,10 +1157,6 @@ func (e *encoder) planRaw(ready func()) error {
 	for i, f := range e.files {
 		e.man[i].Name = f.Name
 		if !e.planAppend(i) {
-			if sparseOf(f.Data) != nil {
-				// Its prefix was not read: only planAppend may take it.
-				return fmt.Errorf("archive: %s was read for an incremental save the previous archive does not allow", f.Name)
-			}
 			full[i] = true
 			e.stored[i], e.changed[i] = f.Data, map[int]bool{}
 			fullData = append(fullData, f.Data)
@@ -1172,7 +1164,7 @@ func (e *encoder) planRaw(ready func()) error {
 	}
 	if e.opts.RedactLine != nil && len(fullData) > 0 {
 		// All files' lines in one pool of workers; of a file the previous
-		// archive holds the beginning of, only the rest (grown_redacted.go).
+		// archive holds the beginning of, only the rest (knownprefix.go).
 		known := make([]knownLines, len(fullData))
 		k := 0
 		for i := range e.files {
@@ -1282,9 +1274,6 @@ func (e *encoder) planRaw(ready func()) error {
 				e.hashes = append(e.hashes, job)
 			}
 		}
-		if sp := sparseOf(f.Data); sp != nil {
-			e.stats.UnreadBytes += sp.unread
-		}
 		e.man[i].RedactedLines = changedLines[i]
 	}
 	return nil
@@ -1307,22 +1296,14 @@ func hashChunks(h hash.Hash, data []byte, chunks []rawChunk) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// lineAt returns line n of stored file i (see lineAt), also of a
-// GrownFile's data.
+// lineAt returns line n of stored file i (see lineAt).
 func (e *encoder) lineAt(i, n int) ([]byte, bool) {
-	if sp := sparseOf(e.stored[i]); sp != nil {
-		return sp.line(e.stored[i], n)
-	}
 	return lineAt(e.stored[i], e.lineStartsOf(i), n)
 }
 
 // lineStartsOf returns the line starts of stored file i.
 func (e *encoder) lineStartsOf(i int) []int {
 	if e.starts[i] == nil {
-		if sp := sparseOf(e.stored[i]); sp != nil {
-			e.starts[i] = sp.starts
-			return sp.starts
-		}
 		e.starts[i] = lineStarts(e.stored[i])
 	}
 	return e.starts[i]
@@ -1361,10 +1342,6 @@ func (e *encoder) planAppend(i int) bool {
 	if origOff > int64(len(data)) {
 		return false
 	}
-	sp := sparseOf(data)
-	if sp != nil && origOff < int64(sp.from) {
-		return false // bytes it did not read
-	}
 	rest := data[origOff:]
 	restStored, restChanged, restOrigStarts := rest, map[int]bool{}, []int(nil)
 	stored := data
@@ -1372,13 +1349,6 @@ func (e *encoder) planAppend(i int) bool {
 	if e.opts.RedactLine != nil {
 		restStored, restChanged, restOrigStarts = redactLines(rest, e.opts.RedactLine, e.redactWorkers())
 		switch {
-		case sp != nil:
-			// Read with ReadGrown: the stored view of the file, as sparse
-			// as the file (grown_redacted.go).
-			var ok bool
-			if stored, ok = e.sparseStored(data, sp, pm, skip, origOff, storedOff, restStored); !ok {
-				return false
-			}
 		case storedOff == origOff && !slices.ContainsFunc(pm.RedactedLines, func(l int) bool { return l < skip }):
 			// Redaction changed no line of the reused part (whose
 			// original bytes reusable matched): its stored bytes are the
@@ -1784,9 +1754,6 @@ func (e *encoder) reusable(i int) (int, []int) {
 	var endsLine func(off int64) bool
 	if e.opts.RedactLine != nil {
 		endsLine = func(off int64) bool { return off > 0 && data[off-1] == '\n' }
-		if sp := sparseOf(data); sp != nil {
-			endsLine = func(off int64) bool { return sp.endsLine(data, off) }
-		}
 	}
 	return reuseCount(prev.meta.Raw[pf].Chunks, len(segs), prev.matchedOriginal(pf, data), int64(len(data)), e.chunkSize(), endsLine), segs
 }
