@@ -47,6 +47,12 @@ const DefaultChunkSize = 4 << 20
 // resume state (ModelSource.Resume); readers that do not know it skip it.
 const TypeResumeState = ctxfmt.ExtensionTypeMin + 0x0b10
 
+// TypeRecallFold is the extension segment type that older versions wrote
+// beside the resume state: a cache of the recall's tool pass for the next
+// incremental save. New archives do not hold it; readers skip it, and
+// Reencode drops it.
+const TypeRecallFold = TypeResumeState + 1
+
 // maxChunk is the hard cap of one raw segment.
 const maxChunk = 256 << 20
 
@@ -186,10 +192,6 @@ type EncodeStats struct {
 	// Resumed is true when the State was a partial one resumed from the
 	// previous archive's importer state (ModelSource.Partial).
 	Resumed bool
-	// RecallFolded is the number of tools whose part of the recall came
-	// from the previous archive's recall fold (TypeRecallFold) instead of
-	// being folded again.
-	RecallFolded int
 }
 
 // Encode writes s as a .ctx archive to w.
@@ -223,9 +225,6 @@ type Encoder struct {
 	planErr error
 	rawErr  error
 	used    bool
-	// folded is closed when the previous archive's recall fold is decoded
-	// (into e.prevFold).
-	folded chan struct{}
 }
 
 // NewEncoder returns an Encoder writing to w on Finish.
@@ -255,14 +254,6 @@ func (enc *Encoder) StartRaw(files []RawFile) {
 	enc.planned = make(chan struct{})
 	enc.stored = make(chan struct{})
 	enc.done = make(chan struct{})
-	enc.folded = make(chan struct{})
-	go func() {
-		defer close(enc.folded)
-		if p := enc.e.opts.Previous; p != nil {
-			b, _ := p.recallFold()
-			enc.e.prevFold = decodeFoldBytes(b)
-		}
-	}()
 	go func() {
 		defer close(enc.done)
 		// planRaw signals when the stored files are ready; on an error
@@ -310,7 +301,6 @@ func (enc *Encoder) Discard() {
 	enc.used = true
 	if enc.started {
 		<-enc.done
-		<-enc.folded
 	}
 }
 
@@ -332,8 +322,7 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 	// The model segments are built while the raw files are still being
 	// compressed and hashed (they need the stored files only); the
 	// metadata, which holds the raw manifest, and the writing wait for
-	// that work. The recall needs the previous archive's fold, decoded.
-	<-enc.folded
+	// that work.
 	<-enc.planned
 	if enc.planErr != nil {
 		<-enc.done
@@ -393,7 +382,6 @@ func sameFiles(a, b []RawFile) bool {
 }
 
 type encoder struct {
-	prevFold decodedFold      // the previous archive's recall fold (see TypeRecallFold)
 	progress *progressCounter // EncodeOptions.Progress's (nil without it)
 	s        *State
 	files    []RawFile
@@ -528,10 +516,9 @@ func recallDictType(t ctxfmt.SegmentType) bool {
 }
 
 // lightCodec is the codec of the small segments every save writes anew
-// (lightType): LZ4 below LevelBetter when compressing at all. The caches
-// for the next save (resume state, recall fold: 19 KB and 10 KB raw for
-// the 3 MB 4d5611e5) are also read back by every incremental save, and
-// the metadata and the recall by every hook: LZ4 compresses them several
+// (lightType): LZ4 below LevelBetter when compressing at all. The cache
+// for the next save (the resume state: 19 KB raw for the 3 MB 4d5611e5)
+// is also read back by every incremental save, and the metadata and the recall by every hook: LZ4 compresses them several
 // times faster than Zstandard (whose per-call cost dominates on a few
 // KB) and decodes them faster than the Go zstd decoder, for 4–6 KB
 // more per corpus archive (about 1.5 %; measured in round 7b, in the git
@@ -808,10 +795,9 @@ type modelSegs struct {
 	derived bool
 	recall  []byte
 	segs    []modelSeg
-	// The caches for the next save, compressed (see TypeResumeState and
-	// TypeRecallFold).
-	keepResume           bool
-	resumePrep, foldPrep *ctxfmt.Prepared
+	// The cache for the next save, compressed (see TypeResumeState).
+	keepResume bool
+	resumePrep *ctxfmt.Prepared
 }
 
 type modelSeg struct {
@@ -837,15 +823,13 @@ func (e *encoder) model() (*modelSegs, error) {
 		return nil, errors.New("archive: Encode: a State with undecoded tool outputs (ModelSource.Lazy) needs its importer's Deriver, no redaction of texts and no change after import")
 	}
 	// The recall is built while the other segments are prepared (it only
-	// reads the State). Its tool pass goes on from the previous archive's
-	// fold when it applies, and is checkpointed for the next save when
-	// this archive keeps a resume state.
+	// reads the State).
 	keepResume := derived && len(s.Source.Resume) > 0 && !e.archival()
-	// The caches for the next save (resume state, recall fold) are
-	// compressed meanwhile too.
+	// The cache for the next save (the resume state) is compressed
+	// meanwhile too.
 	var recall []byte
-	var resumePrep, foldPrep *ctxfmt.Prepared
-	var resumeErr, foldErr, recallErr error
+	var resumePrep *ctxfmt.Prepared
+	var resumeErr error
 	recalled, resumed := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(recalled)
@@ -853,13 +837,7 @@ func (e *encoder) model() (*modelSegs, error) {
 		if !e.fromStored {
 			view = e.redactedView()
 		}
-		var fold []byte
-		var reused int
-		recall, fold, reused, recallErr = recallPayloadFold(view, e.prevFold, keepResume)
-		e.stats.RecallFolded = reused
-		if keepResume && len(fold) > 0 {
-			foldPrep, foldErr = ctxfmt.Prepare(e.lightCodec(), e.opts.Level, fold)
-		}
+		recall = recallPayload(view)
 	}()
 	if keepResume {
 		go func() {
@@ -947,18 +925,12 @@ func (e *encoder) model() (*modelSegs, error) {
 		m.ms.Contents = append(m.ms.Contents, contentEntry{Path: fc.Path, Size: int64(len(fc.Data)), SHA256: hex.EncodeToString(h[:])})
 	}
 	<-recalled
-	if recallErr != nil {
-		return nil, recallErr
-	}
 	m.recall = recall
 	<-resumed
 	if resumeErr != nil {
 		return nil, fmt.Errorf("archive: resume state: %w", resumeErr)
 	}
-	if foldErr != nil {
-		return nil, fmt.Errorf("archive: recall fold: %w", foldErr)
-	}
-	m.keepResume, m.resumePrep, m.foldPrep = keepResume, resumePrep, foldPrep
+	m.keepResume, m.resumePrep = keepResume, resumePrep
 	// Small segments first, so a reader of the metadata touches the
 	// beginning of the file only (the metadata, first, is encoded by
 	// write).
@@ -1027,11 +999,6 @@ func (e *encoder) write(m *modelSegs) error {
 	if m.keepResume {
 		if err := e.w.AddPreparedWith(TypeResumeState, m.resumePrep, ctxfmt.SegmentOptions{Optional: true}); err != nil {
 			return fmt.Errorf("archive: %w", err)
-		}
-		if m.foldPrep != nil {
-			if err := e.w.AddPreparedWith(TypeRecallFold, m.foldPrep, ctxfmt.SegmentOptions{Optional: true}); err != nil {
-				return fmt.Errorf("archive: %w", err)
-			}
 		}
 	}
 	if ms.Redacted {

@@ -33,9 +33,8 @@ import (
 // full import; anything that does not fit is a full import.
 //
 // The State returned is the model the archive was written from, for its
-// Meta and counts: a resumed one is partial (archive.ModelSource.Partial,
-// and the texts of the tools the previous archive's recall fold covers
-// may be left out: ModelSource.FoldedTexts), and tool outputs the recall
+// Meta and counts: a resumed one is partial (archive.ModelSource.Partial),
+// and tool outputs the recall
 // does not read may be left undecoded (archive.ModelSource.Lazy: Output
 // empty, OutputSpans set). Import, or archive.Archive.Tools on what was
 // written, gives every text.
