@@ -196,6 +196,7 @@ func readFileLimited(p string) ([]byte, *archive.RawDigest, error) {
 	var dig *archive.RawDigest
 	switch {
 	case fi.Size() < parallelReadMin || runtime.GOMAXPROCS(0) < 2:
+		prefault(data)
 		data, err = readAllInto(f, data)
 	case fi.Size() <= archive.DefaultChunkSize:
 		data, dig, err = readDigested(f, data)
@@ -222,6 +223,7 @@ func readDigested(f *os.File, b []byte) ([]byte, *archive.RawDigest, error) {
 			b = append(b, 0)[:len(b)]
 		}
 		end := min(cap(b), len(b)+archive.DigestPiece)
+		prefault(b[len(b):len(b):end])
 		n, err := f.Read(b[len(b):end])
 		d.Add(b[len(b) : len(b)+n])
 		b = b[:len(b)+n]
@@ -257,8 +259,10 @@ func readHalves(f *os.File, b []byte, size int) ([]byte, error) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		prefault(full[mid:mid:size])
 		n2, err2 = readFullAt(f, full[mid:], int64(mid))
 	}()
+	prefault(full[:0:mid])
 	n1, err1 := readFullAt(f, full[:mid], 0)
 	<-done
 	if err1 != nil {
