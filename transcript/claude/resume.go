@@ -210,7 +210,7 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 		LastCtx: im.lastCtx, SessionSeen: im.sessionSeen, Standalone: im.standalone, CustomTitled: im.customTitled,
 	}
 	if im.redactFP != "" {
-		rs.Hash, _ = im.prefixHash(data, off)
+		rs.Hash = im.prefixHash(data, off)
 	}
 	for i, h := range im.hashes {
 		// Hash now (finish reuses it): the resume state keeps the hash,
@@ -316,17 +316,15 @@ func (im *importer) encodeResume() {
 	im.resume = buf.Bytes()
 }
 
-// prefixHash is the xxhash64 of data[:off] and the digest's state after
-// it (resumeState.HashState), continuing the resume check's digest when it
-// covers a part of it.
-func (im *importer) prefixHash(data []byte, off int) (uint64, []byte) {
+// prefixHash is the xxhash64 of data[:off], continuing the resume check's
+// digest when it covers a part of it.
+func (im *importer) prefixHash(data []byte, off int) uint64 {
 	if im.prefix == nil || off < im.prefixOff {
 		im.prefix, im.prefixOff = xxhash.New(), 0
 	}
 	_, _ = im.prefix.Write(data[im.prefixOff:off])
 	im.prefixOff = off
-	state, _ := im.prefix.MarshalBinary()
-	return im.prefix.Sum64(), state
+	return im.prefix.Sum64()
 }
 
 // keepMessage: the messages of the restored part that a resumed import
