@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
@@ -262,4 +263,78 @@ func TestEmptyListsNoSegment(t *testing.T) {
 		t.Errorf("no summaries segment")
 	}
 	checkRoundTrip(t, st, a)
+}
+
+// TestReadsRecallFoldArchive: testdata/compat/round8-fold.ctx was written
+// by the build before the recall fold was dropped (claude.Save, zstd, of
+// the first 11 lines of transcript/claude/testdata's 11111111 fixture
+// with its subagent file): it holds a recall-fold segment (0x8B11) and a
+// resume state starting with the resume header that build wrote. This
+// build reads it, resumes an incremental save from it (which gives a
+// full save's content and writes no recall fold) and drops the fold when
+// re-encoding it.
+func TestReadsRecallFoldArchive(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "compat", "round8-fold.ctx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := open(t, b, archive.OpenOptions{})
+	if n := len(old.Container().Find(archive.TypeRecallFold)); n != 1 {
+		t.Fatalf("the fixture holds %d recall-fold segments, want 1", n)
+	}
+	if _, ok, err := old.Recall(); !ok || err != nil {
+		t.Fatalf("Recall: %v, %v", ok, err)
+	}
+	folds := func(a *archive.Archive) int { return len(a.Container().Find(archive.TypeRecallFold)) }
+
+	var re bytes.Buffer
+	if _, err := old.Reencode(&re, archive.ReencodeOptions{Codec: ctxfmt.CodecZstd}); err != nil {
+		t.Fatal(err)
+	}
+	reA := open(t, re.Bytes(), archive.OpenOptions{})
+	if folds(reA) != 0 {
+		t.Error("re-encoding kept the recall fold")
+	}
+	sameContent(t, old, reA)
+
+	// The session grown to its full length, saved on top of the old
+	// archive and from scratch.
+	fix := filepath.Join("..", "transcript", "claude", "testdata", "11111111-2222-4333-8444-555555555555.jsonl")
+	files, err := claude.ReadFiles(fix, archive.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := filepath.Join(dir, files[0].Name)
+	// The fixture's save time, so that both archives have the same
+	// metadata.
+	now := func() time.Time { return time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC) }
+	opts := archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Now: now}
+	var full bytes.Buffer
+	if _, _, err := claude.Save(&full, p, archive.ImportOptions{}, opts); err != nil {
+		t.Fatal(err)
+	}
+	opts.Previous = old
+	var inc bytes.Buffer
+	st, stats, err := claude.Save(&inc, p, archive.ImportOptions{}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Source.Partial || !stats.Resumed {
+		t.Error("the incremental save did not resume from the old archive's state")
+	}
+	incA := open(t, inc.Bytes(), archive.OpenOptions{})
+	if folds(incA) != 0 {
+		t.Error("the incremental save wrote a recall fold")
+	}
+	sameContentCut(t, open(t, full.Bytes(), archive.OpenOptions{}), incA, false)
 }

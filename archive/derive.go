@@ -37,14 +37,6 @@ type ModelSource struct {
 	// session's, and Encode must derive the conversation (it fails
 	// otherwise).
 	Partial bool `msgpack:"-"`
-	// FoldedTexts, in a Partial State, is how many of its first Tools
-	// were restored without the texts the recall reads (but an
-	// ExitPlanMode input), from the same raw lines as the tools the
-	// previous archive's recall fold covers (see TypeRecallFold): Encode
-	// takes their part of the recall from that fold, and fails with
-	// ErrFoldMismatch, writing nothing, when it does not cover exactly
-	// them, unchanged.
-	FoldedTexts int `msgpack:"-"`
 	// Lazy marks a State whose tool outputs BuildRecall does not read
 	// (see RecallTexts) may be left undecoded: Output empty, OutputSpans
 	// locating it in line ResultRef of Raw (archive.SpanText gives it).

@@ -25,9 +25,9 @@
 // CompactionBoundaries, Preferences, Files, Recall, RawFiles and
 // FileContents never need one (except in a raw-only archive, below).
 //
-// At LevelMax the importer's resume state and the recall fold (optional
-// extension segments, caches for the next incremental save:
-// TypeResumeState, TypeRecallFold) are left out: such archives are
+// At LevelMax the importer's resume state (an optional extension
+// segment, a cache for the next incremental save: TypeResumeState) is
+// left out: such archives are
 // written once and kept, and a save on top of one imports in full. Also
 // at LevelMax, the raw segments (except the main file's chunks before its
 // last, kept copyable) and the task-state,
@@ -39,7 +39,7 @@
 // unchanged; reading those other segments decodes the recall too. Below
 // LevelBetter, the small bounded segments every save writes anew
 // (metadata, task state, compactions, preferences, file registry, recall,
-// resume state, recall fold) are LZ4 blocks whatever the archive's codec
+// resume state) are LZ4 blocks whatever the archive's codec
 // (faster to write and to read on every save and hook, for a few KB); the
 // conversation, tool history and raw transcript keep the archive's codec.
 //
@@ -93,21 +93,14 @@
 // prefix of the new file are copied without recompression. Shared (packed)
 // segments and segments compressed against the recall are never copied: at LevelBest and LevelMax an incremental save
 // compresses the main file's last chunk and the subagent files again.
-// Archive.ReadGrown reads such a grown file without its unchanged prefix
-// in memory (checked against the chunk digests while it streams through
-// a small buffer, or, when large, on a read-only mapping of it; only the
-// lines the caller names are kept), for an encoder building on that
-// archive. With redaction, the encoder gives the importer a stored view of
-// such a file that is as sparse (Encoder.Stored, GrownData): the copied
-// prefix's redacted bytes are never read; the kept lines redaction
-// changed are redacted again (the previous manifest lists them) and the
-// line offsets shifted accordingly. A file not copied (a packed subagent
-// file) is redacted only after its leading lines the previous archive
-// holds unchanged. The recall's tool pass goes on from
-// the previous archive's recall fold (TypeRecallFold: the fold's state
-// after a prefix of the tools, used only when an xxhash64 of what it read
-// from those tools is unchanged), so an incremental save folds only the
-// tools added since.
+// With redaction, the reused part's stored bytes are the previous
+// archive's (the same configuration redacts the same lines the same way,
+// which RedactFingerprint vouches for); only the new tail is redacted. A
+// file not copied (a packed subagent file) is redacted only after its
+// leading lines the previous archive holds unchanged. The recall is
+// built from the whole State on every save; the recall-fold segment
+// older versions wrote beside the resume state (TypeRecallFold) is no
+// longer written, and readers skip it.
 //
 // Re-encoding: Archive.Reencode writes an opened archive again at another
 // level, laid out as a direct save at that level (packing, resume state

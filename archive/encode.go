@@ -47,6 +47,12 @@ const DefaultChunkSize = 4 << 20
 // resume state (ModelSource.Resume); readers that do not know it skip it.
 const TypeResumeState = ctxfmt.ExtensionTypeMin + 0x0b10
 
+// TypeRecallFold is the extension segment type that older versions wrote
+// beside the resume state: a cache of the recall's tool pass for the next
+// incremental save. New archives do not hold it; readers skip it, and
+// Reencode drops it.
+const TypeRecallFold = TypeResumeState + 1
+
 // maxChunk is the hard cap of one raw segment.
 const maxChunk = 256 << 20
 
@@ -186,14 +192,6 @@ type EncodeStats struct {
 	// Resumed is true when the State was a partial one resumed from the
 	// previous archive's importer state (ModelSource.Partial).
 	Resumed bool
-	// RecallFolded is the number of tools whose part of the recall came
-	// from the previous archive's recall fold (TypeRecallFold) instead of
-	// being folded again.
-	RecallFolded int
-	// UnreadBytes counts the raw files' bytes the save never had in
-	// memory (a main file read with Archive.ReadGrown: the part of its
-	// unchanged prefix the importer did not need).
-	UnreadBytes int64
 }
 
 // Encode writes s as a .ctx archive to w.
@@ -227,9 +225,6 @@ type Encoder struct {
 	planErr error
 	rawErr  error
 	used    bool
-	// folded is closed when the previous archive's recall fold is decoded
-	// (into e.prevFold).
-	folded chan struct{}
 }
 
 // NewEncoder returns an Encoder writing to w on Finish.
@@ -259,14 +254,6 @@ func (enc *Encoder) StartRaw(files []RawFile) {
 	enc.planned = make(chan struct{})
 	enc.stored = make(chan struct{})
 	enc.done = make(chan struct{})
-	enc.folded = make(chan struct{})
-	go func() {
-		defer close(enc.folded)
-		if p := enc.e.opts.Previous; p != nil {
-			b, _ := p.recallFold()
-			enc.e.prevFold = decodeFoldBytes(b)
-		}
-	}()
 	go func() {
 		defer close(enc.done)
 		// planRaw signals when the stored files are ready; on an error
@@ -314,7 +301,6 @@ func (enc *Encoder) Discard() {
 	enc.used = true
 	if enc.started {
 		<-enc.done
-		<-enc.folded
 	}
 }
 
@@ -336,8 +322,7 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 	// The model segments are built while the raw files are still being
 	// compressed and hashed (they need the stored files only); the
 	// metadata, which holds the raw manifest, and the writing wait for
-	// that work. The recall needs the previous archive's fold, decoded.
-	<-enc.folded
+	// that work.
 	<-enc.planned
 	if enc.planErr != nil {
 		<-enc.done
@@ -397,7 +382,6 @@ func sameFiles(a, b []RawFile) bool {
 }
 
 type encoder struct {
-	prevFold decodedFold      // the previous archive's recall fold (see TypeRecallFold)
 	progress *progressCounter // EncodeOptions.Progress's (nil without it)
 	s        *State
 	files    []RawFile
@@ -532,10 +516,9 @@ func recallDictType(t ctxfmt.SegmentType) bool {
 }
 
 // lightCodec is the codec of the small segments every save writes anew
-// (lightType): LZ4 below LevelBetter when compressing at all. The caches
-// for the next save (resume state, recall fold: 19 KB and 10 KB raw for
-// the 3 MB 4d5611e5) are also read back by every incremental save, and
-// the metadata and the recall by every hook: LZ4 compresses them several
+// (lightType): LZ4 below LevelBetter when compressing at all. The cache
+// for the next save (the resume state: 19 KB raw for the 3 MB 4d5611e5)
+// is also read back by every incremental save, and the metadata and the recall by every hook: LZ4 compresses them several
 // times faster than Zstandard (whose per-call cost dominates on a few
 // KB) and decodes them faster than the Go zstd decoder, for 4–6 KB
 // more per corpus archive (about 1.5 %; measured in round 7b, in the git
@@ -812,10 +795,9 @@ type modelSegs struct {
 	derived bool
 	recall  []byte
 	segs    []modelSeg
-	// The caches for the next save, compressed (see TypeResumeState and
-	// TypeRecallFold).
-	keepResume           bool
-	resumePrep, foldPrep *ctxfmt.Prepared
+	// The cache for the next save, compressed (see TypeResumeState).
+	keepResume bool
+	resumePrep *ctxfmt.Prepared
 }
 
 type modelSeg struct {
@@ -841,15 +823,13 @@ func (e *encoder) model() (*modelSegs, error) {
 		return nil, errors.New("archive: Encode: a State with undecoded tool outputs (ModelSource.Lazy) needs its importer's Deriver, no redaction of texts and no change after import")
 	}
 	// The recall is built while the other segments are prepared (it only
-	// reads the State). Its tool pass goes on from the previous archive's
-	// fold when it applies, and is checkpointed for the next save when
-	// this archive keeps a resume state.
+	// reads the State).
 	keepResume := derived && len(s.Source.Resume) > 0 && !e.archival()
-	// The caches for the next save (resume state, recall fold) are
-	// compressed meanwhile too.
+	// The cache for the next save (the resume state) is compressed
+	// meanwhile too.
 	var recall []byte
-	var resumePrep, foldPrep *ctxfmt.Prepared
-	var resumeErr, foldErr, recallErr error
+	var resumePrep *ctxfmt.Prepared
+	var resumeErr error
 	recalled, resumed := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(recalled)
@@ -857,13 +837,7 @@ func (e *encoder) model() (*modelSegs, error) {
 		if !e.fromStored {
 			view = e.redactedView()
 		}
-		var fold []byte
-		var reused int
-		recall, fold, reused, recallErr = recallPayloadFold(view, e.prevFold, keepResume)
-		e.stats.RecallFolded = reused
-		if keepResume && len(fold) > 0 {
-			foldPrep, foldErr = ctxfmt.Prepare(e.lightCodec(), e.opts.Level, fold)
-		}
+		recall = recallPayload(view)
 	}()
 	if keepResume {
 		go func() {
@@ -951,18 +925,12 @@ func (e *encoder) model() (*modelSegs, error) {
 		m.ms.Contents = append(m.ms.Contents, contentEntry{Path: fc.Path, Size: int64(len(fc.Data)), SHA256: hex.EncodeToString(h[:])})
 	}
 	<-recalled
-	if recallErr != nil {
-		return nil, recallErr
-	}
 	m.recall = recall
 	<-resumed
 	if resumeErr != nil {
 		return nil, fmt.Errorf("archive: resume state: %w", resumeErr)
 	}
-	if foldErr != nil {
-		return nil, fmt.Errorf("archive: recall fold: %w", foldErr)
-	}
-	m.keepResume, m.resumePrep, m.foldPrep = keepResume, resumePrep, foldPrep
+	m.keepResume, m.resumePrep = keepResume, resumePrep
 	// Small segments first, so a reader of the metadata touches the
 	// beginning of the file only (the metadata, first, is encoded by
 	// write).
@@ -1031,11 +999,6 @@ func (e *encoder) write(m *modelSegs) error {
 	if m.keepResume {
 		if err := e.w.AddPreparedWith(TypeResumeState, m.resumePrep, ctxfmt.SegmentOptions{Optional: true}); err != nil {
 			return fmt.Errorf("archive: %w", err)
-		}
-		if m.foldPrep != nil {
-			if err := e.w.AddPreparedWith(TypeRecallFold, m.foldPrep, ctxfmt.SegmentOptions{Optional: true}); err != nil {
-				return fmt.Errorf("archive: %w", err)
-			}
 		}
 	}
 	if ms.Redacted {
@@ -1161,10 +1124,6 @@ func (e *encoder) planRaw(ready func()) error {
 	for i, f := range e.files {
 		e.man[i].Name = f.Name
 		if !e.planAppend(i) {
-			if sparseOf(f.Data) != nil {
-				// Its prefix was not read: only planAppend may take it.
-				return fmt.Errorf("archive: %s was read for an incremental save the previous archive does not allow", f.Name)
-			}
 			full[i] = true
 			e.stored[i], e.changed[i] = f.Data, map[int]bool{}
 			fullData = append(fullData, f.Data)
@@ -1172,7 +1131,7 @@ func (e *encoder) planRaw(ready func()) error {
 	}
 	if e.opts.RedactLine != nil && len(fullData) > 0 {
 		// All files' lines in one pool of workers; of a file the previous
-		// archive holds the beginning of, only the rest (grown_redacted.go).
+		// archive holds the beginning of, only the rest (knownprefix.go).
 		known := make([]knownLines, len(fullData))
 		k := 0
 		for i := range e.files {
@@ -1282,9 +1241,6 @@ func (e *encoder) planRaw(ready func()) error {
 				e.hashes = append(e.hashes, job)
 			}
 		}
-		if sp := sparseOf(f.Data); sp != nil {
-			e.stats.UnreadBytes += sp.unread
-		}
 		e.man[i].RedactedLines = changedLines[i]
 	}
 	return nil
@@ -1307,22 +1263,14 @@ func hashChunks(h hash.Hash, data []byte, chunks []rawChunk) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// lineAt returns line n of stored file i (see lineAt), also of a
-// GrownFile's data.
+// lineAt returns line n of stored file i (see lineAt).
 func (e *encoder) lineAt(i, n int) ([]byte, bool) {
-	if sp := sparseOf(e.stored[i]); sp != nil {
-		return sp.line(e.stored[i], n)
-	}
 	return lineAt(e.stored[i], e.lineStartsOf(i), n)
 }
 
 // lineStartsOf returns the line starts of stored file i.
 func (e *encoder) lineStartsOf(i int) []int {
 	if e.starts[i] == nil {
-		if sp := sparseOf(e.stored[i]); sp != nil {
-			e.starts[i] = sp.starts
-			return sp.starts
-		}
 		e.starts[i] = lineStarts(e.stored[i])
 	}
 	return e.starts[i]
@@ -1361,10 +1309,6 @@ func (e *encoder) planAppend(i int) bool {
 	if origOff > int64(len(data)) {
 		return false
 	}
-	sp := sparseOf(data)
-	if sp != nil && origOff < int64(sp.from) {
-		return false // bytes it did not read
-	}
 	rest := data[origOff:]
 	restStored, restChanged, restOrigStarts := rest, map[int]bool{}, []int(nil)
 	stored := data
@@ -1372,13 +1316,6 @@ func (e *encoder) planAppend(i int) bool {
 	if e.opts.RedactLine != nil {
 		restStored, restChanged, restOrigStarts = redactLines(rest, e.opts.RedactLine, e.redactWorkers())
 		switch {
-		case sp != nil:
-			// Read with ReadGrown: the stored view of the file, as sparse
-			// as the file (grown_redacted.go).
-			var ok bool
-			if stored, ok = e.sparseStored(data, sp, pm, skip, origOff, storedOff, restStored); !ok {
-				return false
-			}
 		case storedOff == origOff && !slices.ContainsFunc(pm.RedactedLines, func(l int) bool { return l < skip }):
 			// Redaction changed no line of the reused part (whose
 			// original bytes reusable matched): its stored bytes are the
@@ -1784,9 +1721,6 @@ func (e *encoder) reusable(i int) (int, []int) {
 	var endsLine func(off int64) bool
 	if e.opts.RedactLine != nil {
 		endsLine = func(off int64) bool { return off > 0 && data[off-1] == '\n' }
-		if sp := sparseOf(data); sp != nil {
-			endsLine = func(off int64) bool { return sp.endsLine(data, off) }
-		}
 	}
 	return reuseCount(prev.meta.Raw[pf].Chunks, len(segs), prev.matchedOriginal(pf, data), int64(len(data)), e.chunkSize(), endsLine), segs
 }

@@ -184,7 +184,6 @@ func EncodeRawOnly(w io.Writer, files []RawFile, opts EncodeOptions, ro RawOnlyO
 		enc.e.split = enc.e.chunkSize() / rawOnlySplit
 	}
 	enc.StartRaw(files)
-	<-enc.folded
 	<-enc.done
 	e := enc.e
 	if enc.rawErr != nil {
@@ -351,12 +350,7 @@ func (a *Archive) pendingModel() (*rawOnlyModel, error) {
 			pm.err = err
 			return
 		}
-		payload, _, _, err := recallPayloadFold(st, decodedFold{}, false)
-		if err != nil {
-			pm.err = err
-			return
-		}
-		if pm.recall, err = DecodeRecall(payload); err != nil {
+		if pm.recall, err = DecodeRecall(recallPayload(st)); err != nil {
 			pm.err = err
 			return
 		}

@@ -180,13 +180,6 @@ type RecallOmitted struct {
 // deterministic, and bounds its result by the Recall* caps. A nil State
 // gives an empty Recall.
 func BuildRecall(s *State) Recall {
-	return buildRecall(s, nil, nil)
-}
-
-// buildRecall is BuildRecall going on from fold (which must apply to s:
-// see resumeFold; nil for none) and, with ck, checkpointing the tool
-// fold (see checkpoint).
-func buildRecall(s *State, fold *toolFold, ck *checkpoint) Recall {
 	r := Recall{Version: RecallVersion}
 	if s == nil {
 		return r
@@ -219,7 +212,7 @@ func buildRecall(s *State, fold *toolFold, ck *checkpoint) Recall {
 	}
 	b.requests(s, &r)
 	b.tasks(s, &r)
-	b.tools(s, &r, fold, ck)
+	b.tools(s, &r)
 	b.decisions(s, &r)
 	b.compactions(s, &r)
 	r.trim(RecallMaxBytes)
@@ -494,43 +487,15 @@ func RecallTexts(t *ToolExec) (input, output bool) {
 	return true, !t.Success || t.Command != "" || shellTools[t.Name]
 }
 
-// tools walks the tool history once for files, commands and errors: the
-// tools after those fold already covers (nil: every tool) are folded into
-// it (a fresh one when nil), then it is merged with the file registry.
-// With ck, the fold's state after the first ck.at tools is encoded into
-// ck.out (see TypeRecallFold).
-func (b *recallBuilder) tools(s *State, r *Recall, fold *toolFold, ck *checkpoint) {
-	if fold == nil {
-		fold = newToolFold(b.dir)
-	}
-	for seq := fold.n; seq < len(s.Tools); seq++ {
-		if ck != nil && seq == ck.at {
-			ck.take(fold, s.Tools)
-		}
+// tools walks the tool history once for files, commands and errors,
+// folding every tool into a toolFold, then merges that with the file
+// registry.
+func (b *recallBuilder) tools(s *State, r *Recall) {
+	fold := newToolFold(b.dir)
+	for seq := range s.Tools {
 		fold.add(b, seq, &s.Tools[seq])
 	}
-	if ck != nil && ck.at == len(s.Tools) && ck.at >= fold.n {
-		ck.take(fold, s.Tools)
-	}
 	fold.finish(b, s, r)
-}
-
-// checkpoint asks buildRecall for the tool fold's state after the first
-// at tools; fd is the digest of some first tools of the same history
-// (nil: none), to go on from.
-type checkpoint struct {
-	at  int
-	fd  *foldDigest
-	out []byte
-}
-
-func (ck *checkpoint) take(fold *toolFold, tools []ToolExec) {
-	fd := ck.fd
-	if fd == nil || fd.n > ck.at {
-		fd = newFoldDigest()
-	}
-	fd.add(tools[fd.n:ck.at], true)
-	ck.out = fold.appendCheckpoint(nil, fd.text, fd.skel)
 }
 
 // toolFold is the tool pass's state after the first n tools of a

@@ -158,7 +158,9 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 			}
 			metaDone = true
 			payload = metaB
-		case TypeResumeState, TypeRecallFold:
+		case TypeRecallFold:
+			continue // a cache new archives do not hold
+		case TypeResumeState:
 			if e.archival() || a.meta.Derived == nil {
 				continue
 			}

@@ -34,13 +34,10 @@
 // transcript only grew, the importer's state is restored from the previous
 // archive's resume state and only the new lines are read — of the main
 // file, and of every subagent file whose own lines do not depend on what
-// was read before it (resume.go, resume_sub.go). The main file's
-// unchanged prefix is not even read into memory: it is checked against
-// the previous archive's chunk digests (streamed through a small buffer,
-// or mapped), keeping only the lines the restored state points into
-// (resume_grown.go, archive.Archive.ReadGrown); with redaction, from the
-// encoder's stored view of it (archive.GrownData), the resume state's
-// digest of the redacted prefix going on from its recorded state.
+// was read before it (resume.go, resume_sub.go). The main file is read
+// whole; its unchanged prefix is checked against the previous archive's
+// chunk digests (unredacted) or the resume state's digest of it
+// (redacted).
 // The archive is the same as after a full import; anything that does not
 // fit is a full import.
 package claude

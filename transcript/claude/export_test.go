@@ -1,7 +1,5 @@
 package claude
 
-import "errors"
-
 // SubReplays returns how many subagent files were resumed from their
 // recorded contribution so far (resume_sub.go).
 func SubReplays() int64 { return subReplays.Load() }
@@ -10,17 +8,11 @@ func SubReplays() int64 { return subReplays.Load() }
 // (whose encoding is not canonical), for comparing the main file's
 // snapshot of an incremental save with a full save's.
 func ResumeMain(b []byte) (any, error) {
-	h, body, ok := parseResumeHeader(b)
-	if !ok {
-		return nil, errors.New("no resume header")
-	}
+	_, body, _ := parseResumeHeader(b)
 	var rs resumeState
 	if err := unmarshalSafe(body, &rs); err != nil {
 		return nil, err
 	}
 	rs.Subs = nil
-	return struct {
-		H  resumeHint
-		RS resumeState
-	}{h, rs}, nil
+	return rs, nil
 }

@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"sort"
@@ -65,10 +66,9 @@ type resumeState struct {
 	// (archive.Archive.SameOriginalPrefix).
 	Hash uint64 `msgpack:"hash"`
 	// HashState is, with Hash, the xxhash64 digest's state after those
-	// bytes (xxhash.Digest.MarshalBinary): an incremental save that reads
-	// the main file with ReadGrown (the original prefix checked against the
-	// archive's chunk digests, its redacted bytes never read) goes on from
-	// it over the new lines to give the next state's Hash.
+	// bytes (xxhash.Digest.MarshalBinary), written by importer versions
+	// whose incremental saves went on from it without reading the prefix;
+	// read back for compatibility only.
 	HashState []byte `msgpack:"hash_state,omitempty"`
 	// RedactFP is the redaction fingerprint the raw files were redacted
 	// with before import ("" when not redacted): the state holds only
@@ -210,7 +210,7 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 		LastCtx: im.lastCtx, SessionSeen: im.sessionSeen, Standalone: im.standalone, CustomTitled: im.customTitled,
 	}
 	if im.redactFP != "" {
-		rs.Hash, rs.HashState = im.prefixHash(data, off)
+		rs.Hash = im.prefixHash(data, off)
 	}
 	for i, h := range im.hashes {
 		// Hash now (finish reuses it): the resume state keeps the hash,
@@ -290,26 +290,22 @@ func (im *importer) takeSnapshot(data []byte, off, lines int) {
 // later lines change).
 func (im *importer) encodeResumeAsync() (wait func()) {
 	done := make(chan struct{})
-	// The tools are final here (end does not change them): the recall
-	// fold the encoder will checkpoint covers the first foldN.
-	foldN := archive.RecallFoldPoint(im.st.Tools)
 	go func() {
 		defer close(done)
-		im.encodeResume(foldN)
+		im.encodeResume()
 	}()
 	return func() { <-done }
 }
 
 // encodeResume encodes the main file's snapshot with the subagent files'
 // records as the resume state (ModelSource.Resume).
-func (im *importer) encodeResume(foldN int) {
+func (im *importer) encodeResume() {
 	rs := im.rs
 	if rs == nil || im.snapErr != nil {
 		return
 	}
 	rs.Subs = im.subs
 	var buf bytes.Buffer
-	buf.Write(appendResumeHeader(nil, rs, foldN))
 	enc := msgpack.NewEncoder(&buf)
 	enc.SetSortMapKeys(true)
 	enc.UseCompactInts(true)
@@ -320,17 +316,15 @@ func (im *importer) encodeResume(foldN int) {
 	im.resume = buf.Bytes()
 }
 
-// prefixHash is the xxhash64 of data[:off] and the digest's state after
-// it (resumeState.HashState), continuing the resume check's digest when it
-// covers a part of it.
-func (im *importer) prefixHash(data []byte, off int) (uint64, []byte) {
+// prefixHash is the xxhash64 of data[:off], continuing the resume check's
+// digest when it covers a part of it.
+func (im *importer) prefixHash(data []byte, off int) uint64 {
 	if im.prefix == nil || off < im.prefixOff {
 		im.prefix, im.prefixOff = xxhash.New(), 0
 	}
 	_, _ = im.prefix.Write(data[im.prefixOff:off])
 	im.prefixOff = off
-	state, _ := im.prefix.MarshalBinary()
-	return im.prefix.Sum64(), state
+	return im.prefix.Sum64()
 }
 
 // keepMessage: the messages of the restored part that a resumed import
@@ -378,7 +372,7 @@ func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP str
 	main := files[0]
 	data := main.Data
 	if rs.V != resumeVersion || rs.Importer != importerVersion || rs.Root != im.root || rs.Name != main.Name || rs.RedactFP != redactFP ||
-		rs.Off <= 0 || rs.Off > len(data) || !rm.endsLine(data, rs.Off) || rs.Lines <= 0 {
+		rs.Off <= 0 || rs.Off > len(data) || data[rs.Off-1] != '\n' || rs.Lines <= 0 {
 		return nil, false
 	}
 	if redactFP == "" {
@@ -390,17 +384,6 @@ func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP str
 		if rs.Hash != 0 {
 			return nil, false
 		}
-	} else if rm != nil && rm.grown != nil {
-		// Read with ReadGrown: the original prefix matched the previous
-		// archive's chunk digests, and the encoder made the stored view
-		// from the previous archive's manifest (Encoder.Stored): the
-		// redacted prefix is the one the state was taken on, and is not
-		// read. The digest goes on from its state after it.
-		d := xxhash.New()
-		if rs.Off < rm.grown.From || d.UnmarshalBinary(rs.HashState) != nil || d.Sum64() != rs.Hash {
-			return nil, false
-		}
-		im.prefix, im.prefixOff = d, rs.Off
 	} else {
 		// The prefix check's digest goes on over the new lines for the
 		// next resume state: the file is hashed once.
@@ -436,9 +419,6 @@ func resumeImport(files []archive.RawFile, redacted []map[int]bool, redactFP str
 	}
 	st.Source.Partial = true
 	st.Source.Resume = im.resume
-	if rm != nil {
-		st.Source.FoldedTexts = rm.foldN
-	}
 	return st, true
 }
 
@@ -450,17 +430,7 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 	st.Meta, st.Import, st.Files = rs.Meta, rs.Import, rs.Files
 	im.sideKnown, im.standalone, im.customTitled = rs.Off > 0, rs.Standalone, rs.CustomTitled
 	rm := im.restored
-	var starts []int
-	if rm != nil && rm.grown != nil {
-		// The line starts ReadGrown found (a copy: the snapshot appends).
-		g := rm.grown
-		if len(g.Starts) < rs.Lines || (len(g.Starts) > rs.Lines && g.Starts[rs.Lines] != rs.Off) {
-			return false
-		}
-		starts = slices.Clone(g.Starts[:rs.Lines])
-	} else {
-		starts = lineStartsCap(data[:rs.Off], rs.Lines)
-	}
+	starts := lineStartsCap(data[:rs.Off], rs.Lines)
 	if len(starts) != rs.Lines {
 		return false
 	}
@@ -468,11 +438,6 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 	line := func(ref archive.RawRef) ([]byte, bool) {
 		if ref.File != 0 || ref.Line < 0 || ref.Line >= len(starts) {
 			return nil, false
-		}
-		if rm != nil && rm.grown != nil && starts[ref.Line] < rm.grown.From {
-			// Kept by ReadGrown (see restoreLines), or not read.
-			l, ok := rm.grown.Line(ref.Line)
-			return bytes.TrimRight(l, "\r"), ok
 		}
 		end := rs.Off - 1
 		if ref.Line+1 < len(starts) {
@@ -515,13 +480,6 @@ func (im *importer) restore(rs *resumeState, data []byte) bool {
 		// Only the texts the recall reads are resolved (the restored
 		// part's conversation is rebuilt from the raw transcript when read).
 		in, out := archive.RecallTexts(t)
-		if rm != nil && i < rm.foldN {
-			// The recall's part for these comes from the previous
-			// archive's fold (ModelSource.FoldedTexts): only the plans'
-			// inputs, and the shell commands the inputs give back.
-			derive := rs.CmdOmitted && !t.Sidechain && t.Command == "" && !(len(cmdEmpty) > 0 && cmdEmpty[0] == i) && isShellTool(t.Name)
-			in, out = in && (derive || t.Name == "ExitPlanMode"), false
-		}
 		if in {
 			if t.Input, ok = text(t.Ref, t.InputSpans); !ok {
 				return false
@@ -623,4 +581,140 @@ func unmarshalSafe(b []byte, v any) (err error) {
 		}
 	}()
 	return msgpack.Unmarshal(b, v)
+}
+
+// restoredMain is what the importer keeps of the main file's restored
+// state: where each restored tool's id was, so that the next snapshot need
+// not search the lines again.
+type restoredMain struct {
+	ids   []string
+	refs  []archive.RawRef
+	inOff []int64 // the first input span's offset, or -1
+	pos   []int
+
+	// How each restored main-chain tool's Command was stored (cmdNone for
+	// the others), and the name, input and command it was restored with.
+	cmd      []cmdForm
+	cmdTools []archive.ToolExec
+}
+
+// cmdForm is how a resume state stores a main-chain tool's Command.
+type cmdForm uint8
+
+const (
+	cmdNone     cmdForm = iota // not recorded
+	cmdExplicit                // stored as is
+	cmdDerived                 // left out: shellCommand gives it back
+	cmdEmptied                 // "" although shellCommand gives one (CmdEmpty)
+)
+
+// noteCmd records how restored tool i (of n) had its Command stored.
+func (rm *restoredMain) noteCmd(i int, form cmdForm, n int) {
+	if rm.cmd == nil {
+		rm.cmd = make([]cmdForm, n)
+	}
+	rm.cmd[i] = form
+}
+
+// cmdKind returns how restored tool i's Command was stored when t still
+// has the name, input and command it was restored with (the next
+// snapshot stores it the same way); ok is false otherwise.
+func (rm *restoredMain) cmdKind(i int, t *archive.ToolExec) (cmdForm, bool) {
+	if rm == nil || i >= len(rm.cmd) || i >= len(rm.cmdTools) || rm.cmd[i] == cmdNone || t.Sidechain {
+		return cmdNone, false
+	}
+	r := &rm.cmdTools[i]
+	if t.Name != r.Name || t.Input != r.Input || t.Command != r.Command {
+		return cmdNone, false
+	}
+	return rm.cmd[i], true
+}
+
+func firstInputOff(t *archive.ToolExec) int64 {
+	if len(t.InputSpans) == 0 {
+		return -1
+	}
+	return int64(t.InputSpans[0].Off)
+}
+
+// note records the restored tools' ids and positions (rs.Tools with their
+// ids resolved).
+func (rm *restoredMain) note(rs *resumeState) {
+	n := len(rs.Tools)
+	if rs.IDPos != nil {
+		rm.ids, rm.refs, rm.inOff, rm.pos = make([]string, n), make([]archive.RawRef, n), make([]int64, n), rs.IDPos
+		for i := range rs.Tools {
+			t := &rs.Tools[i]
+			rm.ids[i], rm.refs[i], rm.inOff[i] = t.ID, t.Ref, firstInputOff(t)
+		}
+	}
+	if rm.cmd != nil {
+		rm.cmdTools = make([]archive.ToolExec, n)
+		for i := range rs.Tools {
+			t := &rs.Tools[i]
+			rm.cmdTools[i] = archive.ToolExec{Name: t.Name, Input: t.Input, Command: t.Command}
+		}
+	}
+}
+
+// idPos returns the IDPos restored for tool i when t still has the id,
+// line and input it was restored with (the prefix is unchanged, so idPos
+// would find the same); ok is false otherwise.
+func (rm *restoredMain) idPos(i int, t *archive.ToolExec) (int, bool) {
+	if rm == nil || i >= len(rm.pos) || t.ID != rm.ids[i] || t.Ref != rm.refs[i] || firstInputOff(t) != rm.inOff[i] {
+		return 0, false
+	}
+	return rm.pos[i], true
+}
+
+// resumeHeader started an encoded resume state of importer versions
+// whose incremental saves read only part of the main file's prefix: the
+// main file's resume point and the lines restore read there. New states
+// have none; parseResumeHeader skips it in older ones.
+//
+//	"B10R" uvarint(off) uvarint(lines) uvarint(n) n × uvarint(line delta)
+var resumeMagic = []byte("B10R")
+
+// resumeHint is a parsed resume header: the lines restore read, in
+// increasing order (at most one per byte of the header: its size is
+// bounded by the input's, whatever the numbers in it say).
+type resumeHint struct {
+	off, lines int
+	kept       []int
+}
+
+// parseResumeHeader splits an encoded resume state into its header (ok
+// false when there is none or it is malformed) and its msgpack body.
+func parseResumeHeader(b []byte) (h resumeHint, body []byte, ok bool) {
+	if !bytes.HasPrefix(b, resumeMagic) {
+		return h, b, false
+	}
+	r := b[len(resumeMagic):]
+	next := func() (int, bool) {
+		v, n := binary.Uvarint(r)
+		if n <= 0 || v > uint64(len(b))<<32 {
+			return 0, false
+		}
+		r = r[n:]
+		return int(v), true
+	}
+	var good [3]bool
+	var n int
+	h.off, good[0] = next()
+	h.lines, good[1] = next()
+	n, good[2] = next()
+	if !good[0] || !good[1] || !good[2] || h.lines > h.off || n > h.lines || n > len(r) {
+		return resumeHint{}, nil, false
+	}
+	h.kept = make([]int, 0, n)
+	l := 0
+	for i := range n {
+		d, ok := next()
+		if !ok || (i > 0 && d == 0) || d >= h.lines-l {
+			return resumeHint{}, nil, false
+		}
+		l += d
+		h.kept = append(h.kept, l)
+	}
+	return h, r, true
 }

@@ -30,16 +30,11 @@ import (
 // since are read: the importer's state is restored from the previous
 // archive's resume state (archive.Archive.ResumeState) and the unchanged
 // raw segments are copied. The archive's content is the same as after a
-// full import; anything that does not fit is a full import. The main
-// file's unchanged prefix is then not even read into memory
-// (archive.Archive.ReadGrown; with redaction by eopt.RedactLine, the
-// stored view of it is not either: archive.GrownData): the returned
-// State's Raw[0].Data holds only the part of the file the save read.
+// full import; anything that does not fit is a full import.
 //
 // The State returned is the model the archive was written from, for its
-// Meta and counts: a resumed one is partial (archive.ModelSource.Partial,
-// and the texts of the tools the previous archive's recall fold covers
-// may be left out: ModelSource.FoldedTexts), and tool outputs the recall
+// Meta and counts: a resumed one is partial (archive.ModelSource.Partial),
+// and tool outputs the recall
 // does not read may be left undecoded (archive.ModelSource.Lazy: Output
 // empty, OutputSpans set). Import, or archive.Archive.Tools on what was
 // written, gives every text.
@@ -49,13 +44,6 @@ func Save(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.Enc
 	var pre *resumeState
 	done := make(chan struct{})
 	p := eopt.Previous
-	if p != nil && iopt.Limit <= 0 && grownApplies(p, eopt) {
-		// The main file's unchanged prefix need not be read into memory
-		// (resume_grown.go).
-		if st, stats, ok, err := saveGrown(w, path, iopt, eopt); ok {
-			return st, stats, err
-		}
-	}
 	if p != nil {
 		go func() {
 			defer close(done)
@@ -70,16 +58,6 @@ func Save(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.Enc
 		return nil, archive.EncodeStats{}, err
 	}
 	return saveFiles(w, files, iopt, eopt, pre)
-}
-
-// grownApplies reports whether an incremental save on p may read the main
-// file with ReadGrown: both unredacted, or both redacted line by line with
-// the same configuration.
-func grownApplies(p *archive.Archive, eopt archive.EncodeOptions) bool {
-	if !p.Redaction().Enabled {
-		return eopt.RedactLine == nil && eopt.RedactText == nil
-	}
-	return eopt.RedactLine != nil && eopt.RedactFingerprint != "" && p.RedactionFingerprint() == eopt.RedactFingerprint
 }
 
 // SaveFiles is Save for transcript files already in memory (files[0] the

@@ -15,21 +15,21 @@ import (
 // redactedStep is one save of a chain of redacted saves of a session.
 type redactedStep struct {
 	files []archive.RawFile
-	// grown: the incremental save must read the main file with ReadGrown
-	// (leave the prefix unread); resumed: it must resume (partial State).
-	grown, resumed bool
+	// copied: the incremental save must copy raw segments of the previous
+	// archive; resumed: it must resume (partial State).
+	copied, resumed bool
 }
 
-// checkGrownRedacted saves each step with redaction (small raw chunks, so
-// that the fixtures' prefixes are copied and read with ReadGrown),
-// incrementally on top of the previous step's archive, and checks that
-// the archive equals a full redacted save's, holds none of the secrets
-// (in any segment) and, when the step says so, was read with ReadGrown.
-// It returns how many saves were.
-func checkGrownRedacted(t *testing.T, name string, steps []redactedStep, secrets []string) int {
+// checkRedactedIncremental saves each step with redaction (small raw
+// chunks, so that the fixtures' prefixes are copied), incrementally on top
+// of the previous step's archive, and checks that the archive equals a
+// full redacted save's, holds none of the secrets (in any segment) and,
+// when the step says so, copied raw segments. It returns how many
+// incremental saves did.
+func checkRedactedIncremental(t *testing.T, name string, steps []redactedStep, secrets []string) int {
 	t.Helper()
 	dir := t.TempDir()
-	grown := 0
+	copied := 0
 	var prev []byte
 	for k, s := range steps {
 		// A fresh directory for each step: a subagent file removed is gone.
@@ -42,11 +42,11 @@ func checkGrownRedacted(t *testing.T, name string, steps []redactedStep, secrets
 		inc, st, stats := saveStats(t, p, prev, o)
 		full, _, _ := saveStats(t, p, nil, o)
 		what := fmt.Sprintf("%s step %d", name, k)
-		if stats.UnreadBytes > 0 {
-			grown++
+		if prev != nil && stats.CopiedSegments > 0 {
+			copied++
 		}
-		if prev != nil && s.grown && stats.UnreadBytes == 0 {
-			t.Fatalf("%s: main file read whole", what)
+		if prev != nil && s.copied && stats.CopiedSegments == 0 {
+			t.Fatalf("%s: nothing copied", what)
 		}
 		if prev != nil && s.resumed && !st.Source.Partial {
 			t.Fatalf("%s: not resumed", what)
@@ -55,16 +55,15 @@ func checkGrownRedacted(t *testing.T, name string, steps []redactedStep, secrets
 		noSecrets(t, what+" incremental", inc, secrets)
 		prev = inc
 	}
-	return grown
+	return copied
 }
 
-// Redacted incremental saves read the main file with ReadGrown: random
-// line and byte cuts of the fixtures with secrets planted everywhere
-// (in the copied prefix too, whose changed lines the encoder redacts
-// again for the importer's view) give a full redacted save's archive.
-func TestGrownRedactedRandomCuts(t *testing.T) {
+// Redacted incremental saves: random line and byte cuts of the fixtures
+// with secrets planted everywhere (in the copied prefix too) give a full
+// redacted save's archive.
+func TestRedactedIncrementalRandomCuts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
-	grown := 0
+	copied := 0
 	for _, name := range []string{"11111111-2222-4333-8444-555555555555.jsonl", "hostile.jsonl", "v1.jsonl"} {
 		files, err := claude.ReadFiles(filepath.Join("testdata", name), archive.ImportOptions{})
 		if err != nil {
@@ -86,11 +85,11 @@ func TestGrownRedactedRandomCuts(t *testing.T) {
 				}
 				steps = append(steps, redactedStep{files: fs})
 			}
-			grown += checkGrownRedacted(t, name, steps, secrets)
+			copied += checkRedactedIncremental(t, name, steps, secrets)
 		}
 	}
-	if grown < 10 {
-		t.Fatalf("only %d redacted saves read their main file with ReadGrown", grown)
+	if copied < 10 {
+		t.Fatalf("only %d redacted incremental saves copied raw segments", copied)
 	}
 }
 
@@ -99,7 +98,7 @@ func TestGrownRedactedRandomCuts(t *testing.T) {
 // clean line), a truncated file, a file grown in the middle of a line, and
 // subagent files grown, added and removed. Each gives a full save's
 // archive and none of the secrets.
-func TestGrownRedactedChanges(t *testing.T) {
+func TestRedactedIncrementalChanges(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
 	files, err := claude.ReadFiles(filepath.Join("testdata", "11111111-2222-4333-8444-555555555555.jsonl"), archive.ImportOptions{})
 	if err != nil {
@@ -150,17 +149,17 @@ func TestGrownRedactedChanges(t *testing.T) {
 		name  string
 		steps []redactedStep
 	}{
-		{"grows", []redactedStep{{files: with(half, subHalf)}, {files: with(most, subHalf), grown: true, resumed: true}, {files: with(main, sub), grown: true, resumed: true}}},
+		{"grows", []redactedStep{{files: with(half, subHalf)}, {files: with(most, subHalf), copied: true, resumed: true}, {files: with(main, sub), copied: true, resumed: true}}},
 		{"secret swapped in the prefix", []redactedStep{{files: with(half, sub)}, {files: with(other, sub)}}},
 		{"byte changed in the prefix", []redactedStep{{files: with(half, sub)}, {files: with(flipped, sub)}}},
 		{"truncated", []redactedStep{{files: with(most, sub)}, {files: with(half, sub)}}},
-		{"grown mid-line", []redactedStep{{files: with(main[:midLine], sub)}, {files: with(main, sub), grown: true, resumed: true}}},
-		{"after a mid-line cut", []redactedStep{{files: with(half, sub)}, {files: with(main[:midLine], sub), grown: true, resumed: true}, {files: with(main, sub), grown: true, resumed: true}}},
-		{"subagent added", []redactedStep{{files: with(half, sub)}, {files: with(most, sub, extra), grown: true, resumed: true}}},
-		{"subagent removed", []redactedStep{{files: with(half, sub, extra)}, {files: with(most, sub), grown: true, resumed: true}}},
-		{"no subagent left", []redactedStep{{files: with(half, sub)}, {files: with(most), grown: true, resumed: true}}},
-		{"nothing new", []redactedStep{{files: with(most, sub)}, {files: with(most, sub), grown: true, resumed: true}}},
+		{"grown mid-line", []redactedStep{{files: with(main[:midLine], sub)}, {files: with(main, sub), copied: true, resumed: true}}},
+		{"after a mid-line cut", []redactedStep{{files: with(half, sub)}, {files: with(main[:midLine], sub), copied: true, resumed: true}, {files: with(main, sub), copied: true, resumed: true}}},
+		{"subagent added", []redactedStep{{files: with(half, sub)}, {files: with(most, sub, extra), copied: true, resumed: true}}},
+		{"subagent removed", []redactedStep{{files: with(half, sub, extra)}, {files: with(most, sub), copied: true, resumed: true}}},
+		{"no subagent left", []redactedStep{{files: with(half, sub)}, {files: with(most), copied: true, resumed: true}}},
+		{"nothing new", []redactedStep{{files: with(most, sub)}, {files: with(most, sub), copied: true, resumed: true}}},
 	} {
-		checkGrownRedacted(t, c.name, c.steps, secrets)
+		checkRedactedIncremental(t, c.name, c.steps, secrets)
 	}
 }
