@@ -135,13 +135,23 @@ func TestRealClaudePrintHooks(t *testing.T) {
 		t.Fatal("no request carried the Bash tool's output: the mock's tool_use did not run")
 	}
 
-	st, err := hook.ReadState(realStoreDir(env))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ss := st.Sessions[id1]
-	if ss == nil {
-		t.Fatalf("hook state has no session %s (sessions: %v)", id1, st.Sessions)
+	// The hooks queued the checkpoint and the final save: the worker writes them.
+	waitWorker(t, filepath.Join(realStoreDir(env), "checkpoints", "cp-001.ctx"))
+	waitWorker(t, filepath.Join(realStoreDir(env), "current.ctx"))
+	// The worker records its checkpoint in the state just after writing it.
+	var ss *hook.SessionState
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		st, err := hook.ReadState(realStoreDir(env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss = st.Sessions[id1]
+		if ss == nil {
+			t.Fatalf("hook state has no session %s (sessions: %v)", id1, st.Sessions)
+		}
+		if ss.Checkpoints >= 1 || time.Now().After(deadline) {
+			break
+		}
 	}
 	if ss.Started.IsZero() || ss.Prompts != 1 || ss.Checkpoints < 1 || ss.Ended.IsZero() {
 		t.Fatalf("hook state of session 1: started %v, prompts %d, checkpoints %d, ended %v; want started, 1 prompt, ≥1 checkpoint (PostToolUse Bash), ended",
@@ -396,6 +406,7 @@ func TestRealClaudeResumeRestored(t *testing.T) {
 	if len(snaps) != 1 {
 		t.Fatalf("after claude -p /compact: compaction snapshots %v, want 1", snaps)
 	}
+	waitWorker(t, filepath.Join(realStoreDir(env), "checkpoints", "cp-001.ctx"))
 	if _, err := os.Stat(filepath.Join(realStoreDir(env), "checkpoints", "cp-001.ctx")); err != nil {
 		t.Fatalf("no checkpoint from the session's PostToolUse: %v", err)
 	}

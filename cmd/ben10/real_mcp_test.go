@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -65,6 +66,8 @@ func TestRealClaudeMCPSearch(t *testing.T) {
 	if got := sessionEvents(t, env, id1); !inOrder(got, []string{"PostToolUse(Bash)", "SessionEnd(other)"}) {
 		t.Fatalf("session 1 hook calls %v: the command did not run or the session was not saved", got)
 	}
+	// SessionEnd queued the final save: the background worker writes it.
+	waitWorker(t, filepath.Join(realStoreDir(env), "current.ctx"))
 
 	env.MustPrint("what did we run before?")
 	var offered bool
