@@ -297,7 +297,7 @@ func BenchmarkEncodeRawOnly(b *testing.B) {
 	for _, f := range files {
 		n += int64(len(f.Data))
 	}
-	o := redactOpts(archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.QuickLevel()})
+	o := redactOpts(archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelFastest})
 	o.RedactFingerprint = "bench"
 	b.SetBytes(n)
 	var size int

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -68,7 +69,7 @@ func (w *hookWorld) jobs() []store.Job {
 func (w *hookWorld) waitWorkDone() {
 	w.t.Helper()
 	deadline := time.Now().Add(10 * time.Minute)
-	for len(w.jobs()) > 0 || w.workerRunning() {
+	for len(w.jobs()) > 0 || w.workerRunning() || processesWithHome(w.home) {
 		if time.Now().After(deadline) {
 			w.t.Fatalf("the worker did not finish: jobs %+v", w.jobs())
 		}
@@ -198,4 +199,23 @@ func TestWorkE2EConcurrentSessionEnds(t *testing.T) {
 	if (&hook.Handler{Home: w.home}).Queued() {
 		t.Fatal("the worker left the project registered with nothing queued")
 	}
+}
+
+// processesWithHome reports whether a process other than this one runs
+// with home in its environment: the worker keeps indexing what it wrote
+// after it released the worker lock. It reads /proc and finds nothing
+// where there is none.
+func processesWithHome(home string) bool {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err == nil && bytes.Contains(env, []byte("HOME="+home+"\x00")) {
+			return true
+		}
+	}
+	return false
 }
