@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"sort"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -36,10 +37,11 @@ func (r *Redactor) JSONLine(line []byte) ([]byte, Report) {
 	return out, rep
 }
 
-// jsonScratch holds the per-call buffers of JSONLine, so that a line in
-// which nothing is found costs no allocation.
+// jsonScratch holds the per-call buffers of JSONLine.
 type jsonScratch struct {
 	hits []hit
+	live []hit
+	runs []span
 	fhit []hit
 	strs []strTok
 	nums []span
@@ -59,14 +61,32 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 	}()
 	hits := r.pf.scan(line, sc.hits[:0])
 	sc.hits = hits
-	// A string can hold a secret only if the line has a keyword hit, a
-	// digit run or an escape that could hide either (a digit run never
-	// crosses a quote, so a string holds one exactly when the line holds
-	// one inside it).
-	if len(hits) == 0 && len(r.fullScan) == 0 && !r.maybeDigits(line) && !hasASCIIEscape(line) {
+	// runs are the line's stretches holding 9 digits (maybeDigits); a
+	// stretch never crosses a quote, so a string holds one exactly when
+	// maybeDigits of the string would say so.
+	var runs []span
+	if r.digits || r.ssn {
+		runs = appendDigitRuns(sc.runs[:0], line)
+		sc.runs = runs
+		if !r.exhaustive {
+			runs = r.dropInertRuns(line, runs)
+		}
+	}
+	digits := len(runs) > 0
+	if len(hits) == 0 && len(r.fullScan) == 0 && !digits && !hasASCIIEscape(line) {
 		return line, false
 	}
-	w := jsonWalker{b: line, strs: sc.strs[:0], nums: sc.nums[:0]}
+	// live are the hits whose matcher could find something there once
+	// the string holding them is decoded; the others (the "sk" of "task",
+	// the "sg." of "msg.") do not make a string worth decoding.
+	live := sc.live[:0]
+	for _, h := range hits {
+		if m := &r.matchers[h.matcher]; m.rawOK == nil || r.exhaustive || m.rawOK(line, h) {
+			live = append(live, h)
+		}
+	}
+	sc.live = live
+	w := jsonWalker{b: line, hits: live, strs: sc.strs[:0], nums: sc.nums[:0]}
 	ok := w.valid()
 	sc.strs, sc.nums = w.strs, w.nums
 	if !ok {
@@ -84,9 +104,30 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 	dec, kdec := &sc.dec, &sc.kdec
 	for _, s := range w.strs {
 		raw := line[s.start+1 : s.end-1]
-		if len(r.fullScan) > 0 || hitWithin(hits, s.start, s.end) || r.maybeDigits(raw) || hasASCIIEscape(raw) {
+		interesting := len(r.fullScan) > 0 || w.hitIn(s.start, s.end) ||
+			(digits && (spanWithin(runs, s.start+1, s.end-1) || r.exhaustive && r.maybeDigits(raw))) || s.esc || r.exhaustive && hasASCIIEscape(raw)
+		if interesting {
 			d := dec.decode(raw)
-			for _, x := range r.find(d, &sc.fhit) {
+			var found []Finding
+			if dec.plain && !r.exhaustive {
+				// The string is its raw bytes: its keyword hits are the
+				// line's that lie inside it (a scan of the string alone
+				// finds the same ones).
+				lo, hi := hitRange(live, s.start+1, s.end-1)
+				fh := sc.fhit[:0]
+				for _, h := range live[lo:hi] {
+					if h.end <= s.end-1 {
+						h.start -= s.start + 1
+						h.end -= s.start + 1
+						fh = append(fh, h)
+					}
+				}
+				sc.fhit = fh
+				found = r.findHits(d, fh)
+			} else {
+				found = r.find(d, &sc.fhit)
+			}
+			for _, x := range found {
 				rs, re := dec.rawSpan(x.Start, x.End)
 				edits = append(edits, edit{start: s.start + 1 + rs, end: s.start + 1 + re, rule: x.RuleID, secret: append([]byte(nil), d[x.Start:x.End]...)})
 			}
@@ -96,7 +137,7 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 			continue
 		}
 		k := w.strs[s.key]
-		if !hitWithin(hits, k.start, k.end) && !hasASCIIEscape(line[k.start:k.end]) {
+		if !hitWithin(hits, k.start, k.end) && !k.esc && !(r.exhaustive && hasASCIIEscape(line[k.start:k.end])) {
 			continue
 		}
 		key := kdec.decode(line[k.start+1 : k.end-1])
@@ -200,27 +241,128 @@ func mergeSpans(r *Redactor, f []Finding) []Finding {
 
 // maybeDigits is a cheap test for a run of 9 or more digits, possibly
 // separated, that could hold a card number or an SSN: a stretch of digits,
-// spaces and dashes holding at least 9 digits. Whatever scanDigits finds
-// (digit groups joined by single spaces or dashes) lies in such a stretch.
+// spaces and dashes holding at least 9 digits.
 func (r *Redactor) maybeDigits(b []byte) bool {
-	return (r.digits || r.ssn) && hasDigitRun(b)
+	if !r.digits && !r.ssn {
+		return false
+	}
+	return hasDigitRun(b)
+}
+
+// digitRunByte: the bytes a digit run is made of (digits and separators).
+var digitRunByte = func() (t [256]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	t[' '], t['-'] = true, true
+	return t
+}()
+
+// appendDigitRuns appends to runs every maximal stretch of digits, spaces
+// and dashes in b holding at least 9 digits (those hasDigitRun finds), in
+// order.
+func appendDigitRuns(runs []span, b []byte) []span {
+	for i := firstDigitProbe; ; {
+		lo, hi, next := nextDigitRun(b, i)
+		if lo < 0 {
+			return runs
+		}
+		runs = append(runs, span{lo, hi})
+		i = next
+	}
+}
+
+// dropInertRuns removes from runs (in place) the digit runs that cannot
+// hold a card number or an SSN wherever the line's strings are decoded:
+// a run with an ASCII letter or digit right before and right after it
+// (the "15-5122611" of a session id "…8d15-5122611a9569", on every line
+// of a transcript), no escape reaching into it or its neighbours (no
+// backslash in the 6 bytes before it; the byte after it is a letter or a
+// digit, and the run has no backslash), and in which scanDigits finds
+// nothing given those two neighbours. Those bytes are then the decoded
+// string's own, and scanDigits's findings inside a run depend on the run
+// and its two neighbours only (a candidate is made of run bytes; whether
+// it starts or ends depends on the byte before and after it), so the
+// string's own scan would find nothing there either. A JSON number is
+// never dropped (never between two letters or digits).
+func (r *Redactor) dropInertRuns(line []byte, runs []span) []span {
+	out := runs[:0]
+	for _, sp := range runs {
+		lo, hi := sp.start, sp.end
+		inert := lo > 0 && hi < len(line) && csAlnum[line[lo-1]] && csAlnum[line[hi]] &&
+			bytes.IndexByte(line[max(0, lo-6):lo], '\\') < 0 &&
+			len(r.scanDigits(line[lo-1:hi+1], nil)) == 0
+		if !inert {
+			out = append(out, sp)
+		}
+	}
+	return out
+}
+
+// spanWithin reports whether one of spans (in order, disjoint) lies within
+// [s,e).
+func spanWithin(spans []span, s, e int) bool {
+	k := sort.Search(len(spans), func(k int) bool { return spans[k].start >= s })
+	return k < len(spans) && spans[k].end <= e
 }
 
 // hasDigitRun reports whether b has a stretch of digits, spaces and dashes
 // holding at least 9 digits.
 func hasDigitRun(b []byte) bool {
-	n := 0
-	for _, c := range b {
-		switch {
-		case c >= '0' && c <= '9':
-			if n++; n >= 9 {
-				return true
-			}
-		case c != ' ' && c != '-':
-			n = 0
+	lo, _, _ := nextDigitRun(b, firstDigitProbe)
+	return lo >= 0
+}
+
+// firstDigitProbe is the first probe of nextDigitRun over a whole input.
+const firstDigitProbe = 7
+
+// nextDigitRun finds the first such stretch [lo,hi) around a probe at i,
+// i+8, i+16, … and the probe to go on from (lo < 0: none). A probe p
+// tests the pair b[p], b[p+1], and widens it to its stretch when both are
+// digitRunBytes and one is a digit. Every stretch holding a dense part,
+// 9 digits among which no two other bytes are neighbours (which is what
+// scanDigits finds: digit groups joined by single spaces or dashes), is
+// seen when it starts at or after i-7 (from i = 7: every such stretch):
+// the dense part is at least 9 bytes long, so its pairs start at 8 or
+// more consecutive positions, one of every 8th, and each holds a digit.
+// After a stretch ending at hi the next starts at hi+1 or later, so the
+// probes go on from hi+8. A stretch of 9 digits with no dense part (the
+// "12      34      56 …" of an aligned table) may or may not be found,
+// depending on where the probes fall: no candidate of scanDigits lies in
+// it. Testing a pair rather than a byte keeps the single spaces of prose
+// from stopping the probe, and asking for a digit in it keeps indentation
+// and "----" rules from stopping it.
+func nextDigitRun(b []byte, i int) (lo, hi, next int) {
+	for i+1 < len(b) {
+		if !digitRunByte[b[i]] || !digitRunByte[b[i+1]] || b[i] < '0' && b[i+1] < '0' {
+			i += 8
+			continue
+		}
+		lo, hi = i, i+2
+		for lo > 0 && digitRunByte[b[lo-1]] {
+			lo--
+		}
+		for hi < len(b) && digitRunByte[b[hi]] {
+			hi++
+		}
+		// b[hi] ends the stretch: the next one starts after it.
+		i = hi + 8
+		if hi-lo >= 9 && countDigits(b[lo:hi]) >= 9 {
+			return lo, hi, i
 		}
 	}
-	return false
+	return -1, -1, len(b)
+}
+
+// countDigits counts the ASCII digits of b.
+func countDigits(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c >= '0' && c <= '9' {
+			n++
+		}
+	}
+	return n
 }
 
 // hasASCIIEscape reports a \u00XX escape of a printable ASCII byte other
@@ -477,16 +619,23 @@ func hex4(b []byte) (uint16, bool) {
 type jsonWalker struct {
 	b    []byte
 	i    int
+	hits []hit
 	strs []strTok
 	nums []span
 }
 
 type strTok struct {
-	start, end int // raw, including quotes
-	key        int // for a member value: index of its key in strs; else -1
+	start, end int  // raw, including quotes
+	key        int  // for a member value: index of its key in strs; else -1
+	esc        bool // hasASCIIEscape of the string (found by the walk)
 }
 
 type span struct{ start, end int }
+
+// hitIn reports whether a keyword hit (of w.hits) lies within [s,e).
+func (w *jsonWalker) hitIn(s, e int) bool {
+	return hitWithin(w.hits, s, e)
+}
 
 // hitWithin reports whether one of hits (in increasing order of start)
 // lies within [s,e).
@@ -506,6 +655,25 @@ func hitWithin(hits []hit, s, e int) bool {
 		}
 	}
 	return false
+}
+
+// hitRange returns the hits (in increasing order of start) that start in
+// [s,e) as hits[lo:hi] (some may end after e).
+func hitRange(hits []hit, s, e int) (lo, hi int) {
+	lo, hi = 0, len(hits)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if hits[m].start < s {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	hi = lo
+	for hi < len(hits) && hits[hi].start < e {
+		hi++
+	}
+	return lo, hi
 }
 
 func (w *jsonWalker) ws() {
@@ -660,35 +828,58 @@ func (w *jsonWalker) num() bool {
 	return true
 }
 
+// strStop marks the bytes that end a run of plain string content.
+var strStop = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return
+}()
+
 // str scans a string at w.i; it accepts any byte ≥ 0x20 (as encoding/json
 // does) and checks escapes.
 func (w *jsonWalker) str(key int) bool {
+	s := w.i
 	b := w.b
-	for i := w.i + 1; i < len(b); {
-		switch c := b[i]; {
-		case c < 0x20:
-			return false
-		case c == '"':
-			w.strs = append(w.strs, strTok{start: w.i, end: i + 1, key: key})
-			w.i = i + 1
-			return true
-		case c != '\\':
+	i := w.i + 1
+	esc := false
+	for {
+		for i < len(b) && !strStop[b[i]] {
 			i++
-		case i+1 >= len(b):
+		}
+		if i >= len(b) || b[i] < 0x20 {
 			return false
-		case b[i+1] == 'u':
+		}
+		if b[i] == '"' {
+			w.i = i + 1
+			w.strs = append(w.strs, strTok{start: s, end: w.i, key: key, esc: esc})
+			return true
+		}
+		// escape
+		if i+1 >= len(b) {
+			return false
+		}
+		switch b[i+1] {
+		case '"', '\\', 'b', 'f', 'n', 'r', 't':
+			i += 2
+		case '/':
+			esc = true
+			i += 2
+		case 'u':
 			if i+6 > len(b) {
 				return false
 			}
-			if _, ok := hex4(b[i+2 : i+6]); !ok {
+			v, ok := hex4(b[i+2 : i+6])
+			if !ok {
 				return false
 			}
+			if v >= 0x21 && v < 0x7f && v != '<' && v != '>' && v != '&' && v != '\'' && v != '"' && v != '\\' {
+				esc = true
+			}
 			i += 6
-		case bytes.IndexByte([]byte(`"\\/bfnrt`), b[i+1]) >= 0:
-			i += 2
 		default:
 			return false
 		}
 	}
-	return false
 }

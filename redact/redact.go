@@ -121,6 +121,11 @@ type Redactor struct {
 	salt       []byte
 	priority   map[string]int
 	fullScan   []int // user matchers without keywords
+	// exhaustive turns off JSONLine's shortcuts (hits ruled out from the
+	// raw bytes, the line's hits and digit runs reused for a string):
+	// every string with a hit is decoded and scanned again. Tests compare
+	// the two paths.
+	exhaustive bool
 }
 
 var ruleIDRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`) })
@@ -334,6 +339,12 @@ func (r *Redactor) find(b []byte, scratch *[]hit) []Finding {
 	} else {
 		hits = r.pf.scan(b, nil)
 	}
+	return r.findHits(b, hits)
+}
+
+// findHits is find given b's keyword hits (all of them, or at least every
+// one whose matcher could find something there).
+func (r *Redactor) findHits(b []byte, hits []hit) []Finding {
 	var f []Finding
 	for _, h := range hits {
 		f = r.matchers[h.matcher].check(r, b, h, f)
@@ -341,7 +352,10 @@ func (r *Redactor) find(b []byte, scratch *[]hit) []Finding {
 	for _, mi := range r.fullScan {
 		f = r.matchers[mi].check(r, b, hit{matcher: mi}, f)
 	}
-	if r.maybeDigits(b) {
+	// Whatever scanDigits finds (an SSN's 9 digits, a card's 13 to 19,
+	// in groups split by single spaces or dashes) lies in a stretch
+	// hasDigitRun sees, which it finds probing every 9th byte.
+	if (r.digits || r.ssn) && (hasDigitRun(b) || r.exhaustive) {
 		f = r.scanDigits(b, f)
 	}
 	if len(f) == 0 {

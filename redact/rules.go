@@ -27,6 +27,23 @@ type matcher struct {
 	rules    []string // rule ids this matcher can produce
 	keywords []string
 	check    func(r *Redactor, b []byte, h hit, f []Finding) []Finding
+	// rawOK, when set, tells from a hit in a raw JSON string body (escapes
+	// not decoded) whether check could find anything at that hit once the
+	// string is decoded: false only when it certainly cannot. JSONLine
+	// does not decode and search a string whose hits all fail it.
+	rawOK func(b []byte, h hit) bool
+}
+
+// literalAlnumBefore reports whether the byte before b[i] in a raw JSON
+// string body is an ASCII letter or digit written literally (not the end
+// of an escape sequence, which is at most 6 bytes and starts with a
+// backslash), so that the decoded text has the same alphanumeric byte
+// before the hit.
+func literalAlnumBefore(b []byte, i int) bool {
+	if i == 0 || !isAlnum(b[i-1]) {
+		return false
+	}
+	return bytes.IndexByte(b[max(0, i-6):i], '\\') < 0
 }
 
 // tokenSpec is a fixed-prefix token: prefix, then a body of bytes in cs of
@@ -77,6 +94,20 @@ func tokenMatcher(id string, specs ...tokenSpec) matcher {
 			return append(f, Finding{RuleID: id, Start: h.start, End: end})
 		}
 		return f
+	}
+	// check needs the prefix exactly (its bytes have no escapes: keywords
+	// hold no backslash) and no letter or digit before it.
+	m.rawOK = func(b []byte, h hit) bool {
+		if literalAlnumBefore(b, h.start) {
+			return false
+		}
+		kw := b[h.start:h.end]
+		for _, s := range specs {
+			if string(kw) == s.prefix {
+				return true
+			}
+		}
+		return false
 	}
 	return m
 }
@@ -403,6 +434,10 @@ func sendgridMatcher() matcher {
 				return f
 			}
 			return append(f, Finding{RuleID: "sendgrid-api-key", Start: h.start, End: e2})
+		},
+		// ("msg." and the like: lower case, or a letter before.)
+		rawOK: func(b []byte, h hit) bool {
+			return string(b[h.start:h.end]) == "SG." && !literalAlnumBefore(b, h.start)
 		},
 	}
 }
