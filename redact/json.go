@@ -2,8 +2,6 @@ package redact
 
 import (
 	"bytes"
-	"encoding/binary"
-	"math/bits"
 	"sort"
 	"sync"
 	"unicode/utf16"
@@ -315,22 +313,6 @@ func hasDigitRun(b []byte) bool {
 	return lo >= 0
 }
 
-// digitRunPair[c] is 2 for a digit, 1 for the other bytes of
-// digitRunByte (space and dash) and 0 for the rest: a probe tests two
-// neighbours with one branch, the product of their values being 2 or more
-// exactly when both are digitRunBytes and one of them is a digit.
-var digitRunPair = func() (t [256]uint8) {
-	for c, ok := range digitRunByte {
-		if ok {
-			t[c] = 1
-		}
-	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] = 2
-	}
-	return t
-}()
-
 // firstDigitProbe is the first probe of nextDigitRun over a whole input.
 const firstDigitProbe = 7
 
@@ -352,11 +334,17 @@ const firstDigitProbe = 7
 // and "----" rules from stopping it.
 func nextDigitRun(b []byte, i int) (lo, hi, next int) {
 	for i+1 < len(b) {
-		if digitRunPair[b[i]]*digitRunPair[b[i+1]] < 2 {
+		if !digitRunByte[b[i]] || !digitRunByte[b[i+1]] || b[i] < '0' && b[i+1] < '0' {
 			i += 8
 			continue
 		}
-		lo, hi = digitRunStart(b, i), digitRunEnd(b, i+2)
+		lo, hi = i, i+2
+		for lo > 0 && digitRunByte[b[lo-1]] {
+			lo--
+		}
+		for hi < len(b) && digitRunByte[b[hi]] {
+			hi++
+		}
 		// b[hi] ends the stretch: the next one starts after it.
 		i = hi + 8
 		if hi-lo >= 9 && countDigits(b[lo:hi]) >= 9 {
@@ -366,61 +354,9 @@ func nextDigitRun(b []byte, i int) (lo, hi, next int) {
 	return -1, -1, len(b)
 }
 
-// digitRunMask returns the high bit of each byte of x (8 bytes, little-
-// endian) that is a digitRunByte, and of each that is a digit. Every test
-// is exact per byte (no carry or borrow crosses a byte).
-func digitRunMask(x uint64) (run, digit uint64) {
-	const ones, highs, lows = 0x0101010101010101, 0x8080808080808080, 0x7f7f7f7f7f7f7f7f
-	a := x & lows
-	// a+0x50 reaches 0x80 when a >= '0', a+0x46 when a > '9'; bytes >= 0x80
-	// are none of them.
-	digit = (a + ones*0x50) &^ (a + ones*0x46) &^ x & highs
-	sp, da := x^(ones*' '), x^(ones*'-')
-	// ((v&lows)+lows)|v has the high bit of every nonzero byte.
-	run = digit | ^(((sp&lows)+lows)|sp)&highs | ^(((da&lows)+lows)|da)&highs
-	return run, digit
-}
-
-// digitRunEnd returns the first index from i on whose byte is not a
-// digitRunByte (len(b) if none).
-func digitRunEnd(b []byte, i int) int {
-	for i+8 <= len(b) {
-		run, _ := digitRunMask(binary.LittleEndian.Uint64(b[i:]))
-		if stop := ^run & 0x8080808080808080; stop != 0 {
-			return i + bits.TrailingZeros64(stop)>>3
-		}
-		i += 8
-	}
-	for i < len(b) && digitRunByte[b[i]] {
-		i++
-	}
-	return i
-}
-
-// digitRunStart returns the start of the stretch of digitRunBytes ending
-// at b[i-1]: the least lo <= i with every byte of b[lo:i] a digitRunByte.
-func digitRunStart(b []byte, i int) int {
-	for i >= 8 {
-		run, _ := digitRunMask(binary.LittleEndian.Uint64(b[i-8:]))
-		if stop := ^run & 0x8080808080808080; stop != 0 {
-			return i - bits.LeadingZeros64(stop)>>3
-		}
-		i -= 8
-	}
-	for i > 0 && digitRunByte[b[i-1]] {
-		i--
-	}
-	return i
-}
-
 // countDigits counts the ASCII digits of b.
 func countDigits(b []byte) int {
 	n := 0
-	for len(b) >= 8 {
-		_, digit := digitRunMask(binary.LittleEndian.Uint64(b))
-		n += bits.OnesCount64(digit)
-		b = b[8:]
-	}
 	for _, c := range b {
 		if c >= '0' && c <= '9' {
 			n++
@@ -901,18 +837,6 @@ var strStop = func() (t [256]bool) {
 	return
 }()
 
-// stopMask8 is nonzero when one of the 8 bytes of x (little-endian) is a
-// strStop byte: a control byte, '"' or '\\'; its lowest set bit is the
-// high bit of the first such byte. (Each term is the classic has-a-zero-
-// byte / has-a-byte-less-than test: a borrow only runs upwards from a byte
-// the test is true for, so the bits of the bytes below the first are
-// exact.)
-func stopMask8(x uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	q, bs := x^(ones*'"'), x^(ones*'\\')
-	return ((x-ones*0x20)&^x | (q-ones)&^q | (bs-ones)&^bs) & highs
-}
-
 // str scans a string at w.i; it accepts any byte ≥ 0x20 (as encoding/json
 // does) and checks escapes.
 func (w *jsonWalker) str(key int) bool {
@@ -921,18 +845,8 @@ func (w *jsonWalker) str(key int) bool {
 	i := w.i + 1
 	esc := false
 	for {
-		for {
-			if i+8 > len(b) {
-				for i < len(b) && !strStop[b[i]] {
-					i++
-				}
-				break
-			}
-			if m := stopMask8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			i += 8
+		for i < len(b) && !strStop[b[i]] {
+			i++
 		}
 		if i >= len(b) || b[i] < 0x20 {
 			return false

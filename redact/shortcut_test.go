@@ -2,9 +2,7 @@ package redact
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
-	"math/bits"
 	"math/rand"
 	"slices"
 	"strings"
@@ -187,44 +185,6 @@ func TestJSONLineEscapedSolidus(t *testing.T) {
 	}
 }
 
-// TestStopMask8 checks the 8-byte test against the strStop table: every
-// byte value in every position among filler bytes, and random words; the
-// mask's lowest bit names the first stop byte.
-func TestStopMask8(t *testing.T) {
-	ref := func(b []byte) int {
-		for i, c := range b {
-			if strStop[c] {
-				return i
-			}
-		}
-		return -1
-	}
-	check := func(b []byte) {
-		got := -1
-		if m := stopMask8(binary.LittleEndian.Uint64(b)); m != 0 {
-			got = bits.TrailingZeros64(m) >> 3
-		}
-		if want := ref(b); got != want {
-			t.Fatalf("stopMask8(%q): first stop %d, want %d", b, got, want)
-		}
-	}
-	for _, fill := range []byte{'a', 0xff, 0x80, '!', '#', '[', 0x7f} {
-		for pos := range 8 {
-			for c := range 256 {
-				b := bytes.Repeat([]byte{fill}, 8)
-				b[pos] = byte(c)
-				check(b)
-			}
-		}
-	}
-	rng := rand.New(rand.NewSource(5))
-	for range 500000 {
-		var b [8]byte
-		binary.LittleEndian.PutUint64(b[:], rng.Uint64())
-		check(b[:])
-	}
-}
-
 // TestHasASCIIEscape: escapes that could hide keyword bytes are reported;
 // escaped backslashes followed by look-alikes are not.
 func TestHasASCIIEscape(t *testing.T) {
@@ -294,80 +254,6 @@ func TestWalkerEscapes(t *testing.T) {
 		}
 		if want := hasASCIIEscape(b); anyEsc != want {
 			t.Fatalf("%s: strings' esc %v, line's %v", b, anyEsc, want)
-		}
-	}
-}
-
-// TestDigitRunMask: the 8-byte tests agree with digitRunByte and the
-// digit test byte by byte, for every byte value in every position, and
-// digitRunStart, digitRunEnd and countDigits with their byte loops.
-func TestDigitRunMask(t *testing.T) {
-	rng := rand.New(rand.NewSource(10))
-	alpha := []byte("0123456789 -/:,\x00\x1f\x7f\x80\xa0\xad\xb0\xb9\xff")
-	var w [8]byte
-	check := func() {
-		run, digit := digitRunMask(binary.LittleEndian.Uint64(w[:]))
-		for j, c := range w {
-			if got, want := run>>(8*j+7)&1 == 1, digitRunByte[c]; got != want {
-				t.Fatalf("%q: byte %d run %v, want %v", w, j, got, want)
-			}
-			if got, want := digit>>(8*j+7)&1 == 1, c >= '0' && c <= '9'; got != want {
-				t.Fatalf("%q: byte %d digit %v, want %v", w, j, got, want)
-			}
-		}
-	}
-	for c := range 256 {
-		for j := range w {
-			for k := range w {
-				w[k] = alpha[rng.Intn(len(alpha))]
-			}
-			w[j] = byte(c)
-			check()
-		}
-	}
-	for range 200000 {
-		for k := range w {
-			if rng.Intn(2) == 0 {
-				w[k] = byte(rng.Intn(256))
-			} else {
-				w[k] = alpha[rng.Intn(len(alpha))]
-			}
-		}
-		check()
-	}
-	for range 20000 {
-		b := make([]byte, rng.Intn(70))
-		for k := range b {
-			if rng.Intn(8) == 0 {
-				b[k] = alpha[rng.Intn(len(alpha))]
-			} else {
-				b[k] = alpha[rng.Intn(12)]
-			}
-		}
-		for i := 0; i <= len(b); i++ {
-			end := i
-			for end < len(b) && digitRunByte[b[end]] {
-				end++
-			}
-			if got := digitRunEnd(b, i); got != end {
-				t.Fatalf("digitRunEnd(%q, %d) = %d, want %d", b, i, got, end)
-			}
-			start := i
-			for start > 0 && digitRunByte[b[start-1]] {
-				start--
-			}
-			if got := digitRunStart(b, i); got != start {
-				t.Fatalf("digitRunStart(%q, %d) = %d, want %d", b, i, got, start)
-			}
-		}
-		n := 0
-		for _, c := range b {
-			if c >= '0' && c <= '9' {
-				n++
-			}
-		}
-		if got := countDigits(b); got != n {
-			t.Fatalf("countDigits(%q) = %d, want %d", b, got, n)
 		}
 	}
 }

@@ -321,9 +321,11 @@ func normKey(k string) string {
 	return k
 }
 
-// readConfigFile reads a configuration file, refusing huge ones. A missing
-// file returns nil, nil.
-func readConfigFile(path string) ([]byte, error) {
+// ReadConfigFile reads a configuration file (this package's or the
+// watcher's), refusing one larger than MaxConfigBytes and anything but a
+// regular file, without blocking on a FIFO. A missing file returns nil,
+// nil; other failures are a *ConfigError naming the file.
+func ReadConfigFile(path string) ([]byte, error) {
 	// Non-blocking, and only a regular file: a FIFO or a device must not
 	// hold a hook (a link is followed: a user's config may be one).
 	f, err := os.OpenFile(path, os.O_RDONLY|oNonBlock, 0)
@@ -376,7 +378,7 @@ func parseDoc(path string, data []byte) (*yaml.Node, error) {
 }
 
 func loadFile(cfg *Config, prov Provenance, layer, path string) ([]Warning, error) {
-	data, err := readConfigFile(path)
+	data, err := ReadConfigFile(path)
 	if err != nil || data == nil {
 		return nil, err
 	}
@@ -693,7 +695,7 @@ func SetConfigValue(path, key, value string) error {
 		}
 		return ce
 	}
-	data, err := readConfigFile(path)
+	data, err := ReadConfigFile(path)
 	if err != nil {
 		return err
 	}

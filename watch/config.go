@@ -7,7 +7,6 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript"
 )
 
@@ -25,7 +25,7 @@ const (
 	DefaultCooldown     = 10 * time.Minute
 	DefaultActiveWindow = 5 * time.Minute
 	// MaxConfigBytes bounds watch.yaml.
-	MaxConfigBytes = 1 << 20
+	MaxConfigBytes = store.MaxConfigBytes
 )
 
 // ErrConfig is wrapped by every configuration error LoadConfig returns
@@ -237,8 +237,8 @@ func (c *Config) Errors() []Problem {
 }
 
 // LoadConfig reads path (ConfigPath(home) when empty). A missing file is
-// the defaults. An unreadable or unparsable file is an error wrapping
-// ErrConfig. Otherwise every entry is validated on its own: an invalid
+// the defaults. An unreadable or unparsable file, one larger than
+// MaxConfigBytes or not a regular file is an error wrapping ErrConfig. Otherwise every entry is validated on its own: an invalid
 // assistant entry disables only that assistant (Enabled false, Disabled
 // set) and an invalid global key keeps its default; both are recorded in
 // Problems with file and line, as are warnings (unknown or unused keys).
@@ -247,20 +247,12 @@ func LoadConfig(path, home string) (*Config, error) {
 		path = ConfigPath(home)
 	}
 	c := DefaultConfig(home)
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return c, nil
-	}
+	data, err := store.ReadConfigFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
-	f.Close()
-	if err != nil {
-		return nil, fmt.Errorf("%w: reading %s: %w", ErrConfig, path, err)
-	}
-	if len(data) > MaxConfigBytes {
-		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrConfig, path, MaxConfigBytes)
+	if data == nil {
+		return c, nil
 	}
 	c.Path = path
 	if err := c.parse(data, home); err != nil {
