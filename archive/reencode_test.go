@@ -2,7 +2,6 @@ package archive_test
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -257,26 +256,6 @@ func TestReencodeEncrypted(t *testing.T) {
 		t.Fatal("re-encoded encrypted archive opened without the passphrase")
 	}
 	sameContent(t, src, open(t, got, archive.OpenOptions{Passphrase: pass}))
-}
-
-// TestReencodeRound5Archives: archives of earlier builds (round 5: map-form
-// recall and registry, inline compaction summaries; round 6: layout 2)
-// re-encode to the same content in the current forms; round 5's smaller.
-func TestReencodeRound5Archives(t *testing.T) {
-	for _, name := range []string{"round5-default.ctx", "round5-max.ctx", "round6-max.ctx"} {
-		t.Run(name, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join("testdata", "compat", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			src := open(t, b, archive.OpenOptions{})
-			got := reencode(t, src, archive.ReencodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelMax})
-			sameContent(t, src, open(t, got, archive.OpenOptions{}))
-			if strings.HasPrefix(name, "round5") && len(got) >= len(b) {
-				t.Errorf("re-encoded at max: %d bytes, was %d", len(got), len(b))
-			}
-		})
-	}
 }
 
 // TestReencodeCorpus: a corpus session saved at the fastest level and
