@@ -41,3 +41,6 @@ func DecodeCost(b []byte, t ctxfmt.SegmentType) (cost, limit uint64, ok bool) {
 	ok = msgpackCost(b, reflect.TypeOf(v).Elem(), &bud)
 	return bud.used, bud.limit, ok
 }
+
+// RestoreFiles is restoreFiles, for the external restore tests.
+var RestoreFiles = restoreFiles

@@ -29,14 +29,14 @@ type OpenOptions struct {
 	// encryption was turned on are read when the user asks for them.
 	RequireEncryption bool
 	// MaxDecodedSize bounds the raw transcript bytes the archive may
-	// materialise in all (0: DefaultMaxDecodedSize); an archive declaring
-	// more is refused (ErrTooLarge) before anything is decompressed.
+	// materialise in all (0: 4 GiB); an archive declaring more is
+	// refused (ErrTooLarge) before anything is decompressed.
 	MaxDecodedSize int64
 }
 
-// DefaultMaxDecodedSize is OpenOptions.MaxDecodedSize's default: 4 GiB of
+// defaultMaxDecodedSize is OpenOptions.MaxDecodedSize's default: 4 GiB of
 // raw transcript, some twenty times the largest sessions seen.
-const DefaultMaxDecodedSize = 4 << 30
+const defaultMaxDecodedSize = 4 << 30
 
 // maxLines is the most lines a raw file of n bytes may hold for its
 // line index to be built: 4 Mi lines plus one per 32 bytes (a transcript's
@@ -244,7 +244,7 @@ func (a *Archive) Redaction() RedactionReport { return a.meta.Redact }
 // decodedLimit is OpenOptions.MaxDecodedSize or its default.
 func (a *Archive) decodedLimit() int64 {
 	if a.maxDecoded <= 0 {
-		return DefaultMaxDecodedSize
+		return defaultMaxDecodedSize
 	}
 	return a.maxDecoded
 }

@@ -228,15 +228,15 @@ func TestRecallBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b) > RecallMaxBytes+RecallMaxBytes/2 {
-		t.Fatalf("recall of a huge session encodes to %d bytes, want about %d at most", len(b), RecallMaxBytes)
+	if len(b) > recallMaxBytes+recallMaxBytes/2 {
+		t.Fatalf("recall of a huge session encodes to %d bytes, want about %d at most", len(b), recallMaxBytes)
 	}
-	if r.size() > RecallMaxBytes {
-		t.Fatalf("recall size estimate %d over %d", r.size(), RecallMaxBytes)
+	if r.size() > recallMaxBytes {
+		t.Fatalf("recall size estimate %d over %d", r.size(), recallMaxBytes)
 	}
-	if len(r.Requests) > RecallMaxRequests || len(r.Files) > RecallMaxFiles || len(r.Commands) > RecallMaxCommands ||
-		len(r.Errors) > RecallMaxErrors || len(r.Decisions) > RecallMaxDecisions || len(r.Compactions) > RecallMaxCompactions ||
-		len(r.Tasks.Active)+len(r.Tasks.Pending)+len(r.Tasks.Completed) > RecallMaxTasks {
+	if len(r.Requests) > recallMaxRequests || len(r.Files) > recallMaxFiles || len(r.Commands) > recallMaxCommands ||
+		len(r.Errors) > recallMaxErrors || len(r.Decisions) > recallMaxDecisions || len(r.Compactions) > recallMaxCompactions ||
+		len(r.Tasks.Active)+len(r.Tasks.Pending)+len(r.Tasks.Completed) > recallMaxTasks {
 		t.Fatalf("a list is over its cap: %d req, %d files, %d cmds, %d errs, %d decisions", len(r.Requests), len(r.Files), len(r.Commands), len(r.Errors), len(r.Decisions))
 	}
 	if r.Omitted.Commands == 0 || r.Omitted.Files == 0 || r.Omitted.Requests == 0 {
@@ -247,7 +247,7 @@ func TestRecallBounded(t *testing.T) {
 		t.Fatalf("newest command lost: %d commands", len(r.Commands))
 	}
 	for _, c := range r.Commands {
-		if len(c.Command) > RecallCommandBytes || len(c.Error) > RecallErrorBytes {
+		if len(c.Command) > recallCommandBytes || len(c.Error) > recallErrorBytes {
 			t.Fatalf("command over cap: %d/%d bytes", len(c.Command), len(c.Error))
 		}
 	}
