@@ -15,11 +15,6 @@ type ReencodeOptions struct {
 	Level       ctxfmt.Level
 	Concurrency int
 	Encryption  *ctxfmt.Encryption
-	// RedactText redacts the project files a raw-only archive's
-	// completion captures (the stored lines are redacted already; the
-	// files are read from disk now). It is required when the archive is
-	// redacted and its completion captures file contents.
-	RedactText func(string) string
 	// Auth, when set and when it authenticates the archive (see
 	// Archive.Authenticate), authenticates the new archive too. An
 	// archive Auth does not authenticate is written without a tag:

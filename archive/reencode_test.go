@@ -20,14 +20,6 @@ import (
 // recall, file contents and the model source.
 func sameContent(t *testing.T, a, b *archive.Archive) {
 	t.Helper()
-	sameContentCut(t, a, b, true)
-}
-
-// sameContentCut is sameContent, comparing how many segments store each
-// raw file only when segments is true (a raw-only archive written
-// without a previous one stores its files in smaller chunks).
-func sameContentCut(t *testing.T, a, b *archive.Archive, segments bool) {
-	t.Helper()
 	eq := func(what string, x, y any) {
 		t.Helper()
 		if !reflect.DeepEqual(utcTimes(x), utcTimes(y)) {
@@ -46,7 +38,7 @@ func sameContentCut(t *testing.T, a, b *archive.Archive, segments bool) {
 		t.Fatalf("raw files: %d, want %d", len(ib), len(ia))
 	}
 	for i := range ia {
-		if ia[i].Name != ib[i].Name || ia[i].Size != ib[i].Size || ia[i].SHA256 != ib[i].SHA256 || (segments && ia[i].Segments != ib[i].Segments) {
+		if ia[i].Name != ib[i].Name || ia[i].Size != ib[i].Size || ia[i].SHA256 != ib[i].SHA256 || ia[i].Segments != ib[i].Segments {
 			t.Errorf("raw file %d: %+v, want %+v", i, ib[i], ia[i])
 		}
 	}
