@@ -10,18 +10,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ben10ctx/ben10/archive/internal/mpguard"
 	"github.com/ben10ctx/ben10/ctxfmt"
 )
 
 // compareMeta compares unmarshal (the bounds guard, then msgpack) with
 // msgpack.Unmarshal alone (the reference) on one metadata segment: the
 // guard refuses only what msgpack refuses too (or what nests deeper than
-// maxMsgpackDepth), and where both decode, the results are equal.
+// mpguard.MaxDepth), and where both decode, the results are equal.
 func compareMeta(b []byte) error {
 	// msgpack exhausts memory on a header declaring many more values than
 	// the segment holds: the reference runs only where no header declares
 	// over 64 Ki (or the value is complete, so every length is backed).
-	wf, largest := msgpackWellFormed(b)
+	wf, largest := mpguard.WellFormed(b)
 	var got metaSegment
 	err := unmarshal(b, &got)
 	if !wf && err == nil {
@@ -404,16 +405,16 @@ func BenchmarkMetaDecode(b *testing.B) {
 func TestUnmarshalRefusesHostileLengths(t *testing.T) {
 	var tasks TaskState
 	hostile := []byte{0x81, 0xa6, 'a', 'c', 't', 'i', 'v', 'e', 0xdd, 0x7f, 0xff, 0xff, 0xff}
-	if err := unmarshal(hostile, &tasks); !errors.Is(err, errMsgpackMalformed) {
+	if err := unmarshal(hostile, &tasks); !errors.Is(err, mpguard.ErrMalformed) {
 		t.Fatalf("tasks with 2^31 active: %v", err)
 	}
-	deep := append(bytes.Repeat([]byte{0x91}, maxMsgpackDepth+1), 0xc0)
+	deep := append(bytes.Repeat([]byte{0x91}, mpguard.MaxDepth+1), 0xc0)
 	var v []any
-	if err := unmarshal(deep, &v); !errors.Is(err, errMsgpackMalformed) {
-		t.Fatalf("nesting %d: %v", maxMsgpackDepth+1, err)
+	if err := unmarshal(deep, &v); !errors.Is(err, mpguard.ErrMalformed) {
+		t.Fatalf("nesting %d: %v", mpguard.MaxDepth+1, err)
 	}
 	if err := unmarshal(deep[1:], &v); err != nil {
-		t.Fatalf("nesting %d: %v", maxMsgpackDepth, err)
+		t.Fatalf("nesting %d: %v", mpguard.MaxDepth, err)
 	}
 	var buf bytes.Buffer
 	if err := Encode(&buf, hugeState(200), EncodeOptions{}); err != nil {
@@ -431,7 +432,7 @@ func TestUnmarshalRefusesHostileLengths(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok, _ := msgpackWellFormed(b); !ok {
+		if ok, _ := mpguard.WellFormed(b); !ok {
 			t.Errorf("segment %d (%s) written by Encode fails the check", i, s.Type)
 		}
 	}

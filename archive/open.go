@@ -13,6 +13,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/ben10ctx/ben10/archive/internal/mpguard"
 	"github.com/ben10ctx/ben10/ctxfmt"
 )
 
@@ -193,19 +194,23 @@ func (a *Archive) decode(i int, what string, v any) error {
 // unmarshal decodes msgpack bytes from disk into v. Hostile bytes give an
 // error, never a panic nor an unbounded allocation: msgpack v5.4.1
 // allocates an array's elements from its header before reading them, so
-// the value is first checked to be complete (msgpackWellFormed; msgpack
+// the value is first checked to be complete (mpguard.WellFormed; msgpack
 // fails on an incomplete one anyway), and msgpack panics when a nil
 // stands where a struct such as time.Time is expected, so decoding runs
 // under recover.
 //
 // What the decoded values would take is then checked against the
-// segment's budget (checkDecodeCost), since msgpack allocates a slice's
-// elements from the array header before it reads them.
+// segment's budget (mpguard.CheckCost; ErrTooLarge beyond it), since
+// msgpack allocates a slice's elements from the array header before it
+// reads them.
 func unmarshal(b []byte, v any) error {
-	if ok, _ := msgpackWellFormed(b); !ok {
-		return errMsgpackMalformed
+	if ok, _ := mpguard.WellFormed(b); !ok {
+		return mpguard.ErrMalformed
 	}
-	if err := checkDecodeCost(b, v); err != nil {
+	if err := mpguard.CheckCost(b, v); err != nil {
+		if errors.Is(err, mpguard.ErrOverBudget) {
+			return fmt.Errorf("%w: %w", ErrTooLarge, err)
+		}
 		return err
 	}
 	return msgpackUnmarshal(b, v)

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/ben10ctx/ben10/archive/internal/mpguard"
 )
 
 // The recall's stored form (docs/FORMAT.md, "summaries"): a msgpack array
@@ -89,9 +91,9 @@ var errCompactForm = errors.New("malformed compact msgpack")
 // errCompactForm for anything but exactly one well-formed value of v's
 // shape.
 func unmarshalCompact(b []byte, want int64, what string, v any) error {
-	ok, _, end := msgpackWalk(b)
+	ok, _, end := mpguard.Walk(b)
 	if !ok {
-		return fmt.Errorf("%w: %w", errCompactForm, errMsgpackMalformed)
+		return fmt.Errorf("%w: %w", errCompactForm, mpguard.ErrMalformed)
 	}
 	if end != len(b) {
 		return fmt.Errorf("%w: %d trailing bytes", errCompactForm, len(b)-end)
