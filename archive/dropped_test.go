@@ -137,6 +137,7 @@ func TestDroppedForms(t *testing.T) {
 			if !errors.Is(err, archive.ErrSchema) || errors.Is(err, archive.ErrCorrupt) || !strings.Contains(err.Error(), tc.names) {
 				t.Fatalf("got %v, want ErrSchema naming %q", err, tc.names)
 			}
+			t.Log(err)
 		})
 	}
 	// The unedited re-pack opens and reads: the refusals come from the
