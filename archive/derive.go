@@ -198,15 +198,6 @@ func (a *Archive) derivedModel() ([]Message, []ToolExec, error) {
 			return
 		}
 		want := a.meta.Meta
-		if a.meta.Pending != nil {
-			// A raw-only archive's counts are its built model's.
-			pm, err := a.pendingModel()
-			if err != nil {
-				a.derErr = err
-				return
-			}
-			want = pm.meta.Meta
-		}
 		if len(ms) != want.MessageCount || len(ts) != want.ToolCount {
 			a.derErr = corrupt("raw transcript gives %d messages and %d tools, metadata says %d and %d (importer %s version %d)",
 				len(ms), len(ts), want.MessageCount, want.ToolCount, src.Importer, src.Version)

@@ -655,7 +655,7 @@ func (d *digester) commandSection() *dsection {
 		}
 		// A command is one line however long; clip it only beyond the
 		// Recall's own cap so that its text stays searchable.
-		return newItem(clip(line, RecallCommandBytes+160), pos)
+		return newItem(clip(line, recallCommandBytes+160), pos)
 	}
 	s.extra = d.r.Omitted.Commands
 	d.groupCommands(s, cmds, order)

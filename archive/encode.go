@@ -26,10 +26,8 @@ import (
 // LayoutVersion is the version of the archive's segment layout (which
 // segments exist and how raw files map onto them). Layout 3 stores a
 // shared raw segment's packed chunks before the chunk that opens it (see
-// planGroups); layouts 1 and 2 are still read.
-//
-// Layout 4 (LayoutRawOnly) is a raw-only archive's: layout 3's raw
-// segments, no model segments yet (see EncodeRawOnly).
+// planGroups); layout 1 has no shared segment. Open refuses layouts 2
+// and 4, which only pre-release builds wrote.
 const LayoutVersion = 4
 
 // packLimit caps the stored bytes of one packed raw segment (layouts 2 and 3):
@@ -117,10 +115,6 @@ type metaSegment struct {
 	// not stored: they are rebuilt from the raw transcript by the named
 	// importer (see ModelSource).
 	Derived *ModelSource `msgpack:"derived,omitempty"`
-	// Pending, set in a raw-only archive (layout 4) only, names the
-	// importer that builds the model from the raw transcript (see
-	// EncodeRawOnly).
-	Pending *PendingModel `msgpack:"pending,omitempty"`
 }
 
 // counts are small figures status reads show without decoding segments.
@@ -993,7 +987,7 @@ func (e *encoder) write(m *modelSegs) error {
 			}
 		}
 	}
-	if err := e.addTag(ms.Meta, b, recall, nil); err != nil {
+	if err := e.addTag(ms.Meta, b, recall); err != nil {
 		return err
 	}
 	if m.keepResume {

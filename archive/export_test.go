@@ -2,8 +2,8 @@ package archive
 
 import (
 	"encoding/json"
-	"reflect"
 
+	"github.com/ben10ctx/ben10/archive/internal/mpguard"
 	"github.com/ben10ctx/ben10/ctxfmt"
 )
 
@@ -37,7 +37,8 @@ func DecodeCost(b []byte, t ctxfmt.SegmentType) (cost, limit uint64, ok bool) {
 	default:
 		return 0, 0, false
 	}
-	bud := newBudget(len(b))
-	ok = msgpackCost(b, reflect.TypeOf(v).Elem(), &bud)
-	return bud.used, bud.limit, ok
+	return mpguard.Cost(b, v)
 }
+
+// RestoreFiles is restoreFiles, for the external restore tests.
+var RestoreFiles = restoreFiles

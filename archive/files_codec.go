@@ -16,8 +16,8 @@ import (
 // where Hash is 32 bytes (msgpack bin) when it is a lowercase hex SHA-256,
 // as the importers write it, and a string otherwise, and LastAccess is a
 // time as in the recall (milliseconds after base, the latest access).
-// Archives written before the compact form hold a msgpack array of maps
-// keyed by FileRecord's msgpack tags, still read.
+// The map form pre-release builds wrote (an array of maps keyed by
+// FileRecord's msgpack tags) is refused with ErrSchema.
 const fileRegistryForm = 2
 
 // fileRegistry is the file registry segment's payload.
@@ -56,26 +56,10 @@ func (fr fileRegistry) MarshalMsgpack() ([]byte, error) {
 	return marshalArrays(&w)
 }
 
-// UnmarshalMsgpack decodes either form of the registry.
+// UnmarshalMsgpack decodes the compact form of the registry.
 func (fr *fileRegistry) UnmarshalMsgpack(b []byte) error {
-	// The compact form's first element is the form number; the map
-	// form's is a map (or the array is empty).
-	first := 1
-	if len(b) > 0 {
-		switch b[0] {
-		case 0xdc:
-			first = 3
-		case 0xdd:
-			first = 5
-		}
-	}
-	if len(b) < 2 || !(b[0]&0xf0 == 0x90 || b[0] == 0xdc || b[0] == 0xdd) || first >= len(b) || b[first] >= 0x80 {
-		var old []FileRecord
-		if err := unmarshal(b, &old); err != nil {
-			return err
-		}
-		*fr = old
-		return nil
+	if mapForm(b) {
+		return fmt.Errorf("%w: file registry in the pre-release map form (no longer read)", ErrSchema)
 	}
 	var w registryWire
 	if err := unmarshalCompact(b, fileRegistryForm, "file registry", &w); err != nil {
@@ -93,6 +77,31 @@ func (fr *fileRegistry) UnmarshalMsgpack(b []byte) error {
 	}
 	*fr = out
 	return nil
+}
+
+// mapForm reports whether b is the map form of a payload whose compact
+// form is an array starting with its form number: an array that is
+// empty or whose first element is a map, as pre-release builds wrote
+// the recall and the file registry.
+func mapForm(b []byte) bool {
+	first := 1
+	if len(b) > 0 {
+		switch b[0] {
+		case 0xdc:
+			first = 3
+		case 0xdd:
+			first = 5
+		}
+	}
+	isArray := len(b) > 0 && (b[0]&0xf0 == 0x90 || b[0] == 0xdc || b[0] == 0xdd)
+	if !isArray {
+		return len(b) > 0 && (b[0]&0xf0 == 0x80 || b[0] == 0xde || b[0] == 0xdf)
+	}
+	if first >= len(b) {
+		return len(b) == 1 && b[0] == 0x90 // the map form's empty list
+	}
+	c := b[first]
+	return c&0xf0 == 0x80 || c == 0xde || c == 0xdf
 }
 
 // sha256Hex returns the 32 bytes of a lowercase hex SHA-256 (exactly what

@@ -17,7 +17,7 @@ import (
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/internal/hostile"
-	_ "github.com/ben10ctx/ben10/transcript/claude" // the raw-only model deriver
+	_ "github.com/ben10ctx/ben10/transcript/claude" // the conversation's deriver
 )
 
 // hostileReaders are every read a Ben10 command makes of an archive; each

@@ -6,24 +6,23 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/ben10ctx/ben10/archive/internal/mpguard"
 	"github.com/ben10ctx/ben10/ctxfmt"
 )
 
 // compareMeta compares unmarshal (the bounds guard, then msgpack) with
 // msgpack.Unmarshal alone (the reference) on one metadata segment: the
 // guard refuses only what msgpack refuses too (or what nests deeper than
-// maxMsgpackDepth), and where both decode, the results are equal.
+// mpguard.MaxDepth), and where both decode, the results are equal.
 func compareMeta(b []byte) error {
 	// msgpack exhausts memory on a header declaring many more values than
 	// the segment holds: the reference runs only where no header declares
 	// over 64 Ki (or the value is complete, so every length is backed).
-	wf, largest := msgpackWellFormed(b)
+	wf, largest := mpguard.WellFormed(b)
 	var got metaSegment
 	err := unmarshal(b, &got)
 	if !wf && err == nil {
@@ -238,12 +237,6 @@ func randomMetaSegment(rng *rand.Rand) metaSegment {
 	}
 	if rng.Intn(2) == 0 {
 		m.Derived = &ModelSource{Importer: randString(rng), Version: randInt(rng), Root: randString(rng)}
-	} else if rng.Intn(2) == 0 {
-		m.Pending = &PendingModel{Importer: randString(rng), Version: randInt(rng), Root: randString(rng), Resumable: rng.Intn(2) == 0,
-			FileContents: rng.Intn(2) == 0, MaxFileContent: randInt64(rng)}
-		for range rng.Intn(3) {
-			m.Pending.ExcludePatterns = append(m.Pending.ExcludePatterns, randString(rng))
-		}
 	}
 	return m
 }
@@ -329,37 +322,14 @@ func TestMetaDecodeEdges(t *testing.T) {
 	}
 }
 
-// The golden archives earlier versions wrote, and archives of the
-// synthetic states at every layout, decode through the guard with
-// msgpack's result; so do their mutations and truncations.
+// Archives of the synthetic states at every layout decode through the
+// guard with msgpack's result; so do their mutations and truncations.
 func TestMetaDecodeArchives(t *testing.T) {
-	goldens, err := filepath.Glob(filepath.Join("testdata", "compat", "*.ctx"))
-	if err != nil || len(goldens) == 0 {
-		t.Fatalf("no compat goldens: %v", err)
-	}
-	// -short: a tenth of the mutations and every 7th cut (make fuzz runs
-	// FuzzMetaDecode; make test-long all of them).
-	mutations, cutStep, later := 3000, 1, 500
+	// -short: a tenth of the mutations (make fuzz runs FuzzMetaDecode;
+	// make test-long all of them).
+	later := 500
 	if testing.Short() {
-		mutations, cutStep, later = 300, 7, 50
-	}
-	for _, p := range goldens {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := CheckMetaDecode(b, mutations, 1); err != nil {
-			t.Errorf("%s: %v", p, err)
-		}
-		seg, err := metaSegmentBytes(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for n := 0; n < len(seg); n += cutStep {
-			if err := compareMeta(seg[:n]); err != nil {
-				t.Fatalf("%s cut at %d: %v", p, n, err)
-			}
-		}
+		later = 50
 	}
 	for i, opts := range []EncodeOptions{
 		{},
@@ -383,14 +353,6 @@ func TestMetaDecodeArchives(t *testing.T) {
 // input the guard lets through (the native fuzz target behind
 // TestMetaDecodeRandom's mutations).
 func FuzzMetaDecode(f *testing.F) {
-	goldens, _ := filepath.Glob(filepath.Join("testdata", "compat", "*.ctx"))
-	for _, p := range goldens {
-		if b, err := os.ReadFile(p); err == nil {
-			if seg, err := metaSegmentBytes(b); err == nil {
-				f.Add(seg)
-			}
-		}
-	}
 	rng := rand.New(rand.NewSource(1))
 	for range 8 {
 		m := randomMetaSegment(rng)
@@ -405,15 +367,16 @@ func FuzzMetaDecode(f *testing.F) {
 	})
 }
 
-// BenchmarkMetaDecode: the metadata segment of the round-6 golden
-// decoded by msgpack.Unmarshal alone (reflection, struct cache warm) and
-// by unmarshal (the bounds guard first).
+// BenchmarkMetaDecode: the metadata segment of the synthetic state's
+// archive (packed, small chunks: a long manifest) decoded by
+// msgpack.Unmarshal alone (reflection, struct cache warm) and by
+// unmarshal (the bounds guard first).
 func BenchmarkMetaDecode(b *testing.B) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "compat", "round6-max.ctx"))
-	if err != nil {
+	var buf bytes.Buffer
+	if err := Encode(&buf, synthState(), EncodeOptions{ChunkSize: 512, Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelBest}); err != nil {
 		b.Fatal(err)
 	}
-	seg, err := metaSegmentBytes(raw)
+	seg, err := metaSegmentBytes(buf.Bytes())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -442,16 +405,16 @@ func BenchmarkMetaDecode(b *testing.B) {
 func TestUnmarshalRefusesHostileLengths(t *testing.T) {
 	var tasks TaskState
 	hostile := []byte{0x81, 0xa6, 'a', 'c', 't', 'i', 'v', 'e', 0xdd, 0x7f, 0xff, 0xff, 0xff}
-	if err := unmarshal(hostile, &tasks); !errors.Is(err, errMsgpackMalformed) {
+	if err := unmarshal(hostile, &tasks); !errors.Is(err, mpguard.ErrMalformed) {
 		t.Fatalf("tasks with 2^31 active: %v", err)
 	}
-	deep := append(bytes.Repeat([]byte{0x91}, maxMsgpackDepth+1), 0xc0)
+	deep := append(bytes.Repeat([]byte{0x91}, mpguard.MaxDepth+1), 0xc0)
 	var v []any
-	if err := unmarshal(deep, &v); !errors.Is(err, errMsgpackMalformed) {
-		t.Fatalf("nesting %d: %v", maxMsgpackDepth+1, err)
+	if err := unmarshal(deep, &v); !errors.Is(err, mpguard.ErrMalformed) {
+		t.Fatalf("nesting %d: %v", mpguard.MaxDepth+1, err)
 	}
 	if err := unmarshal(deep[1:], &v); err != nil {
-		t.Fatalf("nesting %d: %v", maxMsgpackDepth, err)
+		t.Fatalf("nesting %d: %v", mpguard.MaxDepth, err)
 	}
 	var buf bytes.Buffer
 	if err := Encode(&buf, hugeState(200), EncodeOptions{}); err != nil {
@@ -469,7 +432,7 @@ func TestUnmarshalRefusesHostileLengths(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok, _ := msgpackWellFormed(b); !ok {
+		if ok, _ := mpguard.WellFormed(b); !ok {
 			t.Errorf("segment %d (%s) written by Encode fails the check", i, s.Type)
 		}
 	}

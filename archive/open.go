@@ -4,15 +4,16 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/vmihailenco/msgpack/v5"
 
+	"github.com/ben10ctx/ben10/archive/internal/mpguard"
 	"github.com/ben10ctx/ben10/ctxfmt"
 )
 
@@ -29,14 +30,14 @@ type OpenOptions struct {
 	// encryption was turned on are read when the user asks for them.
 	RequireEncryption bool
 	// MaxDecodedSize bounds the raw transcript bytes the archive may
-	// materialise in all (0: DefaultMaxDecodedSize); an archive declaring
-	// more is refused (ErrTooLarge) before anything is decompressed.
+	// materialise in all (0: 4 GiB); an archive declaring more is
+	// refused (ErrTooLarge) before anything is decompressed.
 	MaxDecodedSize int64
 }
 
-// DefaultMaxDecodedSize is OpenOptions.MaxDecodedSize's default: 4 GiB of
+// defaultMaxDecodedSize is OpenOptions.MaxDecodedSize's default: 4 GiB of
 // raw transcript, some twenty times the largest sessions seen.
-const DefaultMaxDecodedSize = 4 << 30
+const defaultMaxDecodedSize = 4 << 30
 
 // maxLines is the most lines a raw file of n bytes may hold for its
 // line index to be built: 4 Mi lines plus one per 32 bytes (a transcript's
@@ -84,8 +85,6 @@ type Archive struct {
 	derMsgs  []Message
 	derTools []ToolExec
 	derErr   error
-
-	pend rawOnlyModel // a raw-only archive's model (pendingModel)
 }
 
 // Open opens an archive from ra.
@@ -115,13 +114,7 @@ func Open(ra io.ReaderAt, size int64, opts OpenOptions) (*Archive, error) {
 	if err := unmarshal(b, &a.meta); err != nil {
 		return nil, &SegmentError{Segment: "metadata", Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
 	}
-	if a.meta.Layout < 1 || a.meta.Layout > LayoutVersion {
-		return nil, fmt.Errorf("%w: layout %d (this build reads up to %d)", ErrSchema, a.meta.Layout, LayoutVersion)
-	}
-	if a.meta.Meta.SchemaVersion > SchemaVersion {
-		return nil, fmt.Errorf("%w: schema %d (this build reads up to %d)", ErrSchema, a.meta.Meta.SchemaVersion, SchemaVersion)
-	}
-	if err := a.checkRawOnly(); err != nil {
+	if err := a.checkForm(); err != nil {
 		return nil, err
 	}
 	if err := a.locateChunks(); err != nil {
@@ -131,6 +124,29 @@ func Open(ra io.ReaderAt, size int64, opts OpenOptions) (*Archive, error) {
 		return nil, corrupt("manifest lists %d file contents, container holds %d", len(a.meta.Contents), got)
 	}
 	return a, nil
+}
+
+// checkForm refuses what this build does not read: a layout other than 1
+// and 3, a newer schema, and the forms only pre-release builds wrote
+// (layout 2, layout 4 and the recall-fold segment), each named in the
+// ErrSchema error.
+func (a *Archive) checkForm() error {
+	switch l := a.meta.Layout; l {
+	case 1, 3:
+	case 2:
+		return fmt.Errorf("%w: layout 2 (packed raw chunks in the pre-release order, no longer read)", ErrSchema)
+	case 4:
+		return fmt.Errorf("%w: layout 4 (a pre-release raw-only archive, no longer read)", ErrSchema)
+	default:
+		return fmt.Errorf("%w: layout %d (this build reads layouts 1 and 3)", ErrSchema, l)
+	}
+	if v := a.meta.Meta.SchemaVersion; v > SchemaVersion {
+		return fmt.Errorf("%w: schema %d (this build reads up to %d)", ErrSchema, v, SchemaVersion)
+	}
+	if len(a.r.Find(TypeRecallFold)) > 0 {
+		return fmt.Errorf("%w: a recall-fold segment (type %#x, written by pre-release builds, no longer read)", ErrSchema, uint32(TypeRecallFold))
+	}
+	return nil
 }
 
 // OpenFile opens the archive at path; Close releases the file.
@@ -167,7 +183,10 @@ func (a *Archive) decode(i int, what string, v any) error {
 		return &SegmentError{Segment: what, Err: err}
 	}
 	if err := unmarshal(b, v); err != nil {
-		return &SegmentError{Segment: what, Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
+		if !errors.Is(err, ErrSchema) {
+			err = fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		return &SegmentError{Segment: what, Err: err}
 	}
 	return nil
 }
@@ -175,19 +194,23 @@ func (a *Archive) decode(i int, what string, v any) error {
 // unmarshal decodes msgpack bytes from disk into v. Hostile bytes give an
 // error, never a panic nor an unbounded allocation: msgpack v5.4.1
 // allocates an array's elements from its header before reading them, so
-// the value is first checked to be complete (msgpackWellFormed; msgpack
+// the value is first checked to be complete (mpguard.WellFormed; msgpack
 // fails on an incomplete one anyway), and msgpack panics when a nil
 // stands where a struct such as time.Time is expected, so decoding runs
 // under recover.
 //
 // What the decoded values would take is then checked against the
-// segment's budget (checkDecodeCost), since msgpack allocates a slice's
-// elements from the array header before it reads them.
+// segment's budget (mpguard.CheckCost; ErrTooLarge beyond it), since
+// msgpack allocates a slice's elements from the array header before it
+// reads them.
 func unmarshal(b []byte, v any) error {
-	if ok, _ := msgpackWellFormed(b); !ok {
-		return errMsgpackMalformed
+	if ok, _ := mpguard.WellFormed(b); !ok {
+		return mpguard.ErrMalformed
 	}
-	if err := checkDecodeCost(b, v); err != nil {
+	if err := mpguard.CheckCost(b, v); err != nil {
+		if errors.Is(err, mpguard.ErrOverBudget) {
+			return fmt.Errorf("%w: %w", ErrTooLarge, err)
+		}
 		return err
 	}
 	return msgpackUnmarshal(b, v)
@@ -214,14 +237,11 @@ func (a *Archive) decodeType(t ctxfmt.SegmentType, v any) error {
 	return a.decode(idx[0], t.String(), v)
 }
 
-// Meta returns the metadata (no segment read: decoded at Open). For a
-// raw-only archive (see RawOnly) it is the metadata of the model built
-// from the raw transcript, built on first use; when that fails, the
-// stored identity (StoredMeta).
-func (a *Archive) Meta() Metadata { return a.pendingMeta().Meta }
+// Meta returns the metadata (no segment read: decoded at Open).
+func (a *Archive) Meta() Metadata { return a.meta.Meta }
 
 // ImportReport returns what the importer could not take in whole.
-func (a *Archive) ImportReport() ImportReport { return a.pendingMeta().Import }
+func (a *Archive) ImportReport() ImportReport { return a.meta.Import }
 
 // Redaction reports whether and how much the archive was redacted.
 func (a *Archive) Redaction() RedactionReport { return a.meta.Redact }
@@ -229,7 +249,7 @@ func (a *Archive) Redaction() RedactionReport { return a.meta.Redact }
 // decodedLimit is OpenOptions.MaxDecodedSize or its default.
 func (a *Archive) decodedLimit() int64 {
 	if a.maxDecoded <= 0 {
-		return DefaultMaxDecodedSize
+		return defaultMaxDecodedSize
 	}
 	return a.maxDecoded
 }
@@ -247,22 +267,16 @@ type RawFileInfo struct {
 	SHA256   string `json:"sha256"`
 	Segments int    `json:"segments"` // chunks the file is cut into
 	// Shared counts the chunks stored in one segment with other chunks
-	// (layouts 2 and 3, written at LevelBest and LevelMax: the main file's last
+	// (layout 3, written at LevelBest and LevelMax: the main file's last
 	// chunk packed with the subagent files).
 	Shared int `json:"shared,omitempty"`
 }
 
-// RawFileInfos lists the stored raw files (no segment read; a raw-only
-// archive's SHA-256 digests are computed from the raw transcript, read
-// once).
+// RawFileInfos lists the stored raw files (no segment read).
 func (a *Archive) RawFileInfos() []RawFileInfo {
 	out := make([]RawFileInfo, len(a.meta.Raw))
-	sums := a.rawOnlySums()
 	for i, m := range a.meta.Raw {
 		out[i] = RawFileInfo{Name: m.Name, Size: m.Size, SHA256: m.SHA256, Segments: len(m.Chunks)}
-		if m.SHA256 == "" && i < len(sums) {
-			out[i].SHA256 = sums[i]
-		}
 		for _, l := range a.loc[i] {
 			if l.shared {
 				out[i].Shared++
@@ -274,13 +288,6 @@ func (a *Archive) RawFileInfos() []RawFileInfo {
 
 // Tasks decodes the task state segment.
 func (a *Archive) Tasks() (TaskState, error) {
-	if a.meta.Pending != nil {
-		pm, err := a.pendingModel()
-		if err != nil {
-			return TaskState{}, err
-		}
-		return pm.tasks(), nil
-	}
 	var t TaskState
 	err := a.decodeType(ctxfmt.TypeTaskState, &t)
 	return t, err
@@ -315,13 +322,6 @@ func (a *Archive) Compactions() ([]Compaction, error) {
 // (older archives, and summaries the redaction changed); elsewhere
 // SummarySpans is set and Compactions reads the text.
 func (a *Archive) CompactionBoundaries() ([]Compaction, error) {
-	if a.meta.Pending != nil {
-		pm, err := a.pendingModel()
-		if err != nil {
-			return nil, err
-		}
-		return pm.compactions(a, true), nil
-	}
 	var c []Compaction
 	err := a.decodeType(ctxfmt.TypeCompactions, &c)
 	return c, err
@@ -329,13 +329,6 @@ func (a *Archive) CompactionBoundaries() ([]Compaction, error) {
 
 // Preferences decodes the preferences segment.
 func (a *Archive) Preferences() ([]Preference, error) {
-	if a.meta.Pending != nil {
-		pm, err := a.pendingModel()
-		if err != nil {
-			return nil, err
-		}
-		return slices.Clone(pm.st.Preferences), nil
-	}
 	var p []Preference
 	err := a.decodeType(ctxfmt.TypePreferences, &p)
 	return p, err
@@ -343,13 +336,6 @@ func (a *Archive) Preferences() ([]Preference, error) {
 
 // Files decodes the file registry segment.
 func (a *Archive) Files() ([]FileRecord, error) {
-	if a.meta.Pending != nil {
-		pm, err := a.pendingModel()
-		if err != nil {
-			return nil, err
-		}
-		return slices.Clone(pm.st.Files), nil
-	}
 	var f fileRegistry
 	err := a.decodeType(ctxfmt.TypeFileRegistry, &f)
 	return f, err
@@ -358,13 +344,6 @@ func (a *Archive) Files() ([]FileRecord, error) {
 // Recall decodes the stored recall (the digest's input) from the
 // summaries segment; ok is false when the archive holds none.
 func (a *Archive) Recall() (r Recall, ok bool, err error) {
-	if a.meta.Pending != nil {
-		pm, err := a.pendingModel()
-		if err != nil {
-			return r, false, err
-		}
-		return pm.recallCopy(), true, nil
-	}
 	idx := a.r.Find(ctxfmt.TypeSummaries)
 	if len(idx) == 0 {
 		return r, false, nil
@@ -374,7 +353,7 @@ func (a *Archive) Recall() (r Recall, ok bool, err error) {
 		return r, false, &SegmentError{Segment: "summaries", Err: err}
 	}
 	if r, err = DecodeRecall(b); err != nil {
-		return r, false, &SegmentError{Segment: "summaries", Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
+		return r, false, &SegmentError{Segment: "summaries", Err: err} // ErrCorrupt or ErrSchema
 	}
 	return r, true, nil
 }
@@ -470,10 +449,9 @@ type chunkLoc struct {
 }
 
 // locateChunks maps every raw chunk onto the raw segments: each chunk has
-// its own segment, except that a chunk marked Packed (layout 2 and 3)
-// shares the segment of the chunk before it (in file order, across files).
-// In layout 2 a shared segment holds its chunks in that order; in layout 3
-// the chunk that opens the segment (the one not marked Packed) is stored
+// its own segment, except that in layout 3 a chunk marked Packed shares
+// the segment of the chunk before it (in file order, across files); the
+// chunk that opens such a segment (the one not marked Packed) is stored
 // last, after the packed ones.
 func (a *Archive) locateChunks() error {
 	a.segIdx = a.r.Find(ctxfmt.TypeRawTranscript)
@@ -489,7 +467,7 @@ func (a *Archive) locateChunks() error {
 				return corrupt("raw file %s chunk %d: %d bytes", m.Name, k, c.StoredLen)
 			}
 			if c.Packed {
-				if seg < 0 || a.meta.Layout < 2 {
+				if seg < 0 || a.meta.Layout != 3 {
 					return corrupt("raw file %s chunk %d: packed without a segment before it", m.Name, k)
 				}
 				a.loc[f][k] = chunkLoc{seg: seg, off: off, shared: true}
@@ -512,17 +490,15 @@ func (a *Archive) locateChunks() error {
 	if got := len(a.segIdx); got != seg+1 {
 		return corrupt("manifest lists %d raw segments, container holds %d", seg+1, got)
 	}
-	if a.meta.Layout >= 3 {
-		for f := range a.loc {
-			for k := range a.loc[f] {
-				l := &a.loc[f][k]
-				switch {
-				case !l.shared:
-				case a.meta.Raw[f].Chunks[k].Packed:
-					l.off -= headLen[l.seg]
-				default:
-					l.off = a.segLen[l.seg] - headLen[l.seg]
-				}
+	for f := range a.loc {
+		for k := range a.loc[f] {
+			l := &a.loc[f][k]
+			switch {
+			case !l.shared:
+			case a.meta.Raw[f].Chunks[k].Packed:
+				l.off -= headLen[l.seg]
+			default:
+				l.off = a.segLen[l.seg] - headLen[l.seg]
 			}
 		}
 	}
@@ -707,13 +683,9 @@ func (a *Archive) rawFile(f int) ([]byte, error) {
 
 // checkRawSum checks a raw file's bytes against the manifest's SHA-256.
 func (a *Archive) checkRawSum(m rawManifest, out []byte) ([]byte, error) {
-	// (A raw-only archive's manifest has no SHA-256: its segments'
-	// checksums vouch for the bytes, and its completion hashes them.)
-	if m.SHA256 != "" || a.meta.Pending == nil {
-		h := sha256.Sum256(out)
-		if hex.EncodeToString(h[:]) != m.SHA256 {
-			return nil, corrupt("raw file %s: SHA-256 mismatch", m.Name)
-		}
+	h := sha256.Sum256(out)
+	if hex.EncodeToString(h[:]) != m.SHA256 {
+		return nil, corrupt("raw file %s: SHA-256 mismatch", m.Name)
 	}
 	return out, nil
 }
@@ -837,7 +809,7 @@ type Summary struct {
 
 // Summary returns the status summary (no segment read).
 func (a *Archive) Summary() Summary {
-	ms := a.pendingMeta()
+	ms := &a.meta
 	c := ms.Counts
 	return Summary{
 		Meta: ms.Meta, Import: ms.Import, Redaction: a.meta.Redact, RawFiles: a.RawFileInfos(),

@@ -26,24 +26,24 @@ const RecallVersion = 1
 // built from. Lists keep their most relevant entries (the latest requests,
 // the most recent files and commands); strings are cut at a UTF-8 boundary
 // and marked with "…". After the per-list caps, the whole Recall is trimmed
-// to RecallMaxBytes of string payload by dropping its least relevant
+// to recallMaxBytes of string payload by dropping its least relevant
 // entries, so that its msgpack encoding stays in the tens of kilobytes even
 // for a 100 MB transcript. Documented in docs/FIDELITY.md.
 const (
-	RecallMaxRequests     = 12   // latest user requests kept (plus the first one)
-	RecallRequestBytes    = 1200 // bytes per request text
-	RecallMaxFiles        = 150  // files and search targets
-	RecallPathBytes       = 300  // bytes per path
-	RecallMaxCommands     = 120  // distinct shell commands
-	RecallCommandBytes    = 600  // bytes per command (first line of a multi-line command)
-	RecallMaxErrors       = 40   // distinct errors
-	RecallErrorBytes      = 240  // bytes per error line
-	RecallMaxTasks        = 60   // todo items over all statuses
-	RecallTaskBytes       = 300  // bytes per todo item
-	RecallMaxDecisions    = 16   // decisions, corrections, preferences, plans
-	RecallDecisionBytes   = 400  // bytes per decision
-	RecallMaxCompactions  = 8    // latest compactions
-	RecallMaxBytes        = 64 << 10
+	recallMaxRequests     = 12   // latest user requests kept (plus the first one)
+	recallRequestBytes    = 1200 // bytes per request text
+	recallMaxFiles        = 150  // files and search targets
+	recallPathBytes       = 300  // bytes per path
+	recallMaxCommands     = 120  // distinct shell commands
+	recallCommandBytes    = 600  // bytes per command (first line of a multi-line command)
+	recallMaxErrors       = 40   // distinct errors
+	recallErrorBytes      = 240  // bytes per error line
+	recallMaxTasks        = 60   // todo items over all statuses
+	recallTaskBytes       = 300  // bytes per todo item
+	recallMaxDecisions    = 16   // decisions, corrections, preferences, plans
+	recallDecisionBytes   = 400  // bytes per decision
+	recallMaxCompactions  = 8    // latest compactions
+	recallMaxBytes        = 64 << 10
 	recallFieldOverhead   = 24 // per-entry allowance for numbers, times and msgpack framing
 	recallTitleBytes      = 200
 	recallSessionIDBytes  = 128
@@ -189,7 +189,7 @@ func BuildRecall(s *State) Recall {
 		Harness:       s.Meta.Harness,
 		SessionID:     capBytes(s.Meta.SessionID, recallSessionIDBytes),
 		Title:         clean(s.Meta.Title, recallTitleBytes),
-		Directory:     clean(s.Meta.DirectoryPath, RecallPathBytes),
+		Directory:     clean(s.Meta.DirectoryPath, recallPathBytes),
 		GitBranch:     clean(s.Meta.GitBranch, recallShortFieldBytes),
 		Model:         clean(s.Meta.Model, recallShortFieldBytes),
 		ClientVersion: clean(s.Meta.ClientVersion, recallShortFieldBytes),
@@ -215,7 +215,7 @@ func BuildRecall(s *State) Recall {
 	b.tools(s, &r)
 	b.decisions(s, &r)
 	b.compactions(s, &r)
-	r.trim(RecallMaxBytes)
+	r.trim(recallMaxBytes)
 	return r
 }
 
@@ -257,7 +257,7 @@ func (b *recallBuilder) requests(s *State, r *Recall) {
 		if !ok {
 			continue
 		}
-		all = append(all, RecallRequest{Text: capBytes(text, RecallRequestBytes), Time: m.Timestamp})
+		all = append(all, RecallRequest{Text: capBytes(text, recallRequestBytes), Time: m.Timestamp})
 	}
 	if len(all) == 0 {
 		return
@@ -265,9 +265,9 @@ func (b *recallBuilder) requests(s *State, r *Recall) {
 	first := all[0]
 	r.Initial = &first
 	latest := all[1:]
-	if len(latest) > RecallMaxRequests {
-		r.Omitted.Requests = len(latest) - RecallMaxRequests
-		latest = latest[len(latest)-RecallMaxRequests:]
+	if len(latest) > recallMaxRequests {
+		r.Omitted.Requests = len(latest) - recallMaxRequests
+		latest = latest[len(latest)-recallMaxRequests:]
 	}
 	r.Requests = make([]RecallRequest, 0, len(latest))
 	for i := len(latest) - 1; i >= 0; i-- {
@@ -299,12 +299,12 @@ func requestText(t string) (string, bool) {
 		if cmd == "" {
 			return "", false
 		}
-		return clean(cmd, RecallRequestBytes), true
+		return clean(cmd, recallRequestBytes), true
 	}
 	if m := bashInputRe().FindStringSubmatch(t); m != nil {
 		// A command the user ran with "!" in the prompt.
 		if cmd := strings.TrimSpace(m[1]); cmd != "" {
-			return clean("! "+cmd, RecallRequestBytes), true
+			return clean("! "+cmd, recallRequestBytes), true
 		}
 		return "", false
 	}
@@ -317,13 +317,13 @@ func requestText(t string) (string, bool) {
 			return "", false
 		}
 	}
-	return clean(t, RecallRequestBytes), true
+	return clean(t, recallRequestBytes), true
 }
 
 // tasks copies the todo state within the caps: every active item, then
 // pending items, then the latest completed ones.
 func (b *recallBuilder) tasks(s *State, r *Recall) {
-	budget := RecallMaxTasks
+	budget := recallMaxTasks
 	take := func(in []Task, latest bool) []Task {
 		n := len(in)
 		if n > budget {
@@ -339,8 +339,8 @@ func (b *recallBuilder) tasks(s *State, r *Recall) {
 		for _, t := range in {
 			out = append(out, Task{
 				ID:         clean(t.ID, recallShortFieldBytes),
-				Content:    clean(t.Content, RecallTaskBytes),
-				ActiveForm: clean(t.ActiveForm, RecallTaskBytes),
+				Content:    clean(t.Content, recallTaskBytes),
+				ActiveForm: clean(t.ActiveForm, recallTaskBytes),
 				Status:     clean(t.Status, 32),
 			})
 		}
@@ -617,7 +617,7 @@ func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
 	if key != "" {
 		c := fold.cmds[key]
 		if c == nil {
-			c = &cmdAcc{RecallCommand: RecallCommand{Command: capBytes(key, RecallCommandBytes)}}
+			c = &cmdAcc{RecallCommand: RecallCommand{Command: capBytes(key, recallCommandBytes)}}
 			if n := strings.Count(strings.TrimSpace(command), "\n") + 1; n > 1 {
 				c.Lines = n
 			}
@@ -632,7 +632,7 @@ func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
 		c.NoResult = noResult(t)
 		if !t.Success && !c.NoResult {
 			c.Failures++
-			c.Error = capBytes(errLine(), RecallErrorBytes)
+			c.Error = capBytes(errLine(), recallErrorBytes)
 		}
 	}
 	if noResult(t) {
@@ -652,10 +652,10 @@ func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
 	if strings.Contains(msg, "Sibling tool call errored") {
 		return // a parallel call failed; that failure is recorded on its own
 	}
-	e := &errAcc{RecallError: RecallError{Tool: clean(t.Name, recallShortFieldBytes), Message: capBytes(msg, RecallErrorBytes)}}
+	e := &errAcc{RecallError: RecallError{Tool: clean(t.Name, recallShortFieldBytes), Message: capBytes(msg, recallErrorBytes)}}
 	switch {
 	case key != "":
-		e.Subject, e.key, e.family = capBytes(key, RecallCommandBytes), fam, true
+		e.Subject, e.key, e.family = capBytes(key, recallCommandBytes), fam, true
 	case len(touched) > 0:
 		e.Subject, e.key = touched[0], touched[0]
 	default:
@@ -726,11 +726,11 @@ func (fold *toolFold) finish(b *recallBuilder, s *State, r *Recall) {
 		}
 		return a.Path < c.Path
 	})
-	if len(fl) > RecallMaxFiles {
+	if len(fl) > recallMaxFiles {
 		// Keep every modified file we can, dropping the oldest read-only
 		// entries first.
 		keep := fl[:0:0]
-		drop := len(fl) - RecallMaxFiles
+		drop := len(fl) - recallMaxFiles
 		for i := len(fl) - 1; i >= 0; i-- {
 			if drop > 0 && !fl[i].Modified() {
 				drop--
@@ -741,8 +741,8 @@ func (fold *toolFold) finish(b *recallBuilder, s *State, r *Recall) {
 		for i, j := 0, len(keep)-1; i < j; i, j = i+1, j-1 {
 			keep[i], keep[j] = keep[j], keep[i]
 		}
-		if len(keep) > RecallMaxFiles {
-			keep = keep[:RecallMaxFiles]
+		if len(keep) > recallMaxFiles {
+			keep = keep[:recallMaxFiles]
 		}
 		r.Omitted.Files = len(fl) - len(keep)
 		fl = keep
@@ -750,7 +750,7 @@ func (fold *toolFold) finish(b *recallBuilder, s *State, r *Recall) {
 	r.Files = make([]RecallFile, 0, len(fl))
 	for _, f := range fl {
 		rf := f.RecallFile
-		rf.Path = capBytes(rf.Path, RecallPathBytes)
+		rf.Path = capBytes(rf.Path, recallPathBytes)
 		r.Files = append(r.Files, rf)
 	}
 
@@ -761,9 +761,9 @@ func (fold *toolFold) finish(b *recallBuilder, s *State, r *Recall) {
 		cl = append(cl, c)
 	}
 	sort.Slice(cl, func(i, j int) bool { return cl[i].Seq > cl[j].Seq })
-	if len(cl) > RecallMaxCommands {
-		r.Omitted.Commands = len(cl) - RecallMaxCommands
-		cl = cl[:RecallMaxCommands]
+	if len(cl) > recallMaxCommands {
+		r.Omitted.Commands = len(cl) - recallMaxCommands
+		cl = cl[:recallMaxCommands]
 	}
 	r.Commands = make([]RecallCommand, 0, len(cl))
 	for _, c := range cl {
@@ -783,11 +783,11 @@ func (fold *toolFold) finish(b *recallBuilder, s *State, r *Recall) {
 		errOrder = append(errOrder, e)
 	}
 	sort.Slice(errOrder, func(i, j int) bool { return errOrder[i].Seq > errOrder[j].Seq })
-	if len(errOrder) > RecallMaxErrors {
+	if len(errOrder) > recallMaxErrors {
 		// Keep unresolved errors before resolved ones when something must go.
 		sort.SliceStable(errOrder, func(i, j int) bool { return !errOrder[i].Resolved && errOrder[j].Resolved })
-		r.Omitted.Errors = len(errOrder) - RecallMaxErrors
-		errOrder = errOrder[:RecallMaxErrors]
+		r.Omitted.Errors = len(errOrder) - recallMaxErrors
+		errOrder = errOrder[:recallMaxErrors]
 		sort.SliceStable(errOrder, func(i, j int) bool { return errOrder[i].Seq > errOrder[j].Seq })
 	}
 	r.Errors = make([]RecallError, 0, len(errOrder))
@@ -805,7 +805,7 @@ func noResult(t *ToolExec) bool { return !t.Success && t.Output == "" && len(t.O
 func (b *recallBuilder) decisions(s *State, r *Recall) {
 	var all []RecallDecision
 	for _, p := range s.Preferences {
-		t := clean(p.Text, RecallDecisionBytes)
+		t := clean(p.Text, recallDecisionBytes)
 		if t == "" {
 			continue
 		}
@@ -813,7 +813,7 @@ func (b *recallBuilder) decisions(s *State, r *Recall) {
 		if kind == "" {
 			kind = "preference"
 		}
-		all = append(all, RecallDecision{Kind: clean(kind, 32), Text: capBytes(t, RecallDecisionBytes), Time: p.Timestamp})
+		all = append(all, RecallDecision{Kind: clean(kind, 32), Text: capBytes(t, recallDecisionBytes), Time: p.Timestamp})
 	}
 	for i := range s.Tools {
 		t := &s.Tools[i]
@@ -828,12 +828,12 @@ func (b *recallBuilder) decisions(s *State, r *Recall) {
 		if !t.Success {
 			kind = "plan rejected"
 		}
-		all = append(all, RecallDecision{Kind: kind, Text: capBytes(planHeadline(in.Plan), RecallDecisionBytes), Time: t.Timestamp})
+		all = append(all, RecallDecision{Kind: kind, Text: capBytes(planHeadline(in.Plan), recallDecisionBytes), Time: t.Timestamp})
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Time.After(all[j].Time) })
-	if len(all) > RecallMaxDecisions {
-		r.Omitted.Decisions = len(all) - RecallMaxDecisions
-		all = all[:RecallMaxDecisions]
+	if len(all) > recallMaxDecisions {
+		r.Omitted.Decisions = len(all) - recallMaxDecisions
+		all = all[:recallMaxDecisions]
 	}
 	r.Decisions = all
 }
@@ -857,9 +857,9 @@ func planHeadline(plan string) string {
 
 func (b *recallBuilder) compactions(s *State, r *Recall) {
 	cs := s.Compactions
-	if len(cs) > RecallMaxCompactions {
-		r.Omitted.Compactions = len(cs) - RecallMaxCompactions
-		cs = cs[len(cs)-RecallMaxCompactions:]
+	if len(cs) > recallMaxCompactions {
+		r.Omitted.Compactions = len(cs) - recallMaxCompactions
+		cs = cs[len(cs)-recallMaxCompactions:]
 	}
 	for _, c := range cs {
 		r.Compactions = append(r.Compactions, RecallCompaction{Trigger: clean(c.Trigger, 32), PreTokens: c.PreTokens, Time: c.Timestamp})
@@ -965,7 +965,7 @@ func (r *Recall) size() int {
 // relPath makes p relative to the session directory when inside it and
 // returns it as one clean line; "" for an empty path.
 func (b *recallBuilder) relPath(p string) string {
-	p = clean(p, 2*RecallPathBytes)
+	p = clean(p, 2*recallPathBytes)
 	if p == "" {
 		return ""
 	}
@@ -997,7 +997,7 @@ func commandKey(cmd string) string {
 	if i := strings.IndexByte(cmd, '\n'); i >= 0 {
 		cmd = cmd[:i]
 	}
-	return normSpace(capBytes(cmd, 2*RecallCommandBytes))
+	return normSpace(capBytes(cmd, 2*recallCommandBytes))
 }
 
 // commandFamily is the program and its first non-option argument, after
@@ -1098,7 +1098,7 @@ func errorLine(out string) string {
 		if strings.HasSuffix(l, ":") && i+1 < len(lines) {
 			l += " " + lines[i+1]
 		}
-		return clean(l, RecallErrorBytes)
+		return clean(l, recallErrorBytes)
 	}
 	test := -1
 	for i, l := range lines {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/ben10ctx/ben10/archive/internal/mpguard"
 )
 
 // The recall's stored form (docs/FORMAT.md, "summaries"): a msgpack array
@@ -21,13 +23,9 @@ import (
 // precision) or [seconds, nanoseconds] for a time that is not a whole
 // millisecond or is more than 2⁴⁰ seconds from the Unix epoch. Every
 // record has exactly as many elements as its struct has fields: a field
-// added later means a new form number. The map form of archives written
-// before the compact form (keys as in Recall's msgpack tags) is still
-// read.
+// added later means a new form number. The map form pre-release builds
+// wrote (keys as in Recall's msgpack tags) is refused with ErrSchema.
 const recallWireForm = 2
-
-// recallMapForm is Recall without its msgpack methods: the map form.
-type recallMapForm Recall
 
 // MarshalMsgpack encodes r in the compact positional form (see
 // DecodeRecall), so msgpack.Marshal(&r) gives what an archive stores.
@@ -35,7 +33,7 @@ func (r *Recall) MarshalMsgpack() ([]byte, error) {
 	return marshalArrays(recallToWire(r))
 }
 
-// UnmarshalMsgpack decodes either stored form of a Recall.
+// UnmarshalMsgpack decodes the stored form of a Recall.
 func (r *Recall) UnmarshalMsgpack(b []byte) error {
 	out, err := decodeRecallForms(b)
 	if err != nil {
@@ -56,21 +54,17 @@ func appendRecall(dst []byte, r *Recall) []byte {
 	return append(dst, b...)
 }
 
-// decodeRecallForms decodes the compact form, or the map form of older
-// archives.
+// decodeRecallForms decodes the compact form; the map form pre-release
+// builds wrote gives ErrSchema.
 func decodeRecallForms(b []byte) (Recall, error) {
-	if len(b) > 0 && (b[0] == 0xdc || b[0] == 0xdd || b[0]&0xf0 == 0x90) {
-		var w recallWire
-		if err := unmarshalCompact(b, recallWireForm, "recall", &w); err != nil {
-			return Recall{}, err
-		}
-		return w.recall()
+	if mapForm(b) {
+		return Recall{}, fmt.Errorf("%w: recall in the pre-release map form (no longer read)", ErrSchema)
 	}
-	var m recallMapForm
-	if err := unmarshal(b, &m); err != nil {
+	var w recallWire
+	if err := unmarshalCompact(b, recallWireForm, "recall", &w); err != nil {
 		return Recall{}, err
 	}
-	return Recall(m), nil
+	return w.recall()
 }
 
 // marshalArrays encodes v as marshal does but every struct as the array
@@ -97,9 +91,9 @@ var errCompactForm = errors.New("malformed compact msgpack")
 // errCompactForm for anything but exactly one well-formed value of v's
 // shape.
 func unmarshalCompact(b []byte, want int64, what string, v any) error {
-	ok, _, end := msgpackWalk(b)
+	ok, _, end := mpguard.Walk(b)
 	if !ok {
-		return fmt.Errorf("%w: %w", errCompactForm, errMsgpackMalformed)
+		return fmt.Errorf("%w: %w", errCompactForm, mpguard.ErrMalformed)
 	}
 	if end != len(b) {
 		return fmt.Errorf("%w: %d trailing bytes", errCompactForm, len(b)-end)

@@ -228,15 +228,15 @@ func TestRecallBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b) > RecallMaxBytes+RecallMaxBytes/2 {
-		t.Fatalf("recall of a huge session encodes to %d bytes, want about %d at most", len(b), RecallMaxBytes)
+	if len(b) > recallMaxBytes+recallMaxBytes/2 {
+		t.Fatalf("recall of a huge session encodes to %d bytes, want about %d at most", len(b), recallMaxBytes)
 	}
-	if r.size() > RecallMaxBytes {
-		t.Fatalf("recall size estimate %d over %d", r.size(), RecallMaxBytes)
+	if r.size() > recallMaxBytes {
+		t.Fatalf("recall size estimate %d over %d", r.size(), recallMaxBytes)
 	}
-	if len(r.Requests) > RecallMaxRequests || len(r.Files) > RecallMaxFiles || len(r.Commands) > RecallMaxCommands ||
-		len(r.Errors) > RecallMaxErrors || len(r.Decisions) > RecallMaxDecisions || len(r.Compactions) > RecallMaxCompactions ||
-		len(r.Tasks.Active)+len(r.Tasks.Pending)+len(r.Tasks.Completed) > RecallMaxTasks {
+	if len(r.Requests) > recallMaxRequests || len(r.Files) > recallMaxFiles || len(r.Commands) > recallMaxCommands ||
+		len(r.Errors) > recallMaxErrors || len(r.Decisions) > recallMaxDecisions || len(r.Compactions) > recallMaxCompactions ||
+		len(r.Tasks.Active)+len(r.Tasks.Pending)+len(r.Tasks.Completed) > recallMaxTasks {
 		t.Fatalf("a list is over its cap: %d req, %d files, %d cmds, %d errs, %d decisions", len(r.Requests), len(r.Files), len(r.Commands), len(r.Errors), len(r.Decisions))
 	}
 	if r.Omitted.Commands == 0 || r.Omitted.Files == 0 || r.Omitted.Requests == 0 {
@@ -247,7 +247,7 @@ func TestRecallBounded(t *testing.T) {
 		t.Fatalf("newest command lost: %d commands", len(r.Commands))
 	}
 	for _, c := range r.Commands {
-		if len(c.Command) > RecallCommandBytes || len(c.Error) > RecallErrorBytes {
+		if len(c.Command) > recallCommandBytes || len(c.Error) > recallErrorBytes {
 			t.Fatalf("command over cap: %d/%d bytes", len(c.Command), len(c.Error))
 		}
 	}
@@ -328,7 +328,8 @@ func TestCapBytes(t *testing.T) {
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "?") == s }
 
 func TestDecodeRecallHostile(t *testing.T) {
-	// A nil where a time.Time is expected makes msgpack v5.4.1 panic.
+	// A nil where a time.Time is expected makes msgpack v5.4.1 panic; the
+	// map form it would decode into is refused before decoding.
 	nilTime := []byte("\x81\xa8requests\x91\x82\xa4text\xa1x\xa2ts\xc0")
 	newer, _ := msgpack.Marshal(&Recall{Version: RecallVersion + 1})
 	for _, tc := range []struct {
@@ -336,8 +337,8 @@ func TestDecodeRecallHostile(t *testing.T) {
 		in   []byte
 		want error
 	}{
-		{"nil time", nilTime, ErrCorrupt},
-		{"truncated", []byte{0x8a, 0xa1}, ErrCorrupt},
+		{"map form with a nil time", nilTime, ErrSchema},
+		{"truncated map", []byte{0x8a, 0xa1}, ErrSchema},
 		{"not a map", []byte{0xc3}, ErrCorrupt},
 		{"newer version", newer, ErrSchema},
 	} {

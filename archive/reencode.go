@@ -15,11 +15,6 @@ type ReencodeOptions struct {
 	Level       ctxfmt.Level
 	Concurrency int
 	Encryption  *ctxfmt.Encryption
-	// RedactText redacts the project files a raw-only archive's
-	// completion captures (the stored lines are redacted already; the
-	// files are read from disk now). It is required when the archive is
-	// redacted and its completion captures file contents.
-	RedactText func(string) string
 	// Auth, when set and when it authenticates the archive (see
 	// Archive.Authenticate), authenticates the new archive too. An
 	// archive Auth does not authenticate is written without a tag:
@@ -56,16 +51,7 @@ func (a *Archive) retag(k *AuthKey) *AuthKey {
 //
 // It is how a snapshot written at a fast level in a hurry gets the layout
 // of a direct save at its final level (snapshot.Manager.Recompress).
-//
-// A raw-only archive (see RawOnly) is written complete: the importer it
-// names builds the model from the stored raw transcript, as a direct save
-// builds it from the same stored lines, and the model segments are added
-// (nothing is redacted again; the raw manifest and the redaction report
-// are kept).
 func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, error) {
-	if a.meta.Pending != nil {
-		return a.completeRawOnly(w, opts)
-	}
 	var stats EncodeStats
 	raw, err := a.RawFiles()
 	if err != nil {
@@ -202,7 +188,7 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 	if len(a.r.Find(ctxfmt.TypeSummaries)) > 0 && recallOut == nil {
 		recallOut = []byte{}
 	}
-	if err := e.addTag(ms.Meta, metaB, recallOut, nil); err != nil {
+	if err := e.addTag(ms.Meta, metaB, recallOut); err != nil {
 		return stats, err
 	}
 	if err := writeRaw(); err != nil {

@@ -2,7 +2,6 @@ package archive_test
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -20,14 +19,6 @@ import (
 // registry, task state, compactions (summaries resolved), preferences,
 // recall, file contents and the model source.
 func sameContent(t *testing.T, a, b *archive.Archive) {
-	t.Helper()
-	sameContentCut(t, a, b, true)
-}
-
-// sameContentCut is sameContent, comparing how many segments store each
-// raw file only when segments is true (a raw-only archive written
-// without a previous one stores its files in smaller chunks).
-func sameContentCut(t *testing.T, a, b *archive.Archive, segments bool) {
 	t.Helper()
 	eq := func(what string, x, y any) {
 		t.Helper()
@@ -47,7 +38,7 @@ func sameContentCut(t *testing.T, a, b *archive.Archive, segments bool) {
 		t.Fatalf("raw files: %d, want %d", len(ib), len(ia))
 	}
 	for i := range ia {
-		if ia[i].Name != ib[i].Name || ia[i].Size != ib[i].Size || ia[i].SHA256 != ib[i].SHA256 || (segments && ia[i].Segments != ib[i].Segments) {
+		if ia[i].Name != ib[i].Name || ia[i].Size != ib[i].Size || ia[i].SHA256 != ib[i].SHA256 || ia[i].Segments != ib[i].Segments {
 			t.Errorf("raw file %d: %+v, want %+v", i, ib[i], ia[i])
 		}
 	}
@@ -257,26 +248,6 @@ func TestReencodeEncrypted(t *testing.T) {
 		t.Fatal("re-encoded encrypted archive opened without the passphrase")
 	}
 	sameContent(t, src, open(t, got, archive.OpenOptions{Passphrase: pass}))
-}
-
-// TestReencodeRound5Archives: archives of earlier builds (round 5: map-form
-// recall and registry, inline compaction summaries; round 6: layout 2)
-// re-encode to the same content in the current forms; round 5's smaller.
-func TestReencodeRound5Archives(t *testing.T) {
-	for _, name := range []string{"round5-default.ctx", "round5-max.ctx", "round6-max.ctx"} {
-		t.Run(name, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join("testdata", "compat", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			src := open(t, b, archive.OpenOptions{})
-			got := reencode(t, src, archive.ReencodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelMax})
-			sameContent(t, src, open(t, got, archive.OpenOptions{}))
-			if strings.HasPrefix(name, "round5") && len(got) >= len(b) {
-				t.Errorf("re-encoded at max: %d bytes, was %d", len(got), len(b))
-			}
-		})
-	}
 }
 
 // TestReencodeCorpus: a corpus session saved at the fastest level and

@@ -79,12 +79,12 @@ func (a *Archive) Restore(opts RestoreOptions) (*RestoreResult, error) {
 	if opts.FromDir == "" {
 		opts.FromDir = a.meta.Meta.DirectoryPath
 	}
-	return RestoreFiles(files, a.meta.Meta.SessionID, opts)
+	return restoreFiles(files, a.meta.Meta.SessionID, opts)
 }
 
-// RestoreFiles is Restore over raw files in memory: files[0] is the main
+// restoreFiles is Restore over raw files in memory: files[0] is the main
 // transcript, the others its sidechain files named "<session>/…".
-func RestoreFiles(files []RawFile, oldID string, opts RestoreOptions) (*RestoreResult, error) {
+func restoreFiles(files []RawFile, oldID string, opts RestoreOptions) (*RestoreResult, error) {
 	if len(files) == 0 {
 		return nil, ErrNoRaw
 	}

@@ -74,15 +74,6 @@ func FuzzArchiveOpen(f *testing.F) {
 		if err := archive.Encode(&buf, st, archive.EncodeOptions{ChunkSize: 1024, Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelBest}); err == nil {
 			f.Add(buf.Bytes())
 		}
-		// Layout 4: raw-only (the model built from the raw transcript).
-		buf.Reset()
-		if _, err := archive.EncodeRawOnly(&buf, st.Raw, archive.EncodeOptions{ChunkSize: 1024}, archive.RawOnlyOptions{Importer: claude.ImporterName, Harness: archive.HarnessClaude}); err == nil {
-			f.Add(buf.Bytes())
-		}
-	}
-	// Layout 2 (round 6).
-	if b, err := os.ReadFile(filepath.Join("..", "archive", "testdata", "compat", "round6-max.ctx")); err == nil {
-		f.Add(b)
 	}
 	f.Add([]byte("garbage"))
 	f.Fuzz(func(t *testing.T, data []byte) {

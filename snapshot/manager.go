@@ -920,7 +920,6 @@ func (m *Manager) adopt(ix *Index, name string, pinned map[string]bool) {
 		s.PreCompaction = PreCompaction{TokenCount: md.ContextTokens, MessageCount: md.MessageCount, FileCount: md.FileCount, ToolExecutionCount: md.ToolCount}
 		s.CreatedAt = md.UpdatedAt.UTC()
 		s.FileContents = a.Summary().Contents
-		_, s.ModelPending = a.RawOnly()
 		a.Close()
 	}
 	if strings.HasPrefix(name, "pre-compact-") {
@@ -1000,30 +999,7 @@ func (m *Manager) OpenArchive(idOrPrefix string) (*archive.Archive, io.Closer, S
 	if err != nil {
 		return nil, nil, s, fmt.Errorf("snapshot %s: %w", ShortID(s.ID), err)
 	}
-	if s.ModelPending {
-		fillPending(&s, a)
-	}
 	return a, a, s, nil
-}
-
-// fillPending gives the entry s of a raw-only snapshot (whose counts the
-// index does not know until Recompress completes it) the counts of the
-// model built from a's raw transcript; s is left as it is when a is no
-// longer raw-only (completed meanwhile) or its model cannot be built.
-func fillPending(s *Snapshot, a *archive.Archive) {
-	if _, ok := a.RawOnly(); !ok {
-		s.ModelPending = false
-		return
-	}
-	if _, _, err := a.Recall(); err != nil {
-		return // the model cannot be built here
-	}
-	md := a.Meta()
-	p := &s.PreCompaction
-	if p.TokenCount == 0 {
-		p.TokenCount = md.ContextTokens
-	}
-	p.MessageCount, p.FileCount, p.ToolExecutionCount = md.MessageCount, md.FileCount, md.ToolCount
 }
 
 // LatestForSession returns the newest snapshot of a session.

@@ -59,7 +59,7 @@ func (m *Manager) previous(session, fp string) *archive.Archive {
 	// state for this configuration.
 	var newest, resumable *archive.Archive
 	newer := func(a, than *archive.Archive) bool {
-		return than == nil || a.StoredMeta().UpdatedAt.After(than.StoredMeta().UpdatedAt)
+		return than == nil || a.Meta().UpdatedAt.After(than.Meta().UpdatedAt)
 	}
 	for _, p := range cands {
 		if p == "" {
@@ -69,9 +69,7 @@ func (m *Manager) previous(session, fp string) *archive.Archive {
 		if err != nil {
 			continue
 		}
-		// (The stored metadata: a raw-only snapshot's model is not built
-		// for this; such a snapshot lends its raw segments only.)
-		if a.StoredMeta().SessionID != session {
+		if a.Meta().SessionID != session {
 			a.Close()
 			continue
 		}

@@ -51,7 +51,8 @@ func Cases() []Case {
 		{Name: "meta-map-count", What: "metadata: the importer's unknown-type counts are a map of 4 Mi pairs", write: metaCase(func(m *metaFields) {
 			m.importRep = cat(map32(1), str("unknown_types"), repeat(map32(Bomb), 0, 0), bytes.Repeat([]byte{0xa0, 0x00}, Bomb))
 		})},
-		{Name: "meta-pending-chunks", What: "metadata: a raw-only completion lists 4 Mi nil chunk lists", write: metaCase(func(m *metaFields) {
+		{Name: "meta-pending-chunks", What: "metadata: a pre-release raw-only archive (layout 4) whose retired pending map lists 4 Mi nil chunk lists", write: metaCase(func(m *metaFields) {
+			m.layout = 4
 			m.extra = cat(str("pending"), map32(1), str("chunks"), repeat(arr32(Bomb), 0xc0, Bomb))
 		})},
 		{Name: "meta-deep", What: "metadata: arrays nested a million deep", write: metaCase(func(m *metaFields) {
@@ -114,6 +115,7 @@ var rawLine = []byte(`{"type":"user","message":{"role":"user","content":"hello"}
 
 type metaFields struct {
 	raw, contents, subagents, importRep, extra []byte
+	layout                                     int64 // 0: 3
 }
 
 func (m *metaFields) bytes() []byte {
@@ -127,7 +129,11 @@ func (m *metaFields) bytes() []byte {
 	} else {
 		meta = append(meta, 0xc0)
 	}
-	out := cat(map32(n), str("layout"), i64(3), str("meta"), meta, str("raw"), m.raw, str("contents"), m.contents,
+	layout := m.layout
+	if layout == 0 {
+		layout = 3
+	}
+	out := cat(map32(n), str("layout"), i64(layout), str("meta"), meta, str("raw"), m.raw, str("contents"), m.contents,
 		str("import"), m.importRep, str("counts"), map32(0))
 	return append(out, m.extra...)
 }

@@ -1,4 +1,10 @@
-package archive
+// Package mpguard checks msgpack bytes from an archive before
+// github.com/vmihailenco/msgpack decodes them: that every length a header
+// declares lies within the bytes and nesting stays bounded (WellFormed),
+// and that the Go values decoding into a given type would allocate stay
+// within a budget proportional to the segment's size (CheckCost). Both
+// walk the bytes without recursion into msgpack and without allocating.
+package mpguard
 
 import (
 	"errors"
@@ -17,12 +23,12 @@ import (
 // array of n nils costs n times the element type's size. Every decoder of
 // this package therefore checks, before it allocates anything, what the
 // values it is about to build would take against a budget that depends
-// on the segment's size.
+// on the segment's size (package archive's unmarshal runs CheckCost).
 
 // segmentBudget is the most memory the values decoded from a segment of n
 // bytes may take: a fixed allowance plus a few times the segment (what an
 // archive's own segments need is well below twice their size; see
-// TestSegmentBudgetRealArchives).
+// archive's TestSegmentBudgetRealArchives).
 func segmentBudget(n int) uint64 { return budgetBase + budgetPerByte*uint64(n) }
 
 const (
@@ -30,9 +36,9 @@ const (
 	budgetPerByte = 4
 )
 
-// errOverBudget: what a segment declares would take more memory than its
+// ErrOverBudget: what a segment declares would take more memory than its
 // size allows.
-var errOverBudget = fmt.Errorf("%w: the values a segment declares would take more memory than its size allows", ErrTooLarge)
+var ErrOverBudget = errors.New("the values a segment declares would take more memory than its size allows")
 
 // budget counts the bytes a decoder is about to allocate.
 type budget struct{ used, limit uint64 }
@@ -55,9 +61,9 @@ func (b *budget) take(n int, size uintptr) bool {
 // msgpackCost walks the first msgpack value of b as msgpack.Unmarshal
 // would decode it into a value of type t, adding up what the decoding
 // would allocate, without allocating: ok is false when the total exceeds
-// the budget, or when b holds something Encode never writes that msgpack
+// the budget, or when b holds something archive.Encode never writes that msgpack
 // would decode with allocations this walk does not model (a struct
-// encoded as an array). b must have passed msgpackWellFormed.
+// encoded as an array). b must have passed WellFormed.
 func msgpackCost(b []byte, t reflect.Type, bud *budget) bool {
 	w := costWalker{b: b, bud: bud}
 	return w.value(t, 0)
@@ -166,7 +172,7 @@ func (w *costWalker) skip(depth int) bool {
 	if w.stop {
 		return true
 	}
-	if depth > maxMsgpackDepth {
+	if depth > MaxDepth {
 		return false
 	}
 	k, n, ok := w.header()
@@ -206,7 +212,7 @@ func (w *costWalker) value(t reflect.Type, depth int) bool {
 	if w.stop {
 		return true
 	}
-	if depth > maxMsgpackDepth {
+	if depth > MaxDepth {
 		return false
 	}
 	if t == typeTime || reflect.PointerTo(t).Implements(typeUnmarshaler) || reflect.PointerTo(t).Implements(typeCustomDec) {
@@ -404,45 +410,50 @@ func addStructFields(t reflect.Type, m *msgpackFields, depth int) {
 	}
 }
 
-// checkDecodeCost is unmarshal's check before msgpack runs.
-func checkDecodeCost(b []byte, v any) error {
+// CheckCost checks that decoding b into v (a pointer) would allocate
+// within the budget of a segment of len(b) bytes: an error wrapping
+// ErrOverBudget when it would not, ErrMalformed for bytes whose decoding
+// the walk does not model. b must have passed WellFormed.
+func CheckCost(b []byte, v any) error {
 	t := reflect.TypeOf(v)
 	if t == nil || t.Kind() != reflect.Pointer {
-		return fmt.Errorf("archive: decoding into %T", v)
+		return fmt.Errorf("mpguard: decoding into %T", v)
 	}
 	bud := newBudget(len(b))
 	if !msgpackCost(b, t.Elem(), &bud) {
 		if bud.used > bud.limit {
-			return fmt.Errorf("%w (%d bytes declared for a %d-byte segment)", errOverBudget, bud.used, len(b))
+			return fmt.Errorf("%w (%d bytes declared for a %d-byte segment)", ErrOverBudget, bud.used, len(b))
 		}
-		return errMsgpackMalformed
+		return ErrMalformed
 	}
 	return nil
 }
 
-var errMsgpackMalformed = errors.New("malformed msgpack: a length runs past the end of the segment, or values nest too deep")
+// ErrMalformed: a length runs past the end of the bytes, or values nest
+// deeper than MaxDepth.
+var ErrMalformed = errors.New("malformed msgpack: a length runs past the end of the segment, or values nest too deep")
 
-// maxMsgpackDepth bounds the nesting of a segment's msgpack (no version
+// MaxDepth bounds the nesting of a segment's msgpack (no version
 // wrote more than a few levels; msgpack's recursive skip of an unknown
 // field could exhaust the stack). msgpack itself has no such limit: a
 // deeper value is the one input refused where msgpack might decode it.
-const maxMsgpackDepth = 256
+const MaxDepth = 256
 
-// msgpackWellFormed walks the first msgpack value of b without recursion
+// WellFormed walks the first msgpack value of b without recursion
 // or allocation: ok when every header's content lies within b, no code is
-// invalid (0xc1) and nesting stays within maxMsgpackDepth; where it is
+// invalid (0xc1) and nesting stays within MaxDepth; where it is
 // not ok (depth aside) msgpack fails too, but may first allocate what a
 // header declares. largest is the largest length a header declared (for
 // the tests, which run msgpack on refused input only when that is small).
-func msgpackWellFormed(b []byte) (ok bool, largest uint64) {
-	ok, largest, _ = msgpackWalk(b)
+func WellFormed(b []byte) (ok bool, largest uint64) {
+	ok, largest, _ = Walk(b)
 	return ok, largest
 }
 
-// msgpackWalk is msgpackWellFormed that also returns where the first
+// Walk is WellFormed that also returns where the first
 // value ends.
-func msgpackWalk(b []byte) (ok bool, largest uint64, end int) {
-	var stack [maxMsgpackDepth + 1]uint64 // values left at each open level
+func Walk(b []byte) (ok bool, largest uint64, end int) {
+	var stack [MaxDepth + 1]uint64 // values left at each open level
 	depth := 0
 	stack[0] = 1
 	i := 0
@@ -519,11 +530,20 @@ func msgpackWalk(b []byte) (ok bool, largest uint64, end int) {
 		}
 		i += int(skip)
 		if items > 0 {
-			if depth == maxMsgpackDepth {
+			if depth == MaxDepth {
 				return false, largest, i
 			}
 			depth++
 			stack[depth] = items
 		}
 	}
+}
+
+// Cost is what decoding b into v (a pointer) would allocate by CheckCost's
+// walk, the budget of a segment of len(b) bytes, and whether the walk
+// stayed within it (for the tests of package archive).
+func Cost(b []byte, v any) (used, limit uint64, ok bool) {
+	bud := newBudget(len(b))
+	ok = msgpackCost(b, reflect.TypeOf(v).Elem(), &bud)
+	return bud.used, bud.limit, ok
 }

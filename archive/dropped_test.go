@@ -1,0 +1,152 @@
+package archive_test
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vmihailenco/msgpack/v5"
+
+	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/ctxfmt"
+)
+
+// plainRecall is archive.Recall without its msgpack methods: msgpack
+// encodes it in the map form pre-release builds stored.
+type plainRecall archive.Recall
+
+// withSegments re-packs the container b with every segment's payload
+// passed through edit, and extra segments appended (uncompressed,
+// checksums recomputed), so that the edited bytes reach the archive
+// layer.
+func withSegments(t *testing.T, b []byte, edit func(ctxfmt.SegmentType, []byte) []byte, extra ...ctxfmt.SegmentType) []byte {
+	t.Helper()
+	r, err := ctxfmt.NewReader(bytes.NewReader(b), int64(len(b)), ctxfmt.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	w, err := ctxfmt.NewWriter(&out, ctxfmt.WriterOptions{Codec: ctxfmt.CodecNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range r.Segments() {
+		p, err := r.ReadSegment(s.Index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.AddWith(s.Type, edit(s.Type, bytes.Clone(p)), ctxfmt.SegmentOptions{Optional: !s.Required, Codec: ctxfmt.CodecNone}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, st := range extra {
+		if err := w.AddWith(st, []byte{0x90}, ctxfmt.SegmentOptions{Optional: true, Codec: ctxfmt.CodecNone}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// withMetaKeys returns an edit that sets keys of the metadata segment's
+// msgpack map.
+func withMetaKeys(t *testing.T, set map[string]any) func(ctxfmt.SegmentType, []byte) []byte {
+	return func(st ctxfmt.SegmentType, p []byte) []byte {
+		if st != ctxfmt.TypeMetadata {
+			return p
+		}
+		var m map[string]any
+		if err := msgpack.Unmarshal(p, &m); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range set {
+			m[k] = v
+		}
+		b, err := msgpack.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+}
+
+func unchanged(_ ctxfmt.SegmentType, p []byte) []byte { return p }
+
+// TestDroppedForms: every archive form only pre-release builds wrote is
+// refused with ErrSchema and an error naming the form, never read as
+// something else, never ErrCorrupt: layout 2 (packed chunks in the old
+// order), layout 4 (raw-only, model built on read), the recall-fold
+// segment, and the map forms of the recall and the file registry.
+// Layouts from a newer build are refused alike. The forms are made by
+// rewriting an archive this build writes, so no old fixture is kept.
+func TestDroppedForms(t *testing.T) {
+	st := importFile(t, filepath.Join(fixtureDir, v2+".jsonl"))
+	if len(st.Files) == 0 {
+		t.Fatal("the fixture has no file registry")
+	}
+	base := encode(t, st, archive.EncodeOptions{})
+	fileMap, err := msgpack.Marshal(st.Files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, ok, err := open(t, base, archive.OpenOptions{}).Recall()
+	if err != nil || !ok {
+		t.Fatalf("Recall: %v %v", ok, err)
+	}
+	recallMap, err := msgpack.Marshal((*plainRecall)(&r))
+	if err != nil {
+		t.Fatal(err)
+	}
+	replace := func(typ ctxfmt.SegmentType, payload []byte) func(ctxfmt.SegmentType, []byte) []byte {
+		return func(st ctxfmt.SegmentType, p []byte) []byte {
+			if st == typ {
+				return payload
+			}
+			return p
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		b     []byte
+		read  func(*archive.Archive) error // nil: Open refuses
+		names string                       // in the error
+	}{
+		{"layout 2", withSegments(t, base, withMetaKeys(t, map[string]any{"layout": 2})), nil, "layout 2"},
+		{"layout 4 raw-only", withSegments(t, base, withMetaKeys(t, map[string]any{"layout": 4,
+			"pending": map[string]any{"importer": "claude.2", "version": 1}})), nil, "raw-only"},
+		{"layout 0", withSegments(t, base, withMetaKeys(t, map[string]any{"layout": 0})), nil, "layouts 1 and 3"},
+		{"layout 5", withSegments(t, base, withMetaKeys(t, map[string]any{"layout": 5})), nil, "layouts 1 and 3"},
+		{"recall fold", withSegments(t, base, unchanged, archive.TypeRecallFold), nil, "recall-fold"},
+		{"file registry map form", withSegments(t, base, replace(ctxfmt.TypeFileRegistry, fileMap)),
+			func(a *archive.Archive) error { _, err := a.Files(); return err }, "file registry in the pre-release map form"},
+		{"recall map form", withSegments(t, base, replace(ctxfmt.TypeSummaries, recallMap)),
+			func(a *archive.Archive) error { _, _, err := a.Recall(); return err }, "recall in the pre-release map form"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := archive.Open(bytes.NewReader(tc.b), int64(len(tc.b)), archive.OpenOptions{})
+			if tc.read != nil {
+				if err != nil {
+					t.Fatalf("Open: %v", err)
+				}
+				err = tc.read(a)
+			}
+			if !errors.Is(err, archive.ErrSchema) || errors.Is(err, archive.ErrCorrupt) || !strings.Contains(err.Error(), tc.names) {
+				t.Fatalf("got %v, want ErrSchema naming %q", err, tc.names)
+			}
+			t.Log(err)
+		})
+	}
+	// The unedited re-pack opens and reads: the refusals come from the
+	// edits alone.
+	a := open(t, withSegments(t, base, unchanged), archive.OpenOptions{})
+	if _, err := a.Files(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := a.Recall(); err != nil {
+		t.Fatal(err)
+	}
+}
