@@ -213,7 +213,7 @@ func parseTag(b []byte) (*tag, error) {
 // segment payload is meta (m decoded) and whose summaries payload is
 // recall (nil: none), with the SHA-256 of each stored raw file when raw
 // is set (raw-only archives, whose metadata does not hold them).
-func (e *encoder) addTag(m Metadata, meta, recall []byte, raw [][]byte) error {
+func (e *encoder) addTag(m Metadata, meta, recall []byte) error {
 	k := e.opts.Auth
 	if k == nil {
 		return nil
@@ -221,9 +221,6 @@ func (e *encoder) addTag(m Metadata, meta, recall []byte, raw [][]byte) error {
 	entries := []tagEntry{{t: ctxfmt.TypeMetadata, sum: sha256.Sum256(meta)}}
 	if recall != nil {
 		entries = append(entries, tagEntry{t: ctxfmt.TypeSummaries, sum: sha256.Sum256(recall)})
-	}
-	for i, f := range raw {
-		entries = append(entries, tagEntry{t: ctxfmt.TypeRawTranscript, idx: uint32(i), sum: sha256.Sum256(f)})
 	}
 	b, err := makeTag(k, m, entries)
 	if err != nil {
@@ -238,10 +235,9 @@ func (e *encoder) addTag(m Metadata, meta, recall []byte, raw [][]byte) error {
 // Authenticate checks that the archive was saved by the holder of k and
 // that the content its tag covers is unchanged: the metadata segment (and
 // through the SHA-256 sums it lists, the raw transcript and the captured
-// files), the recall (the summaries segment) and, in a raw-only archive,
-// each stored raw file. Those are everything a session start injects, so
-// the check costs a few milliseconds at any archive size, except for a
-// raw-only archive, whose raw files are read and hashed.
+// files) and the recall (the summaries segment). Those are everything a
+// session start injects, so the check costs a few milliseconds at any
+// archive size.
 //
 // The error wraps ErrNoTag, ErrOtherKey or ErrBadTag, saying what did not
 // match; other errors are read errors.
@@ -297,17 +293,7 @@ func (a *Archive) Authenticate(k *AuthKey) (AuthInfo, error) {
 			}
 			sum = sha256.Sum256(rb)
 		case ctxfmt.TypeRawTranscript:
-			if a.meta.Pending == nil {
-				continue // covered through the metadata's SHA-256 sums
-			}
-			raw, err := a.RawFiles()
-			if err != nil {
-				return info, err
-			}
-			if int(e.idx) >= len(raw) {
-				return info, fmt.Errorf("%w: the raw file %d it covers is missing", ErrBadTag, e.idx)
-			}
-			sum = sha256.Sum256(raw[e.idx].Data)
+			continue // covered through the metadata's SHA-256 sums
 		default:
 			return info, fmt.Errorf("%w: it covers a %s segment", ErrBadTag, e.t)
 		}
@@ -323,17 +309,6 @@ func (a *Archive) Authenticate(k *AuthKey) (AuthInfo, error) {
 	}
 	if len(a.r.Find(ctxfmt.TypeSummaries)) > 0 && !covered[ctxfmt.TypeSummaries] {
 		return info, fmt.Errorf("%w: it does not cover the recall", ErrBadTag)
-	}
-	if a.meta.Pending != nil {
-		n := 0
-		for _, e := range t.entries {
-			if e.t == ctxfmt.TypeRawTranscript {
-				n++
-			}
-		}
-		if n != len(a.meta.Raw) {
-			return info, fmt.Errorf("%w: it covers %d of the %d raw files", ErrBadTag, n, len(a.meta.Raw))
-		}
 	}
 	return info, nil
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
-	"github.com/ben10ctx/ben10/transcript/claude"
 )
 
 func authKey(t testing.TB, fill byte) *archive.AuthKey {
@@ -189,41 +188,6 @@ func TestReencodeKeepsAuthentication(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestRawOnlyAuthenticated: a raw-only archive's tag covers its raw files
-// (its metadata lists no SHA-256 of them): a changed raw segment fails,
-// and its completion is tagged.
-func TestRawOnlyAuthenticated(t *testing.T) {
-	raw, err := claude.ReadFiles(filepath.Join(fixtureDir, v2+".jsonl"), archive.ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := authKey(t, 1)
-	var buf bytes.Buffer
-	if _, err := archive.EncodeRawOnly(&buf, raw, archive.EncodeOptions{Now: fixedNow, Auth: k}, archive.RawOnlyOptions{
-		Importer: claude.ImporterName, Harness: archive.HarnessClaude, SessionID: v2, Root: t.TempDir(),
-	}); err != nil {
-		t.Fatal(err)
-	}
-	b := buf.Bytes()
-	a := open(t, b, archive.OpenOptions{})
-	if _, err := a.Authenticate(k); err != nil {
-		t.Fatalf("raw-only: %v", err)
-	}
-	changed := rewrite(t, b, func(st ctxfmt.SegmentType, p []byte) []byte {
-		if st == ctxfmt.TypeRawTranscript {
-			return bytes.Replace(p, []byte(`"type":"user"`), []byte(`"type":"usEr"`), 1)
-		}
-		return p
-	})
-	if _, err := open(t, changed, archive.OpenOptions{}).Authenticate(k); !errors.Is(err, archive.ErrBadTag) {
-		t.Errorf("raw-only with a changed raw segment: %v", err)
-	}
-	done := reencode(t, a, archive.ReencodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelDefault, Auth: k})
-	if _, err := open(t, done, archive.OpenOptions{}).Authenticate(k); err != nil {
-		t.Errorf("completed raw-only archive: %v", err)
 	}
 }
 

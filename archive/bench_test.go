@@ -282,33 +282,3 @@ func BenchmarkOpenDigest(b *testing.B) {
 		})
 	}
 }
-
-// BenchmarkEncodeRawOnly is the PreCompact hook's archive write: the
-// session's main file (3.2 MB, read once, outside the loop), redacted
-// and stored as a raw-only archive at the quick level (libzstd level 3
-// in a cgo build), without a previous archive.
-func BenchmarkEncodeRawOnly(b *testing.B) {
-	files, err := claude.ReadFiles(benchSession(b), archive.ImportOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	files = files[:1]
-	var n int64
-	for _, f := range files {
-		n += int64(len(f.Data))
-	}
-	o := redactOpts(archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelFastest})
-	o.RedactFingerprint = "bench"
-	b.SetBytes(n)
-	var size int
-	for b.Loop() {
-		var buf bytes.Buffer
-		if _, err := archive.EncodeRawOnly(&buf, files, o, archive.RawOnlyOptions{
-			Importer: claude.ImporterName, Harness: archive.HarnessClaude, SessionID: "4d5611e5-241a-462a-8d15-5122611a9569",
-		}); err != nil {
-			b.Fatal(err)
-		}
-		size = buf.Len()
-	}
-	b.ReportMetric(float64(size), "archive-bytes")
-}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
@@ -79,13 +78,6 @@ type Archive struct {
 	segCache    []byte
 	segCacheIdx int
 	lines       [][]int
-
-	derOnce  sync.Once // derivedModel
-	derMsgs  []Message
-	derTools []ToolExec
-	derErr   error
-
-	pend rawOnlyModel // a raw-only archive's model (pendingModel)
 }
 
 // Open opens an archive from ra.
@@ -115,14 +107,17 @@ func Open(ra io.ReaderAt, size int64, opts OpenOptions) (*Archive, error) {
 	if err := unmarshal(b, &a.meta); err != nil {
 		return nil, &SegmentError{Segment: "metadata", Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
 	}
+	switch {
+	case a.meta.Derived != nil:
+		return nil, fmt.Errorf("%w: a pre-release form whose conversation is rebuilt from the raw transcript by an importer (save the session again)", ErrSchema)
+	case a.meta.Pending != nil || a.meta.Layout == 4:
+		return nil, fmt.Errorf("%w: a pre-release raw-only archive (layout 4; save the session again)", ErrSchema)
+	}
 	if a.meta.Layout < 1 || a.meta.Layout > LayoutVersion {
 		return nil, fmt.Errorf("%w: layout %d (this build reads up to %d)", ErrSchema, a.meta.Layout, LayoutVersion)
 	}
 	if a.meta.Meta.SchemaVersion > SchemaVersion {
 		return nil, fmt.Errorf("%w: schema %d (this build reads up to %d)", ErrSchema, a.meta.Meta.SchemaVersion, SchemaVersion)
-	}
-	if err := a.checkRawOnly(); err != nil {
-		return nil, err
 	}
 	if err := a.locateChunks(); err != nil {
 		return nil, err
@@ -214,14 +209,11 @@ func (a *Archive) decodeType(t ctxfmt.SegmentType, v any) error {
 	return a.decode(idx[0], t.String(), v)
 }
 
-// Meta returns the metadata (no segment read: decoded at Open). For a
-// raw-only archive (see RawOnly) it is the metadata of the model built
-// from the raw transcript, built on first use; when that fails, the
-// stored identity (StoredMeta).
-func (a *Archive) Meta() Metadata { return a.pendingMeta().Meta }
+// Meta returns the metadata (no segment read: decoded at Open).
+func (a *Archive) Meta() Metadata { return a.meta.Meta }
 
 // ImportReport returns what the importer could not take in whole.
-func (a *Archive) ImportReport() ImportReport { return a.pendingMeta().Import }
+func (a *Archive) ImportReport() ImportReport { return a.meta.Import }
 
 // Redaction reports whether and how much the archive was redacted.
 func (a *Archive) Redaction() RedactionReport { return a.meta.Redact }
@@ -252,17 +244,11 @@ type RawFileInfo struct {
 	Shared int `json:"shared,omitempty"`
 }
 
-// RawFileInfos lists the stored raw files (no segment read; a raw-only
-// archive's SHA-256 digests are computed from the raw transcript, read
-// once).
+// RawFileInfos lists the stored raw files (no segment read).
 func (a *Archive) RawFileInfos() []RawFileInfo {
 	out := make([]RawFileInfo, len(a.meta.Raw))
-	sums := a.rawOnlySums()
 	for i, m := range a.meta.Raw {
 		out[i] = RawFileInfo{Name: m.Name, Size: m.Size, SHA256: m.SHA256, Segments: len(m.Chunks)}
-		if m.SHA256 == "" && i < len(sums) {
-			out[i].SHA256 = sums[i]
-		}
 		for _, l := range a.loc[i] {
 			if l.shared {
 				out[i].Shared++
@@ -274,13 +260,6 @@ func (a *Archive) RawFileInfos() []RawFileInfo {
 
 // Tasks decodes the task state segment.
 func (a *Archive) Tasks() (TaskState, error) {
-	if a.meta.Pending != nil {
-		pm, err := a.pendingModel()
-		if err != nil {
-			return TaskState{}, err
-		}
-		return pm.tasks(), nil
-	}
 	var t TaskState
 	err := a.decodeType(ctxfmt.TypeTaskState, &t)
 	return t, err
@@ -315,13 +294,6 @@ func (a *Archive) Compactions() ([]Compaction, error) {
 // (older archives, and summaries the redaction changed); elsewhere
 // SummarySpans is set and Compactions reads the text.
 func (a *Archive) CompactionBoundaries() ([]Compaction, error) {
-	if a.meta.Pending != nil {
-		pm, err := a.pendingModel()
-		if err != nil {
-			return nil, err
-		}
-		return pm.compactions(a, true), nil
-	}
 	var c []Compaction
 	err := a.decodeType(ctxfmt.TypeCompactions, &c)
 	return c, err
@@ -329,13 +301,6 @@ func (a *Archive) CompactionBoundaries() ([]Compaction, error) {
 
 // Preferences decodes the preferences segment.
 func (a *Archive) Preferences() ([]Preference, error) {
-	if a.meta.Pending != nil {
-		pm, err := a.pendingModel()
-		if err != nil {
-			return nil, err
-		}
-		return slices.Clone(pm.st.Preferences), nil
-	}
 	var p []Preference
 	err := a.decodeType(ctxfmt.TypePreferences, &p)
 	return p, err
@@ -343,13 +308,6 @@ func (a *Archive) Preferences() ([]Preference, error) {
 
 // Files decodes the file registry segment.
 func (a *Archive) Files() ([]FileRecord, error) {
-	if a.meta.Pending != nil {
-		pm, err := a.pendingModel()
-		if err != nil {
-			return nil, err
-		}
-		return slices.Clone(pm.st.Files), nil
-	}
 	var f fileRegistry
 	err := a.decodeType(ctxfmt.TypeFileRegistry, &f)
 	return f, err
@@ -358,13 +316,6 @@ func (a *Archive) Files() ([]FileRecord, error) {
 // Recall decodes the stored recall (the digest's input) from the
 // summaries segment; ok is false when the archive holds none.
 func (a *Archive) Recall() (r Recall, ok bool, err error) {
-	if a.meta.Pending != nil {
-		pm, err := a.pendingModel()
-		if err != nil {
-			return r, false, err
-		}
-		return pm.recallCopy(), true, nil
-	}
 	idx := a.r.Find(ctxfmt.TypeSummaries)
 	if len(idx) == 0 {
 		return r, false, nil
@@ -382,13 +333,6 @@ func (a *Archive) Recall() (r Recall, ok bool, err error) {
 // Messages decodes the conversation and fills each message's text from the
 // raw transcript where it is stored as a pointer.
 func (a *Archive) Messages() ([]Message, error) {
-	if a.meta.Derived != nil {
-		ms, _, err := a.derivedModel()
-		if err != nil {
-			return nil, err
-		}
-		return append([]Message(nil), ms...), nil
-	}
 	var ms []Message
 	if err := a.decodeType(ctxfmt.TypeConversation, &ms); err != nil {
 		return nil, err
@@ -410,13 +354,6 @@ func (a *Archive) Messages() ([]Message, error) {
 // Tools decodes the tool history and fills inputs and outputs from the
 // raw transcript.
 func (a *Archive) Tools() ([]ToolExec, error) {
-	if a.meta.Derived != nil {
-		_, ts, err := a.derivedModel()
-		if err != nil {
-			return nil, err
-		}
-		return append([]ToolExec(nil), ts...), nil
-	}
 	var ts []ToolExec
 	if err := a.decodeType(ctxfmt.TypeToolHistory, &ts); err != nil {
 		return nil, err
@@ -707,13 +644,9 @@ func (a *Archive) rawFile(f int) ([]byte, error) {
 
 // checkRawSum checks a raw file's bytes against the manifest's SHA-256.
 func (a *Archive) checkRawSum(m rawManifest, out []byte) ([]byte, error) {
-	// (A raw-only archive's manifest has no SHA-256: its segments'
-	// checksums vouch for the bytes, and its completion hashes them.)
-	if m.SHA256 != "" || a.meta.Pending == nil {
-		h := sha256.Sum256(out)
-		if hex.EncodeToString(h[:]) != m.SHA256 {
-			return nil, corrupt("raw file %s: SHA-256 mismatch", m.Name)
-		}
+	h := sha256.Sum256(out)
+	if hex.EncodeToString(h[:]) != m.SHA256 {
+		return nil, corrupt("raw file %s: SHA-256 mismatch", m.Name)
 	}
 	return out, nil
 }
@@ -837,7 +770,7 @@ type Summary struct {
 
 // Summary returns the status summary (no segment read).
 func (a *Archive) Summary() Summary {
-	ms := a.pendingMeta()
+	ms := &a.meta
 	c := ms.Counts
 	return Summary{
 		Meta: ms.Meta, Import: ms.Import, Redaction: a.meta.Redact, RawFiles: a.RawFileInfos(),

@@ -15,11 +15,6 @@ type ReencodeOptions struct {
 	Level       ctxfmt.Level
 	Concurrency int
 	Encryption  *ctxfmt.Encryption
-	// RedactText redacts the project files a raw-only archive's
-	// completion captures (the stored lines are redacted already; the
-	// files are read from disk now). It is required when the archive is
-	// redacted and its completion captures file contents.
-	RedactText func(string) string
 	// Auth, when set and when it authenticates the archive (see
 	// Archive.Authenticate), authenticates the new archive too. An
 	// archive Auth does not authenticate is written without a tag:
@@ -40,11 +35,11 @@ func (a *Archive) retag(k *AuthKey) *AuthKey {
 }
 
 // Reencode writes the archive's content again to w at another codec and
-// level, laid out as Encode lays out an archive at that level: at
-// LevelBest and LevelMax the subagent files are packed with the main
-// file's tail (layout 3), at LevelMax the importer's resume state (a
-// cache) is left out, and older stored forms of the recall and the file
-// registry are written in the current compact forms. Everything else is
+// level, laid out as Encode lays out an archive (layout 1: a pre-release
+// archive's shared raw segments are cut back into one segment per chunk,
+// the caches pre-release versions kept for the next save are left out),
+// and older stored forms of the recall and the file registry are written
+// in the current compact forms. Everything else is
 // kept as it is: the stored raw transcript byte for byte (already
 // redacted when the archive is; nothing is redacted again), its chunks
 // and their matching hashes, the metadata (times and counts), the
@@ -56,16 +51,7 @@ func (a *Archive) retag(k *AuthKey) *AuthKey {
 //
 // It is how a snapshot written at a fast level in a hurry gets the layout
 // of a direct save at its final level (snapshot.Manager.Recompress).
-//
-// A raw-only archive (see RawOnly) is written complete: the importer it
-// names builds the model from the stored raw transcript, as a direct save
-// builds it from the same stored lines, and the model segments are added
-// (nothing is redacted again; the raw manifest and the redaction report
-// are kept).
 func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, error) {
-	if a.meta.Pending != nil {
-		return a.completeRawOnly(w, opts)
-	}
 	var stats EncodeStats
 	raw, err := a.RawFiles()
 	if err != nil {
@@ -109,25 +95,8 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 	if err := e.prepareRaw(); err != nil {
 		return stats, err
 	}
-	if e.recallDict() {
-		// The raw segments are compressed against the recall as Encode
-		// writes it (an archive without one: without a dictionary).
-		var recall []byte
-		if idx := a.r.Find(ctxfmt.TypeSummaries); len(idx) > 0 {
-			b, err := a.r.ReadSegment(idx[0])
-			if err != nil {
-				return stats, &SegmentError{Segment: "summaries", Err: err}
-			}
-			if recall, err = reencodePayload(ctxfmt.TypeSummaries, b); err != nil {
-				return stats, &SegmentError{Segment: "summaries", Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
-			}
-		}
-		if err := e.prepareDictRaw(recall); err != nil {
-			return stats, err
-		}
-	}
 	ms := a.meta
-	ms.Layout, ms.Raw = e.layout(), e.man
+	ms.Layout, ms.Raw = layoutWritten, e.man
 	metaB, err := marshal(&ms)
 	if err != nil {
 		return stats, fmt.Errorf("archive: encoding metadata: %w", err)
@@ -158,12 +127,8 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 			}
 			metaDone = true
 			payload = metaB
-		case TypeRecallFold:
-			continue // a cache new archives do not hold
-		case TypeResumeState:
-			if e.archival() || a.meta.Derived == nil {
-				continue
-			}
+		case typeRecallFold, typeResumeState:
+			continue // caches new archives do not hold
 		case ctxfmt.TypeFileContents:
 			// Contents follow the raw segments, as Encode writes them.
 			if err := writeRaw(); err != nil {
@@ -184,11 +149,7 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 		}
 		// (The writer stores a segment uncompressed where compression
 		// does not make it smaller, as at any level.)
-		mo := e.modelOptions(seg.Type)
-		o := ctxfmt.SegmentOptions{Codec: opts.Codec, Level: opts.Level, Optional: !seg.Required, Dict: mo.Dict}
-		if !mo.UseDefaults {
-			o.Codec = mo.Codec // a light segment (see lightCodec), as Encode stores it
-		}
+		o := ctxfmt.SegmentOptions{Codec: opts.Codec, Level: opts.Level, Optional: !seg.Required}
 		if err := cw.AddWith(seg.Type, payload, o); err != nil {
 			return stats, fmt.Errorf("archive: %w", err)
 		}
@@ -202,13 +163,12 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 	if len(a.r.Find(ctxfmt.TypeSummaries)) > 0 && recallOut == nil {
 		recallOut = []byte{}
 	}
-	if err := e.addTag(ms.Meta, metaB, recallOut, nil); err != nil {
+	if err := e.addTag(ms.Meta, metaB, recallOut); err != nil {
 		return stats, err
 	}
 	if err := writeRaw(); err != nil {
 		return stats, err
 	}
-	stats.Derived = a.meta.Derived != nil
 	if err := cw.Close(); err != nil {
 		return stats, fmt.Errorf("archive: %w", err)
 	}

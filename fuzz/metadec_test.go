@@ -34,8 +34,8 @@ type refMeta struct {
 		Pending     int `msgpack:"pending"`
 		Completed   int `msgpack:"completed"`
 	} `msgpack:"counts"`
-	Derived *archive.ModelSource  `msgpack:"derived,omitempty"`
-	Pending *archive.PendingModel `msgpack:"pending,omitempty"`
+	Derived msgpack.RawMessage `msgpack:"derived,omitempty"`
+	Pending msgpack.RawMessage `msgpack:"pending,omitempty"`
 }
 
 type refRaw struct {
@@ -108,16 +108,6 @@ func FuzzArchiveOpenMeta(f *testing.F) {
 	}
 	f.Add(seg)
 	f.Add(seg[:len(seg)/2])
-	// A raw-only archive's metadata (layout 4, pending model).
-	var ro bytes.Buffer
-	if _, err := archive.EncodeRawOnly(&ro, st.Raw, archive.EncodeOptions{ChunkSize: 1024, Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelBest, Now: now},
-		archive.RawOnlyOptions{Importer: claude.ImporterName, Harness: archive.HarnessClaude, SessionID: st.Meta.SessionID}); err == nil {
-		if r, err := ctxfmt.NewReader(bytes.NewReader(ro.Bytes()), int64(ro.Len()), ctxfmt.ReaderOptions{}); err == nil {
-			if b, err := r.ReadSegment(r.Find(ctxfmt.TypeMetadata)[0]); err == nil {
-				f.Add(b)
-			}
-		}
-	}
 	f.Add([]byte{0x80})
 	f.Fuzz(func(t *testing.T, meta []byte) {
 		b, err := withMeta(base, meta)
@@ -145,19 +135,15 @@ func FuzzArchiveOpenMeta(f *testing.F) {
 			return // refused after decoding: layout, schema, chunk table
 		}
 		defer a.Close()
-		// (A raw-only archive's Meta and ImportReport are its built
-		// model's; StoredMeta is what the segment holds.)
-		_, rawOnly := a.RawOnly()
-		if rawOnly != (ref.Pending != nil) {
-			t.Fatalf("RawOnly %v, msgpack pending %+v", rawOnly, ref.Pending)
+		// (Pre-release forms, a derived conversation or a raw-only
+		// archive, are refused above.)
+		if ref.Derived != nil || ref.Pending != nil {
+			t.Fatalf("Open accepted a pre-release form (derived %x, pending %x)", ref.Derived, ref.Pending)
 		}
-		if got := a.StoredMeta(); !reflect.DeepEqual(got, ref.Meta) {
-			t.Fatalf("StoredMeta %+v, msgpack %+v", got, ref.Meta)
-		}
-		if got := a.Meta(); !rawOnly && !reflect.DeepEqual(got, ref.Meta) {
+		if got := a.Meta(); !reflect.DeepEqual(got, ref.Meta) {
 			t.Fatalf("Meta %+v, msgpack %+v", got, ref.Meta)
 		}
-		if got := a.ImportReport(); !rawOnly && !reflect.DeepEqual(got, ref.Import) {
+		if got := a.ImportReport(); !reflect.DeepEqual(got, ref.Import) {
 			t.Fatalf("ImportReport %+v, msgpack %+v", got, ref.Import)
 		}
 		if got := a.Redaction(); got != ref.Redact {
@@ -168,8 +154,7 @@ func FuzzArchiveOpenMeta(f *testing.F) {
 			t.Fatalf("%d raw files, msgpack %d", len(infos), len(ref.Raw))
 		}
 		for i, r := range ref.Raw {
-			// (A raw-only manifest may leave the SHA-256 to be computed.)
-			if g := infos[i]; g.Name != r.Name || g.Size != r.Size || (g.SHA256 != r.SHA256 && !(rawOnly && r.SHA256 == "")) || g.Segments != len(r.Chunks) {
+			if g := infos[i]; g.Name != r.Name || g.Size != r.Size || g.SHA256 != r.SHA256 || g.Segments != len(r.Chunks) {
 				t.Fatalf("raw file %d: %+v, msgpack %+v", i, g, r)
 			}
 		}

@@ -197,7 +197,7 @@ func (c *Client) prepare(la localArchive, oo archive.OpenOptions, strip *snapsho
 		return nil, 0, fmt.Errorf("skipping %s: %w", la.path, err)
 	}
 	defer a.Close()
-	m := a.StoredMeta()
+	m := a.Meta()
 	if !since.IsZero() && m.UpdatedAt.Before(since) {
 		return nil, 0, errSkip
 	}

@@ -49,11 +49,6 @@ type Snapshot struct {
 	Harness      string `json:"harness,omitempty"`       // claude | codex | gemini | kimi
 	FileContents int    `json:"file_contents,omitempty"` // project files captured
 	Redactions   int    `json:"redactions,omitempty"`    // secrets replaced before storing
-	// ModelPending: the file is a raw-only archive (the redacted raw
-	// transcript; readers build the model from it) whose complete form
-	// Recompress has not written yet; PreCompaction's counts are then
-	// unknown (0) in the index (Manager.OpenArchive fills them in).
-	ModelPending bool `json:"model_pending,omitempty"`
 
 	placeholder bool // a pin remembered from .pinned while the index is rebuilt
 }

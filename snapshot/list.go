@@ -84,13 +84,6 @@ func NewListTable(ix *Index, verbose bool) *ListTable {
 		}
 		p := &s.PreCompaction
 		tokens, msgs, files, tools := Commas(p.TokenCount), strconv.Itoa(p.MessageCount), strconv.Itoa(p.FileCount), strconv.Itoa(p.ToolExecutionCount)
-		if s.ModelPending {
-			// A raw-only snapshot not completed yet: counts unknown.
-			msgs, files, tools = "pending", "pending", "pending"
-			if p.TokenCount == 0 {
-				tokens = "pending"
-			}
-		}
 		if verbose {
 			cells = append(cells, h[i], tokens, msgs, files, tools, s.Trigger, HumanBytes(s.CompressedBytes), pin)
 		} else {

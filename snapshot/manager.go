@@ -154,8 +154,8 @@ type CreateResult struct {
 	// it built on an earlier archive (Resumed), the lines copied from that
 	// archive were redacted when it was written and are not counted again.
 	Redactions map[string]int `json:"redactions"`
-	// Resumed: only the lines added since an earlier archive of the session
-	// (Manager.Previous) were imported; the content is a full import's.
+	// Resumed: the save built on an earlier archive of the session
+	// (Manager.Previous), whose unchanged raw segments it copies.
 	Resumed bool `json:"resumed"`
 }
 
@@ -237,12 +237,11 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		}
 	}
 	var st *archive.State
-	var stats archive.EncodeStats
 	tmp, info, err := m.writeTemp(func(w io.Writer) error {
 		var err error
 		iopt := m.importOptions()
 		iopt.Limit = o.Limit
-		st, stats, err = transcript.Save(&ctxWriter{ctx: ctx, w: w}, o.TranscriptPath, o.Harness, iopt, eopts)
+		st, _, err = transcript.Save(&ctxWriter{ctx: ctx, w: w}, o.TranscriptPath, o.Harness, iopt, eopts)
 		if err != nil {
 			return fmt.Errorf("snapshot: importing %s: %w", o.TranscriptPath, err)
 		}
@@ -284,7 +283,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		FileContents:      len(st.FileContents),
 		Redactions:        red.Total(),
 	}
-	res := &CreateResult{Redactions: red.Counts(), Resumed: stats.Resumed}
+	res := &CreateResult{Redactions: red.Counts(), Resumed: eopts.Previous != nil}
 	unlock, err := m.st.Lock(ctx)
 	if errors.Is(err, store.ErrLockTimeout) {
 		return m.park(tmp, snap, o.Force, res)
@@ -317,12 +316,8 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 }
 
 // StateCounts returns the numbers of messages and tool executions of a
-// saved State: its Meta counts for a partial (resumed) import, whose
-// Messages hold only part of the conversation, else the lengths.
+// saved State.
 func StateCounts(st *archive.State) (messages, tools int) {
-	if st.Source.Partial {
-		return st.Meta.MessageCount, st.Meta.ToolCount
-	}
 	return len(st.Messages), len(st.Tools)
 }
 
@@ -920,7 +915,6 @@ func (m *Manager) adopt(ix *Index, name string, pinned map[string]bool) {
 		s.PreCompaction = PreCompaction{TokenCount: md.ContextTokens, MessageCount: md.MessageCount, FileCount: md.FileCount, ToolExecutionCount: md.ToolCount}
 		s.CreatedAt = md.UpdatedAt.UTC()
 		s.FileContents = a.Summary().Contents
-		_, s.ModelPending = a.RawOnly()
 		a.Close()
 	}
 	if strings.HasPrefix(name, "pre-compact-") {
@@ -1000,30 +994,7 @@ func (m *Manager) OpenArchive(idOrPrefix string) (*archive.Archive, io.Closer, S
 	if err != nil {
 		return nil, nil, s, fmt.Errorf("snapshot %s: %w", ShortID(s.ID), err)
 	}
-	if s.ModelPending {
-		fillPending(&s, a)
-	}
 	return a, a, s, nil
-}
-
-// fillPending gives the entry s of a raw-only snapshot (whose counts the
-// index does not know until Recompress completes it) the counts of the
-// model built from a's raw transcript; s is left as it is when a is no
-// longer raw-only (completed meanwhile) or its model cannot be built.
-func fillPending(s *Snapshot, a *archive.Archive) {
-	if _, ok := a.RawOnly(); !ok {
-		s.ModelPending = false
-		return
-	}
-	if _, _, err := a.Recall(); err != nil {
-		return // the model cannot be built here
-	}
-	md := a.Meta()
-	p := &s.PreCompaction
-	if p.TokenCount == 0 {
-		p.TokenCount = md.ContextTokens
-	}
-	p.MessageCount, p.FileCount, p.ToolExecutionCount = md.MessageCount, md.FileCount, md.ToolCount
 }
 
 // LatestForSession returns the newest snapshot of a session.

@@ -66,8 +66,7 @@ type SaveResult struct {
 	// SaveRequest.Encode).
 	Redactions map[string]int
 	Warnings   []store.Warning
-	// State is the model saved: a partial one when the save built on an
-	// earlier archive (see StateCounts); with SaveRequest.Full, complete.
+	// State is the model saved.
 	State *archive.State
 }
 
@@ -140,9 +139,6 @@ func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r Save
 		session = s.Meta.SessionID
 	}
 	files := len(s.Files)
-	if s.Source.Partial {
-		files = s.Meta.FileCount
-	}
 	ctxTokens := r.ContextTokens
 	if ctxTokens == 0 {
 		ctxTokens = s.Meta.ContextTokens

@@ -197,7 +197,7 @@ func (p *Project) metaOf(path string, mod time.Time, size int64) (archive.Metada
 	if err != nil {
 		c.err = err.Error()
 	} else {
-		c.meta = a.StoredMeta()
+		c.meta = a.Meta()
 		a.Close()
 	}
 	p.mu.Lock()
