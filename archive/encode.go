@@ -2,6 +2,7 @@ package archive
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding"
 	"encoding/hex"
@@ -179,18 +180,20 @@ type EncodeStats struct {
 	PointerTexts   int   // model texts stored as pointers into raw lines
 }
 
-// Encode writes s as a .ctx archive to w.
-func Encode(w io.Writer, s *State, opts EncodeOptions) error {
-	_, err := EncodeWithStats(w, s, opts)
+// Encode writes s as a .ctx archive to w. Cancelling ctx stops the work
+// (redaction, cutting, compression) and returns ctx's error; what was
+// written to w is then incomplete.
+func Encode(ctx context.Context, w io.Writer, s *State, opts EncodeOptions) error {
+	_, err := EncodeWithStats(ctx, w, s, opts)
 	return err
 }
 
 // EncodeWithStats is Encode that also reports what it did.
-func EncodeWithStats(w io.Writer, s *State, opts EncodeOptions) (EncodeStats, error) {
+func EncodeWithStats(ctx context.Context, w io.Writer, s *State, opts EncodeOptions) (EncodeStats, error) {
 	if s == nil {
 		return EncodeStats{}, errors.New("archive: Encode: nil State")
 	}
-	enc, err := NewEncoder(w, opts)
+	enc, err := NewEncoder(ctx, w, opts)
 	if err != nil {
 		return EncodeStats{}, err
 	}
@@ -212,8 +215,9 @@ type Encoder struct {
 	used    bool
 }
 
-// NewEncoder returns an Encoder writing to w on Finish.
-func NewEncoder(w io.Writer, opts EncodeOptions) (*Encoder, error) {
+// NewEncoder returns an Encoder writing to w on Finish; cancelling ctx
+// stops its work as for Encode.
+func NewEncoder(ctx context.Context, w io.Writer, opts EncodeOptions) (*Encoder, error) {
 	cw, err := ctxfmt.NewWriter(w, ctxfmt.WriterOptions{
 		Codec: opts.Codec, Level: opts.Level, Concurrency: opts.Concurrency, Encryption: opts.Encryption,
 	})
@@ -221,7 +225,7 @@ func NewEncoder(w io.Writer, opts EncodeOptions) (*Encoder, error) {
 		return nil, fmt.Errorf("archive: %w", err)
 	}
 	opts.Previous = trustedPrevious(opts.Previous, opts.Auth)
-	return &Encoder{e: &encoder{opts: opts, w: cw, stats: &EncodeStats{}}}, nil
+	return &Encoder{e: &encoder{ctx: ctx, opts: opts, w: cw, stats: &EncodeStats{}}}, nil
 }
 
 // StartRaw starts redacting, cutting and compressing the raw transcript
@@ -340,6 +344,9 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 	if err != nil {
 		return *e.stats, err
 	}
+	if err := e.ctx.Err(); err != nil {
+		return *e.stats, err
+	}
 	if err := e.write(m); err != nil {
 		return *e.stats, err
 	}
@@ -367,6 +374,7 @@ func sameFiles(a, b []RawFile) bool {
 }
 
 type encoder struct {
+	ctx      context.Context
 	progress *progressCounter // EncodeOptions.Progress's (nil without it)
 	s        *State
 	files    []RawFile
@@ -472,6 +480,9 @@ func (e *encoder) prepareRaw() error {
 	for range workers {
 		wg.Go(func() {
 			for j := range next {
+				if e.ctx.Err() != nil {
+					continue // (drains next)
+				}
 				if j >= len(jobs) {
 					e.hashes[j-len(jobs)]()
 					continue
@@ -511,6 +522,9 @@ func (e *encoder) prepareRaw() error {
 	}
 	<-read
 	e.hashes, e.late = nil, nil
+	if err := e.ctx.Err(); err != nil {
+		return err
+	}
 	for j, err := range errs {
 		if err != nil {
 			return fmt.Errorf("archive: raw segment of %s: %w", e.man[e.groups[jobs[j]].file].Name, err)
@@ -829,6 +843,9 @@ func (e *encoder) planRaw(ready func()) error {
 			fullData = append(fullData, f.Data)
 		}
 	}
+	if err := e.ctx.Err(); err != nil {
+		return err
+	}
 	if e.opts.RedactLine != nil && len(fullData) > 0 {
 		// All files' lines in one pool of workers; of a file the previous
 		// archive holds the beginning of, only the rest (knownprefix.go).
@@ -842,7 +859,10 @@ func (e *encoder) planRaw(ready func()) error {
 				k++
 			}
 		}
-		rs := redactFiles(fullData, e.opts.RedactLine, e.redactWorkers())
+		rs := redactFiles(e.ctx, fullData, e.opts.RedactLine, e.redactWorkers())
+		if err := e.ctx.Err(); err != nil {
+			return err
+		}
 		k = 0
 		for i := range e.files {
 			if !full[i] {
@@ -1022,7 +1042,10 @@ func (e *encoder) planAppend(i int) bool {
 	stored := data
 	changed := map[int]bool{}
 	if e.opts.RedactLine != nil {
-		restStored, restChanged, restOrigStarts = redactLines(rest, e.opts.RedactLine, e.redactWorkers())
+		restStored, restChanged, restOrigStarts = redactLines(e.ctx, rest, e.opts.RedactLine, e.redactWorkers())
+		if e.ctx.Err() != nil {
+			return false // (planRaw returns the error)
+		}
 		switch {
 		case storedOff == origOff && !slices.ContainsFunc(pm.RedactedLines, func(l int) bool { return l < skip }):
 			// Redaction changed no line of the reused part (whose
@@ -1095,9 +1118,10 @@ func (e *encoder) redactWorkers() int {
 // goroutines (fn must then be safe for concurrent use). It returns the new
 // bytes, the set of changed line numbers and the line starts of the
 // original. The result depends only on what fn returns for each line, not
-// on the number of workers.
-func redactLines(data []byte, fn func([]byte) []byte, workers int) ([]byte, map[int]bool, []int) {
-	r := redactFiles([][]byte{data}, fn, workers)[0]
+// on the number of workers. Once ctx is done the blocks left are skipped
+// (the result is then incomplete: the caller checks ctx).
+func redactLines(ctx context.Context, data []byte, fn func([]byte) []byte, workers int) ([]byte, map[int]bool, []int) {
+	r := redactFiles(ctx, [][]byte{data}, fn, workers)[0]
 	return r.data, r.changed, r.starts
 }
 
@@ -1115,7 +1139,7 @@ type redacted struct {
 // turn across the files, so that no worker waits at the end of one file
 // while another finishes it. Each block finds its own lines: no pass over
 // the files precedes the workers.
-func redactFiles(files [][]byte, fn func([]byte) []byte, workers int) []redacted {
+func redactFiles(ctx context.Context, files [][]byte, fn func([]byte) []byte, workers int) []redacted {
 	type job struct {
 		f, lo, hi int // the lines of file f starting in [lo, hi)
 	}
@@ -1142,6 +1166,9 @@ func redactFiles(files [][]byte, fn func([]byte) []byte, workers int) []redacted
 	}
 	results := make([]result, len(jobs))
 	run := func(k int) {
+		if ctx.Err() != nil {
+			return
+		}
 		j := jobs[k]
 		data := files[j.f]
 		st := j.lo

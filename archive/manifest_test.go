@@ -2,6 +2,7 @@ package archive
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -28,7 +29,7 @@ func TestManifestChecks(t *testing.T) {
 		{Name: "s/subagents/agent-c.jsonl", Data: jsonLines(90, "c")},
 	}}
 	var buf bytes.Buffer
-	if err := Encode(&buf, st, EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelMax, ChunkSize: 4096}); err != nil {
+	if err := Encode(context.Background(), &buf, st, EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelMax, ChunkSize: 4096}); err != nil {
 		t.Fatal(err)
 	}
 	b := buf.Bytes()

@@ -2,6 +2,7 @@ package archive_test
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -53,7 +54,7 @@ func TestMaxDigestPathReads(t *testing.T) {
 	}
 	save := func(l ctxfmt.Level) []byte {
 		var buf bytes.Buffer
-		if _, _, err := claude.SaveFiles(&buf, files, archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: l, Now: fixedNow}); err != nil {
+		if _, _, err := claude.SaveFiles(context.Background(), &buf, files, archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: l, Now: fixedNow}); err != nil {
 			t.Fatal(err)
 		}
 		return buf.Bytes()
@@ -82,7 +83,7 @@ func TestMaxDigestPathReads(t *testing.T) {
 	// The same archive at best: no segment compressed against another.
 	a := open(t, mx, archive.OpenOptions{})
 	var plain bytes.Buffer
-	if _, err := a.Reencode(&plain, archive.ReencodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelBest}); err != nil {
+	if _, err := a.Reencode(context.Background(), &plain, archive.ReencodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelBest}); err != nil {
 		t.Fatal(err)
 	}
 	for _, si := range open(t, plain.Bytes(), archive.OpenOptions{}).Container().Segments() {
@@ -128,7 +129,7 @@ func TestMaxKeepsChunksCopyable(t *testing.T) {
 	first := []archive.RawFile{{Name: main[0].Name, Data: data[:cut]}}
 	opts := archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelMax, ChunkSize: 2048, Now: fixedNow}
 	var buf bytes.Buffer
-	if _, _, err := claude.SaveFiles(&buf, first, archive.ImportOptions{}, opts); err != nil {
+	if _, _, err := claude.SaveFiles(context.Background(), &buf, first, archive.ImportOptions{}, opts); err != nil {
 		t.Fatal(err)
 	}
 	prev := open(t, buf.Bytes(), archive.OpenOptions{})
@@ -150,7 +151,7 @@ func TestMaxKeepsChunksCopyable(t *testing.T) {
 		o := opts
 		o.Level, o.Previous = l, prev
 		var next bytes.Buffer
-		_, stats, err := claude.SaveFiles(&next, main, archive.ImportOptions{}, o)
+		_, stats, err := claude.SaveFiles(context.Background(), &next, main, archive.ImportOptions{}, o)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package archive
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -366,7 +367,7 @@ func TestMetaDecodeArchives(t *testing.T) {
 	} {
 		for j, s := range []*State{synthState(), hugeState(300)} {
 			var buf bytes.Buffer
-			if err := Encode(&buf, s, opts); err != nil {
+			if err := Encode(context.Background(), &buf, s, opts); err != nil {
 				t.Fatal(err)
 			}
 			if err := CheckMetaDecode(buf.Bytes(), later, int64(i)); err != nil {
@@ -451,7 +452,7 @@ func TestUnmarshalRefusesHostileLengths(t *testing.T) {
 		t.Fatalf("nesting %d: %v", maxMsgpackDepth, err)
 	}
 	var buf bytes.Buffer
-	if err := Encode(&buf, hugeState(200), EncodeOptions{}); err != nil {
+	if err := Encode(context.Background(), &buf, hugeState(200), EncodeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := ctxfmt.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), ctxfmt.ReaderOptions{})

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -51,7 +52,10 @@ func (a *Archive) retag(k *AuthKey) *AuthKey {
 //
 // It is how a snapshot written at a fast level in a hurry gets the layout
 // of a direct save at its final level (snapshot.Manager.Recompress).
-func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, error) {
+//
+// Cancelling ctx stops the work and returns ctx's error; what was written
+// to w is then incomplete.
+func (a *Archive) Reencode(ctx context.Context, w io.Writer, opts ReencodeOptions) (EncodeStats, error) {
 	var stats EncodeStats
 	raw, err := a.RawFiles()
 	if err != nil {
@@ -65,6 +69,7 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 	}
 	n := len(raw)
 	e := &encoder{
+		ctx:     ctx,
 		opts:    EncodeOptions{Codec: opts.Codec, Level: opts.Level, Concurrency: opts.Concurrency, Encryption: opts.Encryption, Auth: a.retag(opts.Auth)},
 		w:       cw,
 		stats:   &stats,
@@ -83,6 +88,9 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 		}
 		// The SHA-256 states at the chunk ends are recomputed (an
 		// archive packed before holds them only for unpacked chunks).
+		if err := ctx.Err(); err != nil {
+			return stats, err
+		}
 		if got := hashChunks(sha256.New(), f.Data, m.Chunks); got != m.SHA256 {
 			return stats, corrupt("raw file %s: SHA-256 mismatch", m.Name)
 		}
@@ -112,6 +120,9 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 	metaDone := false
 	var recallOut []byte // the first summaries payload written
 	for _, seg := range a.r.Segments() {
+		if err := ctx.Err(); err != nil {
+			return stats, err
+		}
 		var payload []byte
 		switch seg.Type {
 		case ctxfmt.TypeCryptoParams, TypeAuthTag:

@@ -2,6 +2,7 @@ package archive_test
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -133,7 +134,7 @@ func setUTC(v reflect.Value) {
 func reencode(t testing.TB, a *archive.Archive, opts archive.ReencodeOptions) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if _, err := a.Reencode(&buf, opts); err != nil {
+	if _, err := a.Reencode(context.Background(), &buf, opts); err != nil {
 		t.Fatalf("Reencode: %v", err)
 	}
 	b := buf.Bytes()
@@ -171,7 +172,7 @@ func TestReencodeEqualsDirectSave(t *testing.T) {
 			t.Helper()
 			o.Codec, o.Level, o.Now = ctxfmt.CodecZstd, l, fixedNow
 			var buf bytes.Buffer
-			if _, _, err := claude.SaveFiles(&buf, raw, archive.ImportOptions{}, o); err != nil {
+			if _, _, err := claude.SaveFiles(context.Background(), &buf, raw, archive.ImportOptions{}, o); err != nil {
 				t.Fatal(err)
 			}
 			return buf.Bytes()
@@ -254,7 +255,7 @@ func TestReencodeCorpus(t *testing.T) {
 	}
 	save := func(l ctxfmt.Level) []byte {
 		var buf bytes.Buffer
-		if _, _, err := claude.SaveFiles(&buf, raw, archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: l, Now: fixedNow}); err != nil {
+		if _, _, err := claude.SaveFiles(context.Background(), &buf, raw, archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: l, Now: fixedNow}); err != nil {
 			t.Fatal(err)
 		}
 		return buf.Bytes()

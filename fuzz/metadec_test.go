@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"path/filepath"
 	"reflect"
@@ -95,7 +96,7 @@ func FuzzArchiveOpenMeta(f *testing.F) {
 	}
 	var buf bytes.Buffer
 	now := func() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }
-	if err := archive.Encode(&buf, st, archive.EncodeOptions{ChunkSize: 1024, Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelBest, Now: now}); err != nil {
+	if err := archive.Encode(context.Background(), &buf, st, archive.EncodeOptions{ChunkSize: 1024, Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelBest, Now: now}); err != nil {
 		f.Fatal(err)
 	}
 	base, err := ctxfmt.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), ctxfmt.ReaderOptions{})

@@ -2,6 +2,7 @@ package claude_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -41,7 +42,7 @@ func TestAloneGolden(t *testing.T) {
 		RedactFingerprint: "alone",
 	}
 	var buf bytes.Buffer
-	st, _, err := claude.Save(&buf, p, archive.ImportOptions{}, opts)
+	st, _, err := claude.Save(context.Background(), &buf, p, archive.ImportOptions{}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -55,7 +56,7 @@ func TestSaveGuessSameBytes(t *testing.T) {
 				guessUnchanged = guess
 				defer func() { guessUnchanged = true }()
 				var b bytes.Buffer
-				st, _, err := SaveFiles(&b, files, archive.ImportOptions{}, opts)
+				st, _, err := SaveFiles(context.Background(), &b, files, archive.ImportOptions{}, opts)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -293,7 +294,7 @@ func readAllInto(r io.Reader, b []byte) ([]byte, error) {
 // memory: files[0] is the main transcript, the others its sidechain
 // (subagent) files. The files are kept as State.Raw without copying.
 func ImportFiles(files []archive.RawFile, opt archive.ImportOptions) (*archive.State, error) {
-	return importFiles(files, nil, opt, false, nil)
+	return importFiles(context.Background(), files, nil, opt, false, nil)
 }
 
 // yieldEvery is how many bytes an import beside other work
@@ -306,18 +307,24 @@ const yieldEvery = 64 << 10
 // errAborted: an import given an abort flag saw it set.
 var errAborted = errors.New("claude: import aborted")
 
+// ctxEvery is how many bytes an import reads between two checks of its
+// context.
+const ctxEvery = 1 << 20
+
 // importFiles is ImportFiles. redacted, when not nil, holds per file the
 // lines a redactor changed (files are then the redacted bytes,
 // archive.Encoder.Stored): file hashes are not taken from them. With lazy
 // set, tool outputs the recall does not read are left undecoded (Output
 // empty, OutputSpans set: Encode stores them as pointers). It stops with
 // errAborted as soon as abort (when not nil) is set, checked before every
-// line.
-func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.ImportOptions, lazy bool, abort *atomic.Bool) (*archive.State, error) {
+// line, and with ctx's error once ctx is done (checked every ctxEvery
+// bytes).
+func importFiles(ctx context.Context, files []archive.RawFile, redacted []map[int]bool, opt archive.ImportOptions, lazy bool, abort *atomic.Bool) (*archive.State, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%w: no files", ErrNotTranscript)
 	}
 	im := newImporter(opt)
+	im.ctx = ctx
 	im.lazyOut = lazy
 	im.redacted = redacted
 	im.abort = abort
@@ -325,6 +332,9 @@ func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.I
 	parsed := 0
 	for fi, f := range files {
 		parsed += im.file(fi, f)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if im.aborted {
 			return nil, errAborted
 		}
@@ -349,6 +359,8 @@ func (im *importer) end(opt archive.ImportOptions) (*archive.State, error) {
 }
 
 type importer struct {
+	// ctx, when set, stops the import once done (see importFiles).
+	ctx context.Context
 	// abort, when set, stops the import before the next line (aborted
 	// then says so; see importFilesAbort).
 	abort   *atomic.Bool
@@ -500,8 +512,15 @@ func (im *importer) file(fi int, f archive.RawFile) int {
 	data := f.Data
 	parsed := 0
 	ln := 0
-	yielded := 0
+	yielded, checked := 0, 0
 	for off := 0; off < len(data); ln++ {
+		if off-checked >= ctxEvery {
+			checked = off
+			if im.ctx != nil && im.ctx.Err() != nil {
+				im.aborted = true // importFiles returns the context's error
+				return parsed
+			}
+		}
 		if im.abort != nil {
 			if im.abort.Load() {
 				// The import is thrown away.

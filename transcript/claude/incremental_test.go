@@ -2,6 +2,7 @@ package claude_test
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -65,7 +66,7 @@ func saveStats(t *testing.T, p string, prev []byte, o archive.EncodeOptions) ([]
 		o.Previous = a
 	}
 	var buf bytes.Buffer
-	st, stats, err := claude.Save(&buf, p, archive.ImportOptions{}, o)
+	st, stats, err := claude.Save(context.Background(), &buf, p, archive.ImportOptions{}, o)
 	if err != nil {
 		t.Fatalf("Save: %v", err)
 	}

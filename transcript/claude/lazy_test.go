@@ -2,6 +2,7 @@ package claude_test
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"path/filepath"
 	"strings"
@@ -30,7 +31,7 @@ func TestSaveLazyOutputs(t *testing.T) {
 				opts.RedactFingerprint = "test"
 			}
 			var buf bytes.Buffer
-			st, _, err := claude.Save(&buf, p, archive.ImportOptions{}, opts)
+			st, _, err := claude.Save(context.Background(), &buf, p, archive.ImportOptions{}, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +85,7 @@ func TestSaveLazyOutputs(t *testing.T) {
 // back from the raw lines (archive alone resolves them).
 func TestLazyStateChangedStored(t *testing.T) {
 	p := filepath.Join("testdata", "11111111-2222-4333-8444-555555555555.jsonl")
-	st, _, err := claude.Save(io.Discard, p, archive.ImportOptions{}, archive.EncodeOptions{Now: fixedNow})
+	st, _, err := claude.Save(context.Background(), io.Discard, p, archive.ImportOptions{}, archive.EncodeOptions{Now: fixedNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func TestLazyStateChangedStored(t *testing.T) {
 	}
 	st.Messages[0].Text += " changed"
 	var buf bytes.Buffer
-	if err := archive.Encode(&buf, st, archive.EncodeOptions{Now: fixedNow}); err != nil {
+	if err := archive.Encode(context.Background(), &buf, st, archive.EncodeOptions{Now: fixedNow}); err != nil {
 		t.Fatal(err)
 	}
 	a, err := archive.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), archive.OpenOptions{})

@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"sync/atomic"
 
@@ -33,18 +34,21 @@ import (
 // undecoded (Output empty, OutputSpans set; the archive stores them as
 // pointers into the raw lines). Import, or archive.Archive.Tools on what
 // was written, gives every text.
-func Save(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
+//
+// Cancelling ctx stops the import and the encoding and returns ctx's
+// error; what was written to w is then incomplete.
+func Save(ctx context.Context, w io.Writer, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
 	files, err := ReadFiles(path, iopt)
 	if err != nil {
 		return nil, archive.EncodeStats{}, err
 	}
-	return SaveFiles(w, files, iopt, eopt)
+	return SaveFiles(ctx, w, files, iopt, eopt)
 }
 
 // SaveFiles is Save for transcript files already in memory (files[0] the
 // main transcript, as ReadFiles returns them). The files must not be
 // modified until it returns.
-func SaveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
+func SaveFiles(ctx context.Context, w io.Writer, files []archive.RawFile, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
 	// A full save with every line redacted imports the files as read while
 	// they are redacted, on the guess that redaction changes none of their
 	// lines (the common case): the model built from them is then the one
@@ -63,7 +67,7 @@ func SaveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions,
 			return out
 		}
 	}
-	enc, err := archive.NewEncoder(w, eopt)
+	enc, err := archive.NewEncoder(ctx, w, eopt)
 	if err != nil {
 		return nil, archive.EncodeStats{}, err
 	}
@@ -89,7 +93,7 @@ func SaveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions,
 			}
 			// (Any error, aborted or not, is the regular import's to
 			// give.)
-			guess, _ = importFiles(files, none, iopt, true, changed)
+			guess, _ = importFiles(ctx, files, none, iopt, true, changed)
 		}
 		if src, redacted, err = enc.Stored(); err != nil {
 			return fail(err)
@@ -101,7 +105,7 @@ func SaveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions,
 	}
 	if st == nil {
 		lazy := eopt.RedactText == nil || eopt.RedactLine != nil
-		if st, err = importFiles(src, redacted, iopt, lazy, nil); err != nil {
+		if st, err = importFiles(ctx, src, redacted, iopt, lazy, nil); err != nil {
 			return fail(err)
 		}
 	}

@@ -2,6 +2,7 @@ package alone_test
 
 import (
 	"bytes"
+	"context"
 	"testing"
 	"time"
 
@@ -28,7 +29,7 @@ func TestEverySegmentRead(t *testing.T) {
 		}
 		var buf bytes.Buffer
 		opts := archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: lvl, RedactText: func(s string) string { return s }, RedactFingerprint: "fp"}
-		if err := archive.Encode(&buf, st, opts); err != nil {
+		if err := archive.Encode(context.Background(), &buf, st, opts); err != nil {
 			t.Fatal(err)
 		}
 		a, err := archive.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), archive.OpenOptions{})

@@ -2,6 +2,7 @@ package alone_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -36,7 +37,7 @@ func Example() {
 		Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelMax,
 		RedactLine: func(l []byte) []byte { return l }, RedactText: func(s string) string { return s }, RedactFingerprint: "none",
 	}
-	if err := archive.Encode(&buf, st, opts); err != nil {
+	if err := archive.Encode(context.Background(), &buf, st, opts); err != nil {
 		panic(err)
 	}
 	a, err := archive.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), archive.OpenOptions{})
