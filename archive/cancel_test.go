@@ -30,7 +30,9 @@ func TestCancelled(t *testing.T) {
 		name string
 		run  func() error
 	}{
-		{"Encode", func() error { return archive.Encode(ctx, io.Discard, st, archive.EncodeOptions{Codec: ctxfmt.CodecZstd}) }},
+		{"Encode", func() error {
+			return archive.Encode(ctx, io.Discard, st, archive.EncodeOptions{Codec: ctxfmt.CodecZstd})
+		}},
 		{"Encode, redacting", func() error { return archive.Encode(ctx, io.Discard, st, redacting) }},
 		{"Encode on a previous archive", func() error {
 			return archive.Encode(ctx, io.Discard, st, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, ChunkSize: 1024, Previous: prev})
