@@ -2,9 +2,9 @@ package archive_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -37,7 +37,7 @@ func encode(t testing.TB, st *archive.State, opts archive.EncodeOptions) []byte 
 		opts.Now = fixedNow
 	}
 	var buf bytes.Buffer
-	if err := archive.Encode(&buf, st, opts); err != nil {
+	if err := archive.Encode(context.Background(), &buf, st, opts); err != nil {
 		t.Fatalf("Encode: %v", err)
 	}
 	return buf.Bytes()
@@ -143,21 +143,12 @@ func TestRoundTripFixtures(t *testing.T) {
 func TestTextsStoredOnce(t *testing.T) {
 	st := importFile(t, filepath.Join(fixtureDir, v2+".jsonl"))
 	var buf bytes.Buffer
-	stats, err := archive.EncodeWithStats(&buf, st, archive.EncodeOptions{})
+	stats, err := archive.EncodeWithStats(context.Background(), &buf, st, archive.EncodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stats.InlineTexts != 0 || !stats.Derived {
-		t.Errorf("stats = %+v: the fixture's conversation should be derived from the raw transcript", stats)
-	}
-	// Without its importer's fingerprint (a State built by hand), every
-	// text is a pointer into the raw line.
-	st0 := *st
-	st0.Source = archive.ModelSource{}
-	if stats, err = archive.EncodeWithStats(io.Discard, &st0, archive.EncodeOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if stats.InlineTexts != 0 || stats.PointerTexts == 0 || stats.Derived {
+	// Every text of the fixture is a pointer into its raw line.
+	if stats.InlineTexts != 0 || stats.PointerTexts == 0 {
 		t.Errorf("stats = %+v: every fixture text should be a pointer", stats)
 	}
 	// A State built without spans (another importer) is stored inline.
@@ -274,7 +265,7 @@ func TestIncremental(t *testing.T) {
 		opts.Previous = prev
 		opts.Now = fixedNow
 		var buf bytes.Buffer
-		stats, err := archive.EncodeWithStats(&buf, st2, opts)
+		stats, err := archive.EncodeWithStats(context.Background(), &buf, st2, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -300,7 +291,7 @@ func TestIncremental(t *testing.T) {
 			t.Fatal(err)
 		}
 		buf.Reset()
-		stats, err = archive.EncodeWithStats(&buf, st3, opts)
+		stats, err = archive.EncodeWithStats(context.Background(), &buf, st3, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -401,7 +392,7 @@ func TestStoredRecallGivesDigest(t *testing.T) {
 func TestEncoderMisuse(t *testing.T) {
 	st := importFile(t, filepath.Join(fixtureDir, v2+".jsonl"))
 	other := importFile(t, filepath.Join(fixtureDir, "v1.jsonl"))
-	enc, err := archive.NewEncoder(&bytes.Buffer{}, archive.EncodeOptions{})
+	enc, err := archive.NewEncoder(context.Background(), &bytes.Buffer{}, archive.EncodeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,7 +403,7 @@ func TestEncoderMisuse(t *testing.T) {
 	if _, err := enc.Finish(st); err == nil {
 		t.Error("second Finish accepted")
 	}
-	enc, _ = archive.NewEncoder(&bytes.Buffer{}, archive.EncodeOptions{})
+	enc, _ = archive.NewEncoder(context.Background(), &bytes.Buffer{}, archive.EncodeOptions{})
 	if _, err := enc.Finish(nil); err == nil {
 		t.Error("Finish(nil) accepted")
 	}

@@ -22,21 +22,15 @@
 // only; every accessor then decodes just the segments it needs. Meta and
 // Summary read nothing more (a status read costs the same at any archive
 // size); Recall, Tasks, CompactionBoundaries, Preferences and Files read
-// one small segment each (and the recall, in an archive written at
-// ctxfmt.LevelMax); Compactions, Messages, Tools, RawFiles, FileContents
+// one small segment each; Compactions, Messages, Tools, RawFiles, FileContents
 // and Load read the conversation or the raw transcript. An Archive is
 // safe for concurrent use.
 //
 // A message, tool input or output, or compaction summary is stored once:
 // where the raw transcript line holds exactly its text, the model stores
 // a pointer into the line (Span) instead, and the accessors resolve it.
-// The conversation and tool history of a State an importer marked with
-// State.SetSource are not stored at all when the transcript is stored
-// unredacted: Messages, Tools and Load rebuild them with that importer's
-// Deriver, which a program links in by importing the importer's package
-// (transcript/claude registers "claude"); without it they return
-// ErrNoDeriver (Source tells such an archive). Every other accessor needs
-// no importer.
+// Every segment this package writes is read by this package alone: a
+// program needs no importer to read an archive.
 //
 // # Layout
 //
@@ -49,20 +43,16 @@
 // segment per captured file content. docs/FORMAT.md ("Archive payloads")
 // specifies every payload.
 //
-// In layout 1 every raw chunk has a segment of its own. Layout 3,
-// written at ctxfmt.LevelBest and above for a session with subagent
-// files, packs the main file's last chunk and the subagent files' chunks
-// into shared segments, so that the compressor sees what they repeat. At
-// ctxfmt.LevelMax the raw segments a later save cannot copy and the small
-// model segments are compressed against the summaries segment
-// (ctxfmt.CodecZstdDict), and the importer's resume state is left out.
+// Every raw chunk has a segment of its own (layout 1), and every segment
+// is compressed on its own with the archive's codec.
 //
 // # Refused forms
 //
 // Open refuses, with an error wrapping ErrSchema that names the form,
-// what only pre-release builds wrote: layout 2 (packed chunks in another
-// order), layout 4 (raw-only archives, whose model a reader was to build
-// from the raw transcript) and the recall-fold segment (TypeRecallFold);
+// what only pre-release builds wrote: a conversation left out to be
+// rebuilt by an importer, layouts 2 and 3 (raw chunks packed into shared
+// segments), layout 4 (raw-only archives, whose model a reader was to
+// build from the raw transcript) and the recall-fold segment;
 // Recall and Files refuse the map forms of the recall and the file
 // registry. A layout or schema from a newer build is refused alike.
 //
@@ -80,5 +70,5 @@
 // Archive.Reencode writes an opened archive again at another level, laid
 // out as a direct save at that level, with the stored raw transcript and
 // every model payload kept as they are: nothing is imported or redacted
-// again. Package snapshot recompresses snapshots this way.
+// again.
 package archive

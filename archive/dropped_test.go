@@ -118,8 +118,11 @@ func TestDroppedForms(t *testing.T) {
 		{"layout 2", withSegments(t, base, withMetaKeys(t, map[string]any{"layout": 2})), nil, "layout 2"},
 		{"layout 4 raw-only", withSegments(t, base, withMetaKeys(t, map[string]any{"layout": 4,
 			"pending": map[string]any{"importer": "claude.2", "version": 1}})), nil, "raw-only"},
-		{"layout 0", withSegments(t, base, withMetaKeys(t, map[string]any{"layout": 0})), nil, "layouts 1 and 3"},
-		{"layout 5", withSegments(t, base, withMetaKeys(t, map[string]any{"layout": 5})), nil, "layouts 1 and 3"},
+		{"layout 3 packed", withSegments(t, base, withMetaKeys(t, map[string]any{"layout": 3})), nil, "layout 3"},
+		{"layout 0", withSegments(t, base, withMetaKeys(t, map[string]any{"layout": 0})), nil, "reads layout 1"},
+		{"layout 5", withSegments(t, base, withMetaKeys(t, map[string]any{"layout": 5})), nil, "reads layout 1"},
+		{"derived conversation", withSegments(t, base, withMetaKeys(t, map[string]any{
+			"derived": map[string]any{"importer": "claude", "version": 2, "root": "/p"}})), nil, "rebuilt from the raw transcript"},
 		{"recall fold", withSegments(t, base, unchanged, archive.TypeRecallFold), nil, "recall-fold"},
 		{"file registry map form", withSegments(t, base, replace(ctxfmt.TypeFileRegistry, fileMap)),
 			func(a *archive.Archive) error { _, err := a.Files(); return err }, "file registry in the pre-release map form"},

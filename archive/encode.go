@@ -2,9 +2,9 @@ package archive
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -23,17 +23,14 @@ import (
 	"github.com/ben10ctx/ben10/ctxfmt"
 )
 
-// LayoutVersion is the version of the archive's segment layout (which
-// segments exist and how raw files map onto them). Layout 3 stores a
-// shared raw segment's packed chunks before the chunk that opens it (see
-// planGroups); layout 1 has no shared segment. Open refuses layouts 2
-// and 4, which only pre-release builds wrote.
-const LayoutVersion = 4
+// LayoutVersion is the highest version of the archive's segment layout
+// (which segments exist and how raw files map onto them) this build
+// reads. Encode writes layout 1: every raw chunk in a segment of its own,
+// in file order.
+const LayoutVersion = 3
 
-// packLimit caps the stored bytes of one packed raw segment (layouts 2 and 3):
-// the Zstandard encoder's window is 8 MiB, so more would not find
-// repetitions further back.
-var packLimit = 8 << 20 // a variable for tests
+// layoutWritten is the layout Encode and Reencode write.
+const layoutWritten = 1
 
 // DefaultChunkSize is the target size of one raw transcript segment. Raw
 // files are cut at line boundaries into segments of about this size; a
@@ -41,15 +38,15 @@ var packLimit = 8 << 20 // a variable for tests
 // behind the value are in the git history of docs/PERFORMANCE.md.)
 const DefaultChunkSize = 4 << 20
 
-// TypeResumeState is the extension segment type holding an importer's
-// resume state (ModelSource.Resume); readers that do not know it skip it.
-const TypeResumeState = ctxfmt.ExtensionTypeMin + 0x0b10
-
-// TypeRecallFold is the extension segment type that older versions wrote
-// beside the resume state: a cache of the recall's tool pass for the next
-// incremental save. New archives do not hold it; readers skip it, and
-// Reencode drops it.
-const TypeRecallFold = TypeResumeState + 1
+// typeResumeState and typeRecallFold are the extension segment types of
+// caches pre-release versions wrote for the next incremental save (an
+// importer's resume state, the recall's tool pass). New archives do not
+// hold them; readers skip a resume state (Reencode drops it) and refuse a
+// recall fold (checkForm).
+const (
+	typeResumeState = ctxfmt.ExtensionTypeMin + 0x0b10
+	typeRecallFold  = typeResumeState + 1
+)
 
 // maxChunk is the hard cap of one raw segment.
 const maxChunk = 256 << 20
@@ -77,8 +74,8 @@ type EncodeOptions struct {
 	// RedactFingerprint identifies the redaction configuration behind
 	// RedactLine and RedactText (rule set, extra rules, allowlist,
 	// replacement). It is stored in the archive; raw segments of a
-	// previous redacted archive are reused, and an importer resumed from
-	// it, only when the fingerprints are equal. It must not reveal the
+	// previous redacted archive are reused only when the fingerprints are
+	// equal. It must not reveal the
 	// configuration (use a hash).
 	RedactFingerprint string
 	// Previous is the archive this one updates. When a raw file of the
@@ -111,10 +108,11 @@ type metaSegment struct {
 	// RedactFP is EncodeOptions.RedactFingerprint of a redacted archive.
 	RedactFP string `msgpack:"redact_fp,omitempty"`
 	Counts   counts `msgpack:"counts"`
-	// Derived, when set, says that the conversation and tool history are
-	// not stored: they are rebuilt from the raw transcript by the named
-	// importer (see ModelSource).
-	Derived *ModelSource `msgpack:"derived,omitempty"`
+	// Derived and Pending mark pre-release forms Open refuses (ErrSchema):
+	// a conversation left out to be rebuilt from the raw transcript by an
+	// importer, and a raw-only archive (layout 4) whose whole model was.
+	Derived msgpack.RawMessage `msgpack:"derived,omitempty"`
+	Pending msgpack.RawMessage `msgpack:"pending,omitempty"`
 }
 
 // counts are small figures status reads show without decoding segments.
@@ -150,10 +148,11 @@ type rawChunk struct {
 	// incremental save hashes only the bytes it adds. It holds at most 63
 	// stored bytes (already in the archive) besides the chaining state.
 	Mid []byte `msgpack:"mid,omitempty"`
-	// Packed (layouts 2 and 3): the chunk is stored in the same segment as
-	// the chunk before it (in file order, across files): right after it in
-	// layout 2; in layout 3 the packed chunks come first, in order, and
-	// the chunk that opens the segment last.
+	// Packed (layouts 2 and 3, which pre-release versions wrote; read
+	// only): the chunk is stored in the same segment as the chunk before
+	// it (in file order, across files): right after it in layout 2; in
+	// layout 3 the packed chunks come first, in order, and the chunk that
+	// opens the segment last.
 	Packed bool `msgpack:"pk,omitempty"`
 }
 
@@ -172,7 +171,7 @@ type RedactionReport struct {
 	ContentsChanged int `msgpack:"contents_changed,omitempty" json:"contents_changed,omitempty"`
 }
 
-// EncodeStats tells what an Encode did (returned by EncodeStats).
+// EncodeStats tells what an Encode did (returned by EncodeWithStats).
 type EncodeStats struct {
 	RawBytes       int64 // raw transcript bytes stored
 	CopiedSegments int   // raw segments copied from the previous archive
@@ -180,26 +179,22 @@ type EncodeStats struct {
 	EncodedBytes   int64 // raw bytes compressed by this call
 	InlineTexts    int   // model texts stored inline (no usable pointer)
 	PointerTexts   int   // model texts stored as pointers into raw lines
-	// Derived is true when the conversation and tool history were left
-	// out, to be rebuilt from the raw transcript (see ModelSource).
-	Derived bool
-	// Resumed is true when the State was a partial one resumed from the
-	// previous archive's importer state (ModelSource.Partial).
-	Resumed bool
 }
 
-// Encode writes s as a .ctx archive to w.
-func Encode(w io.Writer, s *State, opts EncodeOptions) error {
-	_, err := EncodeWithStats(w, s, opts)
+// Encode writes s as a .ctx archive to w. Cancelling ctx stops the work
+// (redaction, cutting, compression) and returns ctx's error; what was
+// written to w is then incomplete.
+func Encode(ctx context.Context, w io.Writer, s *State, opts EncodeOptions) error {
+	_, err := EncodeWithStats(ctx, w, s, opts)
 	return err
 }
 
 // EncodeWithStats is Encode that also reports what it did.
-func EncodeWithStats(w io.Writer, s *State, opts EncodeOptions) (EncodeStats, error) {
+func EncodeWithStats(ctx context.Context, w io.Writer, s *State, opts EncodeOptions) (EncodeStats, error) {
 	if s == nil {
 		return EncodeStats{}, errors.New("archive: Encode: nil State")
 	}
-	enc, err := NewEncoder(w, opts)
+	enc, err := NewEncoder(ctx, w, opts)
 	if err != nil {
 		return EncodeStats{}, err
 	}
@@ -221,8 +216,9 @@ type Encoder struct {
 	used    bool
 }
 
-// NewEncoder returns an Encoder writing to w on Finish.
-func NewEncoder(w io.Writer, opts EncodeOptions) (*Encoder, error) {
+// NewEncoder returns an Encoder writing to w on Finish; cancelling ctx
+// stops its work as for Encode.
+func NewEncoder(ctx context.Context, w io.Writer, opts EncodeOptions) (*Encoder, error) {
 	cw, err := ctxfmt.NewWriter(w, ctxfmt.WriterOptions{
 		Codec: opts.Codec, Level: opts.Level, Concurrency: opts.Concurrency, Encryption: opts.Encryption,
 	})
@@ -230,7 +226,7 @@ func NewEncoder(w io.Writer, opts EncodeOptions) (*Encoder, error) {
 		return nil, fmt.Errorf("archive: %w", err)
 	}
 	opts.Previous = trustedPrevious(opts.Previous, opts.Auth)
-	return &Encoder{e: &encoder{opts: opts, w: cw, stats: &EncodeStats{}}}, nil
+	return &Encoder{e: &encoder{ctx: ctx, opts: opts, w: cw, stats: &EncodeStats{}}}, nil
 }
 
 // StartRaw starts redacting, cutting and compressing the raw transcript
@@ -349,6 +345,9 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 	if err != nil {
 		return *e.stats, err
 	}
+	if err := e.ctx.Err(); err != nil {
+		return *e.stats, err
+	}
 	if err := e.write(m); err != nil {
 		return *e.stats, err
 	}
@@ -376,6 +375,7 @@ func sameFiles(a, b []RawFile) bool {
 }
 
 type encoder struct {
+	ctx      context.Context
 	progress *progressCounter // EncodeOptions.Progress's (nil without it)
 	s        *State
 	files    []RawFile
@@ -386,15 +386,12 @@ type encoder struct {
 	// whether each line was changed by redaction.
 	stored      [][]byte
 	starts      [][]int // computed on first use (lineStartsOf)
+	origStarts  [][]int // of the files as given, on first use (origLine)
 	changed     []map[int]bool
 	storedFiles []RawFile
 	// fromStored: the State was built from the stored (redacted) files,
 	// so its texts are what the archive holds.
 	fromStored bool
-	// redactContent redacts the captured project files (State.FileContents)
-	// when set; nil means EncodeOptions.RedactText. A raw-only archive's
-	// completion, whose lines are already redacted, sets it alone.
-	redactContent func(string) string
 	// contents are the file contents as stored (redacted), set by model.
 	contents []FileContent
 	man      []rawManifest
@@ -417,218 +414,33 @@ type encoder struct {
 	// compression keeps a core to itself.
 	digested []bool
 	late     []func()
-	// noHash: prepareRaw leaves the hashes out (EncodeRawOnly).
-	noHash bool
-	// split, when > 0 (EncodeRawOnly without a previous archive), cuts
-	// the stored files into chunks of split bytes; full then holds per
-	// file the chunks of chunkSize a direct save lists (nil entries for
-	// files not split), which the completion writes (PendingModel.Chunks).
-	split int
-	full  [][]rawChunk
-	// origHashes compute the split files' chunks' OrigHash (both
-	// cuttings), in prepareRaw's pool even when noHash.
-	origHashes []func()
-}
-
-// origHashes sets the OrigHash of chunks, cut from orig with chunkLines
-// without hashing: each chunk's from its original extent, up to the first
-// chunk without one (OrigLen < 0; none after it has one either).
-func origHashes(orig []byte, chunks []rawChunk) {
-	off := int64(0)
-	for k := range chunks {
-		c := &chunks[k]
-		if c.OrigLen < 0 {
-			return
-		}
-		c.OrigHash = xxhash.Sum64(orig[off : off+c.OrigLen])
-		off += c.OrigLen
-	}
 }
 
 // rawGroup is one raw segment: a chunk copied from the previous archive,
-// or one or more consecutive chunks (in file order, across files)
-// compressed together.
+// or a chunk compressed now.
 type rawGroup struct {
 	reused bool
-	file   int // the first chunk's file and index
+	file   int // the chunk's file and index
 	chunk  int
-	n      int // chunks
 	data   []byte
 	prep   *ctxfmt.Prepared
 	// A reused group's segment, read ahead from the previous archive
 	// (nil when that failed: writeRaw copies it then, reporting why).
 	stored *ctxfmt.StoredSegment
-	// dict: compressed against the recall (see recallDict), once the
-	// recall is known (prepareDictRaw), not by prepareRaw.
-	dict bool
 }
 
-// packing reports whether raw chunks are packed across files: at
-// LevelBest and LevelMax, where size matters more than the speed of an
-// incremental save, the main file's last chunk and the subagent files
-// share segments, so that one segment's window sees the repetitions
-// between them (a compaction subagent repeats the conversation).
-func (e *encoder) packing() bool {
-	return e.opts.Codec != ctxfmt.CodecNone && e.opts.Level >= ctxfmt.LevelBest && len(e.files) > 1
-}
-
-// archival reports whether this is an archival write (compressed at
-// LevelMax: snapshots written once and kept), where size matters more
-// than the speed of the next save: the importer's resume state (a cache,
-// about 3 % of such an archive) is then left out. The next incremental
-// save on top of this archive imports the transcript in full (it still
-// copies the unchanged unpacked raw segments, and a save at LevelBest or
-// LevelMax recompresses the packed segments anyway, which costs far more
-// than the import); the archive it writes below LevelMax carries a resume
-// state again. LevelBest keeps it, so repeated saves at best resume.
-func (e *encoder) archival() bool {
-	return e.opts.Codec != ctxfmt.CodecNone && e.opts.Level == ctxfmt.LevelMax
-}
-
-// recallDict reports whether the raw segments that a later save could not
-// copy anyway, and the small model segments hooks do not read (task state,
-// compactions, preferences, file registry), are compressed against the
-// recall's payload (ctxfmt.CodecZstdDict): at LevelMax only. The recall
-// quotes the transcript (commands, paths, errors) and the registry names
-// its paths, so the raw transcript, stored after them, need not spell
-// them out again (8463c716: −2.0 KB on the raw segment, −0.5 KB on the
-// registry). Readers of the recall and the metadata, which the hooks'
-// digest and the status reads use, read nothing more; reading the raw
-// transcript or those small segments decodes the recall as well (a few
-// KB). The main file's chunks before its last keep their own dictionary-
-// less segments, so that an incremental save can still copy them.
-func (e *encoder) recallDict() bool { return e.archival() }
-
-// recallDictTypes are the model segments compressed against the recall
-// when recallDict (where that is smaller).
-func recallDictType(t ctxfmt.SegmentType) bool {
-	switch t {
-	case ctxfmt.TypeTaskState, ctxfmt.TypeCompactions, ctxfmt.TypePreferences, ctxfmt.TypeFileRegistry:
-		return true
-	}
-	return false
-}
-
-// lightCodec is the codec of the small segments every save writes anew
-// (lightType): LZ4 below LevelBetter when compressing at all. The cache
-// for the next save (the resume state: 19 KB raw for the 3 MB 4d5611e5)
-// is also read back by every incremental save, and the metadata and the recall by every hook: LZ4 compresses them several
-// times faster than Zstandard (whose per-call cost dominates on a few
-// KB) and decodes them faster than the Go zstd decoder, for 4–6 KB
-// more per corpus archive (about 1.5 %; measured in round 7b, in the git
-// history of docs/PERFORMANCE.md). At LevelBetter and LevelBest, where size matters more, they keep
-// the archive's codec; LevelMax leaves the caches out and compresses the
-// others against the recall.
-func (e *encoder) lightCodec() ctxfmt.Codec {
-	if l := e.opts.Level; e.opts.Codec != ctxfmt.CodecNone && (l <= ctxfmt.LevelDefault || l > ctxfmt.LevelMax) {
-		return ctxfmt.CodecLZ4
-	}
-	return e.opts.Codec
-}
-
-// lightType reports whether segment type t is compressed with lightCodec:
-// the model segments of bounded size (not the conversation and tool
-// history a non-derived State stores, which grow with the session) and the
-// caches for the next save.
-func lightType(t ctxfmt.SegmentType) bool {
-	switch t {
-	case ctxfmt.TypeMetadata, ctxfmt.TypeTaskState, ctxfmt.TypeCompactions, ctxfmt.TypePreferences,
-		ctxfmt.TypeFileRegistry, ctxfmt.TypeSummaries, TypeResumeState, TypeRecallFold:
-		return true
-	}
-	return false
-}
-
-// modelOptions are the segment options of model segment t.
-func (e *encoder) modelOptions(t ctxfmt.SegmentType) ctxfmt.SegmentOptions {
-	o := ctxfmt.SegmentOptions{UseDefaults: true}
-	if c := e.lightCodec(); lightType(t) && c != e.opts.Codec {
-		o = ctxfmt.SegmentOptions{Codec: c, Level: e.opts.Level}
-	}
-	if e.recallDict() && recallDictType(t) {
-		o.Dict = ctxfmt.TypeSummaries
-	}
-	return o
-}
-
-// planGroups assigns the chunks to raw segments and marks packed chunks.
+// planGroups lists the raw segments to write: one per chunk, in file
+// order.
 func (e *encoder) planGroups() {
 	e.groups = e.groups[:0]
-	pack := e.packing()
-	limit := int64(max(packLimit, e.chunkSize()))
-	var cur *rawGroup
-	var curLen int64
 	for i := range e.man {
 		off := int64(0)
-		for k := range e.man[i].Chunks {
-			c := &e.man[i].Chunks[k]
-			c.Packed = false
+		for k, c := range e.man[i].Chunks {
 			b := e.stored[i][off : off+c.StoredLen]
 			off += c.StoredLen
-			if k < e.reuse[i] {
-				e.groups = append(e.groups, rawGroup{reused: true, file: i, chunk: k, n: 1})
-				cur = nil
-				continue
-			}
-			// Only the main file's last chunk and the other files' chunks
-			// are packed: the main file's full chunks stay copyable.
-			packable := pack && (i > 0 || k == len(e.man[i].Chunks)-1)
-			if cur != nil && packable && curLen+c.StoredLen <= limit {
-				// A shared chunk is never copied, so nothing hashes on
-				// from its SHA-256 state.
-				c.Packed, c.Mid = true, nil
-				e.man[cur.file].Chunks[cur.chunk].Mid = nil
-				cur.n++
-				cur.data = append(cur.data, b...)
-				curLen += c.StoredLen
-				continue
-			}
-			e.groups = append(e.groups, rawGroup{file: i, chunk: k, n: 1, data: b})
-			cur, curLen = nil, c.StoredLen
-			if packable {
-				g := &e.groups[len(e.groups)-1]
-				g.data = append([]byte(nil), b...)
-				cur = g
-			}
+			e.groups = append(e.groups, rawGroup{reused: k < e.reuse[i], file: i, chunk: k, data: b})
 		}
 	}
-	// Layout 3: a shared segment holds its packed chunks first and the
-	// chunk that opens it (the main file's tail) last. The subagent files
-	// then come before the conversation that quotes them and that they
-	// repeat, which compresses a little smaller on the corpus sessions
-	// than the other way round.
-	for g := range e.groups {
-		gr := &e.groups[g]
-		// A main-file chunk before the last stays copyable (see recallDict).
-		gr.dict = !gr.reused && e.recallDict() && (gr.file > 0 || gr.chunk == len(e.man[0].Chunks)-1 || gr.n > 1)
-		if gr.reused || gr.n < 2 {
-			continue
-		}
-		h := e.man[gr.file].Chunks[gr.chunk].StoredLen
-		gr.data = append(append(make([]byte, 0, len(gr.data)), gr.data[h:]...), gr.data[:h]...)
-	}
-}
-
-// chunkAt is the k-th chunk after chunk c of file f, in file order across
-// files (the order planGroups packs chunks in).
-func (e *encoder) chunkAt(f, c, k int) *rawChunk {
-	for c += k; c >= len(e.man[f].Chunks); f++ {
-		c -= len(e.man[f].Chunks)
-	}
-	return &e.man[f].Chunks[c]
-}
-
-// layout is the layout version the manifest needs: 3 when chunks are
-// packed, else 1 (readable by builds that know layout 1 only).
-func (e *encoder) layout() int {
-	for _, m := range e.man {
-		for _, c := range m.Chunks {
-			if c.Packed {
-				return 3
-			}
-		}
-	}
-	return 1
 }
 
 // prepareRaw plans the raw segments and compresses the new ones.
@@ -636,10 +448,9 @@ func (e *encoder) prepareRaw() error {
 	e.planGroups()
 	var jobs, copies []int
 	for g := range e.groups {
-		switch gr := &e.groups[g]; {
-		case gr.reused:
+		if e.groups[g].reused {
 			copies = append(copies, g)
-		case !gr.dict:
+		} else {
 			jobs = append(jobs, g)
 		}
 	}
@@ -662,11 +473,6 @@ func (e *encoder) prepareRaw() error {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	// Job j < len(jobs) compresses a group; the others hash a file.
-	if e.noHash {
-		// A raw-only archive's raw files are hashed by its completion;
-		// only its chunks' hashes of the original bytes are computed.
-		e.hashes, e.late = e.origHashes, nil
-	}
 	n := len(jobs) + len(e.hashes)
 	workers = max(1, min(workers, n))
 	errs := make([]error, len(jobs))
@@ -675,6 +481,9 @@ func (e *encoder) prepareRaw() error {
 	for range workers {
 		wg.Go(func() {
 			for j := range next {
+				if e.ctx.Err() != nil {
+					continue // (drains next)
+				}
 				if j >= len(jobs) {
 					e.hashes[j-len(jobs)]()
 					continue
@@ -714,66 +523,9 @@ func (e *encoder) prepareRaw() error {
 	}
 	<-read
 	e.hashes, e.late = nil, nil
-	// A chunk shared with others is never copied, so nothing hashes on
-	// from its SHA-256 state (hashChunks recorded one for every chunk).
-	for _, g := range e.groups {
-		if g.n > 1 {
-			for k := range g.n {
-				e.chunkAt(g.file, g.chunk, k).Mid = nil
-			}
-		}
+	if err := e.ctx.Err(); err != nil {
+		return err
 	}
-	for j, err := range errs {
-		if err != nil {
-			return fmt.Errorf("archive: raw segment of %s: %w", e.man[e.groups[jobs[j]].file].Name, err)
-		}
-	}
-	return nil
-}
-
-// dictBothLimit: raw segments up to this size are compressed with and
-// without the recall as a dictionary, and stored in the smaller form (a
-// few milliseconds at LevelMax); larger ones with the dictionary only (on
-// the corpus sessions it saves 1–2 KB of each 3 MB segment).
-const dictBothLimit = 1 << 20
-
-// prepareDictRaw compresses the raw groups left to it by prepareRaw
-// against recall, the recall segment's payload (see recallDict).
-func (e *encoder) prepareDictRaw(recall []byte) error {
-	var jobs []int
-	for g := range e.groups {
-		if e.groups[g].dict && e.groups[g].prep == nil {
-			jobs = append(jobs, g)
-		}
-	}
-	errs := make([]error, len(jobs))
-	workers := e.opts.Concurrency
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	sem := make(chan struct{}, workers)
-	var wg sync.WaitGroup
-	for j, g := range jobs {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			gr := &e.groups[g]
-			gr.prep, errs[j] = ctxfmt.PrepareDict(e.opts.Level, gr.data, ctxfmt.TypeSummaries, recall)
-			e.progress.add(len(gr.data))
-			if errs[j] != nil || len(gr.data) > dictBothLimit {
-				return
-			}
-			// A small segment may come out smaller without the
-			// dictionary.
-			plain, err := ctxfmt.Prepare(e.opts.Codec, e.opts.Level, gr.data)
-			if err != nil {
-				errs[j] = err
-			} else if plain.StoredLen() < gr.prep.StoredLen()+binary.MaxVarintLen64 {
-				gr.prep = plain
-			}
-		})
-	}
-	wg.Wait()
 	for j, err := range errs {
 		if err != nil {
 			return fmt.Errorf("archive: raw segment of %s: %w", e.man[e.groups[jobs[j]].file].Name, err)
@@ -785,13 +537,9 @@ func (e *encoder) prepareDictRaw(recall []byte) error {
 // modelSegs is what model builds for write: the model segments, encoded,
 // and the metadata without the raw manifest.
 type modelSegs struct {
-	ms      metaSegment
-	derived bool
-	recall  []byte
-	segs    []modelSeg
-	// The cache for the next save, compressed (see TypeResumeState).
-	keepResume bool
-	resumePrep *ctxfmt.Prepared
+	ms     metaSegment
+	recall []byte
+	segs   []modelSeg
 }
 
 type modelSeg struct {
@@ -807,24 +555,10 @@ func (e *encoder) model() (*modelSegs, error) {
 	s := e.s
 	redacting := e.opts.RedactLine != nil || e.opts.RedactText != nil
 	e.report.Enabled = redacting
-	// A conversation an importer can rebuild from the unredacted raw
-	// transcript is not stored again (see ModelSource).
-	derived := s.derivable() && (!redacting || e.fromStored)
-	if s.Source.Partial && !derived {
-		return nil, errors.New("archive: Encode: a partial (resumed) State needs its importer's Deriver and no redaction")
-	}
-	if s.Source.Lazy && !derived {
-		return nil, errors.New("archive: Encode: a State with undecoded tool outputs (ModelSource.Lazy) needs its importer's Deriver, no redaction of texts and no change after import")
-	}
 	// The recall is built while the other segments are prepared (it only
 	// reads the State).
-	keepResume := derived && len(s.Source.Resume) > 0 && !e.archival()
-	// The cache for the next save (the resume state) is compressed
-	// meanwhile too.
 	var recall []byte
-	var resumePrep *ctxfmt.Prepared
-	var resumeErr error
-	recalled, resumed := make(chan struct{}), make(chan struct{})
+	recalled := make(chan struct{})
 	go func() {
 		defer close(recalled)
 		view := e.s
@@ -833,32 +567,18 @@ func (e *encoder) model() (*modelSegs, error) {
 		}
 		recall = recallPayload(view)
 	}()
-	if keepResume {
-		go func() {
-			defer close(resumed)
-			resumePrep, resumeErr = ctxfmt.Prepare(e.lightCodec(), e.opts.Level, s.Source.Resume)
-		}()
-	} else {
-		close(resumed)
+	defer func() { <-recalled }()
+	msgs := make([]Message, len(s.Messages))
+	for i, m := range s.Messages {
+		m.Text, m.TextSpans = e.text(m.Ref, m.Text, m.TextSpans)
+		msgs[i] = m
 	}
-	defer func() { <-recalled; <-resumed }()
-	var msgs []Message
-	var tools []ToolExec
-	e.stats.Derived = derived
-	e.stats.Resumed = s.Source.Partial
-	if !derived {
-		msgs = make([]Message, len(s.Messages))
-		for i, m := range s.Messages {
-			m.Text, m.TextSpans = e.text(m.Ref, m.Text, m.TextSpans)
-			msgs[i] = m
-		}
-		tools = make([]ToolExec, len(s.Tools))
-		for i, t := range s.Tools {
-			t.Input, t.InputSpans = e.text(t.Ref, t.Input, t.InputSpans)
-			t.Output, t.OutputSpans = e.text(t.ResultRef, t.Output, t.OutputSpans)
-			t.Command = e.redactText(t.Command)
-			tools[i] = t
-		}
+	tools := make([]ToolExec, len(s.Tools))
+	for i, t := range s.Tools {
+		t.Input, t.InputSpans = e.text(t.Ref, t.Input, t.InputSpans)
+		t.Output, t.OutputSpans = e.text(t.ResultRef, t.Output, t.OutputSpans)
+		t.Command = e.redactText(t.Command)
+		tools[i] = t
 	}
 	comps := make([]Compaction, len(s.Compactions))
 	for i, c := range s.Compactions {
@@ -892,11 +612,9 @@ func (e *encoder) model() (*modelSegs, error) {
 			meta.CreatedAt = p.meta.Meta.CreatedAt
 		}
 	}
-	if !s.Source.Partial {
-		meta.MessageCount, meta.ToolCount = len(s.Messages), len(s.Tools)
-	}
+	meta.MessageCount, meta.ToolCount = len(s.Messages), len(s.Tools)
 	meta.FileCount = len(s.Files)
-	m := &modelSegs{derived: derived}
+	m := &modelSegs{}
 	m.ms = metaSegment{
 		Meta: meta, Import: s.Import,
 		Redacted: redacting,
@@ -908,11 +626,6 @@ func (e *encoder) model() (*modelSegs, error) {
 	if redacting {
 		m.ms.RedactFP = e.opts.RedactFingerprint
 	}
-	if derived {
-		src := s.Source
-		src.Resume, src.Partial, src.Lazy = nil, false, false
-		m.ms.Derived = &src
-	}
 	e.contents = e.redactContents(s.FileContents)
 	for _, fc := range e.contents {
 		h := sha256.Sum256(fc.Data)
@@ -920,11 +633,6 @@ func (e *encoder) model() (*modelSegs, error) {
 	}
 	<-recalled
 	m.recall = recall
-	<-resumed
-	if resumeErr != nil {
-		return nil, fmt.Errorf("archive: resume state: %w", resumeErr)
-	}
-	m.keepResume, m.resumePrep = keepResume, resumePrep
 	// Small segments first, so a reader of the metadata touches the
 	// beginning of the file only (the metadata, first, is encoded by
 	// write).
@@ -938,9 +646,6 @@ func (e *encoder) model() (*modelSegs, error) {
 		{ctxfmt.TypeFileRegistry, fileRegistry(s.Files)},
 		{ctxfmt.TypeConversation, msgs},
 		{ctxfmt.TypeToolHistory, tools},
-	}
-	if derived {
-		segs = segs[:len(segs)-2] // conversation and tool history: rebuilt from the raw transcript
 	}
 	for _, sg := range segs {
 		// No compactions or preferences: no segment (an index entry costs
@@ -962,23 +667,23 @@ func (e *encoder) model() (*modelSegs, error) {
 // done), the model segments m, the raw segments and the file contents.
 func (e *encoder) write(m *modelSegs) error {
 	ms := m.ms
-	ms.Layout, ms.Raw, ms.Redact = e.layout(), e.man, e.report
+	ms.Layout, ms.Raw, ms.Redact = layoutWritten, e.man, e.report
 	b, err := marshal(&ms)
 	if err != nil {
 		return fmt.Errorf("archive: encoding %s: %w", ctxfmt.TypeMetadata, err)
 	}
-	if err := e.w.AddWith(ctxfmt.TypeMetadata, b, e.modelOptions(ctxfmt.TypeMetadata)); err != nil {
+	if err := e.w.Add(ctxfmt.TypeMetadata, b); err != nil {
 		return fmt.Errorf("archive: %w", err)
 	}
 	var recall []byte // the summaries payload, once written
 	for _, sg := range m.segs {
 		if !sg.empty {
-			if err := e.w.AddWith(sg.t, sg.b, e.modelOptions(sg.t)); err != nil {
+			if err := e.w.Add(sg.t, sg.b); err != nil {
 				return fmt.Errorf("archive: %w", err)
 			}
 		}
 		if sg.t == ctxfmt.TypeCompactions {
-			if err := e.w.AddWith(ctxfmt.TypeSummaries, m.recall, e.modelOptions(ctxfmt.TypeSummaries)); err != nil {
+			if err := e.w.Add(ctxfmt.TypeSummaries, m.recall); err != nil {
 				return fmt.Errorf("archive: %w", err)
 			}
 			recall = m.recall
@@ -990,11 +695,6 @@ func (e *encoder) write(m *modelSegs) error {
 	if err := e.addTag(ms.Meta, b, recall); err != nil {
 		return err
 	}
-	if m.keepResume {
-		if err := e.w.AddPreparedWith(TypeResumeState, m.resumePrep, ctxfmt.SegmentOptions{Optional: true}); err != nil {
-			return fmt.Errorf("archive: %w", err)
-		}
-	}
 	if ms.Redacted {
 		b, err := marshal(&e.report)
 		if err != nil {
@@ -1003,9 +703,6 @@ func (e *encoder) write(m *modelSegs) error {
 		if err := e.w.Add(ctxfmt.TypeRedactionReport, b); err != nil {
 			return fmt.Errorf("archive: %w", err)
 		}
-	}
-	if err := e.prepareDictRaw(m.recall); err != nil {
-		return err
 	}
 	if err := e.writeRaw(); err != nil {
 		return err
@@ -1046,10 +743,7 @@ func (e *encoder) redactText(s string) string {
 // session read holds the same secrets as the tool output that showed
 // it), counted in RedactionReport.ContentsChanged.
 func (e *encoder) redactContents(fcs []FileContent) []FileContent {
-	f := e.redactContent
-	if f == nil {
-		f = e.opts.RedactText
-	}
+	f := e.opts.RedactText
 	if f == nil || len(fcs) == 0 {
 		return fcs
 	}
@@ -1078,8 +772,35 @@ func (e *encoder) redactTasks(ts []Task) []Task {
 
 // text decides how one model text is stored: as its spans (text empty)
 // when the stored raw line still resolves to exactly the text, otherwise
-// inline (redacted) without spans.
+// inline (redacted) without spans. A text given as spans only (text
+// empty: an importer that left it undecoded) is the spans' text in the
+// line the importer read.
 func (e *encoder) text(ref RawRef, text string, spans []Span) (string, []Span) {
+	if text == "" && len(spans) > 0 {
+		if ref.File < 0 || ref.File >= len(e.stored) {
+			return "", nil
+		}
+		// The importer read the stored line unless redaction changed it
+		// and the State was built from the files as read.
+		same := e.fromStored || !e.changed[ref.File][ref.Line]
+		if same && e.opts.RedactText == nil {
+			if line, ok := e.lineAt(ref.File, ref.Line); ok && spansFit(line, spans) {
+				e.stats.PointerTexts++
+				return "", spans
+			}
+			return "", nil
+		}
+		line, ok := e.lineAt(ref.File, ref.Line)
+		if !same {
+			line, ok = e.origLine(ref)
+		}
+		if !ok {
+			return "", nil
+		}
+		if text, ok = SpanText(line, spans); !ok {
+			return "", nil
+		}
+	}
 	if len(spans) > 0 && ref.File >= 0 && ref.File < len(e.stored) && !e.changed[ref.File][ref.Line] {
 		if line, ok := e.lineAt(ref.File, ref.Line); ok {
 			if spanTextEqual(line, spans, text, &e.scratch) {
@@ -1123,6 +844,9 @@ func (e *encoder) planRaw(ready func()) error {
 			fullData = append(fullData, f.Data)
 		}
 	}
+	if err := e.ctx.Err(); err != nil {
+		return err
+	}
 	if e.opts.RedactLine != nil && len(fullData) > 0 {
 		// All files' lines in one pool of workers; of a file the previous
 		// archive holds the beginning of, only the rest (knownprefix.go).
@@ -1136,7 +860,10 @@ func (e *encoder) planRaw(ready func()) error {
 				k++
 			}
 		}
-		rs := redactFiles(fullData, e.opts.RedactLine, e.redactWorkers())
+		rs := redactFiles(e.ctx, fullData, e.opts.RedactLine, e.redactWorkers())
+		if err := e.ctx.Err(); err != nil {
+			return err
+		}
 		k = 0
 		for i := range e.files {
 			if !full[i] {
@@ -1186,21 +913,7 @@ func (e *encoder) planRaw(ready func()) error {
 			// it now.)
 			digested := f.Digest != nil && len(e.changed[i]) == 0 && len(data) == len(f.Data) &&
 				len(data) > 0 && &data[0] == &f.Data[0] && len(data) <= e.chunkSize()
-			if e.split > 0 && len(data) > e.split {
-				// Raw-only: the direct save's chunks (hashed here: no
-				// late job runs) for the completion, smaller ones stored.
-				if e.full == nil {
-					e.full = make([][]rawChunk, n)
-				}
-				digested = false
-				e.full[i] = chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize(), false)
-				m.Chunks = chunkLines(f.Data, data, orig, starts, e.changed[i], e.split, false)
-				// Their hashes of the original bytes are computed beside
-				// the compression (prepareRaw).
-				e.origHashes = append(e.origHashes, func() { origHashes(f.Data, e.full[i]) }, func() { origHashes(f.Data, e.man[i].Chunks) })
-			} else {
-				m.Chunks = chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize(), !digested || e.opts.Previous != nil)
-			}
+			m.Chunks = chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize(), !digested || e.opts.Previous != nil)
 			e.digested[i] = digested
 			e.man[i] = m
 			e.planReuse(i)
@@ -1257,6 +970,28 @@ func hashChunks(h hash.Hash, data []byte, chunks []rawChunk) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// spansFit reports whether every span lies inside line.
+func spansFit(line []byte, spans []Span) bool {
+	for _, s := range spans {
+		if uint64(s.Off)+uint64(s.Len) > uint64(len(line)) {
+			return false
+		}
+	}
+	return true
+}
+
+// origLine returns the line ref names in the raw file as given to the
+// encoder (before redaction).
+func (e *encoder) origLine(ref RawRef) ([]byte, bool) {
+	if e.origStarts == nil {
+		e.origStarts = make([][]int, len(e.files))
+	}
+	if e.origStarts[ref.File] == nil {
+		e.origStarts[ref.File] = lineStarts(e.files[ref.File].Data)
+	}
+	return lineAt(e.files[ref.File].Data, e.origStarts[ref.File], ref.Line)
+}
+
 // lineAt returns line n of stored file i (see lineAt).
 func (e *encoder) lineAt(i, n int) ([]byte, bool) {
 	return lineAt(e.stored[i], e.lineStartsOf(i), n)
@@ -1308,7 +1043,10 @@ func (e *encoder) planAppend(i int) bool {
 	stored := data
 	changed := map[int]bool{}
 	if e.opts.RedactLine != nil {
-		restStored, restChanged, restOrigStarts = redactLines(rest, e.opts.RedactLine, e.redactWorkers())
+		restStored, restChanged, restOrigStarts = redactLines(e.ctx, rest, e.opts.RedactLine, e.redactWorkers())
+		if e.ctx.Err() != nil {
+			return false // (planRaw returns the error)
+		}
 		switch {
 		case storedOff == origOff && !slices.ContainsFunc(pm.RedactedLines, func(l int) bool { return l < skip }):
 			// Redaction changed no line of the reused part (whose
@@ -1381,9 +1119,10 @@ func (e *encoder) redactWorkers() int {
 // goroutines (fn must then be safe for concurrent use). It returns the new
 // bytes, the set of changed line numbers and the line starts of the
 // original. The result depends only on what fn returns for each line, not
-// on the number of workers.
-func redactLines(data []byte, fn func([]byte) []byte, workers int) ([]byte, map[int]bool, []int) {
-	r := redactFiles([][]byte{data}, fn, workers)[0]
+// on the number of workers. Once ctx is done the blocks left are skipped
+// (the result is then incomplete: the caller checks ctx).
+func redactLines(ctx context.Context, data []byte, fn func([]byte) []byte, workers int) ([]byte, map[int]bool, []int) {
+	r := redactFiles(ctx, [][]byte{data}, fn, workers)[0]
 	return r.data, r.changed, r.starts
 }
 
@@ -1401,7 +1140,7 @@ type redacted struct {
 // turn across the files, so that no worker waits at the end of one file
 // while another finishes it. Each block finds its own lines: no pass over
 // the files precedes the workers.
-func redactFiles(files [][]byte, fn func([]byte) []byte, workers int) []redacted {
+func redactFiles(ctx context.Context, files [][]byte, fn func([]byte) []byte, workers int) []redacted {
 	type job struct {
 		f, lo, hi int // the lines of file f starting in [lo, hi)
 	}
@@ -1428,6 +1167,9 @@ func redactFiles(files [][]byte, fn func([]byte) []byte, workers int) []redacted
 	}
 	results := make([]result, len(jobs))
 	run := func(k int) {
+		if ctx.Err() != nil {
+			return
+		}
 		j := jobs[k]
 		data := files[j.f]
 		st := j.lo
@@ -1705,9 +1447,7 @@ func (e *encoder) reusable(i int) (int, []int) {
 		return 0, nil
 	}
 	pf := prevFile(prev, e.man[i].Name)
-	if pf < 0 || (i > 0 && e.packing()) {
-		// Packing: the other files are compressed with the main file's
-		// tail (see planGroups), never copied.
+	if pf < 0 {
 		return 0, nil
 	}
 	segs := prev.rawSegments(pf)

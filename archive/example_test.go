@@ -2,6 +2,7 @@ package archive_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,7 +21,7 @@ func ExampleEncode() {
 		panic(err)
 	}
 	var buf bytes.Buffer
-	if err := archive.Encode(&buf, st, archive.EncodeOptions{Codec: ctxfmt.CodecZstd}); err != nil {
+	if err := archive.Encode(context.Background(), &buf, st, archive.EncodeOptions{Codec: ctxfmt.CodecZstd}); err != nil {
 		panic(err)
 	}
 	a, err := archive.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), archive.OpenOptions{})
@@ -47,7 +48,7 @@ func ExampleArchive_Recall() {
 		panic(err)
 	}
 	var buf bytes.Buffer
-	if err := archive.Encode(&buf, st, archive.EncodeOptions{Codec: ctxfmt.CodecZstd}); err != nil {
+	if err := archive.Encode(context.Background(), &buf, st, archive.EncodeOptions{Codec: ctxfmt.CodecZstd}); err != nil {
 		panic(err)
 	}
 	a, err := archive.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), archive.OpenOptions{})
@@ -72,7 +73,7 @@ func ExampleArchive_ExportRaw() {
 		panic(err)
 	}
 	var buf bytes.Buffer
-	if err := archive.Encode(&buf, st, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Now: func() time.Time { return time.Unix(0, 0) }}); err != nil {
+	if err := archive.Encode(context.Background(), &buf, st, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Now: func() time.Time { return time.Unix(0, 0) }}); err != nil {
 		panic(err)
 	}
 	a, err := archive.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), archive.OpenOptions{})
@@ -115,7 +116,7 @@ func ExampleNewEncoder() {
 	}
 	opts := archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Now: func() time.Time { return time.Unix(0, 0) }}
 	var a, b bytes.Buffer
-	enc, err := archive.NewEncoder(&a, opts)
+	enc, err := archive.NewEncoder(context.Background(), &a, opts)
 	if err != nil {
 		panic(err)
 	}
@@ -127,7 +128,7 @@ func ExampleNewEncoder() {
 	if _, err := enc.Finish(st); err != nil {
 		panic(err)
 	}
-	if err := archive.Encode(&b, st, opts); err != nil {
+	if err := archive.Encode(context.Background(), &b, st, opts); err != nil {
 		panic(err)
 	}
 	fmt.Println(bytes.Equal(a.Bytes(), b.Bytes()))

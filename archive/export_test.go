@@ -42,3 +42,6 @@ func DecodeCost(b []byte, t ctxfmt.SegmentType) (cost, limit uint64, ok bool) {
 
 // RestoreFiles is restoreFiles, for the external restore tests.
 var RestoreFiles = restoreFiles
+
+// TypeRecallFold is the refused recall-fold segment type, for tests.
+const TypeRecallFold = typeRecallFold

@@ -33,10 +33,6 @@ type State struct {
 	Raw          []RawFile     `msgpack:"-" json:"-"`
 	FileContents []FileContent `msgpack:"-" json:"-"`
 	Import       ImportReport  `msgpack:"import" json:"import"`
-	// Source, set by an importer that registered a Deriver, lets Encode
-	// store Messages and Tools as "derived from the raw transcript" instead
-	// of in their own segments (see ModelSource).
-	Source ModelSource `msgpack:"-" json:"-"`
 }
 
 // Metadata is the small, always-read part of a State.

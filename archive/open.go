@@ -65,9 +65,10 @@ type Archive struct {
 	metaSum    [32]byte // SHA-256 of the metadata segment's payload
 	maxDecoded int64
 
-	// loc[f][k] is where chunk k of raw file f is stored; segLen[s] the
-	// stored bytes raw segment s (container index segIdx[s]) must hold.
-	loc    [][]chunkLoc
+	// loc[f][k] is the raw segment holding chunk k of raw file f (an
+	// index into segIdx); segLen[s] the stored bytes raw segment s
+	// (container index segIdx[s]) must hold.
+	loc    [][]int
 	segIdx []int
 	segLen []int64
 
@@ -76,15 +77,7 @@ type Archive struct {
 	// prefixMemo: matchedOriginal's results, per file and data slice.
 	prefixMu   sync.Mutex
 	prefixMemo map[prefixKey]*prefixMatch
-	// segCache holds the raw segment last read while reading raw files.
-	segCache    []byte
-	segCacheIdx int
-	lines       [][]int
-
-	derOnce  sync.Once // derivedModel
-	derMsgs  []Message
-	derTools []ToolExec
-	derErr   error
+	lines      [][]int
 }
 
 // Open opens an archive from ra.
@@ -126,25 +119,32 @@ func Open(ra io.ReaderAt, size int64, opts OpenOptions) (*Archive, error) {
 	return a, nil
 }
 
-// checkForm refuses what this build does not read: a layout other than 1
-// and 3, a newer schema, and the forms only pre-release builds wrote
-// (layout 2, layout 4 and the recall-fold segment), each named in the
-// ErrSchema error.
+// checkForm refuses what this build does not read: a layout other than
+// 1, a newer schema, and the forms only pre-release builds wrote (a
+// derived conversation, packed raw chunks in layouts 2 and 3, raw-only
+// layout 4, the recall-fold segment), each named in the error
+// (ErrSchema).
 func (a *Archive) checkForm() error {
+	switch {
+	case a.meta.Derived != nil:
+		return fmt.Errorf("%w: a pre-release form whose conversation is rebuilt from the raw transcript by an importer (save the session again)", ErrSchema)
+	case a.meta.Pending != nil:
+		return fmt.Errorf("%w: layout 4 (a pre-release raw-only archive, no longer read)", ErrSchema)
+	}
 	switch l := a.meta.Layout; l {
-	case 1, 3:
-	case 2:
-		return fmt.Errorf("%w: layout 2 (packed raw chunks in the pre-release order, no longer read)", ErrSchema)
+	case 1:
+	case 2, 3:
+		return fmt.Errorf("%w: layout %d (raw chunks packed into shared segments by a pre-release build, no longer read)", ErrSchema, l)
 	case 4:
 		return fmt.Errorf("%w: layout 4 (a pre-release raw-only archive, no longer read)", ErrSchema)
 	default:
-		return fmt.Errorf("%w: layout %d (this build reads layouts 1 and 3)", ErrSchema, l)
+		return fmt.Errorf("%w: layout %d (this build reads layout 1)", ErrSchema, l)
 	}
 	if v := a.meta.Meta.SchemaVersion; v > SchemaVersion {
 		return fmt.Errorf("%w: schema %d (this build reads up to %d)", ErrSchema, v, SchemaVersion)
 	}
-	if len(a.r.Find(TypeRecallFold)) > 0 {
-		return fmt.Errorf("%w: a recall-fold segment (type %#x, written by pre-release builds, no longer read)", ErrSchema, uint32(TypeRecallFold))
+	if len(a.r.Find(typeRecallFold)) > 0 {
+		return fmt.Errorf("%w: a recall-fold segment (type %#x, written by pre-release builds, no longer read)", ErrSchema, uint32(typeRecallFold))
 	}
 	return nil
 }
@@ -265,11 +265,7 @@ type RawFileInfo struct {
 	Name     string `json:"name"`
 	Size     int64  `json:"size"`
 	SHA256   string `json:"sha256"`
-	Segments int    `json:"segments"` // chunks the file is cut into
-	// Shared counts the chunks stored in one segment with other chunks
-	// (layout 3, written at LevelBest and LevelMax: the main file's last
-	// chunk packed with the subagent files).
-	Shared int `json:"shared,omitempty"`
+	Segments int    `json:"segments"` // chunks the file is cut into, one segment each
 }
 
 // RawFileInfos lists the stored raw files (no segment read).
@@ -277,11 +273,6 @@ func (a *Archive) RawFileInfos() []RawFileInfo {
 	out := make([]RawFileInfo, len(a.meta.Raw))
 	for i, m := range a.meta.Raw {
 		out[i] = RawFileInfo{Name: m.Name, Size: m.Size, SHA256: m.SHA256, Segments: len(m.Chunks)}
-		for _, l := range a.loc[i] {
-			if l.shared {
-				out[i].Shared++
-			}
-		}
 	}
 	return out
 }
@@ -361,13 +352,6 @@ func (a *Archive) Recall() (r Recall, ok bool, err error) {
 // Messages decodes the conversation and fills each message's text from the
 // raw transcript where it is stored as a pointer.
 func (a *Archive) Messages() ([]Message, error) {
-	if a.meta.Derived != nil {
-		ms, _, err := a.derivedModel()
-		if err != nil {
-			return nil, err
-		}
-		return append([]Message(nil), ms...), nil
-	}
 	var ms []Message
 	if err := a.decodeType(ctxfmt.TypeConversation, &ms); err != nil {
 		return nil, err
@@ -389,13 +373,6 @@ func (a *Archive) Messages() ([]Message, error) {
 // Tools decodes the tool history and fills inputs and outputs from the
 // raw transcript.
 func (a *Archive) Tools() ([]ToolExec, error) {
-	if a.meta.Derived != nil {
-		_, ts, err := a.derivedModel()
-		if err != nil {
-			return nil, err
-		}
-		return append([]ToolExec(nil), ts...), nil
-	}
 	var ts []ToolExec
 	if err := a.decodeType(ctxfmt.TypeToolHistory, &ts); err != nil {
 		return nil, err
@@ -439,85 +416,47 @@ func (a *Archive) resolve(ref RawRef, spans []Span) (string, error) {
 	return s, nil
 }
 
-// chunkLoc locates one raw chunk: raw segment seg (an index into
-// Archive.segIdx) at byte off of its decompressed bytes. shared marks a
-// chunk that is stored in one segment with other chunks (packed).
-type chunkLoc struct {
-	seg    int
-	off    int64
-	shared bool
-}
-
-// locateChunks maps every raw chunk onto the raw segments: each chunk has
-// its own segment, except that in layout 3 a chunk marked Packed shares
-// the segment of the chunk before it (in file order, across files); the
-// chunk that opens such a segment (the one not marked Packed) is stored
-// last, after the packed ones.
+// locateChunks maps every raw chunk onto its raw segment: one segment
+// per chunk, in file order (layout 1; checkForm refused the packed
+// layouts).
 func (a *Archive) locateChunks() error {
 	a.segIdx = a.r.Find(ctxfmt.TypeRawTranscript)
-	a.loc = make([][]chunkLoc, len(a.meta.Raw))
+	a.loc = make([][]int, len(a.meta.Raw))
 	seg := -1
-	var off int64
-	var head *chunkLoc // the first chunk of the current segment
-	var headLen []int64
 	for f, m := range a.meta.Raw {
-		a.loc[f] = make([]chunkLoc, len(m.Chunks))
+		a.loc[f] = make([]int, len(m.Chunks))
 		for k, c := range m.Chunks {
 			if c.StoredLen < 0 || c.StoredLen > maxChunk {
 				return corrupt("raw file %s chunk %d: %d bytes", m.Name, k, c.StoredLen)
 			}
 			if c.Packed {
-				if seg < 0 || a.meta.Layout != 3 {
-					return corrupt("raw file %s chunk %d: packed without a segment before it", m.Name, k)
-				}
-				a.loc[f][k] = chunkLoc{seg: seg, off: off, shared: true}
-				head.shared = true
-				a.segLen[seg] += c.StoredLen
-				off += c.StoredLen
-				if a.segLen[seg] > maxChunk {
-					return corrupt("raw segment %d: over %d bytes", seg, maxChunk)
-				}
-				continue
+				return fmt.Errorf("%w: raw file %s chunk %d is packed into a shared segment (a pre-release form, no longer read)", ErrSchema, m.Name, k)
 			}
 			seg++
 			a.segLen = append(a.segLen, c.StoredLen)
-			headLen = append(headLen, c.StoredLen)
-			a.loc[f][k] = chunkLoc{seg: seg}
-			head = &a.loc[f][k]
-			off = c.StoredLen
+			a.loc[f][k] = seg
 		}
 	}
 	if got := len(a.segIdx); got != seg+1 {
 		return corrupt("manifest lists %d raw segments, container holds %d", seg+1, got)
-	}
-	for f := range a.loc {
-		for k := range a.loc[f] {
-			l := &a.loc[f][k]
-			switch {
-			case !l.shared:
-			case a.meta.Raw[f].Chunks[k].Packed:
-				l.off -= headLen[l.seg]
-			default:
-				l.off = a.segLen[l.seg] - headLen[l.seg]
-			}
-		}
 	}
 	return nil
 }
 
 // rawSegments returns the container indices of raw file f's leading
 // chunks that each have a segment of their own (the chunks an incremental
-// save can copy), in order; it stops at the first shared chunk.
+// save can copy), in order; it stops at the first segment compressed
+// against another one.
 func (a *Archive) rawSegments(f int) []int {
 	var out []int
 	infos := a.r.Segments()
-	for _, l := range a.loc[f] {
-		// A segment compressed against another one (see recallDict) is
-		// not copied either.
-		if l.shared || infos[a.segIdx[l.seg]].Codec == ctxfmt.CodecZstdDict {
+	for _, seg := range a.loc[f] {
+		// A segment compressed against another one (codec 3, which
+		// pre-release builds wrote at LevelMax) is not copied.
+		if infos[a.segIdx[seg]].Codec == ctxfmt.CodecZstdDict {
 			break
 		}
-		out = append(out, a.segIdx[l.seg])
+		out = append(out, a.segIdx[seg])
 	}
 	return out
 }
@@ -614,20 +553,6 @@ func (a *Archive) SameOriginalPrefix(name string, data []byte, n int) bool {
 // archive was written with ("" when not redacted or not given).
 func (a *Archive) RedactionFingerprint() string { return a.meta.RedactFP }
 
-// readRawSegment decompresses raw segment seg; a packed segment is
-// decompressed once for all the files it holds (the caller holds a.mu).
-func (a *Archive) readRawSegment(seg int) ([]byte, error) {
-	if a.segCache != nil && a.segCacheIdx == seg {
-		return a.segCache, nil
-	}
-	b, err := a.r.ReadSegment(a.segIdx[seg])
-	if err != nil {
-		return nil, err
-	}
-	a.segCache, a.segCacheIdx = b, seg
-	return b, nil
-}
-
 // rawFile reads and checks one stored raw file (the caller holds a.mu).
 func (a *Archive) rawFile(f int) ([]byte, error) {
 	m := a.meta.Raw[f]
@@ -637,10 +562,9 @@ func (a *Archive) rawFile(f int) ([]byte, error) {
 	var total, plausible int64
 	infos := a.r.Segments()
 	for k, c := range m.Chunks {
-		l := a.loc[f][k]
-		info := infos[a.segIdx[l.seg]]
-		if int64(info.RawLen) != a.segLen[l.seg] {
-			return nil, corrupt("raw file %s chunk %d: segment holds %d bytes, manifest says %d", m.Name, k, info.RawLen, a.segLen[l.seg])
+		info := infos[a.segIdx[a.loc[f][k]]]
+		if int64(info.RawLen) != c.StoredLen {
+			return nil, corrupt("raw file %s chunk %d: segment holds %d bytes, manifest says %d", m.Name, k, info.RawLen, c.StoredLen)
 		}
 		total += c.StoredLen
 		plausible += min(c.StoredLen, info.StoredLen*presizeRatio)
@@ -650,33 +574,24 @@ func (a *Archive) rawFile(f int) ([]byte, error) {
 	}
 	// The declared size is allocated up front only as far as the stored
 	// bytes make it plausible (see presizeRatio); the rest grows as it
-	// is really decoded.
-	if len(m.Chunks) == 1 && !a.loc[f][0].shared {
-		// One segment of its own: its decoded bytes are the file.
-		b, err := a.readRawSegment(a.loc[f][0].seg)
-		if err != nil {
-			return nil, &SegmentError{Segment: fmt.Sprintf("raw transcript %s chunk 0", m.Name), Err: err}
-		}
-		if int64(len(b)) != m.Size {
-			return nil, corrupt("raw file %s chunk 0: segment holds %d bytes, manifest says %d", m.Name, len(b), m.Size)
-		}
-		return a.checkRawSum(m, b)
+	// is really decoded. A file of one chunk is its segment's bytes.
+	var out []byte
+	if len(m.Chunks) > 1 {
+		out = make([]byte, 0, min(m.Size, max(plausible, presizeFree)))
 	}
-	out := make([]byte, 0, min(m.Size, max(plausible, presizeFree)))
-	last, lastSeg := []byte(nil), -1
 	for k, c := range m.Chunks {
-		l := a.loc[f][k]
-		if l.seg != lastSeg {
-			b, err := a.readRawSegment(l.seg)
-			if err != nil {
-				return nil, &SegmentError{Segment: fmt.Sprintf("raw transcript %s chunk %d", m.Name, k), Err: err}
-			}
-			last, lastSeg = b, l.seg
+		b, err := a.r.ReadSegment(a.segIdx[a.loc[f][k]])
+		if err != nil {
+			return nil, &SegmentError{Segment: fmt.Sprintf("raw transcript %s chunk %d", m.Name, k), Err: err}
 		}
-		if int64(len(last)) != a.segLen[l.seg] {
-			return nil, corrupt("raw file %s chunk %d: segment holds %d bytes, manifest says %d", m.Name, k, len(last), a.segLen[l.seg])
+		if int64(len(b)) != c.StoredLen {
+			return nil, corrupt("raw file %s chunk %d: segment holds %d bytes, manifest says %d", m.Name, k, len(b), c.StoredLen)
 		}
-		out = append(out, last[l.off:l.off+c.StoredLen]...)
+		if len(m.Chunks) == 1 {
+			out = b
+			break
+		}
+		out = append(out, b...)
 	}
 	return a.checkRawSum(m, out)
 }
@@ -722,7 +637,6 @@ func (a *Archive) rawAll() ([][]byte, [][]int, error) {
 		raw[i], lines[i] = b, lineStarts(b)
 	}
 	a.raw, a.lines = raw, lines
-	a.segCache = nil
 	return raw, lines, nil
 }
 

@@ -2,6 +2,7 @@ package archive_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -24,11 +25,11 @@ func TestPlaintextWhereEncryptionConfigured(t *testing.T) {
 	}
 	pass := []byte("correct horse battery staple")
 	var plain, enc bytes.Buffer
-	if err := archive.Encode(&plain, st, archive.EncodeOptions{}); err != nil {
+	if err := archive.Encode(context.Background(), &plain, st, archive.EncodeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	cheap := ctxfmt.Argon2Params{Time: 1, MemoryKiB: 64, Threads: 1}
-	if err := archive.Encode(&enc, st, archive.EncodeOptions{Encryption: &ctxfmt.Encryption{Passphrase: pass, Argon2: cheap}}); err != nil {
+	if err := archive.Encode(context.Background(), &enc, st, archive.EncodeOptions{Encryption: &ctxfmt.Encryption{Passphrase: pass, Argon2: cheap}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {

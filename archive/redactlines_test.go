@@ -2,6 +2,7 @@ package archive
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand"
 	"os"
@@ -108,7 +109,7 @@ func TestRedactLinesParallel(t *testing.T) {
 			rest = rest[k:]
 		}
 		for _, workers := range []int{1, 2, 3, 8} {
-			rs := redactFiles(files, fn, workers)
+			rs := redactFiles(context.Background(), files, fn, workers)
 			for f, r := range rs {
 				w, wc := refRedactLines(files[f], fn)
 				if !bytes.Equal(r.data, w) || len(r.changed) != len(wc) || !slices.Equal(r.starts, lineStarts(files[f])) {
@@ -123,7 +124,7 @@ func TestRedactLinesParallel(t *testing.T) {
 		}
 		want, wantChanged := refRedactLines(data, fn)
 		for _, workers := range []int{1, 2, 3, 8} {
-			got, changed, starts := redactLines(data, fn, workers)
+			got, changed, starts := redactLines(context.Background(), data, fn, workers)
 			if !bytes.Equal(got, want) {
 				t.Fatalf("iter %d, %d workers: output differs from the serial definition", iter, workers)
 			}
@@ -158,7 +159,7 @@ func BenchmarkRedactLines(b *testing.B) {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				redactLines(data, fn, workers)
+				redactLines(context.Background(), data, fn, workers)
 			}
 		})
 	}

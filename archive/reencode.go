@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -35,11 +36,11 @@ func (a *Archive) retag(k *AuthKey) *AuthKey {
 }
 
 // Reencode writes the archive's content again to w at another codec and
-// level, laid out as Encode lays out an archive at that level: at
-// LevelBest and LevelMax the subagent files are packed with the main
-// file's tail (layout 3), at LevelMax the importer's resume state (a
-// cache) is left out, and older stored forms of the recall and the file
-// registry are written in the current compact forms. Everything else is
+// level, laid out as Encode lays out an archive (layout 1: a pre-release
+// archive's shared raw segments are cut back into one segment per chunk,
+// the caches pre-release versions kept for the next save are left out),
+// and older stored forms of the recall and the file registry are written
+// in the current compact forms. Everything else is
 // kept as it is: the stored raw transcript byte for byte (already
 // redacted when the archive is; nothing is redacted again), its chunks
 // and their matching hashes, the metadata (times and counts), the
@@ -51,7 +52,10 @@ func (a *Archive) retag(k *AuthKey) *AuthKey {
 //
 // It is how a snapshot written at a fast level in a hurry gets the layout
 // of a direct save at its final level (snapshot.Manager.Recompress).
-func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, error) {
+//
+// Cancelling ctx stops the work and returns ctx's error; what was written
+// to w is then incomplete.
+func (a *Archive) Reencode(ctx context.Context, w io.Writer, opts ReencodeOptions) (EncodeStats, error) {
 	var stats EncodeStats
 	raw, err := a.RawFiles()
 	if err != nil {
@@ -65,6 +69,7 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 	}
 	n := len(raw)
 	e := &encoder{
+		ctx:     ctx,
 		opts:    EncodeOptions{Codec: opts.Codec, Level: opts.Level, Concurrency: opts.Concurrency, Encryption: opts.Encryption, Auth: a.retag(opts.Auth)},
 		w:       cw,
 		stats:   &stats,
@@ -83,6 +88,9 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 		}
 		// The SHA-256 states at the chunk ends are recomputed (an
 		// archive packed before holds them only for unpacked chunks).
+		if err := ctx.Err(); err != nil {
+			return stats, err
+		}
 		if got := hashChunks(sha256.New(), f.Data, m.Chunks); got != m.SHA256 {
 			return stats, corrupt("raw file %s: SHA-256 mismatch", m.Name)
 		}
@@ -95,25 +103,8 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 	if err := e.prepareRaw(); err != nil {
 		return stats, err
 	}
-	if e.recallDict() {
-		// The raw segments are compressed against the recall as Encode
-		// writes it (an archive without one: without a dictionary).
-		var recall []byte
-		if idx := a.r.Find(ctxfmt.TypeSummaries); len(idx) > 0 {
-			b, err := a.r.ReadSegment(idx[0])
-			if err != nil {
-				return stats, &SegmentError{Segment: "summaries", Err: err}
-			}
-			if recall, err = reencodePayload(ctxfmt.TypeSummaries, b); err != nil {
-				return stats, &SegmentError{Segment: "summaries", Err: fmt.Errorf("%w: %w", ErrCorrupt, err)}
-			}
-		}
-		if err := e.prepareDictRaw(recall); err != nil {
-			return stats, err
-		}
-	}
 	ms := a.meta
-	ms.Layout, ms.Raw = e.layout(), e.man
+	ms.Layout, ms.Raw = layoutWritten, e.man
 	metaB, err := marshal(&ms)
 	if err != nil {
 		return stats, fmt.Errorf("archive: encoding metadata: %w", err)
@@ -129,6 +120,9 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 	metaDone := false
 	var recallOut []byte // the first summaries payload written
 	for _, seg := range a.r.Segments() {
+		if err := ctx.Err(); err != nil {
+			return stats, err
+		}
 		var payload []byte
 		switch seg.Type {
 		case ctxfmt.TypeCryptoParams, TypeAuthTag:
@@ -144,12 +138,8 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 			}
 			metaDone = true
 			payload = metaB
-		case TypeRecallFold:
-			continue // a cache new archives do not hold
-		case TypeResumeState:
-			if e.archival() || a.meta.Derived == nil {
-				continue
-			}
+		case typeRecallFold, typeResumeState:
+			continue // caches new archives do not hold
 		case ctxfmt.TypeFileContents:
 			// Contents follow the raw segments, as Encode writes them.
 			if err := writeRaw(); err != nil {
@@ -170,11 +160,7 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 		}
 		// (The writer stores a segment uncompressed where compression
 		// does not make it smaller, as at any level.)
-		mo := e.modelOptions(seg.Type)
-		o := ctxfmt.SegmentOptions{Codec: opts.Codec, Level: opts.Level, Optional: !seg.Required, Dict: mo.Dict}
-		if !mo.UseDefaults {
-			o.Codec = mo.Codec // a light segment (see lightCodec), as Encode stores it
-		}
+		o := ctxfmt.SegmentOptions{Codec: opts.Codec, Level: opts.Level, Optional: !seg.Required}
 		if err := cw.AddWith(seg.Type, payload, o); err != nil {
 			return stats, fmt.Errorf("archive: %w", err)
 		}
@@ -194,7 +180,6 @@ func (a *Archive) Reencode(w io.Writer, opts ReencodeOptions) (EncodeStats, erro
 	if err := writeRaw(); err != nil {
 		return stats, err
 	}
-	stats.Derived = a.meta.Derived != nil
 	if err := cw.Close(); err != nil {
 		return stats, fmt.Errorf("archive: %w", err)
 	}

@@ -2,6 +2,7 @@ package archive_test
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -69,13 +70,6 @@ func sameContent(t *testing.T, a, b *archive.Archive) {
 			OK bool
 		}{r, ok}, err
 	})
-	call("source", func(a *archive.Archive) (any, error) {
-		s, ok := a.Source()
-		return struct {
-			S  archive.ModelSource
-			OK bool
-		}{s, ok}, nil
-	})
 }
 
 // utcTimes returns a copy of x with every reachable time.Time in UTC
@@ -132,7 +126,7 @@ func setUTC(v reflect.Value) {
 func reencode(t testing.TB, a *archive.Archive, opts archive.ReencodeOptions) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if _, err := a.Reencode(&buf, opts); err != nil {
+	if _, err := a.Reencode(context.Background(), &buf, opts); err != nil {
 		t.Fatalf("Reencode: %v", err)
 	}
 	b := buf.Bytes()
@@ -151,10 +145,9 @@ func passOf(o archive.ReencodeOptions) []byte {
 
 // TestReencodeEqualsDirectSave: an archive written at the fastest level
 // and re-encoded at another level holds the same content and is byte for
-// byte the archive a direct save at that level writes (packed raw layout
-// and no resume state at max, pointers kept), with and without
-// redaction and file contents; from a max archive (no resume state) to
-// the default level the content is the same.
+// byte the archive a direct save at that level writes (pointers kept),
+// with and without redaction and file contents; from a max archive to
+// the default level too.
 func TestReencodeEqualsDirectSave(t *testing.T) {
 	raw, err := claude.ReadFiles(filepath.Join(fixtureDir, v2+".jsonl"), archive.ImportOptions{})
 	if err != nil {
@@ -171,7 +164,7 @@ func TestReencodeEqualsDirectSave(t *testing.T) {
 			t.Helper()
 			o.Codec, o.Level, o.Now = ctxfmt.CodecZstd, l, fixedNow
 			var buf bytes.Buffer
-			if _, _, err := claude.SaveFiles(&buf, raw, archive.ImportOptions{}, o); err != nil {
+			if _, _, err := claude.SaveFiles(context.Background(), &buf, raw, archive.ImportOptions{}, o); err != nil {
 				t.Fatal(err)
 			}
 			return buf.Bytes()
@@ -186,26 +179,20 @@ func TestReencodeEqualsDirectSave(t *testing.T) {
 		name     string
 		save     func(ctxfmt.Level) []byte
 		from, to ctxfmt.Level
-		sameAs   bool // byte-identical to a direct save at to
-		resume   bool // the source carries a resume state
 	}{
-		{"fastest to max", saveFiles(archive.EncodeOptions{}), ctxfmt.LevelFastest, ctxfmt.LevelMax, true, true},
-		{"fastest to best", saveFiles(archive.EncodeOptions{}), ctxfmt.LevelFastest, ctxfmt.LevelBest, true, true},
-		{"fastest to default", saveFiles(archive.EncodeOptions{}), ctxfmt.LevelFastest, ctxfmt.LevelDefault, true, true},
-		{"max to default", saveFiles(archive.EncodeOptions{}), ctxfmt.LevelMax, ctxfmt.LevelDefault, false, false},
-		{"redacted, fastest to max", saveFiles(redacted), ctxfmt.LevelFastest, ctxfmt.LevelMax, true, true},
-		{"redacted, fastest to default", saveFiles(redacted), ctxfmt.LevelFastest, ctxfmt.LevelDefault, true, true},
-		{"file contents, fastest to max", withContents, ctxfmt.LevelFastest, ctxfmt.LevelMax, true, false},
+		{"fastest to max", saveFiles(archive.EncodeOptions{}), ctxfmt.LevelFastest, ctxfmt.LevelMax},
+		{"fastest to best", saveFiles(archive.EncodeOptions{}), ctxfmt.LevelFastest, ctxfmt.LevelBest},
+		{"fastest to default", saveFiles(archive.EncodeOptions{}), ctxfmt.LevelFastest, ctxfmt.LevelDefault},
+		{"max to default", saveFiles(archive.EncodeOptions{}), ctxfmt.LevelMax, ctxfmt.LevelDefault},
+		{"redacted, fastest to max", saveFiles(redacted), ctxfmt.LevelFastest, ctxfmt.LevelMax},
+		{"redacted, fastest to default", saveFiles(redacted), ctxfmt.LevelFastest, ctxfmt.LevelDefault},
+		{"file contents, fastest to max", withContents, ctxfmt.LevelFastest, ctxfmt.LevelMax},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := open(t, tc.save(tc.from), archive.OpenOptions{})
-			_, srcResume, _ := src.ResumeState()
-			if srcResume != tc.resume {
-				t.Fatalf("source: resume state %v, want %v", srcResume, tc.resume)
-			}
 			got := reencode(t, src, archive.ReencodeOptions{Codec: ctxfmt.CodecZstd, Level: tc.to})
 			direct := tc.save(tc.to)
-			if tc.sameAs && !bytes.Equal(got, direct) {
+			if !bytes.Equal(got, direct) {
 				t.Errorf("re-encoded archive: %d bytes, differs from a direct save (%d bytes)", len(got), len(direct))
 			}
 			if len(got) > len(direct) {
@@ -214,12 +201,6 @@ func TestReencodeEqualsDirectSave(t *testing.T) {
 			b := open(t, got, archive.OpenOptions{})
 			sameContent(t, src, b)
 			sameContent(t, open(t, direct, archive.OpenOptions{}), b)
-			if _, ok, err := b.ResumeState(); err != nil || ok != (tc.resume && tc.to != ctxfmt.LevelMax) {
-				t.Errorf("resume state %v (%v) at %v", ok, err, tc.to)
-			}
-			if tc.to >= ctxfmt.LevelBest && b.RawFileInfos()[1].Shared == 0 {
-				t.Errorf("raw files not packed at %v: %+v", tc.to, b.RawFileInfos())
-			}
 			if src.Redaction().Enabled {
 				for _, seg := range b.Container().Segments() {
 					p, err := b.Container().ReadSegment(seg.Index)
@@ -266,7 +247,7 @@ func TestReencodeCorpus(t *testing.T) {
 	}
 	save := func(l ctxfmt.Level) []byte {
 		var buf bytes.Buffer
-		if _, _, err := claude.SaveFiles(&buf, raw, archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: l, Now: fixedNow}); err != nil {
+		if _, _, err := claude.SaveFiles(context.Background(), &buf, raw, archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: l, Now: fixedNow}); err != nil {
 			t.Fatal(err)
 		}
 		return buf.Bytes()

@@ -8,7 +8,6 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
-	"github.com/ben10ctx/ben10/transcript/claude"
 )
 
 // TestCompactionSummaryPointer: a compaction summary is stored as a
@@ -56,66 +55,6 @@ func TestCompactionSummaryPointer(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestMaxLeavesOutResumeState: an archive written at LevelMax carries no
-// resume state (it is a cache); one at LevelBest or the default level
-// does. A save on top of a max archive imports in full and gives the same
-// content as a full save; a max save on top of a default one still resumes.
-func TestMaxLeavesOutResumeState(t *testing.T) {
-	files, err := claude.ReadFiles(filepath.Join(fixtureDir, v2+".jsonl"), archive.ImportOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	main := files[0].Data
-	half := bytes.IndexByte(main[len(main)/2:], '\n') + len(main)/2 + 1
-	first := append([]archive.RawFile{{Name: files[0].Name, Data: main[:half]}}, files[1:]...)
-	encodeAt := func(fs []archive.RawFile, l ctxfmt.Level, prev []byte) ([]byte, archive.EncodeStats) {
-		t.Helper()
-		opts := archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: l, Now: fixedNow}
-		if prev != nil {
-			opts.Previous = open(t, prev, archive.OpenOptions{})
-		}
-		var buf bytes.Buffer
-		_, stats, err := claude.SaveFiles(&buf, fs, archive.ImportOptions{}, opts)
-		if err != nil {
-			t.Fatalf("save at %v: %v", l, err)
-		}
-		return buf.Bytes(), stats
-	}
-	save := func(fs []archive.RawFile, l ctxfmt.Level, prev []byte) (*archive.Archive, archive.EncodeStats) {
-		t.Helper()
-		b, stats := encodeAt(fs, l, prev)
-		return open(t, b, archive.OpenOptions{}), stats
-	}
-	bytesOf := func(fs []archive.RawFile, l ctxfmt.Level) []byte {
-		b, _ := encodeAt(fs, l, nil)
-		return b
-	}
-	for _, tc := range []struct {
-		level  ctxfmt.Level
-		resume bool
-	}{{ctxfmt.LevelDefault, true}, {ctxfmt.LevelBest, true}, {ctxfmt.LevelMax, false}} {
-		a, _ := save(first, tc.level, nil)
-		if _, ok, err := a.ResumeState(); ok != tc.resume || err != nil {
-			t.Errorf("level %v: resume state %v (%v), want %v", tc.level, ok, err, tc.resume)
-		}
-	}
-	maxArchive := bytesOf(first, ctxfmt.LevelMax)
-	next, stats := save(files, ctxfmt.LevelDefault, maxArchive)
-	if stats.Resumed {
-		t.Errorf("resumed from a max archive without a resume state")
-	}
-	checkRoundTrip(t, importFile(t, filepath.Join(fixtureDir, v2+".jsonl")), next)
-	if _, ok, _ := next.ResumeState(); !ok {
-		t.Errorf("default-level archive after a max one: no resume state")
-	}
-	def := bytesOf(first, ctxfmt.LevelDefault)
-	mx, stats := save(files, ctxfmt.LevelMax, def)
-	if !stats.Resumed {
-		t.Errorf("max save on top of a default archive: not resumed")
-	}
-	checkRoundTrip(t, importFile(t, filepath.Join(fixtureDir, v2+".jsonl")), mx)
 }
 
 // TestEmptyListsNoSegment: a session without compactions or preferences

@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ func FuzzClaudeImport(f *testing.F) {
 			return
 		}
 		var buf bytes.Buffer
-		if err := archive.Encode(&buf, st, archive.EncodeOptions{ChunkSize: 256}); err != nil {
+		if err := archive.Encode(context.Background(), &buf, st, archive.EncodeOptions{ChunkSize: 256}); err != nil {
 			t.Fatalf("Encode: %v", err)
 		}
 		a, err := archive.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), archive.OpenOptions{})
@@ -66,12 +67,11 @@ func FuzzArchiveOpen(f *testing.F) {
 	dir := filepath.Join("..", "transcript", "claude", "testdata")
 	if st, err := claude.Import(filepath.Join(dir, "11111111-2222-4333-8444-555555555555.jsonl"), archive.ImportOptions{}); err == nil {
 		var buf bytes.Buffer
-		if err := archive.Encode(&buf, st, archive.EncodeOptions{ChunkSize: 1024}); err == nil {
+		if err := archive.Encode(context.Background(), &buf, st, archive.EncodeOptions{ChunkSize: 1024}); err == nil {
 			f.Add(buf.Bytes())
 		}
-		// Layout 3: raw chunks packed across files.
 		buf.Reset()
-		if err := archive.Encode(&buf, st, archive.EncodeOptions{ChunkSize: 1024, Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelBest}); err == nil {
+		if err := archive.Encode(context.Background(), &buf, st, archive.EncodeOptions{ChunkSize: 1024, Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelBest}); err == nil {
 			f.Add(buf.Bytes())
 		}
 	}
@@ -84,7 +84,7 @@ func FuzzArchiveOpen(f *testing.F) {
 		_ = a.Summary()
 		_, _ = a.Load()
 		_, _, _ = a.Recall()
-		_, _ = a.Reencode(io.Discard, archive.ReencodeOptions{Codec: ctxfmt.CodecLZ4, Level: ctxfmt.LevelBest}) // packs, cheaply
+		_, _ = a.Reencode(context.Background(), io.Discard, archive.ReencodeOptions{Codec: ctxfmt.CodecLZ4, Level: ctxfmt.LevelBest}) // cheaply
 		if _, err := a.ExportRaw(filepath.Join(t.TempDir(), "x")); err != nil {
 			return
 		}

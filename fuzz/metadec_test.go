@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"path/filepath"
 	"reflect"
@@ -34,7 +35,8 @@ type refMeta struct {
 		Pending     int `msgpack:"pending"`
 		Completed   int `msgpack:"completed"`
 	} `msgpack:"counts"`
-	Derived *archive.ModelSource `msgpack:"derived,omitempty"`
+	Derived msgpack.RawMessage `msgpack:"derived,omitempty"`
+	Pending msgpack.RawMessage `msgpack:"pending,omitempty"`
 }
 
 type refRaw struct {
@@ -94,7 +96,7 @@ func FuzzArchiveOpenMeta(f *testing.F) {
 	}
 	var buf bytes.Buffer
 	now := func() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }
-	if err := archive.Encode(&buf, st, archive.EncodeOptions{ChunkSize: 1024, Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelBest, Now: now}); err != nil {
+	if err := archive.Encode(context.Background(), &buf, st, archive.EncodeOptions{ChunkSize: 1024, Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelBest, Now: now}); err != nil {
 		f.Fatal(err)
 	}
 	base, err := ctxfmt.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), ctxfmt.ReaderOptions{})
@@ -134,6 +136,11 @@ func FuzzArchiveOpenMeta(f *testing.F) {
 			return // refused after decoding: layout, schema, chunk table
 		}
 		defer a.Close()
+		// (Pre-release forms, a derived conversation or a raw-only
+		// archive, are refused above.)
+		if ref.Derived != nil || ref.Pending != nil {
+			t.Fatalf("Open accepted a pre-release form (derived %x, pending %x)", ref.Derived, ref.Pending)
+		}
 		if got := a.Meta(); !reflect.DeepEqual(got, ref.Meta) {
 			t.Fatalf("Meta %+v, msgpack %+v", got, ref.Meta)
 		}

@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"runtime/metrics"
 	"testing"
@@ -20,7 +21,7 @@ func payloadBase(tb testing.TB) (types []ctxfmt.SegmentType, payloads [][]byte) 
 		tb.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := archive.Encode(&buf, st, archive.EncodeOptions{ChunkSize: 512}); err != nil {
+	if err := archive.Encode(context.Background(), &buf, st, archive.EncodeOptions{ChunkSize: 512}); err != nil {
 		tb.Fatal(err)
 	}
 	r, err := ctxfmt.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()), ctxfmt.ReaderOptions{})

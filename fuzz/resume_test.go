@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -53,7 +54,7 @@ func FuzzSubagentResume(f *testing.F) {
 		}
 		save := func(fs []archive.RawFile, prev *archive.Archive) *archive.Archive {
 			var buf bytes.Buffer
-			if _, _, err := claude.SaveFiles(&buf, fs, archive.ImportOptions{}, archive.EncodeOptions{Now: now, Previous: prev}); err != nil {
+			if _, _, err := claude.SaveFiles(context.Background(), &buf, fs, archive.ImportOptions{}, archive.EncodeOptions{Now: now, Previous: prev}); err != nil {
 				t.Fatalf("SaveFiles: %v", err)
 			}
 			ar, err := archive.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), archive.OpenOptions{})

@@ -52,7 +52,7 @@ func (f *fakeSnapshots) Create(r SnapshotRequest) (SnapshotInfo, error) {
 			return SnapshotInfo{}, err
 		}
 	}
-	if err := archive.Encode(&b, s, opts); err != nil {
+	if err := archive.Encode(context.Background(), &b, s, opts); err != nil {
 		return SnapshotInfo{}, err
 	}
 	if err := os.WriteFile(p, b.Bytes(), 0o600); err != nil {

@@ -2,6 +2,7 @@ package hook
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +70,7 @@ func TestStartupInjectsOnlyPlausibleContext(t *testing.T) {
 				t.Fatal(err)
 			}
 			var b bytes.Buffer
-			if err := archive.Encode(&b, s, opts); err != nil {
+			if err := archive.Encode(context.Background(), &b, s, opts); err != nil {
 				t.Fatal(err)
 			}
 			data := b.Bytes()

@@ -42,7 +42,7 @@ func checkTranscript(in *Input) error {
 // compressed; the content is a full save's either way). A transcript
 // without a conversation message gives ErrNoConversation.
 func saveTo(w io.Writer, in *Input, st *store.Store, cfg *store.Config, opts archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
-	s, stats, err := claude.Save(w, in.TranscriptPath, archive.ImportOptions{ProjectDir: st.ProjectDir(), ExcludePatterns: cfg.ExcludePatterns}, opts)
+	s, stats, err := claude.Save(context.Background(), w, in.TranscriptPath, archive.ImportOptions{ProjectDir: st.ProjectDir(), ExcludePatterns: cfg.ExcludePatterns}, opts)
 	if err != nil {
 		return nil, stats, fmt.Errorf("importing %s: %w", in.TranscriptPath, err)
 	}

@@ -218,7 +218,7 @@ func putArchive(b *testing.B, src benchSource, dst string, k int) {
 		b.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if _, _, err := transcript.Save(&buf, tmp, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelFastest}); err != nil {
+	if _, _, err := transcript.Save(context.Background(), &buf, tmp, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelFastest}); err != nil {
 		b.Fatal(err)
 	}
 	os.RemoveAll(filepath.Dir(tmp))

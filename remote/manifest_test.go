@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -197,7 +198,7 @@ func TestDedupGrowingSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := archive.Encode(&buf, st, archive.EncodeOptions{Codec: ctxfmt.CodecZstd}); err != nil {
+	if err := archive.Encode(context.Background(), &buf, st, archive.EncodeOptions{Codec: ctxfmt.CodecZstd}); err != nil {
 		t.Fatal(err)
 	}
 	last = int64(buf.Len())

@@ -301,7 +301,7 @@ func saveArchive(target string, e Entry, main string, iopt archive.ImportOptions
 		return err
 	}
 	defer af.Abort()
-	if _, _, err := transcript.Save(io.Writer(af), main, h, iopt, eopt); err != nil {
+	if _, _, err := transcript.Save(context.Background(), io.Writer(af), main, h, iopt, eopt); err != nil {
 		return fmt.Errorf("rebuilding the archive: %w", err)
 	}
 	return af.Commit()

@@ -154,8 +154,8 @@ type CreateResult struct {
 	// it built on an earlier archive (Resumed), the lines copied from that
 	// archive were redacted when it was written and are not counted again.
 	Redactions map[string]int `json:"redactions"`
-	// Resumed: only the lines added since an earlier archive of the session
-	// (Manager.Previous) were imported; the content is a full import's.
+	// Resumed: the save built on an earlier archive of the session
+	// (Manager.Previous), whose unchanged raw segments it copies.
 	Resumed bool `json:"resumed"`
 }
 
@@ -237,12 +237,11 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		}
 	}
 	var st *archive.State
-	var stats archive.EncodeStats
 	tmp, info, err := m.writeTemp(func(w io.Writer) error {
 		var err error
 		iopt := m.importOptions()
 		iopt.Limit = o.Limit
-		st, stats, err = transcript.Save(&ctxWriter{ctx: ctx, w: w}, o.TranscriptPath, o.Harness, iopt, eopts)
+		st, _, err = transcript.Save(ctx, &ctxWriter{ctx: ctx, w: w}, o.TranscriptPath, o.Harness, iopt, eopts)
 		if err != nil {
 			return fmt.Errorf("snapshot: importing %s: %w", o.TranscriptPath, err)
 		}
@@ -284,7 +283,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		FileContents:      len(st.FileContents),
 		Redactions:        red.Total(),
 	}
-	res := &CreateResult{Redactions: red.Counts(), Resumed: stats.Resumed}
+	res := &CreateResult{Redactions: red.Counts(), Resumed: eopts.Previous != nil}
 	unlock, err := m.st.Lock(ctx)
 	if errors.Is(err, store.ErrLockTimeout) {
 		return m.park(tmp, snap, o.Force, res)
@@ -317,12 +316,8 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 }
 
 // StateCounts returns the numbers of messages and tool executions of a
-// saved State: its Meta counts for a partial (resumed) import, whose
-// Messages hold only part of the conversation, else the lengths.
+// saved State.
 func StateCounts(st *archive.State) (messages, tools int) {
-	if st.Source.Partial {
-		return st.Meta.MessageCount, st.Meta.ToolCount
-	}
 	return len(st.Messages), len(st.Tools)
 }
 

@@ -515,7 +515,7 @@ func TestHoldSharesTheWatcherCooldown(t *testing.T) {
 }
 
 // A snapshot of a session with an earlier archive (here an earlier
-// snapshot) imports only the new lines and holds the same content as a
+// snapshot) builds on it and holds the same content as a
 // full import, redaction on (the default).
 func TestCreateBuildsOnPrevious(t *testing.T) {
 	e := newEnv(t, "")

@@ -20,16 +20,10 @@ const maxPreviousCandidates = 2
 // compaction snapshot of the session, the newest checkpoints and
 // current.ctx when its metadata names the session. Each candidate is
 // opened and checked (container header and index, metadata segment) and
-// must name session in its own metadata. The newest one that carries an
-// importer resume state written under the current redaction
-// configuration wins; when none does, the newest one. An archive written
-// at the max level (a snapshot recompressed after the PreCompact hook, a
-// watcher snapshot) has no resume state: building on it imports the whole
-// transcript again, while an older checkpoint's resume state lets the
-// importer read only what was added since (the save checks that the
-// transcript still starts with what that archive holds, and imports in
-// full otherwise). It returns nil when no candidate qualifies; the caller
-// must Close the one returned.
+// must name session in its own metadata. The newest one written under the
+// current redaction configuration wins (the save copies its unchanged raw
+// segments); when none is, the newest one. It returns nil when no
+// candidate qualifies; the caller must Close the one returned.
 func (m *Manager) Previous(session string) *archive.Archive {
 	return m.previous(session, RedactionFingerprint(m.cfg))
 }
@@ -53,11 +47,10 @@ func (m *Manager) previous(session, fp string) *archive.Archive {
 	if meta, err := st.ReadMeta(); err == nil && meta.SessionID == session {
 		cands = append(cands, st.CurrentPath())
 	}
-	oo := OpenOptions(cfg)
+	// The newest candidate of the session, and the newest written under
+	// this redaction configuration.
 	redacting := cfg.SensitiveRedaction
-	// newest: the newest candidate; resumable: the newest with a resume
-	// state for this configuration.
-	var newest, resumable *archive.Archive
+	var newest, same *archive.Archive
 	newer := func(a, than *archive.Archive) bool {
 		return than == nil || a.Meta().UpdatedAt.After(than.Meta().UpdatedAt)
 	}
@@ -65,7 +58,7 @@ func (m *Manager) previous(session, fp string) *archive.Archive {
 		if p == "" {
 			continue
 		}
-		a, err := archive.OpenFile(p, oo)
+		a, err := archive.OpenFile(p, OpenOptions(cfg))
 		if err != nil {
 			continue
 		}
@@ -74,14 +67,14 @@ func (m *Manager) previous(session, fp string) *archive.Archive {
 			continue
 		}
 		kept := false
-		if hasResumeState(a, redacting, fp) && newer(a, resumable) {
-			if resumable != nil && resumable != newest {
-				resumable.Close()
+		if a.Redaction().Enabled == redacting && (!redacting || a.RedactionFingerprint() == fp) && newer(a, same) {
+			if same != nil && same != newest {
+				same.Close()
 			}
-			resumable, kept = a, true
+			same, kept = a, true
 		}
 		if newer(a, newest) {
-			if newest != nil && newest != resumable {
+			if newest != nil && newest != same {
 				newest.Close()
 			}
 			newest, kept = a, true
@@ -90,27 +83,13 @@ func (m *Manager) previous(session, fp string) *archive.Archive {
 			a.Close()
 		}
 	}
-	if resumable != nil {
-		if newest != resumable {
+	if same != nil {
+		if newest != same {
 			newest.Close()
 		}
-		return resumable
+		return same
 	}
 	return newest
-}
-
-// hasResumeState reports whether a carries an importer resume state that a
-// save under the current redaction configuration (redacting, with
-// fingerprint fp) can resume from. Only the container index and the
-// metadata are looked at.
-func hasResumeState(a *archive.Archive, redacting bool, fp string) bool {
-	if _, ok := a.Source(); !ok || len(a.Container().Find(archive.TypeResumeState)) == 0 {
-		return false
-	}
-	if a.Redaction().Enabled != redacting {
-		return false
-	}
-	return !redacting || a.RedactionFingerprint() == fp
 }
 
 // RedactionFingerprint identifies cfg's redaction configuration for

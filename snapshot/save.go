@@ -66,8 +66,7 @@ type SaveResult struct {
 	// SaveRequest.Encode).
 	Redactions map[string]int
 	Warnings   []store.Warning
-	// State is the model saved: a partial one when the save built on an
-	// earlier archive (see StateCounts); with SaveRequest.Full, complete.
+	// State is the model saved.
 	State *archive.State
 }
 
@@ -124,7 +123,7 @@ func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r Save
 		}
 	}
 	var buf bytes.Buffer
-	s, stats, err := transcript.Save(&ctxWriter{ctx: ctx, w: &buf}, r.Transcript, r.Harness, iopt, opts)
+	s, stats, err := transcript.Save(ctx, &ctxWriter{ctx: ctx, w: &buf}, r.Transcript, r.Harness, iopt, opts)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: saving %s: %w", r.Transcript, err)
 	}
@@ -140,9 +139,6 @@ func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r Save
 		session = s.Meta.SessionID
 	}
 	files := len(s.Files)
-	if s.Source.Partial {
-		files = s.Meta.FileCount
-	}
 	ctxTokens := r.ContextTokens
 	if ctxTokens == 0 {
 		ctxTokens = s.Meta.ContextTokens

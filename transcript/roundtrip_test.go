@@ -2,6 +2,7 @@ package transcript_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -30,7 +31,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			var buf bytes.Buffer
-			if err := archive.Encode(&buf, s, archive.EncodeOptions{}); err != nil {
+			if err := archive.Encode(context.Background(), &buf, s, archive.EncodeOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			a, err := archive.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), archive.OpenOptions{})

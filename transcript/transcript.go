@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -242,13 +243,11 @@ func byLocation(path string) archive.Harness {
 // Save imports the session at path with the importer for h (h == ""
 // detects it) and writes it as a .ctx archive to w. Claude Code sessions go
 // through claude.Save: the raw files are compressed while the model is
-// built, and with eopt.Previous (an earlier archive of the same session)
-// only what was added since is imported, redacted and compressed; the
-// content is the same as a full save's. Other assistants' sessions are
-// imported in full and encoded (eopt.Previous still lets unchanged raw
-// segments be copied). It returns the State saved (for a resumed Claude
-// import a partial one: use its Meta counts, see archive.ModelSource).
-func Save(w io.Writer, path string, h archive.Harness, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
+// built. Other assistants' sessions are imported in full and encoded.
+// With eopt.Previous (an earlier archive of the same session) the raw
+// segments it holds unchanged are copied. It returns the State saved.
+// Cancelling ctx stops the work and returns ctx's error.
+func Save(ctx context.Context, w io.Writer, path string, h archive.Harness, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
 	if h == "" {
 		var err error
 		if h, err = Detect(path); err != nil {
@@ -256,13 +255,13 @@ func Save(w io.Writer, path string, h archive.Harness, iopt archive.ImportOption
 		}
 	}
 	if h == archive.HarnessClaude {
-		return claude.Save(w, path, iopt, eopt)
+		return claude.Save(ctx, w, path, iopt, eopt)
 	}
 	st, err := Import(path, h, iopt)
 	if err != nil {
 		return nil, archive.EncodeStats{}, err
 	}
-	stats, err := archive.EncodeWithStats(w, st, eopt)
+	stats, err := archive.EncodeWithStats(ctx, w, st, eopt)
 	if err != nil {
 		return nil, stats, err
 	}

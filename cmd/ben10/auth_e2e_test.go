@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -38,7 +39,7 @@ func TestUnauthenticatedArchivesReported(t *testing.T) {
 	}
 	for name, k := range map[string]*archive.AuthKey{"cp-001.ctx": nil, "cp-002.ctx": other} {
 		var b bytes.Buffer
-		if err := archive.Encode(&b, s, archive.EncodeOptions{Auth: k}); err != nil {
+		if err := archive.Encode(context.Background(), &b, s, archive.EncodeOptions{Auth: k}); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(cps, name), b.Bytes(), 0o600); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -73,7 +74,7 @@ func runFormattedExport(g *globalOptions, stdout io.Writer, path, format, out, p
 
 // saveTranscript imports a session (harness "" = detected) and encodes it
 // to w; Claude Code transcripts go through claude.Save, which streams.
-func saveTranscript(w io.Writer, harness, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
+func saveTranscript(ctx context.Context, w io.Writer, harness, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
 	h, err := resolveHarness(harness, path)
 	if err != nil {
 		return nil, archive.EncodeStats{}, err
@@ -84,13 +85,13 @@ func saveTranscript(w io.Writer, harness, path string, iopt archive.ImportOption
 		}
 	}
 	if h == archive.HarnessClaude {
-		return claude.Save(w, path, iopt, eopt)
+		return claude.Save(ctx, w, path, iopt, eopt)
 	}
 	st, err := transcript.Import(path, h, iopt)
 	if err != nil {
 		return nil, archive.EncodeStats{}, err
 	}
-	stats, err := archive.EncodeWithStats(w, st, eopt)
+	stats, err := archive.EncodeWithStats(ctx, w, st, eopt)
 	return st, stats, err
 }
 

@@ -273,7 +273,7 @@ func (o *saveOptions) runFileSave(cmd *cobra.Command) error {
 	opts.Progress = prog.Report()
 	size, err := writeArchiveAtomic(o.out, func(w io.Writer) error {
 		var err error
-		st, stats, err = saveTranscript(w, o.harness, o.transcript, archive.ImportOptions{NoSubagents: o.noSub}, opts)
+		st, stats, err = saveTranscript(cmd.Context(), w, o.harness, o.transcript, archive.ImportOptions{NoSubagents: o.noSub}, opts)
 		return err
 	})
 	if err != nil {

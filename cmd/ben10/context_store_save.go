@@ -119,7 +119,7 @@ func (o *saveOptions) runStoreSave(cmd *cobra.Command, _ []string) error {
 	state, stats := res.State, res.Stats
 	exported := ""
 	if o.export != "" {
-		if exported, err = writeExport(st, state, opts, o.export); err != nil {
+		if exported, err = writeExport(cmd.Context(), st, state, opts, o.export); err != nil {
 			return err
 		}
 	}
@@ -176,7 +176,7 @@ func (o *saveOptions) saveElsewhere(cmd *cobra.Command, st *store.Store, cfg *st
 		}
 		res.Bytes, err = writeArchiveAtomic(target, func(w io.Writer) error {
 			var err error
-			res.Stats, err = archive.EncodeWithStats(w, state, opts)
+			res.Stats, err = archive.EncodeWithStats(cmd.Context(), w, state, opts)
 			return err
 		})
 		return err
@@ -193,7 +193,7 @@ func (o *saveOptions) saveElsewhere(cmd *cobra.Command, st *store.Store, cfg *st
 
 // writeExport writes the portable package: the same archive with the
 // user's home directory and name stripped from every raw line and text.
-func writeExport(st *store.Store, state *archive.State, opts archive.EncodeOptions, name string) (string, error) {
+func writeExport(ctx context.Context, st *store.Store, state *archive.State, opts archive.EncodeOptions, name string) (string, error) {
 	path := name
 	if !strings.ContainsAny(name, `/\`) && !strings.HasSuffix(name, ".ctxpkg") {
 		if err := validName(name); err != nil {
@@ -221,7 +221,7 @@ func writeExport(st *store.Store, state *archive.State, opts archive.EncodeOptio
 	opts.Previous = nil
 	cp := *state
 	cp.Meta.DirectoryPath = strip.String(cp.Meta.DirectoryPath)
-	size, err := writeArchiveAtomic(path, func(w io.Writer) error { return archive.Encode(w, &cp, opts) })
+	size, err := writeArchiveAtomic(path, func(w io.Writer) error { return archive.Encode(ctx, w, &cp, opts) })
 	if err != nil {
 		return "", err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -63,7 +64,7 @@ func TestNoConversationNotSavedNorRestored(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := archive.Encode(&buf, st, archive.EncodeOptions{}); err != nil {
+	if err := archive.Encode(context.Background(), &buf, st, archive.EncodeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	empty := filepath.Join(w.contextDir(), "checkpoints", "cp-002.ctx")

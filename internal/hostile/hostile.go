@@ -115,7 +115,7 @@ var rawLine = []byte(`{"type":"user","message":{"role":"user","content":"hello"}
 
 type metaFields struct {
 	raw, contents, subagents, importRep, extra []byte
-	layout                                     int64 // 0: 3
+	layout                                     int64 // 0: 1
 }
 
 func (m *metaFields) bytes() []byte {
@@ -131,7 +131,7 @@ func (m *metaFields) bytes() []byte {
 	}
 	layout := m.layout
 	if layout == 0 {
-		layout = 3
+		layout = 1
 	}
 	out := cat(map32(n), str("layout"), i64(layout), str("meta"), meta, str("raw"), m.raw, str("contents"), m.contents,
 		str("import"), m.importRep, str("counts"), map32(0))

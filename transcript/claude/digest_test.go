@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"testing"
 	"time"
@@ -56,10 +57,10 @@ func TestSaveDigestSameBytes(t *testing.T) {
 					opts.RedactFingerprint = "test"
 				}
 				var a, b bytes.Buffer
-				if _, _, err := SaveFiles(&a, digested, archive.ImportOptions{}, opts); err != nil {
+				if _, _, err := SaveFiles(context.Background(), &a, digested, archive.ImportOptions{}, opts); err != nil {
 					t.Fatal(err)
 				}
-				if _, _, err := SaveFiles(&b, plain, archive.ImportOptions{}, opts); err != nil {
+				if _, _, err := SaveFiles(context.Background(), &b, plain, archive.ImportOptions{}, opts); err != nil {
 					t.Fatal(err)
 				}
 				if !bytes.Equal(a.Bytes(), b.Bytes()) {
@@ -69,7 +70,7 @@ func TestSaveDigestSameBytes(t *testing.T) {
 				// then of a file a previous archive covers in part).
 				half := append([]archive.RawFile{{Name: plain[0].Name, Data: firstHalfLines(plain[0].Data)}}, plain[1:]...)
 				var h bytes.Buffer
-				if _, _, err := SaveFiles(&h, half, archive.ImportOptions{}, opts); err != nil {
+				if _, _, err := SaveFiles(context.Background(), &h, half, archive.ImportOptions{}, opts); err != nil {
 					t.Fatal(err)
 				}
 				prev, err := archive.Open(bytes.NewReader(h.Bytes()), int64(h.Len()), archive.OpenOptions{})
@@ -80,10 +81,10 @@ func TestSaveDigestSameBytes(t *testing.T) {
 				o2.Previous = prev
 				a.Reset()
 				b.Reset()
-				if _, _, err := SaveFiles(&a, digested, archive.ImportOptions{}, o2); err != nil {
+				if _, _, err := SaveFiles(context.Background(), &a, digested, archive.ImportOptions{}, o2); err != nil {
 					t.Fatal(err)
 				}
-				if _, _, err := SaveFiles(&b, plain, archive.ImportOptions{}, o2); err != nil {
+				if _, _, err := SaveFiles(context.Background(), &b, plain, archive.ImportOptions{}, o2); err != nil {
 					t.Fatal(err)
 				}
 				if !bytes.Equal(a.Bytes(), b.Bytes()) {

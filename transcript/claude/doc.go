@@ -30,14 +30,7 @@
 // Preferences and corrections use the fixed heuristic documented in
 // prefs.go.
 //
-// Incremental saves (Save with archive.EncodeOptions.Previous): when the
-// transcript only grew, the importer's state is restored from the previous
-// archive's resume state and only the new lines are read — of the main
-// file, and of every subagent file whose own lines do not depend on what
-// was read before it (resume.go, resume_sub.go). The main file is read
-// whole; its unchanged prefix is checked against the previous archive's
-// chunk digests (unredacted) or the resume state's digest of it
-// (redacted).
-// The archive is the same as after a full import; anything that does not
-// fit is a full import.
+// Incremental saves (Save with archive.EncodeOptions.Previous): the model
+// is built from the whole transcript; the raw segments the previous
+// archive holds unchanged are copied (see archive.EncodeOptions).
 package claude

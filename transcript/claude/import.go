@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -37,23 +38,6 @@ const (
 	// maxProblems caps ImportReport.Problems.
 	maxProblems = 20
 )
-
-// importerVersion names this importer's model in archives whose
-// conversation is rebuilt from the raw transcript (archive.ModelSource,
-// with derivedName: lines.go). It changes whenever the model built from
-// the same lines does.
-const importerVersion = 2
-
-func init() {
-	archive.RegisterDeriver(derivedName, func(raw []archive.RawFile, root string) ([]archive.Message, []archive.ToolExec, error) {
-		st, err := ImportFiles(raw, archive.ImportOptions{ProjectDir: root})
-		if err != nil {
-			return nil, nil, err
-		}
-		return st.Messages, st.Tools, nil
-	})
-	archive.RegisterDeriver(legacyName, deriveLegacy)
-}
 
 // ErrNotTranscript is returned when the input holds no Claude Code line at
 // all (not one line parsed as a JSON object).
@@ -310,17 +294,7 @@ func readAllInto(r io.Reader, b []byte) ([]byte, error) {
 // memory: files[0] is the main transcript, the others its sidechain
 // (subagent) files. The files are kept as State.Raw without copying.
 func ImportFiles(files []archive.RawFile, opt archive.ImportOptions) (*archive.State, error) {
-	return importFiles(files, nil, opt, false, "", false)
-}
-
-// importFiles is ImportFiles; with resumable set, the State carries the
-// importer's resume state (ModelSource.Resume). redacted, when not nil,
-// holds per file the lines a redactor changed (files are then the redacted
-// bytes, archive.Encoder.Stored): file hashes are not taken from them, and
-// the resume state records redactFP. With lazy set, tool outputs the
-// recall does not read are left undecoded (archive.ModelSource.Lazy).
-func importFiles(files []archive.RawFile, redacted []map[int]bool, opt archive.ImportOptions, resumable bool, redactFP string, lazy bool) (*archive.State, error) {
-	return importFilesAbort(files, redacted, opt, resumable, redactFP, lazy, nil)
+	return importFiles(context.Background(), files, nil, opt, false, nil)
 }
 
 // yieldEvery is how many bytes an import beside other work
@@ -333,24 +307,34 @@ const yieldEvery = 64 << 10
 // errAborted: an import given an abort flag saw it set.
 var errAborted = errors.New("claude: import aborted")
 
-// importFilesAbort is importFiles that stops with errAborted as soon as
-// abort (when not nil) is set, checked before every line.
-func importFilesAbort(files []archive.RawFile, redacted []map[int]bool, opt archive.ImportOptions, resumable bool, redactFP string, lazy bool, abort *atomic.Bool) (*archive.State, error) {
+// ctxEvery is how many bytes an import reads between two checks of its
+// context.
+const ctxEvery = 1 << 20
+
+// importFiles is ImportFiles. redacted, when not nil, holds per file the
+// lines a redactor changed (files are then the redacted bytes,
+// archive.Encoder.Stored): file hashes are not taken from them. With lazy
+// set, tool outputs the recall does not read are left undecoded (Output
+// empty, OutputSpans set: Encode stores them as pointers). It stops with
+// errAborted as soon as abort (when not nil) is set, checked before every
+// line, and with ctx's error once ctx is done (checked every ctxEvery
+// bytes).
+func importFiles(ctx context.Context, files []archive.RawFile, redacted []map[int]bool, opt archive.ImportOptions, lazy bool, abort *atomic.Bool) (*archive.State, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%w: no files", ErrNotTranscript)
 	}
 	im := newImporter(opt)
+	im.ctx = ctx
 	im.lazyOut = lazy
-	im.redacted, im.redactFP = redacted, redactFP
+	im.redacted = redacted
 	im.abort = abort
-	if resumable {
-		im.snapshot = im.takeSnapshot
-		im.recordSubs = true
-	}
 	im.st.Raw = files
 	parsed := 0
 	for fi, f := range files {
 		parsed += im.file(fi, f)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if im.aborted {
 			return nil, errAborted
 		}
@@ -358,25 +342,12 @@ func importFilesAbort(files []archive.RawFile, redacted []map[int]bool, opt arch
 	if parsed == 0 {
 		return nil, fmt.Errorf("%w: %s has no JSON line", ErrNotTranscript, files[0].Name)
 	}
-	wait := func() {}
-	if resumable {
-		wait = im.encodeResumeAsync()
-	}
-	st, err := im.end(opt)
-	wait()
-	if err != nil {
-		return nil, err
-	}
-	if resumable && im.snapErr == nil {
-		st.Source.Resume = im.resume
-	}
-	return st, nil
+	return im.end(opt)
 }
 
-// end finishes the model and seals it as this importer's.
+// end finishes the model and captures the project files it names.
 func (im *importer) end(opt archive.ImportOptions) (*archive.State, error) {
 	im.finish()
-	im.st.SetSource(archive.ModelSource{Importer: derivedName, Version: importerVersion, Root: im.root, Lazy: im.lazyOut})
 	root := im.root
 	if root == "" {
 		root = im.st.Meta.DirectoryPath
@@ -388,24 +359,18 @@ func (im *importer) end(opt archive.ImportOptions) (*archive.State, error) {
 }
 
 type importer struct {
+	// ctx, when set, stops the import once done (see importFiles).
+	ctx context.Context
 	// abort, when set, stops the import before the next line (aborted
 	// then says so; see importFilesAbort).
 	abort   *atomic.Bool
 	aborted bool
-	// replayed is the redacted prefix a subagent record was replayed on
-	// and its xxhash64 (checked): the file's next record reuses it when
-	// the file did not grow (resume_sub.go).
-	replayed struct {
-		data *byte
-		off  int
-		hash uint64
-	}
-	opt   archive.ImportOptions
-	st    *archive.State
-	root  string
-	tools map[string]int  // tool_use id → index in st.Tools
-	files map[string]int  // path → index in st.Files
-	usage map[uint64]bool // xxhash64 of message.id + requestId of responses counted
+	opt     archive.ImportOptions
+	st      *archive.State
+	root    string
+	tools   map[string]int  // tool_use id → index in st.Tools
+	files   map[string]int  // path → index in st.Files
+	usage   map[uint64]bool // xxhash64 of message.id + requestId of responses counted
 	// pendingSummary is the index of the compaction waiting for its
 	// isCompactSummary line, or -1.
 	pendingSummary int
@@ -420,47 +385,19 @@ type importer struct {
 	// written many times is hashed once.
 	hashes  map[int]hashSource
 	hashBuf []byte // hashOf's scratch
-	// msgBase counts the messages read before a resume point that
-	// st.Messages does not hold (see resume.go).
-	msgBase int
-	// snapshot, when set, is called once after the main file's last
-	// complete line (see resume.go); snapErr is its error.
-	snapshot func(data []byte, off, lines int)
-	snapErr  error
-	resume   []byte // the snapshot taken
 	// curFile, curLine and lineOff locate the line being read (hash
 	// sources).
 	curFile, curLine, lineOff int
 	// redacted holds per raw file the line numbers a redactor changed
-	// (nil: not redacted); redactFP is the redaction's fingerprint.
+	// (nil: not redacted).
 	redacted []map[int]bool
-	redactFP string
-	// prefix is the digest of the main file's first prefixOff bytes
-	// (resume check), continued by the next snapshot.
-	prefix    *xxhash.Digest
-	prefixOff int
-	// starts are the line starts of the main file's first startsOff bytes
-	// (restore computes them; the next resume state extends them).
-	starts    []int
-	startsOff int
-	// restored: what the main file's resume state said, for the snapshot
-	// (resume_grown.go).
-	restored *restoredMain
-	// recordSubs: subagent files are recorded (rec, while one is read)
-	// for the next resume (resume_sub.go); subs are the records taken and
-	// rs the main file's snapshot, encoded with them at the end.
-	recordSubs bool
 	// lazyOut: tool outputs the recall does not read are left undecoded
-	// (archive.ModelSource.Lazy; Save's States).
+	// (Save's States).
 	lazyOut bool
-	rec     *subRec
-	subs    []subState
-	rs      *resumeState
-	// legacy builds the model as importer version 1 did (lines.go);
 	// standalone and sideKnown: the main file is a subagent's own file
 	// (every line isSidechain); customTitled: a custom-title line was read
 	// (it wins over ai-title).
-	legacy, standalone, sideKnown, customTitled bool
+	standalone, sideKnown, customTitled bool
 }
 
 // hashSource locates a file's last-known content in a raw line: the
@@ -555,12 +492,8 @@ func newImporter(opt archive.ImportOptions) *importer {
 
 func (im *importer) problem(file string, line int, format string, args ...any) {
 	r := &im.st.Import
-	if len(r.Problems) < maxProblems || im.rec != nil {
-		p := fmt.Sprintf("%s:%d: %s", file, line+1, fmt.Sprintf(format, args...))
-		if len(r.Problems) < maxProblems {
-			r.Problems = append(r.Problems, p)
-		}
-		im.recProblem(p)
+	if len(r.Problems) < maxProblems {
+		r.Problems = append(r.Problems, fmt.Sprintf("%s:%d: %s", file, line+1, fmt.Sprintf(format, args...)))
 	}
 }
 
@@ -568,14 +501,6 @@ func (im *importer) problem(file string, line int, format string, args ...any) {
 // that parsed.
 func (im *importer) file(fi int, f archive.RawFile) int {
 	im.st.Import.Files++
-	if fi > 0 && im.recordSubs {
-		im.rec = im.startRec(fi, f.Name)
-	}
-	return im.fileFrom(fi, f, 0, 0)
-}
-
-// fileFrom walks raw file fi from byte off, which starts line ln.
-func (im *importer) fileFrom(fi int, f archive.RawFile, start, startLine int) int {
 	r := &im.st.Import
 	sidechainFile := fi > 0
 	agentFromName := ""
@@ -586,32 +511,20 @@ func (im *importer) fileFrom(fi int, f archive.RawFile, start, startLine int) in
 	}
 	data := f.Data
 	parsed := 0
-	snap := func(off, ln int) {
-		if fi == 0 && im.snapshot != nil {
-			im.snapshot(data, off, ln)
-			im.snapshot = nil
+	ln := 0
+	yielded, checked := 0, 0
+	for off := 0; off < len(data); ln++ {
+		if off-checked >= ctxEvery {
+			checked = off
+			if im.ctx != nil && im.ctx.Err() != nil {
+				im.aborted = true // importFiles returns the context's error
+				return parsed
+			}
 		}
-		if fi > 0 && im.rec != nil {
-			im.endRec(data, off, ln)
-		}
-	}
-	ln := startLine
-	defer func() {
-		// A file ending with a complete line: the resume point is its end.
-		snap(len(data), ln)
-	}()
-	// The main file's line starts, for the resume state (mainStarts), are
-	// recorded as its lines are walked rather than found again.
-	record := fi == 0 && im.snapshot != nil && im.starts == nil && start == 0
-	if record {
-		im.starts, im.startsOff = make([]int, 0, len(data)/1024+16), 0
-	}
-	yielded := start
-	for off := start; off < len(data); ln++ {
 		if im.abort != nil {
 			if im.abort.Load() {
-				// Nothing more is recorded: the import is thrown away.
-				im.aborted, im.snapshot, im.rec = true, nil, nil
+				// The import is thrown away.
+				im.aborted = true
 				return parsed
 			}
 			if off-yielded >= yieldEvery {
@@ -624,13 +537,9 @@ func (im *importer) fileFrom(fi int, f archive.RawFile, start, startLine int) in
 		end := bytes.IndexByte(data[off:], '\n')
 		last := end < 0
 		if last {
-			snap(off, ln)
 			end = len(data)
 		} else {
 			end += off
-		}
-		if record && im.snapshot != nil {
-			im.starts, im.startsOff = append(im.starts, off), end+1
 		}
 		line := data[off:end]
 		off = end + 1
@@ -739,7 +648,6 @@ func (h *hdr) field(b []byte) func(k []byte, v jscan.Val) {
 func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromName string) {
 	m := &im.st.Meta
 	ts := parseTime(view(b, h.timestamp))
-	im.recTime(ts)
 	if !ts.IsZero() {
 		if m.FirstActivity.IsZero() || ts.Before(m.FirstActivity) {
 			m.FirstActivity = ts
@@ -786,21 +694,12 @@ func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromN
 		// Code gives a conversation branch (its /resume list shows it),
 		// not a compaction: the session's title unless one is set
 		// already (a custom-title line always wins).
-		if im.rec != nil {
-			im.rec.dependent = true // (a subagent file's line sets the main title)
-		}
 		if t := str(b, h.summary); t != "" && m.Title == "" {
 			m.Title = t
-			if im.rec != nil {
-				im.rec.st.Title = t
-			}
 		}
 	case "custom-title":
 		if t := str(b, h.customTitle); t != "" {
 			m.Title, im.customTitled = t, true
-			if im.rec != nil {
-				im.rec.st.Title = t
-			}
 		}
 	case "ai-title":
 		im.aiTitleLine(b, h, sideFile)
@@ -820,7 +719,6 @@ func (im *importer) line(fi, ln int, b []byte, h *hdr, sideFile bool, agentFromN
 			typ = "(none)"
 		}
 		r.UnknownTypes[typ]++
-		im.recUnknown(typ)
 	}
 }
 
@@ -833,7 +731,7 @@ func (im *importer) system(b []byte, h *hdr, ts time.Time, side bool, agent stri
 		}
 		c := archive.Compaction{
 			UUID: str(b, h.uuid), Timestamp: ts, LogicalParent: str(b, h.logicalParent),
-			MessageIndex: im.msgBase + len(im.st.Messages), Ref: ref,
+			MessageIndex: len(im.st.Messages), Ref: ref,
 		}
 		if h.compactMeta.OK() {
 			c.Trigger = str(b, jscan.Field(b, h.compactMeta, "trigger"))
@@ -969,13 +867,11 @@ func (im *importer) message(b []byte, h *hdr, role string, ts time.Time, side bo
 				addText(text)
 			case "thinking":
 				// A signature-only block ("thinking":"") has no text.
-				if think.IsString(b) && (im.legacy || think.E-think.S > 2) {
+				if think.IsString(b) && think.E-think.S > 2 {
 					thinking = append(thinking, archive.Span{Off: uint32(think.S), Len: uint32(think.E - think.S)})
 				}
 			case "image":
-				if !im.legacy {
-					images = append(images, len(spans))
-				}
+				images = append(images, len(spans))
 			case "tool_use":
 				tid := str(b, id)
 				msg.ToolCallIDs = append(msg.ToolCallIDs, tid)
@@ -1012,9 +908,6 @@ func (im *importer) message(b []byte, h *hdr, role string, ts time.Time, side bo
 			cr := jscan.Field(b, usage, "cache_read_input_tokens").Int64(b)
 			mid := str(b, msgID)
 			key := xxhash.Sum64String(mid + "\x00" + str(b, h.requestID))
-			if mid != "" {
-				im.recKey(key)
-			}
 			if mid == "" || !im.usage[key] {
 				if mid != "" {
 					im.usage[key] = true
@@ -1027,9 +920,6 @@ func (im *importer) message(b []byte, h *hdr, role string, ts time.Time, side bo
 			}
 		}
 	}
-	if h.isCompactSummary && im.rec != nil {
-		im.rec.st.CompSummary = true
-	}
 	if h.isCompactSummary && im.pendingSummary >= 0 {
 		c := &im.st.Compactions[im.pendingSummary]
 		c.Summary, c.SummaryRef, c.SummarySpans = msg.Text, ref, msg.TextSpans
@@ -1038,7 +928,7 @@ func (im *importer) message(b []byte, h *hdr, role string, ts time.Time, side bo
 	if h.todos.Kind(b) == '[' && !side {
 		im.setTodos(b, h.todos, ts)
 	}
-	if !im.legacy && role == "assistant" && msg.Text == "" && len(msg.ToolCallIDs) == 0 {
+	if role == "assistant" && msg.Text == "" && len(msg.ToolCallIDs) == 0 {
 		// Nothing to show (a signature-only thinking block): its usage
 		// is counted above, no empty message is made.
 		return
@@ -1160,7 +1050,6 @@ func (im *importer) toolUse(b []byte, id, name string, input jscan.Val, ts time.
 		}
 	}
 	t.RelatedFiles = files
-	im.recToolID(id)
 	if _, dup := im.tools[id]; !dup || id == "" {
 		im.tools[id] = len(im.st.Tools)
 	}
@@ -1181,7 +1070,6 @@ func (im *importer) touch(files []string, ts time.Time, op byte, src *hashSource
 			im.files[p] = i
 			im.st.Files = append(im.st.Files, archive.FileRecord{Path: p})
 		}
-		im.recTouch(p, ts, op, src != nil)
 		f := &im.st.Files[i]
 		f.AccessCount++
 		switch op {
@@ -1207,7 +1095,6 @@ func (im *importer) touch(files []string, ts time.Time, op byte, src *hashSource
 }
 
 func (im *importer) toolResult(b []byte, h *hdr, id string, rc jscan.Val, isErr bool, ts time.Time, ref archive.RawRef) {
-	im.recToolID(id)
 	i, ok := im.tools[id]
 	if !ok || id == "" {
 		return
@@ -1316,7 +1203,6 @@ func (im *importer) resultHash(b []byte, t *archive.ToolExec, r *resultFields) {
 		if i, ok := im.files[t.RelatedFiles[0]]; ok {
 			im.st.Files[i].Hash = ""
 			im.hashes[i] = src
-			im.recHash(t.RelatedFiles[0])
 		}
 	}
 	switch t.Name {
@@ -1411,7 +1297,7 @@ func (im *importer) finish() {
 	if strings.Contains(m.Model, "[1m]") {
 		m.ContextWindow = 1000000
 	}
-	m.MessageCount = im.msgBase + len(st.Messages)
+	m.MessageCount = len(st.Messages)
 	m.ToolCount = len(st.Tools)
 	m.FileCount = len(st.Files)
 	var ts archive.TaskState

@@ -2,6 +2,7 @@ package claude_test
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,7 @@ import (
 )
 
 // TestSaveLazyOutputs: Save's State leaves undecoded exactly the tool
-// outputs the recall does not read (ModelSource.Lazy), each still
+// outputs the recall does not read, each still
 // located by its spans; everything else is Import's State; the archive
 // holds every output (Tools after Open equals Import's).
 func TestSaveLazyOutputs(t *testing.T) {
@@ -30,20 +31,14 @@ func TestSaveLazyOutputs(t *testing.T) {
 				opts.RedactFingerprint = "test"
 			}
 			var buf bytes.Buffer
-			st, _, err := claude.Save(&buf, p, archive.ImportOptions{}, opts)
+			st, _, err := claude.Save(context.Background(), &buf, p, archive.ImportOptions{}, opts)
 			if err != nil {
 				t.Fatal(err)
-			}
-			if !st.Source.Lazy {
-				t.Fatalf("%s: Save's State is not marked Lazy", p)
 			}
 			// The reference: Import of the bytes the model was built from.
 			ref, err := claude.ImportFiles(st.Raw, archive.ImportOptions{})
 			if err != nil {
 				t.Fatal(err)
-			}
-			if ref.Source.Lazy {
-				t.Fatalf("%s: ImportFiles' State is marked Lazy", p)
 			}
 			if len(ref.Tools) != len(st.Tools) {
 				t.Fatalf("%s: %d tools, Import has %d", p, len(st.Tools), len(ref.Tools))
@@ -85,11 +80,16 @@ func TestSaveLazyOutputs(t *testing.T) {
 	}
 }
 
-// TestLazyStateChangedFails: a Lazy State changed after import cannot be
-// stored whole (its undecoded outputs would be lost): Encode fails.
-func TestLazyStateChangedFails(t *testing.T) {
+// TestLazyStateChangedStored: a State with undecoded outputs, changed
+// after import, is stored as changed, and its undecoded outputs are read
+// back from the raw lines (archive alone resolves them).
+func TestLazyStateChangedStored(t *testing.T) {
 	p := filepath.Join("testdata", "11111111-2222-4333-8444-555555555555.jsonl")
-	st, _, err := claude.Save(io.Discard, p, archive.ImportOptions{}, archive.EncodeOptions{Now: fixedNow})
+	st, _, err := claude.Save(context.Background(), io.Discard, p, archive.ImportOptions{}, archive.EncodeOptions{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := claude.ImportFiles(st.Raw, archive.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,9 +97,29 @@ func TestLazyStateChangedFails(t *testing.T) {
 		t.Fatal("fixture has no message")
 	}
 	st.Messages[0].Text += " changed"
-	err = archive.Encode(io.Discard, st, archive.EncodeOptions{Now: fixedNow})
-	if err == nil || !strings.Contains(err.Error(), "Lazy") {
-		t.Fatalf("Encode of a changed Lazy State: %v, want an error naming ModelSource.Lazy", err)
+	var buf bytes.Buffer
+	if err := archive.Encode(context.Background(), &buf, st, archive.EncodeOptions{Now: fixedNow}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := archive.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), archive.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := a.Messages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms[0].Text != ref.Messages[0].Text+" changed" {
+		t.Errorf("message 0 = %q, want the changed text", ms[0].Text)
+	}
+	tools, err := a.Tools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range tools {
+		if tools[i].Output != ref.Tools[i].Output {
+			t.Errorf("tool %d output %q, want %q", i, tools[i].Output, ref.Tools[i].Output)
+		}
 	}
 }
 

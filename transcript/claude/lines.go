@@ -8,46 +8,12 @@ import (
 	"github.com/ben10ctx/ben10/internal/jscan"
 )
 
-// Archives whose conversation is rebuilt from the raw transcript name the
-// importer that rebuilds it (archive.ModelSource). Version 1 ("claude")
-// made an empty message of a signature-only thinking block and did not
-// read queued prompts, pasted images or standalone subagent files; its
-// archives still open with the model they were written with
-// (deriveLegacy). Version 2 is "claude.2".
-const (
-	legacyName  = "claude"
-	derivedName = "claude.2"
-)
-
-// deriveLegacy rebuilds the conversation of an archive written by
-// importer version 1 exactly as it was then built.
-func deriveLegacy(raw []archive.RawFile, root string) ([]archive.Message, []archive.ToolExec, error) {
-	if len(raw) == 0 {
-		return nil, nil, ErrNotTranscript
-	}
-	im := newImporter(archive.ImportOptions{ProjectDir: root})
-	im.legacy = true
-	im.st.Raw = raw
-	parsed := 0
-	for fi, f := range raw {
-		parsed += im.file(fi, f)
-	}
-	if parsed == 0 {
-		return nil, nil, ErrNotTranscript
-	}
-	st, err := im.end(archive.ImportOptions{ProjectDir: root})
-	if err != nil {
-		return nil, nil, err
-	}
-	return st.Messages, st.Tools, nil
-}
-
 // sidechain reports whether a line belongs to a sidechain. A main file
 // whose first conversation line is a sidechain's is a subagent's own
 // transcript opened by itself: its lines are then its main chain (model,
 // context, requests and commands are read from them).
 func (im *importer) sidechain(fi int, h *hdr) bool {
-	if fi == 0 && !im.sideKnown && !im.legacy {
+	if fi == 0 && !im.sideKnown {
 		if t := h.typ; t.OK() {
 			im.sideKnown = true
 			im.standalone = h.isSidechain
@@ -75,7 +41,7 @@ func (im *importer) aiTitleLine(b []byte, h *hdr, sideFile bool) {
 // none) and every other attachment are kept in the raw transcript only.
 func (im *importer) attachmentLine(b []byte, h *hdr, ts time.Time, side bool, agent string, ref archive.RawRef) {
 	a := h.attachment
-	if im.legacy || a.Kind(b) != '{' {
+	if a.Kind(b) != '{' {
 		return
 	}
 	var typ, prompt, origin jscan.Val

@@ -90,32 +90,6 @@ func TestImportStandaloneSubagent(t *testing.T) {
 	}
 }
 
-// Archives written by importer version 1 rebuild their conversation as
-// version 1 built it: the counts their metadata holds still match.
-func TestDeriveLegacyKeepsVersion1Model(t *testing.T) {
-	st := importFixture(t, "22222222-3333-4444-8555-666666666666.jsonl", archive.ImportOptions{})
-	ms, ts, err := deriveLegacy(st.Raw, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Version 1: an empty message for the signature-only thinking block,
-	// no queued prompt; the same tools.
-	empty := 0
-	for _, m := range ms {
-		if m.Text == "" && m.Role == "assistant" && len(m.ToolCallIDs) == 0 {
-			empty++
-		}
-	}
-	if empty != 1 || len(ms) != len(st.Messages) || len(ts) != len(st.Tools) {
-		t.Errorf("legacy model: %d messages (%d empty), %d tools; version 2: %d, %d", len(ms), empty, len(ts), len(st.Messages), len(st.Tools))
-	}
-	for _, m := range ms {
-		if strings.Contains(m.Text, "also update the README") {
-			t.Errorf("legacy model has the queued prompt %q", m.Text)
-		}
-	}
-}
-
 // The session's directory is its own cwd, not the project directory the
 // import was given (where the save ran); a session without a cwd takes
 // the project directory.

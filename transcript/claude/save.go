@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"sync/atomic"
 
@@ -24,52 +25,30 @@ import (
 // import away, so that what is returned and stored is always the model
 // of the redacted files.)
 //
-// With eopt.Previous, an archive of the same transcript saved by this
-// importer (same project root; same redaction, which for a redacted one
-// means the same non-empty eopt.RedactFingerprint), only the lines added
-// since are read: the importer's state is restored from the previous
-// archive's resume state (archive.Archive.ResumeState) and the unchanged
-// raw segments are copied. The archive's content is the same as after a
-// full import; anything that does not fit is a full import.
+// With eopt.Previous, an archive of the same transcript, the raw
+// segments it holds unchanged are copied (see archive.EncodeOptions); the
+// model is always built from the whole transcript.
 //
 // The State returned is the model the archive was written from, for its
-// Meta and counts: a resumed one is partial (archive.ModelSource.Partial),
-// and tool outputs the recall
-// does not read may be left undecoded (archive.ModelSource.Lazy: Output
-// empty, OutputSpans set). Import, or archive.Archive.Tools on what was
-// written, gives every text.
-func Save(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
-	// The previous archive's resume state is decoded while the files are
-	// read.
-	var pre *resumeState
-	done := make(chan struct{})
-	p := eopt.Previous
-	if p != nil {
-		go func() {
-			defer close(done)
-			pre = loadResume(p)
-		}()
-	} else {
-		close(done)
-	}
+// Meta and counts: tool outputs the recall does not read may be left
+// undecoded (Output empty, OutputSpans set; the archive stores them as
+// pointers into the raw lines). Import, or archive.Archive.Tools on what
+// was written, gives every text.
+//
+// Cancelling ctx stops the import and the encoding and returns ctx's
+// error; what was written to w is then incomplete.
+func Save(ctx context.Context, w io.Writer, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
 	files, err := ReadFiles(path, iopt)
-	<-done
 	if err != nil {
 		return nil, archive.EncodeStats{}, err
 	}
-	return saveFiles(w, files, iopt, eopt, pre)
+	return SaveFiles(ctx, w, files, iopt, eopt)
 }
 
 // SaveFiles is Save for transcript files already in memory (files[0] the
 // main transcript, as ReadFiles returns them). The files must not be
 // modified until it returns.
-func SaveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
-	return saveFiles(w, files, iopt, eopt, nil)
-}
-
-// saveFiles is SaveFiles with eopt.Previous's resume state already
-// decoded (pre; nil: decoded here when needed).
-func saveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions, eopt archive.EncodeOptions, pre *resumeState) (*archive.State, archive.EncodeStats, error) {
+func SaveFiles(ctx context.Context, w io.Writer, files []archive.RawFile, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
 	// A full save with every line redacted imports the files as read while
 	// they are redacted, on the guess that redaction changes none of their
 	// lines (the common case): the model built from them is then the one
@@ -88,26 +67,24 @@ func saveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions,
 			return out
 		}
 	}
-	enc, err := archive.NewEncoder(w, eopt)
+	enc, err := archive.NewEncoder(ctx, w, eopt)
 	if err != nil {
 		return nil, archive.EncodeStats{}, err
 	}
 	enc.StartRaw(files)
 	fail := func(err error) (*archive.State, archive.EncodeStats, error) {
 		// Let the background work end before returning.
-		_, _ = enc.Finish(&archive.State{Raw: files})
+		enc.Discard()
 		return nil, archive.EncodeStats{}, err
 	}
 	// Which bytes the model is built from: the files themselves, or, when
-	// every line is redacted, the redacted files.
-	src, fp := files, ""
+	// every line is redacted, the redacted files. Tool outputs the recall
+	// does not read are left undecoded unless texts are redacted one by
+	// one (the encoder must then see them).
+	src := files
 	var redacted []map[int]bool
-	resumable := true
 	var st *archive.State
-	switch {
-	case eopt.RedactLine != nil:
-		fp = eopt.RedactFingerprint
-		resumable = fp != ""
+	if eopt.RedactLine != nil {
 		var guess *archive.State
 		if changed != nil {
 			none := make([]map[int]bool, len(files))
@@ -116,7 +93,7 @@ func saveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions,
 			}
 			// (Any error, aborted or not, is the regular import's to
 			// give.)
-			guess, _ = importFilesAbort(files, none, iopt, resumable, fp, true, changed)
+			guess, _ = importFiles(ctx, files, none, iopt, true, changed)
 		}
 		if src, redacted, err = enc.Stored(); err != nil {
 			return fail(err)
@@ -125,24 +102,10 @@ func saveFiles(w io.Writer, files []archive.RawFile, iopt archive.ImportOptions,
 			guess.Raw = src
 			st = guess
 		}
-	case eopt.RedactText != nil:
-		// Texts redacted one by one: stored in full, never resumed.
-		resumable = false
 	}
-	ok := st != nil
-	if p := eopt.Previous; !ok && resumable && p != nil && p.Redaction().Enabled == (redacted != nil) && p.RedactionFingerprint() == fp {
-		if pre == nil {
-			pre = loadResume(p)
-		}
-		st, ok = resumeImport(src, redacted, fp, iopt, p, pre, &restoredMain{})
-	}
-	if !ok {
-		// The encoder derives the conversation from the stored raw
-		// transcript unless texts are redacted one by one: tool outputs
-		// the recall does not read are then not decoded (ModelSource.Lazy).
+	if st == nil {
 		lazy := eopt.RedactText == nil || eopt.RedactLine != nil
-		st, err = importFiles(src, redacted, iopt, resumable, fp, lazy)
-		if err != nil {
+		if st, err = importFiles(ctx, src, redacted, iopt, lazy, nil); err != nil {
 			return fail(err)
 		}
 	}

@@ -2,6 +2,7 @@ package alone_test
 
 import (
 	"bytes"
+	"context"
 	"testing"
 	"time"
 
@@ -9,10 +10,9 @@ import (
 	"github.com/ben10ctx/ben10/ctxfmt"
 )
 
-// TestEverySegmentRead: without an importer linked in, a State that names
-// one (as an importer's State does) is still stored whole: the archive
-// holds every registered model segment, Source reports no derivation,
-// and every accessor reads its segment back.
+// TestEverySegmentRead: without an importer linked in, the archive holds
+// every registered model segment and every accessor reads its segment
+// back.
 func TestEverySegmentRead(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, lvl := range []ctxfmt.Level{ctxfmt.LevelFastest, ctxfmt.LevelDefault, ctxfmt.LevelMax} {
@@ -27,18 +27,14 @@ func TestEverySegmentRead(t *testing.T) {
 			Raw:          []archive.RawFile{{Name: "s1.jsonl", Data: []byte("{}\n")}},
 			FileContents: []archive.FileContent{{Path: "a.go", Data: []byte("package a\n")}},
 		}
-		st.SetSource(archive.ModelSource{Importer: "claude", Version: 1})
 		var buf bytes.Buffer
 		opts := archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: lvl, RedactText: func(s string) string { return s }, RedactFingerprint: "fp"}
-		if err := archive.Encode(&buf, st, opts); err != nil {
+		if err := archive.Encode(context.Background(), &buf, st, opts); err != nil {
 			t.Fatal(err)
 		}
 		a, err := archive.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), archive.OpenOptions{})
 		if err != nil {
 			t.Fatal(err)
-		}
-		if _, derived := a.Source(); derived {
-			t.Fatalf("level %v: derived without a Deriver", lvl)
 		}
 		c := a.Container()
 		for _, typ := range []ctxfmt.SegmentType{ctxfmt.TypeMetadata, ctxfmt.TypeConversation, ctxfmt.TypeFileRegistry, ctxfmt.TypeToolHistory,

@@ -2,6 +2,7 @@ package alone_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -12,9 +13,8 @@ import (
 
 // A program importing only package archive writes an archive of a State
 // it built itself (the conversation's texts stored as pointers into the
-// raw transcript, redaction on, LevelMax, so the raw segment is
-// compressed against the recall) and reads every segment back: no
-// importer is needed for anything archive writes on its own.
+// raw transcript, redaction on, LevelMax) and reads every segment back:
+// no importer is needed for anything archive writes.
 func Example() {
 	line := `{"type":"user","message":{"content":"fix the build"}}`
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -37,14 +37,13 @@ func Example() {
 		Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelMax,
 		RedactLine: func(l []byte) []byte { return l }, RedactText: func(s string) string { return s }, RedactFingerprint: "none",
 	}
-	if err := archive.Encode(&buf, st, opts); err != nil {
+	if err := archive.Encode(context.Background(), &buf, st, opts); err != nil {
 		panic(err)
 	}
 	a, err := archive.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), archive.OpenOptions{})
 	if err != nil {
 		panic(err)
 	}
-	_, derived := a.Source()
 	msgs, err := a.Messages()
 	must(err)
 	tools, err := a.Tools()
@@ -65,7 +64,7 @@ func Example() {
 	must(err)
 	st2, err := a.Load()
 	must(err)
-	fmt.Println("session:", a.Meta().SessionID, "derived:", derived, "redacted:", a.Redaction().Enabled)
+	fmt.Println("session:", a.Meta().SessionID, "redacted:", a.Redaction().Enabled)
 	fmt.Println("message:", msgs[0].Text)
 	fmt.Println("tool:", tools[0].Command, tools[0].Output)
 	fmt.Println("file:", files[0].Path, "task:", tasks.Active[0].Content)
@@ -74,7 +73,7 @@ func Example() {
 	fmt.Println("raw:", raw[0].Name, len(raw[0].Data), "bytes; content:", contents[0].Path)
 	fmt.Println("load:", len(st2.Messages), len(st2.Tools))
 	// Output:
-	// session: s1 derived: false redacted: true
+	// session: s1 redacted: true
 	// message: fix the build
 	// tool: make ok
 	// file: main.go task: fix the build
