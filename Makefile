@@ -42,8 +42,10 @@ install: build
 ## man: man pages of every command, generated from the command tree,
 ## into MANDIR (default bin/man; `man -l bin/man/ben10.1`).
 MANDIR ?= bin/man
-man: build
-	@$(BIN) internal man --dir $(MANDIR)
+# Built with -tags man: the man-page generator (cobra/doc) stays out of
+# the ordinary binary, whose start-up every hook pays.
+man:
+	CGO_ENABLED=0 $(GO) run -tags man -ldflags '$(VERSION_LDFLAG)' ./cmd/ben10 internal man --dir $(MANDIR)
 
 ## test: every test in the module (unit, golden, property, end-to-end)
 ## in -short mode: the slow cases (every corpus file, the largest

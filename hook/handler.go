@@ -41,6 +41,12 @@ type Handler struct {
 	// Processes tells the assistant process of a session and whether it
 	// still runs (default SystemProcesses).
 	Processes Processes
+	// SyncWork, when set, does the queued jobs a hook must see done
+	// before it returns (a rewritten transcript's) instead of this
+	// process: a hook running unsupervised (Unsupervised) sets it to a
+	// supervised `ben10 internal work --once`, so that no archive is
+	// decoded in a process no supervisor watches.
+	SyncWork func(ctx context.Context) error
 }
 
 // DefaultSnapshots is the SnapshotFactory used when Handler.Snapshots is
@@ -83,8 +89,14 @@ func (h *Handler) home() string {
 // error is one line on stderr and a line in the error log, and Run returns
 // the exit code to use, which is always 0 (never a blocking 2).
 func (h *Handler) Run(ctx context.Context, eventArg string, stdin io.Reader, stdout, stderr io.Writer) int {
-	var ev Event
 	in, err := ReadInput(stdin)
+	return h.RunInput(ctx, eventArg, in, err, stdout, stderr)
+}
+
+// RunInput is Run with the hook input already read: in and err are what
+// ReadInput or ParseInput returned.
+func (h *Handler) RunInput(ctx context.Context, eventArg string, in *Input, err error, stdout, stderr io.Writer) int {
+	var ev Event
 	if err == nil {
 		name := eventArg
 		if name == "" {

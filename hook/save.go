@@ -9,7 +9,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
-	"github.com/ben10ctx/ben10/index"
+	"github.com/ben10ctx/ben10/internal/indexnotes"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript/claude"
@@ -136,7 +136,7 @@ func (h *Handler) checkpoint(ctx context.Context, st *store.Store, cfg *store.Co
 		}
 		msgs, _ := snapshot.StateCounts(s)
 		res = saveResult{Path: cp.Path, Bytes: cw.n, Incremental: stats.CopiedSegments > 0, Copied: stats.CopiedBytes, Messages: msgs, Meta: s.Meta}
-		_ = index.NoteArchive(st.Home(), st.ProjectDir(), res.Path) // the background worker indexes it
+		_ = indexnotes.Append(st.Home(), st.ProjectDir(), res.Path) // the background worker indexes it
 		return nil
 	})
 	return res, err

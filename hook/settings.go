@@ -74,10 +74,12 @@ var Registrations = []Registration{
 const ShimName = "ben10-hook"
 
 // ShimEvents are the events Install points at the shim when it sits next
-// to the ben10 binary: those it can answer without the full binary. Every
-// other event runs ben10 directly, so it does not pay for two process
-// starts.
-var ShimEvents = map[Event]bool{UserPromptSubmit: true}
+// to the ben10 binary: UserPromptSubmit, which it answers without the full
+// binary, and SessionStart, whose injection decodes archives and so runs
+// in a supervised child: the shim supervises it for less than a second
+// start of ben10. Every other event only takes note, which `ben10 hook`
+// does in one process.
+var ShimEvents = map[Event]bool{UserPromptSubmit: true, SessionStart: true}
 
 // ShimPath is where the shim of the ben10 binary binPath would be: in the
 // same directory, with binPath's suffix (".exe" on Windows).

@@ -126,6 +126,12 @@ func (c *call) takeNote(event, trigger string) error {
 	}
 	switch mode {
 	case WorkSync:
+		if c.h.SyncWork != nil {
+			if err := registerProject(c.h.home(), c.st.ProjectDir()); err != nil {
+				return err
+			}
+			return c.h.SyncWork(c.ctx)
+		}
 		err := c.h.runJob(c.ctx, c.st, j)
 		if err != nil {
 			// Kept for a retry by the next worker.

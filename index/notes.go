@@ -4,71 +4,30 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ben10ctx/ben10/internal/indexnotes"
 )
 
 // NotesName is the file, beside the index database, where savers note the
 // archives they wrote until the next Update indexes them.
-const NotesName = "index-notes"
-
-// maxNotesBytes bounds the notes file: past it, a note is dropped and the
-// next Update scans every known project instead (nothing is lost: the
-// project is already known, or its note is older and kept).
-const maxNotesBytes = 1 << 20
-
-// note is one line of the notes file.
-type note struct {
-	Project string `json:"project"`
-	Path    string `json:"path,omitempty"`
-	Time    int64  `json:"t"`
-}
+const NotesName = indexnotes.Name
 
 // NotesPath is the notes file for home directory home.
-func NotesPath(home string) string {
-	return filepath.Join(home, ".claude-code", NotesName)
-}
+func NotesPath(home string) string { return indexnotes.Path(home) }
 
 // NoteArchive records that the archive at path, in the store of project
 // directory project, was written or removed. It does not touch the
-// database: it appends one line to the notes file (0600, never through a
-// symbolic link), so it is cheap enough for a hook's synchronous path.
-// The next Update — the background worker's, `ben10 index update`'s, or
-// the one a search runs before it answers — indexes the project's store,
-// and the project is remembered from then on. Every save path calls it
-// once its archive is on disk.
-func NoteArchive(home, project, path string) error {
-	if home == "" || project == "" {
-		return fmt.Errorf("index: note %s: no home or project directory", path)
-	}
-	p := NotesPath(home)
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return fmt.Errorf("index: note %s: %w", path, err)
-	}
-	if fi, err := os.Lstat(p); err == nil && fi.Size() > maxNotesBytes {
-		return fmt.Errorf("index: note %s: %s is over %d bytes (run ben10 index update)", path, p, maxNotesBytes)
-	}
-	line, err := json.Marshal(note{Project: project, Path: path, Time: time.Now().Unix()})
-	if err != nil {
-		return fmt.Errorf("index: note %s: %w", path, err)
-	}
-	f, err := openAppend(p)
-	if err != nil {
-		return fmt.Errorf("index: note %s: %w", path, err)
-	}
-	_, werr := f.Write(append(line, '\n'))
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return fmt.Errorf("index: note %s: %w", path, werr)
-	}
-	return nil
-}
+// database: it appends one line to the notes file (internal/indexnotes,
+// which the save paths and hooks call directly so as not to link the
+// database). The next Update — the background worker's, `ben10 index
+// update`'s, or the one a search runs before it answers — indexes the
+// project's store, and the project is remembered from then on.
+func NoteArchive(home, project, path string) error { return indexnotes.Append(home, project, path) }
 
 // takeNotes moves the notes file aside (so that notes added meanwhile go
 // to a new file) and returns the projects noted in it and in any file left
@@ -86,7 +45,7 @@ func takeNotes(home string) (projects []string, taken []string) {
 	files, _ := filepath.Glob(p + ".taken-*")
 	seen := map[string]bool{}
 	for _, f := range files {
-		data, err := readSmall(f, maxNotesBytes+64<<10)
+		data, err := readSmall(f, indexnotes.MaxBytes+64<<10)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				continue
@@ -96,7 +55,7 @@ func takeNotes(home string) (projects []string, taken []string) {
 		}
 		taken = append(taken, f)
 		for _, l := range bytes.Split(data, []byte{'\n'}) {
-			var n note
+			var n indexnotes.Note
 			if len(l) == 0 || json.Unmarshal(l, &n) != nil {
 				continue // a torn or foreign line: the next full scan covers it
 			}

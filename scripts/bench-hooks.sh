@@ -140,6 +140,7 @@ for size in $SIZES; do
 		run none "UserPromptSubmit: ben10 hook" "$BEN10 hook" prompt
 		[ -z "$DJ" ] || run none "UserPromptSubmit: deja hook-prompt" "$DJ hook-prompt" prompt
 		run snap-$size "SessionStart(startup): ben10 hook" "$BEN10 hook" start
+		run snap-$size "SessionStart(startup): ben10-hook shim (as installed)" "$SHIM session-start" start
 		[ -z "$DJ" ] || run none "SessionStart(startup): deja hook-context" "$DJ hook-context" start)
 	hf "$runs" "${args[@]}"
 
@@ -149,6 +150,7 @@ for size in $SIZES; do
 		run cp-$size "PreCompact, checkpoint 20 lines older: ben10 hook" "$BEN10 hook" pre
 		[ -z "$DJ" ] || run none "PreCompact: deja hook-precompact" "$DJ hook-precompact" pre
 		run snap-$size "SessionStart(compact): ben10 hook" "$BEN10 hook" compact
+		run snap-$size "SessionStart(compact): ben10-hook shim (as installed)" "$SHIM session-start" compact
 		[ -z "$DJ" ] || run none "SessionStart(compact): deja hook-context" "$DJ hook-context" compact
 		run empty-$size "SessionEnd, no earlier archive: ben10 hook" "$BEN10 hook" end
 		run cp-$size "SessionEnd, checkpoint 20 lines older: ben10 hook" "$BEN10 hook" end)

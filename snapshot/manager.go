@@ -18,7 +18,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
-	"github.com/ben10ctx/ben10/index"
+	"github.com/ben10ctx/ben10/internal/indexnotes"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript"
 )
@@ -311,7 +311,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		SizeBytes: res.Snapshot.CompressedBytes, Messages: res.Snapshot.PreCompaction.MessageCount,
 		RedactionsApplied: res.Snapshot.Redactions, Session: session,
 		Detail: "compaction snapshot (" + res.Snapshot.Trigger + ", " + orDash(o.Source) + ")"})
-	_ = index.NoteArchive(m.st.Home(), m.st.ProjectDir(), res.Path) // the next index update picks it up
+	_ = indexnotes.Append(m.st.Home(), m.st.ProjectDir(), res.Path) // the next index update picks it up
 	return res, nil
 }
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
-	"github.com/ben10ctx/ben10/index"
+	"github.com/ben10ctx/ben10/internal/indexnotes"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript"
 )
@@ -176,7 +176,7 @@ func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r Save
 	}
 	_ = st.Audit(store.AuditEntry{Action: store.ActionSave, Path: res.Path, SizeBytes: res.Bytes, Messages: msgs,
 		RedactionsApplied: total, Session: session, Detail: "final save (" + orDash(r.Source) + ")"})
-	_ = index.NoteArchive(st.Home(), st.ProjectDir(), res.Path) // the next index update picks it up
+	_ = indexnotes.Append(st.Home(), st.ProjectDir(), res.Path) // the next index update picks it up
 	return res, nil
 }
 

@@ -1,7 +1,8 @@
 // Command ben10-hook is the small front of `ben10 hook` that Claude Code
-// starts on every prompt. `ben10 hooks install` registers it for
-// UserPromptSubmit when it sits next to the ben10 executable (and ben10
-// itself for the other events).
+// starts on every prompt and session start. `ben10 hooks install`
+// registers it for UserPromptSubmit and SessionStart (hook.ShimEvents) when
+// it sits next to the ben10 executable, and ben10 itself for the other
+// events, which `ben10 hook` handles in one process.
 //
 // A Go program's start-up grows with what it links: `ben10` links the
 // archive format, compressors, YAML and the CLI, and starts in about

@@ -64,6 +64,7 @@ func newInternalCmd(g *globalOptions) *cobra.Command {
 		Short:  "Commands ben10 runs itself",
 		Hidden: true,
 	}
+	var once bool
 	internalWorkCmd := &cobra.Command{
 		Use:   "work",
 		Short: "Do the jobs the hooks queued (started in the background by PreCompact and SessionEnd)",
@@ -75,6 +76,13 @@ with backoff and kept.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			home, _ := store.HomeDir()
 			h := &hook.Handler{}
+			if once {
+				// A hook waits for this run (hook.Handler.SyncWork) and
+				// reports its failure; the recall index is updated by the
+				// next worker, as after any job done inside a hook.
+				_, err := h.WorkDue(cmd.Context())
+				return err
+			}
 			projects, err := h.Work(cmd.Context())
 			if err != nil {
 				// Nobody reads this process's stderr: log it where the hooks log.
@@ -88,6 +96,7 @@ with backoff and kept.`,
 			return err
 		},
 	}
+	internalWorkCmd.Flags().BoolVar(&once, "once", false, "run the jobs due now and return (a hook waits for them)")
 	// internalRenderCmd shows a hook's JSON output the way a user meets it:
 	// the systemMessage as a notice, the additionalContext as the text Claude
 	// receives. Used by scripts/demo.sh.
@@ -122,6 +131,9 @@ with backoff and kept.`,
 			return nil
 		},
 	}
-	internalCmd.AddCommand(internalWorkCmd, internalRenderCmd, newManCmd(g))
+	internalCmd.AddCommand(internalWorkCmd, internalRenderCmd)
+	if man := newManCmd(g); man != nil {
+		internalCmd.AddCommand(man)
+	}
 	return internalCmd
 }

@@ -307,8 +307,8 @@ func TestHookSupervisedDeadline(t *testing.T) {
 	}
 }
 
-// TestShimHooksInstall: install points UserPromptSubmit at the shim next
-// to ben10 and the other events at ben10; status and doctor show both;
+// TestShimHooksInstall: install points UserPromptSubmit and SessionStart
+// at the shim next to ben10 and the other events at ben10; status and doctor show both;
 // an install of the old form is upgraded in place; uninstall removes both.
 func TestShimHooksInstall(t *testing.T) {
 	home := t.TempDir()
@@ -331,7 +331,7 @@ func TestShimHooksInstall(t *testing.T) {
 	if n := strings.Count(string(data), "user-prompt-submit"); n != 1 {
 		t.Fatalf("%d user-prompt-submit entries after upgrading:\n%s", n, data)
 	}
-	if !strings.Contains(string(data), "'"+shimBin+"' user-prompt-submit") || !strings.Contains(string(data), "'"+ben10Bin+"' hook pre-compact") || !strings.Contains(string(data), "notify-send done") {
+	if !strings.Contains(string(data), "'"+shimBin+"' user-prompt-submit") || !strings.Contains(string(data), "'"+shimBin+"' session-start") || !strings.Contains(string(data), "'"+ben10Bin+"' hook pre-compact") || !strings.Contains(string(data), "notify-send done") {
 		t.Fatalf("settings after install:\n%s", data)
 	}
 	if r := runBen10(t, nil, env, "hooks", "install"); r.code != 0 || !strings.Contains(r.stdout, "nothing changed") {
@@ -347,7 +347,7 @@ func TestShimHooksInstall(t *testing.T) {
 		t.Fatalf("status --json: %v %+v", err, sts)
 	}
 	r = runBen10(t, nil, env, "doctor")
-	if !strings.Contains(r.stdout, "UserPromptSubmit via "+shimBin) {
+	if !strings.Contains(r.stdout, "SessionStart, UserPromptSubmit via "+shimBin) {
 		t.Fatalf("doctor does not show the shim:\n%s%s", r.stdout, r.stderr)
 	}
 	r = runBen10(t, nil, env, "hooks", "uninstall")

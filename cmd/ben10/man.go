@@ -1,3 +1,9 @@
+//go:build man
+
+// `ben10 internal man` exists only in a binary built with -tags man (make
+// man): cobra/doc and the Markdown renderer it links cost every start of
+// ben10, and a hook starts it on every event.
+
 package main
 
 import (

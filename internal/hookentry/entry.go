@@ -16,18 +16,31 @@
 //
 // A hook must never block Claude Code, whatever its input does to it, and
 // a Go program cannot recover from a fatal runtime error (out of memory,
-// a stack overflow) in-process. So `ben10 hook` started by Claude Code is
-// only a supervisor: it reads the hook JSON and runs the same command as a
-// child process (marked with hookfast.ChildEnv) that does the work, with a
-// hard deadline per event (hookfast.EventDeadline). Every failure of the
-// child (a non-zero exit, a signal, the deadline) becomes exit 0, one line
-// on stderr and an entry in the error log (hookfast.Supervise). The
-// ben10-hook shim supervises the child itself when it hands an event on.
+// a stack overflow) in-process. Such an error needs input that makes the
+// program allocate or recurse without bound, and the only such input a
+// hook reads is the store's archives (files in a project directory, so
+// untrusted): SessionStart decodes them to inject a digest, and a job done
+// inside the hook decodes them to save. So `ben10 hook` started by Claude
+// Code reads the hook JSON and either
+//
+//   - handles the event in its own process when it only takes note
+//     (hook.Handler.Unsupervised: reads the bounded JSON, the store's
+//     configuration, state and queue, appends a job, starts the worker),
+//     a panic recovered into one stderr line and an error log entry; a
+//     job it must see done before returning runs in a supervised child,
+//     `ben10 internal work --once` (hook.Handler.SyncWork); or
+//   - runs the same command as a child process (marked with
+//     hookfast.ChildEnv) that does the work, with a hard deadline per
+//     event (hookfast.EventDeadline). Every failure of the child (a
+//     non-zero exit, a signal, the deadline) becomes exit 0, one line on
+//     stderr and an entry in the error log (hookfast.Supervise).
+//
+// The ben10-hook shim supervises the child itself when it hands an event
+// on.
 package hookentry
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -76,11 +89,8 @@ func Supervise(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			ev = args[i]
 		}
 	}
-	var in struct {
-		SessionID     string `json:"session_id"`
-		Cwd           string `json:"cwd"`
-		HookEventName string `json:"hook_event_name"`
-	}
+	in := &hook.Input{}
+	var perr error
 	if !hasInput && isTerminal(stdin) {
 		// Claude Code always pipes the hook JSON; a terminal means a person
 		// typed `ben10 hook …` (often for `ben10 hooks …`). Say so instead
@@ -99,12 +109,25 @@ func Supervise(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			hookfast.Fail(stderr, home, ev, "", "", fmt.Errorf("reading stdin: %w", err), time.Now())
 			return 0
 		}
-		if len(data) <= hook.MaxInputBytes {
-			_ = json.Unmarshal(data, &in) // best effort: names the call in a failure report
+		if len(data) > hook.MaxInputBytes {
+			perr = fmt.Errorf("%w: stdin is larger than %d bytes", hook.ErrBadInput, hook.MaxInputBytes)
+		} else if parsed, err := hook.ParseInput(data); err == nil {
+			in = parsed
+		} else {
+			perr = err
 		}
 	}
 	if ev == "" {
 		ev = in.HookEventName
+	}
+	if !hasInput {
+		h := &hook.Handler{}
+		e, eerr := hook.ParseEvent(ev)
+		if perr != nil || eerr != nil || h.Unsupervised(e, in) {
+			// Bad input is reported without a child, as is an event that
+			// only takes note.
+			return Unsupervised(h, args, in, perr, stdout, stderr)
+		}
 	}
 	bin, err := os.Executable()
 	if err != nil {
@@ -115,6 +138,49 @@ func Supervise(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Bin: bin, Args: append([]string{"hook"}, args...), Input: data,
 		Event: ev, Session: in.SessionID, Project: in.Cwd, Home: home,
 	}, stdout, stderr)
+}
+
+// Unsupervised handles `ben10 hook ARGS` in this process with the hook
+// input in (perr: why it could not be read), which h.Unsupervised
+// accepted: a panic becomes exit 0, one line on stderr and an entry in the
+// error log; a job that must be done before the hook returns runs in a
+// supervised child (h.SyncWork, unless set). It returns the exit code,
+// always 0.
+func Unsupervised(h *hook.Handler, args []string, in *hook.Input, perr error, stdout, stderr io.Writer) (code int) {
+	ev := ""
+	for i := 0; i < len(args) && ev == ""; i++ {
+		if args[i] != "" && args[i][0] != '-' {
+			ev = args[i]
+		}
+	}
+	name := ev
+	if name == "" {
+		name = in.HookEventName
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			home, _ := hookfast.HomeDir()
+			hookfast.Fail(stderr, home, name, in.SessionID, in.Cwd, fmt.Errorf("the hook's work failed: panic: %v", r), time.Now())
+			code = 0
+		}
+	}()
+	for _, a := range args {
+		if a == "--prompt-counted" {
+			h.PromptCounted = true
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), hookfast.EventDeadline(name))
+	defer cancel()
+	if h.SyncWork == nil {
+		h.SyncWork = func(ctx context.Context) error {
+			bin, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("finding ben10's executable: %w", err)
+			}
+			return hookfast.RunChild(ctx, bin, "internal", "work", "--once")
+		}
+	}
+	return h.RunInput(ctx, ev, in, perr, stdout, stderr)
 }
 
 // isTerminal reports whether r is a terminal (a character device).

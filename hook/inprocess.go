@@ -1,0 +1,39 @@
+package hook
+
+import "context"
+
+// Unsupervised reports whether event ev with input in may run in the
+// hook's own process, with no supervisor process around it
+// (internal/hookentry): the handler only takes note. It reads the bounded
+// hook JSON, the store's configuration, hook state and job queue (each
+// read with a size cap), writes the state, appends a job and starts the
+// worker; it decodes no archive. Such work cannot hit a fatal runtime
+// error (out of memory, a stack overflow), which no Go program recovers
+// from in-process, so a panic recovered in-process covers it.
+//
+// SessionStart of a new, cleared or compacted session may inject a digest
+// read from the store's archives (untrusted input: a project directory's
+// files), and BEN10_HOOK_WORK=sync does the queued job, which decodes
+// them, inside the hook: those run in a supervised child. A rewritten
+// transcript's job, which takeNote does before returning, runs through
+// SyncWork when it is set.
+func (h *Handler) Unsupervised(ev Event, in *Input) bool {
+	if mode, err := h.workMode(); err != nil || mode == WorkSync {
+		return false
+	}
+	if ev == SessionStart {
+		switch in.Source {
+		case "startup", "clear", "compact", "":
+			return false
+		}
+	}
+	_, err := ParseEvent(string(ev))
+	return err == nil
+}
+
+// WorkDue runs the queued jobs of every project of the user that are due
+// now, under the worker lock, and returns without waiting for a retry
+// (`ben10 internal work --once`, which a hook running unsupervised starts
+// as a child for a job it must see done: see Handler.SyncWork). It
+// returns the projects whose jobs it ran.
+func (h *Handler) WorkDue(ctx context.Context) ([]string, error) { return h.work(ctx, false) }
