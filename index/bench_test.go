@@ -48,7 +48,7 @@ func BenchmarkRecallHistory(b *testing.B) {
 	ctx := context.Background()
 	for i := 0; i < b.N; i++ {
 		home := b.TempDir()
-		x, err := index.Open(index.Options{Home: home})
+		x, err := index.Open(index.Options{Home: home, Key: benchKey(b)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func BenchmarkRecallHistory(b *testing.B) {
 		rebuild, rebuildCPU := time.Since(t0), cpuTime()-c0
 		x.Close()
 		// Reopen: the WAL is checkpointed on close, the size is the file's.
-		x, err = index.Open(index.Options{Home: home})
+		x, err = index.Open(index.Options{Home: home, Key: benchKey(b)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func BenchmarkRecallHistory(b *testing.B) {
 		}
 		added := time.Since(t1)
 		x.Close()
-		fresh, err := index.Open(index.Options{Home: b.TempDir()})
+		fresh, err := index.Open(index.Options{Home: b.TempDir(), Key: benchKey(b)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -148,7 +148,7 @@ func uniqueHistory(b *testing.B, dir string, srcs []benchSource) (raw, size int6
 		raw += fi.Size()
 	}
 	home := b.TempDir()
-	x, err := index.Open(index.Options{Home: home})
+	x, err := index.Open(index.Options{Home: home, Key: benchKey(b)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -165,6 +165,16 @@ func uniqueHistory(b *testing.B, dir string, srcs []benchSource) (raw, size int6
 		}
 	}
 	return raw, int64(s), took, cpu
+}
+
+// benchKey is the key the history's archives are authenticated with, as
+// the user's own saves are.
+func benchKey(b *testing.B) *archive.AuthKey {
+	k, err := archive.NewAuthKey(bytes.Repeat([]byte{0x42}, archive.AuthKeySize))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return k
 }
 
 type benchSource struct {
@@ -218,7 +228,7 @@ func putArchive(b *testing.B, src benchSource, dst string, k int) {
 		b.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if _, _, err := transcript.Save(&buf, tmp, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelFastest}); err != nil {
+	if _, _, err := transcript.Save(&buf, tmp, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelFastest, Auth: benchKey(b)}); err != nil {
 		b.Fatal(err)
 	}
 	os.RemoveAll(filepath.Dir(tmp))

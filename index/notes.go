@@ -26,6 +26,9 @@ type note struct {
 	Project string `json:"project"`
 	Path    string `json:"path,omitempty"`
 	Time    int64  `json:"t"`
+	// Pulled is the SHA-256 (hex) of an archive `remote pull` wrote into
+	// the project's store (NotePulled).
+	Pulled string `json:"pulled,omitempty"`
 }
 
 // NotesPath is the notes file for home directory home.
@@ -42,6 +45,25 @@ func NotesPath(home string) string {
 // and the project is remembered from then on. Every save path calls it
 // once its archive is on disk.
 func NoteArchive(home, project, path string) error {
+	return addNote(home, note{Project: project, Path: path})
+}
+
+// NotePulled is NoteArchive for an archive `ben10 remote pull` wrote into
+// the store of project: a teammate's content, deliberately untagged (a
+// session start never injects it). The note carries the SHA-256 of the
+// archive's bytes, read now, so that the index serves that archive, and
+// no other untagged one, as team content (TrustTeam). The note is kept
+// in the user's data directory, which a project cannot write.
+func NotePulled(home, project, path string) error {
+	sum, err := fileHash(path)
+	if err != nil {
+		return fmt.Errorf("index: note %s: %w", path, err)
+	}
+	return addNote(home, note{Project: project, Path: path, Pulled: sum})
+}
+
+func addNote(home string, n note) error {
+	project, path := n.Project, n.Path
 	if home == "" || project == "" {
 		return fmt.Errorf("index: note %s: no home or project directory", path)
 	}
@@ -52,7 +74,8 @@ func NoteArchive(home, project, path string) error {
 	if fi, err := os.Lstat(p); err == nil && fi.Size() > maxNotesBytes {
 		return fmt.Errorf("index: note %s: %s is over %d bytes (run ben10 index update)", path, p, maxNotesBytes)
 	}
-	line, err := json.Marshal(note{Project: project, Path: path, Time: time.Now().Unix()})
+	n.Time = time.Now().Unix()
+	line, err := json.Marshal(n)
 	if err != nil {
 		return fmt.Errorf("index: note %s: %w", path, err)
 	}
@@ -72,11 +95,11 @@ func NoteArchive(home, project, path string) error {
 
 // takeNotes moves the notes file aside (so that notes added meanwhile go
 // to a new file) and returns the projects noted in it and in any file left
-// aside by an Update that did not finish, with the files to remove once
-// they are indexed.
-func takeNotes(home string) (projects []string, taken []string) {
+// aside by an Update that did not finish, the SHA-256 of the archives
+// noted as pulled, and the files to remove once they are indexed.
+func takeNotes(home string) (projects, pulled, taken []string) {
 	if home == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	p := NotesPath(home)
 	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
@@ -100,11 +123,14 @@ func takeNotes(home string) (projects []string, taken []string) {
 			if len(l) == 0 || json.Unmarshal(l, &n) != nil {
 				continue // a torn or foreign line: the next full scan covers it
 			}
+			if len(n.Pulled) == 64 && strings.Trim(n.Pulled, "0123456789abcdef") == "" {
+				pulled = append(pulled, n.Pulled)
+			}
 			if d := strings.TrimSpace(n.Project); filepath.IsAbs(d) && !seen[d] {
 				seen[d] = true
 				projects = append(projects, d)
 			}
 		}
 	}
-	return projects, taken
+	return projects, pulled, taken
 }

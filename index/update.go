@@ -70,7 +70,14 @@ func (x *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
 		return Stats{}, ErrClosed
 	}
 	var st Stats
-	noted, taken := takeNotes(x.home)
+	noted, pulled, taken := takeNotes(x.home)
+	key := x.authKey()
+	if err := x.checkKey(ctx, key); err != nil {
+		return st, err
+	}
+	if err := x.addPulled(ctx, pulled); err != nil {
+		return st, err
+	}
 	for _, p := range noted {
 		if c, err := store.CanonicalDir(p); err == nil {
 			opts.Projects = append(opts.Projects[:len(opts.Projects):len(opts.Projects)], c)
@@ -308,7 +315,13 @@ func (x *Index) indexFile(ctx context.Context, pid int64, f storeFile, st *Stats
 		return x.countStatus(ctx, old.id, st)
 	}
 	rec := archiveRecord{pid: pid, path: f.path, hash: sum, size: fi.Size(), mtime: fi.ModTime().UnixNano(), kind: f.kind, source: f.source}
-	rows, err := readArchive(fh, fi.Size(), &rec)
+	team := f.source != ""
+	if !team {
+		if team, err = x.isPulled(ctx, sum); err != nil {
+			return err
+		}
+	}
+	rows, err := readArchive(fh, fi.Size(), &rec, x.authKey(), team)
 	switch rec.status {
 	case StatusEncrypted:
 		st.Encrypted++
@@ -343,12 +356,14 @@ type archiveRecord struct {
 	status, problem    string
 	session, assistant string
 	title, source      string
+	trust              string
 	firstTS, lastTS    int64
 }
 
 // readArchive opens the archive and extracts its rows, setting rec's
-// status and identity. A hostile archive is an error, never a panic.
-func readArchive(ra io.ReaderAt, size int64, rec *archiveRecord) (rows []Row, err error) {
+// status, identity and trust (authenticated with key; team: pulled team
+// content). A hostile archive is an error, never a panic.
+func readArchive(ra io.ReaderAt, size int64, rec *archiveRecord, key *archive.AuthKey, team bool) (rows []Row, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			rows, err = nil, fmt.Errorf("archive decoder panicked: %v", p)
@@ -369,6 +384,7 @@ func readArchive(ra io.ReaderAt, size int64, rec *archiveRecord) (rows []Row, er
 		rec.status = StatusEncrypted
 		return nil, nil
 	}
+	rec.trust = TrustOf(a, key, team)
 	m := a.Meta()
 	rec.session, rec.assistant, rec.title = m.SessionID, string(m.Harness), m.Title
 	rec.firstTS, rec.lastTS = unixMilli(m.FirstActivity), unixMilli(m.LastActivity)
@@ -394,9 +410,9 @@ func (x *Index) write(ctx context.Context, rec archiveRecord, rows []Row) error 
 	if err != nil {
 		return fmt.Errorf("index: %s: %w", rec.path, err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO archives(project_id, path, hash, size, mtime, kind, status, problem, session, assistant, title, first_ts, last_ts, nrows, source)
-		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		rec.pid, rec.path, rec.hash, rec.size, rec.mtime, rec.kind, rec.status, rec.problem, rec.session, rec.assistant, rec.title, rec.firstTS, rec.lastTS, len(rows), rec.source)
+	res, err := tx.ExecContext(ctx, `INSERT INTO archives(project_id, path, hash, size, mtime, kind, status, problem, session, assistant, title, first_ts, last_ts, nrows, source, trust)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		rec.pid, rec.path, rec.hash, rec.size, rec.mtime, rec.kind, rec.status, rec.problem, rec.session, rec.assistant, rec.title, rec.firstTS, rec.lastTS, len(rows), rec.source, rec.trust)
 	if err != nil {
 		return fmt.Errorf("index: %s: %w", rec.path, err)
 	}
