@@ -259,23 +259,28 @@ func mustCanon(t *testing.T, p string) string {
 func dump(t *testing.T, x *index.Index, e env) []string {
 	t.Helper()
 	ctx := context.Background()
-	var out []string
+	s, err := x.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []string{fmt.Sprintf("archives by trust %v", s.Trust)}
 	for _, p := range []string{e.projA, e.projB} {
-		ss, _, err := x.Sessions(ctx, mustCanon(t, p))
+		ss, w, err := x.Sessions(ctx, mustCanon(t, p))
 		if err != nil {
 			t.Fatal(err)
 		}
+		out = append(out, fmt.Sprintf("%s withheld %v", p, w))
 		for _, s := range ss {
 			out = append(out, fmt.Sprintf("%s %s %s %d %q", p, s.Session, s.Kind, s.Archives, s.Request))
 		}
 	}
 	for _, q := range []string{"test", "calc", "the", "FAIL", "frobnicate"} {
-		hits, err := hitsOf(x.Search(ctx, index.Query{Text: q, Limit: 1000}))
+		hits, err := hitsOf(x.Search(ctx, index.Query{Text: q, Limit: 1000, Unauthenticated: true}))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, h := range hits {
-			out = append(out, fmt.Sprintf("%s %s %s %s %s %s", q, h.Archive, strings.SplitN(h.Ref, ":", 2)[1], h.Kind, h.Time, h.Snippet))
+			out = append(out, fmt.Sprintf("%s %s %s %s %s %s %s", q, h.Archive, strings.SplitN(h.Ref, ":", 2)[1], h.Kind, h.Time, h.Trust, h.Snippet))
 		}
 	}
 	sort.Strings(out)

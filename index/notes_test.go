@@ -101,7 +101,7 @@ func TestNoteArchiveHostile(t *testing.T) {
 func TestPullArea(t *testing.T) {
 	e := newEnv(t)
 	pulled := filepath.Join(index.PullArea(e.home), "team", "github.com_acme_app", "history-main-0123abcd.ctx")
-	put(t, pulled, encode(t, fixture, nil))
+	put(t, pulled, encodeWith(t, fixture, nil)) // untagged, as pulls write them
 	// A link in the pull area is not followed.
 	if err := os.Symlink(filepath.Dir(pulled), filepath.Join(index.PullArea(e.home), "team", "linked")); err != nil {
 		t.Fatal(err)
