@@ -606,21 +606,21 @@ func (x *Index) Sessions(ctx context.Context, project string, kinds ...string) (
 
 // Status describes the index.
 type Status struct {
-	Path      string         `json:"path"`
-	Bytes     int64          `json:"bytes"` // database file and its WAL
-	Projects  int            `json:"projects"`
-	Archives  int            `json:"archives"`
-	Indexed   int            `json:"indexed"`
-	Encrypted int            `json:"encrypted"`
-	Skipped   int            `json:"skipped"`
-	Pulled    int            `json:"pulled"` // archives of the pull area (teammates'), any status
+	Path      string `json:"path"`
+	Bytes     int64  `json:"bytes"` // database file and its WAL
+	Projects  int    `json:"projects"`
+	Archives  int    `json:"archives"`
+	Indexed   int    `json:"indexed"`
+	Encrypted int    `json:"encrypted"`
+	Skipped   int    `json:"skipped"`
+	Pulled    int    `json:"pulled"` // archives of the pull area (teammates'), any status
 	// Trust counts the indexed archives by trust (TrustUser, TrustTeam,
 	// TrustNoTag, …): only TrustUser and TrustTeam are served unasked.
-	Trust map[string]int `json:"trust"`
-	Rows      int            `json:"rows"`
-	Texts     int            `json:"texts"` // distinct texts: a text several archives hold is stored once
-	Kinds     map[string]int `json:"kinds"`
-	Problems  []string       `json:"problems,omitempty"` // the skipped archives and why
+	Trust    map[string]int `json:"trust"`
+	Rows     int            `json:"rows"`
+	Texts    int            `json:"texts"` // distinct texts: a text several archives hold is stored once
+	Kinds    map[string]int `json:"kinds"`
+	Problems []string       `json:"problems,omitempty"` // the skipped archives and why
 }
 
 // Status counts what the index holds.
