@@ -20,6 +20,12 @@
 // The project is the client's first file:// root when the client offers
 // roots, else the server's working directory. Encrypted archives are never
 // indexed, and recall_file refuses them.
+//
+// Only this user's archives are served: those the user's key authenticates
+// and the team archives the user pulled (see index.Trusted; recall_file and
+// list_snapshots, which read the store directly, only the former). A
+// result says how many hits, sessions or archives it withheld and why,
+// never what they hold.
 package mcp
 
 import (
