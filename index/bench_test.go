@@ -366,3 +366,45 @@ func median(ds []time.Duration) time.Duration {
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s[len(s)/2]
 }
+
+// BenchmarkRecallSearch runs the history's queries (BenchmarkRecallHistory's)
+// against an index of it kept in $BEN10_RECALL_BENCH_DIR/index-home (built
+// on first use), one query per iteration: for profiling the search alone.
+//
+//	BEN10_RECALL_BENCH_MB=1024 go test -run '^$' -bench RecallSearch -cpuprofile cpu.out ./index/
+func BenchmarkRecallSearch(b *testing.B) {
+	mb, _ := strconv.Atoi(os.Getenv("BEN10_RECALL_BENCH_MB"))
+	if mb <= 0 {
+		b.Skip("set BEN10_RECALL_BENCH_MB (raw history size in MB) to run")
+	}
+	dir := os.Getenv("BEN10_RECALL_BENCH_DIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "ben10-recall-bench")
+	}
+	srcs := benchSources(b)
+	_, projects, _ := buildHistory(b, dir, srcs, int64(mb)<<20)
+	home := filepath.Join(dir, "index-home")
+	_, statErr := os.Stat(index.DefaultPath(home))
+	x, err := index.Open(index.Options{Home: home, Key: benchKey(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer x.Close()
+	ctx := context.Background()
+	if statErr != nil {
+		if _, err := x.Rebuild(ctx, index.UpdateOptions{Projects: projects}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	queries := benchQueries(b, dir, len(srcs))
+	b.ResetTimer()
+	c := cpuTime()
+	n := 0
+	for i := 0; b.Loop(); i++ {
+		if _, err := x.Search(ctx, index.Query{Text: queries[i%len(queries)], Limit: 10}); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	b.ReportMetric(float64((cpuTime()-c).Microseconds())/1000/float64(n), "cpu-ms/op")
+}

@@ -249,7 +249,7 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 	// and candidates that lack the query are dropped; when too few are
 	// left, ask again for more.
 	for fetch := limit*8 + 16; ; fetch *= 4 {
-		res, n, err := x.searchRows(ctx, q, match, cond, append(args[:len(args):len(args)], fetch), terms)
+		res, n, err := x.searchRows(ctx, q, match, cond, append(args[:len(args):len(args)], fetch), terms, limit)
 		if err != nil || len(res.Hits) >= limit || n < fetch || fetch >= maxFetch {
 			if len(res.Hits) > limit {
 				res.Hits = res.Hits[:limit]
@@ -263,11 +263,15 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 const maxFetch = 1 << 16
 
 // searchRows runs the search for at most fetch candidate rows; it returns
-// the distinct hits among them, best first, those withheld, and the
-// number of rows read.
-func (x *Index) searchRows(ctx context.Context, q Query, match, cond string, args []any, terms []string) (Result, int, error) {
-	rows, err := x.db.QueryContext(ctx, `
-		SELECT fts.text, bm25(fts) AS score, d.pos, d.kind, d.role, d.ts, d.text_id,
+// the distinct hits among them, best first (at most limit), those
+// withheld, and the number of rows read.
+//
+// The ranked query reads no text: SQLite's sorter would copy the text of
+// every matching row. The texts of the hits returned are read afterwards,
+// each once.
+func (x *Index) searchRows(ctx context.Context, q Query, match, cond string, args []any, terms []string, limit int) (Result, int, error) {
+	rows, err := x.query(ctx, `
+		SELECT bm25(fts) AS score, d.pos, d.kind, d.role, d.ts, d.text_id,
 		       a.session, a.assistant, a.title, a.hash, a.path, a.last_ts, p.dir, a.source, a.trust
 		FROM fts
 		JOIN docs d ON d.text_id = fts.rowid
@@ -284,51 +288,68 @@ func (x *Index) searchRows(ctx context.Context, q Query, match, cond string, arg
 		project, session string
 		h                int64
 	}
+	type cand struct {
+		Hit
+		pos, tid, last int64
+		hash           string
+	}
 	best := map[key]int{}
 	withheld := map[key]string{}
-	var hits []Hit
-	var lastTS []int64
+	var cands []cand
 	n := 0
 	for rows.Next() {
 		n++
-		var h Hit
-		var pos, ts, th, last int64
-		var hash string
-		if err := rows.Scan(&h.Snippet, &h.Score, &pos, &h.Kind, &h.Role, &ts, &th, &h.Session, &h.Assistant, &h.Title, &hash, &h.Archive, &last, &h.Project, &h.Source, &h.Trust); err != nil {
+		var c cand
+		var ts int64
+		if err := rows.Scan(&c.Score, &c.pos, &c.Kind, &c.Role, &ts, &c.tid, &c.Session, &c.Assistant, &c.Title, &c.hash, &c.Archive, &c.last, &c.Project, &c.Source, &c.Trust); err != nil {
 			return Result{}, n, fmt.Errorf("index: search %q: %w", q.Text, err)
 		}
-		if !containsAll(h.Snippet, terms) {
-			continue // a candidate of the narrowed match that lacks the whole query
+		c.Time = fromMilli(ts)
+		k := key{c.Project, c.Session, c.tid}
+		if c.Session == "" {
+			k.session = c.Archive
 		}
-		h.Snippet = Snippet(h.Snippet, terms, SnippetLen)
-		h.Ref = hash[:min(refHashLen, len(hash))] + ":" + strconv.FormatInt(pos, 10)
-		h.Time = fromMilli(ts)
-		k := key{h.Project, h.Session, th}
-		if h.Session == "" {
-			k.session = h.Archive
-		}
-		trusted := Trusted(h.Trust)
+		trusted := Trusted(c.Trust)
 		if !trusted && !q.Unauthenticated {
-			withheld[k] = h.Trust
+			withheld[k] = c.Trust
 			continue
 		}
 		if i, ok := best[k]; ok {
 			// The newest trusted archive holding this text.
-			if old := Trusted(hits[i].Trust); trusted && !old || trusted == old && last > lastTS[i] {
-				score := hits[i].Score
-				hits[i], lastTS[i] = h, last
-				hits[i].Score = score
+			if old := Trusted(cands[i].Trust); trusted && !old || trusted == old && c.last > cands[i].last {
+				c.Score = cands[i].Score
+				cands[i] = c
 			}
 			continue
 		}
-		best[k] = len(hits)
-		hits = append(hits, h)
-		lastTS = append(lastTS, last)
+		best[k] = len(cands)
+		cands = append(cands, c)
 	}
 	if err := rows.Err(); err != nil {
 		return Result{}, n, fmt.Errorf("index: search %q: %w", q.Text, err)
 	}
-	res := Result{Hits: hits}
+	rows.Close()
+	var res Result
+	texts := map[int64]string{}
+	for _, c := range cands {
+		if len(res.Hits) == limit {
+			break
+		}
+		text, ok := texts[c.tid]
+		if !ok {
+			if text, err = x.text(ctx, c.tid); err != nil {
+				return Result{}, n, fmt.Errorf("index: search %q: %w", q.Text, err)
+			}
+			texts[c.tid] = text
+		}
+		if !containsAll(text, terms) {
+			continue // a candidate of the narrowed match that lacks the whole query
+		}
+		h := c.Hit
+		h.Snippet = Snippet(text, terms, SnippetLen)
+		h.Ref = c.hash[:min(refHashLen, len(c.hash))] + ":" + strconv.FormatInt(c.pos, 10)
+		res.Hits = append(res.Hits, h)
+	}
 	for k, t := range withheld {
 		if _, served := best[k]; served {
 			continue // the same text from a trusted archive
@@ -339,6 +360,54 @@ func (x *Index) searchRows(ctx context.Context, q Query, match, cond string, arg
 		res.Withheld[t]++
 	}
 	return res, n, nil
+}
+
+// text is the text of full-text row id.
+func (x *Index) text(ctx context.Context, id int64) (string, error) {
+	rows, err := x.query(ctx, `SELECT text FROM fts WHERE rowid = ?`, id)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var s string
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return "", err
+		}
+		return "", fmt.Errorf("no text %d", id)
+	}
+	if err := rows.Scan(&s); err != nil {
+		return "", err
+	}
+	return s, rows.Close()
+}
+
+// maxPrepared bounds the statements an Index keeps prepared (a search's
+// statement depends on which filters it uses); past it, queries are
+// prepared each time.
+const maxPrepared = 64
+
+// query runs query with a statement prepared once per Index: parsing a
+// search's statement costs about a tenth of the search.
+func (x *Index) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	x.mu.Lock()
+	s, ok := x.stmts[query]
+	if !ok && len(x.stmts) < maxPrepared {
+		var err error
+		if s, err = x.db.PrepareContext(ctx, query); err != nil {
+			x.mu.Unlock()
+			return nil, err
+		}
+		if x.stmts == nil {
+			x.stmts = map[string]*sql.Stmt{}
+		}
+		x.stmts[query] = s
+	}
+	x.mu.Unlock()
+	if s == nil {
+		return x.db.QueryContext(ctx, query, args...)
+	}
+	return s.QueryContext(ctx, args...)
 }
 
 // SnippetLen is the length of a Hit's snippet, in bytes, about.
