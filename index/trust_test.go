@@ -3,7 +3,10 @@ package index_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -190,5 +193,50 @@ func TestTrustRebuildEqualsIncremental(t *testing.T) {
 		if !strings.Contains(strings.Join(inc, "\n"), want) {
 			t.Errorf("no hit of trust%s in the dump:\n%s", want, strings.Join(inc, "\n"))
 		}
+	}
+}
+
+// TestSegmentsStayFew: archives indexed one Update at a time leave the
+// full-text index with at most 8 segments (searches seek every term in
+// each), and a rebuild leaves one.
+func TestSegmentsStayFew(t *testing.T) {
+	e := newEnv(t)
+	x := open(t, e.home)
+	ctx := context.Background()
+	src, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segments := func() int {
+		t.Helper()
+		db, err := sql.Open("sqlite", "file:"+x.Path()+"?mode=ro")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var n int
+		if err := db.QueryRow(`SELECT count(DISTINCT segid) FROM fts_idx`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	most := 0
+	for i := range 24 {
+		tr := filepath.Join(t.TempDir(), "s.jsonl")
+		put(t, tr, bytes.ReplaceAll(src, []byte("pkg/calc"), []byte(fmt.Sprintf("pkg/calc%03d", i))))
+		put(t, filepath.Join(e.storeA, "history", fmt.Sprintf("session-%03d.ctx", i)), encodeWith(t, tr, testKey))
+		if _, err := x.Update(ctx, index.UpdateOptions{Projects: []string{e.projA}, Only: true}); err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, segments())
+	}
+	if most > 8 || most < 2 {
+		t.Errorf("at most %d segments over 24 updates, want 2 to 8", most)
+	}
+	if _, err := x.Rebuild(ctx, index.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := segments(); n != 1 {
+		t.Errorf("%d segments after a rebuild, want 1", n)
 	}
 }

@@ -131,17 +131,35 @@ func (x *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
 		}
 	}
 	if st.Added+st.Removed > 0 {
-		return st, x.merge(ctx, mergePages)
+		return st, x.mergeIfFragmented(ctx)
 	}
 	return st, nil
 }
 
-// mergePages is how many pages of the full-text index an Update that
-// changed it merges: each save adds a segment, and a search seeks every
-// term in every segment (9 segments after a rebuild of a 1 GB history
-// made searches twice as slow as one). A few updates in a row bring the
-// index back to one segment; an index of one segment costs nothing.
-const mergePages = 1000
+// Each indexed archive adds a segment to the full-text index (SQLite
+// merges four of a level into one of the next), and a search seeks every
+// term in every segment: with the 9 segments a rebuild of a 1 GB history
+// left, searches took twice the CPU of one segment. An Update that leaves
+// more than maxSegments merges them toward one, about mergePages pages
+// (4 KiB each) per Update, so that no single save pays for rewriting a
+// large index; the next Updates finish the merge.
+const (
+	maxSegments = 8
+	mergePages  = 2000
+)
+
+// mergeIfFragmented merges the full-text index when it has more than
+// maxSegments segments.
+func (x *Index) mergeIfFragmented(ctx context.Context) error {
+	var n int
+	if err := x.db.QueryRowContext(ctx, `SELECT count(DISTINCT segid) FROM fts_idx`).Scan(&n); err != nil {
+		return fmt.Errorf("index: counting the full-text index's segments: %w", err)
+	}
+	if n <= maxSegments {
+		return nil
+	}
+	return x.merge(ctx, mergePages)
+}
 
 // merge merges the full-text index's segments toward one, writing at
 // most about pages pages; pages < 0 merges them all (FTS5's 'optimize').
