@@ -78,6 +78,10 @@ func (x *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
 	if err := x.addPulled(ctx, pulled); err != nil {
 		return st, err
 	}
+	known, err := x.indexed(ctx)
+	if err != nil {
+		return st, err
+	}
 	for _, p := range noted {
 		if c, err := store.CanonicalDir(p); err == nil {
 			opts.Projects = append(opts.Projects[:len(opts.Projects):len(opts.Projects)], c)
@@ -89,7 +93,7 @@ func (x *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
 	}
 	seen := map[string]bool{}
 	if !opts.Only {
-		if err := x.updatePulled(ctx, seen, &st); err != nil {
+		if err := x.updatePulled(ctx, seen, known, &st); err != nil {
 			return st, err
 		}
 	}
@@ -115,7 +119,7 @@ func (x *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
 				return st, err
 			}
 			seen[f.path] = true
-			if err := x.indexFile(ctx, pid, f, &st); err != nil {
+			if err := x.indexFile(ctx, pid, f, known, &st); err != nil {
 				return st, err
 			}
 		}
@@ -308,29 +312,40 @@ type archiveRow struct {
 	id          int64
 	hash        string
 	size, mtime int64
+	status      string
 }
 
-func (x *Index) lookup(ctx context.Context, path string) (archiveRow, bool, error) {
-	var r archiveRow
-	err := x.db.QueryRowContext(ctx, `SELECT id, hash, size, mtime FROM archives WHERE path = ?`, path).Scan(&r.id, &r.hash, &r.size, &r.mtime)
-	if errors.Is(err, sql.ErrNoRows) {
-		return r, false, nil
-	}
+// indexed maps the path of every archive in the index to its row: an
+// Update reads them once (one query, not two per archive).
+func (x *Index) indexed(ctx context.Context) (map[string]archiveRow, error) {
+	rows, err := x.db.QueryContext(ctx, `SELECT path, id, hash, size, mtime, status FROM archives`)
 	if err != nil {
-		return r, false, fmt.Errorf("index: look up %s: %w", path, err)
+		return nil, fmt.Errorf("index: list archives: %w", err)
 	}
-	return r, true, nil
+	defer rows.Close()
+	m := map[string]archiveRow{}
+	for rows.Next() {
+		var p string
+		var r archiveRow
+		if err := rows.Scan(&p, &r.id, &r.hash, &r.size, &r.mtime, &r.status); err != nil {
+			return nil, fmt.Errorf("index: list archives: %w", err)
+		}
+		m[p] = r
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("index: list archives: %w", err)
+	}
+	return m, nil
 }
 
-// indexFile indexes one archive unless it is unchanged.
-func (x *Index) indexFile(ctx context.Context, pid int64, f storeFile, st *Stats) error {
-	old, known, err := x.lookup(ctx, f.path)
-	if err != nil {
-		return err
-	}
-	if known && old.size == f.info.Size() && old.mtime == f.info.ModTime().UnixNano() {
+// indexFile indexes one archive unless it is unchanged (known holds the
+// indexed archives, see indexed).
+func (x *Index) indexFile(ctx context.Context, pid int64, f storeFile, known map[string]archiveRow, st *Stats) error {
+	old, isKnown := known[f.path]
+	if isKnown && old.size == f.info.Size() && old.mtime == f.info.ModTime().UnixNano() {
 		st.Unchanged++
-		return x.countStatus(ctx, old.id, st)
+		countStatus(old.status, st)
+		return nil
 	}
 	fh, err := os.Open(f.path)
 	if err != nil {
@@ -352,12 +367,13 @@ func (x *Index) indexFile(ctx context.Context, pid int64, f storeFile, st *Stats
 		return nil
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
-	if known && old.hash == sum {
+	if isKnown && old.hash == sum {
 		st.Unchanged++
 		if _, err := x.db.ExecContext(ctx, `UPDATE archives SET size = ?, mtime = ? WHERE id = ?`, fi.Size(), fi.ModTime().UnixNano(), old.id); err != nil {
 			return fmt.Errorf("index: %s: %w", f.path, err)
 		}
-		return x.countStatus(ctx, old.id, st)
+		countStatus(old.status, st)
+		return nil
 	}
 	rec := archiveRecord{pid: pid, path: f.path, hash: sum, size: fi.Size(), mtime: fi.ModTime().UnixNano(), kind: f.kind, source: f.source}
 	team := f.source != ""
@@ -380,18 +396,14 @@ func (x *Index) indexFile(ctx context.Context, pid int64, f storeFile, st *Stats
 	return x.write(ctx, rec, rows)
 }
 
-func (x *Index) countStatus(ctx context.Context, id int64, st *Stats) error {
-	var s string
-	if err := x.db.QueryRowContext(ctx, `SELECT status FROM archives WHERE id = ?`, id).Scan(&s); err != nil {
-		return fmt.Errorf("index: archive %d: %w", id, err)
-	}
+// countStatus counts an unchanged archive of status s in st.
+func countStatus(s string, st *Stats) {
 	switch s {
 	case StatusEncrypted:
 		st.Encrypted++
 	case StatusSkipped:
 		st.Skipped++
 	}
-	return nil
 }
 
 type archiveRecord struct {
