@@ -17,6 +17,7 @@ import (
 	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/internal/testcorpus"
+	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript"
 )
 
@@ -370,8 +371,11 @@ func median(ds []time.Duration) time.Duration {
 // BenchmarkRecallSearch runs the history's queries (BenchmarkRecallHistory's)
 // against an index of it kept in $BEN10_RECALL_BENCH_DIR/index-home (built
 // on first use), one query per iteration: for profiling the search alone.
+// It leaves the queries in $BEN10_RECALL_BENCH_DIR/queries.txt and the
+// index's key as that home's auth.key, for scripts/bench-search.sh:
 //
 //	BEN10_RECALL_BENCH_MB=1024 go test -run '^$' -bench RecallSearch -cpuprofile cpu.out ./index/
+//	HOME=$DIR/index-home scripts/bench-search.sh ben10 $DIR/queries.txt $DIR/raw
 func BenchmarkRecallSearch(b *testing.B) {
 	mb, _ := strconv.Atoi(os.Getenv("BEN10_RECALL_BENCH_MB"))
 	if mb <= 0 {
@@ -397,6 +401,14 @@ func BenchmarkRecallSearch(b *testing.B) {
 		}
 	}
 	queries := benchQueries(b, dir, len(srcs))
+	// For scripts/bench-search.sh: the queries, and the key as the user's
+	// so that `HOME=$DIR/index-home ben10 search` uses this index as is.
+	if err := os.WriteFile(filepath.Join(dir, "queries.txt"), []byte(strings.Join(queries, "\n")+"\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(store.AuthKeyPath(home), []byte(strings.Repeat("42", archive.AuthKeySize)+"\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
 	b.ResetTimer()
 	c := cpuTime()
 	n := 0
