@@ -57,7 +57,8 @@ func (s *server) register(srv *sdk.Server) {
 		Name: "search",
 		Description: "Search everything Ben10 captured from past and current sessions (also what compaction summarized away): " +
 			"user and assistant messages, shell commands, tool outputs, errors, paths touched, todos, compaction summaries. " +
-			"Returns ranked hits, each with a reference for show.",
+			"Returns ranked hits, each with a reference for show. Only this user's own archives and the team archives they pulled are searched; " +
+			"hits from any other archive (such as one that came with a cloned repository) are withheld and counted.",
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
 	}, s.search)
 	sdk.AddTool(srv, &sdk.Tool{
