@@ -17,6 +17,7 @@ import (
 	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/internal/testcorpus"
+	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript"
 )
 
@@ -48,7 +49,7 @@ func BenchmarkRecallHistory(b *testing.B) {
 	ctx := context.Background()
 	for i := 0; i < b.N; i++ {
 		home := b.TempDir()
-		x, err := index.Open(index.Options{Home: home})
+		x, err := index.Open(index.Options{Home: home, Key: benchKey(b)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -60,7 +61,7 @@ func BenchmarkRecallHistory(b *testing.B) {
 		rebuild, rebuildCPU := time.Since(t0), cpuTime()-c0
 		x.Close()
 		// Reopen: the WAL is checkpointed on close, the size is the file's.
-		x, err = index.Open(index.Options{Home: home})
+		x, err = index.Open(index.Options{Home: home, Key: benchKey(b)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -92,7 +93,7 @@ func BenchmarkRecallHistory(b *testing.B) {
 		}
 		added := time.Since(t1)
 		x.Close()
-		fresh, err := index.Open(index.Options{Home: b.TempDir()})
+		fresh, err := index.Open(index.Options{Home: b.TempDir(), Key: benchKey(b)})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -148,7 +149,7 @@ func uniqueHistory(b *testing.B, dir string, srcs []benchSource) (raw, size int6
 		raw += fi.Size()
 	}
 	home := b.TempDir()
-	x, err := index.Open(index.Options{Home: home})
+	x, err := index.Open(index.Options{Home: home, Key: benchKey(b)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -165,6 +166,16 @@ func uniqueHistory(b *testing.B, dir string, srcs []benchSource) (raw, size int6
 		}
 	}
 	return raw, int64(s), took, cpu
+}
+
+// benchKey is the key the history's archives are authenticated with, as
+// the user's own saves are.
+func benchKey(b *testing.B) *archive.AuthKey {
+	k, err := archive.NewAuthKey(bytes.Repeat([]byte{0x42}, archive.AuthKeySize))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return k
 }
 
 type benchSource struct {
@@ -218,7 +229,7 @@ func putArchive(b *testing.B, src benchSource, dst string, k int) {
 		b.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if _, _, err := transcript.Save(context.Background(), &buf, tmp, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelFastest}); err != nil {
+	if _, _, err := transcript.Save(context.Background(), &buf, tmp, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelFastest, Auth: benchKey(b)}); err != nil {
 		b.Fatal(err)
 	}
 	os.RemoveAll(filepath.Dir(tmp))
@@ -355,4 +366,57 @@ func median(ds []time.Duration) time.Duration {
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
 	return s[len(s)/2]
+}
+
+// BenchmarkRecallSearch runs the history's queries (BenchmarkRecallHistory's)
+// against an index of it kept in $BEN10_RECALL_BENCH_DIR/index-home (built
+// on first use), one query per iteration: for profiling the search alone.
+// It leaves the queries in $BEN10_RECALL_BENCH_DIR/queries.txt and the
+// index's key as that home's auth.key, for scripts/bench-search.sh:
+//
+//	BEN10_RECALL_BENCH_MB=1024 go test -run '^$' -bench RecallSearch -cpuprofile cpu.out ./index/
+//	HOME=$DIR/index-home scripts/bench-search.sh ben10 $DIR/queries.txt $DIR/raw
+func BenchmarkRecallSearch(b *testing.B) {
+	mb, _ := strconv.Atoi(os.Getenv("BEN10_RECALL_BENCH_MB"))
+	if mb <= 0 {
+		b.Skip("set BEN10_RECALL_BENCH_MB (raw history size in MB) to run")
+	}
+	dir := os.Getenv("BEN10_RECALL_BENCH_DIR")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "ben10-recall-bench")
+	}
+	srcs := benchSources(b)
+	_, projects, _ := buildHistory(b, dir, srcs, int64(mb)<<20)
+	home := filepath.Join(dir, "index-home")
+	_, statErr := os.Stat(index.DefaultPath(home))
+	x, err := index.Open(index.Options{Home: home, Key: benchKey(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer x.Close()
+	ctx := context.Background()
+	if statErr != nil {
+		if _, err := x.Rebuild(ctx, index.UpdateOptions{Projects: projects}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	queries := benchQueries(b, dir, len(srcs))
+	// For scripts/bench-search.sh: the queries, and the key as the user's
+	// so that `HOME=$DIR/index-home ben10 search` uses this index as is.
+	if err := os.WriteFile(filepath.Join(dir, "queries.txt"), []byte(strings.Join(queries, "\n")+"\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(store.AuthKeyPath(home), []byte(strings.Repeat("42", archive.AuthKeySize)+"\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	c := cpuTime()
+	n := 0
+	for i := 0; b.Loop(); i++ {
+		if _, err := x.Search(ctx, index.Query{Text: queries[i%len(queries)], Limit: 10}); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	b.ReportMetric(float64((cpuTime()-c).Microseconds())/1000/float64(n), "cpu-ms/op")
 }

@@ -47,7 +47,7 @@ func TestSharedTexts(t *testing.T) {
 		if _, err := x.Update(ctx, index.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		hits, err := x.Search(ctx, index.Query{Text: "pkg/calc"})
+		hits, err := hitsOf(x.Search(ctx, index.Query{Text: "pkg/calc"}))
 		if err != nil && i == 0 {
 			t.Fatal(err)
 		}
@@ -86,7 +86,7 @@ func TestSchemaVersions(t *testing.T) {
 			t.Fatal(err)
 		}
 		db.Close()
-		x, err = index.Open(index.Options{Home: e.home})
+		x, err = index.Open(index.Options{Home: e.home, Key: testKey})
 		if err != nil {
 			t.Fatalf("version %d: %v", tc.version, err)
 		}
@@ -119,7 +119,7 @@ func TestReindexKeepsSharedTexts(t *testing.T) {
 	}
 	// Same session, other bytes (another codec).
 	var buf bytes.Buffer
-	if _, _, err := transcript.Save(context.Background(), &buf, fixture, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecNone}); err != nil {
+	if _, _, err := transcript.Save(context.Background(), &buf, fixture, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecNone, Auth: testKey}); err != nil {
 		t.Fatal(err)
 	}
 	put(t, cur, buf.Bytes())

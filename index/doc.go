@@ -23,7 +23,7 @@
 // the pull area (PullArea), each hit marked with its source
 // ("remote:<remote>/<project key>"). Pulled archives were authenticated
 // with the team key and rebuilt, redacted, by this user's Ben10 when
-// pulled, so they are indexed like the user's own. An archive is one row of the
+// pulled. An archive is one row of the
 // archives table, identified by its path and the SHA-256 of its bytes; a file
 // whose size and modification time are unchanged is not read again, a file
 // whose bytes changed is indexed again, and a file that is gone (pruned,
@@ -48,6 +48,19 @@
 // plaintext index. They are counted (Stats.Encrypted) and listed by Status.
 // An archive that cannot be read (corrupt, truncated, from a newer Ben10) is
 // skipped and counted too, and retried when its bytes change.
+//
+// # Trust
+//
+// Everything in a project directory is untrusted: a cloned repository can
+// bring archives in its store. Each indexed archive records its trust: it
+// authenticates under the user's key (TrustUser, archive.Archive.Authenticate),
+// it is pulled team content (TrustTeam: in the pull area, or written into
+// a store by `remote pull`, which notes its SHA-256 with NotePulled), or it
+// is not trusted and why (TrustNoTag, TrustOtherKey, TrustBadTag,
+// TrustNoKey). Search and Sessions leave untrusted archives out and count
+// them (Withheld); Query.Unauthenticated and ShowAny serve them, marked,
+// for a user who asks. When the user's key changes, every archive is read
+// again. Status counts archives by trust, Verify lists the untrusted ones.
 //
 // # Matching
 //

@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/ben10ctx/ben10/archive"
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver "sqlite"
 )
 
@@ -19,7 +21,7 @@ const FileName = "index.db"
 
 // schemaVersion is stored in PRAGMA user_version; a database with another
 // version is rebuilt.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // BusyTimeout is how long a writer waits for another writer's lock.
 const BusyTimeout = 30 * time.Second
@@ -35,9 +37,12 @@ func DefaultPath(home string) string {
 // Index is an open recall index. It is safe for concurrent use, and any
 // number of processes may open the same file.
 type Index struct {
-	db   *sql.DB
-	path string
-	home string
+	db    *sql.DB
+	path  string
+	home  string
+	mu    sync.Mutex // guards key and stmts
+	key   *archive.AuthKey
+	stmts map[string]*sql.Stmt // see prepared
 	// Rebuilt is set when Open found the database damaged and started a
 	// new one (the damaged file is kept beside it).
 	Rebuilt string
@@ -50,6 +55,9 @@ type Options struct {
 	Home string
 	// Path is the database file; empty means DefaultPath(Home).
 	Path string
+	// Key authenticates the archives (see Trusted); nil means the key of
+	// the user whose home is Home (store.LoadOrCreateAuthKey).
+	Key *archive.AuthKey
 }
 
 const schema = `
@@ -74,7 +82,15 @@ CREATE TABLE IF NOT EXISTS archives (
 	first_ts   INTEGER NOT NULL DEFAULT 0,
 	last_ts    INTEGER NOT NULL DEFAULT 0,
 	nrows      INTEGER NOT NULL DEFAULT 0,
-	source     TEXT NOT NULL DEFAULT ''
+	source     TEXT NOT NULL DEFAULT '',
+	trust      TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS pulled (
+	hash TEXT PRIMARY KEY
+);
+CREATE TABLE IF NOT EXISTS settings (
+	k TEXT PRIMARY KEY,
+	v TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS archives_hash ON archives(hash);
 CREATE INDEX IF NOT EXISTS archives_project ON archives(project_id);
@@ -120,7 +136,7 @@ func Open(opts Options) (*Index, error) {
 	}
 	x, err := open(path)
 	if err == nil {
-		x.home = opts.Home
+		x.home, x.key = opts.Home, opts.Key
 		return x, nil
 	}
 	if !damaged(err) {
@@ -137,7 +153,7 @@ func Open(opts Options) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	x.home, x.Rebuilt = opts.Home, aside
+	x.home, x.key, x.Rebuilt = opts.Home, opts.Key, aside
 	return x, nil
 }
 
@@ -215,7 +231,7 @@ func (x *Index) init() error {
 	if v != 0 {
 		// An older schema: the index is derived data, built again by the
 		// next Update.
-		for _, t := range []string{"fts", "docs", "texts", "archives", "projects"} {
+		for _, t := range []string{"fts", "docs", "texts", "archives", "projects", "pulled", "settings"} {
 			if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
 				return err
 			}
@@ -238,6 +254,12 @@ func (x *Index) Close() error {
 	if x.db == nil {
 		return ErrClosed
 	}
+	x.mu.Lock()
+	for _, s := range x.stmts {
+		s.Close()
+	}
+	x.stmts = nil
+	x.mu.Unlock()
 	err := x.db.Close()
 	x.db = nil
 	return err

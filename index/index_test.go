@@ -22,15 +22,28 @@ import (
 
 const fixture = "../transcript/claude/testdata/11111111-2222-4333-8444-555555555555.jsonl"
 
+// testKey is the user's key in these tests: the archives they write are
+// the user's own, as Ben10's saves are.
+var testKey = func() *archive.AuthKey {
+	k, err := archive.NewAuthKey(bytes.Repeat([]byte{7}, archive.AuthKeySize))
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
+
 // encode imports the session at src and returns its archive bytes.
 func encode(t testing.TB, src string, enc *ctxfmt.Encryption) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if _, _, err := transcript.Save(context.Background(), &buf, src, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Encryption: enc}); err != nil {
+	if _, _, err := transcript.Save(context.Background(), &buf, src, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Encryption: enc, Auth: testKey}); err != nil {
 		t.Fatalf("save %s: %v", src, err)
 	}
 	return buf.Bytes()
 }
+
+// hitsOf is Search's hits.
+func hitsOf(r index.Result, err error) ([]index.Hit, error) { return r.Hits, err }
 
 func put(t testing.TB, path string, data []byte) {
 	t.Helper()
@@ -70,7 +83,7 @@ func newEnv(t *testing.T) env {
 
 func open(t *testing.T, home string) *index.Index {
 	t.Helper()
-	x, err := index.Open(index.Options{Home: home})
+	x, err := index.Open(index.Options{Home: home, Key: testKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +146,7 @@ func TestUpdateSearchShow(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			hits, err := x.Search(ctx, tc.q)
+			hits, err := hitsOf(x.Search(ctx, tc.q))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,7 +173,7 @@ func TestUpdateSearchShow(t *testing.T) {
 		})
 	}
 
-	hits, err := x.Search(ctx, index.Query{Text: "go test ./pkg/calc", Kinds: []string{index.KindCommand}})
+	hits, err := hitsOf(x.Search(ctx, index.Query{Text: "go test ./pkg/calc", Kinds: []string{index.KindCommand}}))
 	if err != nil || len(hits) == 0 {
 		t.Fatalf("search: %v %v", hits, err)
 	}
@@ -185,11 +198,11 @@ func TestUpdateSearchShow(t *testing.T) {
 	if _, err := x.Show(ctx, "00000000deadbeef:1", 1, 1); !errors.Is(err, index.ErrNoRef) {
 		t.Errorf("show of an unknown archive: %v, want ErrNoRef", err)
 	}
-	if _, err := x.Search(ctx, index.Query{Text: "g "}); !errors.Is(err, index.ErrBadQuery) {
+	if _, err := hitsOf(x.Search(ctx, index.Query{Text: "g "})); !errors.Is(err, index.ErrBadQuery) {
 		t.Errorf("search of short terms: %v, want ErrBadQuery", err)
 	}
 
-	sessions, err := x.Sessions(ctx, mustCanon(t, e.projA))
+	sessions, _, err := x.Sessions(ctx, mustCanon(t, e.projA))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,10 +238,10 @@ func TestUpdateSearchShow(t *testing.T) {
 	if _, err := x.Update(ctx, index.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if hits, _ := x.Search(ctx, index.Query{Text: "pkg/calc", Project: mustCanon(t, e.projA)}); len(hits) != 0 {
+	if hits, _ := hitsOf(x.Search(ctx, index.Query{Text: "pkg/calc", Project: mustCanon(t, e.projA)})); len(hits) != 0 {
 		t.Errorf("old text of a rewritten archive still found: %+v", hits)
 	}
-	if hits, _ := x.Search(ctx, index.Query{Text: "frobnicate_widget", Project: mustCanon(t, e.projA)}); len(hits) == 0 {
+	if hits, _ := hitsOf(x.Search(ctx, index.Query{Text: "frobnicate_widget", Project: mustCanon(t, e.projA)})); len(hits) == 0 {
 		t.Errorf("new text of a rewritten archive not found")
 	}
 }
@@ -246,23 +259,28 @@ func mustCanon(t *testing.T, p string) string {
 func dump(t *testing.T, x *index.Index, e env) []string {
 	t.Helper()
 	ctx := context.Background()
-	var out []string
+	s, err := x.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []string{fmt.Sprintf("archives by trust %v", s.Trust)}
 	for _, p := range []string{e.projA, e.projB} {
-		ss, err := x.Sessions(ctx, mustCanon(t, p))
+		ss, w, err := x.Sessions(ctx, mustCanon(t, p))
 		if err != nil {
 			t.Fatal(err)
 		}
+		out = append(out, fmt.Sprintf("%s withheld %v", p, w))
 		for _, s := range ss {
 			out = append(out, fmt.Sprintf("%s %s %s %d %q", p, s.Session, s.Kind, s.Archives, s.Request))
 		}
 	}
 	for _, q := range []string{"test", "calc", "the", "FAIL", "frobnicate"} {
-		hits, err := x.Search(ctx, index.Query{Text: q, Limit: 1000})
+		hits, err := hitsOf(x.Search(ctx, index.Query{Text: q, Limit: 1000, Unauthenticated: true}))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, h := range hits {
-			out = append(out, fmt.Sprintf("%s %s %s %s %s %s", q, h.Archive, strings.SplitN(h.Ref, ":", 2)[1], h.Kind, h.Time, h.Snippet))
+			out = append(out, fmt.Sprintf("%s %s %s %s %s %s %s", q, h.Archive, strings.SplitN(h.Ref, ":", 2)[1], h.Kind, h.Time, h.Trust, h.Snippet))
 		}
 	}
 	sort.Strings(out)
@@ -346,7 +364,7 @@ func TestConcurrentWriters(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			x, err := index.Open(index.Options{Home: e.home})
+			x, err := index.Open(index.Options{Home: e.home, Key: testKey})
 			if err != nil {
 				errs <- err
 				return

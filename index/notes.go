@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,25 +18,44 @@ import (
 // archives they wrote until the next Update indexes them.
 const NotesName = indexnotes.Name
 
+// note is one line of the notes file.
+type note = indexnotes.Note
+
 // NotesPath is the notes file for home directory home.
 func NotesPath(home string) string { return indexnotes.Path(home) }
 
 // NoteArchive records that the archive at path, in the store of project
 // directory project, was written or removed. It does not touch the
 // database: it appends one line to the notes file (internal/indexnotes,
-// which the save paths and hooks call directly so as not to link the
-// database). The next Update — the background worker's, `ben10 index
-// update`'s, or the one a search runs before it answers — indexes the
-// project's store, and the project is remembered from then on.
+// 0600, never through a symbolic link; the save paths and hooks call that
+// package directly so as not to link the database).
+// The next Update — the background worker's, `ben10 index update`'s, or
+// the one a search runs before it answers — indexes the project's store,
+// and the project is remembered from then on. Every save path calls it
+// once its archive is on disk.
 func NoteArchive(home, project, path string) error { return indexnotes.Append(home, project, path) }
+
+// NotePulled is NoteArchive for an archive `ben10 remote pull` wrote into
+// the store of project: a teammate's content, deliberately untagged (a
+// session start never injects it). The note carries the SHA-256 of the
+// archive's bytes, read now, so that the index serves that archive, and
+// no other untagged one, as team content (TrustTeam). The note is kept
+// in the user's data directory, which a project cannot write.
+func NotePulled(home, project, path string) error {
+	sum, err := fileHash(path)
+	if err != nil {
+		return fmt.Errorf("index: note %s: %w", path, err)
+	}
+	return indexnotes.Add(home, note{Project: project, Path: path, Pulled: sum})
+}
 
 // takeNotes moves the notes file aside (so that notes added meanwhile go
 // to a new file) and returns the projects noted in it and in any file left
-// aside by an Update that did not finish, with the files to remove once
-// they are indexed.
-func takeNotes(home string) (projects []string, taken []string) {
+// aside by an Update that did not finish, the SHA-256 of the archives
+// noted as pulled, and the files to remove once they are indexed.
+func takeNotes(home string) (projects, pulled, taken []string) {
 	if home == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	p := NotesPath(home)
 	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
@@ -59,11 +79,14 @@ func takeNotes(home string) (projects []string, taken []string) {
 			if len(l) == 0 || json.Unmarshal(l, &n) != nil {
 				continue // a torn or foreign line: the next full scan covers it
 			}
+			if len(n.Pulled) == 64 && strings.Trim(n.Pulled, "0123456789abcdef") == "" {
+				pulled = append(pulled, n.Pulled)
+			}
 			if d := strings.TrimSpace(n.Project); filepath.IsAbs(d) && !seen[d] {
 				seen[d] = true
 				projects = append(projects, d)
 			}
 		}
 	}
-	return projects, taken
+	return projects, pulled, taken
 }

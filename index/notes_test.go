@@ -39,7 +39,7 @@ func TestNoteArchive(t *testing.T) {
 	if left, _ := filepath.Glob(index.NotesPath(e.home) + "*"); len(left) != 0 {
 		t.Errorf("notes left after an Update that indexed them: %v", left)
 	}
-	hits, err := x.Search(ctx, index.Query{Text: "pkg/calc"})
+	hits, err := hitsOf(x.Search(ctx, index.Query{Text: "pkg/calc"}))
 	if err != nil || len(hits) == 0 || hits[0].Archive != cur {
 		t.Fatalf("search after the note: %+v %v", hits, err)
 	}
@@ -101,7 +101,7 @@ func TestNoteArchiveHostile(t *testing.T) {
 func TestPullArea(t *testing.T) {
 	e := newEnv(t)
 	pulled := filepath.Join(index.PullArea(e.home), "team", "github.com_acme_app", "history-main-0123abcd.ctx")
-	put(t, pulled, encode(t, fixture, nil))
+	put(t, pulled, encodeWith(t, fixture, nil)) // untagged, as pulls write them
 	// A link in the pull area is not followed.
 	if err := os.Symlink(filepath.Dir(pulled), filepath.Join(index.PullArea(e.home), "team", "linked")); err != nil {
 		t.Fatal(err)
@@ -112,7 +112,7 @@ func TestPullArea(t *testing.T) {
 	if err != nil || st.Added != 1 {
 		t.Fatalf("update: %+v %v", st, err)
 	}
-	hits, err := x.Search(ctx, index.Query{Text: "pkg/calc"})
+	hits, err := hitsOf(x.Search(ctx, index.Query{Text: "pkg/calc"}))
 	if err != nil || len(hits) == 0 {
 		t.Fatalf("search: %+v %v", hits, err)
 	}

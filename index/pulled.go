@@ -36,7 +36,7 @@ func inPullArea(home, dir string) bool {
 // were pulled, so they are indexed like the user's own; one that is
 // encrypted (the local configuration encrypts archives) is counted, not
 // indexed.
-func (x *Index) updatePulled(ctx context.Context, seen map[string]bool, st *Stats) error {
+func (x *Index) updatePulled(ctx context.Context, seen map[string]bool, known map[string]archiveRow, st *Stats) error {
 	area := PullArea(x.home)
 	remotes, err := os.ReadDir(area)
 	if err != nil {
@@ -83,7 +83,7 @@ func (x *Index) updatePulled(ctx context.Context, seen map[string]bool, st *Stat
 					return err
 				}
 				seen[f.path] = true
-				if err := x.indexFile(ctx, pid, f, st); err != nil {
+				if err := x.indexFile(ctx, pid, f, known, st); err != nil {
 					return err
 				}
 			}

@@ -53,7 +53,7 @@ func TestRecallQuality(t *testing.T) {
 	var projects []string
 	for i, src := range sessions {
 		var buf bytes.Buffer
-		if _, _, err := transcript.Save(context.Background(), &buf, src, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecLZ4}); err != nil {
+		if _, _, err := transcript.Save(context.Background(), &buf, src, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecLZ4, Auth: testKey}); err != nil {
 			t.Logf("skipping %s: %v", filepath.Base(src), err)
 			continue
 		}
@@ -108,7 +108,7 @@ func TestRecallQuality(t *testing.T) {
 				short++ // under three characters: not searchable
 				continue
 			}
-			hits, err := x.Search(ctx, index.Query{Text: q, Limit: 3})
+			hits, err := hitsOf(x.Search(ctx, index.Query{Text: q, Limit: 3}))
 			if err != nil {
 				t.Fatalf("search %q: %v", q, err)
 			}

@@ -48,6 +48,18 @@ type Query struct {
 	Since time.Time
 	// Limit is the number of hits (default 10).
 	Limit int
+	// Unauthenticated includes hits from archives that are not trusted
+	// (see Trusted), marked by Hit.Trust. Without it they are left out
+	// and counted in Result.Withheld.
+	Unauthenticated bool
+}
+
+// Result is what Search returns.
+type Result struct {
+	Hits []Hit `json:"hits"`
+	// Withheld counts the distinct hits left out because their archive
+	// is not trusted (among the candidates Search read).
+	Withheld Withheld `json:"withheld,omitempty"`
 }
 
 // Hit is one search result.
@@ -61,7 +73,9 @@ type Hit struct {
 	// Source is where the archive came from when it is not one of this
 	// user's own saves: "remote:<remote name>/<project key>" for an
 	// archive pulled from a team remote into the pull area.
-	Source  string    `json:"source,omitempty"`
+	Source string `json:"source,omitempty"`
+	// Trust is the archive's (TrustUser, TrustTeam, …).
+	Trust   string    `json:"trust"`
 	Kind    string    `json:"kind"`
 	Role    string    `json:"role"`
 	Time    time.Time `json:"time"`
@@ -182,14 +196,15 @@ func splitTerms(q string) []string {
 // Search returns the best hits for q, best first: bm25 rank, then the most
 // recent. The same text of the same session (kept in several archives: the
 // current context, checkpoints, history, snapshots) is one hit, from its
-// newest archive.
-func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+// newest trusted archive. Hits from archives that are not trusted are
+// left out and counted unless q.Unauthenticated.
+func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if x.db == nil {
-		return nil, ErrClosed
+		return Result{}, ErrClosed
 	}
 	match, err := FTSQuery(q.Text)
 	if err != nil {
-		return nil, err
+		return Result{}, err
 	}
 	limit := q.Limit
 	if limit <= 0 {
@@ -234,12 +249,12 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	// and candidates that lack the query are dropped; when too few are
 	// left, ask again for more.
 	for fetch := limit*8 + 16; ; fetch *= 4 {
-		hits, n, err := x.searchRows(ctx, q, match, cond, append(args[:len(args):len(args)], fetch), terms)
-		if err != nil || len(hits) >= limit || n < fetch || fetch >= maxFetch {
-			if len(hits) > limit {
-				hits = hits[:limit]
+		res, n, err := x.searchRows(ctx, q, match, cond, append(args[:len(args):len(args)], fetch), terms, limit)
+		if err != nil || len(res.Hits) >= limit || n < fetch || fetch >= maxFetch {
+			if len(res.Hits) > limit {
+				res.Hits = res.Hits[:limit]
 			}
-			return hits, err
+			return res, err
 		}
 	}
 }
@@ -248,11 +263,16 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 const maxFetch = 1 << 16
 
 // searchRows runs the search for at most fetch candidate rows; it returns
-// the distinct hits among them, best first, and the number of rows read.
-func (x *Index) searchRows(ctx context.Context, q Query, match, cond string, args []any, terms []string) ([]Hit, int, error) {
-	rows, err := x.db.QueryContext(ctx, `
-		SELECT fts.text, bm25(fts) AS score, d.pos, d.kind, d.role, d.ts, d.text_id,
-		       a.session, a.assistant, a.title, a.hash, a.path, a.last_ts, p.dir, a.source
+// the distinct hits among them, best first (at most limit), those
+// withheld, and the number of rows read.
+//
+// The ranked query reads no text: SQLite's sorter would copy the text of
+// every matching row. The texts of the hits returned are read afterwards,
+// each once.
+func (x *Index) searchRows(ctx context.Context, q Query, match, cond string, args []any, terms []string, limit int) (Result, int, error) {
+	rows, err := x.query(ctx, `
+		SELECT bm25(fts) AS score, d.pos, d.kind, d.role, d.ts, d.text_id,
+		       a.session, a.assistant, a.title, a.hash, a.path, a.last_ts, p.dir, a.source, a.trust
 		FROM fts
 		JOIN docs d ON d.text_id = fts.rowid
 		JOIN archives a ON a.id = d.archive_id
@@ -261,51 +281,133 @@ func (x *Index) searchRows(ctx context.Context, q Query, match, cond string, arg
 		ORDER BY score, d.ts DESC, a.path, d.pos
 		LIMIT ?`, args...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("index: search %q: %w", q.Text, err)
+		return Result{}, 0, fmt.Errorf("index: search %q: %w", q.Text, err)
 	}
 	defer rows.Close()
 	type key struct {
 		project, session string
 		h                int64
 	}
+	type cand struct {
+		Hit
+		pos, tid, last int64
+		hash           string
+	}
 	best := map[key]int{}
-	var hits []Hit
-	var lastTS []int64
+	withheld := map[key]string{}
+	var cands []cand
 	n := 0
 	for rows.Next() {
 		n++
-		var h Hit
-		var pos, ts, th, last int64
-		var hash string
-		if err := rows.Scan(&h.Snippet, &h.Score, &pos, &h.Kind, &h.Role, &ts, &th, &h.Session, &h.Assistant, &h.Title, &hash, &h.Archive, &last, &h.Project, &h.Source); err != nil {
-			return nil, n, fmt.Errorf("index: search %q: %w", q.Text, err)
+		var c cand
+		var ts int64
+		if err := rows.Scan(&c.Score, &c.pos, &c.Kind, &c.Role, &ts, &c.tid, &c.Session, &c.Assistant, &c.Title, &c.hash, &c.Archive, &c.last, &c.Project, &c.Source, &c.Trust); err != nil {
+			return Result{}, n, fmt.Errorf("index: search %q: %w", q.Text, err)
 		}
-		if !containsAll(h.Snippet, terms) {
-			continue // a candidate of the narrowed match that lacks the whole query
+		c.Time = fromMilli(ts)
+		k := key{c.Project, c.Session, c.tid}
+		if c.Session == "" {
+			k.session = c.Archive
 		}
-		h.Snippet = Snippet(h.Snippet, terms, SnippetLen)
-		h.Ref = hash[:min(refHashLen, len(hash))] + ":" + strconv.FormatInt(pos, 10)
-		h.Time = fromMilli(ts)
-		k := key{h.Project, h.Session, th}
-		if h.Session == "" {
-			k.session = h.Archive
+		trusted := Trusted(c.Trust)
+		if !trusted && !q.Unauthenticated {
+			withheld[k] = c.Trust
+			continue
 		}
 		if i, ok := best[k]; ok {
-			if last > lastTS[i] { // the newest archive holding this text
-				score := hits[i].Score
-				hits[i], lastTS[i] = h, last
-				hits[i].Score = score
+			// The newest trusted archive holding this text.
+			if old := Trusted(cands[i].Trust); trusted && !old || trusted == old && c.last > cands[i].last {
+				c.Score = cands[i].Score
+				cands[i] = c
 			}
 			continue
 		}
-		best[k] = len(hits)
-		hits = append(hits, h)
-		lastTS = append(lastTS, last)
+		best[k] = len(cands)
+		cands = append(cands, c)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, n, fmt.Errorf("index: search %q: %w", q.Text, err)
+		return Result{}, n, fmt.Errorf("index: search %q: %w", q.Text, err)
 	}
-	return hits, n, nil
+	rows.Close()
+	var res Result
+	texts := map[int64]string{}
+	for _, c := range cands {
+		if len(res.Hits) == limit {
+			break
+		}
+		text, ok := texts[c.tid]
+		if !ok {
+			if text, err = x.text(ctx, c.tid); err != nil {
+				return Result{}, n, fmt.Errorf("index: search %q: %w", q.Text, err)
+			}
+			texts[c.tid] = text
+		}
+		if !containsAll(text, terms) {
+			continue // a candidate of the narrowed match that lacks the whole query
+		}
+		h := c.Hit
+		h.Snippet = Snippet(text, terms, SnippetLen)
+		h.Ref = c.hash[:min(refHashLen, len(c.hash))] + ":" + strconv.FormatInt(c.pos, 10)
+		res.Hits = append(res.Hits, h)
+	}
+	for k, t := range withheld {
+		if _, served := best[k]; served {
+			continue // the same text from a trusted archive
+		}
+		if res.Withheld == nil {
+			res.Withheld = Withheld{}
+		}
+		res.Withheld[t]++
+	}
+	return res, n, nil
+}
+
+// text is the text of full-text row id.
+func (x *Index) text(ctx context.Context, id int64) (string, error) {
+	rows, err := x.query(ctx, `SELECT text FROM fts WHERE rowid = ?`, id)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var s string
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return "", err
+		}
+		return "", fmt.Errorf("no text %d", id)
+	}
+	if err := rows.Scan(&s); err != nil {
+		return "", err
+	}
+	return s, rows.Close()
+}
+
+// maxPrepared bounds the statements an Index keeps prepared (a search's
+// statement depends on which filters it uses); past it, queries are
+// prepared each time.
+const maxPrepared = 64
+
+// query runs query with a statement prepared once per Index: parsing a
+// search's statement costs about a tenth of the search.
+func (x *Index) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	x.mu.Lock()
+	s, ok := x.stmts[query]
+	if !ok && len(x.stmts) < maxPrepared {
+		var err error
+		if s, err = x.db.PrepareContext(ctx, query); err != nil {
+			x.mu.Unlock()
+			return nil, err
+		}
+		if x.stmts == nil {
+			x.stmts = map[string]*sql.Stmt{}
+		}
+		x.stmts[query] = s
+	}
+	x.mu.Unlock()
+	if s == nil {
+		return x.db.QueryContext(ctx, query, args...)
+	}
+	return s.QueryContext(ctx, args...)
 }
 
 // SnippetLen is the length of a Hit's snippet, in bytes, about.
@@ -376,6 +478,7 @@ type Context struct {
 	Title     string    `json:"title,omitempty"`
 	Archive   string    `json:"archive"`
 	Source    string    `json:"source,omitempty"` // as in Hit
+	Trust     string    `json:"trust"`            // as in Hit
 	Rows      []ShowRow `json:"rows"`
 }
 
@@ -403,9 +506,25 @@ func ParseRef(ref string) (hash string, pos int, err error) {
 	return strings.ToLower(h), pos, nil
 }
 
+// ErrUnauthenticated is returned by Show for a reference into an archive
+// that is not trusted (see Trusted); ShowAny serves it.
+var ErrUnauthenticated = errors.New("index: archive not authenticated as this user's")
+
 // Show returns the rows of ref's archive from before rows before it to after
-// rows after it.
+// rows after it. A reference into an archive that is not trusted is an
+// error wrapping ErrUnauthenticated, with the returned Context's header
+// (no rows) saying which archive and its trust.
 func (x *Index) Show(ctx context.Context, ref string, before, after int) (Context, error) {
+	return x.show(ctx, ref, before, after, false)
+}
+
+// ShowAny is Show serving archives that are not trusted too (marked by
+// Context.Trust): for a user who asks for them explicitly.
+func (x *Index) ShowAny(ctx context.Context, ref string, before, after int) (Context, error) {
+	return x.show(ctx, ref, before, after, true)
+}
+
+func (x *Index) show(ctx context.Context, ref string, before, after int, all bool) (Context, error) {
 	if x.db == nil {
 		return Context{}, ErrClosed
 	}
@@ -416,10 +535,11 @@ func (x *Index) Show(ctx context.Context, ref string, before, after int) (Contex
 	var c Context
 	var aid int64
 	var full string
-	err = x.db.QueryRowContext(ctx, `SELECT a.id, a.hash, a.session, a.assistant, a.title, a.path, p.dir, a.source
+	err = x.db.QueryRowContext(ctx, `SELECT a.id, a.hash, a.session, a.assistant, a.title, a.path, p.dir, a.source, a.trust
 		FROM archives a JOIN projects p ON p.id = a.project_id
-		WHERE a.hash >= ? AND a.hash < ? AND a.status = ? ORDER BY a.last_ts DESC LIMIT 1`,
-		hash, hash+"g", StatusIndexed).Scan(&aid, &full, &c.Session, &c.Assistant, &c.Title, &c.Archive, &c.Project, &c.Source)
+		WHERE a.hash >= ? AND a.hash < ? AND a.status = ?
+		ORDER BY a.trust IN (?, ?) DESC, a.last_ts DESC LIMIT 1`,
+		hash, hash+"g", StatusIndexed, TrustUser, TrustTeam).Scan(&aid, &full, &c.Session, &c.Assistant, &c.Title, &c.Archive, &c.Project, &c.Source, &c.Trust)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Context{}, fmt.Errorf("%w: %s (the archive left the index; search again)", ErrNoRef, ref)
 	}
@@ -427,6 +547,9 @@ func (x *Index) Show(ctx context.Context, ref string, before, after int) (Contex
 		return Context{}, fmt.Errorf("index: show %s: %w", ref, err)
 	}
 	c.Ref = ref
+	if !all && !Trusted(c.Trust) {
+		return c, fmt.Errorf("%w: %s is from %s (%s)", ErrUnauthenticated, ref, c.Archive, TrustReason(c.Trust))
+	}
 	before, after = max(before, 0), max(after, 0)
 	rows, err := x.db.QueryContext(ctx, `SELECT d.pos, d.kind, d.role, d.ts, fts.text FROM docs d JOIN fts ON fts.rowid = d.text_id
 		WHERE d.archive_id = ? AND d.pos BETWEEN ? AND ? ORDER BY d.pos`, aid, pos-before, pos+after)
@@ -468,15 +591,18 @@ type Session struct {
 	Last      time.Time `json:"last_activity"`
 	Request   string    `json:"first_request,omitempty"`
 	Archives  int       `json:"archives"`
+	Trust     string    `json:"trust"` // the newest archive's
 }
 
 // Sessions lists the sessions of project (all projects when empty) found in
-// archives of the given kinds (all when empty), newest first.
-func (x *Index) Sessions(ctx context.Context, project string, kinds ...string) ([]Session, error) {
+// trusted archives (see Trusted) of the given kinds (all when empty),
+// newest first; the sessions found only in archives that are not trusted
+// are counted in the Withheld.
+func (x *Index) Sessions(ctx context.Context, project string, kinds ...string) ([]Session, Withheld, error) {
 	if x.db == nil {
-		return nil, ErrClosed
+		return nil, nil, ErrClosed
 	}
-	q := `SELECT a.session, a.assistant, a.title, a.kind, a.path, a.size, a.first_ts, a.last_ts, a.id
+	q := `SELECT a.session, a.assistant, a.title, a.kind, a.path, a.size, a.first_ts, a.last_ts, a.id, a.trust
 		FROM archives a JOIN projects p ON p.id = a.project_id WHERE a.status = ?`
 	args := []any{StatusIndexed}
 	if project != "" {
@@ -492,21 +618,28 @@ func (x *Index) Sessions(ctx context.Context, project string, kinds ...string) (
 	q += ` ORDER BY a.last_ts DESC, a.mtime DESC`
 	rows, err := x.db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("index: sessions: %w", err)
+		return nil, nil, fmt.Errorf("index: sessions: %w", err)
 	}
 	var out []Session
 	ids := []int64{}
 	bySession := map[string]int{}
+	untrusted := map[string]string{}
 	for rows.Next() {
 		var s Session
 		var first, last, id int64
-		if err := rows.Scan(&s.Session, &s.Assistant, &s.Title, &s.Kind, &s.Archive, &s.Size, &first, &last, &id); err != nil {
+		if err := rows.Scan(&s.Session, &s.Assistant, &s.Title, &s.Kind, &s.Archive, &s.Size, &first, &last, &id, &s.Trust); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("index: sessions: %w", err)
+			return nil, nil, fmt.Errorf("index: sessions: %w", err)
 		}
 		key := s.Session
 		if key == "" {
 			key = s.Archive
+		}
+		if !Trusted(s.Trust) {
+			if _, ok := untrusted[key]; !ok {
+				untrusted[key] = s.Trust
+			}
+			continue
 		}
 		if i, ok := bySession[key]; ok {
 			out[i].Archives++
@@ -523,27 +656,40 @@ func (x *Index) Sessions(ctx context.Context, project string, kinds ...string) (
 		err := x.db.QueryRowContext(ctx, `SELECT fts.text FROM docs d JOIN fts ON fts.rowid = d.text_id
 			WHERE d.archive_id = ? AND d.kind = ? ORDER BY d.pos LIMIT 1`, id, KindUser).Scan(&text)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("index: sessions: %w", err)
+			return nil, nil, fmt.Errorf("index: sessions: %w", err)
 		}
 		out[i].Request = cut(text, 300)
 	}
-	return out, nil
+	var w Withheld
+	for k, t := range untrusted {
+		if _, ok := bySession[k]; ok {
+			continue
+		}
+		if w == nil {
+			w = Withheld{}
+		}
+		w[t]++
+	}
+	return out, w, nil
 }
 
 // Status describes the index.
 type Status struct {
-	Path      string         `json:"path"`
-	Bytes     int64          `json:"bytes"` // database file and its WAL
-	Projects  int            `json:"projects"`
-	Archives  int            `json:"archives"`
-	Indexed   int            `json:"indexed"`
-	Encrypted int            `json:"encrypted"`
-	Skipped   int            `json:"skipped"`
-	Pulled    int            `json:"pulled"` // archives of the pull area (teammates'), any status
-	Rows      int            `json:"rows"`
-	Texts     int            `json:"texts"` // distinct texts: a text several archives hold is stored once
-	Kinds     map[string]int `json:"kinds"`
-	Problems  []string       `json:"problems,omitempty"` // the skipped archives and why
+	Path      string `json:"path"`
+	Bytes     int64  `json:"bytes"` // database file and its WAL
+	Projects  int    `json:"projects"`
+	Archives  int    `json:"archives"`
+	Indexed   int    `json:"indexed"`
+	Encrypted int    `json:"encrypted"`
+	Skipped   int    `json:"skipped"`
+	Pulled    int    `json:"pulled"` // archives of the pull area (teammates'), any status
+	// Trust counts the indexed archives by trust (TrustUser, TrustTeam,
+	// TrustNoTag, …): only TrustUser and TrustTeam are served unasked.
+	Trust    map[string]int `json:"trust"`
+	Rows     int            `json:"rows"`
+	Texts    int            `json:"texts"` // distinct texts: a text several archives hold is stored once
+	Kinds    map[string]int `json:"kinds"`
+	Problems []string       `json:"problems,omitempty"` // the skipped archives and why
 }
 
 // Status counts what the index holds.
@@ -551,7 +697,7 @@ func (x *Index) Status(ctx context.Context) (Status, error) {
 	if x.db == nil {
 		return Status{}, ErrClosed
 	}
-	s := Status{Path: x.path, Kinds: map[string]int{}}
+	s := Status{Path: x.path, Kinds: map[string]int{}, Trust: map[string]int{}}
 	for _, ext := range []string{"", "-wal"} {
 		if fi, err := os.Stat(x.path + ext); err == nil {
 			s.Bytes += fi.Size()
@@ -569,20 +715,28 @@ func (x *Index) Status(ctx context.Context) (Status, error) {
 		Scan(&s.Projects, &s.Archives, &s.Indexed, &s.Encrypted, &s.Skipped, &s.Pulled, &s.Rows, &s.Texts); err != nil {
 		return s, fmt.Errorf("index: status: %w", err)
 	}
-	rows, err := x.db.QueryContext(ctx, `SELECT kind, count(*) FROM docs GROUP BY kind`)
-	if err != nil {
-		return s, fmt.Errorf("index: status: %w", err)
-	}
-	for rows.Next() {
-		var k string
-		var n int
-		if err := rows.Scan(&k, &n); err != nil {
-			rows.Close()
+	for _, c := range []struct {
+		q string
+		m map[string]int
+	}{
+		{`SELECT kind, count(*) FROM docs GROUP BY kind`, s.Kinds},
+		{`SELECT trust, count(*) FROM archives WHERE status = '` + StatusIndexed + `' GROUP BY trust`, s.Trust},
+	} {
+		rows, err := x.db.QueryContext(ctx, c.q)
+		if err != nil {
 			return s, fmt.Errorf("index: status: %w", err)
 		}
-		s.Kinds[k] = n
+		for rows.Next() {
+			var k string
+			var n int
+			if err := rows.Scan(&k, &n); err != nil {
+				rows.Close()
+				return s, fmt.Errorf("index: status: %w", err)
+			}
+			c.m[k] = n
+		}
+		rows.Close()
 	}
-	rows.Close()
 	prob, err := x.db.QueryContext(ctx, `SELECT path, problem FROM archives WHERE status = ? ORDER BY path`, StatusSkipped)
 	if err != nil {
 		return s, fmt.Errorf("index: status: %w", err)
@@ -605,6 +759,10 @@ type VerifyReport struct {
 	Stale     []string `json:"stale,omitempty"`   // archives whose bytes changed since indexed
 	Missing   []string `json:"missing,omitempty"` // archives gone from disk
 	Problems  []string `json:"problems,omitempty"`
+	// Unauthenticated lists the indexed archives that are not trusted
+	// ("path: why"): their hits are withheld unless asked for. They do
+	// not make the report fail: the index is right about them.
+	Unauthenticated []string `json:"unauthenticated,omitempty"`
 }
 
 // OK tells a clean report.
@@ -649,7 +807,7 @@ func (x *Index) Verify(ctx context.Context) (VerifyReport, error) {
 	} else if n != 0 {
 		r.Problems = append(r.Problems, fmt.Sprintf("%d rows without their text", n))
 	}
-	ar, err := x.db.QueryContext(ctx, `SELECT path, hash FROM archives ORDER BY path`)
+	ar, err := x.db.QueryContext(ctx, `SELECT path, hash, status, trust FROM archives ORDER BY path`)
 	if err != nil {
 		return r, fmt.Errorf("index: verify: %w", err)
 	}
@@ -657,11 +815,15 @@ func (x *Index) Verify(ctx context.Context) (VerifyReport, error) {
 	var all []pa
 	for ar.Next() {
 		var p pa
-		if err := ar.Scan(&p.path, &p.hash); err != nil {
+		var status, trust string
+		if err := ar.Scan(&p.path, &p.hash, &status, &trust); err != nil {
 			ar.Close()
 			return r, fmt.Errorf("index: verify: %w", err)
 		}
 		all = append(all, p)
+		if status == StatusIndexed && !Trusted(trust) {
+			r.Unauthenticated = append(r.Unauthenticated, p.path+": "+TrustReason(trust))
+		}
 	}
 	ar.Close()
 	for _, p := range all {

@@ -70,7 +70,18 @@ func (x *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
 		return Stats{}, ErrClosed
 	}
 	var st Stats
-	noted, taken := takeNotes(x.home)
+	noted, pulled, taken := takeNotes(x.home)
+	key := x.authKey()
+	if err := x.checkKey(ctx, key); err != nil {
+		return st, err
+	}
+	if err := x.addPulled(ctx, pulled); err != nil {
+		return st, err
+	}
+	known, err := x.indexed(ctx)
+	if err != nil {
+		return st, err
+	}
 	for _, p := range noted {
 		if c, err := store.CanonicalDir(p); err == nil {
 			opts.Projects = append(opts.Projects[:len(opts.Projects):len(opts.Projects)], c)
@@ -82,7 +93,7 @@ func (x *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
 	}
 	seen := map[string]bool{}
 	if !opts.Only {
-		if err := x.updatePulled(ctx, seen, &st); err != nil {
+		if err := x.updatePulled(ctx, seen, known, &st); err != nil {
 			return st, err
 		}
 	}
@@ -108,7 +119,7 @@ func (x *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
 				return st, err
 			}
 			seen[f.path] = true
-			if err := x.indexFile(ctx, pid, f, &st); err != nil {
+			if err := x.indexFile(ctx, pid, f, known, &st); err != nil {
 				return st, err
 			}
 		}
@@ -116,12 +127,57 @@ func (x *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
 	for _, f := range taken {
 		_ = os.Remove(f) // their projects are indexed
 	}
-	if opts.Only {
-		return st, nil
+	if !opts.Only {
+		n, err := x.dropMissing(ctx, seen)
+		st.Removed += n
+		if err != nil {
+			return st, err
+		}
 	}
-	n, err := x.dropMissing(ctx, seen)
-	st.Removed += n
-	return st, err
+	if st.Added+st.Removed > 0 {
+		return st, x.mergeIfFragmented(ctx)
+	}
+	return st, nil
+}
+
+// Each indexed archive adds a segment to the full-text index (SQLite
+// merges four of a level into one of the next), and a search seeks every
+// term in every segment: with the 9 segments a rebuild of a 1 GB history
+// left, searches took twice the CPU of one segment. An Update that leaves
+// more than maxSegments merges them toward one, about mergePages pages
+// (4 KiB each) per Update, so that no single save pays for rewriting a
+// large index; the next Updates finish the merge.
+const (
+	maxSegments = 8
+	mergePages  = 2000
+)
+
+// mergeIfFragmented merges the full-text index when it has more than
+// maxSegments segments.
+func (x *Index) mergeIfFragmented(ctx context.Context) error {
+	var n int
+	if err := x.db.QueryRowContext(ctx, `SELECT count(DISTINCT segid) FROM fts_idx`).Scan(&n); err != nil {
+		return fmt.Errorf("index: counting the full-text index's segments: %w", err)
+	}
+	if n <= maxSegments {
+		return nil
+	}
+	return x.merge(ctx, mergePages)
+}
+
+// merge merges the full-text index's segments toward one, writing at
+// most about pages pages; pages < 0 merges them all (FTS5's 'optimize').
+func (x *Index) merge(ctx context.Context, pages int) error {
+	var err error
+	if pages < 0 {
+		_, err = x.db.ExecContext(ctx, `INSERT INTO fts(fts) VALUES('optimize')`)
+	} else {
+		_, err = x.db.ExecContext(ctx, `INSERT INTO fts(fts, rank) VALUES('merge', ?)`, -pages)
+	}
+	if err != nil {
+		return fmt.Errorf("index: merging the full-text index: %w", err)
+	}
+	return nil
 }
 
 // projects lists the project directories to scan, canonical and deduplicated.
@@ -256,29 +312,40 @@ type archiveRow struct {
 	id          int64
 	hash        string
 	size, mtime int64
+	status      string
 }
 
-func (x *Index) lookup(ctx context.Context, path string) (archiveRow, bool, error) {
-	var r archiveRow
-	err := x.db.QueryRowContext(ctx, `SELECT id, hash, size, mtime FROM archives WHERE path = ?`, path).Scan(&r.id, &r.hash, &r.size, &r.mtime)
-	if errors.Is(err, sql.ErrNoRows) {
-		return r, false, nil
-	}
+// indexed maps the path of every archive in the index to its row: an
+// Update reads them once (one query, not two per archive).
+func (x *Index) indexed(ctx context.Context) (map[string]archiveRow, error) {
+	rows, err := x.db.QueryContext(ctx, `SELECT path, id, hash, size, mtime, status FROM archives`)
 	if err != nil {
-		return r, false, fmt.Errorf("index: look up %s: %w", path, err)
+		return nil, fmt.Errorf("index: list archives: %w", err)
 	}
-	return r, true, nil
+	defer rows.Close()
+	m := map[string]archiveRow{}
+	for rows.Next() {
+		var p string
+		var r archiveRow
+		if err := rows.Scan(&p, &r.id, &r.hash, &r.size, &r.mtime, &r.status); err != nil {
+			return nil, fmt.Errorf("index: list archives: %w", err)
+		}
+		m[p] = r
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("index: list archives: %w", err)
+	}
+	return m, nil
 }
 
-// indexFile indexes one archive unless it is unchanged.
-func (x *Index) indexFile(ctx context.Context, pid int64, f storeFile, st *Stats) error {
-	old, known, err := x.lookup(ctx, f.path)
-	if err != nil {
-		return err
-	}
-	if known && old.size == f.info.Size() && old.mtime == f.info.ModTime().UnixNano() {
+// indexFile indexes one archive unless it is unchanged (known holds the
+// indexed archives, see indexed).
+func (x *Index) indexFile(ctx context.Context, pid int64, f storeFile, known map[string]archiveRow, st *Stats) error {
+	old, isKnown := known[f.path]
+	if isKnown && old.size == f.info.Size() && old.mtime == f.info.ModTime().UnixNano() {
 		st.Unchanged++
-		return x.countStatus(ctx, old.id, st)
+		countStatus(old.status, st)
+		return nil
 	}
 	fh, err := os.Open(f.path)
 	if err != nil {
@@ -300,15 +367,22 @@ func (x *Index) indexFile(ctx context.Context, pid int64, f storeFile, st *Stats
 		return nil
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
-	if known && old.hash == sum {
+	if isKnown && old.hash == sum {
 		st.Unchanged++
 		if _, err := x.db.ExecContext(ctx, `UPDATE archives SET size = ?, mtime = ? WHERE id = ?`, fi.Size(), fi.ModTime().UnixNano(), old.id); err != nil {
 			return fmt.Errorf("index: %s: %w", f.path, err)
 		}
-		return x.countStatus(ctx, old.id, st)
+		countStatus(old.status, st)
+		return nil
 	}
 	rec := archiveRecord{pid: pid, path: f.path, hash: sum, size: fi.Size(), mtime: fi.ModTime().UnixNano(), kind: f.kind, source: f.source}
-	rows, err := readArchive(fh, fi.Size(), &rec)
+	team := f.source != ""
+	if !team {
+		if team, err = x.isPulled(ctx, sum); err != nil {
+			return err
+		}
+	}
+	rows, err := readArchive(fh, fi.Size(), &rec, x.authKey(), team)
 	switch rec.status {
 	case StatusEncrypted:
 		st.Encrypted++
@@ -322,18 +396,14 @@ func (x *Index) indexFile(ctx context.Context, pid int64, f storeFile, st *Stats
 	return x.write(ctx, rec, rows)
 }
 
-func (x *Index) countStatus(ctx context.Context, id int64, st *Stats) error {
-	var s string
-	if err := x.db.QueryRowContext(ctx, `SELECT status FROM archives WHERE id = ?`, id).Scan(&s); err != nil {
-		return fmt.Errorf("index: archive %d: %w", id, err)
-	}
+// countStatus counts an unchanged archive of status s in st.
+func countStatus(s string, st *Stats) {
 	switch s {
 	case StatusEncrypted:
 		st.Encrypted++
 	case StatusSkipped:
 		st.Skipped++
 	}
-	return nil
 }
 
 type archiveRecord struct {
@@ -343,12 +413,14 @@ type archiveRecord struct {
 	status, problem    string
 	session, assistant string
 	title, source      string
+	trust              string
 	firstTS, lastTS    int64
 }
 
 // readArchive opens the archive and extracts its rows, setting rec's
-// status and identity. A hostile archive is an error, never a panic.
-func readArchive(ra io.ReaderAt, size int64, rec *archiveRecord) (rows []Row, err error) {
+// status, identity and trust (authenticated with key; team: pulled team
+// content). A hostile archive is an error, never a panic.
+func readArchive(ra io.ReaderAt, size int64, rec *archiveRecord, key *archive.AuthKey, team bool) (rows []Row, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			rows, err = nil, fmt.Errorf("archive decoder panicked: %v", p)
@@ -369,6 +441,7 @@ func readArchive(ra io.ReaderAt, size int64, rec *archiveRecord) (rows []Row, er
 		rec.status = StatusEncrypted
 		return nil, nil
 	}
+	rec.trust = TrustOf(a, key, team)
 	m := a.Meta()
 	rec.session, rec.assistant, rec.title = m.SessionID, string(m.Harness), m.Title
 	rec.firstTS, rec.lastTS = unixMilli(m.FirstActivity), unixMilli(m.LastActivity)
@@ -394,9 +467,9 @@ func (x *Index) write(ctx context.Context, rec archiveRecord, rows []Row) error 
 	if err != nil {
 		return fmt.Errorf("index: %s: %w", rec.path, err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO archives(project_id, path, hash, size, mtime, kind, status, problem, session, assistant, title, first_ts, last_ts, nrows, source)
-		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		rec.pid, rec.path, rec.hash, rec.size, rec.mtime, rec.kind, rec.status, rec.problem, rec.session, rec.assistant, rec.title, rec.firstTS, rec.lastTS, len(rows), rec.source)
+	res, err := tx.ExecContext(ctx, `INSERT INTO archives(project_id, path, hash, size, mtime, kind, status, problem, session, assistant, title, first_ts, last_ts, nrows, source, trust)
+		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		rec.pid, rec.path, rec.hash, rec.size, rec.mtime, rec.kind, rec.status, rec.problem, rec.session, rec.assistant, rec.title, rec.firstTS, rec.lastTS, len(rows), rec.source, rec.trust)
 	if err != nil {
 		return fmt.Errorf("index: %s: %w", rec.path, err)
 	}
@@ -597,7 +670,11 @@ func (x *Index) Rebuild(ctx context.Context, opts UpdateOptions) (Stats, error) 
 		return Stats{}, fmt.Errorf("index: rebuild: %w", err)
 	}
 	opts.Only = false
-	return x.Update(ctx, opts)
+	st, err := x.Update(ctx, opts)
+	if err != nil {
+		return st, err
+	}
+	return st, x.merge(ctx, -1)
 }
 
 func fileHash(path string) (string, error) {

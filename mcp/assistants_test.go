@@ -38,7 +38,7 @@ func TestFourAssistants(t *testing.T) {
 	for _, f := range fixtures {
 		proj := filepath.Join(root, string(f.assistant))
 		var buf bytes.Buffer
-		if _, _, err := transcript.Save(context.Background(), &buf, f.path, f.assistant, archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd}); err != nil {
+		if _, _, err := transcript.Save(context.Background(), &buf, f.path, f.assistant, archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Auth: userKey(t, e.home)}); err != nil {
 			t.Fatalf("%s: %v", f.path, err)
 		}
 		cur := filepath.Join(proj, ".claude", "context", "current.ctx")
@@ -86,7 +86,8 @@ func TestFourAssistants(t *testing.T) {
 	}
 	cs := connect(t, e)
 	for _, w := range wants {
-		hits, err := x.Search(ctx, index.Query{Text: w.query, Assistant: w.assistant})
+		res, err := x.Search(ctx, index.Query{Text: w.query, Assistant: w.assistant})
+		hits := res.Hits
 		if err != nil || len(hits) == 0 || hits[0].Session != w.session || hits[0].Assistant != w.assistant {
 			t.Errorf("%s: search %q: %+v %v", w.assistant, w.query, hits, err)
 		}

@@ -20,12 +20,19 @@
 // The project is the client's first file:// root when the client offers
 // roots, else the server's working directory. Encrypted archives are never
 // indexed, and recall_file refuses them.
+//
+// Only this user's archives are served: those the user's key authenticates
+// and the team archives the user pulled (see index.Trusted; recall_file and
+// list_snapshots, which read the store directly, only the former). A
+// result says how many hits, sessions or archives it withheld and why,
+// never what they hold.
 package mcp
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -34,6 +41,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/store"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -67,8 +75,9 @@ type Options struct {
 
 type server struct {
 	opts  Options
-	mu    sync.Mutex
+	mu    sync.Mutex // guards x and key
 	x     *index.Index
+	key   *archive.AuthKey
 	roots sync.Map // *sdk.ServerSession → *rootState
 }
 
@@ -126,15 +135,26 @@ func NewServer(opts Options) (*sdk.Server, func() error, error) {
 	return srv, s.close, nil
 }
 
-// Run serves on stdin and stdout until the client disconnects or ctx ends.
-func Run(ctx context.Context, opts Options) error {
+// Serve serves MCP on in and out (newline-delimited JSON-RPC, as over
+// stdio) until the client disconnects or ctx ends. In is closed at the
+// end when it is an io.ReadCloser (that ends a pending read); out is not.
+func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	srv, closeFn, err := NewServer(opts)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	return srv.Run(ctx, &sdk.StdioTransport{})
+	rc, ok := in.(io.ReadCloser)
+	if !ok {
+		rc = io.NopCloser(in)
+	}
+	return srv.Run(ctx, &sdk.IOTransport{Reader: rc, Writer: nopWriteCloser{out}})
 }
+
+// nopWriteCloser is an io.WriteCloser whose Close does nothing.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 func (s *server) close() error {
 	s.mu.Lock()

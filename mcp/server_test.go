@@ -40,10 +40,7 @@ func setup(t *testing.T) fixtureEnv {
 			t.Fatal(err)
 		}
 	}
-	var buf bytes.Buffer
-	if _, _, err := transcript.Save(context.Background(), &buf, fixture, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd}); err != nil {
-		t.Fatal(err)
-	}
+	buf := bytes.NewBuffer(encodeAs(t, fixture, userKey(t, e.home)))
 	for _, p := range []string{filepath.Join(e.project, ".claude", "context", "current.ctx"), filepath.Join(e.other, ".claude", "context", "history", "session-1.ctx")} {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			t.Fatal(err)
@@ -68,6 +65,28 @@ func setup(t *testing.T) fixtureEnv {
 		t.Fatal(err)
 	}
 	return e
+}
+
+// userKey is the authentication key of the user whose home is home: the
+// key Ben10's saves tag archives with.
+func userKey(t *testing.T, home string) *archive.AuthKey {
+	t.Helper()
+	k, err := snapshot.UserAuthKey(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// encodeAs saves the transcript at src as an archive tagged with key k
+// (nil: untagged).
+func encodeAs(t *testing.T, src string, k *archive.AuthKey) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, _, err := transcript.Save(context.Background(), &buf, src, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Auth: k}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 // connect runs the server on an in-memory transport and returns a client
@@ -305,5 +324,153 @@ func TestSessionDigestOfferedAtStart(t *testing.T) {
 	}
 	if !strings.Contains(so.String(), "Goal: make calc pass.") || !strings.Contains(so.String(), "Checkpoint the assistant wrote itself in session 11111111") {
 		t.Errorf("SessionStart did not offer the digest:\n%s", so.String())
+	}
+}
+
+// plantedTranscript is the fixture session with its paths under
+// pkg/zzplant and session id id.
+func plantedTranscript(t *testing.T, id string) string {
+	t.Helper()
+	b, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = bytes.ReplaceAll(b, []byte("pkg/calc"), []byte("pkg/zzplant"))
+	b = bytes.ReplaceAll(b, []byte("11111111-2222-4333-8444-555555555555"), []byte(id))
+	p := filepath.Join(t.TempDir(), id+".jsonl")
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// withTagOf is archive b with the authentication tag of archive own
+// appended: a valid tag moved onto other content.
+func withTagOf(t *testing.T, b, own []byte) []byte {
+	t.Helper()
+	or, err := ctxfmt.NewReader(bytes.NewReader(own), int64(len(own)), ctxfmt.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tags := or.Find(archive.TypeAuthTag)
+	if len(tags) != 1 {
+		t.Fatalf("own archive has %d tags", len(tags))
+	}
+	tag, err := or.ReadSegment(tags[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ctxfmt.NewReader(bytes.NewReader(b), int64(len(b)), ctxfmt.ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	w, err := ctxfmt.NewWriter(&out, ctxfmt.WriterOptions{Codec: ctxfmt.CodecNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range r.Segments() {
+		p, err := r.ReadSegment(s.Index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.AddWith(s.Type, p, ctxfmt.SegmentOptions{Optional: !s.Required, Codec: ctxfmt.CodecNone}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.AddWith(archive.TypeAuthTag, tag, ctxfmt.SegmentOptions{Optional: true, Codec: ctxfmt.CodecNone}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// TestUnauthenticatedWithheld: archives planted in the project's store (as
+// a cloned repository can bring them) — one untagged, one tagged with
+// another user's key, one carrying a valid tag of this user's moved onto
+// other content — are indexed but never served: search says how many hits
+// it withheld and why, without their text; show refuses their
+// references; list_sessions leaves their sessions out; recall_file does
+// not read a tampered current context.
+func TestUnauthenticatedWithheld(t *testing.T) {
+	e := setup(t)
+	ctx := context.Background()
+	own := encodeAs(t, fixture, userKey(t, e.home))
+	other, err := archive.NewAuthKey(bytes.Repeat([]byte{9}, archive.AuthKeySize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		untagged = "aaaaaaaa-0000-4000-8000-000000000001"
+		otherKey = "aaaaaaaa-0000-4000-8000-000000000002"
+		tampered = "aaaaaaaa-0000-4000-8000-000000000003"
+	)
+	st := filepath.Join(e.project, ".claude", "context")
+	for path, data := range map[string][]byte{
+		filepath.Join(st, "checkpoints", "cp-planted.ctx"): encodeAs(t, plantedTranscript(t, untagged), nil),
+		filepath.Join(st, "history", "session-other.ctx"):  encodeAs(t, plantedTranscript(t, otherKey), other),
+		filepath.Join(st, "current.ctx"):                   withTagOf(t, encodeAs(t, plantedTranscript(t, tampered), nil), own),
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x, err := index.Open(index.Options{Home: e.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if _, err := x.Update(ctx, index.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	all, err := x.Search(ctx, index.Query{Text: "pkg/zzplant", Unauthenticated: true, Limit: 50})
+	if err != nil || len(all.Hits) == 0 {
+		t.Fatalf("the planted archives are not indexed: %+v %v", all, err)
+	}
+	trusts := map[string]bool{}
+	for _, h := range all.Hits {
+		trusts[h.Trust] = true
+	}
+	for _, tr := range []string{index.TrustNoTag, index.TrustOtherKey, index.TrustBadTag} {
+		if !trusts[tr] {
+			t.Errorf("no hit marked %s among %v", tr, trusts)
+		}
+	}
+
+	cs := connect(t, e)
+	out, isErr := call(t, cs, "search", map[string]any{"query": "pkg/zzplant", "scope": "all"})
+	if isErr || !strings.Contains(out, "No match") || !strings.Contains(out, "withheld") {
+		t.Errorf("search of planted content: %v\n%s", isErr, out)
+	}
+	for _, why := range []string{"no authentication tag", "another user's key", "does not verify"} {
+		if !strings.Contains(out, why) {
+			t.Errorf("search result does not say %q:\n%s", why, out)
+		}
+	}
+	if strings.Contains(out, "«") || strings.Contains(out, "Fix the failing test") {
+		t.Errorf("withheld content in the result:\n%s", out)
+	}
+	out, isErr = call(t, cs, "show", map[string]any{"ref": all.Hits[0].Ref})
+	if isErr || !strings.HasPrefix(out, "Withheld:") || strings.Contains(out, "zzplant/") {
+		t.Errorf("show of a planted hit: %v\n%s", isErr, out)
+	}
+	out, isErr = call(t, cs, "list_sessions", map[string]any{})
+	if isErr || strings.Contains(out, "aaaaaaaa-") || !strings.Contains(out, "3 sessions withheld") ||
+		!strings.Contains(out, "11111111-2222-4333-8444-555555555555") {
+		t.Errorf("list_sessions: %v\n%s", isErr, out)
+	}
+	out, isErr = call(t, cs, "recall_file", map[string]any{"path": "pkg/zzplant/add.go"})
+	if isErr || !strings.Contains(out, "No record") || !strings.Contains(out, "1 archives withheld") {
+		t.Errorf("recall_file from a tampered current context: %v\n%s", isErr, out)
+	}
+	// This user's own content is still served.
+	out, isErr = call(t, cs, "search", map[string]any{"query": "go test ./pkg/calc"})
+	if isErr || !strings.Contains(out, "«go test ./pkg/calc»") || strings.Contains(out, "withheld") {
+		t.Errorf("search of own content: %v\n%s", isErr, out)
 	}
 }

@@ -57,7 +57,8 @@ func (s *server) register(srv *sdk.Server) {
 		Name: "search",
 		Description: "Search everything Ben10 captured from past and current sessions (also what compaction summarized away): " +
 			"user and assistant messages, shell commands, tool outputs, errors, paths touched, todos, compaction summaries. " +
-			"Returns ranked hits, each with a reference for show.",
+			"Returns ranked hits, each with a reference for show. Only this user's own archives and the team archives they pulled are searched; " +
+			"hits from any other archive (such as one that came with a cloned repository) are withheld and counted.",
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
 	}, s.search)
 	sdk.AddTool(srv, &sdk.Tool{
@@ -115,18 +116,21 @@ func (s *server) search(ctx context.Context, req *sdk.CallToolRequest, a SearchA
 		return nil, nil, err
 	}
 	s.catchUp(ctx, x, q.Project)
-	hits, err := x.Search(ctx, q)
+	res, err := x.Search(ctx, q)
 	if err != nil {
 		return nil, nil, err
 	}
+	hits := res.Hits
+	withheld := withheldNote(res.Withheld, "hits")
 	if len(hits) == 0 {
 		where := "this project (" + q.Project + ")"
 		if q.Project == "" {
 			where = "any project"
 		}
-		return text(fmt.Sprintf("No match for %q in %s.", a.Query, where)), nil, nil
+		return text(withheld + fmt.Sprintf("No match for %q in %s.", a.Query, where)), nil, nil
 	}
 	var b strings.Builder
+	b.WriteString(withheld)
 	fmt.Fprintf(&b, "%d hits for %q (show REF for the context):\n", len(hits), a.Query)
 	for i, h := range hits {
 		when := "-"
@@ -136,6 +140,9 @@ func (s *server) search(ctx context.Context, req *sdk.CallToolRequest, a SearchA
 		fmt.Fprintf(&b, "\n%d. ref %s  %s  %s %s  session %s", i+1, h.Ref, when, h.Assistant, h.Kind, h.Session)
 		if q.Project == "" {
 			fmt.Fprintf(&b, "  project %s", h.Project)
+		}
+		if h.Trust == index.TrustTeam {
+			b.WriteString("  (team content, pulled from a remote)")
 		}
 		fmt.Fprintf(&b, "\n   %s\n", oneLine(h.Snippet, 400))
 	}
@@ -154,6 +161,10 @@ func (s *server) show(ctx context.Context, _ *sdk.CallToolRequest, a ShowArgs) (
 		return nil, nil, err
 	}
 	c, err := x.Show(ctx, a.Ref, a.Before, a.After)
+	if errors.Is(err, index.ErrUnauthenticated) {
+		// Withheld: say why, never what it holds.
+		return text(fmt.Sprintf("Withheld: %s is from an archive not authenticated as this user's (%s).", a.Ref, index.TrustReason(c.Trust))), nil, nil
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -193,14 +204,16 @@ func (s *server) listSessions(ctx context.Context, req *sdk.CallToolRequest, a L
 	if err != nil {
 		return nil, nil, err
 	}
-	ss, err := x.Sessions(ctx, p)
+	ss, w, err := x.Sessions(ctx, p)
 	if err != nil {
 		return nil, nil, err
 	}
+	withheld := withheldNote(w, "sessions")
 	if len(ss) == 0 {
-		return text("No captured session of " + p + " in the index (run `ben10 index update` if one was saved)."), nil, nil
+		return text(withheld + "No captured session of " + p + " in the index (run `ben10 index update` if one was saved)."), nil, nil
 	}
 	var b strings.Builder
+	b.WriteString(withheld)
 	fmt.Fprintf(&b, "Sessions of %s (%d, newest first):\n", p, len(ss))
 	for i, se := range ss {
 		if i == limit {
@@ -241,20 +254,29 @@ func (s *server) listSnapshots(ctx context.Context, req *sdk.CallToolRequest, a 
 	}
 	requests := map[string]string{}
 	if x, err := s.index(); err == nil {
-		if ss, err := x.Sessions(ctx, p, index.ArchiveSnapshot); err == nil {
+		if ss, _, err := x.Sessions(ctx, p, index.ArchiveSnapshot); err == nil {
 			for _, se := range ss {
 				requests[se.Session] = se.Request
 			}
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Pre-compaction snapshots of %s (%d, newest first):\n", p, len(ix.Snapshots))
+	var list strings.Builder
+	w := index.Withheld{}
+	shown := 0
 	for i := len(ix.Snapshots) - 1; i >= 0; i-- {
 		sn := ix.Snapshots[i]
-		if n := len(ix.Snapshots) - 1 - i; n == limit {
-			fmt.Fprintf(&b, "\n… and %d older\n", i+1)
+		if shown == limit {
+			fmt.Fprintf(&list, "\n… and %d older\n", i+1)
 			break
 		}
+		// The snapshot listing is the project's (untrusted) file: each
+		// snapshot is listed only when this user's key authenticates it.
+		if t := s.trust(filepath.Join(st.SnapshotDir(), sn.File)); !index.Trusted(t) {
+			w[t]++
+			continue
+		}
+		shown++
 		fmt.Fprintf(&b, "\n- %s  %s  %s  session %s  %s, %d tokens before compaction (%s)", sn.ID, stamp(sn.CreatedAt), sn.Harness, sn.SessionID, sizeOf(sn.CompressedBytes), sn.PreCompaction.TokenCount, sn.Trigger)
 		if sn.Pinned {
 			b.WriteString(", pinned")
@@ -263,8 +285,43 @@ func (s *server) listSnapshots(ctx context.Context, req *sdk.CallToolRequest, a 
 			fmt.Fprintf(&b, "\n  first request: %s", oneLine(r, 200))
 		}
 		b.WriteString("\n")
+		list.WriteString(b.String())
+		b.Reset()
 	}
+	fmt.Fprintf(&b, "%sPre-compaction snapshots of %s (%d, newest first):\n%s", withheldNote(w, "snapshots"), p, shown, list.String())
 	return text(b.String()), nil, nil
+}
+
+// trust is the trust of the archive at path under this user's key: only
+// index.TrustUser is served by the tools that read a store directly
+// (list_snapshots, recall_file); "" when it cannot be opened.
+func (s *server) trust(path string) string {
+	a, err := archive.OpenFile(path, archive.OpenOptions{})
+	if err != nil {
+		return ""
+	}
+	defer a.Close()
+	return index.TrustOf(a, s.authKey(), false)
+}
+
+// authKey is this user's authentication key, read once (nil when it
+// cannot be read: nothing is then served from the stores).
+func (s *server) authKey() *archive.AuthKey {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.key == nil {
+		s.key, _ = snapshot.UserAuthKey(s.opts.Home)
+	}
+	return s.key
+}
+
+// withheldNote is the line a result starts with when w withheld some
+// (what: "hits", "sessions", "snapshots"), else "".
+func withheldNote(w index.Withheld, what string) string {
+	if s := w.Say(what); s != "" {
+		return "Note: " + s + ". Their content is not shown.\n\n"
+	}
+	return ""
 }
 
 func listLimit(n int) (int, error) {
@@ -304,8 +361,9 @@ func (s *server) recallFile(ctx context.Context, req *sdk.CallToolRequest, a Rec
 	}
 	cands = append(cands, st.CurrentPath())
 	var problems []string
+	w := index.Withheld{}
 	for _, path := range cands {
-		out, found, err := fileStory(path, want)
+		out, found, err := fileStory(path, want, s.authKey(), w)
 		if err != nil {
 			problems = append(problems, err.Error())
 			continue
@@ -314,7 +372,7 @@ func (s *server) recallFile(ctx context.Context, req *sdk.CallToolRequest, a Rec
 			return text(out), nil, nil
 		}
 	}
-	msg := fmt.Sprintf("No record of %s in this project's newest snapshots or current context.", want)
+	msg := withheldNote(w, "archives") + fmt.Sprintf("No record of %s in this project's newest snapshots or current context authenticated as this user's.", want)
 	if len(problems) > 0 {
 		msg += "\nUnreadable: " + strings.Join(problems, "; ")
 	}
@@ -327,8 +385,9 @@ func samePath(recorded, want string) bool {
 	return r == want || strings.HasSuffix(r, "/"+want) || strings.HasSuffix(want, "/"+r)
 }
 
-// fileStory renders what the archive at path holds about file want.
-func fileStory(path, want string) (string, bool, error) {
+// fileStory renders what the archive at path holds about file want. An
+// archive key does not authenticate is counted in w and not read.
+func fileStory(path, want string, key *archive.AuthKey, w index.Withheld) (string, bool, error) {
 	a, err := archive.OpenFile(path, archive.OpenOptions{})
 	if err != nil {
 		if errors.Is(err, ctxfmt.ErrKeyRequired) {
@@ -340,6 +399,10 @@ func fileStory(path, want string) (string, bool, error) {
 		return "", false, fmt.Errorf("%s: %w", filepath.Base(path), err)
 	}
 	defer a.Close()
+	if t := index.TrustOf(a, key, false); t != index.TrustUser {
+		w[t]++
+		return "", false, nil
+	}
 	tools, err := a.Tools()
 	if err != nil {
 		return "", false, fmt.Errorf("%s: %w", filepath.Base(path), err)

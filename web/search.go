@@ -138,7 +138,7 @@ func (s IndexSearcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	entries := map[*Project]map[string]Entry{}
 	hits := []Hit{}
-	for _, h := range found {
+	for _, h := range found.Hits { // only trusted archives: see index.Trusted
 		p := byDir[h.Project]
 		if p == nil {
 			continue

@@ -117,6 +117,12 @@ func runIndexStatus(ctx context.Context, g *globalOptions, out, errw io.Writer) 
 		home, _ := store.HomeDir()
 		fmt.Fprintf(out, "  pulled     %d from team remotes (%s)\n", s.Pulled, tildePath(index.PullArea(home)))
 	}
+	if n := s.Indexed - s.Trust[index.TrustUser] - s.Trust[index.TrustTeam]; n > 0 {
+		fmt.Fprintf(out, "  unauthenticated %d (not saved by you: their hits are withheld; ben10 index verify lists them)\n", n)
+	}
+	if n := s.Trust[index.TrustTeam]; n > 0 {
+		fmt.Fprintf(out, "  team       %d (pulled from team remotes)\n", n)
+	}
 	kinds := make([]string, 0, len(s.Kinds))
 	for k := range s.Kinds {
 		kinds = append(kinds, k)
@@ -155,6 +161,9 @@ func runIndexVerify(ctx context.Context, g *globalOptions, out, errw io.Writer) 
 		}
 		for _, p := range r.Problems {
 			fmt.Fprintf(out, "  problem: %s\n", p)
+		}
+		for _, p := range r.Unauthenticated {
+			fmt.Fprintf(out, "  not authenticated as yours (hits withheld): %s\n", p)
 		}
 	}
 	if !r.OK() {

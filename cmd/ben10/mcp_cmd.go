@@ -32,28 +32,12 @@ client's first root, else --dir, else the working directory.`,
   ben10 mcp --dir ~/src/app`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			srv, closeFn, err := mcp.NewServer(mcp.Options{Dir: dir, Version: version})
-			if err != nil {
-				return err
-			}
-			defer closeFn()
-			// As sdk.StdioTransport, on the injected streams: the input is
-			// closed at the end (it ends a pending read), the output not.
-			in, ok := g.io.In.(io.ReadCloser)
-			if !ok {
-				in = io.NopCloser(g.io.In)
-			}
-			return srv.Run(cmd.Context(), &sdk.IOTransport{Reader: in, Writer: nopWriteCloser{g.io.Out}})
+			return mcp.Serve(cmd.Context(), mcp.Options{Dir: dir, Version: version}, g.io.In, g.io.Out)
 		},
 	}
 	c.Flags().StringVar(&dir, "dir", "", "project directory when the client names none (default: the working directory)")
 	return c
 }
-
-// nopWriteCloser is an io.WriteCloser whose Close does nothing.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // hooksMCPTarget is the scope, MCP configuration file and project of the
 // hooks command's --scope and --dir.

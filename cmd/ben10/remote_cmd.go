@@ -427,7 +427,7 @@ that has no checkout here go to ~/.claude-code/remote/NAME/KEY/ as .ctx files
 				}
 				stats, err = c.Pull(ctx, st, remote.PullOptions{Project: o.key, Session: o.session})
 				for _, p := range stats.Pulled {
-					_ = index.NoteArchive(st.Home(), st.ProjectDir(), p) // the next index update picks them up
+					_ = index.NotePulled(st.Home(), st.ProjectDir(), p) // indexed as team content by the next update
 				}
 			}
 			prog.Done()

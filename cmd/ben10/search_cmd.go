@@ -26,6 +26,7 @@ type searchOptions struct {
 	kinds     []string
 	limit     int
 	noUpdate  bool
+	unauth    bool
 }
 
 // newSearchCmd builds `ben10 search`.
@@ -42,6 +43,13 @@ Every term of QUERY must occur, as a substring, case-insensitively (paths,
 identifiers and flags match in part: "calc/add", "--count", "handleReq");
 "quoted words" must occur together; terms need three characters or more.
 Hits are ranked with bm25. Each hit has a reference for ` + "`ben10 show REF`" + `.
+
+Only archives this user's Ben10 saved (their authentication tag verifies
+under your key) and team archives you pulled (` + "`ben10 remote pull`" + `, marked
+[team]) are searched. Hits from any other archive — one without a tag, with
+another user's, or changed since it was saved, such as an archive that came
+with a cloned repository — are withheld and counted on stderr;
+--include-unauthenticated shows them, each marked with why it is not yours.
 
 Before it answers, search indexes what was saved since the last update
 (--no-update skips that).`,
@@ -62,6 +70,7 @@ Before it answers, search indexes what was saved since the last update
 	f.StringSliceVar(&o.kinds, "kind", nil, "only these kinds: user, assistant, command, output, path, error, todo, summary")
 	f.IntVar(&o.limit, "limit", 10, "number of hits")
 	f.BoolVar(&o.noUpdate, "no-update", false, "search the index as it is, without indexing new archives first")
+	f.BoolVar(&o.unauth, "include-unauthenticated", false, "also show hits from archives not authenticated as yours, marked")
 	return c
 }
 
@@ -109,7 +118,7 @@ func runSearch(ctx context.Context, out, errw io.Writer, o searchOptions, text s
 	if o.all && o.project != "" {
 		return fmt.Errorf("search: --all and --project exclude each other")
 	}
-	q := index.Query{Text: text, Assistant: o.assistant, Session: o.session, Kinds: o.kinds, Limit: o.limit}
+	q := index.Query{Text: text, Assistant: o.assistant, Session: o.session, Kinds: o.kinds, Limit: o.limit, Unauthenticated: o.unauth}
 	if o.limit <= 0 {
 		return fmt.Errorf("search: --limit must be positive, not %d", o.limit)
 	}
@@ -141,9 +150,13 @@ func runSearch(ctx context.Context, out, errw io.Writer, o searchOptions, text s
 		return err
 	}
 	defer x.Close()
-	hits, err := x.Search(ctx, q)
+	res, err := x.Search(ctx, q)
 	if err != nil {
 		return err
+	}
+	hits := res.Hits
+	if w := res.Withheld.Say("hits"); w != "" && !o.g.quiet {
+		fmt.Fprintf(errw, "ben10: %s; --include-unauthenticated shows them\n", w)
 	}
 	if o.g.json {
 		if hits == nil {
@@ -171,9 +184,22 @@ func writeHits(out io.Writer, hits []index.Hit) {
 		if h.Source != "" {
 			proj = h.Source // a teammate's archive, pulled
 		}
-		fmt.Fprintf(out, "%d. %s  %s  %s  %s/%s  %s\n", i+1, proj, hitSession(h.Session), when, h.Assistant, h.Kind, h.Ref)
+		fmt.Fprintf(out, "%d. %s  %s  %s  %s/%s  %s%s\n", i+1, proj, hitSession(h.Session), when, h.Assistant, h.Kind, h.Ref, trustLabel(h.Trust))
 		fmt.Fprintf(out, "   %s\n", oneLine(h.Snippet, 200))
 	}
+}
+
+// trustLabel marks a hit or shown archive that is not this user's own:
+// " [team]" for pulled team content, " [unauthenticated: why]" for an
+// archive that is not trusted.
+func trustLabel(trust string) string {
+	switch {
+	case trust == index.TrustUser:
+		return ""
+	case trust == index.TrustTeam:
+		return " [team]"
+	}
+	return " [unauthenticated: " + index.TrustReason(trust) + "]"
 }
 
 // hitSession is a session id cut for a listing ("-" when unknown).
@@ -237,9 +263,13 @@ func runCompIndexSearch(cmd *cobra.Command, g *globalOptions, st *store.Store, t
 	if limit <= 0 {
 		limit = 1000
 	}
-	hits, err := x.Search(ctx, index.Query{Text: text, Project: st.ProjectDir(), ArchiveKinds: []string{index.ArchiveSnapshot}, Limit: limit})
+	res, err := x.Search(ctx, index.Query{Text: text, Project: st.ProjectDir(), ArchiveKinds: []string{index.ArchiveSnapshot}, Limit: limit})
 	if err != nil {
 		return err
+	}
+	hits := res.Hits
+	if w := res.Withheld.Say("hits"); w != "" && !g.quiet {
+		fmt.Fprintf(cmd.ErrOrStderr(), "ben10: %s (ben10 search --include-unauthenticated shows them)\n", w)
 	}
 	out := cmd.OutOrStdout()
 	for _, h := range hits {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -13,7 +14,7 @@ import (
 // newShowCmd builds `ben10 show`.
 func newShowCmd(g *globalOptions) *cobra.Command {
 	var before, after int
-	var resume bool
+	var resume, unauth bool
 	var projectDir string
 	c := &cobra.Command{
 		Use:   "show REF",
@@ -25,29 +26,33 @@ the same archive are shown around it.
 --resume restores the session that holds the hit as a resumable Claude Code
 session (as ` + "`ben10 context restore FILE --resume`" + ` does with its archive), in
 the hit's project directory unless --project-dir names another, and prints
-the command that resumes it and where the hit is in it.`,
+the command that resumes it and where the hit is in it.
+
+A reference into an archive not authenticated as yours (see ` + "`ben10 search`" + `)
+is refused unless --include-unauthenticated is given.`,
 		Example: `  ben10 show 49314c099ed8425f:577
   ben10 show 49314c099ed8425f:577 --before 10 --after 2 --json
   ben10 show 49314c099ed8425f:577 --resume`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if resume {
-				return runShowResume(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], projectDir)
+				return runShowResume(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], projectDir, unauth)
 			}
 			if projectDir != "" {
 				return fmt.Errorf("show: --project-dir is for --resume")
 			}
-			return runShow(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], before, after)
+			return runShow(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], before, after, unauth)
 		},
 	}
 	c.Flags().IntVar(&before, "before", 3, "rows before the hit")
 	c.Flags().IntVar(&after, "after", 3, "rows after the hit")
 	c.Flags().BoolVar(&resume, "resume", false, "restore the hit's session as a resumable Claude Code session")
+	c.Flags().BoolVar(&unauth, "include-unauthenticated", false, "show the hit even when its archive is not authenticated as yours")
 	c.Flags().StringVar(&projectDir, "project-dir", "", "with --resume: the directory to resume in (default: the hit's project)")
 	return c
 }
 
-func runShow(ctx context.Context, g *globalOptions, out, errw io.Writer, ref string, before, after int) error {
+func runShow(ctx context.Context, g *globalOptions, out, errw io.Writer, ref string, before, after int, unauth bool) error {
 	if before < 0 || after < 0 {
 		return fmt.Errorf("show: --before and --after must not be negative")
 	}
@@ -56,7 +61,7 @@ func runShow(ctx context.Context, g *globalOptions, out, errw io.Writer, ref str
 		return err
 	}
 	defer x.Close()
-	c, err := x.Show(ctx, ref, before, after)
+	c, err := showRef(ctx, x, ref, before, after, unauth)
 	if err != nil {
 		return err
 	}
@@ -67,6 +72,19 @@ func runShow(ctx context.Context, g *globalOptions, out, errw io.Writer, ref str
 	return nil
 }
 
+// showRef is Index.Show, or ShowAny when the user asked for
+// unauthenticated archives; a refusal says how to ask.
+func showRef(ctx context.Context, x *index.Index, ref string, before, after int, unauth bool) (index.Context, error) {
+	if unauth {
+		return x.ShowAny(ctx, ref, before, after)
+	}
+	c, err := x.Show(ctx, ref, before, after)
+	if errors.Is(err, index.ErrUnauthenticated) {
+		return c, fmt.Errorf("show: %w; --include-unauthenticated shows it", err)
+	}
+	return c, err
+}
+
 // writeShow prints a Context: its header, then each row with its kind and
 // time, the hit marked.
 func writeShow(out io.Writer, c index.Context) {
@@ -74,7 +92,7 @@ func writeShow(out io.Writer, c index.Context) {
 	if c.Title != "" {
 		fmt.Fprintf(out, "%s\n", c.Title)
 	}
-	fmt.Fprintf(out, "archive %s\n\n", tildePath(c.Archive))
+	fmt.Fprintf(out, "archive %s%s\n\n", tildePath(c.Archive), trustLabel(c.Trust))
 	for _, r := range c.Rows {
 		mark := " "
 		if r.Hit {

@@ -22,12 +22,12 @@ type showResumeResult struct {
 // runShowResume restores the session holding ref as a resumable Claude
 // Code session: the archive the index names for ref, restored like
 // `context restore FILE --resume`, in the hit's project directory (or dir).
-func runShowResume(ctx context.Context, g *globalOptions, out, errw io.Writer, ref, dir string) error {
+func runShowResume(ctx context.Context, g *globalOptions, out, errw io.Writer, ref, dir string, unauth bool) error {
 	x, err := openIndex(ctx, g, errw, false)
 	if err != nil {
 		return err
 	}
-	c, err := x.Show(ctx, ref, 0, 0)
+	c, err := showRef(ctx, x, ref, 0, 0, unauth)
 	x.Close()
 	if err != nil {
 		return err

@@ -27,6 +27,9 @@ type Note struct {
 	Project string `json:"project"`
 	Path    string `json:"path,omitempty"`
 	Time    int64  `json:"t"`
+	// Pulled is the SHA-256 (hex) of an archive `remote pull` wrote into
+	// the project's store (index.NotePulled).
+	Pulled string `json:"pulled,omitempty"`
 }
 
 // Path is the notes file for home directory home.
@@ -39,6 +42,12 @@ func Path(home string) string {
 // notes file (0600, never through a symbolic link), cheap enough for a
 // hook's synchronous path.
 func Append(home, project, path string) error {
+	return Add(home, Note{Project: project, Path: path})
+}
+
+// Add appends note n (its Time set to now) to the notes file of home.
+func Add(home string, n Note) error {
+	project, path := n.Project, n.Path
 	if home == "" || project == "" {
 		return fmt.Errorf("index: note %s: no home or project directory", path)
 	}
@@ -49,7 +58,8 @@ func Append(home, project, path string) error {
 	if fi, err := os.Lstat(p); err == nil && fi.Size() > MaxBytes {
 		return fmt.Errorf("index: note %s: %s is over %d bytes (run ben10 index update)", path, p, MaxBytes)
 	}
-	line, err := json.Marshal(Note{Project: project, Path: path, Time: time.Now().Unix()})
+	n.Time = time.Now().Unix()
+	line, err := json.Marshal(n)
 	if err != nil {
 		return fmt.Errorf("index: note %s: %w", path, err)
 	}
