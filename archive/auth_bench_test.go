@@ -1,6 +1,7 @@
 package archive_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -36,7 +37,7 @@ func BenchmarkStartupAuthenticate(b *testing.B) {
 		}
 		o := zstdOpts()
 		o.Auth = k
-		if _, _, err := claude.Save(f, tp, archive.ImportOptions{}, o); err != nil {
+		if _, _, err := claude.Save(context.Background(), f, tp, archive.ImportOptions{}, o); err != nil {
 			b.Fatal(err)
 		}
 		if err := f.Close(); err != nil {

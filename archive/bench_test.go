@@ -2,6 +2,7 @@ package archive_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -40,7 +41,7 @@ func BenchmarkImport(b *testing.B) {
 	p := benchSession(b)
 	b.SetBytes(sessionBytes(b, p))
 	for b.Loop() {
-		if _, err := claude.Import(p, archive.ImportOptions{}); err != nil {
+		if _, err := claude.Import(context.Background(), p, archive.ImportOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -71,7 +72,7 @@ func BenchmarkSave(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(n)
 			for b.Loop() {
-				if _, _, err := claude.Save(io.Discard, p, archive.ImportOptions{}, c.opts); err != nil {
+				if _, _, err := claude.Save(context.Background(), io.Discard, p, archive.ImportOptions{}, c.opts); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -80,7 +81,7 @@ func BenchmarkSave(b *testing.B) {
 	b.Run("sequential", func(b *testing.B) {
 		b.SetBytes(n)
 		for b.Loop() {
-			st, err := claude.Import(p, archive.ImportOptions{})
+			st, err := claude.Import(context.Background(), p, archive.ImportOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -128,7 +129,7 @@ func BenchmarkIncrementalSave(b *testing.B) {
 				b.Fatal(err)
 			}
 			var base bytes.Buffer
-			if _, _, err := claude.Save(&base, tp, files.opt, files.enc); err != nil {
+			if _, _, err := claude.Save(context.Background(), &base, tp, files.opt, files.enc); err != nil {
 				b.Fatal(err)
 			}
 			if err := os.WriteFile(tp, data, 0o600); err != nil {
@@ -146,7 +147,7 @@ func BenchmarkIncrementalSave(b *testing.B) {
 					o := files.enc
 					o.Previous = c.prev
 					for b.Loop() {
-						_, st, err := claude.Save(io.Discard, tp, files.opt, o)
+						_, st, err := claude.Save(context.Background(), io.Discard, tp, files.opt, o)
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -239,7 +240,7 @@ func BenchmarkOpenDigest(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, _, err := claude.Save(f, tp, archive.ImportOptions{}, zstdOpts()); err != nil {
+			if _, _, err := claude.Save(context.Background(), f, tp, archive.ImportOptions{}, zstdOpts()); err != nil {
 				b.Fatal(err)
 			}
 			if err := f.Close(); err != nil {

@@ -2,6 +2,7 @@ package archive_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -320,12 +321,12 @@ func TestReadsRecallFoldArchive(t *testing.T) {
 	now := func() time.Time { return time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC) }
 	opts := archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Now: now}
 	var full bytes.Buffer
-	if _, _, err := claude.Save(&full, p, archive.ImportOptions{}, opts); err != nil {
+	if _, _, err := claude.Save(context.Background(), &full, p, archive.ImportOptions{}, opts); err != nil {
 		t.Fatal(err)
 	}
 	opts.Previous = old
 	var inc bytes.Buffer
-	st, stats, err := claude.Save(&inc, p, archive.ImportOptions{}, opts)
+	st, stats, err := claude.Save(context.Background(), &inc, p, archive.ImportOptions{}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

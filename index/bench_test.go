@@ -181,7 +181,7 @@ func benchSources(b *testing.B) []benchSource {
 			if err != nil || len(data) < 1<<20 {
 				continue
 			}
-			st, err := transcript.Import(p, "", archive.ImportOptions{})
+			st, err := transcript.Import(context.Background(), p, "", archive.ImportOptions{})
 			if err != nil || st.Meta.SessionID == "" {
 				continue
 			}
@@ -218,7 +218,7 @@ func putArchive(b *testing.B, src benchSource, dst string, k int) {
 		b.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if _, _, err := transcript.Save(&buf, tmp, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelFastest}); err != nil {
+	if _, _, err := transcript.Save(context.Background(), &buf, tmp, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelFastest}); err != nil {
 		b.Fatal(err)
 	}
 	os.RemoveAll(filepath.Dir(tmp))

@@ -119,7 +119,7 @@ func TestReindexKeepsSharedTexts(t *testing.T) {
 	}
 	// Same session, other bytes (another codec).
 	var buf bytes.Buffer
-	if _, _, err := transcript.Save(&buf, fixture, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecNone}); err != nil {
+	if _, _, err := transcript.Save(context.Background(), &buf, fixture, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecNone}); err != nil {
 		t.Fatal(err)
 	}
 	put(t, cur, buf.Bytes())

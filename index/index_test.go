@@ -26,7 +26,7 @@ const fixture = "../transcript/claude/testdata/11111111-2222-4333-8444-555555555
 func encode(t testing.TB, src string, enc *ctxfmt.Encryption) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if _, _, err := transcript.Save(&buf, src, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Encryption: enc}); err != nil {
+	if _, _, err := transcript.Save(context.Background(), &buf, src, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Encryption: enc}); err != nil {
 		t.Fatalf("save %s: %v", src, err)
 	}
 	return buf.Bytes()

@@ -53,7 +53,7 @@ func TestRecallQuality(t *testing.T) {
 	var projects []string
 	for i, src := range sessions {
 		var buf bytes.Buffer
-		if _, _, err := transcript.Save(&buf, src, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecLZ4}); err != nil {
+		if _, _, err := transcript.Save(context.Background(), &buf, src, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecLZ4}); err != nil {
 			t.Logf("skipping %s: %v", filepath.Base(src), err)
 			continue
 		}

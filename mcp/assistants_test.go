@@ -38,7 +38,7 @@ func TestFourAssistants(t *testing.T) {
 	for _, f := range fixtures {
 		proj := filepath.Join(root, string(f.assistant))
 		var buf bytes.Buffer
-		if _, _, err := transcript.Save(&buf, f.path, f.assistant, archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd}); err != nil {
+		if _, _, err := transcript.Save(context.Background(), &buf, f.path, f.assistant, archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd}); err != nil {
 			t.Fatalf("%s: %v", f.path, err)
 		}
 		cur := filepath.Join(proj, ".claude", "context", "current.ctx")

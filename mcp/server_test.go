@@ -41,7 +41,7 @@ func setup(t *testing.T) fixtureEnv {
 		}
 	}
 	var buf bytes.Buffer
-	if _, _, err := transcript.Save(&buf, fixture, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd}); err != nil {
+	if _, _, err := transcript.Save(context.Background(), &buf, fixture, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{filepath.Join(e.project, ".claude", "context", "current.ctx"), filepath.Join(e.other, ".claude", "context", "history", "session-1.ctx")} {

@@ -242,7 +242,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		var err error
 		iopt := m.importOptions()
 		iopt.Limit = o.Limit
-		st, stats, err = transcript.Save(&ctxWriter{ctx: ctx, w: w}, o.TranscriptPath, o.Harness, iopt, eopts)
+		st, stats, err = transcript.Save(ctx, &ctxWriter{ctx: ctx, w: w}, o.TranscriptPath, o.Harness, iopt, eopts)
 		if err != nil {
 			return fmt.Errorf("snapshot: importing %s: %w", o.TranscriptPath, err)
 		}

@@ -25,7 +25,7 @@ func writeCheckpoint(t *testing.T, m *Manager, p string) string {
 	}
 	defer unlock()
 	res, err := m.st.WriteCheckpointFunc(func(w io.Writer) error {
-		_, _, err := transcript.Save(w, p, archive.HarnessClaude, archive.ImportOptions{ProjectDir: m.st.ProjectDir()}, eopts)
+		_, _, err := transcript.Save(context.Background(), w, p, archive.HarnessClaude, archive.ImportOptions{ProjectDir: m.st.ProjectDir()}, eopts)
 		return err
 	})
 	if err != nil {

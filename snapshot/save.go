@@ -124,7 +124,7 @@ func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r Save
 		}
 	}
 	var buf bytes.Buffer
-	s, stats, err := transcript.Save(&ctxWriter{ctx: ctx, w: &buf}, r.Transcript, r.Harness, iopt, opts)
+	s, stats, err := transcript.Save(ctx, &ctxWriter{ctx: ctx, w: &buf}, r.Transcript, r.Harness, iopt, opts)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: saving %s: %w", r.Transcript, err)
 	}

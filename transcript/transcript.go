@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,8 +50,9 @@ func ParseHarness(s string) (archive.Harness, error) {
 
 // Import reads a session with the importer for h; h == "" detects it.
 // path is the session file (for Kimi the session directory or any file in
-// it).
-func Import(path string, h archive.Harness, opt archive.ImportOptions) (*archive.State, error) {
+// it). When ctx is done the import stops between two lines or files with
+// an error that wraps ctx.Err().
+func Import(ctx context.Context, path string, h archive.Harness, opt archive.ImportOptions) (*archive.State, error) {
 	if h == "" {
 		var err error
 		if h, err = Detect(path); err != nil {
@@ -59,13 +61,13 @@ func Import(path string, h archive.Harness, opt archive.ImportOptions) (*archive
 	}
 	switch h {
 	case archive.HarnessClaude:
-		return claude.Import(path, opt)
+		return claude.Import(ctx, path, opt)
 	case archive.HarnessCodex:
-		return codex.Import(path, opt)
+		return codex.Import(ctx, path, opt)
 	case archive.HarnessGemini:
-		return gemini.Import(path, opt)
+		return gemini.Import(ctx, path, opt)
 	case archive.HarnessKimi:
-		return kimi.Import(path, opt)
+		return kimi.Import(ctx, path, opt)
 	}
 	return nil, fmt.Errorf("%w %q", ErrBadHarness, h)
 }
@@ -248,7 +250,9 @@ func byLocation(path string) archive.Harness {
 // imported in full and encoded (eopt.Previous still lets unchanged raw
 // segments be copied). It returns the State saved (for a resumed Claude
 // import a partial one: use its Meta counts, see archive.ModelSource).
-func Save(w io.Writer, path string, h archive.Harness, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
+// When ctx is done the import stops (see Import), or the encoding does not
+// start.
+func Save(ctx context.Context, w io.Writer, path string, h archive.Harness, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
 	if h == "" {
 		var err error
 		if h, err = Detect(path); err != nil {
@@ -256,9 +260,12 @@ func Save(w io.Writer, path string, h archive.Harness, iopt archive.ImportOption
 		}
 	}
 	if h == archive.HarnessClaude {
-		return claude.Save(w, path, iopt, eopt)
+		return claude.Save(ctx, w, path, iopt, eopt)
 	}
-	st, err := Import(path, h, iopt)
+	st, err := Import(ctx, path, h, iopt)
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		return nil, archive.EncodeStats{}, err
 	}

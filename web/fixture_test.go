@@ -46,7 +46,7 @@ func newTestProject(t testing.TB, snapshotOf string, transcripts ...string) *tes
 	}
 	for _, tr := range transcripts {
 		_, err := st.SaveCurrentFunc(func(w io.Writer) error {
-			_, _, err := transcript.Save(w, tr, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd})
+			_, _, err := transcript.Save(context.Background(), w, tr, "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd})
 			return err
 		}, store.Meta{SavedAt: time.Now()}, store.SaveOptions{Rotate: true})
 		if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -24,7 +25,7 @@ import (
 func TestUnauthenticatedArchivesReported(t *testing.T) {
 	w := newHookWorld(t, demoSessionID)
 	w.writeDemo()
-	s, err := claude.Import(w.transcript, archive.ImportOptions{ProjectDir: w.project})
+	s, err := claude.Import(context.Background(), w.transcript, archive.ImportOptions{ProjectDir: w.project})
 	if err != nil {
 		t.Fatal(err)
 	}

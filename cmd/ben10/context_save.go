@@ -273,7 +273,7 @@ func (o *saveOptions) runFileSave(cmd *cobra.Command) error {
 	opts.Progress = prog.Report()
 	size, err := writeArchiveAtomic(o.out, func(w io.Writer) error {
 		var err error
-		st, stats, err = saveTranscript(w, o.harness, o.transcript, archive.ImportOptions{NoSubagents: o.noSub}, opts)
+		st, stats, err = saveTranscript(cmd.Context(), w, o.harness, o.transcript, archive.ImportOptions{NoSubagents: o.noSub}, opts)
 		return err
 	})
 	if err != nil {
@@ -491,7 +491,7 @@ func (o *inspectOptions) runContextInspect(cmd *cobra.Command, args []string) er
 
 func (o *exportOptions) runContextExport(cmd *cobra.Command, args []string) error {
 	if o.format != "jsonl" {
-		return runFormattedExport(o.g, cmd.OutOrStdout(), args[0], o.format, o.out, o.passFile)
+		return runFormattedExport(cmd.Context(), o.g, cmd.OutOrStdout(), args[0], o.format, o.out, o.passFile)
 	}
 	if o.dir == "" {
 		return errors.New("--format jsonl needs --dir")

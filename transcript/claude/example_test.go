@@ -2,6 +2,7 @@ package claude_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"path/filepath"
 
@@ -15,7 +16,7 @@ import (
 func ExampleSave() {
 	p := filepath.Join("testdata", "11111111-2222-4333-8444-555555555555.jsonl")
 	var buf bytes.Buffer
-	st, stats, err := claude.Save(&buf, p, archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd})
+	st, stats, err := claude.Save(context.Background(), &buf, p, archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd})
 	if err != nil {
 		panic(err)
 	}

@@ -2,6 +2,7 @@ package claude_test
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"path/filepath"
 	"strings"
@@ -30,7 +31,7 @@ func TestSaveLazyOutputs(t *testing.T) {
 				opts.RedactFingerprint = "test"
 			}
 			var buf bytes.Buffer
-			st, _, err := claude.Save(&buf, p, archive.ImportOptions{}, opts)
+			st, _, err := claude.Save(context.Background(), &buf, p, archive.ImportOptions{}, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -89,7 +90,7 @@ func TestSaveLazyOutputs(t *testing.T) {
 // stored whole (its undecoded outputs would be lost): Encode fails.
 func TestLazyStateChangedFails(t *testing.T) {
 	p := filepath.Join("testdata", "11111111-2222-4333-8444-555555555555.jsonl")
-	st, _, err := claude.Save(io.Discard, p, archive.ImportOptions{}, archive.EncodeOptions{Now: fixedNow})
+	st, _, err := claude.Save(context.Background(), io.Discard, p, archive.ImportOptions{}, archive.EncodeOptions{Now: fixedNow})
 	if err != nil {
 		t.Fatal(err)
 	}

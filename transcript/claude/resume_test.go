@@ -2,6 +2,7 @@ package claude_test
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -82,7 +83,7 @@ func saveStats(t *testing.T, p string, prev []byte, o archive.EncodeOptions) ([]
 		o.Previous = a
 	}
 	var buf bytes.Buffer
-	st, stats, err := claude.Save(&buf, p, archive.ImportOptions{}, o)
+	st, stats, err := claude.Save(context.Background(), &buf, p, archive.ImportOptions{}, o)
 	if err != nil {
 		t.Fatalf("Save: %v", err)
 	}
@@ -281,7 +282,7 @@ func TestResumeFallsBack(t *testing.T) {
 		{"project root", archive.ImportOptions{ProjectDir: "/elsewhere"}, archive.EncodeOptions{Previous: a}},
 		{"redaction", archive.ImportOptions{}, archive.EncodeOptions{Previous: a, RedactText: strings.ToUpper}},
 	} {
-		st, _, err := claude.Save(&bytes.Buffer{}, p, c.iopt, c.eopt)
+		st, _, err := claude.Save(context.Background(), &bytes.Buffer{}, p, c.iopt, c.eopt)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,8 @@ package claude
 
 import (
 	"bytes"
+	"context"
+	"fmt"
 	"io"
 	"sync/atomic"
 
@@ -38,7 +40,10 @@ import (
 // does not read may be left undecoded (archive.ModelSource.Lazy: Output
 // empty, OutputSpans set). Import, or archive.Archive.Tools on what was
 // written, gives every text.
-func Save(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
+//
+// When ctx is done before the encoding starts, Save returns an error that
+// wraps ctx.Err().
+func Save(ctx context.Context, w io.Writer, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
 	// The previous archive's resume state is decoded while the files are
 	// read.
 	var pre *resumeState
@@ -56,6 +61,9 @@ func Save(w io.Writer, path string, iopt archive.ImportOptions, eopt archive.Enc
 	<-done
 	if err != nil {
 		return nil, archive.EncodeStats{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, archive.EncodeStats{}, fmt.Errorf("claude: saving %s: %w", path, err)
 	}
 	return saveFiles(w, files, iopt, eopt, pre)
 }

@@ -1,6 +1,8 @@
 package codex
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -15,39 +17,36 @@ import (
 	"github.com/ben10ctx/ben10/transcript/internal/imp"
 )
 
-// Import reads one Codex rollout file.
-func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
+// Import reads one Codex rollout file. When ctx is done it stops between
+// two records with an error that wraps ctx.Err() and names the line.
+func Import(ctx context.Context, path string, opt archive.ImportOptions) (*archive.State, error) {
 	data, err := imp.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("codex: %w", err)
 	}
-	s, _ := ImportBytes(filepath.Base(path), data, opt)
-	if err := imp.CaptureFiles(s, root(s, opt), opt); err != nil {
+	s, err := importBytes(ctx, filepath.Base(path), data, opt)
+	if err == nil {
+		err = imp.CaptureFiles(ctx, s, cmp.Or(opt.ProjectDir, s.Meta.DirectoryPath), opt)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("codex: %w", err)
 	}
 	return s, nil
-}
-
-func root(s *archive.State, opt archive.ImportOptions) string {
-	if opt.ProjectDir != "" {
-		return opt.ProjectDir
-	}
-	return s.Meta.DirectoryPath
 }
 
 // ImportBytes imports a rollout held in memory; name becomes the raw
 // file's name. It never fails on content: what it cannot read is counted
 // in the State's ImportReport.
 func ImportBytes(name string, data []byte, opt archive.ImportOptions) (*archive.State, error) {
-	if name == "" {
-		name = "rollout.jsonl"
-	}
-	b := imp.NewBuilder(archive.HarnessCodex)
+	return importBytes(context.Background(), name, data, opt)
+}
+
+func importBytes(ctx context.Context, name string, data []byte, opt archive.ImportOptions) (*archive.State, error) {
+	b := imp.NewBuilder(ctx, archive.HarnessCodex)
 	c := &conv{b: b, opt: opt}
-	c.raw = b.AddRaw(name, data)
-	lines := imp.Split(data)
-	c.parse(lines)
-	return b.Finish(), nil
+	c.raw = b.AddRaw(cmp.Or(name, "rollout.jsonl"), data)
+	c.parse()
+	return b.Finish()
 }
 
 type envelope struct {
@@ -81,19 +80,15 @@ type conv struct {
 	agentSeen map[string]bool
 }
 
-func (c *conv) parse(lines []imp.Line) {
+func (c *conv) parse() {
 	b := c.b
 	var recs []rec
 	c.respExact = map[string]map[string]bool{}
 	c.respNear = map[string][]posText{}
 	c.cellExtra = map[string][]string{}
 	c.agentSeen = map[string]bool{}
-	for _, l := range lines {
-		var e envelope
-		if !b.Decode(c.raw, l, &e) {
-			continue
-		}
-		r := rec{line: l.N, ts: imp.ParseTime(e.Timestamp), env: e}
+	for l, e := range imp.Records[envelope](b, c.raw) {
+		r := rec{line: l.N, ts: imp.ParseTime(e.Timestamp), env: *e}
 		var head struct {
 			Type string `json:"type"`
 		}
@@ -136,6 +131,9 @@ func (c *conv) parse(lines []imp.Line) {
 		b.Root = b.S.Meta.DirectoryPath
 	}
 	for i, r := range recs {
+		if b.Stopped(c.raw, r.line) {
+			return
+		}
 		c.cur = i
 		c.record(r)
 	}

@@ -3,6 +3,7 @@ package kimi
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -109,7 +110,7 @@ func codeHead(head []byte) bool {
 
 // importCode reads the Kimi Code session whose main wire log is wire
 // (with the other agents' logs beside it as subagents).
-func importCode(wire string, opt archive.ImportOptions) (*archive.State, error) {
+func importCode(ctx context.Context, wire string, opt archive.ImportOptions) (*archive.State, error) {
 	abs, err := filepath.Abs(wire)
 	if err != nil {
 		return nil, fmt.Errorf("kimi: %w", err)
@@ -138,6 +139,9 @@ func importCode(wire string, opt archive.ImportOptions) (*archive.State, error) 
 		if st, err := os.Lstat(s.path); err != nil || !st.Mode().IsRegular() {
 			continue // not a regular file (a symlink is not followed)
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("kimi: import stopped before %s: %w", s.name, err)
+		}
 		data, err := imp.ReadFile(s.path)
 		if err != nil {
 			return nil, fmt.Errorf("kimi: %s: %w", s.path, err)
@@ -147,12 +151,15 @@ func importCode(wire string, opt archive.ImportOptions) (*archive.State, error) 
 	if len(files) == 0 {
 		return nil, fmt.Errorf("kimi: %s: %w", wire, ErrNoContext)
 	}
-	s := importCodeFiles(files, opt)
+	s, err := importCodeFiles(ctx, files, opt)
+	if err != nil {
+		return nil, err
+	}
 	if sessionID == "" {
 		sessionID = strings.TrimSuffix(filepath.Base(abs), ".jsonl")
 	}
 	s.Meta.SessionID = sessionID
-	if err := imp.CaptureFiles(s, s.Meta.DirectoryPath, opt); err != nil {
+	if err := imp.CaptureFiles(ctx, s, s.Meta.DirectoryPath, opt); err != nil {
 		return nil, fmt.Errorf("kimi: %w", err)
 	}
 	return s, nil
@@ -207,8 +214,8 @@ type codeUsage struct {
 	InputCacheCreation int64 `json:"inputCacheCreation"`
 }
 
-func importCodeFiles(files []archive.RawFile, opt archive.ImportOptions) *archive.State {
-	b := imp.NewBuilder(archive.HarnessKimi)
+func importCodeFiles(ctx context.Context, files []archive.RawFile, opt archive.ImportOptions) (*archive.State, error) {
+	b := imp.NewBuilder(ctx, archive.HarnessKimi)
 	b.Root = opt.ProjectDir
 	for _, f := range files {
 		b.AddRaw(f.Name, f.Data)
@@ -231,7 +238,11 @@ func importCodeFiles(files []archive.RawFile, opt archive.ImportOptions) *archiv
 	if m.DirectoryPath != "" {
 		m.DirectoryHash = MD5Dir(m.DirectoryPath)
 	}
-	return b.Finish()
+	s, err := b.Finish()
+	if err != nil {
+		return nil, fmt.Errorf("kimi: %w", err)
+	}
+	return s, nil
 }
 
 // readCode reads one wire log (agent "" for the main agent's).
@@ -239,11 +250,7 @@ func readCode(b *imp.Builder, f int, agent string) {
 	side := agent != ""
 	trigger := ""
 	lastStep, lastMsg := "", -1
-	for _, l := range imp.Split(b.S.Raw[f].Data) {
-		var r codeRec
-		if !b.Decode(f, l, &r) {
-			continue
-		}
+	for l, r := range imp.Records[codeRec](b, f) {
 		ts := time.Time{}
 		if r.Time > 0 {
 			ts = time.UnixMilli(int64(r.Time)).UTC()

@@ -1,6 +1,7 @@
 package kimi
 
 import (
+	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"encoding/json"
@@ -43,13 +44,14 @@ func SessionDir(path string) (string, error) {
 // Import reads a Kimi CLI session: path is the session directory
 // (<share>/sessions/<md5(workdir)>/<uuid>/) or a file in it. Every file
 // of the directory is kept raw as "<uuid>/<relative path>" (subagents/ only
-// unless opt.NoSubagents).
-func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
+// unless opt.NoSubagents). When ctx is done it stops between two files or
+// records with an error that wraps ctx.Err() and names where it stopped.
+func Import(ctx context.Context, path string, opt archive.ImportOptions) (*archive.State, error) {
 	if w, ok := codeWire(path); ok {
-		return importCode(w, opt)
+		return importCode(ctx, w, opt)
 	}
 	if uuid, dir, ok := flatSession(path); ok {
-		return importFlat(dir, uuid, opt)
+		return importFlat(ctx, dir, uuid, opt)
 	}
 	dir, err := SessionDir(path)
 	if err != nil {
@@ -79,6 +81,9 @@ func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
 		if len(files) >= MaxSessionFiles {
 			return fmt.Errorf("more than %d files", MaxSessionFiles)
 		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("import stopped before %s: %w", rel, err)
+		}
 		data, err := imp.ReadFile(p)
 		if err != nil {
 			return err
@@ -89,13 +94,13 @@ func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kimi: %s: %w", dir, err)
 	}
-	return finishImport(files, abs, opt)
+	return finishImport(ctx, files, abs, opt)
 }
 
 // finishImport imports a session's files read from session directory abs
 // (<share>/sessions/<md5>/<uuid>, or <share>/sessions/<md5> for the flat
 // layout's files): the work directory is resolved from the <md5> folder.
-func finishImport(files []archive.RawFile, abs string, opt archive.ImportOptions) (*archive.State, error) {
+func finishImport(ctx context.Context, files []archive.RawFile, abs string, opt archive.ImportOptions) (*archive.State, error) {
 	hash := filepath.Base(filepath.Dir(abs))
 	share := filepath.Dir(filepath.Dir(filepath.Dir(abs)))
 	if !hashRe().MatchString(hash) {
@@ -113,7 +118,7 @@ func finishImport(files []archive.RawFile, abs string, opt archive.ImportOptions
 	if root == "" {
 		root = workDir
 	}
-	s, err := importFiles(files, opt, root)
+	s, err := importFiles(ctx, files, opt, root)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +130,7 @@ func finishImport(files []archive.RawFile, abs string, opt archive.ImportOptions
 	if m.ContextWindow == 0 && m.Model != "" {
 		m.ContextWindow = ContextWindow(m.Model)
 	}
-	if err := imp.CaptureFiles(s, root, opt); err != nil {
+	if err := imp.CaptureFiles(ctx, s, root, opt); err != nil {
 		return nil, fmt.Errorf("kimi: %w", err)
 	}
 	return s, nil
@@ -220,13 +225,13 @@ func ImportBytes(name string, data []byte, opt archive.ImportOptions) (*archive.
 func ImportFiles(files []archive.RawFile, opt archive.ImportOptions) (*archive.State, error) {
 	if len(files) > 0 && strings.HasSuffix(files[0].Name, "wire.jsonl") && codeHead(files[0].Data[:min(len(files[0].Data), codeSniff)]) {
 		// A Kimi Code session: wire logs only.
-		return importCodeFiles(files, opt), nil
+		return importCodeFiles(context.Background(), files, opt)
 	}
-	return importFiles(files, opt, opt.ProjectDir)
+	return importFiles(context.Background(), files, opt, opt.ProjectDir)
 }
 
-func importFiles(files []archive.RawFile, opt archive.ImportOptions, root string) (*archive.State, error) {
-	k := &conv{b: imp.NewBuilder(archive.HarnessKimi), opt: opt, prevKeys: map[string]bool{}}
+func importFiles(ctx context.Context, files []archive.RawFile, opt archive.ImportOptions, root string) (*archive.State, error) {
+	k := &conv{b: imp.NewBuilder(ctx, archive.HarnessKimi), opt: opt, prevKeys: map[string]bool{}}
 	k.b.Root = root
 	type ctxFile struct {
 		idx, n int
@@ -326,7 +331,11 @@ func importFiles(files []archive.RawFile, opt archive.ImportOptions, root string
 		k.readState(state)
 	}
 	k.applyWire()
-	return k.b.Finish(), nil
+	s, err := k.b.Finish()
+	if err != nil {
+		return nil, fmt.Errorf("kimi: %w", err)
+	}
+	return s, nil
 }
 
 func splitName(name string) (dir, base string) {
@@ -445,11 +454,7 @@ func (k *conv) readContext(f int, agent string, rotated bool) {
 		})
 		compIdx = len(b.S.Compactions) - 1
 	}
-	for _, l := range imp.Split(b.S.Raw[f].Data) {
-		var c ctxLine
-		if !b.Decode(f, l, &c) {
-			continue
-		}
+	for l, c := range imp.Records[ctxLine](b, f) {
 		key := string(l.Data)
 		keys[key] = true
 		switch c.Role {
@@ -607,11 +612,7 @@ func (k *conv) readWire(f int, agent string) {
 	if k.toolTimes == nil {
 		k.toolTimes = map[string]wireTool{}
 	}
-	for _, l := range imp.Split(b.S.Raw[f].Data) {
-		var w wireLine
-		if !b.Decode(f, l, &w) {
-			continue
-		}
+	for _, w := range imp.Records[wireLine](b, f) {
 		if w.Type == "metadata" {
 			continue
 		}
