@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -178,8 +179,7 @@ func (c *conv) record(r rec) {
 			Recipient string `json:"recipient"`
 			Content   string `json:"content"`
 		}
-		if json.Unmarshal(r.env.Payload, &p) != nil {
-			c.partial(r, "inter_agent_communication payload")
+		if !c.decode(r, &p, "inter_agent_communication payload") {
 			return
 		}
 		c.agentMessage(r, p.Author, p.Recipient, p.Content)
@@ -284,8 +284,6 @@ func reasoningText(m respReasoning) string {
 	return strings.Join(parts, "\n\n")
 }
 
-func norm(s string) string { return strings.TrimSpace(s) }
-
 func normRole(r string) string {
 	switch r {
 	case "developer", "system":
@@ -310,12 +308,10 @@ func (c *conv) msgID(r rec) string { return "L" + strconv.Itoa(r.line+1) }
 
 func (c *conv) responseItem(r rec) {
 	b := c.b
-	p := r.env.Payload
 	switch r.typ {
 	case "message":
 		var m respMessage
-		if json.Unmarshal(p, &m) != nil {
-			c.partial(r, "message payload")
+		if !c.decode(r, &m, "message payload") {
 			return
 		}
 		role := normRole(m.Role)
@@ -343,8 +339,7 @@ func (c *conv) responseItem(r rec) {
 		}
 	case "reasoning":
 		var m respReasoning
-		if json.Unmarshal(p, &m) != nil {
-			c.partial(r, "reasoning payload")
+		if !c.decode(r, &m, "reasoning payload") {
 			return
 		}
 		if t := reasoningText(m); t != "" {
@@ -356,8 +351,7 @@ func (c *conv) responseItem(r rec) {
 			Arguments json.RawMessage `json:"arguments"`
 			CallID    string          `json:"call_id"`
 		}
-		if json.Unmarshal(p, &f) != nil {
-			c.partial(r, "function_call payload")
+		if !c.decode(r, &f, "function_call payload") {
 			return
 		}
 		args := imp.Str(f.Arguments)
@@ -372,8 +366,7 @@ func (c *conv) responseItem(r rec) {
 			CallID string `json:"call_id"`
 			Status string `json:"status"`
 		}
-		if json.Unmarshal(p, &f) != nil {
-			c.partial(r, "custom_tool_call payload")
+		if !c.decode(r, &f, "custom_tool_call payload") {
 			return
 		}
 		i := c.addCall(r, f.CallID, f.Name, imp.Quote(f.Input), f.Input)
@@ -390,8 +383,7 @@ func (c *conv) responseItem(r rec) {
 			Recipient string          `json:"recipient"`
 			Content   json.RawMessage `json:"content"`
 		}
-		if json.Unmarshal(p, &f) != nil {
-			c.partial(r, "agent_message payload")
+		if !c.decode(r, &f, "agent_message payload") {
 			return
 		}
 		c.agentMessage(r, f.Author, f.Recipient, agentContent(f.Content))
@@ -403,8 +395,7 @@ func (c *conv) responseItem(r rec) {
 				Command json.RawMessage `json:"command"`
 			} `json:"action"`
 		}
-		if json.Unmarshal(p, &f) != nil {
-			c.partial(r, "local_shell_call payload")
+		if !c.decode(r, &f, "local_shell_call payload") {
 			return
 		}
 		id := f.CallID
@@ -418,8 +409,7 @@ func (c *conv) responseItem(r rec) {
 			Status string          `json:"status"`
 			Action json.RawMessage `json:"action"`
 		}
-		if json.Unmarshal(p, &f) != nil {
-			c.partial(r, "web_search_call payload")
+		if !c.decode(r, &f, "web_search_call payload") {
 			return
 		}
 		in := "{}"
@@ -435,8 +425,7 @@ func (c *conv) responseItem(r rec) {
 			CallID string          `json:"call_id"`
 			Output json.RawMessage `json:"output"`
 		}
-		if json.Unmarshal(p, &f) != nil {
-			c.partial(r, r.typ+" payload")
+		if !c.decode(r, &f, r.typ+" payload") {
 			return
 		}
 		c.addOutput(r, f.CallID, f.Output)
@@ -451,6 +440,16 @@ func (c *conv) responseItem(r rec) {
 func (c *conv) partial(r rec, what string) {
 	c.b.S.Import.Partial++
 	c.b.Problem(c.raw, r.line, "%s: unexpected shape", what)
+}
+
+// decode reads r's payload into v; a payload of another shape counts as
+// partial (what names it in the problem).
+func (c *conv) decode(r rec, v any, what string) bool {
+	if json.Unmarshal(r.env.Payload, v) != nil {
+		c.partial(r, what)
+		return false
+	}
+	return true
 }
 
 // addCall records a tool call and attaches it to the assistant message of
@@ -514,11 +513,7 @@ func (c *conv) describe(t *archive.ToolExec, rawArgs string, ts time.Time) {
 			b.SetTasks(tasks, ts)
 		}
 	case "view_image", "read_file":
-		for _, k := range []string{"path", "file_path"} {
-			if v := imp.Str(args[k]); v != "" {
-				t.RelatedFiles = imp.AppendUnique(t.RelatedFiles, b.Touch(v, imp.OpRead, ts))
-			}
-		}
+		b.TouchArgs(t, args, imp.OpRead, ts, "path", "file_path")
 	}
 }
 
@@ -605,8 +600,7 @@ func (c *conv) eventMsg(r rec) {
 		var e struct {
 			Message string `json:"message"`
 		}
-		if json.Unmarshal(p, &e) != nil {
-			c.partial(r, r.typ+" payload")
+		if !c.decode(r, &e, r.typ+" payload") {
 			return
 		}
 		role := "user"
@@ -628,8 +622,7 @@ func (c *conv) eventMsg(r rec) {
 		var e struct {
 			Text string `json:"text"`
 		}
-		if json.Unmarshal(p, &e) != nil {
-			c.partial(r, r.typ+" payload")
+		if !c.decode(r, &e, r.typ+" payload") {
 			return
 		}
 		if e.Text == "" || c.duplicate("reasoning", e.Text) {
@@ -638,7 +631,7 @@ func (c *conv) eventMsg(r rec) {
 		b.AddMessage(archive.Message{ID: c.msgID(r), Role: "assistant", Kind: "thinking", Text: e.Text, Timestamp: r.ts, Ref: c.ref(r)})
 	case "token_count":
 		c.tokenCount(r)
-	case "task_started":
+	case "task_started", "turn_started":
 		var e struct {
 			ModelContextWindow int64 `json:"model_context_window"`
 		}
@@ -657,8 +650,7 @@ func (c *conv) eventMsg(r rec) {
 			Success *bool                      `json:"success"`
 			Changes map[string]json.RawMessage `json:"changes"`
 		}
-		if json.Unmarshal(p, &e) != nil {
-			c.partial(r, "patch_apply_end payload")
+		if !c.decode(r, &e, "patch_apply_end payload") {
 			return
 		}
 		t := b.Tool(e.CallID)
@@ -685,7 +677,7 @@ func (c *conv) eventMsg(r rec) {
 			rel := b.Rel(f)
 			if t == nil {
 				b.Touch(f, op, r.ts)
-			} else if !contains(t.RelatedFiles, rel) {
+			} else if !slices.Contains(t.RelatedFiles, rel) {
 				t.RelatedFiles = append(t.RelatedFiles, b.Touch(f, op, r.ts))
 			}
 		}
@@ -716,13 +708,6 @@ func (c *conv) eventMsg(r rec) {
 		if json.Unmarshal(p, &e) == nil && e.Settings.Model != "" {
 			b.S.Meta.Model = e.Settings.Model
 		}
-	case "turn_started":
-		var e struct {
-			ModelContextWindow int64 `json:"model_context_window"`
-		}
-		if json.Unmarshal(p, &e) == nil && e.ModelContextWindow > 0 {
-			b.S.Meta.ContextWindow = e.ModelContextWindow
-		}
 	case "warning", "guardian_warning", "deprecation_notice", "hook_started", "hook_completed", "terminal_interaction",
 		"exec_command_output_delta", "patch_apply_updated", "turn_diff", "thread_goal_updated", "thread_queue_changed",
 		"session_configured", "mcp_startup_update", "mcp_startup_complete", "image_generation_begin", "image_generation_end",
@@ -730,26 +715,16 @@ func (c *conv) eventMsg(r rec) {
 		"collab_waiting_end", "collab_close_begin", "collab_close_end", "collab_resume_begin", "collab_resume_end",
 		"agent_reasoning_section_break", "model_reroute", "turn_moderation_metadata", "request_user_input",
 		"dynamic_tool_call_request", "dynamic_tool_call_response", "exec_approval_request", "apply_patch_approval_request",
-		"request_permissions", "elicitation_request", "shutdown_complete", "raw_response_item", "raw_response_completed":
-		// Progress, approvals and UI events: the response items carry
-		// the content.
-	case "context_compacted", "task_complete", "turn_complete", "exec_command_begin", "patch_apply_begin",
+		"request_permissions", "elicitation_request", "shutdown_complete", "raw_response_item", "raw_response_completed",
+		"context_compacted", "task_complete", "turn_complete", "exec_command_begin", "patch_apply_begin",
 		"entered_review_mode", "exited_review_mode", "undo_started", "undo_completed", "web_search_begin", "web_search_end",
 		"mcp_tool_call_begin", "mcp_tool_call_end", "item_completed", "item_started", "plan_update", "error", "stream_error",
 		"background_event", "thread_rolled_back", "thread_name_updated", "view_image_tool_call", "collab_agent_spawn_end":
-		// Progress and UI events: the response items carry the content.
+		// Progress, approvals and UI events: the response items carry
+		// the content.
 	default:
 		b.Unknown("event_msg/" + r.typ)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 type posText struct {
@@ -758,7 +733,7 @@ type posText struct {
 }
 
 func (c *conv) addResp(role string, rec int, text string) {
-	t := norm(text)
+	t := strings.TrimSpace(text)
 	if c.respExact[role] == nil {
 		c.respExact[role] = map[string]bool{}
 	}
@@ -774,7 +749,7 @@ const nearWindow = 16
 // exactly anywhere, or contained in a response item written near it (user
 // events omit the context Codex injects into the item).
 func (c *conv) duplicate(role, text string) bool {
-	t := norm(text)
+	t := strings.TrimSpace(text)
 	if t == "" || c.respExact[role][t] {
 		return true
 	}
@@ -806,8 +781,7 @@ func (c *conv) tokenCount(r rec) {
 	var e struct {
 		Info *tokenInfo `json:"info"`
 	}
-	if json.Unmarshal(r.env.Payload, &e) != nil {
-		c.partial(r, "token_count payload")
+	if !c.decode(r, &e, "token_count payload") {
 		return
 	}
 	if e.Info == nil {
@@ -841,8 +815,7 @@ func (c *conv) compacted(r rec) {
 		Message            string            `json:"message"`
 		ReplacementHistory []json.RawMessage `json:"replacement_history"`
 	}
-	if json.Unmarshal(r.env.Payload, &p) != nil {
-		c.partial(r, "compacted payload")
+	if !c.decode(r, &p, "compacted payload") {
 		return
 	}
 	summary := p.Message

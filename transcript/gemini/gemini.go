@@ -137,7 +137,7 @@ func (g *conv) main(name string, data []byte) {
 func (g *conv) legacy(f int, data []byte) {
 	b := g.b
 	b.S.Import.Lines++
-	if !utf8Valid(data) {
+	if !utf8.Valid(data) {
 		b.S.Import.InvalidUTF8++
 	}
 	var rec struct {
@@ -163,8 +163,6 @@ func isTruncatedJSON(data []byte) bool {
 	err := json.Unmarshal(data, &v)
 	return err != nil && strings.Contains(err.Error(), "unexpected end of JSON input")
 }
-
-func utf8Valid(b []byte) bool { return utf8.Valid(b) }
 
 func msgID(raw json.RawMessage) string {
 	var m struct {
@@ -653,13 +651,9 @@ func (g *conv) tool(tc toolCall, msgTS time.Time, e *entry, ref archive.RawRef) 
 			b.SetTasks(tasks, ts)
 		}
 	}
-	for _, k := range []string{"file_path", "absolute_path", "path", "dir_path"} {
-		if p := imp.Str(args[k]); p != "" {
-			if op == imp.OpOther && k != "file_path" && k != "absolute_path" {
-				continue
-			}
-			t.RelatedFiles = imp.AppendUnique(t.RelatedFiles, b.Touch(p, op, ts))
-		}
+	b.TouchArgs(&t, args, op, ts, "file_path", "absolute_path")
+	if op != imp.OpOther {
+		b.TouchArgs(&t, args, op, ts, "path", "dir_path")
 	}
 	if op == imp.OpRead {
 		var ps []string

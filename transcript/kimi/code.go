@@ -49,25 +49,26 @@ func codeWire(path string) (wire string, ok bool) {
 			if _, err := os.Stat(filepath.Join(filepath.Dir(c), "context.jsonl")); err == nil {
 				continue // a Kimi CLI session directory
 			}
-			if isCodeWire(c) {
+			if IsCodeWire(c) {
 				return c, true
 			}
 		}
 		return "", false
 	}
-	if isCodeWire(path) {
+	if IsCodeWire(path) {
 		return path, true
 	}
 	return "", false
 }
 
-// codeSniff is how much of a file isCodeWire reads.
+// codeSniff is how much of a file IsCodeWire reads.
 const codeSniff = 64 << 10
 
-// isCodeWire reads the head of a file: a Kimi Code wire log has a
-// metadata line with a protocol_version and records whose type is dotted
-// ("context.append_message"), not Kimi CLI's {"message":{…}} envelopes.
-func isCodeWire(p string) bool {
+// IsCodeWire reports whether path is a Kimi Code wire log, by the head of
+// the file: a metadata line with a protocol_version and records whose type
+// is dotted ("context.append_message"), not Kimi CLI's {"message":{…}}
+// envelopes.
+func IsCodeWire(p string) bool {
 	f, err := os.Open(p)
 	if err != nil {
 		return false
@@ -411,11 +412,7 @@ func codeToolCall(b *imp.Builder, e *codeEvent, ts time.Time, side bool, ref arc
 		op = imp.OpEdit
 	}
 	if op != imp.OpOther {
-		for _, key := range []string{"path", "file_path"} {
-			if p := imp.Str(a[key]); p != "" {
-				t.RelatedFiles = imp.AppendUnique(t.RelatedFiles, b.Touch(p, op, ts))
-			}
-		}
+		b.TouchArgs(&t, a, op, ts, "path", "file_path")
 	}
 	if b.Tool(id) != nil {
 		return
@@ -432,6 +429,3 @@ func IsSessionDir(dir string) bool {
 	_, ok := codeWire(dir)
 	return ok
 }
-
-// IsCodeWire reports whether path is a Kimi Code wire log.
-func IsCodeWire(path string) bool { return isCodeWire(path) }

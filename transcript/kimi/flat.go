@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -112,10 +113,7 @@ func importFlat(ctx context.Context, dir, id string, opt archive.ImportOptions) 
 // readNumber is N of "<id>_read_N.jsonl" (for ordering).
 func readNumber(p string) int {
 	_, n, _ := flatName(filepath.Base(p))
-	v := 0
-	for _, c := range n {
-		v = v*10 + int(c-'0')
-	}
+	v, _ := strconv.Atoi(n)
 	return v
 }
 

@@ -368,8 +368,6 @@ type conv struct {
 	// from wire.jsonl
 	turns     []wireTurn
 	toolTimes map[string]wireTool
-	first     time.Time
-	last      time.Time
 	ctxTokens int64
 	maxTokens int64
 	total     int64
@@ -448,7 +446,7 @@ func (k *conv) readContext(f int, agent string, rotated bool) {
 		b.S.Compactions = append(b.S.Compactions, archive.Compaction{
 			UUID:         b.S.Raw[f].Name,
 			Trigger:      "auto",
-			PreTokens:    k.ctxTokensSoFar(),
+			PreTokens:    b.S.Meta.ContextTokens, // the latest known before the rotation
 			MessageIndex: len(b.S.Messages),
 			Ref:          ref(0),
 		})
@@ -531,9 +529,6 @@ func (k *conv) readContext(f int, agent string, rotated bool) {
 	k.prevKeys = keys
 }
 
-// ctxTokensSoFar is the latest known context size before a rotation.
-func (k *conv) ctxTokensSoFar() int64 { return k.b.S.Meta.ContextTokens }
-
 func (k *conv) toolCall(tc ctxToolCall, side bool, ref archive.RawRef) string {
 	b := k.b
 	args := imp.Str(tc.Function.Arguments)
@@ -573,11 +568,7 @@ func (k *conv) toolCall(tc ctxToolCall, side bool, ref archive.RawRef) string {
 		}
 	}
 	if op != imp.OpOther {
-		for _, key := range []string{"path", "file_path"} {
-			if p := imp.Str(a[key]); p != "" {
-				t.RelatedFiles = imp.AppendUnique(t.RelatedFiles, b.Touch(p, op, time.Time{}))
-			}
-		}
+		b.TouchArgs(&t, a, op, time.Time{}, "path", "file_path")
 	}
 	if old := b.Tool(id); old != nil {
 		// The same call re-read from a rotated file: keep the first.
@@ -621,13 +612,8 @@ func (k *conv) readWire(f int, agent string) {
 			continue
 		}
 		ts := imp.EpochTime(w.Timestamp)
-		if agent == "" && !ts.IsZero() {
-			if k.first.IsZero() || ts.Before(k.first) {
-				k.first = ts
-			}
-			if ts.After(k.last) {
-				k.last = ts
-			}
+		if agent == "" {
+			b.SeeTime(ts) // the main wire log's times alone set the activity window so far
 		}
 		p := w.Message.Payload
 		switch w.Message.Type {
@@ -770,13 +756,9 @@ func (k *conv) applyWire() {
 			c.Timestamp = s.Messages[c.MessageIndex].Timestamp
 		}
 	}
-	if !s.Tasks.UpdatedAt.IsZero() || len(s.Tasks.Active)+len(s.Tasks.Pending)+len(s.Tasks.Completed) > 0 {
-		if s.Tasks.UpdatedAt.IsZero() {
-			s.Tasks.UpdatedAt = k.last
-		}
+	if s.Tasks.UpdatedAt.IsZero() && len(s.Tasks.Active)+len(s.Tasks.Pending)+len(s.Tasks.Completed) > 0 {
+		s.Tasks.UpdatedAt = s.Meta.LastActivity
 	}
-	b.SeeTime(k.first)
-	b.SeeTime(k.last)
 	if k.haveUsage {
 		s.Meta.ContextTokens = k.ctxTokens
 	}

@@ -286,6 +286,16 @@ func (b *Builder) Touch(path string, op FileOp, ts time.Time) string {
 	return p
 }
 
+// TouchArgs registers the files named by the string arguments keys of a
+// tool call (args) as accessed by t with op, in that order.
+func (b *Builder) TouchArgs(t *archive.ToolExec, args map[string]json.RawMessage, op FileOp, ts time.Time, keys ...string) {
+	for _, k := range keys {
+		if p := Str(args[k]); p != "" {
+			t.RelatedFiles = AppendUnique(t.RelatedFiles, b.Touch(p, op, ts))
+		}
+	}
+}
+
 // AddTool appends a tool execution and indexes it by ID.
 func (b *Builder) AddTool(t archive.ToolExec) int {
 	b.S.Tools = append(b.S.Tools, t)
