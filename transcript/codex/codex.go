@@ -354,10 +354,7 @@ func (c *conv) responseItem(r rec) {
 		if !c.decode(r, &f, "function_call payload") {
 			return
 		}
-		args := imp.Str(f.Arguments)
-		if args == "" && len(f.Arguments) > 0 && f.Arguments[0] == '{' {
-			args = string(f.Arguments)
-		}
+		args := imp.Arguments(f.Arguments)
 		c.addCall(r, f.CallID, f.Name, imp.StringJSON(args), args)
 	case "custom_tool_call":
 		var f struct {

@@ -531,10 +531,7 @@ func (k *conv) readContext(f int, agent string, rotated bool) {
 
 func (k *conv) toolCall(tc ctxToolCall, side bool, ref archive.RawRef) string {
 	b := k.b
-	args := imp.Str(tc.Function.Arguments)
-	if args == "" && len(tc.Function.Arguments) > 0 && tc.Function.Arguments[0] == '{' {
-		args = string(tc.Function.Arguments)
-	}
+	args := imp.Arguments(tc.Function.Arguments)
 	id := tc.ID
 	if id == "" {
 		id = fmt.Sprintf("call_%d_%d", ref.File, ref.Line)

@@ -444,6 +444,15 @@ func Str(raw json.RawMessage) string {
 	return ""
 }
 
+// Arguments returns a tool call's arguments given as a JSON string (of
+// JSON text) or as a JSON object.
+func Arguments(raw json.RawMessage) string {
+	if len(raw) > 0 && raw[0] == '{' {
+		return string(raw)
+	}
+	return Str(raw)
+}
+
 // ShellCommand renders a command given as a string or an argv list; an
 // argv of the form [bash -lc script] becomes the script.
 func ShellCommand(raw json.RawMessage) string {
