@@ -127,10 +127,7 @@ func (c *conv) parse() {
 		}
 	}
 	b.Cwd = b.S.Meta.DirectoryPath
-	b.Root = c.opt.ProjectDir
-	if b.Root == "" {
-		b.Root = b.S.Meta.DirectoryPath
-	}
+	b.Root = cmp.Or(c.opt.ProjectDir, b.S.Meta.DirectoryPath)
 	for i, r := range recs {
 		if b.Stopped(c.raw, r.line) {
 			return
@@ -187,11 +184,7 @@ func (c *conv) record(r rec) {
 		// Delivery flags, the harness's state snapshot, risk scores and
 		// realtime audio items: kept raw only.
 	default:
-		t := r.env.Type
-		if t == "" {
-			t = "(no type)"
-		}
-		b.Unknown(t)
+		b.Unknown(cmp.Or(r.env.Type, "(no type)"))
 	}
 }
 
@@ -395,10 +388,7 @@ func (c *conv) responseItem(r rec) {
 		if !c.decode(r, &f, "local_shell_call payload") {
 			return
 		}
-		id := f.CallID
-		if id == "" {
-			id = f.ID
-		}
+		id := cmp.Or(f.CallID, f.ID)
 		in, _ := json.Marshal(map[string]json.RawMessage{"command": f.Action.Command})
 		c.addCall(r, id, "local_shell", string(in), string(in))
 	case "web_search_call":
@@ -454,9 +444,7 @@ func (c *conv) decode(r rec, v any, what string) bool {
 // first).
 func (c *conv) addCall(r rec, id, name, input, rawArgs string) int {
 	b := c.b
-	if id == "" {
-		id = "call_L" + strconv.Itoa(r.line+1)
-	}
+	id = cmp.Or(id, "call_L"+strconv.Itoa(r.line+1))
 	t := archive.ToolExec{ID: id, Name: name, Input: input, Timestamp: r.ts, Ref: c.ref(r), ResultRef: archive.RawRef{File: -1, Line: -1}}
 	c.describe(&t, rawArgs, r.ts)
 	i := b.AddTool(t)

@@ -493,10 +493,7 @@ func (g *conv) finish() (*archive.State, error) {
 	b := g.b
 	m := &b.S.Meta
 	b.Cwd = m.DirectoryPath
-	b.Root = g.opt.ProjectDir
-	if b.Root == "" {
-		b.Root = m.DirectoryPath
-	}
+	b.Root = cmp.Or(g.opt.ProjectDir, m.DirectoryPath)
 	all := append(append([]*entry{}, g.archived...), g.list...)
 	ci := 0
 	for i, e := range all {
@@ -527,10 +524,7 @@ func (g *conv) addCompaction(c pendingComp) {
 	if n := len(b.S.Messages); n > 0 {
 		ts = b.S.Messages[n-1].Timestamp
 	}
-	summary := c.summary
-	if summary == "" {
-		summary = "[history replaced by $set.messages]"
-	}
+	summary := cmp.Or(c.summary, "[history replaced by $set.messages]")
 	b.S.Compactions = append(b.S.Compactions, archive.Compaction{
 		UUID:         fmt.Sprintf("set-L%d", c.line+1),
 		Trigger:      "auto",
@@ -595,11 +589,7 @@ func (g *conv) message(e *entry) {
 		}
 		b.AddMessage(base)
 	default:
-		t := mr.Type
-		if t == "" {
-			t = "(no type)"
-		}
-		b.Unknown("message/" + t)
+		b.Unknown("message/" + cmp.Or(mr.Type, "(no type)"))
 	}
 }
 
@@ -609,10 +599,7 @@ func (g *conv) tool(tc toolCall, msgTS time.Time, e *entry, ref archive.RawRef) 
 	if ts.IsZero() {
 		ts = msgTS
 	}
-	id := tc.ID
-	if id == "" {
-		id = fmt.Sprintf("%s#tool%d", e.id, len(b.S.Tools))
-	}
+	id := cmp.Or(tc.ID, fmt.Sprintf("%s#tool%d", e.id, len(b.S.Tools)))
 	t := archive.ToolExec{ID: id, Name: tc.Name, Input: imp.JSONText(tc.Args), Timestamp: ts, Sidechain: e.side, Ref: ref, ResultRef: ref}
 	t.Success = tc.Status == "success"
 	if len(tc.Result) > 0 && string(tc.Result) != "null" {

@@ -3,6 +3,7 @@ package kimi
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -156,10 +157,7 @@ func importCode(ctx context.Context, wire string, opt archive.ImportOptions) (*a
 	if err != nil {
 		return nil, err
 	}
-	if sessionID == "" {
-		sessionID = strings.TrimSuffix(filepath.Base(abs), ".jsonl")
-	}
-	s.Meta.SessionID = sessionID
+	s.Meta.SessionID = cmp.Or(sessionID, strings.TrimSuffix(filepath.Base(abs), ".jsonl"))
 	if err := imp.CaptureFiles(ctx, s, s.Meta.DirectoryPath, opt); err != nil {
 		return nil, fmt.Errorf("kimi: %w", err)
 	}
@@ -261,12 +259,8 @@ func readCode(b *imp.Builder, f int, agent string) {
 		msg := func(role, kind, text string) int {
 			return b.AddMessage(archive.Message{ID: id, Role: role, Kind: kind, Text: text, Timestamp: ts, Sidechain: side, AgentID: agent, Ref: ref})
 		}
-		if !side {
-			for _, d := range []string{r.WorkDir, r.Cwd} {
-				if d != "" && b.S.Meta.DirectoryPath == "" {
-					b.S.Meta.DirectoryPath = d
-				}
-			}
+		if !side && b.S.Meta.DirectoryPath == "" {
+			b.S.Meta.DirectoryPath = cmp.Or(r.WorkDir, r.Cwd)
 		}
 		switch r.Type {
 		case "context.append_message":

@@ -1,6 +1,7 @@
 package kimi
 
 import (
+	"cmp"
 	"context"
 	"crypto/md5"
 	"encoding/hex"
@@ -114,10 +115,7 @@ func finishImport(ctx context.Context, files []archive.RawFile, abs string, opt 
 	if workDir == "" && opt.ProjectDir != "" && hashMatches(hash, opt.ProjectDir) {
 		workDir = opt.ProjectDir
 	}
-	root := opt.ProjectDir
-	if root == "" {
-		root = workDir
-	}
+	root := cmp.Or(opt.ProjectDir, workDir)
 	s, err := importFiles(ctx, files, opt, root)
 	if err != nil {
 		return nil, err
@@ -474,11 +472,7 @@ func (k *conv) readContext(f int, agent string, rotated bool) {
 			continue
 		case "user", "assistant", "tool", "system":
 		default:
-			r := c.Role
-			if r == "" {
-				r = "(no role)"
-			}
-			b.Unknown("context/" + r)
+			b.Unknown("context/" + cmp.Or(c.Role, "(no role)"))
 			continue
 		}
 		text, think := contentText(c.Content)
@@ -532,10 +526,7 @@ func (k *conv) readContext(f int, agent string, rotated bool) {
 func (k *conv) toolCall(tc ctxToolCall, side bool, ref archive.RawRef) string {
 	b := k.b
 	args := imp.Arguments(tc.Function.Arguments)
-	id := tc.ID
-	if id == "" {
-		id = fmt.Sprintf("call_%d_%d", ref.File, ref.Line)
-	}
+	id := cmp.Or(tc.ID, fmt.Sprintf("call_%d_%d", ref.File, ref.Line))
 	t := archive.ToolExec{ID: id, Name: tc.Function.Name, Input: imp.StringJSON(args), Sidechain: side, Ref: ref, ResultRef: archive.RawRef{File: -1, Line: -1}}
 	var a map[string]json.RawMessage
 	_ = json.Unmarshal([]byte(args), &a)
@@ -788,11 +779,7 @@ func (k *conv) readState(f int) {
 	if st.Todos != nil {
 		var tasks []archive.Task
 		for _, t := range st.Todos {
-			c := t.Title
-			if c == "" {
-				c = t.Content
-			}
-			tasks = append(tasks, archive.Task{Content: c, Status: imp.TaskStatus(t.Status)})
+			tasks = append(tasks, archive.Task{Content: cmp.Or(t.Title, t.Content), Status: imp.TaskStatus(t.Status)})
 		}
 		b.SetTasks(tasks, time.Time{})
 	}
