@@ -24,7 +24,7 @@ var fixedNow = func() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time
 
 func importFile(t testing.TB, p string) *archive.State {
 	t.Helper()
-	st, err := claude.Import(p, archive.ImportOptions{})
+	st, err := claude.Import(context.Background(), p, archive.ImportOptions{})
 	if err != nil {
 		t.Fatalf("import %s: %v", p, err)
 	}

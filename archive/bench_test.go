@@ -41,7 +41,7 @@ func BenchmarkImport(b *testing.B) {
 	p := benchSession(b)
 	b.SetBytes(sessionBytes(b, p))
 	for b.Loop() {
-		if _, err := claude.Import(p, archive.ImportOptions{}); err != nil {
+		if _, err := claude.Import(context.Background(), p, archive.ImportOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -81,7 +81,7 @@ func BenchmarkSave(b *testing.B) {
 	b.Run("sequential", func(b *testing.B) {
 		b.SetBytes(n)
 		for b.Loop() {
-			st, err := claude.Import(p, archive.ImportOptions{})
+			st, err := claude.Import(context.Background(), p, archive.ImportOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}

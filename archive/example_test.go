@@ -16,7 +16,7 @@ import (
 // A session imported with package transcript/claude, encoded, opened
 // lazily and read back.
 func ExampleEncode() {
-	st, err := claude.Import(filepath.Join(fixtureDir, v2+".jsonl"), archive.ImportOptions{})
+	st, err := claude.Import(context.Background(), filepath.Join(fixtureDir, v2+".jsonl"), archive.ImportOptions{})
 	if err != nil {
 		panic(err)
 	}
@@ -43,7 +43,7 @@ func ExampleEncode() {
 // The recovery digest is built from the small stored recall: neither the
 // conversation nor the raw transcript is decompressed.
 func ExampleArchive_Recall() {
-	st, err := claude.Import(filepath.Join(fixtureDir, v2+".jsonl"), archive.ImportOptions{})
+	st, err := claude.Import(context.Background(), filepath.Join(fixtureDir, v2+".jsonl"), archive.ImportOptions{})
 	if err != nil {
 		panic(err)
 	}
@@ -68,7 +68,7 @@ func ExampleArchive_Recall() {
 // them as a resumable Claude Code session under a fresh session id.
 func ExampleArchive_ExportRaw() {
 	p := filepath.Join(fixtureDir, v2+".jsonl")
-	st, err := claude.Import(p, archive.ImportOptions{})
+	st, err := claude.Import(context.Background(), p, archive.ImportOptions{})
 	if err != nil {
 		panic(err)
 	}

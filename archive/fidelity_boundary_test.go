@@ -2,6 +2,7 @@ package archive_test
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -60,7 +61,7 @@ func TestDigestFidelityEveryBoundary(t *testing.T) {
 			if err := os.WriteFile(tmp, s.Pre, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			st, err := transcript.Import(tmp, in.h, archive.ImportOptions{NoSubagents: true})
+			st, err := transcript.Import(context.Background(), tmp, in.h, archive.ImportOptions{NoSubagents: true})
 			if err != nil {
 				t.Fatalf("%s: %v", label, err)
 			}

@@ -1,6 +1,7 @@
 package archive_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -89,7 +90,7 @@ func TestDigestFidelityCorpus(t *testing.T) {
 			if err := os.WriteFile(tmp, cs.pre, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			st, err := claude.Import(tmp, archive.ImportOptions{NoSubagents: true})
+			st, err := claude.Import(context.Background(), tmp, archive.ImportOptions{NoSubagents: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -214,13 +215,13 @@ func BenchmarkRecallCorpus(b *testing.B) {
 	if _, err := os.Stat(path); err != nil {
 		b.Skip("corpus transcript missing")
 	}
-	st, err := claude.Import(path, archive.ImportOptions{})
+	st, err := claude.Import(context.Background(), path, archive.ImportOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("import", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			if _, err := claude.Import(path, archive.ImportOptions{}); err != nil {
+			if _, err := claude.Import(context.Background(), path, archive.ImportOptions{}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -2,6 +2,7 @@ package archive_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -47,7 +48,7 @@ func checkMetaOf(t *testing.T, st *archive.State, n, mutations int) {
 // The metadata of every fixture of every importer decodes without
 // msgpack's reflection exactly as msgpack decodes it.
 func TestMetaDecodeFixtures(t *testing.T) {
-	type imp func(string, archive.ImportOptions) (*archive.State, error)
+	type imp func(context.Context, string, archive.ImportOptions) (*archive.State, error)
 	globs := []struct {
 		pattern string
 		imp     imp
@@ -63,7 +64,7 @@ func TestMetaDecodeFixtures(t *testing.T) {
 			t.Fatalf("no fixtures %s", g.pattern)
 		}
 		for _, p := range files {
-			st, err := g.imp(p, archive.ImportOptions{})
+			st, err := g.imp(context.Background(), p, archive.ImportOptions{})
 			if err != nil {
 				t.Fatalf("%s: %v", p, err)
 			}
@@ -84,7 +85,7 @@ func TestMetaDecodeCorpus(t *testing.T) {
 	}
 	for _, c := range []struct {
 		sub string
-		imp func(string, archive.ImportOptions) (*archive.State, error)
+		imp func(context.Context, string, archive.ImportOptions) (*archive.State, error)
 	}{{"codex", codex.Import}, {"gemini", gemini.Import}} {
 		dir, ok := testcorpus.Find(c.sub)
 		if !ok {
@@ -95,7 +96,7 @@ func TestMetaDecodeCorpus(t *testing.T) {
 			if fi, err := os.Stat(p); err != nil || fi.IsDir() {
 				continue
 			}
-			st, err := c.imp(p, archive.ImportOptions{})
+			st, err := c.imp(context.Background(), p, archive.ImportOptions{})
 			if err != nil {
 				continue // not a session file of this importer
 			}

@@ -19,7 +19,7 @@ import (
 // archive (an archive saved before encryption was turned on, read on
 // request).
 func TestPlaintextWhereEncryptionConfigured(t *testing.T) {
-	st, err := claude.Import(filepath.Join(fixtureDir, v2+".jsonl"), archive.ImportOptions{})
+	st, err := claude.Import(context.Background(), filepath.Join(fixtureDir, v2+".jsonl"), archive.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package export_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -43,13 +44,13 @@ var fixtures = []struct {
 	load func() (*archive.State, error)
 }{
 	{"codex", func() (*archive.State, error) {
-		return codex.Import("../transcript/codex/testdata/basic.jsonl", archive.ImportOptions{})
+		return codex.Import(context.Background(), "../transcript/codex/testdata/basic.jsonl", archive.ImportOptions{})
 	}},
 	{"gemini", func() (*archive.State, error) {
-		return gemini.Import("../transcript/gemini/testdata/session-2026-04-23T12-00-5e550001.jsonl", archive.ImportOptions{ProjectDir: "/home/dev/proj"})
+		return gemini.Import(context.Background(), "../transcript/gemini/testdata/session-2026-04-23T12-00-5e550001.jsonl", archive.ImportOptions{ProjectDir: "/home/dev/proj"})
 	}},
 	{"kimi", func() (*archive.State, error) {
-		return kimi.Import("../transcript/kimi/testdata/share/sessions/2b8c70fb72d8a087e5dee109778f74cf/0b9c5d2e-1111-4a2b-9c3d-000000000001", archive.ImportOptions{})
+		return kimi.Import(context.Background(), "../transcript/kimi/testdata/share/sessions/2b8c70fb72d8a087e5dee109778f74cf/0b9c5d2e-1111-4a2b-9c3d-000000000001", archive.ImportOptions{})
 	}},
 }
 

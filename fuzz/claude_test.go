@@ -65,7 +65,7 @@ func FuzzClaudeImport(f *testing.F) {
 // allocating without bound.
 func FuzzArchiveOpen(f *testing.F) {
 	dir := filepath.Join("..", "transcript", "claude", "testdata")
-	if st, err := claude.Import(filepath.Join(dir, "11111111-2222-4333-8444-555555555555.jsonl"), archive.ImportOptions{}); err == nil {
+	if st, err := claude.Import(context.Background(), filepath.Join(dir, "11111111-2222-4333-8444-555555555555.jsonl"), archive.ImportOptions{}); err == nil {
 		var buf bytes.Buffer
 		if err := archive.Encode(context.Background(), &buf, st, archive.EncodeOptions{ChunkSize: 1024}); err == nil {
 			f.Add(buf.Bytes())

@@ -90,7 +90,7 @@ func withMeta(base *ctxfmt.Reader, meta []byte) ([]byte, error) {
 // RawFileInfos) is what msgpack.Unmarshal decodes from the same bytes.
 // (archive's FuzzMetaDecode compares the whole payload, errors included.)
 func FuzzArchiveOpenMeta(f *testing.F) {
-	st, err := claude.Import(filepath.Join("..", "transcript", "claude", "testdata", "11111111-2222-4333-8444-555555555555.jsonl"), archive.ImportOptions{})
+	st, err := claude.Import(context.Background(), filepath.Join("..", "transcript", "claude", "testdata", "11111111-2222-4333-8444-555555555555.jsonl"), archive.ImportOptions{})
 	if err != nil {
 		f.Fatal(err)
 	}

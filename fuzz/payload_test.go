@@ -16,7 +16,7 @@ import (
 // payloads: FuzzArchivePayloads replaces one payload and reseals.
 func payloadBase(tb testing.TB) (types []ctxfmt.SegmentType, payloads [][]byte) {
 	tb.Helper()
-	st, err := claude.Import(filepath.Join("..", "transcript", "claude", "testdata", "v1.jsonl"), archive.ImportOptions{})
+	st, err := claude.Import(context.Background(), filepath.Join("..", "transcript", "claude", "testdata", "v1.jsonl"), archive.ImportOptions{})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -6,13 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ben10ctx/ben10/internal/hookfast"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ben10ctx/ben10/internal/hookfast"
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
@@ -39,7 +40,7 @@ func (f *fakeSnapshots) Create(r SnapshotRequest) (SnapshotInfo, error) {
 	if f.createErr != nil {
 		return SnapshotInfo{}, f.createErr
 	}
-	s, err := claude.Import(r.TranscriptPath, archive.ImportOptions{Limit: r.Limit})
+	s, err := claude.Import(context.Background(), r.TranscriptPath, archive.ImportOptions{Limit: r.Limit})
 	if err != nil {
 		return SnapshotInfo{}, err
 	}

@@ -51,7 +51,7 @@ func TestStartupInjectsOnlyPlausibleContext(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
 			tp := e.transcript("aaaaaaaa-0000-4000-8000-00000000c0de", 0)
-			s, err := claude.Import(tp, archive.ImportOptions{ProjectDir: e.project})
+			s, err := claude.Import(context.Background(), tp, archive.ImportOptions{ProjectDir: e.project})
 			if err != nil {
 				t.Fatal(err)
 			}

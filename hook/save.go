@@ -41,8 +41,8 @@ func checkTranscript(in *Input) error {
 // opts.Previous when set (only the new lines are imported, redacted and
 // compressed; the content is a full save's either way). A transcript
 // without a conversation message gives ErrNoConversation.
-func saveTo(w io.Writer, in *Input, st *store.Store, cfg *store.Config, opts archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
-	s, stats, err := claude.Save(context.Background(), w, in.TranscriptPath, archive.ImportOptions{ProjectDir: st.ProjectDir(), ExcludePatterns: cfg.ExcludePatterns}, opts)
+func saveTo(ctx context.Context, w io.Writer, in *Input, st *store.Store, cfg *store.Config, opts archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
+	s, stats, err := claude.Save(ctx, w, in.TranscriptPath, archive.ImportOptions{ProjectDir: st.ProjectDir(), ExcludePatterns: cfg.ExcludePatterns}, opts)
 	if err != nil {
 		return nil, stats, fmt.Errorf("importing %s: %w", in.TranscriptPath, err)
 	}
@@ -128,7 +128,7 @@ func (h *Handler) checkpoint(ctx context.Context, st *store.Store, cfg *store.Co
 		cp, err := st.WriteCheckpointFunc(func(w io.Writer) error {
 			cw.w = w
 			var err error
-			s, stats, err = saveTo(cw, in, st, cfg, opts)
+			s, stats, err = saveTo(ctx, cw, in, st, cfg, opts)
 			return err
 		})
 		if err != nil {

@@ -22,7 +22,7 @@ func TestWorkerSnapshotsBeforeBoundary(t *testing.T) {
 	e.vars["BEN10_HOOK_WORK"] = WorkDefer
 	b := boundaryLine(t)
 	tp := e.transcript(demoSession, b)
-	pre, err := claude.Import(tp, archive.ImportOptions{})
+	pre, err := claude.Import(context.Background(), tp, archive.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

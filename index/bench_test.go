@@ -192,7 +192,7 @@ func benchSources(b *testing.B) []benchSource {
 			if err != nil || len(data) < 1<<20 {
 				continue
 			}
-			st, err := transcript.Import(p, "", archive.ImportOptions{})
+			st, err := transcript.Import(context.Background(), p, "", archive.ImportOptions{})
 			if err != nil || st.Meta.SessionID == "" {
 				continue
 			}

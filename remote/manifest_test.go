@@ -193,7 +193,7 @@ func TestDedupGrowingSession(t *testing.T) {
 	if err := os.WriteFile(p, rawLast, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	st, err := claude.Import(p, archive.ImportOptions{})
+	st, err := claude.Import(context.Background(), p, archive.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

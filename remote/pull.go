@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -102,7 +101,7 @@ func (c *Client) PullDir(ctx context.Context, dir string, opts PullOptions) (Pul
 			return "", err
 		}
 		target := filepath.Join(dir, e.Kind+"-"+safeName(e.Name)+"-"+e.ID[:8]+".ctx")
-		return target, saveArchive(target, e, main, archive.ImportOptions{}, eopt)
+		return target, saveArchive(ctx, target, e, main, archive.ImportOptions{}, eopt)
 	})
 }
 
@@ -284,14 +283,14 @@ func saveIntoStore(ctx context.Context, st *store.Store, e Entry, dir, main stri
 				break
 			}
 		}
-		return saveArchive(target, e, main, archive.ImportOptions{ProjectDir: st.ProjectDir()}, eopt)
+		return saveArchive(ctx, target, e, main, archive.ImportOptions{ProjectDir: st.ProjectDir()}, eopt)
 	})
 	return target, err
 }
 
 // saveArchive imports the transcript at main and writes its archive to
 // target atomically.
-func saveArchive(target string, e Entry, main string, iopt archive.ImportOptions, eopt archive.EncodeOptions) error {
+func saveArchive(ctx context.Context, target string, e Entry, main string, iopt archive.ImportOptions, eopt archive.EncodeOptions) error {
 	h, err := transcript.ParseHarness(e.Harness)
 	if err != nil {
 		return err
@@ -301,7 +300,7 @@ func saveArchive(target string, e Entry, main string, iopt archive.ImportOptions
 		return err
 	}
 	defer af.Abort()
-	if _, _, err := transcript.Save(context.Background(), io.Writer(af), main, h, iopt, eopt); err != nil {
+	if _, _, err := transcript.Save(ctx, af, main, h, iopt, eopt); err != nil {
 		return fmt.Errorf("rebuilding the archive: %w", err)
 	}
 	return af.Commit()

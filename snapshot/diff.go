@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"sort"
@@ -97,7 +98,7 @@ func (m *Manager) Diff(id string, current *archive.Archive) (*DiffResult, error)
 		}
 		src = "archive"
 	case s.Transcript != "" && fileExists(s.Transcript):
-		cur, err = transcript.Import(s.Transcript, archive.Harness(s.Harness), archive.ImportOptions{ProjectDir: m.st.ProjectDir()})
+		cur, err = transcript.Import(context.Background(), s.Transcript, archive.Harness(s.Harness), archive.ImportOptions{ProjectDir: m.st.ProjectDir()})
 		if err != nil {
 			return nil, fmt.Errorf("reading the current transcript %s: %w", s.Transcript, err)
 		}

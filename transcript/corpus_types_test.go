@@ -1,6 +1,7 @@
 package transcript_test
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -35,7 +36,7 @@ func TestCorpusKnownLineTypes(t *testing.T) {
 	var rows []string
 	for _, f := range files {
 		rel, _ := filepath.Rel(dir, f)
-		st, err := transcript.Import(f, "", archive.ImportOptions{NoSubagents: true})
+		st, err := transcript.Import(context.Background(), f, "", archive.ImportOptions{NoSubagents: true})
 		if err != nil {
 			t.Errorf("%s: %v", rel, err)
 			continue

@@ -119,14 +119,8 @@ func SessionFiles(home string, h archive.Harness) ([]string, error) {
 		}
 	}
 	if h == archive.HarnessKimi {
-		m, err := filepath.Glob(filepath.Join(KimiCodeDir(home), "sessions", "*", "*", "agents", "main", "wire.jsonl"))
-		if err != nil {
+		if err := add(filepath.Join(KimiCodeDir(home), "sessions", "*", "*", "agents", "main", "wire.jsonl")); err != nil {
 			return nil, err
-		}
-		for _, p := range m {
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-				out = append(out, p)
-			}
 		}
 	}
 	sort.Strings(out)

@@ -26,7 +26,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 		{"kimi", "kimi/testdata/share/sessions/2b8c70fb72d8a087e5dee109778f74cf/0b9c5d2e-1111-4a2b-9c3d-000000000001"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := transcript.Import(tc.path, "", archive.ImportOptions{})
+			s, err := transcript.Import(context.Background(), tc.path, "", archive.ImportOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

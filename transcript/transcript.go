@@ -50,8 +50,9 @@ func ParseHarness(s string) (archive.Harness, error) {
 
 // Import reads a session with the importer for h; h == "" detects it.
 // path is the session file (for Kimi the session directory or any file in
-// it).
-func Import(path string, h archive.Harness, opt archive.ImportOptions) (*archive.State, error) {
+// it). When ctx is done the import stops between two lines or files with
+// an error that wraps ctx.Err().
+func Import(ctx context.Context, path string, h archive.Harness, opt archive.ImportOptions) (*archive.State, error) {
 	if h == "" {
 		var err error
 		if h, err = Detect(path); err != nil {
@@ -60,13 +61,13 @@ func Import(path string, h archive.Harness, opt archive.ImportOptions) (*archive
 	}
 	switch h {
 	case archive.HarnessClaude:
-		return claude.Import(path, opt)
+		return claude.Import(ctx, path, opt)
 	case archive.HarnessCodex:
-		return codex.Import(path, opt)
+		return codex.Import(ctx, path, opt)
 	case archive.HarnessGemini:
-		return gemini.Import(path, opt)
+		return gemini.Import(ctx, path, opt)
 	case archive.HarnessKimi:
-		return kimi.Import(path, opt)
+		return kimi.Import(ctx, path, opt)
 	}
 	return nil, fmt.Errorf("%w %q", ErrBadHarness, h)
 }
@@ -94,64 +95,20 @@ func Detect(path string) (archive.Harness, error) {
 		return "", fmt.Errorf("transcript: %w", err)
 	}
 	defer f.Close()
-	name := filepath.Base(path)
-	// The first 64 KiB usually decide: a complete line among the first 20
-	// that names a harness gives the answer Sniff gives on the full 1 MiB
-	// head (it reads the same lines in the same order).
-	small := make([]byte, min(st.Size(), quickSniffSize))
-	n, err := io.ReadFull(f, small)
+	// One right-sized buffer: io.ReadAll's growing one cost as many page
+	// faults as reading a whole 3.5 MB transcript.
+	head := make([]byte, min(st.Size(), sniffSize))
+	n, err := io.ReadFull(f, head)
 	if err != nil && err != io.ErrUnexpectedEOF {
 		return "", fmt.Errorf("transcript: %w", err)
 	}
-	small = small[:n]
-	if int64(n) < st.Size() && !strings.HasSuffix(name, ".json") {
-		if h := sniffCompleteLines(small); h != "" {
-			return h, nil
-		}
-	}
-	head := small
-	if int64(n) < min(st.Size(), sniffSize) {
-		// One right-sized buffer: io.ReadAll's growing one cost as many
-		// page faults as reading a whole 3.5 MB transcript.
-		head = make([]byte, min(st.Size(), sniffSize))
-		copy(head, small)
-		m, err := io.ReadFull(f, head[n:])
-		if err != nil && err != io.ErrUnexpectedEOF {
-			return "", fmt.Errorf("transcript: %w", err)
-		}
-		head = head[:n+m]
-	}
-	if h := Sniff(name, head); h != "" {
+	if h := Sniff(filepath.Base(path), head[:n]); h != "" {
 		return h, nil
 	}
 	if h := byLocation(path); h != "" {
 		return h, nil
 	}
 	return "", fmt.Errorf("%w: %s", ErrUnknownHarness, path)
-}
-
-// quickSniffSize is how much Detect reads first.
-const quickSniffSize = 64 << 10
-
-// sniffCompleteLines is Sniff's line loop over the complete lines of head
-// (each followed by a newline in head) among its first 20: "" when they
-// do not decide, or when an incomplete line comes first.
-func sniffCompleteLines(head []byte) archive.Harness {
-	for i := 0; i < 20; i++ {
-		k := bytes.IndexByte(head, '\n')
-		if k < 0 {
-			return ""
-		}
-		l := bytes.TrimSpace(head[:k])
-		head = head[k+1:]
-		if len(l) == 0 {
-			continue
-		}
-		if h := sniffLine(l); h != "" {
-			return h
-		}
-	}
-	return ""
 }
 
 // Sniff guesses the harness from a file's name and first bytes; "" when
@@ -257,7 +214,10 @@ func Save(ctx context.Context, w io.Writer, path string, h archive.Harness, iopt
 	if h == archive.HarnessClaude {
 		return claude.Save(ctx, w, path, iopt, eopt)
 	}
-	st, err := Import(path, h, iopt)
+	st, err := Import(ctx, path, h, iopt)
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		return nil, archive.EncodeStats{}, err
 	}

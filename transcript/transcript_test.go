@@ -1,6 +1,7 @@
 package transcript_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -73,19 +74,19 @@ func TestDetect(t *testing.T) {
 func TestImportDispatch(t *testing.T) {
 	d := t.TempDir()
 	p := write(t, filepath.Join(d, "rollout.jsonl"), codexLine+"\n")
-	s, err := transcript.Import(p, "", archive.ImportOptions{})
+	s, err := transcript.Import(context.Background(), p, "", archive.ImportOptions{})
 	if err != nil || s.Meta.Harness != archive.HarnessCodex || s.Meta.SessionID != "c1" {
 		t.Fatalf("codex: %v %+v", err, s)
 	}
 	g := write(t, filepath.Join(d, "g.jsonl"), geminiMeta+"\n")
-	if s, err := transcript.Import(g, archive.HarnessGemini, archive.ImportOptions{}); err != nil || s.Meta.SessionID != "g1" {
+	if s, err := transcript.Import(context.Background(), g, archive.HarnessGemini, archive.ImportOptions{}); err != nil || s.Meta.SessionID != "g1" {
 		t.Fatalf("gemini: %v", err)
 	}
 	k := write(t, filepath.Join(d, "ks", "context.jsonl"), kimiLine+"\n")
-	if s, err := transcript.Import(k, "", archive.ImportOptions{}); err != nil || s.Meta.Harness != archive.HarnessKimi {
+	if s, err := transcript.Import(context.Background(), k, "", archive.ImportOptions{}); err != nil || s.Meta.Harness != archive.HarnessKimi {
 		t.Fatalf("kimi: %v", err)
 	}
-	if _, err := transcript.Import(p, "vim", archive.ImportOptions{}); !errors.Is(err, transcript.ErrBadHarness) {
+	if _, err := transcript.Import(context.Background(), p, "vim", archive.ImportOptions{}); !errors.Is(err, transcript.ErrBadHarness) {
 		t.Errorf("bad harness: %v", err)
 	}
 	if h, err := transcript.ParseHarness("Claude-Code"); err != nil || h != archive.HarnessClaude {
@@ -216,7 +217,7 @@ func TestImportClaude(t *testing.T) {
 	if h, err := transcript.Detect(p); err != nil || h != archive.HarnessClaude {
 		t.Fatalf("detect: %q %v", h, err)
 	}
-	s, err := transcript.Import(p, "", archive.ImportOptions{})
+	s, err := transcript.Import(context.Background(), p, "", archive.ImportOptions{})
 	if err != nil || s.Meta.Harness != archive.HarnessClaude || len(s.Messages) == 0 {
 		t.Fatalf("import: %v", err)
 	}

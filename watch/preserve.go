@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"context"
 	"time"
 )
 
@@ -23,6 +24,8 @@ type Request struct {
 	ContextTokens int64
 	Percent       float64
 	Now           time.Time
+	// Context cancels the import and the snapshot; nil means never.
+	Context context.Context
 }
 
 // Result is what an export did.

@@ -47,7 +47,11 @@ func OrphanDir(home string, h archive.Harness) string {
 func (p *StorePreserver) Preserve(req Request) (Result, error) {
 	var res Result
 	sess := req.Session
-	st, err := transcript.Import(sess.Path, sess.Harness, archive.ImportOptions{})
+	ctx := req.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	st, err := transcript.Import(ctx, sess.Path, sess.Harness, archive.ImportOptions{})
 	if err != nil {
 		return res, fmt.Errorf("importing %s: %w", sess.Path, err)
 	}
@@ -94,7 +98,7 @@ func (p *StorePreserver) Preserve(req Request) (Result, error) {
 	}
 	cr, err := m.Create(snapshot.CreateOptions{TranscriptPath: sess.Path, Harness: sess.Harness, SessionID: sess.ID,
 		Trigger: "auto", Source: SourceWatcher, PreTokens: req.ContextTokens, Level: p.Level, Now: req.Now,
-		HoldFor: req.Cooldown})
+		HoldFor: req.Cooldown, Context: ctx})
 	if err != nil {
 		return res, fmt.Errorf("snapshot of %s: %w", sess.ID, err)
 	}

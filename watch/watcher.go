@@ -73,7 +73,8 @@ type Watcher struct {
 	pres    Preserver
 	now     func() time.Time
 	reload  chan struct{}
-	mu      sync.Mutex // guards the fields below
+	ctx     context.Context // Run's: cancels a preservation under way
+	mu      sync.Mutex      // guards the fields below
 	cfg     *Config
 	state   *State
 	tracked map[string]*tracked
@@ -260,6 +261,7 @@ func (w *Watcher) Once() ([]Event, error) {
 // unavailable) and polls every PollInterval in any case.
 func (w *Watcher) Run(ctx context.Context) error {
 	w.mu.Lock()
+	w.ctx = ctx
 	now := w.now()
 	w.started = now
 	w.state.StartedAt, w.state.PID, w.state.Running, w.state.DryRun = now, os.Getpid(), true, w.opts.DryRun
@@ -581,7 +583,7 @@ func (w *Watcher) evaluate(t *tracked, now time.Time) {
 		return
 	}
 	res, err := w.pres.Preserve(Request{Session: t.Session, Snapshot: d.Snapshot, Cooldown: l.Cooldown,
-		ContextTokens: used, Percent: obs.Percent, Now: now})
+		ContextTokens: used, Percent: obs.Percent, Now: now, Context: w.ctx})
 	if err != nil {
 		t.retry = now.Add(errorBackoff)
 		ls.Errors++

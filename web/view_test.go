@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -19,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func importFixture(t testing.TB, path string) *archive.State {
 	t.Helper()
-	st, err := transcript.Import(path, "", archive.ImportOptions{})
+	st, err := transcript.Import(context.Background(), path, "", archive.ImportOptions{})
 	if err != nil {
 		t.Fatalf("importing %s: %v", path, err)
 	}

@@ -25,7 +25,7 @@ import (
 func TestUnauthenticatedArchivesReported(t *testing.T) {
 	w := newHookWorld(t, demoSessionID)
 	w.writeDemo()
-	s, err := claude.Import(w.transcript, archive.ImportOptions{ProjectDir: w.project})
+	s, err := claude.Import(context.Background(), w.transcript, archive.ImportOptions{ProjectDir: w.project})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/export"
 	"github.com/ben10ctx/ben10/transcript"
-	"github.com/ben10ctx/ben10/transcript/claude"
 )
 
 // exportFormats are the formats `context export` writes from the model
@@ -25,7 +24,7 @@ var exportFormats = map[string]func(io.Writer, *archive.State) error{
 
 // loadForExport reads FILE as a .ctx archive, or, when it is not one, as
 // an assistant's session file (detected).
-func loadForExport(path, passFile string) (*archive.State, error) {
+func loadForExport(ctx context.Context, path, passFile string) (*archive.State, error) {
 	head := make([]byte, len(ctxfmt.Magic))
 	if f, err := os.Open(path); err == nil {
 		_, _ = io.ReadFull(f, head)
@@ -44,17 +43,17 @@ func loadForExport(path, passFile string) (*archive.State, error) {
 	if _, err := transcript.Detect(path); err != nil {
 		return nil, fmt.Errorf("%s is neither a .ctx archive nor a session file ben10 recognizes: %w", path, err)
 	}
-	return transcript.Import(path, "", archive.ImportOptions{})
+	return transcript.Import(ctx, path, "", archive.ImportOptions{})
 }
 
 // runFormattedExport writes FILE in format (cusf, markdown, json) to out
 // (atomically) or, when out is "", to stdout.
-func runFormattedExport(g *globalOptions, stdout io.Writer, path, format, out, passFile string) error {
+func runFormattedExport(ctx context.Context, g *globalOptions, stdout io.Writer, path, format, out, passFile string) error {
 	write, ok := exportFormats[format]
 	if !ok {
 		return fmt.Errorf("export format %q not supported (jsonl, cusf, markdown, json)", format)
 	}
-	st, err := loadForExport(path, passFile)
+	st, err := loadForExport(ctx, path, passFile)
 	if err != nil {
 		return err
 	}
@@ -73,26 +72,13 @@ func runFormattedExport(g *globalOptions, stdout io.Writer, path, format, out, p
 }
 
 // saveTranscript imports a session (harness "" = detected) and encodes it
-// to w; Claude Code transcripts go through claude.Save, which streams.
+// to w (transcript.Save).
 func saveTranscript(ctx context.Context, w io.Writer, harness, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
 	h, err := resolveHarness(harness, path)
 	if err != nil {
 		return nil, archive.EncodeStats{}, err
 	}
-	if h == "" {
-		if h, err = transcript.Detect(path); err != nil {
-			return nil, archive.EncodeStats{}, err
-		}
-	}
-	if h == archive.HarnessClaude {
-		return claude.Save(ctx, w, path, iopt, eopt)
-	}
-	st, err := transcript.Import(path, h, iopt)
-	if err != nil {
-		return nil, archive.EncodeStats{}, err
-	}
-	stats, err := archive.EncodeWithStats(ctx, w, st, eopt)
-	return st, stats, err
+	return transcript.Save(ctx, w, path, h, iopt, eopt)
 }
 
 // resolveHarness checks `context save --harness`: "" (detect) stays "";

@@ -491,7 +491,7 @@ func (o *inspectOptions) runContextInspect(cmd *cobra.Command, args []string) er
 
 func (o *exportOptions) runContextExport(cmd *cobra.Command, args []string) error {
 	if o.format != "jsonl" {
-		return runFormattedExport(o.g, cmd.OutOrStdout(), args[0], o.format, o.out, o.passFile)
+		return runFormattedExport(cmd.Context(), o.g, cmd.OutOrStdout(), args[0], o.format, o.out, o.passFile)
 	}
 	if o.dir == "" {
 		return errors.New("--format jsonl needs --dir")

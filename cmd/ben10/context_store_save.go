@@ -148,7 +148,7 @@ func (o *saveOptions) runStoreSave(cmd *cobra.Command, _ []string) error {
 // (not current.ctx: no rotation, no meta), building on target when it is
 // an archive of the session.
 func (o *saveOptions) saveElsewhere(cmd *cobra.Command, st *store.Store, cfg *store.Config, tr string, h archive.Harness, iopt archive.ImportOptions, opts archive.EncodeOptions, target string) (*snapshot.SaveResult, error) {
-	state, err := transcript.Import(tr, h, iopt)
+	state, err := transcript.Import(cmd.Context(), tr, h, iopt)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -62,7 +63,7 @@ it is written unless --no-redact.`,
 }
 
 // viewSource loads the session ref names (see the command's help).
-func viewSource(ref string, o viewOptions) (*archive.State, string, error) {
+func viewSource(ctx context.Context, ref string, o viewOptions) (*archive.State, string, error) {
 	if ref != "" {
 		if fi, err := os.Stat(ref); err == nil {
 			if !fi.IsDir() && strings.HasSuffix(ref, ".ctx") {
@@ -77,7 +78,7 @@ func viewSource(ref string, o viewOptions) (*archive.State, string, error) {
 				st, err := web.LoadArchive(ref, oo)
 				return st, ref, err
 			}
-			st, err := transcript.Import(ref, "", archive.ImportOptions{})
+			st, err := transcript.Import(ctx, ref, "", archive.ImportOptions{})
 			if err != nil {
 				return nil, "", fmt.Errorf("%s: %w", ref, err)
 			}
@@ -111,7 +112,7 @@ func viewSource(ref string, o viewOptions) (*archive.State, string, error) {
 
 func runView(cmd *cobra.Command, ref string, o viewOptions) error {
 	start := time.Now()
-	st, source, err := viewSource(ref, o)
+	st, source, err := viewSource(cmd.Context(), ref, o)
 	if err != nil {
 		return err
 	}

@@ -49,13 +49,19 @@ var ErrTooLarge = errors.New("claude: transcript file too large")
 // Import reads a Claude Code transcript (`<session>.jsonl`) and, unless
 // opt.NoSubagents, every `<session>/subagents/*.jsonl` next to it, and
 // builds the context model. The raw files are kept byte for byte in
-// State.Raw (main file first, then subagent files sorted by name).
-func Import(p string, opt archive.ImportOptions) (*archive.State, error) {
+// State.Raw (main file first, then subagent files sorted by name). When
+// ctx is done it stops between two lines with an error that wraps
+// ctx.Err().
+func Import(ctx context.Context, p string, opt archive.ImportOptions) (*archive.State, error) {
 	files, err := ReadFiles(p, opt)
 	if err != nil {
 		return nil, err
 	}
-	return ImportFiles(files, opt)
+	st, err := importFiles(ctx, files, nil, opt, false, nil)
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("claude: import of %s stopped: %w", p, err)
+	}
+	return st, err
 }
 
 // ReadFiles reads the raw files Import would import: the transcript at p
@@ -352,7 +358,7 @@ func (im *importer) end(opt archive.ImportOptions) (*archive.State, error) {
 	if root == "" {
 		root = im.st.Meta.DirectoryPath
 	}
-	if err := imp.CaptureFiles(im.st, root, opt); err != nil {
+	if err := imp.CaptureFiles(context.Background(), im.st, root, opt); err != nil {
 		return nil, fmt.Errorf("claude: %w", err)
 	}
 	return im.st, nil

@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -15,7 +16,7 @@ const v2Session = "11111111-2222-4333-8444-555555555555"
 
 func importFixture(t *testing.T, name string, opt archive.ImportOptions) *archive.State {
 	t.Helper()
-	st, err := Import(filepath.Join("testdata", name), opt)
+	st, err := Import(context.Background(), filepath.Join("testdata", name), opt)
 	if err != nil {
 		t.Fatalf("Import(%s): %v", name, err)
 	}
@@ -216,7 +217,7 @@ func TestImportErrors(t *testing.T) {
 	if _, err := ImportReader(strings.NewReader(""), "x.jsonl", archive.ImportOptions{}); !errors.Is(err, ErrNotTranscript) {
 		t.Errorf("empty input: err = %v, want ErrNotTranscript", err)
 	}
-	if _, err := Import(filepath.Join(t.TempDir(), "missing.jsonl"), archive.ImportOptions{}); !errors.Is(err, os.ErrNotExist) {
+	if _, err := Import(context.Background(), filepath.Join(t.TempDir(), "missing.jsonl"), archive.ImportOptions{}); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: err = %v", err)
 	}
 }
@@ -280,7 +281,7 @@ func TestImportPathWithoutJSONLSuffix(t *testing.T) {
 	if err := os.WriteFile(p, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	st, err := Import(p, archive.ImportOptions{})
+	st, err := Import(context.Background(), p, archive.ImportOptions{})
 	if err != nil {
 		t.Fatalf("Import(%s): %v", p, err)
 	}

@@ -2,6 +2,7 @@ package codex
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -251,7 +252,7 @@ func jsStringArray(s string) (string, int, bool) {
 func (c *conv) addCellCommands(r rec, t *archive.ToolExec, cmds []codeCommand) {
 	b := c.b
 	msg := -1
-	if n := len(b.S.Messages); n > 0 && contains(b.S.Messages[n-1].ToolCallIDs, t.ID) {
+	if n := len(b.S.Messages); n > 0 && slices.Contains(b.S.Messages[n-1].ToolCallIDs, t.ID) {
 		msg = n - 1
 	}
 	for k, x := range cmds {

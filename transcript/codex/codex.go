@@ -1,10 +1,13 @@
 package codex
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,39 +18,36 @@ import (
 	"github.com/ben10ctx/ben10/transcript/internal/imp"
 )
 
-// Import reads one Codex rollout file.
-func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
+// Import reads one Codex rollout file. When ctx is done it stops between
+// two records with an error that wraps ctx.Err() and names the line.
+func Import(ctx context.Context, path string, opt archive.ImportOptions) (*archive.State, error) {
 	data, err := imp.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("codex: %w", err)
 	}
-	s, _ := ImportBytes(filepath.Base(path), data, opt)
-	if err := imp.CaptureFiles(s, root(s, opt), opt); err != nil {
+	s, err := importBytes(ctx, filepath.Base(path), data, opt)
+	if err == nil {
+		err = imp.CaptureFiles(ctx, s, cmp.Or(opt.ProjectDir, s.Meta.DirectoryPath), opt)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("codex: %w", err)
 	}
 	return s, nil
-}
-
-func root(s *archive.State, opt archive.ImportOptions) string {
-	if opt.ProjectDir != "" {
-		return opt.ProjectDir
-	}
-	return s.Meta.DirectoryPath
 }
 
 // ImportBytes imports a rollout held in memory; name becomes the raw
 // file's name. It never fails on content: what it cannot read is counted
 // in the State's ImportReport.
 func ImportBytes(name string, data []byte, opt archive.ImportOptions) (*archive.State, error) {
-	if name == "" {
-		name = "rollout.jsonl"
-	}
-	b := imp.NewBuilder(archive.HarnessCodex)
+	return importBytes(context.Background(), name, data, opt)
+}
+
+func importBytes(ctx context.Context, name string, data []byte, opt archive.ImportOptions) (*archive.State, error) {
+	b := imp.NewBuilder(ctx, archive.HarnessCodex)
 	c := &conv{b: b, opt: opt}
-	c.raw = b.AddRaw(name, data)
-	lines := imp.Split(data)
-	c.parse(lines)
-	return b.Finish(), nil
+	c.raw = b.AddRaw(cmp.Or(name, "rollout.jsonl"), data)
+	c.parse()
+	return b.Finish()
 }
 
 type envelope struct {
@@ -81,19 +81,15 @@ type conv struct {
 	agentSeen map[string]bool
 }
 
-func (c *conv) parse(lines []imp.Line) {
+func (c *conv) parse() {
 	b := c.b
 	var recs []rec
 	c.respExact = map[string]map[string]bool{}
 	c.respNear = map[string][]posText{}
 	c.cellExtra = map[string][]string{}
 	c.agentSeen = map[string]bool{}
-	for _, l := range lines {
-		var e envelope
-		if !b.Decode(c.raw, l, &e) {
-			continue
-		}
-		r := rec{line: l.N, ts: imp.ParseTime(e.Timestamp), env: e}
+	for l, e := range imp.Records[envelope](b, c.raw) {
+		r := rec{line: l.N, ts: imp.ParseTime(e.Timestamp), env: *e}
 		var head struct {
 			Type string `json:"type"`
 		}
@@ -131,11 +127,11 @@ func (c *conv) parse(lines []imp.Line) {
 		}
 	}
 	b.Cwd = b.S.Meta.DirectoryPath
-	b.Root = c.opt.ProjectDir
-	if b.Root == "" {
-		b.Root = b.S.Meta.DirectoryPath
-	}
+	b.Root = cmp.Or(c.opt.ProjectDir, b.S.Meta.DirectoryPath)
 	for i, r := range recs {
+		if b.Stopped(c.raw, r.line) {
+			return
+		}
 		c.cur = i
 		c.record(r)
 	}
@@ -180,8 +176,7 @@ func (c *conv) record(r rec) {
 			Recipient string `json:"recipient"`
 			Content   string `json:"content"`
 		}
-		if json.Unmarshal(r.env.Payload, &p) != nil {
-			c.partial(r, "inter_agent_communication payload")
+		if !c.decode(r, &p, "inter_agent_communication payload") {
 			return
 		}
 		c.agentMessage(r, p.Author, p.Recipient, p.Content)
@@ -189,11 +184,7 @@ func (c *conv) record(r rec) {
 		// Delivery flags, the harness's state snapshot, risk scores and
 		// realtime audio items: kept raw only.
 	default:
-		t := r.env.Type
-		if t == "" {
-			t = "(no type)"
-		}
-		b.Unknown(t)
+		b.Unknown(cmp.Or(r.env.Type, "(no type)"))
 	}
 }
 
@@ -286,8 +277,6 @@ func reasoningText(m respReasoning) string {
 	return strings.Join(parts, "\n\n")
 }
 
-func norm(s string) string { return strings.TrimSpace(s) }
-
 func normRole(r string) string {
 	switch r {
 	case "developer", "system":
@@ -312,12 +301,10 @@ func (c *conv) msgID(r rec) string { return "L" + strconv.Itoa(r.line+1) }
 
 func (c *conv) responseItem(r rec) {
 	b := c.b
-	p := r.env.Payload
 	switch r.typ {
 	case "message":
 		var m respMessage
-		if json.Unmarshal(p, &m) != nil {
-			c.partial(r, "message payload")
+		if !c.decode(r, &m, "message payload") {
 			return
 		}
 		role := normRole(m.Role)
@@ -345,8 +332,7 @@ func (c *conv) responseItem(r rec) {
 		}
 	case "reasoning":
 		var m respReasoning
-		if json.Unmarshal(p, &m) != nil {
-			c.partial(r, "reasoning payload")
+		if !c.decode(r, &m, "reasoning payload") {
 			return
 		}
 		if t := reasoningText(m); t != "" {
@@ -358,14 +344,10 @@ func (c *conv) responseItem(r rec) {
 			Arguments json.RawMessage `json:"arguments"`
 			CallID    string          `json:"call_id"`
 		}
-		if json.Unmarshal(p, &f) != nil {
-			c.partial(r, "function_call payload")
+		if !c.decode(r, &f, "function_call payload") {
 			return
 		}
-		args := imp.Str(f.Arguments)
-		if args == "" && len(f.Arguments) > 0 && f.Arguments[0] == '{' {
-			args = string(f.Arguments)
-		}
+		args := imp.Arguments(f.Arguments)
 		c.addCall(r, f.CallID, f.Name, imp.StringJSON(args), args)
 	case "custom_tool_call":
 		var f struct {
@@ -374,8 +356,7 @@ func (c *conv) responseItem(r rec) {
 			CallID string `json:"call_id"`
 			Status string `json:"status"`
 		}
-		if json.Unmarshal(p, &f) != nil {
-			c.partial(r, "custom_tool_call payload")
+		if !c.decode(r, &f, "custom_tool_call payload") {
 			return
 		}
 		i := c.addCall(r, f.CallID, f.Name, imp.Quote(f.Input), f.Input)
@@ -392,8 +373,7 @@ func (c *conv) responseItem(r rec) {
 			Recipient string          `json:"recipient"`
 			Content   json.RawMessage `json:"content"`
 		}
-		if json.Unmarshal(p, &f) != nil {
-			c.partial(r, "agent_message payload")
+		if !c.decode(r, &f, "agent_message payload") {
 			return
 		}
 		c.agentMessage(r, f.Author, f.Recipient, agentContent(f.Content))
@@ -405,14 +385,10 @@ func (c *conv) responseItem(r rec) {
 				Command json.RawMessage `json:"command"`
 			} `json:"action"`
 		}
-		if json.Unmarshal(p, &f) != nil {
-			c.partial(r, "local_shell_call payload")
+		if !c.decode(r, &f, "local_shell_call payload") {
 			return
 		}
-		id := f.CallID
-		if id == "" {
-			id = f.ID
-		}
+		id := cmp.Or(f.CallID, f.ID)
 		in, _ := json.Marshal(map[string]json.RawMessage{"command": f.Action.Command})
 		c.addCall(r, id, "local_shell", string(in), string(in))
 	case "web_search_call":
@@ -420,8 +396,7 @@ func (c *conv) responseItem(r rec) {
 			Status string          `json:"status"`
 			Action json.RawMessage `json:"action"`
 		}
-		if json.Unmarshal(p, &f) != nil {
-			c.partial(r, "web_search_call payload")
+		if !c.decode(r, &f, "web_search_call payload") {
 			return
 		}
 		in := "{}"
@@ -437,8 +412,7 @@ func (c *conv) responseItem(r rec) {
 			CallID string          `json:"call_id"`
 			Output json.RawMessage `json:"output"`
 		}
-		if json.Unmarshal(p, &f) != nil {
-			c.partial(r, r.typ+" payload")
+		if !c.decode(r, &f, r.typ+" payload") {
 			return
 		}
 		c.addOutput(r, f.CallID, f.Output)
@@ -455,14 +429,22 @@ func (c *conv) partial(r rec, what string) {
 	c.b.Problem(c.raw, r.line, "%s: unexpected shape", what)
 }
 
+// decode reads r's payload into v; a payload of another shape counts as
+// partial (what names it in the problem).
+func (c *conv) decode(r rec, v any, what string) bool {
+	if json.Unmarshal(r.env.Payload, v) != nil {
+		c.partial(r, what)
+		return false
+	}
+	return true
+}
+
 // addCall records a tool call and attaches it to the assistant message of
 // the current turn (creating an empty tool_use message when the call comes
 // first).
 func (c *conv) addCall(r rec, id, name, input, rawArgs string) int {
 	b := c.b
-	if id == "" {
-		id = "call_L" + strconv.Itoa(r.line+1)
-	}
+	id = cmp.Or(id, "call_L"+strconv.Itoa(r.line+1))
 	t := archive.ToolExec{ID: id, Name: name, Input: input, Timestamp: r.ts, Ref: c.ref(r), ResultRef: archive.RawRef{File: -1, Line: -1}}
 	c.describe(&t, rawArgs, r.ts)
 	i := b.AddTool(t)
@@ -516,11 +498,7 @@ func (c *conv) describe(t *archive.ToolExec, rawArgs string, ts time.Time) {
 			b.SetTasks(tasks, ts)
 		}
 	case "view_image", "read_file":
-		for _, k := range []string{"path", "file_path"} {
-			if v := imp.Str(args[k]); v != "" {
-				t.RelatedFiles = imp.AppendUnique(t.RelatedFiles, b.Touch(v, imp.OpRead, ts))
-			}
-		}
+		b.TouchArgs(t, args, imp.OpRead, ts, "path", "file_path")
 	}
 }
 
@@ -607,8 +585,7 @@ func (c *conv) eventMsg(r rec) {
 		var e struct {
 			Message string `json:"message"`
 		}
-		if json.Unmarshal(p, &e) != nil {
-			c.partial(r, r.typ+" payload")
+		if !c.decode(r, &e, r.typ+" payload") {
 			return
 		}
 		role := "user"
@@ -630,8 +607,7 @@ func (c *conv) eventMsg(r rec) {
 		var e struct {
 			Text string `json:"text"`
 		}
-		if json.Unmarshal(p, &e) != nil {
-			c.partial(r, r.typ+" payload")
+		if !c.decode(r, &e, r.typ+" payload") {
 			return
 		}
 		if e.Text == "" || c.duplicate("reasoning", e.Text) {
@@ -640,7 +616,7 @@ func (c *conv) eventMsg(r rec) {
 		b.AddMessage(archive.Message{ID: c.msgID(r), Role: "assistant", Kind: "thinking", Text: e.Text, Timestamp: r.ts, Ref: c.ref(r)})
 	case "token_count":
 		c.tokenCount(r)
-	case "task_started":
+	case "task_started", "turn_started":
 		var e struct {
 			ModelContextWindow int64 `json:"model_context_window"`
 		}
@@ -659,8 +635,7 @@ func (c *conv) eventMsg(r rec) {
 			Success *bool                      `json:"success"`
 			Changes map[string]json.RawMessage `json:"changes"`
 		}
-		if json.Unmarshal(p, &e) != nil {
-			c.partial(r, "patch_apply_end payload")
+		if !c.decode(r, &e, "patch_apply_end payload") {
 			return
 		}
 		t := b.Tool(e.CallID)
@@ -687,7 +662,7 @@ func (c *conv) eventMsg(r rec) {
 			rel := b.Rel(f)
 			if t == nil {
 				b.Touch(f, op, r.ts)
-			} else if !contains(t.RelatedFiles, rel) {
+			} else if !slices.Contains(t.RelatedFiles, rel) {
 				t.RelatedFiles = append(t.RelatedFiles, b.Touch(f, op, r.ts))
 			}
 		}
@@ -718,13 +693,6 @@ func (c *conv) eventMsg(r rec) {
 		if json.Unmarshal(p, &e) == nil && e.Settings.Model != "" {
 			b.S.Meta.Model = e.Settings.Model
 		}
-	case "turn_started":
-		var e struct {
-			ModelContextWindow int64 `json:"model_context_window"`
-		}
-		if json.Unmarshal(p, &e) == nil && e.ModelContextWindow > 0 {
-			b.S.Meta.ContextWindow = e.ModelContextWindow
-		}
 	case "warning", "guardian_warning", "deprecation_notice", "hook_started", "hook_completed", "terminal_interaction",
 		"exec_command_output_delta", "patch_apply_updated", "turn_diff", "thread_goal_updated", "thread_queue_changed",
 		"session_configured", "mcp_startup_update", "mcp_startup_complete", "image_generation_begin", "image_generation_end",
@@ -732,26 +700,16 @@ func (c *conv) eventMsg(r rec) {
 		"collab_waiting_end", "collab_close_begin", "collab_close_end", "collab_resume_begin", "collab_resume_end",
 		"agent_reasoning_section_break", "model_reroute", "turn_moderation_metadata", "request_user_input",
 		"dynamic_tool_call_request", "dynamic_tool_call_response", "exec_approval_request", "apply_patch_approval_request",
-		"request_permissions", "elicitation_request", "shutdown_complete", "raw_response_item", "raw_response_completed":
-		// Progress, approvals and UI events: the response items carry
-		// the content.
-	case "context_compacted", "task_complete", "turn_complete", "exec_command_begin", "patch_apply_begin",
+		"request_permissions", "elicitation_request", "shutdown_complete", "raw_response_item", "raw_response_completed",
+		"context_compacted", "task_complete", "turn_complete", "exec_command_begin", "patch_apply_begin",
 		"entered_review_mode", "exited_review_mode", "undo_started", "undo_completed", "web_search_begin", "web_search_end",
 		"mcp_tool_call_begin", "mcp_tool_call_end", "item_completed", "item_started", "plan_update", "error", "stream_error",
 		"background_event", "thread_rolled_back", "thread_name_updated", "view_image_tool_call", "collab_agent_spawn_end":
-		// Progress and UI events: the response items carry the content.
+		// Progress, approvals and UI events: the response items carry
+		// the content.
 	default:
 		b.Unknown("event_msg/" + r.typ)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 type posText struct {
@@ -760,7 +718,7 @@ type posText struct {
 }
 
 func (c *conv) addResp(role string, rec int, text string) {
-	t := norm(text)
+	t := strings.TrimSpace(text)
 	if c.respExact[role] == nil {
 		c.respExact[role] = map[string]bool{}
 	}
@@ -776,7 +734,7 @@ const nearWindow = 16
 // exactly anywhere, or contained in a response item written near it (user
 // events omit the context Codex injects into the item).
 func (c *conv) duplicate(role, text string) bool {
-	t := norm(text)
+	t := strings.TrimSpace(text)
 	if t == "" || c.respExact[role][t] {
 		return true
 	}
@@ -808,8 +766,7 @@ func (c *conv) tokenCount(r rec) {
 	var e struct {
 		Info *tokenInfo `json:"info"`
 	}
-	if json.Unmarshal(r.env.Payload, &e) != nil {
-		c.partial(r, "token_count payload")
+	if !c.decode(r, &e, "token_count payload") {
 		return
 	}
 	if e.Info == nil {
@@ -843,8 +800,7 @@ func (c *conv) compacted(r rec) {
 		Message            string            `json:"message"`
 		ReplacementHistory []json.RawMessage `json:"replacement_history"`
 	}
-	if json.Unmarshal(r.env.Payload, &p) != nil {
-		c.partial(r, "compacted payload")
+	if !c.decode(r, &p, "compacted payload") {
 		return
 	}
 	summary := p.Message

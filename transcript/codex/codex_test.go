@@ -1,6 +1,7 @@
 package codex_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -23,7 +24,7 @@ func kinds(s *archive.State) []string {
 
 func TestBasic(t *testing.T) {
 	p := filepath.Join("testdata", "basic.jsonl")
-	s, err := codex.Import(p, archive.ImportOptions{})
+	s, err := codex.Import(context.Background(), p, archive.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestBasic(t *testing.T) {
 
 func TestHostile(t *testing.T) {
 	p := filepath.Join("testdata", "hostile.jsonl")
-	s, err := codex.Import(p, archive.ImportOptions{})
+	s, err := codex.Import(context.Background(), p, archive.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestEmptyAndGarbage(t *testing.T) {
 }
 
 func TestProjectDirOption(t *testing.T) {
-	s, err := codex.Import(filepath.Join("testdata", "basic.jsonl"), archive.ImportOptions{ProjectDir: "/home/dev"})
+	s, err := codex.Import(context.Background(), filepath.Join("testdata", "basic.jsonl"), archive.ImportOptions{ProjectDir: "/home/dev"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestCorpus(t *testing.T) {
 		}
 		t.Run(e.Name(), func(t *testing.T) {
 			p := filepath.Join(dir, e.Name())
-			s, err := codex.Import(p, archive.ImportOptions{})
+			s, err := codex.Import(context.Background(), p, archive.ImportOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,7 +200,7 @@ func TestIncludeFileContents(t *testing.T) {
 	if err := os.WriteFile(p, []byte(strings.ReplaceAll(string(data), "/home/dev/proj", proj)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := codex.Import(p, opt)
+	s, err := codex.Import(context.Background(), p, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func TestIncludeFileContents(t *testing.T) {
 		t.Errorf("report files %d", s.Import.Files)
 	}
 	opt.ExcludePatterns = []string{"["}
-	if _, err := codex.Import(p, opt); err == nil {
+	if _, err := codex.Import(context.Background(), p, opt); err == nil {
 		t.Error("bad exclude pattern accepted")
 	}
 }
@@ -241,7 +242,7 @@ func TestManyEvents(t *testing.T) {
 // command with the cell's output and outcome; a sub-agent's report is
 // kept once; harness-injected blocks are not the first request.
 func TestCodeMode(t *testing.T) {
-	s, err := codex.Import(filepath.Join("testdata", "codemode.jsonl"), archive.ImportOptions{})
+	s, err := codex.Import(context.Background(), filepath.Join("testdata", "codemode.jsonl"), archive.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

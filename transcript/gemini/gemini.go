@@ -2,6 +2,8 @@ package gemini
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -20,13 +22,14 @@ import (
 // Import reads one Gemini CLI session file (session-*.json or .jsonl) and,
 // unless opt.NoSubagents, the subagent sessions under chats/<sessionId>/.
 // The project directory is resolved from the file's location (see
-// ProjectDir).
-func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
+// ProjectDir). When ctx is done it stops between two records with an
+// error that wraps ctx.Err() and names the line.
+func Import(ctx context.Context, path string, opt archive.ImportOptions) (*archive.State, error) {
 	data, err := imp.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("gemini: %w", err)
 	}
-	g := newConv(opt)
+	g := newConv(ctx, opt)
 	g.main(filepath.Base(path), data)
 	if dir := ProjectDir(path, g.b.S.Meta.DirectoryHash); dir != "" {
 		g.b.S.Meta.DirectoryPath = dir
@@ -34,12 +37,11 @@ func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
 	if !opt.NoSubagents && g.b.S.Meta.SessionID != "" {
 		g.subagents(filepath.Join(filepath.Dir(path), g.b.S.Meta.SessionID))
 	}
-	s := g.finish()
-	root := opt.ProjectDir
-	if root == "" {
-		root = s.Meta.DirectoryPath
+	s, err := g.finish()
+	if err == nil {
+		err = imp.CaptureFiles(ctx, s, cmp.Or(opt.ProjectDir, s.Meta.DirectoryPath), opt)
 	}
-	if err := imp.CaptureFiles(s, root, opt); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("gemini: %w", err)
 	}
 	return s, nil
@@ -50,12 +52,9 @@ func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
 // directory is taken from opt.ProjectDir when its sha256 matches the
 // session's projectHash.
 func ImportBytes(name string, data []byte, opt archive.ImportOptions) (*archive.State, error) {
-	if name == "" {
-		name = "session.jsonl"
-	}
-	g := newConv(opt)
-	g.main(name, data)
-	return g.finish(), nil
+	g := newConv(context.Background(), opt)
+	g.main(cmp.Or(name, "session.jsonl"), data)
+	return g.finish()
 }
 
 type conv struct {
@@ -86,8 +85,8 @@ type entry struct {
 	agent string
 }
 
-func newConv(opt archive.ImportOptions) *conv {
-	return &conv{b: imp.NewBuilder(archive.HarnessGemini), opt: opt}
+func newConv(ctx context.Context, opt archive.ImportOptions) *conv {
+	return &conv{b: imp.NewBuilder(ctx, archive.HarnessGemini), opt: opt}
 }
 
 // header is the ConversationRecord without its messages.
@@ -126,7 +125,7 @@ func (g *conv) main(name string, data []byte) {
 	if strings.HasSuffix(name, ".json") || (len(t) > 0 && t[0] == '{' && !strings.HasSuffix(name, ".jsonl") && json.Valid(data)) {
 		g.legacy(f, data)
 	} else {
-		g.jsonl(f, data, false, "")
+		g.jsonl(f, false, "")
 	}
 	m := &b.S.Meta
 	if m.DirectoryPath == "" && g.opt.ProjectDir != "" && m.DirectoryHash != "" && hashDir(g.opt.ProjectDir) == m.DirectoryHash {
@@ -138,7 +137,7 @@ func (g *conv) main(name string, data []byte) {
 func (g *conv) legacy(f int, data []byte) {
 	b := g.b
 	b.S.Import.Lines++
-	if !utf8Valid(data) {
+	if !utf8.Valid(data) {
 		b.S.Import.InvalidUTF8++
 	}
 	var rec struct {
@@ -165,8 +164,6 @@ func isTruncatedJSON(data []byte) bool {
 	return err != nil && strings.Contains(err.Error(), "unexpected end of JSON input")
 }
 
-func utf8Valid(b []byte) bool { return utf8.Valid(b) }
-
 func msgID(raw json.RawMessage) string {
 	var m struct {
 		ID string `json:"id"`
@@ -176,13 +173,10 @@ func msgID(raw json.RawMessage) string {
 }
 
 // jsonl reads a ≥ v0.39 append-only session file.
-func (g *conv) jsonl(f int, data []byte, side bool, agent string) {
+func (g *conv) jsonl(f int, side bool, agent string) {
 	b := g.b
-	for _, l := range imp.Split(data) {
-		var obj map[string]json.RawMessage
-		if !b.Decode(f, l, &obj) {
-			continue
-		}
+	for l, p := range imp.Records[map[string]json.RawMessage](b, f) {
+		obj := *p
 		if obj == nil {
 			b.S.Import.Skipped++
 			b.Problem(f, l.N, "not a JSON object")
@@ -335,6 +329,9 @@ func (g *conv) subagents(dir string) {
 		if !e.Type().IsRegular() || !(strings.HasSuffix(e.Name(), ".jsonl") || strings.HasSuffix(e.Name(), ".json")) {
 			continue
 		}
+		if g.b.StoppedBefore(parent + "/" + e.Name()) {
+			return
+		}
 		data, err := imp.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			g.b.S.Import.Skipped++
@@ -344,7 +341,7 @@ func (g *conv) subagents(dir string) {
 		agent := strings.TrimSuffix(strings.TrimSuffix(e.Name(), ".jsonl"), ".json")
 		f := g.b.AddRaw(parent+"/"+e.Name(), data)
 		g.b.S.Meta.SubagentIDs = append(g.b.S.Meta.SubagentIDs, agent)
-		g.jsonl(f, data, true, agent)
+		g.jsonl(f, true, agent)
 	}
 }
 
@@ -492,17 +489,17 @@ func functionOutput(raw json.RawMessage) string {
 	return ""
 }
 
-func (g *conv) finish() *archive.State {
+func (g *conv) finish() (*archive.State, error) {
 	b := g.b
 	m := &b.S.Meta
 	b.Cwd = m.DirectoryPath
-	b.Root = g.opt.ProjectDir
-	if b.Root == "" {
-		b.Root = m.DirectoryPath
-	}
+	b.Root = cmp.Or(g.opt.ProjectDir, m.DirectoryPath)
 	all := append(append([]*entry{}, g.archived...), g.list...)
 	ci := 0
 	for i, e := range all {
+		if b.Stopped(e.file, e.line) {
+			break
+		}
 		for ci < len(g.comps) && g.comps[ci].at == i {
 			g.addCompaction(g.comps[ci])
 			ci++
@@ -527,10 +524,7 @@ func (g *conv) addCompaction(c pendingComp) {
 	if n := len(b.S.Messages); n > 0 {
 		ts = b.S.Messages[n-1].Timestamp
 	}
-	summary := c.summary
-	if summary == "" {
-		summary = "[history replaced by $set.messages]"
-	}
+	summary := cmp.Or(c.summary, "[history replaced by $set.messages]")
 	b.S.Compactions = append(b.S.Compactions, archive.Compaction{
 		UUID:         fmt.Sprintf("set-L%d", c.line+1),
 		Trigger:      "auto",
@@ -595,11 +589,7 @@ func (g *conv) message(e *entry) {
 		}
 		b.AddMessage(base)
 	default:
-		t := mr.Type
-		if t == "" {
-			t = "(no type)"
-		}
-		b.Unknown("message/" + t)
+		b.Unknown("message/" + cmp.Or(mr.Type, "(no type)"))
 	}
 }
 
@@ -609,10 +599,7 @@ func (g *conv) tool(tc toolCall, msgTS time.Time, e *entry, ref archive.RawRef) 
 	if ts.IsZero() {
 		ts = msgTS
 	}
-	id := tc.ID
-	if id == "" {
-		id = fmt.Sprintf("%s#tool%d", e.id, len(b.S.Tools))
-	}
+	id := cmp.Or(tc.ID, fmt.Sprintf("%s#tool%d", e.id, len(b.S.Tools)))
 	t := archive.ToolExec{ID: id, Name: tc.Name, Input: imp.JSONText(tc.Args), Timestamp: ts, Sidechain: e.side, Ref: ref, ResultRef: ref}
 	t.Success = tc.Status == "success"
 	if len(tc.Result) > 0 && string(tc.Result) != "null" {
@@ -651,13 +638,9 @@ func (g *conv) tool(tc toolCall, msgTS time.Time, e *entry, ref archive.RawRef) 
 			b.SetTasks(tasks, ts)
 		}
 	}
-	for _, k := range []string{"file_path", "absolute_path", "path", "dir_path"} {
-		if p := imp.Str(args[k]); p != "" {
-			if op == imp.OpOther && k != "file_path" && k != "absolute_path" {
-				continue
-			}
-			t.RelatedFiles = imp.AppendUnique(t.RelatedFiles, b.Touch(p, op, ts))
-		}
+	b.TouchArgs(&t, args, op, ts, "file_path", "absolute_path")
+	if op != imp.OpOther {
+		b.TouchArgs(&t, args, op, ts, "path", "dir_path")
 	}
 	if op == imp.OpRead {
 		var ps []string

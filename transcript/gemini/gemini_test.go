@@ -1,6 +1,7 @@
 package gemini_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
@@ -29,7 +30,7 @@ func kinds(s *archive.State) []string {
 
 func TestJSONL(t *testing.T) {
 	p := filepath.Join("testdata", jsonlName)
-	s, err := gemini.Import(p, archive.ImportOptions{NoSubagents: true})
+	s, err := gemini.Import(context.Background(), p, archive.ImportOptions{NoSubagents: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestProjectDirOptionMatchesHash(t *testing.T) {
 
 func TestLegacy(t *testing.T) {
 	p := filepath.Join("testdata", "session-legacy.json")
-	s, err := gemini.Import(p, archive.ImportOptions{})
+	s, err := gemini.Import(context.Background(), p, archive.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestLayouts(t *testing.T) {
 			sess := filepath.Join(pdir, "chats", jsonlName)
 			copyFile(t, filepath.Join("testdata", jsonlName), sess)
 			copyFile(t, filepath.Join("testdata", "sub.jsonl"), filepath.Join(pdir, "chats", "5e55-0001", "sub-1.jsonl"))
-			s, err := gemini.Import(sess, archive.ImportOptions{})
+			s, err := gemini.Import(context.Background(), sess, archive.ImportOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,7 +227,7 @@ func TestCorpus(t *testing.T) {
 			if _, err := os.Stat(p); err != nil {
 				t.Skip(err)
 			}
-			s, err := gemini.Import(p, archive.ImportOptions{})
+			s, err := gemini.Import(context.Background(), p, archive.ImportOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,6 +3,8 @@ package kimi
 import (
 	"bufio"
 	"bytes"
+	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -48,25 +50,26 @@ func codeWire(path string) (wire string, ok bool) {
 			if _, err := os.Stat(filepath.Join(filepath.Dir(c), "context.jsonl")); err == nil {
 				continue // a Kimi CLI session directory
 			}
-			if isCodeWire(c) {
+			if IsCodeWire(c) {
 				return c, true
 			}
 		}
 		return "", false
 	}
-	if isCodeWire(path) {
+	if IsCodeWire(path) {
 		return path, true
 	}
 	return "", false
 }
 
-// codeSniff is how much of a file isCodeWire reads.
+// codeSniff is how much of a file IsCodeWire reads.
 const codeSniff = 64 << 10
 
-// isCodeWire reads the head of a file: a Kimi Code wire log has a
-// metadata line with a protocol_version and records whose type is dotted
-// ("context.append_message"), not Kimi CLI's {"message":{…}} envelopes.
-func isCodeWire(p string) bool {
+// IsCodeWire reports whether path is a Kimi Code wire log, by the head of
+// the file: a metadata line with a protocol_version and records whose type
+// is dotted ("context.append_message"), not Kimi CLI's {"message":{…}}
+// envelopes.
+func IsCodeWire(p string) bool {
 	f, err := os.Open(p)
 	if err != nil {
 		return false
@@ -109,7 +112,7 @@ func codeHead(head []byte) bool {
 
 // importCode reads the Kimi Code session whose main wire log is wire
 // (with the other agents' logs beside it as subagents).
-func importCode(wire string, opt archive.ImportOptions) (*archive.State, error) {
+func importCode(ctx context.Context, wire string, opt archive.ImportOptions) (*archive.State, error) {
 	abs, err := filepath.Abs(wire)
 	if err != nil {
 		return nil, fmt.Errorf("kimi: %w", err)
@@ -138,6 +141,9 @@ func importCode(wire string, opt archive.ImportOptions) (*archive.State, error) 
 		if st, err := os.Lstat(s.path); err != nil || !st.Mode().IsRegular() {
 			continue // not a regular file (a symlink is not followed)
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("kimi: import stopped before %s: %w", s.name, err)
+		}
 		data, err := imp.ReadFile(s.path)
 		if err != nil {
 			return nil, fmt.Errorf("kimi: %s: %w", s.path, err)
@@ -147,12 +153,12 @@ func importCode(wire string, opt archive.ImportOptions) (*archive.State, error) 
 	if len(files) == 0 {
 		return nil, fmt.Errorf("kimi: %s: %w", wire, ErrNoContext)
 	}
-	s := importCodeFiles(files, opt)
-	if sessionID == "" {
-		sessionID = strings.TrimSuffix(filepath.Base(abs), ".jsonl")
+	s, err := importCodeFiles(ctx, files, opt)
+	if err != nil {
+		return nil, err
 	}
-	s.Meta.SessionID = sessionID
-	if err := imp.CaptureFiles(s, s.Meta.DirectoryPath, opt); err != nil {
+	s.Meta.SessionID = cmp.Or(sessionID, strings.TrimSuffix(filepath.Base(abs), ".jsonl"))
+	if err := imp.CaptureFiles(ctx, s, s.Meta.DirectoryPath, opt); err != nil {
 		return nil, fmt.Errorf("kimi: %w", err)
 	}
 	return s, nil
@@ -207,8 +213,8 @@ type codeUsage struct {
 	InputCacheCreation int64 `json:"inputCacheCreation"`
 }
 
-func importCodeFiles(files []archive.RawFile, opt archive.ImportOptions) *archive.State {
-	b := imp.NewBuilder(archive.HarnessKimi)
+func importCodeFiles(ctx context.Context, files []archive.RawFile, opt archive.ImportOptions) (*archive.State, error) {
+	b := imp.NewBuilder(ctx, archive.HarnessKimi)
 	b.Root = opt.ProjectDir
 	for _, f := range files {
 		b.AddRaw(f.Name, f.Data)
@@ -231,7 +237,11 @@ func importCodeFiles(files []archive.RawFile, opt archive.ImportOptions) *archiv
 	if m.DirectoryPath != "" {
 		m.DirectoryHash = MD5Dir(m.DirectoryPath)
 	}
-	return b.Finish()
+	s, err := b.Finish()
+	if err != nil {
+		return nil, fmt.Errorf("kimi: %w", err)
+	}
+	return s, nil
 }
 
 // readCode reads one wire log (agent "" for the main agent's).
@@ -239,11 +249,7 @@ func readCode(b *imp.Builder, f int, agent string) {
 	side := agent != ""
 	trigger := ""
 	lastStep, lastMsg := "", -1
-	for _, l := range imp.Split(b.S.Raw[f].Data) {
-		var r codeRec
-		if !b.Decode(f, l, &r) {
-			continue
-		}
+	for l, r := range imp.Records[codeRec](b, f) {
 		ts := time.Time{}
 		if r.Time > 0 {
 			ts = time.UnixMilli(int64(r.Time)).UTC()
@@ -253,12 +259,8 @@ func readCode(b *imp.Builder, f int, agent string) {
 		msg := func(role, kind, text string) int {
 			return b.AddMessage(archive.Message{ID: id, Role: role, Kind: kind, Text: text, Timestamp: ts, Sidechain: side, AgentID: agent, Ref: ref})
 		}
-		if !side {
-			for _, d := range []string{r.WorkDir, r.Cwd} {
-				if d != "" && b.S.Meta.DirectoryPath == "" {
-					b.S.Meta.DirectoryPath = d
-				}
-			}
+		if !side && b.S.Meta.DirectoryPath == "" {
+			b.S.Meta.DirectoryPath = cmp.Or(r.WorkDir, r.Cwd)
 		}
 		switch r.Type {
 		case "context.append_message":
@@ -404,11 +406,7 @@ func codeToolCall(b *imp.Builder, e *codeEvent, ts time.Time, side bool, ref arc
 		op = imp.OpEdit
 	}
 	if op != imp.OpOther {
-		for _, key := range []string{"path", "file_path"} {
-			if p := imp.Str(a[key]); p != "" {
-				t.RelatedFiles = imp.AppendUnique(t.RelatedFiles, b.Touch(p, op, ts))
-			}
-		}
+		b.TouchArgs(&t, a, op, ts, "path", "file_path")
 	}
 	if b.Tool(id) != nil {
 		return
@@ -425,6 +423,3 @@ func IsSessionDir(dir string) bool {
 	_, ok := codeWire(dir)
 	return ok
 }
-
-// IsCodeWire reports whether path is a Kimi Code wire log.
-func IsCodeWire(path string) bool { return isCodeWire(path) }

@@ -1,11 +1,13 @@
 package kimi
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -69,7 +71,7 @@ func FlatSessions(dir string) []string {
 }
 
 // importFlat reads the flat-layout session id of folder dir.
-func importFlat(dir, id string, opt archive.ImportOptions) (*archive.State, error) {
+func importFlat(ctx context.Context, dir, id string, opt archive.ImportOptions) (*archive.State, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("kimi: %w", err)
@@ -96,22 +98,22 @@ func importFlat(dir, id string, opt archive.ImportOptions) (*archive.State, erro
 			}
 			continue
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("kimi: import stopped before %s: %w", n, err)
+		}
 		data, err := imp.ReadFile(p)
 		if err != nil {
 			return nil, fmt.Errorf("kimi: %s: %w", p, err)
 		}
 		files = append(files, archive.RawFile{Name: n, Data: data})
 	}
-	return finishImport(files, filepath.Join(abs, id), opt)
+	return finishImport(ctx, files, filepath.Join(abs, id), opt)
 }
 
 // readNumber is N of "<id>_read_N.jsonl" (for ordering).
 func readNumber(p string) int {
 	_, n, _ := flatName(filepath.Base(p))
-	v := 0
-	for _, c := range n {
-		v = v*10 + int(c-'0')
-	}
+	v, _ := strconv.Atoi(n)
 	return v
 }
 

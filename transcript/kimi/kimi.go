@@ -1,6 +1,8 @@
 package kimi
 
 import (
+	"cmp"
+	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"encoding/json"
@@ -43,13 +45,14 @@ func SessionDir(path string) (string, error) {
 // Import reads a Kimi CLI session: path is the session directory
 // (<share>/sessions/<md5(workdir)>/<uuid>/) or a file in it. Every file
 // of the directory is kept raw as "<uuid>/<relative path>" (subagents/ only
-// unless opt.NoSubagents).
-func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
+// unless opt.NoSubagents). When ctx is done it stops between two files or
+// records with an error that wraps ctx.Err() and names where it stopped.
+func Import(ctx context.Context, path string, opt archive.ImportOptions) (*archive.State, error) {
 	if w, ok := codeWire(path); ok {
-		return importCode(w, opt)
+		return importCode(ctx, w, opt)
 	}
 	if uuid, dir, ok := flatSession(path); ok {
-		return importFlat(dir, uuid, opt)
+		return importFlat(ctx, dir, uuid, opt)
 	}
 	dir, err := SessionDir(path)
 	if err != nil {
@@ -79,6 +82,9 @@ func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
 		if len(files) >= MaxSessionFiles {
 			return fmt.Errorf("more than %d files", MaxSessionFiles)
 		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("import stopped before %s: %w", rel, err)
+		}
 		data, err := imp.ReadFile(p)
 		if err != nil {
 			return err
@@ -89,13 +95,13 @@ func Import(path string, opt archive.ImportOptions) (*archive.State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kimi: %s: %w", dir, err)
 	}
-	return finishImport(files, abs, opt)
+	return finishImport(ctx, files, abs, opt)
 }
 
 // finishImport imports a session's files read from session directory abs
 // (<share>/sessions/<md5>/<uuid>, or <share>/sessions/<md5> for the flat
 // layout's files): the work directory is resolved from the <md5> folder.
-func finishImport(files []archive.RawFile, abs string, opt archive.ImportOptions) (*archive.State, error) {
+func finishImport(ctx context.Context, files []archive.RawFile, abs string, opt archive.ImportOptions) (*archive.State, error) {
 	hash := filepath.Base(filepath.Dir(abs))
 	share := filepath.Dir(filepath.Dir(filepath.Dir(abs)))
 	if !hashRe().MatchString(hash) {
@@ -109,11 +115,8 @@ func finishImport(files []archive.RawFile, abs string, opt archive.ImportOptions
 	if workDir == "" && opt.ProjectDir != "" && hashMatches(hash, opt.ProjectDir) {
 		workDir = opt.ProjectDir
 	}
-	root := opt.ProjectDir
-	if root == "" {
-		root = workDir
-	}
-	s, err := importFiles(files, opt, root)
+	root := cmp.Or(opt.ProjectDir, workDir)
+	s, err := importFiles(ctx, files, opt, root)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +128,7 @@ func finishImport(files []archive.RawFile, abs string, opt archive.ImportOptions
 	if m.ContextWindow == 0 && m.Model != "" {
 		m.ContextWindow = ContextWindow(m.Model)
 	}
-	if err := imp.CaptureFiles(s, root, opt); err != nil {
+	if err := imp.CaptureFiles(ctx, s, root, opt); err != nil {
 		return nil, fmt.Errorf("kimi: %w", err)
 	}
 	return s, nil
@@ -220,13 +223,13 @@ func ImportBytes(name string, data []byte, opt archive.ImportOptions) (*archive.
 func ImportFiles(files []archive.RawFile, opt archive.ImportOptions) (*archive.State, error) {
 	if len(files) > 0 && strings.HasSuffix(files[0].Name, "wire.jsonl") && codeHead(files[0].Data[:min(len(files[0].Data), codeSniff)]) {
 		// A Kimi Code session: wire logs only.
-		return importCodeFiles(files, opt), nil
+		return importCodeFiles(context.Background(), files, opt)
 	}
-	return importFiles(files, opt, opt.ProjectDir)
+	return importFiles(context.Background(), files, opt, opt.ProjectDir)
 }
 
-func importFiles(files []archive.RawFile, opt archive.ImportOptions, root string) (*archive.State, error) {
-	k := &conv{b: imp.NewBuilder(archive.HarnessKimi), opt: opt, prevKeys: map[string]bool{}}
+func importFiles(ctx context.Context, files []archive.RawFile, opt archive.ImportOptions, root string) (*archive.State, error) {
+	k := &conv{b: imp.NewBuilder(ctx, archive.HarnessKimi), opt: opt, prevKeys: map[string]bool{}}
 	k.b.Root = root
 	type ctxFile struct {
 		idx, n int
@@ -326,7 +329,11 @@ func importFiles(files []archive.RawFile, opt archive.ImportOptions, root string
 		k.readState(state)
 	}
 	k.applyWire()
-	return k.b.Finish(), nil
+	s, err := k.b.Finish()
+	if err != nil {
+		return nil, fmt.Errorf("kimi: %w", err)
+	}
+	return s, nil
 }
 
 func splitName(name string) (dir, base string) {
@@ -359,8 +366,6 @@ type conv struct {
 	// from wire.jsonl
 	turns     []wireTurn
 	toolTimes map[string]wireTool
-	first     time.Time
-	last      time.Time
 	ctxTokens int64
 	maxTokens int64
 	total     int64
@@ -439,17 +444,13 @@ func (k *conv) readContext(f int, agent string, rotated bool) {
 		b.S.Compactions = append(b.S.Compactions, archive.Compaction{
 			UUID:         b.S.Raw[f].Name,
 			Trigger:      "auto",
-			PreTokens:    k.ctxTokensSoFar(),
+			PreTokens:    b.S.Meta.ContextTokens, // the latest known before the rotation
 			MessageIndex: len(b.S.Messages),
 			Ref:          ref(0),
 		})
 		compIdx = len(b.S.Compactions) - 1
 	}
-	for _, l := range imp.Split(b.S.Raw[f].Data) {
-		var c ctxLine
-		if !b.Decode(f, l, &c) {
-			continue
-		}
+	for l, c := range imp.Records[ctxLine](b, f) {
 		key := string(l.Data)
 		keys[key] = true
 		switch c.Role {
@@ -471,11 +472,7 @@ func (k *conv) readContext(f int, agent string, rotated bool) {
 			continue
 		case "user", "assistant", "tool", "system":
 		default:
-			r := c.Role
-			if r == "" {
-				r = "(no role)"
-			}
-			b.Unknown("context/" + r)
+			b.Unknown("context/" + cmp.Or(c.Role, "(no role)"))
 			continue
 		}
 		text, think := contentText(c.Content)
@@ -526,19 +523,10 @@ func (k *conv) readContext(f int, agent string, rotated bool) {
 	k.prevKeys = keys
 }
 
-// ctxTokensSoFar is the latest known context size before a rotation.
-func (k *conv) ctxTokensSoFar() int64 { return k.b.S.Meta.ContextTokens }
-
 func (k *conv) toolCall(tc ctxToolCall, side bool, ref archive.RawRef) string {
 	b := k.b
-	args := imp.Str(tc.Function.Arguments)
-	if args == "" && len(tc.Function.Arguments) > 0 && tc.Function.Arguments[0] == '{' {
-		args = string(tc.Function.Arguments)
-	}
-	id := tc.ID
-	if id == "" {
-		id = fmt.Sprintf("call_%d_%d", ref.File, ref.Line)
-	}
+	args := imp.Arguments(tc.Function.Arguments)
+	id := cmp.Or(tc.ID, fmt.Sprintf("call_%d_%d", ref.File, ref.Line))
 	t := archive.ToolExec{ID: id, Name: tc.Function.Name, Input: imp.StringJSON(args), Sidechain: side, Ref: ref, ResultRef: archive.RawRef{File: -1, Line: -1}}
 	var a map[string]json.RawMessage
 	_ = json.Unmarshal([]byte(args), &a)
@@ -568,11 +556,7 @@ func (k *conv) toolCall(tc ctxToolCall, side bool, ref archive.RawRef) string {
 		}
 	}
 	if op != imp.OpOther {
-		for _, key := range []string{"path", "file_path"} {
-			if p := imp.Str(a[key]); p != "" {
-				t.RelatedFiles = imp.AppendUnique(t.RelatedFiles, b.Touch(p, op, time.Time{}))
-			}
-		}
+		b.TouchArgs(&t, a, op, time.Time{}, "path", "file_path")
 	}
 	if old := b.Tool(id); old != nil {
 		// The same call re-read from a rotated file: keep the first.
@@ -607,11 +591,7 @@ func (k *conv) readWire(f int, agent string) {
 	if k.toolTimes == nil {
 		k.toolTimes = map[string]wireTool{}
 	}
-	for _, l := range imp.Split(b.S.Raw[f].Data) {
-		var w wireLine
-		if !b.Decode(f, l, &w) {
-			continue
-		}
+	for _, w := range imp.Records[wireLine](b, f) {
 		if w.Type == "metadata" {
 			continue
 		}
@@ -620,13 +600,8 @@ func (k *conv) readWire(f int, agent string) {
 			continue
 		}
 		ts := imp.EpochTime(w.Timestamp)
-		if agent == "" && !ts.IsZero() {
-			if k.first.IsZero() || ts.Before(k.first) {
-				k.first = ts
-			}
-			if ts.After(k.last) {
-				k.last = ts
-			}
+		if agent == "" {
+			b.SeeTime(ts) // the main wire log's times alone set the activity window so far
 		}
 		p := w.Message.Payload
 		switch w.Message.Type {
@@ -769,13 +744,9 @@ func (k *conv) applyWire() {
 			c.Timestamp = s.Messages[c.MessageIndex].Timestamp
 		}
 	}
-	if !s.Tasks.UpdatedAt.IsZero() || len(s.Tasks.Active)+len(s.Tasks.Pending)+len(s.Tasks.Completed) > 0 {
-		if s.Tasks.UpdatedAt.IsZero() {
-			s.Tasks.UpdatedAt = k.last
-		}
+	if s.Tasks.UpdatedAt.IsZero() && len(s.Tasks.Active)+len(s.Tasks.Pending)+len(s.Tasks.Completed) > 0 {
+		s.Tasks.UpdatedAt = s.Meta.LastActivity
 	}
-	b.SeeTime(k.first)
-	b.SeeTime(k.last)
 	if k.haveUsage {
 		s.Meta.ContextTokens = k.ctxTokens
 	}
@@ -808,11 +779,7 @@ func (k *conv) readState(f int) {
 	if st.Todos != nil {
 		var tasks []archive.Task
 		for _, t := range st.Todos {
-			c := t.Title
-			if c == "" {
-				c = t.Content
-			}
-			tasks = append(tasks, archive.Task{Content: c, Status: imp.TaskStatus(t.Status)})
+			tasks = append(tasks, archive.Task{Content: cmp.Or(t.Title, t.Content), Status: imp.TaskStatus(t.Status)})
 		}
 		b.SetTasks(tasks, time.Time{})
 	}

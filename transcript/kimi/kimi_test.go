@@ -1,6 +1,7 @@
 package kimi_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -41,7 +42,7 @@ func kinds(s *archive.State) []string {
 
 func TestSession(t *testing.T) {
 	for _, path := range []string{sessDir, filepath.Join(sessDir, "context.jsonl"), filepath.Join(sessDir, "wire.jsonl")} {
-		s, err := kimi.Import(path, archive.ImportOptions{})
+		s, err := kimi.Import(context.Background(), path, archive.ImportOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +121,7 @@ func checkSession(t *testing.T, s *archive.State) {
 }
 
 func TestNoSubagents(t *testing.T) {
-	s, err := kimi.Import(sessDir, archive.ImportOptions{NoSubagents: true})
+	s, err := kimi.Import(context.Background(), sessDir, archive.ImportOptions{NoSubagents: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,14 +188,14 @@ func TestOutsideLayout(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(d, "context.jsonl"), []byte(`{"role":"user","content":"hi"}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := kimi.Import(filepath.Join(d, "context.jsonl"), archive.ImportOptions{})
+	s, err := kimi.Import(context.Background(), filepath.Join(d, "context.jsonl"), archive.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Meta.DirectoryHash != "" || s.Meta.DirectoryPath != "" || s.Meta.SessionID != "loose" || len(s.Messages) != 1 {
 		t.Errorf("meta %+v", s.Meta)
 	}
-	if _, err := kimi.Import(filepath.Join(d, "missing"), archive.ImportOptions{}); err == nil {
+	if _, err := kimi.Import(context.Background(), filepath.Join(d, "missing"), archive.ImportOptions{}); err == nil {
 		t.Error("missing path accepted")
 	}
 }

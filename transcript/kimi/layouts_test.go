@@ -1,6 +1,7 @@
 package kimi
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -33,7 +34,7 @@ func TestImportFlatLayout(t *testing.T) {
 	dir := filepath.Join("testdata", "flat", "sessions", flatHash)
 	for _, p := range []string{flatID + ".jsonl", flatID + "_read_1.jsonl"} {
 		t.Run(p, func(t *testing.T) {
-			st, err := Import(filepath.Join(dir, p), archive.ImportOptions{})
+			st, err := Import(context.Background(), filepath.Join(dir, p), archive.ImportOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,7 +76,7 @@ func TestImportKimiCodeWire(t *testing.T) {
 	sess := filepath.Join("testdata", "kimicode", "session_"+codeID)
 	for _, p := range []string{sess, filepath.Join(sess, "agents", "main", "wire.jsonl")} {
 		t.Run(filepath.Base(p), func(t *testing.T) {
-			st, err := Import(p, archive.ImportOptions{})
+			st, err := Import(context.Background(), p, archive.ImportOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,12 +5,14 @@ package imp
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path"
 	"path/filepath"
@@ -71,23 +73,6 @@ type Line struct {
 // ImportReport.Blank, not an error).
 func (l Line) Blank() bool { return len(bytes.TrimSpace(l.Data)) == 0 }
 
-// Split cuts data into lines. It never copies and has no line length limit.
-func Split(data []byte) []Line {
-	var out []Line
-	n := 0
-	for len(data) > 0 {
-		i := bytes.IndexByte(data, '\n')
-		if i < 0 {
-			out = append(out, Line{N: n, Data: trimCR(data)})
-			break
-		}
-		out = append(out, Line{N: n, Data: trimCR(data[:i]), Terminated: true})
-		data = data[i+1:]
-		n++
-	}
-	return out
-}
-
 func trimCR(b []byte) []byte {
 	if len(b) > 0 && b[len(b)-1] == '\r' {
 		return b[:len(b)-1]
@@ -100,20 +85,77 @@ type Builder struct {
 	S     *archive.State
 	Root  string // absolute directory file paths are made relative to
 	Cwd   string // the session's working directory, for relative paths
+	ctx   context.Context
+	err   error // why the import stopped (Stopped)
 	files map[string]*archive.FileRecord
 	tools map[string]int // tool call id -> index in S.Tools
 }
 
-// NewBuilder starts a State for harness h.
-func NewBuilder(h archive.Harness) *Builder {
+// NewBuilder starts a State for harness h; the import stops when ctx is
+// done (see Stopped).
+func NewBuilder(ctx context.Context, h archive.Harness) *Builder {
 	return &Builder{
 		S: &archive.State{Meta: archive.Metadata{
 			SchemaVersion: archive.SchemaVersion,
 			Harness:       h,
 			SessionCount:  1,
 		}},
+		ctx:   ctx,
 		files: map[string]*archive.FileRecord{},
 		tools: map[string]int{},
+	}
+}
+
+// Stopped reports whether the import's context is done; the first time it
+// is, it records where the import stopped (before line n, 0-based, of raw
+// file f) in the error Finish returns.
+func (b *Builder) Stopped(f, n int) bool {
+	if b.err == nil && b.ctx.Err() != nil {
+		return b.StoppedBefore(fmt.Sprintf("%s:%d", b.name(f), n+1))
+	}
+	return b.err != nil
+}
+
+// StoppedBefore is Stopped before what (a file to read, say).
+func (b *Builder) StoppedBefore(what string) bool {
+	if b.err == nil {
+		if err := b.ctx.Err(); err != nil {
+			b.err = fmt.Errorf("import stopped before %s: %w", what, err)
+		}
+	}
+	return b.err != nil
+}
+
+// Lines yields the lines of raw file f (without copying, with no line
+// length limit) until the import's context is done.
+func (b *Builder) Lines(f int) iter.Seq[Line] {
+	return func(yield func(Line) bool) {
+		data := b.S.Raw[f].Data
+		for n := 0; len(data) > 0 && !b.Stopped(f, n); n++ {
+			l := Line{N: n, Data: data}
+			if i := bytes.IndexByte(data, '\n'); i >= 0 {
+				l.Data, l.Terminated, data = data[:i], true, data[i+1:]
+			} else {
+				data = nil
+			}
+			l.Data = trimCR(l.Data)
+			if !yield(l) {
+				return
+			}
+		}
+	}
+}
+
+// Records yields the lines of raw file f that decode as a T (see Decode,
+// which counts the others) until the import's context is done.
+func Records[T any](b *Builder, f int) iter.Seq2[Line, *T] {
+	return func(yield func(Line, *T) bool) {
+		for l := range b.Lines(f) {
+			v := new(T)
+			if b.Decode(f, l, v) && !yield(l, v) {
+				return
+			}
+		}
 	}
 }
 
@@ -129,11 +171,15 @@ func (b *Builder) Problem(file int, line int, format string, args ...any) {
 	if len(b.S.Import.Problems) >= MaxProblems {
 		return
 	}
-	name := "?"
-	if file >= 0 && file < len(b.S.Raw) {
-		name = b.S.Raw[file].Name
+	b.S.Import.Problems = append(b.S.Import.Problems, fmt.Sprintf("%s:%d: %s", b.name(file), line+1, fmt.Sprintf(format, args...)))
+}
+
+// name is raw file f's name, "?" when there is no such file.
+func (b *Builder) name(f int) string {
+	if f >= 0 && f < len(b.S.Raw) {
+		return b.S.Raw[f].Name
 	}
-	b.S.Import.Problems = append(b.S.Import.Problems, fmt.Sprintf("%s:%d: %s", name, line+1, fmt.Sprintf(format, args...)))
+	return "?"
 }
 
 // Unknown counts a record type the importer does not interpret; the
@@ -240,6 +286,16 @@ func (b *Builder) Touch(path string, op FileOp, ts time.Time) string {
 	return p
 }
 
+// TouchArgs registers the files named by the string arguments keys of a
+// tool call (args) as accessed by t with op, in that order.
+func (b *Builder) TouchArgs(t *archive.ToolExec, args map[string]json.RawMessage, op FileOp, ts time.Time, keys ...string) {
+	for _, k := range keys {
+		if p := Str(args[k]); p != "" {
+			t.RelatedFiles = AppendUnique(t.RelatedFiles, b.Touch(p, op, ts))
+		}
+	}
+}
+
 // AddTool appends a tool execution and indexes it by ID.
 func (b *Builder) AddTool(t archive.ToolExec) int {
 	b.S.Tools = append(b.S.Tools, t)
@@ -282,8 +338,12 @@ func (b *Builder) SeeTime(t time.Time) {
 }
 
 // Finish fills the derived fields: file registry, counts, activity window,
-// message file references.
-func (b *Builder) Finish() *archive.State {
+// message file references. It returns the error that stopped the import,
+// if any (Stopped).
+func (b *Builder) Finish() (*archive.State, error) {
+	if b.err != nil {
+		return nil, b.err
+	}
 	s := b.S
 	for _, m := range s.Messages {
 		b.SeeTime(m.Timestamp)
@@ -327,7 +387,7 @@ func (b *Builder) Finish() *archive.State {
 	if s.Meta.UpdatedAt.IsZero() || s.Meta.LastActivity.After(s.Meta.UpdatedAt) {
 		s.Meta.UpdatedAt = s.Meta.LastActivity
 	}
-	return s
+	return s, nil
 }
 
 // ParseTime reads an RFC 3339 timestamp; the zero time when it is not one.
@@ -382,6 +442,15 @@ func Str(raw json.RawMessage) string {
 		return s
 	}
 	return ""
+}
+
+// Arguments returns a tool call's arguments given as a JSON string (of
+// JSON text) or as a JSON object.
+func Arguments(raw json.RawMessage) string {
+	if len(raw) > 0 && raw[0] == '{' {
+		return string(raw)
+	}
+	return Str(raw)
 }
 
 // ShellCommand renders a command given as a string or an argv list; an
@@ -480,7 +549,7 @@ const defaultMaxFileContent = 8 << 20
 // registry's files inside root (relative paths) from disk into
 // FileContents and sets their hash. Missing, non-regular, oversized and
 // excluded files keep only their registry record.
-func CaptureFiles(s *archive.State, root string, opt archive.ImportOptions) error {
+func CaptureFiles(ctx context.Context, s *archive.State, root string, opt archive.ImportOptions) error {
 	if !opt.IncludeFileContents || root == "" {
 		return nil
 	}
@@ -494,6 +563,9 @@ func CaptureFiles(s *archive.State, root string, opt archive.ImportOptions) erro
 		}
 	}
 	for i := range s.Files {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("capturing file contents: %w", err)
+		}
 		rel := s.Files[i].Path
 		clean := filepath.Clean(rel)
 		if filepath.IsAbs(rel) || clean == "." || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) || excluded(filepath.ToSlash(clean), opt.ExcludePatterns) {

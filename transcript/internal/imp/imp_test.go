@@ -1,15 +1,17 @@
 package imp
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/ben10ctx/ben10/archive"
 )
 
-func TestSplit(t *testing.T) {
+func TestLines(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
 		want []Line
@@ -19,7 +21,9 @@ func TestSplit(t *testing.T) {
 		{"a\n", []Line{{N: 0, Data: []byte("a"), Terminated: true}}},
 		{"a\r\nb\r\n\nc", []Line{{0, []byte("a"), true}, {1, []byte("b"), true}, {2, []byte{}, true}, {3, []byte("c"), false}}},
 	} {
-		got := Split([]byte(tc.in))
+		b := NewBuilder(context.Background(), archive.HarnessCodex)
+		b.AddRaw("x", []byte(tc.in))
+		got := slices.Collect(b.Lines(0))
 		if len(got) != len(tc.want) {
 			t.Fatalf("%q: %d lines", tc.in, len(got))
 		}
@@ -62,7 +66,7 @@ func TestTaskStatus(t *testing.T) {
 }
 
 func TestRelAndTouch(t *testing.T) {
-	b := NewBuilder(archive.HarnessCodex)
+	b := NewBuilder(context.Background(), archive.HarnessCodex)
 	b.Root, b.Cwd = "/p", "/p/sub"
 	for in, want := range map[string]string{"/p/a.go": "a.go", "x.go": "sub/x.go", "../y.go": "y.go", "/q/z.go": "/q/z.go", "/p": ".", "": ""} {
 		if got := b.Rel(in); got != want {
@@ -73,7 +77,10 @@ func TestRelAndTouch(t *testing.T) {
 	b.Touch("/p/a.go", OpRead, ts)
 	b.Touch("a.go", OpEdit, ts.Add(time.Hour)) // relative to Cwd: sub/a.go
 	b.Touch("/p/a.go", OpWrite, ts.Add(-time.Hour))
-	s := b.Finish()
+	s, err := b.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(s.Files) != 2 || s.Files[0] != (archive.FileRecord{Path: "a.go", AccessCount: 2, Reads: 1, Writes: 1, LastAccess: ts}) {
 		t.Errorf("files %+v", s.Files)
 	}
@@ -88,7 +95,7 @@ func TestJSONText(t *testing.T) {
 }
 
 func TestProblemsBounded(t *testing.T) {
-	b := NewBuilder(archive.HarnessKimi)
+	b := NewBuilder(context.Background(), archive.HarnessKimi)
 	f := b.AddRaw("x", nil)
 	for i := 0; i < 100; i++ {
 		b.Problem(f, i, "p%d", i)

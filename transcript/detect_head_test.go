@@ -13,7 +13,7 @@ import (
 )
 
 // Inconclusive complete lines filling the first 64 KiB, then a conclusive
-// one: Detect reads on.
+// one: Detect reads the whole head.
 func TestDetectLateLine(t *testing.T) {
 	p := write(t, filepath.Join(t.TempDir(), "late.jsonl"),
 		strings.Repeat(`{"type":"mystery","pad":"`+strings.Repeat("y", 30<<10)+`"}`+"\n", 3)+codexLine+"\n")
@@ -22,10 +22,10 @@ func TestDetectLateLine(t *testing.T) {
 	}
 }
 
-// Detect reads a short head first: on every corpus file and on cuts of
-// one around the quick head's size it says what sniffing the full head
-// says.
-func TestDetectQuickHeadCorpus(t *testing.T) {
+// On every corpus file, on lines cut around 64 KiB and on a long line
+// that only its end decides, Detect says what sniffing the file's first
+// MiB says.
+func TestDetectHeadCorpus(t *testing.T) {
 	var paths []string
 	for _, sub := range []string{"claude", "codex", "gemini"} {
 		if dir, ok := testcorpus.Find(sub); ok {
@@ -66,13 +66,13 @@ func TestDetectQuickHeadCorpus(t *testing.T) {
 		}
 		check(fmt.Sprintf("c%d-%s", i, filepath.Base(p)), data)
 	}
-	// One long line (over the quick head) at the start, cut at many points.
+	// One long line (over 64 KiB) at the start, cut at many points.
 	long := `{"type":"mystery","pad":"` + strings.Repeat("z", 70<<10) + `"}` + "\n"
 	for k, cut := range []int{64<<10 - 1, 64 << 10, 64<<10 + 1, len(long) - 1, len(long)} {
 		data := []byte(long[:cut] + "\n" + claudeLine + "\n")
 		check(fmt.Sprintf("cut%d.jsonl", k), data)
 	}
-	// A Claude line longer than the quick head whose opening bytes look
-	// like Codex's: only the whole line tells.
+	// A Claude line longer than 64 KiB whose opening bytes look like
+	// Codex's: only the whole line tells.
 	check("nested.jsonl", []byte(`{"type":"user","sessionId":"s1","uuid":"u1","message":{"x":{"type":"session_meta"},"pad":"`+strings.Repeat("w", 80<<10)+`"}}`+"\n"))
 }
