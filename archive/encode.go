@@ -83,6 +83,11 @@ type EncodeOptions struct {
 	// it, only when the fingerprints are equal. It must not reveal the
 	// configuration (use a hash).
 	RedactFingerprint string
+	// RedactCount, when set beside RedactLine, returns the number of
+	// secrets RedactLine replaces in an original line, per rule (it must
+	// agree with RedactLine). The archive then records its per-rule
+	// totals, RedactionReport.Rules (see redactcount.go).
+	RedactCount func(line []byte) map[string]int
 	// Previous is the archive this one updates. When a raw file of the
 	// previous archive is a prefix of the new one, its unchanged segments
 	// are copied without recompression and only the tail is encoded.
@@ -176,6 +181,12 @@ type RedactionReport struct {
 	TextsChanged int  `msgpack:"texts_changed" json:"texts_changed"`
 	// ContentsChanged counts the captured project files redaction changed.
 	ContentsChanged int `msgpack:"contents_changed,omitempty" json:"contents_changed,omitempty"`
+	// Rules counts the secrets replaced in the raw transcript lines the
+	// archive holds, per rule: all of them, those copied from a previous
+	// archive included (see EncodeOptions.RedactCount). Absent in older
+	// archives: with LinesChanged > 0 the total is then unknown, at least
+	// LinesChanged (see RedactionReport.Total).
+	Rules map[string]int `msgpack:"rules,omitempty" json:"rules,omitempty"`
 }
 
 // EncodeStats tells what an Encode did (returned by EncodeStats).
@@ -192,6 +203,9 @@ type EncodeStats struct {
 	// Resumed is true when the State was a partial one resumed from the
 	// previous archive's importer state (ModelSource.Partial).
 	Resumed bool
+	// Redaction is the archive's redaction report (with its per-rule
+	// totals when EncodeOptions.RedactCount was set).
+	Redaction RedactionReport
 }
 
 // Encode writes s as a .ctx archive to w.
@@ -968,6 +982,7 @@ func (e *encoder) model() (*modelSegs, error) {
 // done), the model segments m, the raw segments and the file contents.
 func (e *encoder) write(m *modelSegs) error {
 	ms := m.ms
+	e.countRules()
 	ms.Layout, ms.Raw, ms.Redact = e.layout(), e.man, e.report
 	b, err := marshal(&ms)
 	if err != nil {

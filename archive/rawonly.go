@@ -200,6 +200,7 @@ func EncodeRawOnly(w io.Writer, files []RawFile, opts EncodeOptions, ro RawOnlyO
 		meta.CreatedAt = p.meta.Meta.CreatedAt
 	}
 	e.report.Enabled = redacting
+	e.countRules()
 	ms := metaSegment{
 		Layout: LayoutRawOnly, Meta: meta, Raw: e.man, Redacted: redacting, Redact: e.report,
 		Pending: &PendingModel{Importer: ro.Importer, Version: d.version, Root: root, Resumable: !redacting || opts.RedactFingerprint != "",

@@ -48,7 +48,7 @@ type Snapshot struct {
 	Transcript   string `json:"transcript,omitempty"`    // the transcript the snapshot was taken from
 	Harness      string `json:"harness,omitempty"`       // claude | codex | gemini | kimi
 	FileContents int    `json:"file_contents,omitempty"` // project files captured
-	Redactions   int    `json:"redactions,omitempty"`    // secrets replaced before storing
+	Redactions   int    `json:"redactions,omitempty"`    // secrets replaced in the snapshot (also in lines copied from the archive it built on)
 	// ModelPending: the file is a raw-only archive (the redacted raw
 	// transcript; readers build the model from it) whose complete form
 	// Recompress has not written yet; PreCompaction's counts are then

@@ -150,10 +150,15 @@ type CreateResult struct {
 	Path     string   `json:"path"`     // the snapshot file (the parked file when Pending)
 	Pruned   []string `json:"pruned"`
 	Warnings []string `json:"warnings"`
-	// Redactions counts the secrets replaced, per rule, by this save: when
-	// it built on an earlier archive (Resumed), the lines copied from that
-	// archive were redacted when it was written and are not counted again.
+	// Redactions counts the secrets replaced in the snapshot, per rule:
+	// all of them, those of the lines copied from the earlier archive it
+	// built on (Resumed) included, as a full save of the transcript
+	// counts them.
 	Redactions map[string]int `json:"redactions"`
+	// NewRedactions counts, per rule, the secrets in the lines this save
+	// redacted itself (with Resumed, about the lines added since the
+	// earlier archive).
+	NewRedactions map[string]int `json:"new_redactions"`
 	// Resumed: only the lines added since an earlier archive of the session
 	// (Manager.Previous) were imported; the content is a full import's.
 	Resumed bool `json:"resumed"`
@@ -282,9 +287,9 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		Transcript:        absPath(o.TranscriptPath),
 		Harness:           string(st.Meta.Harness),
 		FileContents:      len(st.FileContents),
-		Redactions:        red.Total(),
 	}
-	res := &CreateResult{Redactions: red.Counts(), Resumed: stats.Resumed}
+	res := &CreateResult{NewRedactions: red.Counts(), Resumed: stats.Resumed}
+	res.Redactions, snap.Redactions = archiveRedactions(stats, red)
 	unlock, err := m.st.Lock(ctx)
 	if errors.Is(err, store.ErrLockTimeout) {
 		return m.park(tmp, snap, o.Force, res)
