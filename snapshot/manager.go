@@ -225,6 +225,15 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		return nil, err
 	}
 	eopts.Auth = AuthKeyFor(m.st)
+	// One Argon2id derivation for the snapshot written and its
+	// verification (the keys are zeroed when Create returns).
+	keys := ctxfmt.NewKeyCache()
+	defer keys.Wipe()
+	if eopts.Encryption != nil {
+		enc := *eopts.Encryption
+		enc.Keys = keys
+		eopts.Encryption = &enc
+	}
 	eopts.Progress = o.Progress
 	if err := m.st.EnsureDir(m.st.SnapshotDir()); err != nil {
 		return nil, err
@@ -252,7 +261,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 			return fmt.Errorf("snapshot: importing %s: %w", o.TranscriptPath, err)
 		}
 		return nil
-	}, !o.QuickVerify)
+	}, !o.QuickVerify, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -402,7 +411,7 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 // writeTemp writes a snapshot file to a temporary file in the snapshot
 // directory (0600, fsynced) and verifies it (deeply unless deep is false).
 // The caller renames or removes it.
-func (m *Manager) writeTemp(write func(io.Writer) error, deep bool) (string, fileInfo, error) {
+func (m *Manager) writeTemp(write func(io.Writer) error, deep bool, keys *ctxfmt.KeyCache) (string, fileInfo, error) {
 	dir := m.st.SnapshotDir()
 	f, err := os.CreateTemp(dir, store.TempPrefix+"snap-*")
 	if err != nil {
@@ -428,7 +437,7 @@ func (m *Manager) writeTemp(write func(io.Writer) error, deep bool) (string, fil
 		return fail(err)
 	}
 	info := fileInfo{hash: hex.EncodeToString(lw.h.Sum(nil)), size: MaxSnapshotBytes - lw.n}
-	raw, err := m.verifyLevel(tmp, deep)
+	raw, err := m.verifyLevel(tmp, deep, keys)
 	if err != nil {
 		os.Remove(tmp)
 		return "", fileInfo{}, err
@@ -439,11 +448,14 @@ func (m *Manager) writeTemp(write func(io.Writer) error, deep bool) (string, fil
 
 // verify checks a snapshot file deeply (every segment's checksum and
 // decoding) and that it opens as an archive; it returns the decoded size.
-func (m *Manager) verify(path string) (int64, error) { return m.verifyLevel(path, true) }
+func (m *Manager) verify(path string) (int64, error) { return m.verifyLevel(path, true, nil) }
 
-func (m *Manager) verifyLevel(path string, deep bool) (int64, error) {
+// verifyLevel is verify, deep or not; keys (may be nil) holds the key
+// derived when the file was written.
+func (m *Manager) verifyLevel(path string, deep bool, keys *ctxfmt.KeyCache) (int64, error) {
 	oo := OpenOptions(m.cfg)
-	if err := ctxfmt.VerifyFile(path, ctxfmt.VerifyOptions{Deep: deep, Passphrase: oo.Passphrase, Key: oo.Key}); err != nil {
+	oo.Keys = keys
+	if err := ctxfmt.VerifyFile(path, ctxfmt.VerifyOptions{Deep: deep, Passphrase: oo.Passphrase, Key: oo.Key, Keys: keys}); err != nil {
 		if errors.Is(err, ctxfmt.ErrKeyRequired) {
 			// Structure and checksums passed; without the key the
 			// contents cannot be checked further.

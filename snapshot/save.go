@@ -112,8 +112,15 @@ func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r Save
 		opts.Auth = AuthKeyFor(st)
 	}
 	oo := OpenOptions(cfg)
+	// One Argon2id derivation for the archive written and its
+	// verification (the keys are zeroed when the save returns).
+	keys := ctxfmt.NewKeyCache()
+	defer keys.Wipe()
 	if opts.Encryption != nil {
-		oo = archive.OpenOptions{Passphrase: opts.Encryption.Passphrase, Key: opts.Encryption.Key}
+		enc := *opts.Encryption
+		enc.Keys = keys
+		opts.Encryption = &enc
+		oo = archive.OpenOptions{Passphrase: enc.Passphrase, Key: enc.Key}
 	}
 	iopt := r.Import
 	if iopt.ProjectDir == "" {
@@ -137,7 +144,7 @@ func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r Save
 	if msgs == 0 {
 		return nil, fmt.Errorf("%w (%s)", ErrNoConversation, r.Transcript)
 	}
-	if err := ctxfmt.Verify(bytes.NewReader(buf.Bytes()), int64(buf.Len()), ctxfmt.VerifyOptions{Deep: true, Passphrase: oo.Passphrase, Key: oo.Key}); err != nil {
+	if err := ctxfmt.Verify(bytes.NewReader(buf.Bytes()), int64(buf.Len()), ctxfmt.VerifyOptions{Deep: true, Passphrase: oo.Passphrase, Key: oo.Key, Keys: keys}); err != nil {
 		return nil, fmt.Errorf("%w: the archive of %s: %w", ErrVerify, r.Transcript, err)
 	}
 	session := r.SessionID
