@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
@@ -242,4 +243,32 @@ func sum(m map[string]int) int {
 		n += v
 	}
 	return n
+}
+
+// TestCreateRecordsRedactionTotals: a compaction snapshot built on an
+// earlier one of the session records, in its result and in index.json,
+// the secrets of its whole archive, as a snapshot taken without the
+// earlier one does.
+func TestCreateRecordsRedactionTotals(t *testing.T) {
+	data := plantedTranscript(120)
+	inc, full := newEnv(t, ""), newEnv(t, "")
+	p := filepath.Join(t.TempDir(), plantedSession+".jsonl")
+	for k, cut := range growthPoints(data) {
+		if err := os.WriteFile(p, data[:cut], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		now := t0.Add(time.Duration(k) * time.Hour)
+		ir := inc.create(t, CreateOptions{TranscriptPath: p, SessionID: plantedSession, Force: true, Now: now})
+		fr := full.create(t, CreateOptions{TranscriptPath: p, SessionID: plantedSession, Force: true, Now: now, NoPrevious: true})
+		if !maps.Equal(ir.Redactions, fr.Redactions) || sum(fr.Redactions) == 0 {
+			t.Fatalf("point %d: the snapshot built on the earlier one reports %v, one without %v", k, ir.Redactions, fr.Redactions)
+		}
+		s, err := inc.m.Get(ir.Snapshot.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Redactions != sum(fr.Redactions) {
+			t.Fatalf("point %d: index.json records %d redactions, want %d", k, s.Redactions, sum(fr.Redactions))
+		}
+	}
 }
