@@ -673,7 +673,7 @@ func lastPart(id string) string {
 func snapshotRedactions(indexed int, r archive.RedactionReport) string {
 	n, exact := r.Total()
 	if !r.Enabled || exact {
-		return fmt.Sprintf("%d secrets replaced", n)
+		return secretsText(n) + " replaced"
 	}
-	return fmt.Sprintf("at least %d secrets replaced", max(n, indexed))
+	return "at least " + secretsText(max(n, indexed)) + " replaced"
 }

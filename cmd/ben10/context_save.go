@@ -576,9 +576,17 @@ func redactedRow(r archive.RedactionReport) string {
 		return fmt.Sprintf("false (%d transcript lines, %d texts changed)", r.LinesChanged, r.TextsChanged)
 	}
 	n, exact := r.Total()
-	secrets := fmt.Sprintf("%d secrets", n)
+	secrets := secretsText(n)
 	if !exact {
-		secrets = fmt.Sprintf("at least %d secrets", n)
+		secrets = "at least " + secrets
 	}
 	return fmt.Sprintf("true (%s; %d transcript lines, %d texts changed)", secrets, r.LinesChanged, r.TextsChanged)
+}
+
+// secretsText is "1 secret" or "N secrets".
+func secretsText(n int) string {
+	if n == 1 {
+		return "1 secret"
+	}
+	return fmt.Sprintf("%d secrets", n)
 }
