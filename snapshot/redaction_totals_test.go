@@ -124,7 +124,7 @@ func TestRedactionTotalsIncremental(t *testing.T) {
 		// redact again.
 		mustCopy bool
 	}
-	planted := plantedTranscript(400)
+	planted := plantedTranscript(240)
 	inputs := []input{
 		{"planted", planted, plantedSession, 0, false},
 		{"planted-2KiB-segments", planted, plantedSession, 2 << 10, true},
