@@ -158,7 +158,7 @@ type CreateResult struct {
 	// NewRedactions counts, per rule, the secrets in the lines this save
 	// redacted itself (with Resumed, about the lines added since the
 	// earlier archive).
-	NewRedactions map[string]int `json:"new_redactions"`
+	NewRedactions map[string]int `json:"redactions_new"`
 	// Resumed: only the lines added since an earlier archive of the session
 	// (Manager.Previous) were imported; the content is a full import's.
 	Resumed bool `json:"resumed"`
