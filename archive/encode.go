@@ -78,6 +78,11 @@ type EncodeOptions struct {
 	// equal. It must not reveal the
 	// configuration (use a hash).
 	RedactFingerprint string
+	// RedactCount, when set beside RedactLine, returns the number of
+	// secrets RedactLine replaces in an original line, per rule (it must
+	// agree with RedactLine). The archive then records its per-rule
+	// totals, RedactionReport.Rules (see redactcount.go).
+	RedactCount func(line []byte) map[string]int
 	// Previous is the archive this one updates. When a raw file of the
 	// previous archive is a prefix of the new one, its unchanged segments
 	// are copied without recompression and only the tail is encoded.
@@ -169,6 +174,12 @@ type RedactionReport struct {
 	TextsChanged int  `msgpack:"texts_changed" json:"texts_changed"`
 	// ContentsChanged counts the captured project files redaction changed.
 	ContentsChanged int `msgpack:"contents_changed,omitempty" json:"contents_changed,omitempty"`
+	// Rules counts the secrets replaced in the raw transcript lines the
+	// archive holds, per rule: all of them, those copied from a previous
+	// archive included (see EncodeOptions.RedactCount). Absent in older
+	// archives: with LinesChanged > 0 the total is then unknown, at least
+	// LinesChanged (see RedactionReport.Total).
+	Rules map[string]int `msgpack:"rules,omitempty" json:"rules,omitempty"`
 }
 
 // EncodeStats tells what an Encode did (returned by EncodeWithStats).
@@ -179,6 +190,9 @@ type EncodeStats struct {
 	EncodedBytes   int64 // raw bytes compressed by this call
 	InlineTexts    int   // model texts stored inline (no usable pointer)
 	PointerTexts   int   // model texts stored as pointers into raw lines
+	// Redaction is the archive's redaction report (with its per-rule
+	// totals when EncodeOptions.RedactCount was set).
+	Redaction RedactionReport
 }
 
 // Encode writes s as a .ctx archive to w. Cancelling ctx stops the work
@@ -667,6 +681,7 @@ func (e *encoder) model() (*modelSegs, error) {
 // done), the model segments m, the raw segments and the file contents.
 func (e *encoder) write(m *modelSegs) error {
 	ms := m.ms
+	e.countRules()
 	ms.Layout, ms.Raw, ms.Redact = layoutWritten, e.man, e.report
 	b, err := marshal(&ms)
 	if err != nil {

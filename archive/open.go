@@ -33,6 +33,9 @@ type OpenOptions struct {
 	// materialise in all (0: 4 GiB); an archive declaring more is
 	// refused (ErrTooLarge) before anything is decompressed.
 	MaxDecodedSize int64
+	// Keys, when set, reuses a passphrase's derived key (see
+	// ctxfmt.KeyCache).
+	Keys *ctxfmt.KeyCache
 }
 
 // defaultMaxDecodedSize is OpenOptions.MaxDecodedSize's default: 4 GiB of
@@ -82,7 +85,7 @@ type Archive struct {
 
 // Open opens an archive from ra.
 func Open(ra io.ReaderAt, size int64, opts OpenOptions) (*Archive, error) {
-	r, err := ctxfmt.NewReader(ra, size, ctxfmt.ReaderOptions{Passphrase: opts.Passphrase, Key: opts.Key, MaxSegmentSize: opts.MaxSegmentSize})
+	r, err := ctxfmt.NewReader(ra, size, ctxfmt.ReaderOptions{Passphrase: opts.Passphrase, Key: opts.Key, MaxSegmentSize: opts.MaxSegmentSize, Keys: opts.Keys})
 	if err != nil {
 		return nil, fmt.Errorf("archive: %w", err)
 	}

@@ -17,7 +17,12 @@ import (
 // encrypted archive without its passphrase or key gives
 // ctxfmt.ErrKeyRequired once its checksums are checked.
 func VerifyFile(path string, opts OpenOptions) error {
-	if err := ctxfmt.VerifyFile(path, ctxfmt.VerifyOptions{Deep: true, Passphrase: opts.Passphrase, Key: opts.Key, MaxSegmentSize: opts.MaxSegmentSize}); err != nil {
+	if opts.Keys == nil && opts.Passphrase != nil {
+		// Both opens derive the passphrase's key once.
+		opts.Keys = ctxfmt.NewKeyCache()
+		defer opts.Keys.Wipe()
+	}
+	if err := ctxfmt.VerifyFile(path, ctxfmt.VerifyOptions{Deep: true, Passphrase: opts.Passphrase, Key: opts.Key, MaxSegmentSize: opts.MaxSegmentSize, Keys: opts.Keys}); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	a, err := OpenFile(path, opts)

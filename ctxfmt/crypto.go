@@ -10,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-
-	"golang.org/x/crypto/argon2"
 )
 
 // randReader supplies salts. Tests replace it to produce reproducible
@@ -84,6 +82,10 @@ type Encryption struct {
 	Passphrase []byte       // stretched with Argon2id
 	Key        []byte       // a raw 32-byte key (keychain or key file)
 	Argon2     Argon2Params // zero = defaults; ignored with Key
+	// Keys, when set, keeps the key derived for the file written, so
+	// that reading it back with the same cache (ReaderOptions.Keys)
+	// does not derive it again.
+	Keys *KeyCache
 }
 
 // CryptoInfo describes an encrypted file's key derivation (no secrets).
@@ -160,14 +162,15 @@ func (c *cryptoParams) info() CryptoInfo {
 
 var errKeyLen = errors.New("ctxfmt: a raw key must be exactly 32 bytes")
 
-// masterKey derives the 32-byte master key from a passphrase or raw key.
-func (c *cryptoParams) masterKey(passphrase, key []byte) ([]byte, error) {
+// masterKey derives the 32-byte master key from a passphrase (through
+// keys, which may be nil) or raw key.
+func (c *cryptoParams) masterKey(passphrase, key []byte, keys *KeyCache) ([]byte, error) {
 	switch c.kdf {
 	case KDFArgon2id:
 		if passphrase == nil {
 			return nil, fmt.Errorf("%w: the file is encrypted with a passphrase, a raw key was given", ErrWrongKey)
 		}
-		return argon2.IDKey(passphrase, c.salt[:], c.argon.Time, c.argon.MemoryKiB, c.argon.Threads, 32), nil
+		return keys.argon2Key(passphrase, &c.salt, c.argon), nil
 	default:
 		if key == nil {
 			return nil, fmt.Errorf("%w: the file is encrypted with a raw key, a passphrase was given", ErrWrongKey)
@@ -191,8 +194,8 @@ func (c *cryptoParams) subkeys(master []byte) (segKey, check []byte, err error) 
 
 // openAEAD derives the segment AEAD, checking the key against the stored
 // key-check value first: a mismatch is ErrWrongKey, never ErrAuth.
-func (c *cryptoParams) openAEAD(passphrase, key []byte) (cipher.AEAD, error) {
-	master, err := c.masterKey(passphrase, key)
+func (c *cryptoParams) openAEAD(passphrase, key []byte, keys *KeyCache) (cipher.AEAD, error) {
+	master, err := c.masterKey(passphrase, key, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +231,7 @@ func (c *cryptoParams) paramsAltered(passphrase []byte) bool {
 	}
 	alt := *c
 	alt.argon = def
-	master, err := alt.masterKey(passphrase, nil)
+	master, err := alt.masterKey(passphrase, nil, nil)
 	if err != nil {
 		return false
 	}
@@ -264,7 +267,7 @@ func newCryptoParams(e *Encryption) (*cryptoParams, cipher.AEAD, error) {
 	if _, err := io.ReadFull(randReader, c.salt[:]); err != nil {
 		return nil, nil, fmt.Errorf("ctxfmt: reading random salt: %w", err)
 	}
-	master, err := c.masterKey(e.Passphrase, e.Key)
+	master, err := c.masterKey(e.Passphrase, e.Key, e.Keys)
 	if err != nil {
 		return nil, nil, err
 	}

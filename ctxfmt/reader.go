@@ -38,6 +38,9 @@ type ReaderOptions struct {
 	// the caller understands; a required segment of any other
 	// unregistered type makes the file unreadable (ErrUnsupported).
 	ExtensionTypes []SegmentType
+	// Keys, when set, is asked for the key derived from Passphrase
+	// before Argon2id runs (see KeyCache).
+	Keys *KeyCache
 }
 
 // SegmentInfo describes one segment as its index entry records it.
@@ -220,7 +223,7 @@ func NewReader(ra io.ReaderAt, size int64, opts ReaderOptions) (*Reader, error) 
 		}
 		r.crypto = cp
 		if opts.Passphrase != nil || opts.Key != nil {
-			aead, err := cp.openAEAD(opts.Passphrase, opts.Key)
+			aead, err := cp.openAEAD(opts.Passphrase, opts.Key, opts.Keys)
 			if err != nil {
 				if errors.Is(err, errParamsAltered) {
 					return nil, &FormatError{Region: segRegion(0, TypeCryptoParams), Err: ErrAuth, Detail: detailOf(err)}

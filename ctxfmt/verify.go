@@ -17,8 +17,9 @@ type VerifyOptions struct {
 	// ErrKeyRequired.
 	Passphrase []byte
 	Key        []byte
-	// MaxSegmentSize as in ReaderOptions.
+	// MaxSegmentSize and Keys as in ReaderOptions.
 	MaxSegmentSize int64
+	Keys           *KeyCache
 }
 
 // Verify checks a whole file. The cheap check covers the header, the index,
@@ -27,7 +28,7 @@ type VerifyOptions struct {
 // its region; segment problems are reported before the footer's, so a
 // damaged segment is named rather than only the footer.
 func Verify(ra io.ReaderAt, size int64, opts VerifyOptions) error {
-	r, err := NewReader(ra, size, ReaderOptions{Passphrase: opts.Passphrase, Key: opts.Key, MaxSegmentSize: opts.MaxSegmentSize})
+	r, err := NewReader(ra, size, ReaderOptions{Passphrase: opts.Passphrase, Key: opts.Key, MaxSegmentSize: opts.MaxSegmentSize, Keys: opts.Keys})
 	if err != nil {
 		return err
 	}

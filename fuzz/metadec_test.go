@@ -147,7 +147,7 @@ func FuzzArchiveOpenMeta(f *testing.F) {
 		if got := a.ImportReport(); !reflect.DeepEqual(got, ref.Import) {
 			t.Fatalf("ImportReport %+v, msgpack %+v", got, ref.Import)
 		}
-		if got := a.Redaction(); got != ref.Redact {
+		if got := a.Redaction(); !reflect.DeepEqual(got, ref.Redact) {
 			t.Fatalf("Redaction %+v, msgpack %+v", got, ref.Redact)
 		}
 		infos := a.RawFileInfos()

@@ -48,7 +48,7 @@ type Snapshot struct {
 	Transcript   string `json:"transcript,omitempty"`    // the transcript the snapshot was taken from
 	Harness      string `json:"harness,omitempty"`       // claude | codex | gemini | kimi
 	FileContents int    `json:"file_contents,omitempty"` // project files captured
-	Redactions   int    `json:"redactions,omitempty"`    // secrets replaced before storing
+	Redactions   int    `json:"redactions,omitempty"`    // secrets replaced in the snapshot (also in lines copied from the archive it built on)
 
 	placeholder bool // a pin remembered from .pinned while the index is rebuilt
 }

@@ -150,10 +150,15 @@ type CreateResult struct {
 	Path     string   `json:"path"`     // the snapshot file (the parked file when Pending)
 	Pruned   []string `json:"pruned"`
 	Warnings []string `json:"warnings"`
-	// Redactions counts the secrets replaced, per rule, by this save: when
-	// it built on an earlier archive (Resumed), the lines copied from that
-	// archive were redacted when it was written and are not counted again.
+	// Redactions counts the secrets replaced in the snapshot, per rule:
+	// all of them, those of the lines copied from the earlier archive it
+	// built on (Resumed) included, as a full save of the transcript
+	// counts them.
 	Redactions map[string]int `json:"redactions"`
+	// NewRedactions counts, per rule, the secrets in the lines this save
+	// redacted itself (with Resumed, about the lines added since the
+	// earlier archive).
+	NewRedactions map[string]int `json:"redactions_new"`
 	// Resumed: the save built on an earlier archive of the session
 	// (Manager.Previous), whose unchanged raw segments it copies.
 	Resumed bool `json:"resumed"`
@@ -220,16 +225,23 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		return nil, err
 	}
 	eopts.Auth = AuthKeyFor(m.st)
+	// One Argon2id derivation for the snapshot written and its
+	// verification (the keys are zeroed when Create returns).
+	keys := ctxfmt.NewKeyCache()
+	defer keys.Wipe()
+	if eopts.Encryption != nil {
+		enc := *eopts.Encryption
+		enc.Keys = keys
+		eopts.Encryption = &enc
+	}
 	eopts.Progress = o.Progress
 	if err := m.st.EnsureDir(m.st.SnapshotDir()); err != nil {
 		return nil, err
 	}
 	// Build on an earlier archive of this session (a checkpoint, current.ctx
-	// or an earlier snapshot; the newest one with a resume state, see
-	// Previous) when there is one: only what the transcript gained since
-	// is imported, redacted and compressed. The content is the
-	// same as a full import's (transcript.Save falls back to one whenever
-	// the previous archive does not fit).
+	// or an earlier snapshot under the same redaction settings, see
+	// Previous) when there is one: its unchanged raw segments are copied
+	// without recompression. The content is the same as a full save's.
 	if o.SessionID != "" && !o.NoPrevious {
 		if prev := m.previous(o.SessionID, eopts.RedactFingerprint); prev != nil {
 			defer prev.Close()
@@ -237,16 +249,17 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		}
 	}
 	var st *archive.State
+	var stats archive.EncodeStats
 	tmp, info, err := m.writeTemp(func(w io.Writer) error {
 		var err error
 		iopt := m.importOptions()
 		iopt.Limit = o.Limit
-		st, _, err = transcript.Save(ctx, &ctxWriter{ctx: ctx, w: w}, o.TranscriptPath, o.Harness, iopt, eopts)
+		st, stats, err = transcript.Save(ctx, &ctxWriter{ctx: ctx, w: w}, o.TranscriptPath, o.Harness, iopt, eopts)
 		if err != nil {
 			return fmt.Errorf("snapshot: importing %s: %w", o.TranscriptPath, err)
 		}
 		return nil
-	}, !o.QuickVerify)
+	}, !o.QuickVerify, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -281,9 +294,9 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		Transcript:        absPath(o.TranscriptPath),
 		Harness:           string(st.Meta.Harness),
 		FileContents:      len(st.FileContents),
-		Redactions:        red.Total(),
 	}
-	res := &CreateResult{Redactions: red.Counts(), Resumed: eopts.Previous != nil}
+	res := &CreateResult{NewRedactions: red.Counts(), Resumed: eopts.Previous != nil}
+	res.Redactions, snap.Redactions = archiveRedactions(stats, red)
 	unlock, err := m.st.Lock(ctx)
 	if errors.Is(err, store.ErrLockTimeout) {
 		return m.park(tmp, snap, o.Force, res)
@@ -392,7 +405,7 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 // writeTemp writes a snapshot file to a temporary file in the snapshot
 // directory (0600, fsynced) and verifies it (deeply unless deep is false).
 // The caller renames or removes it.
-func (m *Manager) writeTemp(write func(io.Writer) error, deep bool) (string, fileInfo, error) {
+func (m *Manager) writeTemp(write func(io.Writer) error, deep bool, keys *ctxfmt.KeyCache) (string, fileInfo, error) {
 	dir := m.st.SnapshotDir()
 	f, err := os.CreateTemp(dir, store.TempPrefix+"snap-*")
 	if err != nil {
@@ -418,7 +431,7 @@ func (m *Manager) writeTemp(write func(io.Writer) error, deep bool) (string, fil
 		return fail(err)
 	}
 	info := fileInfo{hash: hex.EncodeToString(lw.h.Sum(nil)), size: MaxSnapshotBytes - lw.n}
-	raw, err := m.verifyLevel(tmp, deep)
+	raw, err := m.verifyLevel(tmp, deep, keys)
 	if err != nil {
 		os.Remove(tmp)
 		return "", fileInfo{}, err
@@ -429,11 +442,14 @@ func (m *Manager) writeTemp(write func(io.Writer) error, deep bool) (string, fil
 
 // verify checks a snapshot file deeply (every segment's checksum and
 // decoding) and that it opens as an archive; it returns the decoded size.
-func (m *Manager) verify(path string) (int64, error) { return m.verifyLevel(path, true) }
+func (m *Manager) verify(path string) (int64, error) { return m.verifyLevel(path, true, nil) }
 
-func (m *Manager) verifyLevel(path string, deep bool) (int64, error) {
+// verifyLevel is verify, deep or not; keys (may be nil) holds the key
+// derived when the file was written.
+func (m *Manager) verifyLevel(path string, deep bool, keys *ctxfmt.KeyCache) (int64, error) {
 	oo := OpenOptions(m.cfg)
-	if err := ctxfmt.VerifyFile(path, ctxfmt.VerifyOptions{Deep: deep, Passphrase: oo.Passphrase, Key: oo.Key}); err != nil {
+	oo.Keys = keys
+	if err := ctxfmt.VerifyFile(path, ctxfmt.VerifyOptions{Deep: deep, Passphrase: oo.Passphrase, Key: oo.Key, Keys: keys}); err != nil {
 		if errors.Is(err, ctxfmt.ErrKeyRequired) {
 			// Structure and checksums passed; without the key the
 			// contents cannot be checked further.

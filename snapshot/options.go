@@ -19,7 +19,9 @@ import (
 var ErrNoKey = errors.New("snapshot: encryption key not available")
 
 // Redactions counts what the redaction hooks of one encode changed, per
-// rule. It is safe for concurrent use (the encoder may call the hooks from
+// rule: the lines this encode redacted, not those an incremental save
+// copied from the archive it built on (the archive's totals are in its
+// archive.RedactionReport.Rules). It is safe for concurrent use (the encoder may call the hooks from
 // several goroutines).
 type Redactions struct {
 	mu     sync.Mutex
@@ -195,6 +197,10 @@ func EncodeOptions(cfg *store.Config, level ctxfmt.Level) (archive.EncodeOptions
 			out, rep := r.JSONLine(line)
 			counts.add(rep)
 			return out
+		}
+		opts.RedactCount = func(line []byte) map[string]int {
+			_, rep := r.JSONLine(line)
+			return rep.Counts
 		}
 		opts.RedactText = func(s string) string {
 			// Every inline text comes from a raw line whose secrets

@@ -62,10 +62,15 @@ type SaveResult struct {
 	// Contents is the number of file contents stored.
 	Contents int
 	Stats    archive.EncodeStats
-	// Redactions counts the secrets replaced, per rule (nil with
-	// SaveRequest.Encode).
+	// Redactions counts the secrets replaced in the saved archive, per
+	// rule: all of them, those of the lines copied from the earlier
+	// archive the save built on included, as a full save counts them (nil
+	// with SaveRequest.Encode and no SaveRequest.Redactions).
 	Redactions map[string]int
-	Warnings   []store.Warning
+	// NewRedactions counts, per rule, the secrets in the lines this save
+	// redacted itself (after an incremental save, about the lines added).
+	NewRedactions map[string]int
+	Warnings      []store.Warning
 	// State is the model saved.
 	State *archive.State
 }
@@ -106,8 +111,15 @@ func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r Save
 		opts.Auth = AuthKeyFor(st)
 	}
 	oo := OpenOptions(cfg)
+	// One Argon2id derivation for the archive written and its
+	// verification (the keys are zeroed when the save returns).
+	keys := ctxfmt.NewKeyCache()
+	defer keys.Wipe()
 	if opts.Encryption != nil {
-		oo = archive.OpenOptions{Passphrase: opts.Encryption.Passphrase, Key: opts.Encryption.Key}
+		enc := *opts.Encryption
+		enc.Keys = keys
+		opts.Encryption = &enc
+		oo = archive.OpenOptions{Passphrase: enc.Passphrase, Key: enc.Key}
 	}
 	iopt := r.Import
 	if iopt.ProjectDir == "" {
@@ -131,7 +143,7 @@ func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r Save
 	if msgs == 0 {
 		return nil, fmt.Errorf("%w (%s)", ErrNoConversation, r.Transcript)
 	}
-	if err := ctxfmt.Verify(bytes.NewReader(buf.Bytes()), int64(buf.Len()), ctxfmt.VerifyOptions{Deep: true, Passphrase: oo.Passphrase, Key: oo.Key}); err != nil {
+	if err := ctxfmt.Verify(bytes.NewReader(buf.Bytes()), int64(buf.Len()), ctxfmt.VerifyOptions{Deep: true, Passphrase: oo.Passphrase, Key: oo.Key, Keys: keys}); err != nil {
 		return nil, fmt.Errorf("%w: the archive of %s: %w", ErrVerify, r.Transcript, err)
 	}
 	session := r.SessionID
@@ -147,14 +159,16 @@ func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r Save
 	if r.Source != "" {
 		extra["source"] = r.Source
 	}
-	if red != nil {
-		extra["redactions"] = red.Counts()
+	total, totalN := archiveRedactions(stats, red)
+	if total != nil {
+		extra["redactions"] = total
+		extra["redactions_new"] = red.Counts()
 	}
 	meta := store.Meta{SessionID: session, Assistant: string(s.Meta.Harness), Transcript: absPath(r.Transcript),
 		Messages: msgs, ContextTokens: ctxTokens, TokensUsed: s.Meta.TotalTokens, Files: files, ToolExecutions: tools, Extra: extra}
 	res := &SaveResult{Meta: s.Meta, Messages: msgs, Tools: tools, Files: files, Contents: len(s.FileContents), Stats: stats, State: s}
-	if red != nil {
-		res.Redactions = red.Counts()
+	if total != nil {
+		res.Redactions, res.NewRedactions = total, red.Counts()
 	}
 	err = st.WithLock(ctx, func() error {
 		sr, err := st.SaveCurrentFunc(func(w io.Writer) error {
@@ -170,12 +184,8 @@ func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r Save
 	if err != nil {
 		return nil, err
 	}
-	total := 0
-	if red != nil {
-		total = red.Total()
-	}
 	_ = st.Audit(store.AuditEntry{Action: store.ActionSave, Path: res.Path, SizeBytes: res.Bytes, Messages: msgs,
-		RedactionsApplied: total, Session: session, Detail: "final save (" + orDash(r.Source) + ")"})
+		RedactionsApplied: totalN, Session: session, Detail: "final save (" + orDash(r.Source) + ")"})
 	_ = indexnotes.Append(st.Home(), st.ProjectDir(), res.Path) // the next index update picks it up
 	return res, nil
 }
@@ -220,4 +230,24 @@ func (c *ctxWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.w.Write(p)
+}
+
+// archiveRedactions returns the per-rule redaction totals of the archive
+// an encode wrote (archive.RedactionReport.Rules) and their sum. When the
+// encoder options did not count them (no RedactCount: options a caller
+// built), the counts of the lines the encode redacted stand in; nil
+// without redaction.
+func archiveRedactions(stats archive.EncodeStats, red *Redactions) (map[string]int, int) {
+	counts := stats.Redaction.Rules
+	if counts == nil {
+		if red == nil || !stats.Redaction.Enabled {
+			return nil, 0
+		}
+		counts = red.Counts()
+	}
+	n := 0
+	for _, v := range counts {
+		n += v
+	}
+	return counts, n
 }

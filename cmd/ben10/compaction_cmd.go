@@ -158,7 +158,7 @@ func (o *compactionOptions) runCompShow(cmd *cobra.Command, args []string) error
 		{"Tool executions", fmt.Sprint(s.PreCompaction.ToolExecutionCount)},
 		{"Files", fmt.Sprintf("%d tracked, %d contents captured", s.PreCompaction.FileCount, s.FileContents)},
 		{"Size", fmt.Sprintf("%s (compressed: %s, level %s)", humanBytes(s.UncompressedBytes), humanBytes(s.CompressedBytes), orNone(s.Level))},
-		{"Redactions", fmt.Sprintf("%d secrets replaced", s.Redactions)},
+		{"Redactions", snapshotRedactions(s.Redactions, a.Redaction())},
 		{"SHA-256", s.ContentHash},
 		{"Pinned", pin},
 		{"Tags", orNone(strings.Join(s.Tags, ", "))},
@@ -665,4 +665,15 @@ func lastPart(id string) string {
 		return short[16:]
 	}
 	return short
+}
+
+// snapshotRedactions is compaction show's redaction row: the archive's own
+// total when it records one, else "at least" what is known (the index's
+// count, or the number of changed lines).
+func snapshotRedactions(indexed int, r archive.RedactionReport) string {
+	n, exact := r.Total()
+	if !r.Enabled || exact {
+		return secretsText(n) + " replaced"
+	}
+	return "at least " + secretsText(max(n, indexed)) + " replaced"
 }

@@ -252,6 +252,7 @@ func (o *saveOptions) runFileSave(cmd *cobra.Command) error {
 		go redact.Default()
 		opts.RedactLine = func(line []byte) []byte { out, _ := redact.Default().JSONLine(line); return out }
 		opts.RedactText = func(s string) string { out, _ := redact.Default().String(s); return out }
+		opts.RedactCount = func(line []byte) map[string]int { _, rep := redact.Default().JSONLine(line); return rep.Counts }
 		// The built-in rules with their defaults: an archive saved so
 		// before is built on (its raw lines are redacted the same way).
 		opts.RedactFingerprint = snapshot.RedactionFingerprint(&store.Config{SensitiveRedaction: true})
@@ -287,7 +288,7 @@ func (o *saveOptions) runFileSave(cmd *cobra.Command) error {
 			"archive": o.out, "bytes": size, "raw_bytes": stats.RawBytes,
 			"copied_segments": stats.CopiedSegments, "copied_bytes": stats.CopiedBytes, "encoded_bytes": stats.EncodedBytes,
 			"session_id": st.Meta.SessionID, "messages": st.Meta.MessageCount, "tools": st.Meta.ToolCount, "files": st.Meta.FileCount,
-			"import": st.Import, "redacted": o.redact, "encrypted": pass != nil, "elapsed_ms": elapsed.Milliseconds(),
+			"import": st.Import, "redacted": o.redact, "redactions": stats.Redaction.Rules, "encrypted": pass != nil, "elapsed_ms": elapsed.Milliseconds(),
 		})
 	}
 	o.g.infof(out, "saved %s: %d bytes (raw transcript %d bytes in %d files), %d messages, %d tools, %d files",
@@ -474,7 +475,7 @@ func (o *inspectOptions) runContextInspect(cmd *cobra.Command, args []string) er
 		{"compactions", fmt.Sprint(s.Compactions)},
 		{"tasks", fmt.Sprintf("%d active, %d pending, %d completed", s.TasksActive, s.TasksPend, s.TasksDone)},
 		{"preferences", fmt.Sprint(s.Preferences)},
-		{"redacted", fmt.Sprintf("%v (%d transcript lines, %d texts changed)", s.Redaction.Enabled, s.Redaction.LinesChanged, s.Redaction.TextsChanged)},
+		{"redacted", redactedRow(s.Redaction)},
 		{"import", fmt.Sprintf("%d lines, %d blank, %d skipped, %d partial, %d invalid UTF-8", s.Import.Lines, s.Import.Blank, s.Import.Skipped, s.Import.Partial, s.Import.InvalidUTF8)},
 	}
 	for _, r := range rows {
@@ -564,4 +565,28 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// redactedRow is inspect's redaction line: the secrets the archive's raw
+// transcript had replaced ("at least" the changed lines for an archive
+// written before the totals were recorded), then the lines and texts
+// changed.
+func redactedRow(r archive.RedactionReport) string {
+	if !r.Enabled {
+		return fmt.Sprintf("false (%d transcript lines, %d texts changed)", r.LinesChanged, r.TextsChanged)
+	}
+	n, exact := r.Total()
+	secrets := secretsText(n)
+	if !exact {
+		secrets = "at least " + secrets
+	}
+	return fmt.Sprintf("true (%s; %d transcript lines, %d texts changed)", secrets, r.LinesChanged, r.TextsChanged)
+}
+
+// secretsText is "1 secret" or "N secrets".
+func secretsText(n int) string {
+	if n == 1 {
+		return "1 secret"
+	}
+	return fmt.Sprintf("%d secrets", n)
 }

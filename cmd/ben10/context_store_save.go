@@ -117,6 +117,7 @@ func (o *saveOptions) runStoreSave(cmd *cobra.Command, _ []string) error {
 	}
 	prog.Done()
 	state, stats := res.State, res.Stats
+	redTotal, redNew := redactionTotals(res, red)
 	exported := ""
 	if o.export != "" {
 		if exported, err = writeExport(cmd.Context(), st, state, opts, o.export); err != nil {
@@ -129,12 +130,12 @@ func (o *saveOptions) runStoreSave(cmd *cobra.Command, _ []string) error {
 		return printJSON(out, map[string]any{
 			"archive": target, "bytes": res.Bytes, "raw_bytes": stats.RawBytes, "copied_segments": stats.CopiedSegments,
 			"session_id": state.Meta.SessionID, "transcript": tr, "messages": res.Messages, "tools": res.Tools,
-			"files": res.Files, "file_contents": res.Contents, "redactions": red.Counts(),
+			"files": res.Files, "file_contents": res.Contents, "redactions": redTotal, "redactions_new": red.Counts(),
 			"encrypted": opts.Encryption != nil, "rotated": res.Rotated, "export": exported, "elapsed_ms": time.Since(start).Milliseconds(),
 		})
 	}
-	o.g.infof(out, "saved %s (%s): %d messages, %d tools, %d files, %d secrets redacted\n", target, humanBytes(res.Bytes),
-		res.Messages, res.Tools, res.Files, red.Total())
+	o.g.infof(out, "saved %s (%s): %d messages, %d tools, %d files, %s\n", target, humanBytes(res.Bytes),
+		res.Messages, res.Tools, res.Files, redNew)
 	if res.Rotated != "" {
 		o.g.infof(out, "previous session's context kept as %s\n", res.Rotated)
 	}
@@ -369,4 +370,26 @@ func (o *restoreOptions) runStoreRestore(cmd *cobra.Command) error {
 	box(o.g, out, lines)
 	fmt.Fprintf(out, "Resume with: cd %s && claude --resume %s\n", shellQuote(res.ProjectDir), res.SessionID)
 	return nil
+}
+
+// redactionTotals returns the saved archive's per-rule redaction totals
+// (those of the lines copied from the archive the save built on
+// included) and the summary "N secrets redacted (M in this save)".
+func redactionTotals(res *snapshot.SaveResult, red *snapshot.Redactions) (map[string]int, string) {
+	total := res.Redactions
+	if total == nil {
+		total = res.Stats.Redaction.Rules
+	}
+	if total == nil {
+		total = red.Counts()
+	}
+	n := 0
+	for _, v := range total {
+		n += v
+	}
+	s := fmt.Sprintf("%d secrets redacted", n)
+	if now := red.Total(); now != n {
+		s += fmt.Sprintf(" (%d in this save)", now)
+	}
+	return total, s
 }

@@ -347,7 +347,7 @@ func TestSaveRedactsFromConfig(t *testing.T) {
 	}
 	cur := filepath.Join(p.dir, ".claude", "context", "current.ctx")
 	out := mustRun(t, p.env, "context", "inspect", cur).stdout
-	if !strings.Contains(out, "redacted:         true (1 transcript lines") {
+	if !strings.Contains(out, "redacted:         true (1 secret; 1 transcript lines") {
 		t.Errorf("inspect does not show the redaction:\n%s", out)
 	}
 	if out := mustRun(t, p.env, "context", "inspect", cur, "--messages").stdout; strings.Contains(out, token) {
