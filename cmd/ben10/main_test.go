@@ -74,6 +74,7 @@ func runBen10In(t *testing.T, dir string, stdin []byte, env []string, args ...st
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	r := runBen10(t, nil, nil, "version")
 	if r.code != 0 || !bytes.HasPrefix([]byte(r.stdout), []byte("ben10 ")) {
 		t.Fatalf("version: code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
@@ -88,6 +89,7 @@ func TestVersion(t *testing.T) {
 // to help and, for commands, a suggestion; the common verbs work at the
 // top level; --version prints the version.
 func TestCommandLineErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		code int
@@ -127,6 +129,7 @@ func TestCommandLineErrors(t *testing.T) {
 // -q leaves only what needs attention: nothing from a healthy status, and
 // only failed checks from doctor.
 func TestQuietStatusAndDoctor(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if r := runBen10(t, nil, nil, "context", "status", "-q", "--dir", dir); r.code != 0 || r.stdout != "" {
 		t.Errorf("status -q: %+v", r)
@@ -142,6 +145,7 @@ func TestQuietStatusAndDoctor(t *testing.T) {
 // name, or one the file contradicts, fails clearly instead of importing
 // nothing (or being ignored).
 func TestSaveHarnessValidated(t *testing.T) {
+	t.Parallel()
 	tr := fixtureTranscript(t)
 	out := filepath.Join(t.TempDir(), "x.ctx")
 	for _, c := range []struct {
