@@ -30,7 +30,7 @@ args=("$@")
 [ ${#args[@]} -gt 0 ] || args=(./...)
 start=$(date +%s.%N)
 set +e
-go test -short -vet=off -count=1 -json -exec "$tmp/exec.sh" "${args[@]}" >"$json"
+"${GO:-go}" test -short -vet=off -count=1 -json -exec "$tmp/exec.sh" "${args[@]}" >"$json"
 rc=$?
 set -e
 end=$(date +%s.%N)
