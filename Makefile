@@ -13,7 +13,7 @@ STATICCHECK_VERSION ?= v0.8.2
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 STATICCHECK := $(GOBIN_DIR)/staticcheck
 
-.PHONY: all build install man test test-long test-e2e bench fuzz lint demo clean
+.PHONY: all build install man test test-times test-long test-e2e bench fuzz lint demo clean
 
 all: build
 
@@ -53,6 +53,11 @@ man:
 ## run smaller or are left to test-long. About a minute on two cores.
 test:
 	$(GO) test -short -vet=off -count=1 ./...
+
+## test-times: where make test spends its time, per package (wall and
+## CPU) and per test (scripts/test-times.sh).
+test-times:
+	@GO=$(GO) bash scripts/test-times.sh
 
 ## test-long: every test at full size (no -short); CI runs it too.
 test-long:

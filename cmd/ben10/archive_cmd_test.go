@@ -35,6 +35,7 @@ func packArgs(dir string, extra ...string) []string {
 }
 
 func TestArchiveRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, codec := range []string{"none", "lz4", "zstd"} {
 		t.Run(codec, func(t *testing.T) {
 			dir, files := archiveFixture(t)
@@ -95,6 +96,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 }
 
 func TestArchiveEncrypted(t *testing.T) {
+	t.Parallel()
 	dir, files := archiveFixture(t)
 	out := filepath.Join(dir, "e.ctx")
 	passFile := filepath.Join(dir, "pass")
@@ -154,6 +156,7 @@ func TestArchiveEncrypted(t *testing.T) {
 }
 
 func TestArchiveVerifyDamage(t *testing.T) {
+	t.Parallel()
 	dir, _ := archiveFixture(t)
 	out := filepath.Join(dir, "a.ctx")
 	if r := runBen10(t, nil, nil, packArgs(dir, "--out", out)...); r.code != 0 {

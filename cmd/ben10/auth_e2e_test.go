@@ -23,6 +23,7 @@ import (
 // status lists the checkpoint an assistant wrote (session_digest); a
 // context the user saves (`context save`) is injected.
 func TestUnauthenticatedArchivesReported(t *testing.T) {
+	t.Parallel()
 	w := newHookWorld(t, demoSessionID)
 	w.writeDemo()
 	s, err := claude.Import(context.Background(), w.transcript, archive.ImportOptions{ProjectDir: w.project})

@@ -9,6 +9,7 @@ import (
 )
 
 func TestConfigCommand(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	home := filepath.Join(base, "home")
 	project := filepath.Join(base, "project")

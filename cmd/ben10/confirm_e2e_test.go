@@ -63,6 +63,7 @@ func runOnTTYEnv(t *testing.T, env []string, answer string, args ...string) (str
 // Deleting a snapshot asks first on a terminal: "n" keeps it, "y" (or
 // --yes) deletes it and says exactly what was deleted.
 func TestCompactionDeleteConfirmsOnTTY(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, 18)
 	var res snapshot.CreateResult
 	p.runJSON(t, &res, "context", "compaction", "snapshot")
@@ -103,6 +104,7 @@ func TestCompactionDeleteConfirmsOnTTY(t *testing.T) {
 // Shell completion offers the project's snapshot ids and fixed flag
 // values, as the shell scripts ask for them (cobra's __complete).
 func TestCompletionOfIDsAndFlagValues(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, 18)
 	var res snapshot.CreateResult
 	p.runJSON(t, &res, "context", "compaction", "snapshot")
@@ -135,6 +137,7 @@ func TestCompletionOfIDsAndFlagValues(t *testing.T) {
 // `ben10 hook` typed on a terminal (often for `ben10 hooks …`) says what
 // it is instead of waiting silently for stdin, and still exits 0.
 func TestHookRefusesTerminal(t *testing.T) {
+	t.Parallel()
 	screen, code := runOnTTY(t, []string{"HOME=" + t.TempDir()}, "", "hook", "install")
 	if code != 0 || !strings.Contains(screen, "not by hand") || !strings.Contains(screen, "ben10 hooks install") {
 		t.Fatalf("ben10 hook install on a terminal: exit %d\n%s", code, screen)

@@ -10,6 +10,7 @@ import (
 
 // context save and export for every harness, with and without --harness.
 func TestContextSaveExportAllHarnesses(t *testing.T) {
+	t.Parallel()
 	home, project := t.TempDir(), t.TempDir()
 	project, _ = filepath.EvalSymlinks(project)
 	sessions := newFakeSessions(t, home, project, 1)

@@ -59,6 +59,7 @@ func mustRun(t *testing.T, env []string, args ...string) result {
 }
 
 func TestContextSaveInspectExportRestore(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "s.ctx")
 	tr := fixtureTranscript(t)
@@ -129,6 +130,7 @@ func TestContextSaveInspectExportRestore(t *testing.T) {
 }
 
 func TestContextSaveEncryptedAndIncremental(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: Argon2id at its default cost in the binary; TestArchiveEncrypted covers encryption, make test-long runs this")
 	}
@@ -165,6 +167,7 @@ func TestContextSaveEncryptedAndIncremental(t *testing.T) {
 // file (--out) and into the store; inspect reads it back the same way
 // (issue 14 item 8).
 func TestSaveEncryptWithEnvPassphrase(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: Argon2id at its default cost in the binary; TestArchiveEncrypted covers encryption, make test-long runs this")
 	}

@@ -16,6 +16,7 @@ import (
 // context": it names the checkpoint, and restore takes it (issue 14 item
 // 6, the status part).
 func TestStatusAfterCrash(t *testing.T) {
+	t.Parallel()
 	w := newHookWorld(t, demoSessionID)
 	w.writeDemo()
 	w.writeConfig("context:\n  checkpoint_interval: 1\n")
@@ -42,6 +43,7 @@ func TestStatusAfterCrash(t *testing.T) {
 // later gets A's newest checkpoint at once instead of waiting out the
 // 15 minutes a live session in another terminal is given.
 func TestCrashCheckpointAtNextStart(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Skip("no /proc: processes cannot be told apart on this platform")
 	}

@@ -12,6 +12,7 @@ import (
 // TestDoctorReportsGitTrackedStore: a store committed to the project's
 // repository is reported by doctor, an untracked one is not.
 func TestDoctorReportsGitTrackedStore(t *testing.T) {
+	t.Parallel()
 	git, err := exec.LookPath("git")
 	if err != nil {
 		t.Skip("git not installed")

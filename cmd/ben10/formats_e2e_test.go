@@ -13,6 +13,7 @@ import (
 // image marker, a code-mode command, a Kimi session without context.jsonl)
 // reaches every export.
 func TestFormatsSaveInspectExport(t *testing.T) {
+	t.Parallel()
 	td := filepath.Join("..", "..", "transcript")
 	cases := []struct {
 		name, transcript string

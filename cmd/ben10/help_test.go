@@ -10,6 +10,7 @@ import (
 // Every command a user can run has at least one example in its help,
 // each starting with "ben10 ".
 func TestEveryCommandHasAnExample(t *testing.T) {
+	t.Parallel()
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, sub := range c.Commands() {

@@ -118,6 +118,7 @@ const demoSessionID = "5e1f0c2a-8b3d-4e6f-9a7b-1c2d3e4f5a6b"
 // session through install → SessionStart → prompts → PreCompact →
 // SessionStart(compact) → SessionEnd → a new SessionStart(startup).
 func TestHookE2EDemo(t *testing.T) {
+	t.Parallel()
 	w := newHookWorld(t, demoSessionID)
 	full, err := os.ReadFile("../../testdata/demo/claude-session.jsonl")
 	if err != nil {
@@ -276,6 +277,7 @@ func TestHookE2EDemo(t *testing.T) {
 }
 
 func TestHookE2EFailuresExitZero(t *testing.T) {
+	t.Parallel()
 	w := newHookWorld(t, "s-fail")
 	for _, tc := range []struct {
 		name  string
@@ -317,6 +319,7 @@ var sessionIDRe = regexp.MustCompile(`"sessionId":"([^"]+)"`)
 // must hold ≥ 85% of the distinct file paths and shell commands used before
 // the compaction.
 func TestHookE2ECorpus(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(hookCorpusDir(t), "claude")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	sort.Strings(files)

@@ -13,6 +13,7 @@ import (
 // kept, the symlink kept and its target edited; `hooks uninstall` gives
 // back the file byte for byte.
 func TestHooksInstallEditsNeverRewrites(t *testing.T) {
+	t.Parallel()
 	orig, err := os.ReadFile("testdata/settings/other-tools.json")
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +96,7 @@ func TestHooksInstallEditsNeverRewrites(t *testing.T) {
 // --scope project writes a portable command: "ben10" from PATH, never the
 // installing user's home path; --bin ben10 is accepted.
 func TestHooksInstallProjectScopePortable(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	proj := t.TempDir()
 	env := []string{"HOME=" + home}

@@ -147,6 +147,7 @@ func (w *shimWorld) checkOneLine(r result, logBefore, want string) {
 // --prompt-counted and counted exactly once; a changed configuration
 // invalidates the ticket.
 func TestShimFastAndSlowPaths(t *testing.T) {
+	t.Parallel()
 	w := newShimWorld(t, "  checkpoint_interval: 4\n  checkpoint_minutes: 0\n")
 	if out := w.fire("SessionStart", map[string]any{"source": "startup"}); out != nil {
 		t.Fatalf("startup injected %+v", out)
@@ -231,6 +232,7 @@ func TestShimFastAndSlowPaths(t *testing.T) {
 // with the same bytes on stdin — a 300 KB prompt that is due (more than a
 // pipe holds), and a PreCompact — and `hook EVENT` arguments work too.
 func TestShimHandsOnStdinIntact(t *testing.T) {
+	t.Parallel()
 	w := newShimWorld(t, "  checkpoint_interval: 1\n")
 	big := strings.Repeat("long pasted prompt ", 300<<10/19)
 	if r := w.prompt(shimBin, map[string]any{"prompt": big}); r.code != 0 || r.stdout != "" || r.stderr != "" {
@@ -262,6 +264,7 @@ func TestShimHandsOnStdinIntact(t *testing.T) {
 // TestShimErrorsExitZero: unreadable input, through the pair and alone,
 // exits 0 with one stderr line and one error log entry.
 func TestShimErrorsExitZero(t *testing.T) {
+	t.Parallel()
 	w := newShimWorld(t, "")
 	for _, tc := range []struct {
 		name, bin string
@@ -289,6 +292,7 @@ func TestShimErrorsExitZero(t *testing.T) {
 // stdout, one stderr line and one error log entry, through ben10 and
 // through the shim.
 func TestHookSupervisedDeadline(t *testing.T) {
+	t.Parallel()
 	w := newShimWorld(t, "")
 	env := append(append([]string(nil), w.env...), hookfast.DeadlineEnv+"=1ns")
 	for _, tc := range []struct {
@@ -311,6 +315,7 @@ func TestHookSupervisedDeadline(t *testing.T) {
 // at the shim next to ben10 and the other events at ben10; status and doctor show both;
 // an install of the old form is upgraded in place; uninstall removes both.
 func TestShimHooksInstall(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	env := []string{"HOME=" + home, "CLAUDE_CONFIG_DIR="}
 	settings := filepath.Join(home, ".claude", "settings.json")
@@ -364,6 +369,7 @@ func TestShimHooksInstall(t *testing.T) {
 // (internal/hookentry), yet behaves as the command: --help prints the
 // command's help, and --input and an unknown event work as before.
 func TestHookEarlyEntry(t *testing.T) {
+	t.Parallel()
 	r := runBen10(t, nil, nil, "hook", "--help")
 	if r.code != 0 || !strings.Contains(r.stdout, "Claude Code runs this command") || !strings.Contains(r.stdout, "--input saved-input.json") {
 		t.Fatalf("hook --help: %+v", r)

@@ -29,6 +29,7 @@ const hostileHookLimit = 512 << 20
 // archive in make test-long (150 hook runs); make test (-short) takes
 // every sixth of those that are not sparse files (those take seconds).
 func TestHostileArchivesEveryHook(t *testing.T) {
+	t.Parallel()
 	arch, err := hostile.Archives(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -57,6 +57,7 @@ var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 // Every field of what --json prints has an explicit snake_case name: Go
 // field names (Snapshot, CreatedAt) are not an interface.
 func TestJSONFieldNamesSnakeCase(t *testing.T) {
+	t.Parallel()
 	seen := map[reflect.Type]bool{}
 	var walk func(tp reflect.Type, path string)
 	walk = func(tp reflect.Type, path string) {
@@ -99,6 +100,7 @@ func TestJSONFieldNamesSnakeCase(t *testing.T) {
 // types (go test ./cmd/ben10 -run TestJSONDoc -update-json-doc) and must
 // match them.
 func TestJSONDoc(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("# JSON output\n\n")
 	b.WriteString("Every command takes `--json` and then prints one JSON document on stdout\n")

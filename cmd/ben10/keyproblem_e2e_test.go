@@ -14,6 +14,7 @@ import (
 // error names the key that is needed. With the right passphrase the
 // same restore succeeds.
 func TestRestoreKeyProblemIsNotCorruption(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: Argon2id at its default cost in the binary; TestArchiveEncrypted covers encryption, make test-long runs this")
 	}

@@ -20,15 +20,11 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	ben10Bin = filepath.Join(dir, "ben10")
-	if out, err := exec.Command("go", "build", "-o", ben10Bin, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building ben10: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	shimBin = filepath.Join(dir, "ben10-hook")
-	if out, err := exec.Command("go", "build", "-o", shimBin, "../ben10-hook").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building ben10-hook: %v\n%s", err, out)
+	// One go build for both: it loads the packages once and links the
+	// two binaries side by side.
+	ben10Bin, shimBin = filepath.Join(dir, "ben10"), filepath.Join(dir, "ben10-hook")
+	if out, err := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "../ben10-hook").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building ben10 and ben10-hook: %v\n%s", err, out)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
@@ -74,6 +70,7 @@ func runBen10In(t *testing.T, dir string, stdin []byte, env []string, args ...st
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	r := runBen10(t, nil, nil, "version")
 	if r.code != 0 || !bytes.HasPrefix([]byte(r.stdout), []byte("ben10 ")) {
 		t.Fatalf("version: code %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
@@ -88,6 +85,7 @@ func TestVersion(t *testing.T) {
 // to help and, for commands, a suggestion; the common verbs work at the
 // top level; --version prints the version.
 func TestCommandLineErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		code int
@@ -127,6 +125,7 @@ func TestCommandLineErrors(t *testing.T) {
 // -q leaves only what needs attention: nothing from a healthy status, and
 // only failed checks from doctor.
 func TestQuietStatusAndDoctor(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if r := runBen10(t, nil, nil, "context", "status", "-q", "--dir", dir); r.code != 0 || r.stdout != "" {
 		t.Errorf("status -q: %+v", r)
@@ -142,6 +141,7 @@ func TestQuietStatusAndDoctor(t *testing.T) {
 // name, or one the file contradicts, fails clearly instead of importing
 // nothing (or being ignored).
 func TestSaveHarnessValidated(t *testing.T) {
+	t.Parallel()
 	tr := fixtureTranscript(t)
 	out := filepath.Join(t.TempDir(), "x.ctx")
 	for _, c := range []struct {

@@ -13,6 +13,7 @@ import (
 // into that store, `context status` in the subdirectory shows that save,
 // and no store appears in the subdirectory.
 func TestNestedProjectsOneStore(t *testing.T) {
+	t.Parallel()
 	w := newHookWorld(t, demoSessionID)
 	w.writeDemo()
 	sub := filepath.Join(w.project, "services", "api")

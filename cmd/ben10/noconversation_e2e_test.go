@@ -29,6 +29,7 @@ func metadataOnly(session string) []byte {
 // by `restore FILE --resume` with a clear error, and the store's restore
 // passes over such a checkpoint for the newest one with a conversation.
 func TestNoConversationNotSavedNorRestored(t *testing.T) {
+	t.Parallel()
 	w := newHookWorld(t, demoSessionID)
 	if err := os.MkdirAll(filepath.Join(w.project, ".claude"), 0o700); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // escape sequences normally, as a plain line under NO_COLOR, and not at
 // all when stderr is not a terminal.
 func TestProgressOfLongSaves(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, 0)
 	var base []string
 	for _, e := range os.Environ() {

@@ -29,6 +29,7 @@ func (s *syncBuffer) String() string {
 // Progress is drawn only on a terminal, and never with --quiet or
 // --json; every method of a nil *progress is safe.
 func TestProgressEnabled(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name  string
 		g     globalOptions
@@ -63,6 +64,7 @@ func TestProgressEnabled(t *testing.T) {
 // Under NO_COLOR the line is plain: no spinner, no escape sequences, and
 // it is blanked with spaces at the end.
 func TestProgressPlainUnderNoColor(t *testing.T) {
+	t.Parallel()
 	var out syncBuffer
 	p := startProgress(&out, "Saving", 0, time.Millisecond, true)
 	deadline := time.Now().Add(5 * time.Second)
@@ -83,6 +85,7 @@ func TestProgressPlainUnderNoColor(t *testing.T) {
 }
 
 func TestProgressText(t *testing.T) {
+	t.Parallel()
 	p := &progress{label: "Saving", total: 40 << 20, done: 10 << 20, bytes: true}
 	if got := p.text(2 * time.Second); got != "Saving 10.0 MB / 40.0 MB  25% 2.0s, about 6s left" {
 		t.Errorf("bytes: %q", got)
@@ -98,6 +101,7 @@ func TestProgressText(t *testing.T) {
 }
 
 func TestProgressDrawsAfterDelayAndErases(t *testing.T) {
+	t.Parallel()
 	var out syncBuffer
 	p := startProgress(&out, "Searching", 4, 10*time.Millisecond, false)
 	p.Add(1)
@@ -139,6 +143,7 @@ func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 // With no delay the line is drawn at once and again at every update, so
 // a test sees each state; after Done nothing more is drawn.
 func TestProgressEagerDrawsEveryUpdate(t *testing.T) {
+	t.Parallel()
 	var out syncBuffer
 	p := startProgress(&out, "Saving", 0, 0, true)
 	p.mu.Lock()

@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseSinceRemoteForms(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		in   string

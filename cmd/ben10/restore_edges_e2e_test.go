@@ -32,6 +32,7 @@ func (w *hookWorld) saveSessions(ids ...string) {
 // a non-current source keeps every history file; an archive of another
 // project needs --force, and its working directory is then mapped.
 func TestRestoreEdgeCases(t *testing.T) {
+	t.Parallel()
 	w := newHookWorld(t, demoSessionID)
 	w.writeDemo()
 	w.writeConfig("context:\n  history_retention_count: 2\n  checkpoint_interval: 1\n")

@@ -75,6 +75,7 @@ func resumableSessions(t *testing.T, w *hookWorld) []string {
 }
 
 func TestRestoreModes(t *testing.T) {
+	t.Parallel()
 	w := restoreWorld(t)
 
 	// summary: the digest, no session written.
@@ -155,6 +156,7 @@ func TestRestoreModes(t *testing.T) {
 // TestRestoreFresh: a fresh start keeps the files but the next
 // SessionStart(startup) injects nothing; a control world without it does.
 func TestRestoreFresh(t *testing.T) {
+	t.Parallel()
 	control := restoreWorld(t)
 	third := "7d8e9f00-1122-4334-8556-a7b8c9d0e1f2"
 	startup := func(w *hookWorld) *hook.Output {
@@ -194,6 +196,7 @@ func TestRestoreFresh(t *testing.T) {
 // TestRestoreCorruptChoices: each --on-corrupt choice for a damaged
 // current.ctx, and the default without a terminal.
 func TestRestoreCorruptChoices(t *testing.T) {
+	t.Parallel()
 	t.Run("checkpoint", func(t *testing.T) {
 		w := restoreWorld(t)
 		w.damageCurrent()
@@ -261,6 +264,7 @@ func TestRestoreCorruptChoices(t *testing.T) {
 }
 
 func TestParseComponents(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"messages,files,tasks": "messages,files,tasks",
 		"t, m":                 "messages,tasks",
@@ -282,6 +286,7 @@ func TestParseComponents(t *testing.T) {
 
 // TestAskComponents is the terminal dialogue, fed from a reader.
 func TestAskComponents(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in, want string
 		ok       bool
@@ -304,6 +309,7 @@ func TestAskComponents(t *testing.T) {
 // --json, and never on a writer other than the standard streams (a
 // buffer, a pipe).
 func TestStyledOnlyOnATerminal(t *testing.T) {
+	t.Parallel()
 	var out, b bytes.Buffer
 	for _, c := range []struct {
 		name  string

@@ -14,6 +14,7 @@ import (
 // `context save` still saves the live session, not Ben10's copy, and the
 // copy is recorded in ~/.claude-code/restored.json.
 func TestSaveAfterRestorePicksLiveSession(t *testing.T) {
+	t.Parallel()
 	w := newHookWorld(t, demoSessionID)
 	w.writeDemo()
 	w.fire("SessionStart", map[string]any{"source": "startup"})

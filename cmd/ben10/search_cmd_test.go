@@ -19,6 +19,7 @@ import (
 // index status, checked by index verify; hooks install registers the MCP
 // server, which then answers a search over stdio; uninstall removes it.
 func TestRecallCLI(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, 0)
 	p.run(t, "context", "save", "--transcript", p.transcript)
 
@@ -119,6 +120,7 @@ func TestRecallCLI(t *testing.T) {
 }
 
 func TestParseSince(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 	tests := []struct {
 		in   string

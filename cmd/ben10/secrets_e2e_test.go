@@ -27,6 +27,7 @@ func plantedSecret(where string) string {
 // and reads every byte under HOME and the project's store: each file
 // whole, and each archive's segments decoded. No secret may be found.
 func TestSecretsNeverStored(t *testing.T) {
+	t.Parallel()
 	w := newHookWorld(t, demoSessionID)
 	secrets := map[string]string{}
 	for _, where := range []string{"file", "prompt", "tool output", "command", "title"} {

@@ -14,6 +14,7 @@ import (
 // --json) and in `doctor`, which fails; the next successful save clears
 // it.
 func TestSizeLimitRefusalVisible(t *testing.T) {
+	t.Parallel()
 	w := newHookWorld(t, demoSessionID)
 	w.writeDemo()
 	w.writeConfig("context:\n  max_storage_mb: 1\n")

@@ -67,6 +67,7 @@ func (p *project) runJSON(t *testing.T, v any, args ...string) {
 }
 
 func TestCompactionCLI(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, 18)
 	// snapshot without --transcript takes the project's newest transcript.
 	r := p.run(t, "context", "compaction", "snapshot")
@@ -195,6 +196,7 @@ func TestCompactionCLI(t *testing.T) {
 }
 
 func TestContextStoreCLI(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, 0)
 	// Capture a project file so that reconciliation has content to diff.
 	// The fixture's paths are under /home/dev/proj, outside the project, so
@@ -301,6 +303,7 @@ func TestContextStoreCLI(t *testing.T) {
 // TestConcurrentCLISnapshots runs 16 ben10 processes taking a snapshot of
 // the same project at once (distinct sessions, forced).
 func TestConcurrentCLISnapshots(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, 0)
 	os.MkdirAll(filepath.Join(p.dir, ".claude"), 0o700)
 	os.WriteFile(filepath.Join(p.dir, ".claude", "config.yaml"), []byte("context:\n  compaction_snapshots:\n    retention_count: 100\n"), 0o600)
@@ -335,6 +338,7 @@ func TestConcurrentCLISnapshots(t *testing.T) {
 // project configuration is ignored, in the user's configuration it keeps
 // the transcript byte for byte.
 func TestSaveRedactsFromConfig(t *testing.T) {
+	t.Parallel()
 	p := newProject(t, 0)
 	data, _ := os.ReadFile(p.transcript)
 	token := "ghp_1234567890abcdefghijABCDEFGHIJ123456"

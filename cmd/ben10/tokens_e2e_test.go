@@ -19,6 +19,7 @@ import (
 // over the session). The hook recorded the sum where the CLI recorded the
 // context size, both as "tokens". status shows both, named.
 func TestTokensNamedSeparately(t *testing.T) {
+	t.Parallel()
 	w := newHookWorld(t, demoSessionID)
 	w.writeDemo()
 	metaOf := func() store.Meta {

@@ -3,6 +3,7 @@ package main
 import "testing"
 
 func TestUnifiedDiff(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, a, b, want string }{
 		{"equal", "x\n", "x\n", ""},
 		{"insert", "a\nb\nc\n", "a\nb\nX\nc\n", "--- f\n+++ f (after)\n@@ -1,3 +1,4 @@\n a\n b\n+X\n c\n"},

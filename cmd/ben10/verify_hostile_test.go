@@ -14,6 +14,7 @@ import (
 // called sound), except the one valid if large archive; `doctor` reports
 // a hostile current.ctx as damaged instead of "verified".
 func TestArchiveVerifyHostile(t *testing.T) {
+	t.Parallel()
 	paths, err := hostile.Archives(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -44,6 +44,7 @@ type viewJSON struct {
 }
 
 func TestViewCommandTranscripts(t *testing.T) {
+	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
 	for _, c := range []struct {
 		name, path string
@@ -80,6 +81,7 @@ func TestViewCommandTranscripts(t *testing.T) {
 }
 
 func TestViewCommandRedactsTranscripts(t *testing.T) {
+	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
 	secret := "ghp_" + "Zq8Rk2Lm4Np6Tv0Xw3Yb5Cd7Fg9Hj1Ks4EaU"
 	line := `{"parentUuid":null,"isSidechain":false,"type":"user","uuid":"u1","sessionId":"5ec7e700-0000-4000-8000-000000000001","timestamp":"2026-01-01T10:00:00Z","cwd":"/tmp","message":{"role":"user","content":"my token is ` + secret + `"}}` + "\n"
@@ -104,6 +106,7 @@ func TestViewCommandRedactsTranscripts(t *testing.T) {
 }
 
 func TestViewCommandProject(t *testing.T) {
+	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
 	for _, tr := range []string{claudeFixture, codexFixture} {
 		if r := runIn(t, dir, home, "context", "save", "-q", "--transcript", absFixture(t, tr)); r.code != 0 {
@@ -145,6 +148,7 @@ func TestViewCommandProject(t *testing.T) {
 
 // TestViewCommandOutSymlink: --out never writes through a symlink.
 func TestViewCommandOutSymlink(t *testing.T) {
+	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
 	victim := filepath.Join(t.TempDir(), "victim")
 	if err := os.WriteFile(victim, []byte("keep me"), 0o600); err != nil {
@@ -166,6 +170,7 @@ func TestViewCommandOutSymlink(t *testing.T) {
 }
 
 func TestServeCommand(t *testing.T) {
+	t.Parallel()
 	home, dir := t.TempDir(), t.TempDir()
 	if r := runIn(t, dir, home, "context", "save", "-q", "--transcript", absFixture(t, claudeFixture)); r.code != 0 {
 		t.Fatalf("save: exit %d: %s", r.code, r.stderr)

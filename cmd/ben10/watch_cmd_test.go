@@ -11,6 +11,7 @@ import (
 )
 
 func TestWatchInstallUninstall(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	env := cleanEnv(home)
 	for _, c := range []struct{ platform, file string }{{"linux", "ben10-watch.service"}, {"darwin", "dev.ben10.watch.plist"}} {
@@ -53,6 +54,7 @@ func TestWatchInstallUninstall(t *testing.T) {
 }
 
 func TestStatuslineCommand(t *testing.T) {
+	t.Parallel()
 	home, project := t.TempDir(), t.TempDir()
 	project, _ = filepath.EvalSymlinks(project)
 	env := cleanEnv(home)
@@ -84,6 +86,7 @@ func TestStatuslineCommand(t *testing.T) {
 }
 
 func TestWatchOnceDryRunAndStatus(t *testing.T) {
+	t.Parallel()
 	home, project := t.TempDir(), t.TempDir()
 	project, _ = filepath.EvalSymlinks(project)
 	env := cleanEnv(home)

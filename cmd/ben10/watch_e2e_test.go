@@ -270,6 +270,7 @@ func readWatchState(path string) (*watch.State, error) {
 }
 
 func TestWatchDaemonEndToEnd(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	project := t.TempDir()
 	project, _ = filepath.EvalSymlinks(project)
@@ -479,6 +480,7 @@ func containsID(l []string, id string) bool {
 // afterwards is watched without a restart; a broken file keeps the old
 // configuration.
 func TestWatchSIGHUPReload(t *testing.T) {
+	t.Parallel()
 	home, project := t.TempDir(), t.TempDir()
 	project, _ = filepath.EvalSymlinks(project)
 	cfgPath := filepath.Join(home, ".claude-code", "watch.yaml")

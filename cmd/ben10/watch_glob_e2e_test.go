@@ -14,6 +14,7 @@ import (
 // Lines and the older whole-file JSON) in the one directory it names is
 // picked up, and a file of another extension is not.
 func TestWatchBraceGlobPicksUpBothKinds(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	dir := filepath.Join(home, "gem")
 	cfg := filepath.Join(home, ".claude-code", "watch.yaml")

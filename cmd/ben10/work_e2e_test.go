@@ -81,6 +81,7 @@ func (w *hookWorld) waitWorkDone() {
 // snapshot leaves its job queued (and no half-written snapshot in the
 // index); the next command that opens the store gets it done.
 func TestWorkE2EKilledWorkerResumes(t *testing.T) {
+	t.Parallel()
 	w := newHookWorld(t, demoSessionID)
 	w.writeConfig("context:\n  compaction_snapshots:\n    compression_level: 19\n")
 	w.writeTranscript(w.bigDemo(8 << 20))
@@ -131,6 +132,7 @@ func TestWorkE2EKilledWorkerResumes(t *testing.T) {
 // only takes note and starts the (single) worker; once it is done, the
 // eight final saves are all recorded (current.ctx and history/).
 func TestWorkE2EConcurrentSessionEnds(t *testing.T) {
+	t.Parallel()
 	const sessions = 8
 	size := int64(20 << 20)
 	if testing.Short() {

@@ -58,15 +58,15 @@ func Cases() []Case {
 		{Name: "meta-deep", What: "metadata: arrays nested a million deep", write: metaCase(func(m *metaFields) {
 			m.extra = cat(str("redaction"), bytes.Repeat([]byte{0x91}, 1<<20), []byte{0xc0})
 		})},
-		{Name: "conversation-nil-array", What: "conversation: an array of 4 Mi nils (msgpack allocates 4 Mi messages)", write: segCase(ctxfmt.TypeConversation, repeat(arr32(Bomb), 0xc0, Bomb))},
-		{Name: "conversation-span-bomb", What: "conversation: one message whose text spans are 4 Mi nils", write: segCase(ctxfmt.TypeConversation, cat(arr32(1), map32(1), str("tspans"), repeat(arr32(Bomb), 0xc0, Bomb)))},
-		{Name: "tools-nil-array", What: "tool history: an array of 4 Mi nils", write: segCase(ctxfmt.TypeToolHistory, repeat(arr32(Bomb), 0xc0, Bomb))},
-		{Name: "compactions-nil-array", What: "compactions: an array of 4 Mi nils", write: segCase(ctxfmt.TypeCompactions, repeat(arr32(Bomb), 0xc0, Bomb))},
-		{Name: "preferences-nil-array", What: "preferences: an array of 4 Mi nils", write: segCase(ctxfmt.TypePreferences, repeat(arr32(Bomb), 0xc0, Bomb))},
-		{Name: "tasks-nil-array", What: "task state: 4 Mi nil active tasks", write: segCase(ctxfmt.TypeTaskState, cat(map32(1), str("active"), repeat(arr32(Bomb), 0xc0, Bomb)))},
-		{Name: "files-map-form-nil-array", What: "file registry (map form): an array of 4 Mi nils", write: segCase(ctxfmt.TypeFileRegistry, repeat(arr32(Bomb), 0xc0, Bomb))},
-		{Name: "files-compact-count", What: "file registry (compact form): 4 Mi records declared in 4 MiB", write: segCase(ctxfmt.TypeFileRegistry, cat([]byte{0x93, 0x02, 0x00}, repeat(arr32(Bomb), 0xc0, Bomb)))},
-		{Name: "recall-requests", What: "recall (compact form): 4 Mi requests declared", write: segCase(ctxfmt.TypeSummaries, recallBomb())},
+		{Name: "conversation-nil-array", What: "conversation: an array of 4 Mi nils (msgpack allocates 4 Mi messages)", write: segCase(ctxfmt.TypeConversation, func() []byte { return repeat(arr32(Bomb), 0xc0, Bomb) })},
+		{Name: "conversation-span-bomb", What: "conversation: one message whose text spans are 4 Mi nils", write: segCase(ctxfmt.TypeConversation, func() []byte { return cat(arr32(1), map32(1), str("tspans"), repeat(arr32(Bomb), 0xc0, Bomb)) })},
+		{Name: "tools-nil-array", What: "tool history: an array of 4 Mi nils", write: segCase(ctxfmt.TypeToolHistory, func() []byte { return repeat(arr32(Bomb), 0xc0, Bomb) })},
+		{Name: "compactions-nil-array", What: "compactions: an array of 4 Mi nils", write: segCase(ctxfmt.TypeCompactions, func() []byte { return repeat(arr32(Bomb), 0xc0, Bomb) })},
+		{Name: "preferences-nil-array", What: "preferences: an array of 4 Mi nils", write: segCase(ctxfmt.TypePreferences, func() []byte { return repeat(arr32(Bomb), 0xc0, Bomb) })},
+		{Name: "tasks-nil-array", What: "task state: 4 Mi nil active tasks", write: segCase(ctxfmt.TypeTaskState, func() []byte { return cat(map32(1), str("active"), repeat(arr32(Bomb), 0xc0, Bomb)) })},
+		{Name: "files-map-form-nil-array", What: "file registry (map form): an array of 4 Mi nils", write: segCase(ctxfmt.TypeFileRegistry, func() []byte { return repeat(arr32(Bomb), 0xc0, Bomb) })},
+		{Name: "files-compact-count", What: "file registry (compact form): 4 Mi records declared in 4 MiB", write: segCase(ctxfmt.TypeFileRegistry, func() []byte { return cat([]byte{0x93, 0x02, 0x00}, repeat(arr32(Bomb), 0xc0, Bomb)) })},
+		{Name: "recall-requests", What: "recall (compact form): 4 Mi requests declared", write: segCase(ctxfmt.TypeSummaries, recallBomb)},
 		{Name: "raw-size-lie", What: "raw manifest: 4096 chunks of 256 MiB (1 TiB) claimed by tiny zstd segments", write: rawLie(4096, 256<<20, ctxfmt.CodecZstd, 16)},
 		{Name: "raw-size-lie-3g", What: "raw manifest: 12 chunks of 256 MiB (3 GiB, under the per-archive cap) claimed by tiny zstd segments", write: rawLie(12, 256<<20, ctxfmt.CodecZstd, 16)},
 		{Name: "raw-lz4-lie", What: "raw chunk: a 1 MiB LZ4 segment claiming 256 MiB (within LZ4's ratio bound)", write: rawLie(1, 256<<20, ctxfmt.CodecLZ4, 1<<20)},
@@ -176,8 +176,9 @@ func metaCase(edit func(m *metaFields)) func(string) error {
 	}
 }
 
-// segCase is the base archive with one more segment of type t.
-func segCase(t ctxfmt.SegmentType, payload []byte) func(string) error {
+// segCase is the base archive with one more segment of type t, whose
+// payload is built when the archive is written.
+func segCase(t ctxfmt.SegmentType, payload func() []byte) func(string) error {
 	return func(path string) error {
 		return writeFile(path, func(w *ctxfmt.Writer) error {
 			if err := w.Add(ctxfmt.TypeMetadata, baseMeta().bytes()); err != nil {
@@ -186,7 +187,7 @@ func segCase(t ctxfmt.SegmentType, payload []byte) func(string) error {
 			if err := w.AddWith(ctxfmt.TypeRawTranscript, rawLine, ctxfmt.SegmentOptions{Codec: ctxfmt.CodecNone}); err != nil {
 				return err
 			}
-			return w.Add(t, payload)
+			return w.Add(t, payload())
 		})
 	}
 }
@@ -203,10 +204,8 @@ func recallBomb() []byte {
 // index and every checksum resealed).
 func rawLie(n int, size int64, c ctxfmt.Codec, stored int) func(string) error {
 	return func(path string) error {
-		chunks := arr32(n)
-		for range n {
-			chunks = cat(chunks, map32(4), str("n"), i64(size), str("on"), i64(size), str("oh"), i64(0), str("lines"), i64(1))
-		}
+		chunk := cat(map32(4), str("n"), i64(size), str("on"), i64(size), str("oh"), i64(0), str("lines"), i64(1))
+		chunks := append(arr32(n), bytes.Repeat(chunk, n)...)
 		m := baseMeta()
 		m.raw = cat(arr32(1), map32(4), str("name"), str("s.jsonl"), str("size"), i64(size*int64(n)),
 			str("sha256"), str(hex.EncodeToString(make([]byte, 32))), str("chunks"), chunks)
