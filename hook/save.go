@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/ben10ctx/ben10/archive"
-	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/internal/indexnotes"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
@@ -108,7 +107,7 @@ func (h *Handler) checkpoint(ctx context.Context, st *store.Store, cfg *store.Co
 	if err := checkTranscript(in); err != nil {
 		return saveResult{}, err
 	}
-	opts, _, err := snapshot.EncodeOptions(cfg, ctxfmt.LevelDefault)
+	opts, _, err := snapshot.EncodeOptions(cfg, snapshot.SaveLevel)
 	if err != nil {
 		return saveResult{}, err
 	}

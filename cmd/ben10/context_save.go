@@ -63,7 +63,7 @@ raw segments are copied and only the new tail is compressed.`,
 	f.BoolVar(&o.redact, "redact", true, "hide secrets before storing")
 	f.BoolVar(&o.encrypt, "encrypt", false, "encrypt the archive (with --passphrase-file or $BEN10_PASSPHRASE)")
 	f.StringVar(&o.passFile, "passphrase-file", "", "file holding the passphrase (first line)")
-	f.StringVar(&o.level, "level", "default", "compression level: fastest, default, better, best, max")
+	f.StringVar(&o.level, "level", "better", "compression level: fastest, default, better, best, max")
 	f.BoolVar(&o.noSub, "no-subagents", false, "leave out <session>/subagents/*.jsonl")
 	f.BoolVar(&o.full, "full", false, "re-encode everything even when --out can be updated")
 	f.StringVar(&o.name, "name", "", "save as a named context (.claude/context/named/NAME.ctx)")
