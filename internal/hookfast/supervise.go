@@ -95,17 +95,7 @@ func Supervise(s Supervision, stdout, stderr io.Writer) int {
 	out := &capWriter{max: maxChildStdout}
 	errb := &capWriter{max: maxChildStderr}
 	cmd.Stdout, cmd.Stderr = out, errb
-	setGroup(cmd)
-	cmd.Cancel = func() error { return killGroup(cmd) }
-	// A grandchild that kept the output pipes open must not hold the hook.
-	cmd.WaitDelay = 200 * time.Millisecond
-	err := cmd.Run()
-	// What the child started in its group dies with it (the detached
-	// recompression runs in a session of its own).
-	_ = killGroup(cmd)
-	if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
-		err = nil // the child succeeded; something it started held the pipes
-	}
+	err := runInGroup(cmd)
 	if err == nil && ctx.Err() == nil && !out.cut {
 		_, _ = stdout.Write(out.buf.Bytes())
 		_, _ = stderr.Write(errb.buf.Bytes())
