@@ -164,33 +164,6 @@ func TestAuthenticateEncrypted(t *testing.T) {
 	}
 }
 
-// TestReencodeKeepsAuthentication: re-encoding (the snapshots'
-// recompression) tags the new archive when the key authenticates the
-// old one, and never tags one it does not (no laundering).
-func TestReencodeKeepsAuthentication(t *testing.T) {
-	st := importFile(t, filepath.Join(fixtureDir, v2+".jsonl"))
-	k, other := authKey(t, 1), authKey(t, 2)
-	for _, tc := range []struct {
-		name string
-		by   *archive.AuthKey
-		want error
-	}{
-		{"own", k, nil},
-		{"another key's", other, archive.ErrNoTag},
-		{"untagged", nil, archive.ErrNoTag},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			src := open(t, encode(t, st, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelFastest, Auth: tc.by}), archive.OpenOptions{})
-			for _, l := range []ctxfmt.Level{ctxfmt.LevelDefault, ctxfmt.LevelMax} {
-				out := reencode(t, src, archive.ReencodeOptions{Codec: ctxfmt.CodecZstd, Level: l, Auth: k})
-				if _, err := open(t, out, archive.OpenOptions{}).Authenticate(k); !errors.Is(err, tc.want) && !(err == nil && tc.want == nil) {
-					t.Errorf("at %s: Authenticate = %v, want %v", l, err, tc.want)
-				}
-			}
-		})
-	}
-}
-
 // TestAuthKeySum: Sum is bound to the domain, the key and the field
 // boundaries.
 func TestAuthKeySum(t *testing.T) {

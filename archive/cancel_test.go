@@ -14,7 +14,7 @@ import (
 )
 
 // TestCancelled: a cancelled context stops Encode (with and without
-// redaction, with a previous archive), Reencode and claude.Save with the
+// redaction, with a previous archive) and claude.Save with the
 // context's error.
 func TestCancelled(t *testing.T) {
 	p := filepath.Join(fixtureDir, v2+".jsonl")
@@ -36,10 +36,6 @@ func TestCancelled(t *testing.T) {
 		{"Encode, redacting", func() error { return archive.Encode(ctx, io.Discard, st, redacting) }},
 		{"Encode on a previous archive", func() error {
 			return archive.Encode(ctx, io.Discard, st, archive.EncodeOptions{Codec: ctxfmt.CodecZstd, ChunkSize: 1024, Previous: prev})
-		}},
-		{"Reencode", func() error {
-			_, err := prev.Reencode(ctx, io.Discard, archive.ReencodeOptions{Codec: ctxfmt.CodecZstd})
-			return err
 		}},
 		{"claude.Save", func() error {
 			_, _, err := claude.Save(ctx, io.Discard, p, archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd})

@@ -64,11 +64,4 @@
 // (OpenOptions.MaxSegmentSize, OpenOptions.MaxDecodedSize), and every
 // msgpack payload is checked to be complete and affordable before it is
 // decoded.
-//
-// # Re-encoding
-//
-// Archive.Reencode writes an opened archive again at another level, laid
-// out as a direct save at that level, with the stored raw transcript and
-// every model payload kept as they are: nothing is imported or redacted
-// again.
 package archive

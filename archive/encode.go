@@ -23,13 +23,8 @@ import (
 	"github.com/ben10ctx/ben10/ctxfmt"
 )
 
-// LayoutVersion is the highest version of the archive's segment layout
-// (which segments exist and how raw files map onto them) this build
-// reads. Encode writes layout 1: every raw chunk in a segment of its own,
-// in file order.
-const LayoutVersion = 3
-
-// layoutWritten is the layout Encode and Reencode write.
+// layoutWritten is the layout Encode writes: every raw chunk in a
+// segment of its own, in file order (the only one Open reads).
 const layoutWritten = 1
 
 // DefaultChunkSize is the target size of one raw transcript segment. Raw
@@ -41,7 +36,7 @@ const DefaultChunkSize = 4 << 20
 // typeResumeState and typeRecallFold are the extension segment types of
 // caches pre-release versions wrote for the next incremental save (an
 // importer's resume state, the recall's tool pass). New archives do not
-// hold them; readers skip a resume state (Reencode drops it) and refuse a
+// hold them; readers skip a resume state and refuse a
 // recall fold (checkForm).
 const (
 	typeResumeState = ctxfmt.ExtensionTypeMin + 0x0b10

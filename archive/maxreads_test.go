@@ -44,9 +44,8 @@ func (r *rangeReader) segmentsRead(infos []ctxfmt.SegmentInfo) (map[ctxfmt.Segme
 
 // TestMaxDigestPathReads: the SessionStart digest's reads (Open, Recall,
 // Digest) of a max archive touch the metadata and the recall only: the
-// header, index and footer, the metadata and the recall, and the digest
-// is the one of the same archive re-encoded at best. Reading the file
-// registry never reads the raw transcript.
+// header, index and footer, the metadata and the recall. Reading the
+// file registry never reads the raw transcript.
 func TestMaxDigestPathReads(t *testing.T) {
 	files, err := claude.ReadFiles(filepath.Join(fixtureDir, v2+".jsonl"), archive.ImportOptions{})
 	if err != nil {
@@ -79,25 +78,10 @@ func TestMaxDigestPathReads(t *testing.T) {
 	if len(got) != len(want) || !got[ctxfmt.TypeMetadata] || !got[ctxfmt.TypeSummaries] {
 		t.Errorf("digest path read segments %v, want metadata and summaries only", got)
 	}
-
-	// The same archive at best: no segment compressed against another.
 	a := open(t, mx, archive.OpenOptions{})
-	var plain bytes.Buffer
-	if _, err := a.Reencode(context.Background(), &plain, archive.ReencodeOptions{Codec: ctxfmt.CodecZstd, Level: ctxfmt.LevelBest}); err != nil {
-		t.Fatal(err)
-	}
-	for _, si := range open(t, plain.Bytes(), archive.OpenOptions{}).Container().Segments() {
-		if si.Codec == ctxfmt.CodecZstdDict {
-			t.Fatalf("best-level archive holds a zstd-dict %s segment", si.Type)
-		}
-	}
-	_, nBest, dBest := digestReads(plain.Bytes())
 	infos := a.Container().Segments()
 	mi, si := infos[a.Container().Find(ctxfmt.TypeMetadata)[0]], infos[a.Container().Find(ctxfmt.TypeSummaries)[0]]
-	t.Logf("digest path: %d bytes read at max (metadata %d + recall %d stored), %d at best", n, mi.StoredLen, si.StoredLen, nBest)
-	if d != dBest {
-		t.Errorf("digests differ between max and best")
-	}
+	t.Logf("digest path: %d bytes read (metadata %d + recall %d stored), digest of %d characters", n, mi.StoredLen, si.StoredLen, len(d))
 	if n > int64(ctxfmt.HeaderSize+len(infos)*ctxfmt.EntrySize+ctxfmt.IndexSumSize+ctxfmt.FooterSize)+mi.StoredLen+si.StoredLen {
 		t.Errorf("digest path read %d bytes, more than the header, index, footer, metadata and recall", n)
 	}

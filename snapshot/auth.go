@@ -26,7 +26,7 @@ func UserAuthKey(home string) (*archive.AuthKey, error) {
 }
 
 // AuthKeyFor is the key every save of the user's own sessions into st
-// passes as archive.EncodeOptions.Auth (and ReencodeOptions.Auth): the key
+// passes as archive.EncodeOptions.Auth: the key
 // of the user st was opened for. It is nil when the key cannot be read or
 // created; the archive is then saved without a tag — kept, listed and
 // restorable, but not injected at a session start — and `ben10 doctor`

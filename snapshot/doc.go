@@ -18,10 +18,7 @@
 // knows), redacts it (context.sensitive_redaction and context.redaction.*;
 // file contents matching context.exclude_patterns are never captured),
 // encodes it at compaction_snapshots.compression_level (or the level the
-// caller asks for; Recompress rewrites it better later, at best and max
-// through archive.Archive.Reencode so that it gets the layout of a direct
-// save at that level, checked component by component against the old file
-// before it replaces it), encrypts it when
+// caller asks for), encrypts it when
 // context.encryption is enabled, and writes it to a temporary file that is
 // fsynced and verified deeply before it is moved into place. Only then is
 // the store lock taken: pending snapshots are merged, index.json is checked
