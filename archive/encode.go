@@ -794,9 +794,15 @@ func (e *encoder) text(ref RawRef, text string, spans []Span) (string, []Span) {
 		// and the State was built from the files as read.
 		same := e.fromStored || !e.changed[ref.File][ref.Line]
 		if same && e.opts.RedactText == nil {
-			if line, ok := e.lineAt(ref.File, ref.Line); ok && spansFit(line, spans) {
-				e.stats.PointerTexts++
-				return "", spans
+			// A pointer is stored only when it resolves (a reader
+			// decodes it with SpanText; a hostile line can hold a
+			// string encoding/json refuses). Otherwise the text the
+			// importer left undecoded stays unknown, as in the State.
+			if line, ok := e.lineAt(ref.File, ref.Line); ok {
+				if _, ok := SpanText(line, spans); ok {
+					e.stats.PointerTexts++
+					return "", spans
+				}
 			}
 			return "", nil
 		}
@@ -978,16 +984,6 @@ func hashChunks(h hash.Hash, data []byte, chunks []rawChunk) string {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// spansFit reports whether every span lies inside line.
-func spansFit(line []byte, spans []Span) bool {
-	for _, s := range spans {
-		if uint64(s.Off)+uint64(s.Len) > uint64(len(line)) {
-			return false
-		}
-	}
-	return true
 }
 
 // origLine returns the line ref names in the raw file as given to the
