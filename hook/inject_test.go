@@ -190,10 +190,15 @@ func TestCompactInjectsOnlyAuthenticated(t *testing.T) {
 		// lines is the session id the transcript's lines carry (default:
 		// the hook's): the tag binds the transcript's.
 		lines string
+		// cwd, when set, is the directory the lines name instead of the
+		// project (relative: inside it): the tag binds the transcript's.
+		cwd string
 	}{
 		{name: "own snapshot", inject: true},
 		{name: "untagged snapshot", untagged: true},
 		{name: "own snapshot of a transcript continued from another session", inject: true, lines: "0b1d5e55-aaaa-4bbb-8ccc-000000000001"},
+		{name: "continued from another session, started in a subdirectory", inject: true, lines: "0b1d5e55-aaaa-4bbb-8ccc-000000000001", cwd: "svc/api"},
+		{name: "another session's, of another project", lines: "0b1d5e55-aaaa-4bbb-8ccc-000000000001", cwd: "/elsewhere/project"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
@@ -202,17 +207,38 @@ func TestCompactInjectsOnlyAuthenticated(t *testing.T) {
 			if lines == "" {
 				lines = demoSession
 			}
-			tp := e.transcript(lines, boundaryLine(t))
+			write := func(cut int) string {
+				tp := e.transcript(lines, cut)
+				if tc.cwd != "" {
+					dir := tc.cwd
+					if !filepath.IsAbs(dir) {
+						dir = filepath.Join(e.project, dir)
+					}
+					b, err := os.ReadFile(tp)
+					if err != nil {
+						t.Fatal(err)
+					}
+					b = bytes.ReplaceAll(b, []byte(`"cwd":"`+e.project+`"`), []byte(`"cwd":"`+dir+`"`))
+					if err := os.WriteFile(tp, b, 0o600); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return tp
+			}
+			tp := write(boundaryLine(t))
 			in := map[string]any{"session_id": demoSession, "transcript_path": tp, "trigger": "auto"}
 			if r := e.fire("PreCompact", in); r.stderr != "" {
 				t.Fatalf("PreCompact: %q", r.stderr)
 			}
-			e.transcript(lines, 0)
+			write(0)
 			e.now = e.now.Add(30 * time.Second)
 			r := e.fire("SessionStart", map[string]any{"session_id": demoSession, "transcript_path": tp, "source": "compact"})
 			got := r.out != nil && r.out.HookSpecificOutput != nil
 			if got != tc.inject {
 				t.Fatalf("injected %v, want %v (stdout %q, stderr %q)", got, tc.inject, r.stdout, r.stderr)
+			}
+			if !tc.inject && tc.cwd != "" && !strings.Contains(r.stderr, "another project") {
+				t.Errorf("stderr does not say why the snapshot was not injected: %q", r.stderr)
 			}
 			if tc.untagged && !strings.Contains(r.stderr, "no authentication tag") {
 				t.Errorf("stderr does not say why the snapshot was not injected: %q", r.stderr)

@@ -38,7 +38,7 @@ func (c *call) authenticated(a *archive.Archive, session string) error {
 	if err != nil {
 		return err
 	}
-	if session != "" && info.Session != session && !sameProject(c.st.ProjectDir(), info.Project) {
+	if session != "" && info.Session != session && !sameProject(info.Project, c.st.ProjectDir()) {
 		return fmt.Errorf("%w: the tag is another session's, of another project (%s)", archive.ErrBadTag, info.Project)
 	}
 	return nil

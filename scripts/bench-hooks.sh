@@ -98,6 +98,11 @@ for size in $SIZES; do
 	mkdir -p "$pdir"
 	t=$("$work/gentranscript" -corpus "$corpus/claude" -dir "$pdir" -size $((size * 1000000)))
 	sid=$(basename "$t" .jsonl)
+	# As in a real session, every line names this session and this project
+	# (the repeated corpus sessions name their own): the snapshot's tag binds
+	# the transcript's session and directory, and SessionStart(compact)
+	# injects only a snapshot bound to this session or project.
+	sed -i -E 's|"sessionId":"[^"]*"|"sessionId":"'"$sid"'"|g; s|"cwd":"[^"]*"|"cwd":"'"$p"'"|g' "$t"
 	ctx="$p/.claude/context"
 	echo
 	echo "== $size MB transcript ($(stat -c %s "$t") bytes, $(wc -l <"$t") lines)"
