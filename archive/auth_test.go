@@ -20,9 +20,10 @@ func authKey(t testing.TB, fill byte) *archive.AuthKey {
 }
 
 // rewrite copies the archive b segment by segment (decoded payloads,
-// plaintext, checksums recomputed), passing each payload through edit:
-// what an attacker holding a tagged archive can write.
-func rewrite(t testing.TB, b []byte, edit func(ctxfmt.SegmentType, []byte) []byte) []byte {
+// plaintext, checksums recomputed), passing each payload through edit,
+// and appends the extra segment types (optional, an empty msgpack array
+// each): what an attacker holding a tagged archive can write.
+func rewrite(t testing.TB, b []byte, edit func(ctxfmt.SegmentType, []byte) []byte, extra ...ctxfmt.SegmentType) []byte {
 	t.Helper()
 	r, err := ctxfmt.NewReader(bytes.NewReader(b), int64(len(b)), ctxfmt.ReaderOptions{})
 	if err != nil {
@@ -39,6 +40,11 @@ func rewrite(t testing.TB, b []byte, edit func(ctxfmt.SegmentType, []byte) []byt
 			t.Fatal(err)
 		}
 		if err := w.AddWith(s.Type, edit(s.Type, bytes.Clone(p)), ctxfmt.SegmentOptions{Optional: !s.Required, Codec: ctxfmt.CodecNone}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, st := range extra {
+		if err := w.AddWith(st, []byte{0x90}, ctxfmt.SegmentOptions{Optional: true, Codec: ctxfmt.CodecNone}); err != nil {
 			t.Fatal(err)
 		}
 	}

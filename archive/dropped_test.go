@@ -17,41 +17,6 @@ import (
 // encodes it in the map form pre-release builds stored.
 type plainRecall archive.Recall
 
-// withSegments re-packs the container b with every segment's payload
-// passed through edit, and extra segments appended (uncompressed,
-// checksums recomputed), so that the edited bytes reach the archive
-// layer.
-func withSegments(t *testing.T, b []byte, edit func(ctxfmt.SegmentType, []byte) []byte, extra ...ctxfmt.SegmentType) []byte {
-	t.Helper()
-	r, err := ctxfmt.NewReader(bytes.NewReader(b), int64(len(b)), ctxfmt.ReaderOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	w, err := ctxfmt.NewWriter(&out, ctxfmt.WriterOptions{Codec: ctxfmt.CodecNone})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range r.Segments() {
-		p, err := r.ReadSegment(s.Index)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.AddWith(s.Type, edit(s.Type, bytes.Clone(p)), ctxfmt.SegmentOptions{Optional: !s.Required, Codec: ctxfmt.CodecNone}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, st := range extra {
-		if err := w.AddWith(st, []byte{0x90}, ctxfmt.SegmentOptions{Optional: true, Codec: ctxfmt.CodecNone}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes()
-}
-
 // withMetaKeys returns an edit that sets keys of the metadata segment's
 // msgpack map.
 func withMetaKeys(t *testing.T, set map[string]any) func(ctxfmt.SegmentType, []byte) []byte {
@@ -115,18 +80,18 @@ func TestDroppedForms(t *testing.T) {
 		read  func(*archive.Archive) error // nil: Open refuses
 		names string                       // in the error
 	}{
-		{"layout 2", withSegments(t, base, withMetaKeys(t, map[string]any{"layout": 2})), nil, "layout 2"},
-		{"layout 4 raw-only", withSegments(t, base, withMetaKeys(t, map[string]any{"layout": 4,
+		{"layout 2", rewrite(t, base, withMetaKeys(t, map[string]any{"layout": 2})), nil, "layout 2"},
+		{"layout 4 raw-only", rewrite(t, base, withMetaKeys(t, map[string]any{"layout": 4,
 			"pending": map[string]any{"importer": "claude.2", "version": 1}})), nil, "raw-only"},
-		{"layout 3 packed", withSegments(t, base, withMetaKeys(t, map[string]any{"layout": 3})), nil, "layout 3"},
-		{"layout 0", withSegments(t, base, withMetaKeys(t, map[string]any{"layout": 0})), nil, "reads layout 1"},
-		{"layout 5", withSegments(t, base, withMetaKeys(t, map[string]any{"layout": 5})), nil, "reads layout 1"},
-		{"derived conversation", withSegments(t, base, withMetaKeys(t, map[string]any{
+		{"layout 3 packed", rewrite(t, base, withMetaKeys(t, map[string]any{"layout": 3})), nil, "layout 3"},
+		{"layout 0", rewrite(t, base, withMetaKeys(t, map[string]any{"layout": 0})), nil, "reads layout 1"},
+		{"layout 5", rewrite(t, base, withMetaKeys(t, map[string]any{"layout": 5})), nil, "reads layout 1"},
+		{"derived conversation", rewrite(t, base, withMetaKeys(t, map[string]any{
 			"derived": map[string]any{"importer": "claude", "version": 2, "root": "/p"}})), nil, "rebuilt from the raw transcript"},
-		{"recall fold", withSegments(t, base, unchanged, archive.TypeRecallFold), nil, "recall-fold"},
-		{"file registry map form", withSegments(t, base, replace(ctxfmt.TypeFileRegistry, fileMap)),
+		{"recall fold", rewrite(t, base, unchanged, archive.TypeRecallFold), nil, "recall-fold"},
+		{"file registry map form", rewrite(t, base, replace(ctxfmt.TypeFileRegistry, fileMap)),
 			func(a *archive.Archive) error { _, err := a.Files(); return err }, "file registry in the pre-release map form"},
-		{"recall map form", withSegments(t, base, replace(ctxfmt.TypeSummaries, recallMap)),
+		{"recall map form", rewrite(t, base, replace(ctxfmt.TypeSummaries, recallMap)),
 			func(a *archive.Archive) error { _, _, err := a.Recall(); return err }, "recall in the pre-release map form"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,7 +110,7 @@ func TestDroppedForms(t *testing.T) {
 	}
 	// The unedited re-pack opens and reads: the refusals come from the
 	// edits alone.
-	a := open(t, withSegments(t, base, unchanged), archive.OpenOptions{})
+	a := open(t, rewrite(t, base, unchanged), archive.OpenOptions{})
 	if _, err := a.Files(); err != nil {
 		t.Fatal(err)
 	}
