@@ -225,15 +225,8 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		return nil, err
 	}
 	eopts.Auth = AuthKeyFor(m.st)
-	// One Argon2id derivation for the snapshot written and its
-	// verification (the keys are zeroed when Create returns).
-	keys := ctxfmt.NewKeyCache()
+	keys := withKeyCache(&eopts)
 	defer keys.Wipe()
-	if eopts.Encryption != nil {
-		enc := *eopts.Encryption
-		enc.Keys = keys
-		eopts.Encryption = &enc
-	}
 	eopts.Progress = o.Progress
 	if err := m.st.EnsureDir(m.st.SnapshotDir()); err != nil {
 		return nil, err

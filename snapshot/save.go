@@ -120,14 +120,9 @@ func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r Save
 		opts.Auth = AuthKeyFor(st)
 	}
 	oo := OpenOptions(cfg)
-	// One Argon2id derivation for the archive written and its
-	// verification (the keys are zeroed when the save returns).
-	keys := ctxfmt.NewKeyCache()
+	keys := withKeyCache(&opts)
 	defer keys.Wipe()
-	if opts.Encryption != nil {
-		enc := *opts.Encryption
-		enc.Keys = keys
-		opts.Encryption = &enc
+	if enc := opts.Encryption; enc != nil {
 		oo = archive.OpenOptions{Passphrase: enc.Passphrase, Key: enc.Key}
 	}
 	iopt := r.Import
@@ -259,4 +254,18 @@ func archiveRedactions(stats archive.EncodeStats, red *Redactions) (map[string]i
 		n += v
 	}
 	return counts, n
+}
+
+// withKeyCache gives an encrypted save's options (a copy of their
+// encryption settings) a key cache, so that the archive written and its
+// verification derive the Argon2id key once; the caller wipes the cache
+// (zeroing the keys) when the save returns.
+func withKeyCache(opts *archive.EncodeOptions) *ctxfmt.KeyCache {
+	keys := ctxfmt.NewKeyCache()
+	if opts.Encryption != nil {
+		enc := *opts.Encryption
+		enc.Keys = keys
+		opts.Encryption = &enc
+	}
+	return keys
 }
