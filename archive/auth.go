@@ -313,7 +313,7 @@ func (a *Archive) Authenticate(k *AuthKey) (AuthInfo, error) {
 // trustedPrevious returns p when it may serve as the previous archive of
 // a save authenticated with k: when no key is used, or when k
 // authenticates p. Otherwise nil: nothing of an archive someone else
-// wrote (its raw segments, its importer state) is
+// wrote (its raw segments) is
 // carried into an archive the user's key vouches for.
 func trustedPrevious(p *Archive, k *AuthKey) *Archive {
 	if p == nil || k == nil {

@@ -148,11 +148,9 @@ type rawChunk struct {
 	// incremental save hashes only the bytes it adds. It holds at most 63
 	// stored bytes (already in the archive) besides the chaining state.
 	Mid []byte `msgpack:"mid,omitempty"`
-	// Packed (layouts 2 and 3, which pre-release versions wrote; read
-	// only): the chunk is stored in the same segment as the chunk before
-	// it (in file order, across files): right after it in layout 2; in
-	// layout 3 the packed chunks come first, in order, and the chunk that
-	// opens the segment last.
+	// Packed marks a chunk stored in a segment shared with other chunks
+	// (layouts 2 and 3, which only pre-release versions wrote): Open
+	// refuses such an archive (ErrSchema); it is never written.
 	Packed bool `msgpack:"pk,omitempty"`
 }
 
