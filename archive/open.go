@@ -69,11 +69,9 @@ type Archive struct {
 	maxDecoded int64
 
 	// loc[f][k] is the raw segment holding chunk k of raw file f (an
-	// index into segIdx); segLen[s] the stored bytes raw segment s
-	// (container index segIdx[s]) must hold.
+	// index into segIdx, the raw segments' container indices).
 	loc    [][]int
 	segIdx []int
-	segLen []int64
 
 	mu  sync.Mutex
 	raw [][]byte // stored raw files, once read
@@ -436,7 +434,6 @@ func (a *Archive) locateChunks() error {
 				return fmt.Errorf("%w: raw file %s chunk %d is packed into a shared segment (a pre-release form, no longer read)", ErrSchema, m.Name, k)
 			}
 			seg++
-			a.segLen = append(a.segLen, c.StoredLen)
 			a.loc[f][k] = seg
 		}
 	}
