@@ -24,9 +24,8 @@
 // lines of any length, and accepts CRLF and blank lines.
 //
 // Import dispatches on the harness; Detect sniffs the first lines and
-// falls back on the location. SessionFiles lists each harness's sessions
-// under its default directories (Dirs documents the environment
-// overrides). ContextUsage returns a session's context size and window
+// falls back on the location. Dirs names each harness's data directories
+// (with the environment overrides). ContextUsage returns a session's context size and window
 // from the tail of its file; the window tables are ClaudeWindow,
 // CodexWindow, gemini.TokenLimit and kimi.ContextWindow.
 package transcript

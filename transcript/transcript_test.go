@@ -97,68 +97,6 @@ func TestImportDispatch(t *testing.T) {
 	}
 }
 
-func TestSessionFiles(t *testing.T) {
-	home := t.TempDir()
-	for _, k := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "KIMI_SHARE_DIR"} {
-		t.Setenv(k, "")
-	}
-	files := []string{
-		".claude/projects/-home-p/aaa.jsonl",
-		".claude/projects/-home-p/aaa/subagents/agent-1.jsonl",
-		".codex/sessions/2026/01/02/rollout-2026-01-02T10-00-00-x.jsonl",
-		".codex/sessions/2026/01/02/notes.txt",
-		".codex/archived_sessions/rollout-old.jsonl",
-		".gemini/tmp/proj/chats/session-2026-01-01T00-00-ab.jsonl",
-		".gemini/tmp/abc/chats/session-2025-01-01T00-00-cd.json",
-		".gemini/tmp/proj/logs.json",
-		".kimi/sessions/h1/u1/context.jsonl",
-		".kimi/sessions/h1/u1/context_1.jsonl",
-		".local/share/kimi/sessions/h2/u2/context.jsonl",
-	}
-	for _, f := range files {
-		write(t, filepath.Join(home, f), "{}\n")
-	}
-	want := map[archive.Harness][]string{
-		archive.HarnessClaude: {".claude/projects/-home-p/aaa.jsonl"},
-		archive.HarnessCodex:  {".codex/archived_sessions/rollout-old.jsonl", ".codex/sessions/2026/01/02/rollout-2026-01-02T10-00-00-x.jsonl"},
-		archive.HarnessGemini: {".gemini/tmp/abc/chats/session-2025-01-01T00-00-cd.json", ".gemini/tmp/proj/chats/session-2026-01-01T00-00-ab.jsonl"},
-		archive.HarnessKimi:   {".kimi/sessions/h1/u1/context.jsonl", ".local/share/kimi/sessions/h2/u2/context.jsonl"},
-	}
-	total := 0
-	for h, w := range want {
-		got, err := transcript.SessionFiles(home, h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rel []string
-		for _, g := range got {
-			r, _ := filepath.Rel(home, g)
-			rel = append(rel, filepath.ToSlash(r))
-		}
-		if !reflect.DeepEqual(rel, w) {
-			t.Errorf("%s: %v, want %v", h, rel, w)
-		}
-		total += len(w)
-	}
-	all, err := transcript.SessionFiles(home, "")
-	if err != nil || len(all) != total {
-		t.Errorf("all: %d %v", len(all), err)
-	}
-	// Environment overrides.
-	alt := t.TempDir()
-	write(t, filepath.Join(alt, "sessions", "2026", "rollout-env.jsonl"), "{}\n")
-	t.Setenv("CODEX_HOME", alt)
-	got, _ := transcript.SessionFiles(home, archive.HarnessCodex)
-	if len(got) != 1 || !strings.HasSuffix(got[0], "rollout-env.jsonl") {
-		t.Errorf("CODEX_HOME: %v", got)
-	}
-	empty := t.TempDir()
-	t.Setenv("CODEX_HOME", "")
-	if got, err := transcript.SessionFiles(empty, ""); err != nil || len(got) != 0 {
-		t.Errorf("empty home: %v %v", got, err)
-	}
-}
-
 func TestContextUsage(t *testing.T) {
 	d := t.TempDir()
 	pad := strings.Repeat(`{"type":"progress","data":"`+strings.Repeat("p", 1000)+`"}`+"\n", 600) // > tail start
@@ -220,5 +158,44 @@ func TestImportClaude(t *testing.T) {
 	s, err := transcript.Import(context.Background(), p, "", archive.ImportOptions{})
 	if err != nil || s.Meta.Harness != archive.HarnessClaude || len(s.Messages) == 0 {
 		t.Fatalf("import: %v", err)
+	}
+}
+
+// Dirs honours each assistant's own directory variable and falls back on
+// the home directory.
+func TestDirs(t *testing.T) {
+	for _, k := range []string{"CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "KIMI_SHARE_DIR"} {
+		t.Setenv(k, "")
+	}
+	home := "/home/u"
+	cases := []struct {
+		h        archive.Harness
+		env, val string
+		want     []string
+	}{
+		{archive.HarnessClaude, "", "", []string{"/home/u/.claude"}},
+		{archive.HarnessCodex, "", "", []string{"/home/u/.codex"}},
+		{archive.HarnessGemini, "", "", []string{"/home/u/.gemini"}},
+		{archive.HarnessKimi, "", "", []string{"/home/u/.kimi", "/home/u/.local/share/kimi"}},
+		{archive.HarnessClaude, "CLAUDE_CONFIG_DIR", "/alt/c", []string{"/alt/c"}},
+		{archive.HarnessCodex, "CODEX_HOME", "/alt/x", []string{"/alt/x"}},
+		{archive.HarnessGemini, "GEMINI_CLI_HOME", "/alt/g", []string{"/alt/g/.gemini"}},
+		{archive.HarnessKimi, "KIMI_SHARE_DIR", "/alt/k", []string{"/alt/k"}},
+		{"emacs", "", "", nil},
+	}
+	for _, c := range cases {
+		if c.env != "" {
+			t.Setenv(c.env, c.val)
+		}
+		var got []string
+		for _, d := range transcript.Dirs(home, c.h) {
+			got = append(got, filepath.ToSlash(d))
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s %s=%q: %v, want %v", c.h, c.env, c.val, got, c.want)
+		}
+		if c.env != "" {
+			t.Setenv(c.env, "")
+		}
 	}
 }

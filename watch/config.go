@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -225,17 +224,6 @@ func (c *Config) LLM(h archive.Harness) *LLMConfig {
 	return nil
 }
 
-// Errors returns the problems that disabled something.
-func (c *Config) Errors() []Problem {
-	var out []Problem
-	for _, p := range c.Problems {
-		if p.Disabled {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // LoadConfig reads path (ConfigPath(home) when empty). A missing file is
 // the defaults. An unreadable or unparsable file, one larger than
 // MaxConfigBytes or not a regular file is an error wrapping ErrConfig. Otherwise every entry is validated on its own: an invalid
@@ -246,19 +234,14 @@ func LoadConfig(path, home string) (*Config, error) {
 	if path == "" {
 		path = ConfigPath(home)
 	}
-	c := DefaultConfig(home)
 	data, err := store.ReadConfigFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	if data == nil {
-		return c, nil
+		return DefaultConfig(home), nil
 	}
-	c.Path = path
-	if err := c.parse(data, home); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return ParseConfig(path, data, home)
 }
 
 // ParseConfig is LoadConfig for bytes (name is used in messages).
@@ -572,16 +555,4 @@ func checkGlob(p string) error {
 		}
 	}
 	return nil
-}
-
-// Names returns the enabled assistants.
-func (c *Config) Names() []string {
-	var out []string
-	for _, l := range c.LLMs {
-		if l.Enabled {
-			out = append(out, string(l.Name))
-		}
-	}
-	sort.Strings(out)
-	return out
 }

@@ -54,12 +54,12 @@ func TestDefaults(t *testing.T) {
 func TestMissingAndEmptyConfig(t *testing.T) {
 	dir := t.TempDir()
 	c, err := LoadConfig(filepath.Join(dir, "none.yaml"), dir)
-	if err != nil || c.Path != "" || len(c.Problems) != 0 || len(c.Names()) != 4 {
+	if err != nil || c.Path != "" || len(c.Problems) != 0 || len(namesOf(c)) != 4 {
 		t.Fatalf("missing file: %v %+v", err, c)
 	}
 	for _, doc := range []string{"", "---\n", "~\n", "# only a comment\n"} {
 		c, err := ParseConfig("w.yaml", []byte(doc), dir)
-		if err != nil || len(c.Problems) != 0 || len(c.Names()) != 4 {
+		if err != nil || len(c.Problems) != 0 || len(namesOf(c)) != 4 {
 			t.Errorf("%q: %v %+v", doc, err, c.Problems)
 		}
 	}
@@ -122,7 +122,7 @@ llms:
 	if k.Cooldown != 90*time.Second || !k.Enabled {
 		t.Errorf("kimi: %+v", k)
 	}
-	if len(c.Errors()) != 0 || len(c.Problems) != 1 || !strings.Contains(c.Problems[0].String(), "llms.kimi.binary: not used") {
+	if len(errorsOf(c)) != 0 || len(c.Problems) != 1 || !strings.Contains(c.Problems[0].String(), "llms.kimi.binary: not used") {
 		t.Errorf("problems: %v", c.Problems)
 	}
 }
@@ -164,7 +164,7 @@ func TestInvalidEntryDisablesOnlyThatAssistant(t *testing.T) {
 			if cx.Enabled || !strings.Contains(cx.Disabled, tc.msg) {
 				t.Errorf("codex: enabled %v, disabled %q, want %q", cx.Enabled, cx.Disabled, tc.msg)
 			}
-			errs := c.Errors()
+			errs := errorsOf(c)
 			if len(errs) != 1 || errs[0].LLM != "codex" || errs[0].Line < 2 {
 				t.Fatalf("errors: %+v", errs)
 			}
@@ -193,12 +193,34 @@ func TestInvalidGlobalKeyKeepsDefault(t *testing.T) {
 	if c.PollInterval != DefaultPollInterval || c.Cooldown != DefaultCooldown {
 		t.Errorf("defaults not kept: %v %v", c.PollInterval, c.Cooldown)
 	}
-	if len(c.Errors()) != 2 || len(c.Problems) != 5 || len(c.Names()) != 4 {
+	if len(errorsOf(c)) != 2 || len(c.Problems) != 5 || len(namesOf(c)) != 4 {
 		t.Errorf("problems: %v", c.Problems)
 	}
-	for _, p := range c.Errors() {
+	for _, p := range errorsOf(c) {
 		if !strings.HasSuffix(p.String(), "(using the default)") {
 			t.Errorf("%q", p)
 		}
 	}
+}
+
+// errorsOf returns the problems of c that disabled something.
+func errorsOf(c *Config) []Problem {
+	var out []Problem
+	for _, p := range c.Problems {
+		if p.Disabled {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// namesOf returns the enabled assistants of c.
+func namesOf(c *Config) []string {
+	var out []string
+	for _, l := range c.LLMs {
+		if l.Enabled {
+			out = append(out, string(l.Name))
+		}
+	}
+	return out
 }

@@ -85,7 +85,7 @@ func TestWatcherHonoursHookSnapshotCooldown(t *testing.T) {
 	if len(ix.Snapshots) != 1 || ix.Snapshots[0].Source != "hook" {
 		t.Errorf("index: %+v", ix.Snapshots)
 	}
-	ss := w.State().LLMs["claude"].Sessions[id]
+	ss := stateOf(w).LLMs["claude"].Sessions[id]
 	if ss.SnapshotSource != "hook" || ss.LastSnapshotID != hookSnap.Snapshot.ID || ss.Snapshots != 0 || ss.Exports != 1 {
 		t.Errorf("session state: %+v", ss)
 	}
@@ -111,8 +111,16 @@ func TestWatcherHonoursHookSnapshotCooldown(t *testing.T) {
 	if len(ix.Snapshots) != 2 || ix.Snapshots[1].Source != "watcher" || ix.Snapshots[1].PreCompaction.TokenCount != 164000 {
 		t.Errorf("after the cooldown: %+v", ix.Snapshots)
 	}
-	ss = w2.State().LLMs["claude"].Sessions[id]
+	ss = stateOf(w2).LLMs["claude"].Sessions[id]
 	if ss.Snapshots != 1 || ss.SnapshotSource != "watcher" || ss.Exports != 2 {
 		t.Errorf("session state after the cooldown: %+v", ss)
 	}
+}
+
+// stateOf returns a copy of w's current state.
+func stateOf(w *Watcher) *State {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	cp := *w.state
+	return &cp
 }

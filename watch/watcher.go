@@ -150,13 +150,6 @@ func New(opts Options) (*Watcher, error) {
 	return w, nil
 }
 
-// Config returns the configuration in use.
-func (w *Watcher) Config() *Config {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.cfg
-}
-
 // enabled reports whether l is watched (enabled and selected by Only).
 func (w *Watcher) enabled(l *LLMConfig) bool {
 	if !l.Enabled {
@@ -680,12 +673,4 @@ func (w *Watcher) saveState(now time.Time, force bool) error {
 	}
 	w.lastState, w.lastWrite = cur, now
 	return nil
-}
-
-// State returns a copy of the current state (for tests and --once).
-func (w *Watcher) State() *State {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	cp := *w.state
-	return &cp
 }

@@ -54,22 +54,6 @@ func flatSession(path string) (id, dir string, ok bool) {
 	return id, filepath.Dir(path), true
 }
 
-// FlatSessions lists the sessions of a sessions/<md5> folder in the flat
-// layout: the "<id>.jsonl" files (not the subagents' "_read_N" ones).
-func FlatSessions(dir string) []string {
-	m, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	var out []string
-	for _, p := range m {
-		if _, n, ok := flatName(filepath.Base(p)); ok && n == "" {
-			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-				out = append(out, p)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 // importFlat reads the flat-layout session id of folder dir.
 func importFlat(ctx context.Context, dir, id string, opt archive.ImportOptions) (*archive.State, error) {
 	abs, err := filepath.Abs(dir)
