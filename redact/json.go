@@ -104,7 +104,7 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 	dec, kdec := &sc.dec, &sc.kdec
 	for _, s := range w.strs {
 		raw := line[s.start+1 : s.end-1]
-		interesting := len(r.fullScan) > 0 || w.hitIn(s.start, s.end) ||
+		interesting := len(r.fullScan) > 0 || hitWithin(live, s.start, s.end) ||
 			(digits && (spanWithin(runs, s.start+1, s.end-1) || r.exhaustive && r.maybeDigits(raw))) || s.esc || r.exhaustive && hasASCIIEscape(raw)
 		if interesting {
 			d := dec.decode(raw)
@@ -384,9 +384,8 @@ func hasASCIIEscape(b []byte) bool {
 		case '/':
 			return true
 		case 'u':
-			if i+6 <= len(b) && b[i+2] == '0' && b[i+3] == '0' {
-				v, ok := hex2(b[i+4], b[i+5])
-				if ok && v >= 0x21 && v < 0x7f && v != '<' && v != '>' && v != '&' && v != '\'' && v != '"' && v != '\\' {
+			if i+6 <= len(b) {
+				if v, ok := hex4(b[i+2 : i+6]); ok && hidingEscape(v) {
 					return true
 				}
 			}
@@ -394,10 +393,10 @@ func hasASCIIEscape(b []byte) bool {
 	}
 }
 
-func hex2(a, b byte) (byte, bool) {
-	x, ok1 := unhex(a)
-	y, ok2 := unhex(b)
-	return x<<4 | y, ok1 && ok2
+// hidingEscape reports whether \u escape v is of a printable ASCII byte
+// other than the ones encoders commonly escape (<, >, &, ', ", \).
+func hidingEscape(v uint16) bool {
+	return v >= 0x21 && v < 0x7f && v != '<' && v != '>' && v != '&' && v != '\'' && v != '"' && v != '\\'
 }
 
 func unhex(c byte) (byte, bool) {
@@ -632,25 +631,12 @@ type strTok struct {
 
 type span struct{ start, end int }
 
-// hitIn reports whether a keyword hit (of w.hits) lies within [s,e).
-func (w *jsonWalker) hitIn(s, e int) bool {
-	return hitWithin(w.hits, s, e)
-}
-
 // hitWithin reports whether one of hits (in increasing order of start)
 // lies within [s,e).
 func hitWithin(hits []hit, s, e int) bool {
-	lo, hi := 0, len(hits)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if hits[m].start < s {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	for k := lo; k < len(hits) && hits[k].start < e; k++ {
-		if hits[k].end <= e {
+	lo, hi := hitRange(hits, s, e)
+	for _, h := range hits[lo:hi] {
+		if h.end <= e {
 			return true
 		}
 	}
@@ -660,15 +646,7 @@ func hitWithin(hits []hit, s, e int) bool {
 // hitRange returns the hits (in increasing order of start) that start in
 // [s,e) as hits[lo:hi] (some may end after e).
 func hitRange(hits []hit, s, e int) (lo, hi int) {
-	lo, hi = 0, len(hits)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if hits[m].start < s {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
+	lo = sort.Search(len(hits), func(k int) bool { return hits[k].start >= s })
 	hi = lo
 	for hi < len(hits) && hits[hi].start < e {
 		hi++
@@ -701,28 +679,37 @@ func (w *jsonWalker) value(depth, key int) bool {
 		return false
 	}
 	switch c := w.b[w.i]; {
-	case c == '{':
+	case c == '{' || c == '[':
+		// An object's members are a key, a colon and a value; an array's
+		// elements are values.
+		obj, end := c == '{', byte(']')
+		if obj {
+			end = '}'
+		}
 		w.i++
 		w.ws()
-		if w.i < len(w.b) && w.b[w.i] == '}' {
+		if w.i < len(w.b) && w.b[w.i] == end {
 			w.i++
 			return true
 		}
 		for {
 			w.ws()
-			if w.i >= len(w.b) || w.b[w.i] != '"' {
-				return false
+			k := -1
+			if obj {
+				if w.i >= len(w.b) || w.b[w.i] != '"' {
+					return false
+				}
+				k = len(w.strs)
+				if !w.str(-1) {
+					return false
+				}
+				w.ws()
+				if w.i >= len(w.b) || w.b[w.i] != ':' {
+					return false
+				}
+				w.i++
+				w.ws()
 			}
-			k := len(w.strs)
-			if !w.str(-1) {
-				return false
-			}
-			w.ws()
-			if w.i >= len(w.b) || w.b[w.i] != ':' {
-				return false
-			}
-			w.i++
-			w.ws()
 			if !w.value(depth+1, k) {
 				return false
 			}
@@ -734,33 +721,7 @@ func (w *jsonWalker) value(depth, key int) bool {
 				w.i++
 				continue
 			}
-			if w.b[w.i] == '}' {
-				w.i++
-				return true
-			}
-			return false
-		}
-	case c == '[':
-		w.i++
-		w.ws()
-		if w.i < len(w.b) && w.b[w.i] == ']' {
-			w.i++
-			return true
-		}
-		for {
-			w.ws()
-			if !w.value(depth+1, -1) {
-				return false
-			}
-			w.ws()
-			if w.i >= len(w.b) {
-				return false
-			}
-			if w.b[w.i] == ',' {
-				w.i++
-				continue
-			}
-			if w.b[w.i] == ']' {
+			if w.b[w.i] == end {
 				w.i++
 				return true
 			}
@@ -874,9 +835,7 @@ func (w *jsonWalker) str(key int) bool {
 			if !ok {
 				return false
 			}
-			if v >= 0x21 && v < 0x7f && v != '<' && v != '>' && v != '&' && v != '\'' && v != '"' && v != '\\' {
-				esc = true
-			}
+			esc = esc || hidingEscape(v)
 			i += 6
 		default:
 			return false
