@@ -110,28 +110,6 @@ func hasMeta(s string) bool { return strings.ContainsAny(s, `*?[{\`) }
 
 // matchGlob reports whether path matches pattern (same syntax as glob).
 func matchGlob(pattern, path string) bool {
-	ps := strings.Split(strings.TrimPrefix(filepath.ToSlash(filepath.Clean(pattern)), "/"), "/")
-	xs := strings.Split(strings.TrimPrefix(filepath.ToSlash(filepath.Clean(path)), "/"), "/")
-	var m func(ps, xs []string) bool
-	m = func(ps, xs []string) bool {
-		for len(ps) > 0 {
-			if ps[0] == "**" {
-				for k := 0; k <= len(xs); k++ {
-					if m(ps[1:], xs[k:]) {
-						return true
-					}
-				}
-				return false
-			}
-			if len(xs) == 0 {
-				return false
-			}
-			if ok, _ := doublestar.Match(ps[0], xs[0]); !ok {
-				return false
-			}
-			ps, xs = ps[1:], xs[1:]
-		}
-		return len(xs) == 0
-	}
-	return m(ps, xs)
+	ok, _ := doublestar.Match(filepath.ToSlash(filepath.Clean(pattern)), filepath.ToSlash(filepath.Clean(path)))
+	return ok
 }

@@ -84,6 +84,9 @@ func TestGlob(t *testing.T) {
 		{"/a/**/*.{jsonl,json}", "/a/b/s.jsonl", true},
 		{"/a/**/*.{jsonl,json}", "/a/b/s.txt", false},
 		{"/a/{b,c}/*.json", "/a/c/s.json", true},
+		{"/a/{b,c}/*.json", "/a/d/s.json", false},
+		{"/a/**", "/a/b/c.jsonl", true},
+		{"/a/b?/*.jsonl", "/a/b1/c.jsonl", true},
 	} {
 		if matchGlob(c.pat, c.path) != c.ok {
 			t.Errorf("matchGlob(%s, %s) != %v", c.pat, c.path, c.ok)
