@@ -330,32 +330,28 @@ func (c *Config) parseGlobal(m *yaml.Node) {
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
 		key := "global." + k.Value
-		bad := func(msg string) {
-			c.Problems = append(c.Problems, Problem{File: c.Path, Line: v.Line, Key: key, Msg: msg, Disabled: true})
-		}
+		var d time.Duration
+		var err error
 		switch k.Value {
 		case "poll_interval_seconds":
-			if d, err := durationOf(v, time.Second, 50*time.Millisecond, 24*time.Hour); err != nil {
-				bad(err.Error())
-			} else {
+			if d, err = durationOf(v, time.Second, 50*time.Millisecond, 24*time.Hour); err == nil {
 				c.PollInterval = d
 			}
 		case "cooldown_minutes":
-			if d, err := durationOf(v, time.Minute, 0, 7*24*time.Hour); err != nil {
-				bad(err.Error())
-			} else {
+			if d, err = durationOf(v, time.Minute, 0, 7*24*time.Hour); err == nil {
 				c.Cooldown = d
 			}
 		case "active_minutes":
-			if d, err := durationOf(v, time.Minute, time.Second, 7*24*time.Hour); err != nil {
-				bad(err.Error())
-			} else {
+			if d, err = durationOf(v, time.Minute, time.Second, 7*24*time.Hour); err == nil {
 				c.ActiveWindow = d
 			}
 		case "pending_base_dir", "session_log_dir", "notifications":
 			c.warn(k.Line, "", key, "not used by ben10 (snapshots go to each project's store), ignored")
 		default:
 			c.warn(k.Line, "", key, "unknown key, ignored (known: poll_interval_seconds, cooldown_minutes, active_minutes)")
+		}
+		if err != nil {
+			c.Problems = append(c.Problems, Problem{File: c.Path, Line: v.Line, Key: key, Msg: err.Error(), Disabled: true})
 		}
 	}
 }
