@@ -99,30 +99,14 @@ func ContextUsage(path string, h archive.Harness) (used, window int64, err error
 // until fn returns true. It reads a widening tail, never more than
 // tailMax bytes.
 func scanBack(path string, fn func(line []byte) bool) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("transcript: %w", err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("transcript: %w", err)
-	}
-	size := st.Size()
 	for n := int64(tailStart); ; n *= 4 {
-		if n > size {
-			n = size
-		}
-		if n > tailMax {
-			n = tailMax
-		}
-		buf := make([]byte, n)
-		if _, err := f.ReadAt(buf, size-n); err != nil && err != io.EOF {
-			return fmt.Errorf("transcript: %s: %w", path, err)
+		buf, cut, err := readTail(path, min(n, tailMax))
+		if err != nil {
+			return err
 		}
 		lines := bytes.Split(buf, []byte("\n"))
 		start := 0
-		if size-n > 0 {
+		if cut {
 			start = 1 // the first line is cut
 		}
 		for i := len(lines) - 1; i >= start; i-- {
@@ -131,10 +115,30 @@ func scanBack(path string, fn func(line []byte) bool) error {
 				return nil
 			}
 		}
-		if n >= size || n >= tailMax {
+		if !cut || n >= tailMax {
 			return ErrNoUsage
 		}
 	}
+}
+
+// readTail reads the last n bytes of the file at path (all of it when
+// shorter) and reports whether that cut anything off its start.
+func readTail(path string, n int64) (buf []byte, cut bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, fmt.Errorf("transcript: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, false, fmt.Errorf("transcript: %w", err)
+	}
+	n = min(n, st.Size())
+	buf = make([]byte, n)
+	if _, err := f.ReadAt(buf, st.Size()-n); err != nil && err != io.EOF {
+		return nil, false, fmt.Errorf("transcript: %s: %w", path, err)
+	}
+	return buf, n < st.Size(), nil
 }
 
 func claudeUsage(path string) (used, window int64, err error) {
@@ -273,19 +277,9 @@ func geminiUsage(path string) (used, window int64, err error) {
 // geminiLegacyUsage finds the last "tokens" object of a whole-file JSON
 // session in its tail, without parsing the whole record.
 func geminiLegacyUsage(path string) (used, window int64, err error) {
-	f, err := os.Open(path)
+	buf, _, err := readTail(path, tailMax)
 	if err != nil {
-		return 0, 0, fmt.Errorf("transcript: %w", err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return 0, 0, fmt.Errorf("transcript: %w", err)
-	}
-	n := min(st.Size(), int64(tailMax))
-	buf := make([]byte, n)
-	if _, err := f.ReadAt(buf, st.Size()-n); err != nil && err != io.EOF {
-		return 0, 0, fmt.Errorf("transcript: %s: %w", path, err)
+		return 0, 0, err
 	}
 	tok := lastKey(buf, `"tokens":`)
 	if tok < 0 {
