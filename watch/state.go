@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -116,23 +116,18 @@ func (s *State) llm(name string) *LLMState {
 }
 
 // ReadState reads a state file. A missing file is an empty state; a
-// damaged one is an error wrapping ErrBadState (the watcher then starts
-// afresh and keeps the damaged file beside it).
+// damaged one (not JSON, larger than 16 MiB, or not a regular file: a
+// symbolic link is not followed) is an error wrapping ErrBadState (the
+// watcher then starts afresh and keeps the damaged file beside it).
 func ReadState(path string) (*State, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	data, err := store.ReadFileBounded(path, maxStateBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return NewState(), nil
-	}
-	if err != nil {
+	case errors.Is(err, store.ErrUnsafePath):
+		return nil, fmt.Errorf("%w: %w", ErrBadState, err)
+	case err != nil:
 		return nil, fmt.Errorf("watch: state: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxStateBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("watch: reading %s: %w", path, err)
-	}
-	if len(data) > maxStateBytes {
-		return nil, fmt.Errorf("%w: %s is larger than %d bytes", ErrBadState, path, maxStateBytes)
 	}
 	s := NewState()
 	if err := json.Unmarshal(data, s); err != nil {

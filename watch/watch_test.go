@@ -218,6 +218,18 @@ func TestStateRoundTripAndDamage(t *testing.T) {
 	if s, err := ReadState(filepath.Join(d, "none.json")); err != nil || len(s.LLMs) != 0 {
 		t.Errorf("missing: %v", err)
 	}
+	// Too large, or a symbolic link (never followed): damaged too.
+	big := filepath.Join(d, "big.json")
+	mkfile(t, big, strings.Repeat(" ", maxStateBytes+1))
+	link := filepath.Join(d, "link.json")
+	if err := os.Symlink(p, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{big, link} {
+		if _, err := ReadState(path); !errors.Is(err, ErrBadState) {
+			t.Errorf("%s: %v, want ErrBadState", filepath.Base(path), err)
+		}
+	}
 }
 
 func TestServiceUnits(t *testing.T) {
