@@ -7,9 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -405,10 +406,8 @@ func (w *Watcher) watchDir(d string) {
 // one when the file matches an enabled assistant's glob.
 func (w *Watcher) sessionOf(path string, now time.Time) *tracked {
 	for _, t := range w.tracked {
-		for _, f := range t.Files {
-			if f == path {
-				return t
-			}
+		if slices.Contains(t.Files, path) {
+			return t
 		}
 	}
 	for _, l := range w.cfg.LLMs {
@@ -440,12 +439,7 @@ func (w *Watcher) evaluateAll(now time.Time) {
 		ls := w.state.llm(string(l.Name))
 		ls.ActiveSessions = ls.ActiveSessions[:0]
 	}
-	keys := make([]string, 0, len(w.tracked))
-	for k := range w.tracked {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(w.tracked)) {
 		w.evaluate(w.tracked[k], now)
 	}
 }
@@ -505,7 +499,7 @@ func (w *Watcher) evaluate(t *tracked, now time.Time) {
 		}
 		return
 	}
-	if !containsStr(ls.ActiveSessions, t.ID) {
+	if !slices.Contains(ls.ActiveSessions, t.ID) {
 		ls.ActiveSessions = append(ls.ActiveSessions, t.ID)
 	}
 	if ss == nil {
@@ -632,15 +626,6 @@ func (w *Watcher) evaluate(t *tracked, now time.Time) {
 func (o Observation) reasonsIgnoringCooldown(l *LLMConfig, now time.Time) []string {
 	o.LastExport, o.LastSnapshot = time.Time{}, time.Time{}
 	return Decide(l, o, now).Reasons
-}
-
-func containsStr(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // heartbeat is how often an unchanged state is rewritten (its
