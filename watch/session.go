@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/ben10ctx/ben10/archive"
 )
 
@@ -47,7 +49,7 @@ func sessionFor(h archive.Harness, path string) (*Session, bool) {
 		s.ID = strings.TrimSuffix(base, ".jsonl")
 	case archive.HarnessCodex:
 		name := strings.TrimSuffix(base, ".jsonl")
-		if len(name) >= 36 && isUUID(name[len(name)-36:]) {
+		if len(name) >= 36 && uuid.Validate(name[len(name)-36:]) == nil {
 			s.ID = name[len(name)-36:]
 		} else {
 			s.ID = name
@@ -80,25 +82,6 @@ func sessionFor(h archive.Harness, path string) (*Session, bool) {
 		return nil, false
 	}
 	return s, true
-}
-
-func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i, c := range s {
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // geminiSessionID reads the sessionId of a Gemini session's first record

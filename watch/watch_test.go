@@ -112,6 +112,9 @@ func TestSessionFor(t *testing.T) {
 		{archive.HarnessClaude, "/p/-x/2b6c.jsonl", "2b6c", "2b6c.jsonl", true},
 		{archive.HarnessClaude, "/p/-x/agent-a1.jsonl", "", "", false},
 		{archive.HarnessCodex, "/s/rollout-2026-05-01T12-47-42-019c8a53-a0dd-7130-bcd7-95445d84846a.jsonl", "019c8a53-a0dd-7130-bcd7-95445d84846a", ".jsonl", true},
+		// No UUID at the end: the whole name is the id.
+		{archive.HarnessCodex, "/s/rollout-2026-05-01T12-47-42-019c8a53-a0dd-7130-bcd7-95445d84846z.jsonl", "rollout-2026-05-01T12-47-42-019c8a53-a0dd-7130-bcd7-95445d84846z", ".jsonl", true},
+		{archive.HarnessCodex, "/s/rollout-short.jsonl", "rollout-short", ".jsonl", true},
 		{archive.HarnessGemini, gem, "abcd1234-0000-4000-8000-000000000000", ".jsonl", true},
 		{archive.HarnessGemini, legacy, "legacy-id", ".json", true},
 		{archive.HarnessKimi, "/k/sessions/h/uuid-1/wire.jsonl", "uuid-1", "wire.jsonl", true},
