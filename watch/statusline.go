@@ -93,7 +93,9 @@ func ReadStatus(r io.Reader, home string) (Status, error) {
 	if err != nil {
 		return st, nil
 	}
-	if b, err := os.ReadFile(s.IndexPath()); err == nil {
+	// index.json comes with the repository: bounded, and never a link or
+	// a FIFO (which would hang the statusline).
+	if b, err := store.ReadFileBounded(s.IndexPath(), snapshot.MaxIndexBytes); err == nil {
 		if ix, err := snapshot.ParseIndex(b); err == nil {
 			for _, sn := range ix.Snapshots {
 				if sn.SessionID == in.SessionID && sn.CreatedAt.After(st.LastSnapshot) {
