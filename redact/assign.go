@@ -277,10 +277,7 @@ func valueSpan(b []byte, i int, query bool) (start, end int, quoted bool) {
 	}
 	if q != 0 {
 		start = i
-		limit := i + 4096
-		if limit > len(b) {
-			limit = len(b)
-		}
+		limit := min(i+4096, len(b))
 		for i < limit {
 			c := b[i]
 			if c == q || (q == '\\' && (c == '"' || c == '\'')) {
@@ -298,20 +295,11 @@ func valueSpan(b []byte, i int, query bool) (start, end int, quoted bool) {
 	if query {
 		stop = csUnquotedStopQuery
 	}
-	i = scanUntil(b, i, stop, 4096)
+	for limit := min(i+4096, len(b)); i < limit && !stop[b[i]]; {
+		i++
+	}
 	if i < len(b) && (b[i] == '(' || b[i] == '[') {
 		return start, start, false
 	}
 	return start, i, false
-}
-
-func scanUntil(b []byte, i int, stop *charset, limit int) int {
-	end := i + limit
-	if end > len(b) {
-		end = len(b)
-	}
-	for i < end && !stop[b[i]] {
-		i++
-	}
-	return i
 }

@@ -44,10 +44,7 @@ func isAlnum(c byte) bool { return csAlnum[c] }
 // scanSet returns the end of the run of bytes in cs starting at i, stopping
 // after limit bytes.
 func scanSet(b []byte, i int, cs *charset, limit int) int {
-	end := i + limit
-	if end > len(b) {
-		end = len(b)
-	}
+	end := min(i+limit, len(b))
 	for i < end && cs[b[i]] {
 		i++
 	}

@@ -455,10 +455,7 @@ func widenEscapes(b []byte, s, e int) (int, int) {
 	// start of the run of backslashes-and-escape-bodies is found by
 	// scanning from the nearest position at least 6 bytes back that is
 	// not inside a backslash run.
-	from := s - 8
-	if from < 0 {
-		from = 0
-	}
+	from := max(s-8, 0)
 	for from > 0 && b[from-1] == '\\' {
 		from--
 	}

@@ -580,10 +580,7 @@ func pemMatcher() matcher {
 			endMarker = append(endMarker, "-----END "...)
 			endMarker = append(endMarker, label...)
 			endMarker = append(endMarker, "-----"...)
-			limit := bodyStart + 1<<20
-			if limit > len(b) {
-				limit = len(b)
-			}
+			limit := min(bodyStart+1<<20, len(b))
 			if k := bytes.Index(b[bodyStart:limit], endMarker); k >= 0 {
 				return append(f, Finding{RuleID: "private-key", Start: h.start, End: bodyStart + k + len(endMarker)})
 			}
@@ -625,10 +622,7 @@ func urlMatcher() matcher {
 			scheme := string(bytes.ToLower(b[ss:h.start]))
 			// user
 			i := h.end
-			limit := i + 512
-			if limit > len(b) {
-				limit = len(b)
-			}
+			limit := min(i+512, len(b))
 			colon := -1
 			for i < limit && !csUserinfoStop[b[i]] {
 				if b[i] == ':' && colon < 0 {
