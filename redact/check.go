@@ -126,10 +126,7 @@ func isPlaceholder(v []byte) bool {
 		return true
 	}
 	var low [512]byte
-	n := len(v)
-	if n > len(low) {
-		n = len(low)
-	}
+	n := min(len(v), len(low))
 	for i := 0; i < n; i++ {
 		low[i] = lowerASCII(v[i])
 	}

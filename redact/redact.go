@@ -411,12 +411,7 @@ func (r *Redactor) enabled(id string) bool {
 // alignUTF8 widens [s,e) so it neither starts nor ends inside a multi-byte
 // UTF-8 sequence.
 func alignUTF8(b []byte, s, e int) (int, int) {
-	if s < 0 {
-		s = 0
-	}
-	if e > len(b) {
-		e = len(b)
-	}
+	s, e = max(s, 0), min(e, len(b))
 	for k := 0; s > 0 && k < 3 && !utf8.RuneStart(b[s]); k++ {
 		s--
 	}

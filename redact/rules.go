@@ -119,13 +119,7 @@ func regexMatcher(id string, keywords []string, re func() *regexp.Regexp, before
 		rules:    []string{id},
 		keywords: keywords,
 		check: func(r *Redactor, b []byte, h hit, f []Finding) []Finding {
-			ws, we := h.start-before, h.end+after
-			if ws < 0 {
-				ws = 0
-			}
-			if we > len(b) {
-				we = len(b)
-			}
+			ws, we := max(h.start-before, 0), min(h.end+after, len(b))
 			w := b[ws:we]
 			for _, m := range re().FindAllSubmatchIndex(w, -1) {
 				s, e := m[0], m[1]
