@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -571,7 +572,9 @@ func CaptureFiles(ctx context.Context, s *archive.State, root string, opt archiv
 		if filepath.IsAbs(rel) || clean == "." || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) || excluded(filepath.ToSlash(clean), opt.ExcludePatterns) {
 			continue
 		}
-		f, err := os.Open(filepath.Join(root, clean))
+		// Non-blocking, so that a FIFO in the project cannot hang the
+		// import; fstat then keeps regular files only.
+		f, err := os.OpenFile(filepath.Join(root, clean), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			continue
 		}
