@@ -149,7 +149,7 @@ func sniffLine(l []byte) archive.Harness {
 		}
 		return ""
 	}
-	typ := str(obj["type"])
+	typ := imp.Str(obj["type"])
 	switch {
 	case obj["payload"] != nil && (typ == "session_meta" || typ == "response_item" || typ == "event_msg" || typ == "turn_context" || typ == "compacted"):
 		return archive.HarnessCodex
@@ -172,12 +172,6 @@ func sniffLine(l []byte) archive.Harness {
 		return archive.HarnessClaude
 	}
 	return ""
-}
-
-func str(raw json.RawMessage) string {
-	var s string
-	_ = json.Unmarshal(raw, &s)
-	return s
 }
 
 // byLocation recognizes the assistants' default directory layouts.

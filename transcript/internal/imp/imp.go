@@ -16,6 +16,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -501,13 +502,8 @@ func PatchFiles(patch string) (paths []string, ops []FileOp) {
 
 // AppendUnique appends s to list unless present or empty.
 func AppendUnique(list []string, s string) []string {
-	if s == "" {
+	if s == "" || slices.Contains(list, s) {
 		return list
-	}
-	for _, x := range list {
-		if x == s {
-			return list
-		}
 	}
 	return append(list, s)
 }
