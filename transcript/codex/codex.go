@@ -155,9 +155,7 @@ func (c *conv) record(r rec) {
 			Cwd   string `json:"cwd"`
 			Model string `json:"model"`
 		}
-		if json.Unmarshal(r.env.Payload, &p) != nil {
-			b.S.Import.Partial++
-			b.Problem(c.raw, r.line, "turn_context payload is not an object")
+		if !c.decode(r, &p, "turn_context payload") {
 			return
 		}
 		if p.Model != "" {
@@ -199,9 +197,7 @@ func (c *conv) sessionMeta(r rec) {
 		} `json:"git"`
 	}
 	m := &c.b.S.Meta
-	if json.Unmarshal(r.env.Payload, &p) != nil {
-		c.b.S.Import.Partial++
-		c.b.Problem(c.raw, r.line, "session_meta payload is not an object")
+	if !c.decode(r, &p, "session_meta payload") {
 		return
 	}
 	if m.SessionID != "" {

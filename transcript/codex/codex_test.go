@@ -305,3 +305,23 @@ func TestCellCommands(t *testing.T) {
 		}
 	}
 }
+
+// A session_meta or turn_context whose fields have the wrong types is
+// counted as partial, with a problem naming its line.
+func TestWrongTypedMeta(t *testing.T) {
+	in := `{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":5}}
+{"timestamp":"2026-01-01T00:00:01Z","type":"turn_context","payload":{"model":["x"]}}
+{"timestamp":"2026-01-01T00:00:02Z","type":"response_item","payload":{"type":"message","role":"user","content":"hi"}}
+`
+	s, err := codex.ImportBytes("r.jsonl", []byte(in), archive.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := strings.Join(s.Import.Problems, "\n")
+	if s.Import.Partial != 2 || !strings.Contains(p, "r.jsonl:1: session_meta payload: unexpected shape") || !strings.Contains(p, "r.jsonl:2: turn_context payload: unexpected shape") {
+		t.Errorf("partial %d, problems %q", s.Import.Partial, s.Import.Problems)
+	}
+	if len(s.Messages) != 1 || s.Messages[0].Text != "hi" {
+		t.Errorf("messages %+v", s.Messages)
+	}
+}
