@@ -1,11 +1,9 @@
 package watch
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"github.com/bmatcuk/doublestar/v4"
-	"io"
 	"math"
 	"path/filepath"
 	"strings"
@@ -256,11 +254,7 @@ func ParseConfig(name string, data []byte, home string) (*Config, error) {
 
 func (c *Config) parse(data []byte, home string) error {
 	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrConfig, c.Path, err)
 	}
 	if len(doc.Content) == 0 {
