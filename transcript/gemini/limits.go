@@ -22,7 +22,3 @@ func TokenLimit(model string) int64 {
 	}
 	return DefaultTokenLimit
 }
-
-// CompressionThreshold is the default fraction of TokenLimit at which
-// Gemini CLI compresses the chat (setting model.compressionThreshold).
-const CompressionThreshold = 0.5
