@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/snapshot"
 )
 
@@ -43,9 +44,9 @@ type ServerOptions struct {
 	Token string
 	// Projects are the projects served.
 	Projects []*Project
-	// Searcher answers /search and /api/search; nil means StoreSearcher
-	// over Projects.
-	Searcher Searcher
+	// Index, when set, answers /search and /api/search (see Server's
+	// search); without it, the projects' snapshots are searched.
+	Index *index.Index
 	// Addr is the address the server listens on (host:port, port
 	// resolved). Requests whose Host header is not localhost,
 	// 127.0.0.1 or [::1] with its port, or Addr itself, are refused.
@@ -63,9 +64,8 @@ type ServerOptions struct {
 
 // Server is the read-only web UI and JSON API. Create it with NewServer.
 type Server struct {
-	opts   ServerOptions
-	hosts  map[string]bool
-	search Searcher
+	opts  ServerOptions
+	hosts map[string]bool
 
 	mu      sync.Mutex
 	tokens  float64
@@ -114,10 +114,6 @@ func NewServer(opts ServerOptions) (*Server, error) {
 			s.byID[p.ID] = p
 			s.ordered = append(s.ordered, p)
 		}
-	}
-	s.search = opts.Searcher
-	if s.search == nil {
-		s.search = StoreSearcher{Projects: s.ordered}
 	}
 	return s, nil
 }
@@ -521,36 +517,38 @@ func (s *Server) apiSnapshots(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, r, http.StatusOK, map[string]any{"snapshots": out})
 }
 
-func (s *Server) runSearch(r *http.Request) (Query, []Hit, int, error) {
-	q := Query{Text: strings.TrimSpace(r.URL.Query().Get("q"))}
-	if q.Text == "" {
-		return q, nil, http.StatusBadRequest, errors.New("missing q")
+// runSearch answers the q, project and limit parameters: the query
+// text, the hits (never nil) and the status of an error.
+func (s *Server) runSearch(r *http.Request) (string, []Hit, int, error) {
+	text := strings.TrimSpace(r.URL.Query().Get("q"))
+	if text == "" {
+		return text, []Hit{}, http.StatusBadRequest, errors.New("missing q")
 	}
-	if len(q.Text) > 1000 {
-		return q, nil, http.StatusBadRequest, errors.New("q is longer than 1000 bytes")
+	if len(text) > 1000 {
+		return text, []Hit{}, http.StatusBadRequest, errors.New("q is longer than 1000 bytes")
 	}
 	limit, err := limitParam(r, 100)
 	if err != nil {
-		return q, nil, http.StatusBadRequest, err
+		return text, []Hit{}, http.StatusBadRequest, err
 	}
-	q.Limit = limit
+	var ids []string
 	if ref := r.URL.Query().Get("project"); ref != "" {
 		p, ok := s.project(ref)
 		if !ok {
-			return q, nil, http.StatusNotFound, fmt.Errorf("no project %q", ref)
+			return text, []Hit{}, http.StatusNotFound, fmt.Errorf("no project %q", ref)
 		}
-		q.Projects = []string{p.ID}
+		ids = []string{p.ID}
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
 	defer cancel()
-	hits, err := s.search.Search(ctx, q)
-	if err != nil {
-		return q, hits, http.StatusInternalServerError, err
-	}
+	hits, err := s.search(ctx, text, ids, limit)
 	if hits == nil {
 		hits = []Hit{}
 	}
-	return q, hits, http.StatusOK, nil
+	if err != nil {
+		return text, hits, http.StatusInternalServerError, err
+	}
+	return text, hits, http.StatusOK, nil
 }
 
 func (s *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
@@ -559,7 +557,7 @@ func (s *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, code, "search: "+err.Error())
 		return
 	}
-	writeJSON(w, r, http.StatusOK, map[string]any{"query": q.Text, "hits": hits})
+	writeJSON(w, r, http.StatusOK, map[string]any{"query": q, "hits": hits})
 }
 
 func (s *Server) viewPage(w http.ResponseWriter, r *http.Request, id, kind, name string) {
@@ -690,10 +688,7 @@ func (s *Server) projectPage(w http.ResponseWriter, r *http.Request, id string) 
 
 func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	q, hits, _, err := s.runSearch(r)
-	pg := uiPage{Title: "Ben10 — search", Query: q.Text, Hits: hits}
-	if pg.Hits == nil {
-		pg.Hits = []Hit{}
-	}
+	pg := uiPage{Title: "Ben10 — search", Query: q, Hits: hits}
 	if err != nil {
 		pg.Error = err.Error()
 	}
