@@ -234,7 +234,7 @@ func FallbackProjects(home string) []string {
 		if !e.IsDir() {
 			continue
 		}
-		b, err := readSmall(filepath.Join(base, e.Name(), "project"), 4096)
+		b, err := store.ReadFileBounded(filepath.Join(base, e.Name(), store.ProjectName), 4096)
 		if err != nil {
 			continue
 		}
@@ -243,17 +243,6 @@ func FallbackProjects(home string) []string {
 		}
 	}
 	return out
-}
-
-func readSmall(path string, max int64) ([]byte, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > max {
-		return nil, fmt.Errorf("%s: not a small regular file", path)
-	}
-	return os.ReadFile(path)
 }
 
 type storeFile struct {

@@ -86,7 +86,7 @@ func ConfigPath(home string) string { return filepath.Join(home, ".claude-code",
 // LoadConfig reads the remotes file (a missing file is an empty Config).
 func LoadConfig(home string) (*Config, error) {
 	c := &Config{path: ConfigPath(home), Remotes: map[string]*Remote{}}
-	b, err := readSmall(c.path, 1<<20)
+	b, err := store.ReadFileBounded(c.path, 1<<20)
 	if errors.Is(err, os.ErrNotExist) {
 		return c, nil
 	}

@@ -315,11 +315,16 @@ func writeJSON(w http.ResponseWriter, r *http.Request, code int, v any) {
 		buf.Reset()
 		fmt.Fprintf(&buf, "{\"error\": %q, \"status\": 500}\n", err.Error())
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	writeBody(w, r, code, "application/json; charset=utf-8", buf.Bytes())
+}
+
+// writeBody answers with body (none to a HEAD request) of type ctype.
+func writeBody(w http.ResponseWriter, r *http.Request, code int, ctype string, body []byte) {
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(code)
 	if r.Method != http.MethodHead {
-		w.Write(buf.Bytes())
+		w.Write(body)
 	}
 }
 
@@ -573,20 +578,12 @@ func (s *Server) viewPage(w http.ResponseWriter, r *http.Request, id, kind, name
 	}
 	// The entry is looked up in the listing: no path is built from the
 	// request.
-	es, err := p.Entries()
-	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err.Error())
-		return
-	}
-	var e *Entry
-	for i := range es {
-		if es[i].Kind == kind && es[i].Name == name {
-			e = &es[i]
-			break
-		}
-	}
-	if e == nil {
+	e, err := p.Find(kind + "/" + name)
+	if errors.Is(err, ErrNotFound) {
 		s.fail(w, r, http.StatusNotFound, "no such saved session")
+		return
+	} else if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err.Error())
 		return
 	}
 	select {
@@ -596,7 +593,7 @@ func (s *Server) viewPage(w http.ResponseWriter, r *http.Request, id, kind, name
 		s.fail(w, r, http.StatusServiceUnavailable, "request ended while waiting")
 		return
 	}
-	st, err := p.Load(*e)
+	st, err := p.Load(e)
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err.Error())
 		return
@@ -623,12 +620,7 @@ func (s *Server) viewPage(w http.ResponseWriter, r *http.Request, id, kind, name
 
 func (s *Server) writePage(w http.ResponseWriter, r *http.Request, csp string, page []byte) {
 	w.Header().Set("Content-Security-Policy", csp)
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(page)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		w.Write(page)
-	}
+	writeBody(w, r, http.StatusOK, "text/html; charset=utf-8", page)
 }
 
 type uiPage struct {
