@@ -272,13 +272,9 @@ func (x *Index) AddProject(ctx context.Context, dir string) error {
 	return err
 }
 
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
-// column reads the one column of every row query returns.
-func column[T any](ctx context.Context, q querier, query string, args ...any) ([]T, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
+// column reads the one column of every row of a query's result (rows,
+// err: what QueryContext returned) and closes the rows.
+func column[T any](rows *sql.Rows, err error) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -352,22 +352,14 @@ func (x *Index) searchRows(ctx context.Context, q Query, match, cond string, arg
 
 // text is the text of full-text row id.
 func (x *Index) text(ctx context.Context, id int64) (string, error) {
-	rows, err := x.query(ctx, `SELECT text FROM fts WHERE rowid = ?`, id)
+	texts, err := column[string](x.query(ctx, `SELECT text FROM fts WHERE rowid = ?`, id))
+	if err == nil && len(texts) == 0 {
+		err = fmt.Errorf("no text %d", id)
+	}
 	if err != nil {
 		return "", err
 	}
-	defer rows.Close()
-	var s string
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return "", err
-		}
-		return "", fmt.Errorf("no text %d", id)
-	}
-	if err := rows.Scan(&s); err != nil {
-		return "", err
-	}
-	return s, rows.Close()
+	return texts[0], nil
 }
 
 // maxPrepared bounds the statements an Index keeps prepared (a search's
@@ -732,7 +724,7 @@ func (x *Index) Status(ctx context.Context) (Status, error) {
 		}
 		rows.Close()
 	}
-	probs, err := column[string](ctx, x.db, `SELECT path || ': ' || problem FROM archives WHERE status = ? ORDER BY path`, StatusSkipped)
+	probs, err := column[string](x.db.QueryContext(ctx, `SELECT path || ': ' || problem FROM archives WHERE status = ? ORDER BY path`, StatusSkipped))
 	if err != nil {
 		return s, fmt.Errorf("index: status: %w", err)
 	}
@@ -766,7 +758,7 @@ func (x *Index) Verify(ctx context.Context) (VerifyReport, error) {
 		return VerifyReport{}, ErrClosed
 	}
 	var r VerifyReport
-	found, err := column[string](ctx, x.db, `PRAGMA integrity_check`)
+	found, err := column[string](x.db.QueryContext(ctx, `PRAGMA integrity_check`))
 	if err != nil {
 		return r, fmt.Errorf("index: verify: %w", err)
 	}

@@ -200,7 +200,7 @@ func (x *Index) projects(ctx context.Context, opts UpdateOptions) ([]string, err
 		set[c] = true
 	}
 	if !opts.Only {
-		dirs, err := column[string](ctx, x.db, `SELECT dir FROM projects`)
+		dirs, err := column[string](x.db.QueryContext(ctx, `SELECT dir FROM projects`))
 		if err != nil {
 			return nil, fmt.Errorf("index: list projects: %w", err)
 		}
@@ -546,7 +546,7 @@ func deleteArchive(ctx context.Context, tx *sql.Tx, path string) ([]int64, error
 	if err != nil {
 		return nil, err
 	}
-	tids, err := column[int64](ctx, tx, `SELECT DISTINCT text_id FROM docs WHERE archive_id = ?`, id)
+	tids, err := column[int64](tx.QueryContext(ctx, `SELECT DISTINCT text_id FROM docs WHERE archive_id = ?`, id))
 	if err != nil {
 		return nil, err
 	}
@@ -587,7 +587,7 @@ func dropUnused(ctx context.Context, tx *sql.Tx, tids []int64) error {
 
 // dropMissing removes the archives not seen in this scan whose file is gone.
 func (x *Index) dropMissing(ctx context.Context, seen map[string]bool) (int, error) {
-	paths, err := column[string](ctx, x.db, `SELECT path FROM archives`)
+	paths, err := column[string](x.db.QueryContext(ctx, `SELECT path FROM archives`))
 	if err != nil {
 		return 0, fmt.Errorf("index: list archives: %w", err)
 	}
