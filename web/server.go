@@ -188,13 +188,8 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !s.authorized(r) {
-		if s.authFailed() {
-			h.Set("Retry-After", "60")
-			s.fail(w, r, http.StatusTooManyRequests, "too many failed authentications")
-			return
-		}
 		h.Set("WWW-Authenticate", `Bearer realm="ben10"`)
-		s.fail(w, r, http.StatusUnauthorized, "authentication required: open the login link `ben10 serve` printed, or send Authorization: Bearer <token>")
+		s.unauthorized(w, r, "authentication required: open the login link `ben10 serve` printed, or send Authorization: Bearer <token>")
 		return
 	}
 	s.route(w, r)
@@ -261,6 +256,18 @@ func (s *Server) authFailed() bool {
 	return len(s.fails) > s.opts.AuthFailed
 }
 
+// unauthorized records a failed authentication and answers 401 with msg,
+// or 429 when the last minute had too many.
+func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request, msg string) {
+	if s.authFailed() {
+		w.Header().Del("WWW-Authenticate")
+		w.Header().Set("Retry-After", "60")
+		s.fail(w, r, http.StatusTooManyRequests, "too many failed authentications")
+		return
+	}
+	s.fail(w, r, http.StatusUnauthorized, msg)
+}
+
 func (s *Server) tokenOK(t string) bool {
 	return t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(s.opts.Token)) == 1
 }
@@ -278,12 +285,7 @@ func (s *Server) authorized(r *http.Request) bool {
 // so the token leaves the address bar and the history entry.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	if !s.tokenOK(r.URL.Query().Get("token")) {
-		if s.authFailed() {
-			w.Header().Set("Retry-After", "60")
-			s.fail(w, r, http.StatusTooManyRequests, "too many failed authentications")
-			return
-		}
-		s.fail(w, r, http.StatusUnauthorized, "wrong or missing token")
+		s.unauthorized(w, r, "wrong or missing token")
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: s.opts.Token, Path: "/", HttpOnly: true,
