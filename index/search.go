@@ -338,15 +338,7 @@ func (x *Index) searchRows(ctx context.Context, q Query, match, cond string, arg
 		h.Ref = c.hash[:min(refHashLen, len(c.hash))] + ":" + strconv.FormatInt(c.pos, 10)
 		res.Hits = append(res.Hits, h)
 	}
-	for k, t := range withheld {
-		if _, served := best[k]; served {
-			continue // the same text from a trusted archive
-		}
-		if res.Withheld == nil {
-			res.Withheld = Withheld{}
-		}
-		res.Withheld[t]++
-	}
+	res.Withheld = withheldOf(withheld, best) // not the texts a trusted archive holds too
 	return res, n, nil
 }
 
@@ -647,17 +639,7 @@ func (x *Index) Sessions(ctx context.Context, project string, kinds ...string) (
 		}
 		out[i].Request = cut(text, 300)
 	}
-	var w Withheld
-	for k, t := range untrusted {
-		if _, ok := bySession[k]; ok {
-			continue
-		}
-		if w == nil {
-			w = Withheld{}
-		}
-		w[t]++
-	}
-	return out, w, nil
+	return out, withheldOf(untrusted, bySession), nil
 }
 
 // Status describes the index.

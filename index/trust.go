@@ -73,6 +73,21 @@ func (w Withheld) Total() int {
 	return n
 }
 
+// withheldOf counts by trust the keys of untrusted (key → its archive's
+// trust) that served lacks: nil when none is left.
+func withheldOf[K comparable, V any](untrusted map[K]string, served map[K]V) Withheld {
+	var w Withheld
+	for k, t := range untrusted {
+		if _, ok := served[k]; !ok {
+			if w == nil {
+				w = Withheld{}
+			}
+			w[t]++
+		}
+	}
+	return w
+}
+
 // Say says how many were withheld and why, naming no content; "" when
 // none was. what names the things counted ("hits", "sessions").
 func (w Withheld) Say(what string) string {
