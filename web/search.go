@@ -3,7 +3,7 @@ package web
 import (
 	"context"
 	"errors"
-	"slices"
+	"log"
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/index"
@@ -26,30 +26,23 @@ type Hit struct {
 	Source    string `json:"source,omitempty"` // which search found it: "index" or "snapshots"
 }
 
-// search finds text in the saved sessions of the served projects whose ID
-// is in ids (all when empty), at most limit hits: through the recall index
-// when the server has one, else (and when the index cannot answer) through
-// each project's compaction snapshots. Both serve only this user's
-// archives, as the MCP server does: the index its trusted ones (see
-// index.Trusted), the snapshot search the snapshots this user's key
-// authenticates.
-func (s *Server) search(ctx context.Context, text string, ids []string, limit int) ([]Hit, error) {
-	var ps []*Project
-	for _, p := range s.ordered {
-		if len(ids) == 0 || slices.Contains(ids, p.ID) {
-			ps = append(ps, p)
-		}
-	}
-	if s.opts.Index != nil {
-		hits, err := indexSearch(ctx, s.opts.Index, ps, text, limit)
+// search finds text in the saved sessions of ps, at most limit hits:
+// through the recall index x when the server has one, else (and when the
+// index cannot answer, said on lg) through each project's compaction
+// snapshots. Both serve only this user's archives, as the MCP server
+// does: the index its trusted ones (see index.Trusted), the snapshot
+// search the snapshots this user's key authenticates.
+func search(ctx context.Context, x *index.Index, lg *log.Logger, ps []*Project, text string, limit int) ([]Hit, error) {
+	if x != nil {
+		hits, err := indexSearch(ctx, x, ps, text, limit)
 		if err == nil {
 			return hits, nil
 		}
 		if errors.Is(err, index.ErrBadQuery) {
 			return nil, err
 		}
-		if s.opts.Log != nil {
-			s.opts.Log.Printf("search: the recall index: %v; searching the snapshots", err)
+		if lg != nil {
+			lg.Printf("search: the recall index: %v; searching the snapshots", err)
 		}
 	}
 	return snapshotSearch(ctx, ps, text, limit)

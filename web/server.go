@@ -330,31 +330,22 @@ func writeBody(w http.ResponseWriter, r *http.Request, code int, ctype string, b
 	}
 }
 
-// project resolves a project parameter: a project ID, or the directory of
-// a served project.
-func (s *Server) project(ref string) (*Project, bool) {
-	if p, ok := s.byID[ref]; ok {
-		return p, true
-	}
-	for _, p := range s.ordered {
-		if ref != "" && p.Dir == ref {
-			return p, true
-		}
-	}
-	return nil, false
-}
-
-// projects is the project parameter's projects: all when it is absent.
+// projects is the project parameter's projects: all when it is absent,
+// else the one whose ID or directory it is.
 func (s *Server) projects(r *http.Request) ([]*Project, error) {
 	ref := r.URL.Query().Get("project")
 	if ref == "" {
 		return s.ordered, nil
 	}
-	p, ok := s.project(ref)
-	if !ok {
-		return nil, fmt.Errorf("%w: no project %q", ErrNotFound, ref)
+	if p, ok := s.byID[ref]; ok {
+		return []*Project{p}, nil
 	}
-	return []*Project{p}, nil
+	for _, p := range s.ordered {
+		if p.Dir == ref {
+			return []*Project{p}, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: no project %q", ErrNotFound, ref)
 }
 
 func limitParam(r *http.Request, def int) (int, error) {
@@ -538,17 +529,13 @@ func (s *Server) runSearch(r *http.Request) (string, []Hit, int, error) {
 	if err != nil {
 		return text, []Hit{}, http.StatusBadRequest, err
 	}
-	var ids []string
-	if ref := r.URL.Query().Get("project"); ref != "" {
-		p, ok := s.project(ref)
-		if !ok {
-			return text, []Hit{}, http.StatusNotFound, fmt.Errorf("no project %q", ref)
-		}
-		ids = []string{p.ID}
+	ps, err := s.projects(r)
+	if err != nil {
+		return text, []Hit{}, http.StatusNotFound, err
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
 	defer cancel()
-	hits, err := s.search(ctx, text, ids, limit)
+	hits, err := search(ctx, s.opts.Index, s.opts.Log, ps, text, limit)
 	if hits == nil {
 		hits = []Hit{}
 	}
