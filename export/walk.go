@@ -1,6 +1,8 @@
 package export
 
 import (
+	"math"
+
 	"github.com/ben10ctx/ben10/archive"
 )
 
@@ -35,84 +37,63 @@ func Walk(s *archive.State, fn func(Event) error) error {
 	}
 	called := make([]bool, len(s.Tools))
 	resulted := make([]bool, len(s.Tools))
-	ci := 0
-	emitComp := func(before int) error {
-		for ci < len(s.Compactions) && s.Compactions[ci].MessageIndex <= before {
-			if err := fn(Event{Compaction: &s.Compactions[ci]}); err != nil {
-				return err
-			}
-			ci++
+	// emit passes e to fn until fn fails; the walk then ends with that
+	// error.
+	var err error
+	emit := func(e Event) {
+		if err == nil {
+			err = fn(e)
 		}
-		return nil
 	}
-	for i := range s.Messages {
-		if err := emitComp(i); err != nil {
-			return err
+	ci := 0
+	emitComp := func(before int) {
+		for ; ci < len(s.Compactions) && s.Compactions[ci].MessageIndex <= before; ci++ {
+			emit(Event{Compaction: &s.Compactions[ci]})
 		}
+	}
+	for i := 0; i < len(s.Messages) && err == nil; i++ {
+		emitComp(i)
 		m := &s.Messages[i]
 		if m.Kind == "tool_result" {
 			for _, id := range m.ToolCallIDs {
 				ti, ok := tools[id]
-				if !ok {
-					if err := fn(Event{Tool: &archive.ToolExec{ID: id, Output: m.Text, Success: true, Timestamp: m.Timestamp}, Result: true, ResultText: m.Text}); err != nil {
-						return err
-					}
-					continue
-				}
-				if resulted[ti] {
-					continue
-				}
-				resulted[ti] = true
-				if err := fn(Event{Tool: &s.Tools[ti], Result: true}); err != nil {
-					return err
+				switch {
+				case !ok:
+					emit(Event{Tool: &archive.ToolExec{ID: id, Output: m.Text, Success: true, Timestamp: m.Timestamp}, Result: true, ResultText: m.Text})
+				case !resulted[ti]:
+					resulted[ti] = true
+					emit(Event{Tool: &s.Tools[ti], Result: true})
 				}
 			}
 			continue
 		}
-		if err := fn(Event{Message: m}); err != nil {
-			return err
-		}
+		emit(Event{Message: m})
 		for _, id := range m.ToolCallIDs {
 			ti, ok := tools[id]
 			if !ok || called[ti] {
 				continue
 			}
 			called[ti] = true
-			if err := fn(Event{Tool: &s.Tools[ti]}); err != nil {
-				return err
-			}
+			emit(Event{Tool: &s.Tools[ti]})
 			if j, late := lateResult[id]; late && j > i {
 				continue
 			}
 			if !resulted[ti] && hasResult(&s.Tools[ti]) {
 				resulted[ti] = true
-				if err := fn(Event{Tool: &s.Tools[ti], Result: true}); err != nil {
-					return err
-				}
+				emit(Event{Tool: &s.Tools[ti], Result: true})
 			}
 		}
 	}
-	if err := emitComp(len(s.Messages)); err != nil {
-		return err
-	}
-	for ; ci < len(s.Compactions); ci++ {
-		if err := fn(Event{Compaction: &s.Compactions[ci]}); err != nil {
-			return err
-		}
-	}
+	emitComp(math.MaxInt) // the rest, wherever they point
 	for i := range s.Tools {
 		if !called[i] {
-			if err := fn(Event{Tool: &s.Tools[i]}); err != nil {
-				return err
-			}
+			emit(Event{Tool: &s.Tools[i]})
 		}
 		if !resulted[i] && hasResult(&s.Tools[i]) {
-			if err := fn(Event{Tool: &s.Tools[i], Result: true}); err != nil {
-				return err
-			}
+			emit(Event{Tool: &s.Tools[i], Result: true})
 		}
 	}
-	return nil
+	return err
 }
 
 // hasResult reports a tool execution that finished (it has output or

@@ -272,6 +272,24 @@ func (x *Index) AddProject(ctx context.Context, dir string) error {
 	return err
 }
 
+// column reads the one column of every row of a query's result (rows,
+// err: what QueryContext returned) and closes the rows.
+func column[T any](rows *sql.Rows, err error) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row

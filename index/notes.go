@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ben10ctx/ben10/internal/indexnotes"
+	"github.com/ben10ctx/ben10/store"
 )
 
 // NotesName is the file, beside the index database, where savers note the
@@ -65,7 +66,7 @@ func takeNotes(home string) (projects, pulled, taken []string) {
 	files, _ := filepath.Glob(p + ".taken-*")
 	seen := map[string]bool{}
 	for _, f := range files {
-		data, err := readSmall(f, indexnotes.MaxBytes+64<<10)
+		data, err := store.ReadFileBounded(f, indexnotes.MaxBytes+64<<10)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
 				continue

@@ -55,37 +55,9 @@ func (x *Index) updatePulled(ctx context.Context, seen map[string]bool, known ma
 				continue
 			}
 			dir := filepath.Join(area, r.Name(), k.Name())
-			ents, err := os.ReadDir(dir)
-			if err != nil {
-				continue
-			}
-			var files []storeFile
-			for _, e := range ents {
-				if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".ctx") {
-					continue
-				}
-				fi, err := e.Info()
-				if err != nil {
-					continue
-				}
-				files = append(files, storeFile{path: filepath.Join(dir, e.Name()), kind: ArchivePulled, info: fi, source: "remote:" + r.Name() + "/" + k.Name()})
-			}
-			if len(files) == 0 {
-				continue
-			}
-			st.Projects++
-			pid, err := x.projectID(ctx, x.db, dir)
-			if err != nil {
+			files := ctxFiles(dir, ArchivePulled, "remote:"+r.Name()+"/"+k.Name())
+			if err := x.indexProject(ctx, dir, files, seen, known, st); err != nil {
 				return err
-			}
-			for _, f := range files {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				seen[f.path] = true
-				if err := x.indexFile(ctx, pid, f, known, st); err != nil {
-					return err
-				}
 			}
 		}
 	}

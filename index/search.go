@@ -210,40 +210,28 @@ func (x *Index) Search(ctx context.Context, q Query) (Result, error) {
 	if limit <= 0 {
 		limit = 10
 	}
-	var where []string
 	terms := queryTerms(q.Text)
-	args := []any{match}
+	cond, args := "", []any{match}
+	add := func(c string, vals ...any) { cond, args = cond+" AND "+c, append(args, vals...) }
 	if q.Project != "" {
-		where = append(where, "p.dir = ?")
-		args = append(args, q.Project)
+		add("p.dir = ?", q.Project)
 	}
 	if q.Assistant != "" {
-		where = append(where, "a.assistant = ?")
-		args = append(args, q.Assistant)
+		add("a.assistant = ?", q.Assistant)
 	}
 	if q.Session != "" {
-		where = append(where, "a.session LIKE ? ESCAPE '\\'")
-		args = append(args, likePrefix(q.Session))
+		add("a.session LIKE ? ESCAPE '\\'", likePrefix(q.Session))
 	}
 	if !q.Since.IsZero() {
-		where = append(where, "d.ts >= ?")
-		args = append(args, unixMilli(q.Since))
+		add("d.ts >= ?", unixMilli(q.Since))
 	}
 	if len(q.Kinds) > 0 {
-		where = append(where, "d.kind IN ("+strings.TrimSuffix(strings.Repeat("?,", len(q.Kinds)), ",")+")")
-		for _, k := range q.Kinds {
-			args = append(args, k)
-		}
+		c, vals := inList("d.kind", q.Kinds)
+		add(c, vals...)
 	}
 	if len(q.ArchiveKinds) > 0 {
-		where = append(where, "a.kind IN ("+strings.TrimSuffix(strings.Repeat("?,", len(q.ArchiveKinds)), ",")+")")
-		for _, k := range q.ArchiveKinds {
-			args = append(args, k)
-		}
-	}
-	cond := ""
-	if len(where) > 0 {
-		cond = " AND " + strings.Join(where, " AND ")
+		c, vals := inList("a.kind", q.ArchiveKinds)
+		add(c, vals...)
 	}
 	// Fetch more than asked: duplicates across archives collapse below,
 	// and candidates that lack the query are dropped; when too few are
@@ -350,36 +338,20 @@ func (x *Index) searchRows(ctx context.Context, q Query, match, cond string, arg
 		h.Ref = c.hash[:min(refHashLen, len(c.hash))] + ":" + strconv.FormatInt(c.pos, 10)
 		res.Hits = append(res.Hits, h)
 	}
-	for k, t := range withheld {
-		if _, served := best[k]; served {
-			continue // the same text from a trusted archive
-		}
-		if res.Withheld == nil {
-			res.Withheld = Withheld{}
-		}
-		res.Withheld[t]++
-	}
+	res.Withheld = withheldOf(withheld, best) // not the texts a trusted archive holds too
 	return res, n, nil
 }
 
 // text is the text of full-text row id.
 func (x *Index) text(ctx context.Context, id int64) (string, error) {
-	rows, err := x.query(ctx, `SELECT text FROM fts WHERE rowid = ?`, id)
+	texts, err := column[string](x.query(ctx, `SELECT text FROM fts WHERE rowid = ?`, id))
+	if err == nil && len(texts) == 0 {
+		err = fmt.Errorf("no text %d", id)
+	}
 	if err != nil {
 		return "", err
 	}
-	defer rows.Close()
-	var s string
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return "", err
-		}
-		return "", fmt.Errorf("no text %d", id)
-	}
-	if err := rows.Scan(&s); err != nil {
-		return "", err
-	}
-	return s, rows.Close()
+	return texts[0], nil
 }
 
 // maxPrepared bounds the statements an Index keeps prepared (a search's
@@ -462,6 +434,15 @@ func Snippet(text string, terms []string, n int) string {
 		b.WriteString("…")
 	}
 	return b.String()
+}
+
+// inList is the condition "col IN (?, …)" for vals, and its arguments.
+func inList(col string, vals []string) (string, []any) {
+	args := make([]any, len(vals))
+	for i, v := range vals {
+		args[i] = v
+	}
+	return col + " IN (" + strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",") + ")", args
 }
 
 func likePrefix(s string) string {
@@ -610,10 +591,8 @@ func (x *Index) Sessions(ctx context.Context, project string, kinds ...string) (
 		args = append(args, project)
 	}
 	if len(kinds) > 0 {
-		q += ` AND a.kind IN (` + strings.TrimSuffix(strings.Repeat("?,", len(kinds)), ",") + `)`
-		for _, k := range kinds {
-			args = append(args, k)
-		}
+		in, vals := inList("a.kind", kinds)
+		q, args = q+" AND "+in, append(args, vals...)
 	}
 	q += ` ORDER BY a.last_ts DESC, a.mtime DESC`
 	rows, err := x.db.QueryContext(ctx, q, args...)
@@ -660,17 +639,7 @@ func (x *Index) Sessions(ctx context.Context, project string, kinds ...string) (
 		}
 		out[i].Request = cut(text, 300)
 	}
-	var w Withheld
-	for k, t := range untrusted {
-		if _, ok := bySession[k]; ok {
-			continue
-		}
-		if w == nil {
-			w = Withheld{}
-		}
-		w[t]++
-	}
-	return out, w, nil
+	return out, withheldOf(untrusted, bySession), nil
 }
 
 // Status describes the index.
@@ -737,19 +706,12 @@ func (x *Index) Status(ctx context.Context) (Status, error) {
 		}
 		rows.Close()
 	}
-	prob, err := x.db.QueryContext(ctx, `SELECT path, problem FROM archives WHERE status = ? ORDER BY path`, StatusSkipped)
+	probs, err := column[string](x.db.QueryContext(ctx, `SELECT path || ': ' || problem FROM archives WHERE status = ? ORDER BY path`, StatusSkipped))
 	if err != nil {
 		return s, fmt.Errorf("index: status: %w", err)
 	}
-	defer prob.Close()
-	for prob.Next() {
-		var p, why string
-		if err := prob.Scan(&p, &why); err != nil {
-			return s, fmt.Errorf("index: status: %w", err)
-		}
-		s.Problems = append(s.Problems, p+": "+why)
-	}
-	return s, prob.Err()
+	s.Problems = probs
+	return s, nil
 }
 
 // VerifyReport is what Verify found.
@@ -778,20 +740,10 @@ func (x *Index) Verify(ctx context.Context) (VerifyReport, error) {
 		return VerifyReport{}, ErrClosed
 	}
 	var r VerifyReport
-	rows, err := x.db.QueryContext(ctx, `PRAGMA integrity_check`)
+	found, err := column[string](x.db.QueryContext(ctx, `PRAGMA integrity_check`))
 	if err != nil {
 		return r, fmt.Errorf("index: verify: %w", err)
 	}
-	var found []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			rows.Close()
-			return r, fmt.Errorf("index: verify: %w", err)
-		}
-		found = append(found, s)
-	}
-	rows.Close()
 	r.Integrity = strings.Join(found, "; ")
 	if _, err := x.db.ExecContext(ctx, `INSERT INTO fts(fts, rank) VALUES('integrity-check', 1)`); err != nil {
 		r.Problems = append(r.Problems, "full-text index: "+err.Error())

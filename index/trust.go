@@ -5,7 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/ben10ctx/ben10/archive"
@@ -73,17 +74,28 @@ func (w Withheld) Total() int {
 	return n
 }
 
+// withheldOf counts by trust the keys of untrusted (key → its archive's
+// trust) that served lacks: nil when none is left.
+func withheldOf[K comparable, V any](untrusted map[K]string, served map[K]V) Withheld {
+	var w Withheld
+	for k, t := range untrusted {
+		if _, ok := served[k]; !ok {
+			if w == nil {
+				w = Withheld{}
+			}
+			w[t]++
+		}
+	}
+	return w
+}
+
 // Say says how many were withheld and why, naming no content; "" when
 // none was. what names the things counted ("hits", "sessions").
 func (w Withheld) Say(what string) string {
 	if w.Total() == 0 {
 		return ""
 	}
-	keys := make([]string, 0, len(w))
-	for k := range w {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(w))
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%d: %s", w[k], TrustReason(k))

@@ -106,22 +106,8 @@ func (x *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
 			st.Problems = append(st.Problems, err.Error())
 			continue
 		}
-		if len(files) == 0 {
-			continue
-		}
-		st.Projects++
-		pid, err := x.projectID(ctx, x.db, dir)
-		if err != nil {
+		if err := x.indexProject(ctx, dir, files, seen, known, &st); err != nil {
 			return st, err
-		}
-		for _, f := range files {
-			if err := ctx.Err(); err != nil {
-				return st, err
-			}
-			seen[f.path] = true
-			if err := x.indexFile(ctx, pid, f, known, &st); err != nil {
-				return st, err
-			}
 		}
 	}
 	for _, f := range taken {
@@ -138,6 +124,29 @@ func (x *Index) Update(ctx context.Context, opts UpdateOptions) (Stats, error) {
 		return st, x.mergeIfFragmented(ctx)
 	}
 	return st, nil
+}
+
+// indexProject indexes files, the archives of project directory dir (a
+// project of the index once it has one), marking each seen.
+func (x *Index) indexProject(ctx context.Context, dir string, files []storeFile, seen map[string]bool, known map[string]archiveRow, st *Stats) error {
+	if len(files) == 0 {
+		return nil
+	}
+	st.Projects++
+	pid, err := x.projectID(ctx, x.db, dir)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		seen[f.path] = true
+		if err := x.indexFile(ctx, pid, f, known, st); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Each indexed archive adds a segment to the full-text index (SQLite
@@ -191,21 +200,15 @@ func (x *Index) projects(ctx context.Context, opts UpdateOptions) ([]string, err
 		set[c] = true
 	}
 	if !opts.Only {
-		rows, err := x.db.QueryContext(ctx, `SELECT dir FROM projects`)
+		dirs, err := column[string](x.db.QueryContext(ctx, `SELECT dir FROM projects`))
 		if err != nil {
 			return nil, fmt.Errorf("index: list projects: %w", err)
 		}
-		for rows.Next() {
-			var d string
-			if err := rows.Scan(&d); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("index: list projects: %w", err)
-			}
+		for _, d := range dirs {
 			if !inPullArea(x.home, d) { // scanned by updatePulled
 				set[d] = true
 			}
 		}
-		rows.Close()
 		for _, d := range FallbackProjects(x.home) {
 			set[d] = true
 		}
@@ -231,7 +234,7 @@ func FallbackProjects(home string) []string {
 		if !e.IsDir() {
 			continue
 		}
-		b, err := readSmall(filepath.Join(base, e.Name(), "project"), 4096)
+		b, err := store.ReadFileBounded(filepath.Join(base, e.Name(), store.ProjectName), 4096)
 		if err != nil {
 			continue
 		}
@@ -240,17 +243,6 @@ func FallbackProjects(home string) []string {
 		}
 	}
 	return out
-}
-
-func readSmall(path string, max int64) ([]byte, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > max {
-		return nil, fmt.Errorf("%s: not a small regular file", path)
-	}
-	return os.ReadFile(path)
 }
 
 type storeFile struct {
@@ -288,24 +280,29 @@ func (x *Index) storeFiles(dir string) ([]storeFile, error) {
 			{"compaction-snapshots", ArchiveSnapshot},
 			{"named", ArchiveNamed},
 		} {
-			d := filepath.Join(r, sub.dir)
-			ents, err := os.ReadDir(d)
-			if err != nil {
-				continue
-			}
-			for _, e := range ents {
-				if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".ctx") || strings.HasPrefix(e.Name(), store.TempPrefix) {
-					continue
-				}
-				fi, err := e.Info()
-				if err != nil {
-					continue
-				}
-				out = append(out, storeFile{path: filepath.Join(d, e.Name()), kind: sub.kind, info: fi})
-			}
+			out = append(out, ctxFiles(filepath.Join(r, sub.dir), sub.kind, "")...)
 		}
 	}
 	return out, nil
+}
+
+// ctxFiles lists the archives (regular *.ctx files, not a writer's
+// temporary file) in directory d, of kind and source.
+func ctxFiles(d, kind, source string) []storeFile {
+	ents, err := os.ReadDir(d)
+	if err != nil {
+		return nil
+	}
+	var out []storeFile
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".ctx") || strings.HasPrefix(e.Name(), store.TempPrefix) {
+			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			out = append(out, storeFile{path: filepath.Join(d, e.Name()), kind: kind, info: fi, source: source})
+		}
+	}
+	return out
 }
 
 type archiveRow struct {
@@ -549,21 +546,8 @@ func deleteArchive(ctx context.Context, tx *sql.Tx, path string) ([]int64, error
 	if err != nil {
 		return nil, err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT text_id FROM docs WHERE archive_id = ?`, id)
+	tids, err := column[int64](tx.QueryContext(ctx, `SELECT DISTINCT text_id FROM docs WHERE archive_id = ?`, id))
 	if err != nil {
-		return nil, err
-	}
-	var tids []int64
-	for rows.Next() {
-		var t int64
-		if err := rows.Scan(&t); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		tids = append(tids, t)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE archive_id = ?`, id); err != nil {
@@ -603,25 +587,16 @@ func dropUnused(ctx context.Context, tx *sql.Tx, tids []int64) error {
 
 // dropMissing removes the archives not seen in this scan whose file is gone.
 func (x *Index) dropMissing(ctx context.Context, seen map[string]bool) (int, error) {
-	rows, err := x.db.QueryContext(ctx, `SELECT path FROM archives`)
+	paths, err := column[string](x.db.QueryContext(ctx, `SELECT path FROM archives`))
 	if err != nil {
 		return 0, fmt.Errorf("index: list archives: %w", err)
 	}
 	var gone []string
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("index: list archives: %w", err)
-		}
-		if seen[p] {
-			continue
-		}
-		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+	for _, p := range paths {
+		if _, err := os.Lstat(p); !seen[p] && errors.Is(err, os.ErrNotExist) {
 			gone = append(gone, p)
 		}
 	}
-	rows.Close()
 	for _, p := range gone {
 		if err := x.Remove(ctx, p); err != nil {
 			return 0, err

@@ -210,17 +210,15 @@ func (s *server) project(ctx context.Context, req *sdk.CallToolRequest) (string,
 				close(rs.done)
 			}
 		}
-		{
-			rs := v.(*rootState)
-			select {
-			case <-rs.done:
-				if rs.root != "" {
-					dir = rs.root
-				}
-			case <-time.After(time.Second):
-			case <-ctx.Done():
-				return "", ctx.Err()
+		rs := v.(*rootState)
+		select {
+		case <-rs.done:
+			if rs.root != "" {
+				dir = rs.root
 			}
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+			return "", ctx.Err()
 		}
 	}
 	c, err := store.CanonicalDir(dir)

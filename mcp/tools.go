@@ -260,7 +260,6 @@ func (s *server) listSnapshots(ctx context.Context, req *sdk.CallToolRequest, a 
 			}
 		}
 	}
-	var b strings.Builder
 	var list strings.Builder
 	w := index.Withheld{}
 	shown := 0
@@ -277,19 +276,16 @@ func (s *server) listSnapshots(ctx context.Context, req *sdk.CallToolRequest, a 
 			continue
 		}
 		shown++
-		fmt.Fprintf(&b, "\n- %s  %s  %s  session %s  %s, %d tokens before compaction (%s)", sn.ID, stamp(sn.CreatedAt), sn.Harness, sn.SessionID, sizeOf(sn.CompressedBytes), sn.PreCompaction.TokenCount, sn.Trigger)
+		fmt.Fprintf(&list, "\n- %s  %s  %s  session %s  %s, %d tokens before compaction (%s)", sn.ID, stamp(sn.CreatedAt), sn.Harness, sn.SessionID, sizeOf(sn.CompressedBytes), sn.PreCompaction.TokenCount, sn.Trigger)
 		if sn.Pinned {
-			b.WriteString(", pinned")
+			list.WriteString(", pinned")
 		}
 		if r := requests[sn.SessionID]; r != "" {
-			fmt.Fprintf(&b, "\n  first request: %s", oneLine(r, 200))
+			fmt.Fprintf(&list, "\n  first request: %s", oneLine(r, 200))
 		}
-		b.WriteString("\n")
-		list.WriteString(b.String())
-		b.Reset()
+		list.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "%sPre-compaction snapshots of %s (%d, newest first):\n%s", withheldNote(w, "snapshots"), p, shown, list.String())
-	return text(b.String()), nil, nil
+	return text(fmt.Sprintf("%sPre-compaction snapshots of %s (%d, newest first):\n%s", withheldNote(w, "snapshots"), p, shown, list.String())), nil, nil
 }
 
 // trust is the trust of the archive at path under this user's key: only

@@ -3,7 +3,6 @@ package remote
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"io"
 )
 
 // Chunk sizes of the content-defined chunker. A growing session's archive
@@ -78,30 +77,4 @@ func (c *Chunker) Cut(b []byte) int {
 		}
 	}
 	return n
-}
-
-// Split calls fn with each chunk of r in order. The slice passed to fn is
-// reused after fn returns. Memory is bounded by 2×MaxChunk.
-func (c *Chunker) Split(r io.Reader, fn func(chunk []byte) error) error {
-	buf := make([]byte, 2*MaxChunk)
-	have, eof := 0, false
-	for {
-		for !eof && have < MaxChunk {
-			n, err := r.Read(buf[have:])
-			have += n
-			if err == io.EOF {
-				eof = true
-			} else if err != nil {
-				return err
-			}
-		}
-		if have == 0 {
-			return nil
-		}
-		cut := c.Cut(buf[:have])
-		if err := fn(buf[:cut]); err != nil {
-			return err
-		}
-		have = copy(buf, buf[cut:have])
-	}
 }

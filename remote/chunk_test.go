@@ -15,14 +15,14 @@ func randomBytes(seed uint64, n int) []byte {
 	return b
 }
 
+// split cuts data into chunks as push does, one Cut after another.
 func split(t *testing.T, c *Chunker, data []byte) [][]byte {
 	t.Helper()
 	var out [][]byte
-	if err := c.Split(bytes.NewReader(data), func(p []byte) error {
-		out = append(out, append([]byte(nil), p...))
-		return nil
-	}); err != nil {
-		t.Fatal(err)
+	for len(data) > 0 {
+		n := c.Cut(data)
+		out = append(out, data[:n])
+		data = data[n:]
 	}
 	return out
 }

@@ -3,10 +3,12 @@ package remote
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -31,12 +33,6 @@ type Remote struct {
 	// machine (push --all pushes them again).
 	Projects []string `yaml:"projects,omitempty"`
 }
-
-// Bucket and Prefix split the URL (the prefix is "" or ends with "/").
-func (r Remote) Bucket() string { b, _, _ := ParseURL(r.URL); return b }
-
-// Prefix is the key prefix inside the bucket ("" or ending with "/").
-func (r Remote) Prefix() string { _, p, _ := ParseURL(r.URL); return p }
 
 var bucketRe = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
 
@@ -86,7 +82,7 @@ func ConfigPath(home string) string { return filepath.Join(home, ".claude-code",
 // LoadConfig reads the remotes file (a missing file is an empty Config).
 func LoadConfig(home string) (*Config, error) {
 	c := &Config{path: ConfigPath(home), Remotes: map[string]*Remote{}}
-	b, err := readSmall(c.path, 1<<20)
+	b, err := store.ReadFileBounded(c.path, 1<<20)
 	if errors.Is(err, os.ErrNotExist) {
 		return c, nil
 	}
@@ -168,12 +164,7 @@ func (c *Config) Remove(name string) error {
 
 // Names lists the remotes in order.
 func (c *Config) Names() []string {
-	names := make([]string, 0, len(c.Remotes))
-	for n := range c.Remotes {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(c.Remotes))
 }
 
 // Get returns the remote named name, or the default one when name is "".
@@ -196,10 +187,8 @@ func (c *Config) Get(name string) (*Remote, error) {
 
 // AddProject records dir as pushed to r; it reports whether it was new.
 func (r *Remote) AddProject(dir string) bool {
-	for _, p := range r.Projects {
-		if p == dir {
-			return false
-		}
+	if slices.Contains(r.Projects, dir) {
+		return false
 	}
 	r.Projects = append(r.Projects, dir)
 	sort.Strings(r.Projects)

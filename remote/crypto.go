@@ -119,7 +119,7 @@ func KeyPath(home, name string) string {
 // LoadKey reads the team key of the remote named name.
 func LoadKey(home, name string) (*Key, error) {
 	p := KeyPath(home, name)
-	b, err := readSmall(p, 1<<10)
+	b, err := store.ReadFileBounded(p, 1<<10)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%w for remote %q: %s does not exist (ben10 remote key create %s, or key import)", ErrNoKey, name, p, name)
 	}
@@ -144,30 +144,6 @@ func SaveKey(home, name string, k *Key, replace bool) error {
 		return fmt.Errorf("%w: %s (pass --force to replace it; data pushed with it can then no longer be read)", ErrKeyExists, p)
 	}
 	return store.WriteFileAtomic(p, []byte(k.String()+"\n"))
-}
-
-// readSmall reads at most max bytes of a regular file (no symlink).
-func readSmall(p string, max int64) ([]byte, error) {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", p)
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s is larger than %d bytes", p, max)
-	}
-	return b, nil
 }
 
 // mac is HMAC-SHA256 under the id key, in hexadecimal.

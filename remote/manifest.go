@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ben10ctx/ben10/store"
 )
 
 // Entry kinds: what an entry was in the pusher's store.
@@ -185,7 +187,7 @@ func ProjectKey(dir string) string {
 
 // gitOrigin reads remote "origin"'s url from dir/.git/config.
 func gitOrigin(dir string) string {
-	b, err := readSmall(filepath.Join(dir, ".git", "config"), 1<<20)
+	b, err := store.ReadFileBounded(filepath.Join(dir, ".git", "config"), 1<<20)
 	if err != nil {
 		return ""
 	}

@@ -133,7 +133,7 @@ func TestConfigAddRemove(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := c2.Get("")
-	if err != nil || r.Name != "team" || r.Bucket() != "bucket" || r.Prefix() != "p/" {
+	if err != nil || r.Name != "team" || r.URL != "s3://bucket/p" {
 		t.Fatalf("Get: %+v %v", r, err)
 	}
 	if err := c2.Remove("team"); err != nil {

@@ -51,7 +51,7 @@ type localState struct {
 
 func readState(dir string) localState {
 	s := localState{Entries: map[string]string{}}
-	if b, err := readSmall(filepath.Join(dir, stateName), 64<<20); err == nil {
+	if b, err := store.ReadFileBounded(filepath.Join(dir, stateName), 64<<20); err == nil {
 		_ = json.Unmarshal(b, &s)
 		if s.Entries == nil {
 			s.Entries = map[string]string{}

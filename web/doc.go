@@ -23,8 +23,8 @@
 // It answers GET and HEAD only, limits the request rate, refuses Host
 // headers other than the ones it serves (DNS rebinding) and never builds a
 // file path from a request: projects, saved contexts and snapshots are
-// named by identifiers looked up in listings. Search goes through the
-// [Searcher] interface: [IndexSearcher] asks the recall index (package
-// index) and [StoreSearcher] searches each project's snapshots.
+// named by identifiers looked up in listings. Search asks the recall index
+// (package index, [ServerOptions].Index), else each project's snapshots;
+// either way only this user's archives are searched.
 // The JSON API is described in docs/API.md.
 package web

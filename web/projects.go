@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
@@ -319,13 +319,8 @@ func KnownProjects(home string) []string {
 			out = append(out, dir)
 		}
 	}
-	ctxs := filepath.Join(home, ".claude-code", "contexts")
-	if des, err := os.ReadDir(ctxs); err == nil {
-		for _, d := range des {
-			if b, err := readSmall(filepath.Join(ctxs, d.Name(), store.ProjectName), 4096); err == nil {
-				add(string(b))
-			}
-		}
+	for _, d := range index.FallbackProjects(home) {
+		add(d)
 	}
 	for _, d := range auditDirs(store.AuditPath(home)) {
 		add(d)
@@ -358,20 +353,4 @@ func auditDirs(path string) []string {
 		}
 	}
 	return out
-}
-
-func readSmall(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w", path, fs.ErrInvalid)
-	}
-	return io.ReadAll(io.LimitReader(f, max))
 }

@@ -3,20 +3,13 @@ package web
 import (
 	"context"
 	"errors"
+	"log"
 
+	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
-
-// Query is one search.
-type Query struct {
-	Text string
-	// Projects restricts the search to these project IDs; empty means all.
-	Projects []string
-	// Limit is the most hits wanted (> 0).
-	Limit int
-}
 
 // Hit is one search result.
 type Hit struct {
@@ -30,110 +23,52 @@ type Hit struct {
 	Tool      string `json:"tool,omitempty"`   // for a tool
 	Snippet   string `json:"snippet"`          // the match with some context
 	ViewURL   string `json:"view_url"`         // the server page of the session
-	Source    string `json:"source,omitempty"` // which searcher found it
+	Source    string `json:"source,omitempty"` // which search found it: "index" or "snapshots"
 }
 
-// Searcher finds text in saved sessions. The server calls it for the
-// search page and /api/search; a global index can implement it.
-type Searcher interface {
-	Search(ctx context.Context, q Query) ([]Hit, error)
-}
-
-// StoreSearcher searches each project's compaction snapshots through the
-// snapshot package's literal, case-insensitive search, one archive at a
-// time (memory stays bounded by one snapshot).
-type StoreSearcher struct {
-	Projects []*Project
-}
-
-// Search implements Searcher.
-func (s StoreSearcher) Search(ctx context.Context, q Query) ([]Hit, error) {
-	if q.Text == "" {
-		return nil, errors.New("web: search: empty query")
-	}
-	want := map[string]bool{}
-	for _, p := range q.Projects {
-		want[p] = true
-	}
-	hits := []Hit{}
-	for _, p := range s.Projects {
-		if len(want) > 0 && !want[p.ID] {
-			continue
+// search finds text in the saved sessions of ps, at most limit hits:
+// through the recall index x when the server has one, else (and when the
+// index cannot answer, said on lg) through each project's compaction
+// snapshots. Both serve only this user's archives, as the MCP server
+// does: the index its trusted ones (see index.Trusted), the snapshot
+// search the snapshots this user's key authenticates.
+func search(ctx context.Context, x *index.Index, lg *log.Logger, ps []*Project, text string, limit int) ([]Hit, error) {
+	if x != nil {
+		hits, err := indexSearch(ctx, x, ps, text, limit)
+		if err == nil {
+			return hits, nil
 		}
-		sessions := map[string]string{}
-		if snaps, err := p.Snapshots(); err == nil {
-			for _, sn := range snaps {
-				sessions[sn.ID] = sn.SessionID
-			}
+		if errors.Is(err, index.ErrBadQuery) {
+			return nil, err
 		}
-		err := p.mgr.Search(q.Text, false, func(h snapshot.Hit) error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			name := snapshot.ShortID(h.SnapshotID)
-			hits = append(hits, Hit{Project: p.ID, Kind: KindSnapshot, Name: name, SessionID: sessions[h.SnapshotID],
-				Message: h.Message, Where: h.Kind, Role: h.Role, Tool: h.Tool, Snippet: h.Snippet,
-				ViewURL: ViewURL(p.ID, KindSnapshot, name), Source: "snapshots"})
-			if q.Limit > 0 && len(hits) >= q.Limit {
-				return snapshot.ErrStop
-			}
-			return nil
-		})
-		if err != nil {
-			return hits, err
-		}
-		if q.Limit > 0 && len(hits) >= q.Limit {
-			break
+		if lg != nil {
+			lg.Printf("search: the recall index: %v; searching the snapshots", err)
 		}
 	}
-	return hits, nil
+	return snapshotSearch(ctx, ps, text, limit)
 }
 
-// IndexSearcher searches the recall index (package index) of every
-// archive Ben10 has captured, limited to the served projects: hits in
-// archives the server cannot show are left out. When the index cannot
-// answer, Fallback (when set) does.
-type IndexSearcher struct {
-	Index    *index.Index
-	Projects []*Project
-	Fallback Searcher
-}
-
-// Search implements Searcher.
-func (s IndexSearcher) Search(ctx context.Context, q Query) ([]Hit, error) {
-	if q.Text == "" {
-		return nil, errors.New("web: search: empty query")
-	}
-	want := map[string]bool{}
-	for _, p := range q.Projects {
-		want[p] = true
-	}
+// indexSearch searches the recall index (package index) of every archive
+// Ben10 has captured, limited to ps: hits in archives the server does not
+// list are left out.
+func indexSearch(ctx context.Context, x *index.Index, ps []*Project, text string, limit int) ([]Hit, error) {
 	byDir := map[string]*Project{}
-	var only string
-	for _, p := range s.Projects {
-		if len(want) > 0 && !want[p.ID] {
-			continue
-		}
+	iq := index.Query{Text: text, Limit: limit * 4}
+	for _, p := range ps {
 		dir := p.Dir
 		if c, err := store.CanonicalDir(p.Dir); err == nil {
 			dir = c
 		}
 		byDir[dir] = p
-		only = dir
+		iq.Project = dir
 	}
-	if len(byDir) == 0 {
-		return []Hit{}, nil
+	if len(byDir) != 1 {
+		iq.Project = ""
+	} else {
+		iq.Limit = limit
 	}
-	iq := index.Query{Text: q.Text, Limit: max(q.Limit, 1) * 4}
-	if len(byDir) == 1 {
-		iq.Project = only
-		iq.Limit = max(q.Limit, 1)
-	}
-	found, err := s.Index.Search(ctx, iq)
+	found, err := x.Search(ctx, iq)
 	if err != nil {
-		if s.Fallback != nil && !errors.Is(err, index.ErrBadQuery) {
-			return s.Fallback.Search(ctx, q)
-		}
 		return nil, err
 	}
 	entries := map[*Project]map[string]Entry{}
@@ -157,9 +92,64 @@ func (s IndexSearcher) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		hits = append(hits, Hit{Project: p.ID, Kind: e.Kind, Name: e.Name, SessionID: h.Session,
 			Where: h.Kind, Role: h.Role, Snippet: h.Snippet, ViewURL: ViewURL(p.ID, e.Kind, e.Name), Source: "index"})
-		if q.Limit > 0 && len(hits) >= q.Limit {
+		if len(hits) >= limit {
 			break
 		}
 	}
 	return hits, nil
+}
+
+// snapshotSearch searches the compaction snapshots of ps through the
+// snapshot package's literal, case-insensitive search, one archive at a
+// time (memory stays bounded by one snapshot). Only the snapshots this
+// user's key authenticates are served: a snapshot planted in a cloned
+// repository's store is not.
+func snapshotSearch(ctx context.Context, ps []*Project, text string, limit int) ([]Hit, error) {
+	hits := []Hit{}
+	for _, p := range ps {
+		es, err := p.Entries()
+		if err != nil {
+			return hits, err
+		}
+		trusted := map[string]Entry{}
+		for _, e := range es {
+			if e.Kind == KindSnapshot && p.trust(e) == index.TrustUser {
+				trusted[e.Name] = e
+			}
+		}
+		err = p.mgr.Search(text, false, func(h snapshot.Hit) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			e, ok := trusted[snapshot.ShortID(h.SnapshotID)]
+			if !ok {
+				return nil
+			}
+			hits = append(hits, Hit{Project: p.ID, Kind: KindSnapshot, Name: e.Name, SessionID: e.SessionID,
+				Message: h.Message, Where: h.Kind, Role: h.Role, Tool: h.Tool, Snippet: h.Snippet,
+				ViewURL: ViewURL(p.ID, KindSnapshot, e.Name), Source: "snapshots"})
+			if len(hits) >= limit {
+				return snapshot.ErrStop
+			}
+			return nil
+		})
+		if err != nil || len(hits) >= limit {
+			return hits, err
+		}
+	}
+	return hits, nil
+}
+
+// trust is the trust of e's archive under this user's key (index.TrustOf;
+// "" when it cannot be read).
+func (p *Project) trust(e Entry) string {
+	if e.path == "" {
+		return ""
+	}
+	a, err := archive.OpenFile(e.path, snapshot.OpenOptions(p.st.Config()))
+	if err != nil {
+		return ""
+	}
+	defer a.Close()
+	return index.TrustOf(a, snapshot.AuthKeyFor(p.st), false)
 }

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/snapshot"
 )
 
@@ -43,9 +44,9 @@ type ServerOptions struct {
 	Token string
 	// Projects are the projects served.
 	Projects []*Project
-	// Searcher answers /search and /api/search; nil means StoreSearcher
-	// over Projects.
-	Searcher Searcher
+	// Index, when set, answers /search and /api/search (see Server's
+	// search); without it, the projects' snapshots are searched.
+	Index *index.Index
 	// Addr is the address the server listens on (host:port, port
 	// resolved). Requests whose Host header is not localhost,
 	// 127.0.0.1 or [::1] with its port, or Addr itself, are refused.
@@ -63,9 +64,8 @@ type ServerOptions struct {
 
 // Server is the read-only web UI and JSON API. Create it with NewServer.
 type Server struct {
-	opts   ServerOptions
-	hosts  map[string]bool
-	search Searcher
+	opts  ServerOptions
+	hosts map[string]bool
 
 	mu      sync.Mutex
 	tokens  float64
@@ -114,10 +114,6 @@ func NewServer(opts ServerOptions) (*Server, error) {
 			s.byID[p.ID] = p
 			s.ordered = append(s.ordered, p)
 		}
-	}
-	s.search = opts.Searcher
-	if s.search == nil {
-		s.search = StoreSearcher{Projects: s.ordered}
 	}
 	return s, nil
 }
@@ -192,13 +188,8 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !s.authorized(r) {
-		if s.authFailed() {
-			h.Set("Retry-After", "60")
-			s.fail(w, r, http.StatusTooManyRequests, "too many failed authentications")
-			return
-		}
 		h.Set("WWW-Authenticate", `Bearer realm="ben10"`)
-		s.fail(w, r, http.StatusUnauthorized, "authentication required: open the login link `ben10 serve` printed, or send Authorization: Bearer <token>")
+		s.unauthorized(w, r, "authentication required: open the login link `ben10 serve` printed, or send Authorization: Bearer <token>")
 		return
 	}
 	s.route(w, r)
@@ -265,6 +256,18 @@ func (s *Server) authFailed() bool {
 	return len(s.fails) > s.opts.AuthFailed
 }
 
+// unauthorized records a failed authentication and answers 401 with msg,
+// or 429 when the last minute had too many.
+func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request, msg string) {
+	if s.authFailed() {
+		w.Header().Del("WWW-Authenticate")
+		w.Header().Set("Retry-After", "60")
+		s.fail(w, r, http.StatusTooManyRequests, "too many failed authentications")
+		return
+	}
+	s.fail(w, r, http.StatusUnauthorized, msg)
+}
+
 func (s *Server) tokenOK(t string) bool {
 	return t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(s.opts.Token)) == 1
 }
@@ -282,12 +285,7 @@ func (s *Server) authorized(r *http.Request) bool {
 // so the token leaves the address bar and the history entry.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	if !s.tokenOK(r.URL.Query().Get("token")) {
-		if s.authFailed() {
-			w.Header().Set("Retry-After", "60")
-			s.fail(w, r, http.StatusTooManyRequests, "too many failed authentications")
-			return
-		}
-		s.fail(w, r, http.StatusUnauthorized, "wrong or missing token")
+		s.unauthorized(w, r, "wrong or missing token")
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: s.opts.Token, Path: "/", HttpOnly: true,
@@ -319,39 +317,35 @@ func writeJSON(w http.ResponseWriter, r *http.Request, code int, v any) {
 		buf.Reset()
 		fmt.Fprintf(&buf, "{\"error\": %q, \"status\": 500}\n", err.Error())
 	}
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	writeBody(w, r, code, "application/json; charset=utf-8", buf.Bytes())
+}
+
+// writeBody answers with body (none to a HEAD request) of type ctype.
+func writeBody(w http.ResponseWriter, r *http.Request, code int, ctype string, body []byte) {
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(code)
 	if r.Method != http.MethodHead {
-		w.Write(buf.Bytes())
+		w.Write(body)
 	}
 }
 
-// project resolves a project parameter: a project ID, or the directory of
-// a served project.
-func (s *Server) project(ref string) (*Project, bool) {
-	if p, ok := s.byID[ref]; ok {
-		return p, true
-	}
-	for _, p := range s.ordered {
-		if ref != "" && p.Dir == ref {
-			return p, true
-		}
-	}
-	return nil, false
-}
-
-// projects is the project parameter's projects: all when it is absent.
+// projects is the project parameter's projects: all when it is absent,
+// else the one whose ID or directory it is.
 func (s *Server) projects(r *http.Request) ([]*Project, error) {
 	ref := r.URL.Query().Get("project")
 	if ref == "" {
 		return s.ordered, nil
 	}
-	p, ok := s.project(ref)
-	if !ok {
-		return nil, fmt.Errorf("%w: no project %q", ErrNotFound, ref)
+	if p, ok := s.byID[ref]; ok {
+		return []*Project{p}, nil
 	}
-	return []*Project{p}, nil
+	for _, p := range s.ordered {
+		if p.Dir == ref {
+			return []*Project{p}, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: no project %q", ErrNotFound, ref)
 }
 
 func limitParam(r *http.Request, def int) (int, error) {
@@ -521,36 +515,34 @@ func (s *Server) apiSnapshots(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, r, http.StatusOK, map[string]any{"snapshots": out})
 }
 
-func (s *Server) runSearch(r *http.Request) (Query, []Hit, int, error) {
-	q := Query{Text: strings.TrimSpace(r.URL.Query().Get("q"))}
-	if q.Text == "" {
-		return q, nil, http.StatusBadRequest, errors.New("missing q")
+// runSearch answers the q, project and limit parameters: the query
+// text, the hits (never nil) and the status of an error.
+func (s *Server) runSearch(r *http.Request) (string, []Hit, int, error) {
+	text := strings.TrimSpace(r.URL.Query().Get("q"))
+	if text == "" {
+		return text, []Hit{}, http.StatusBadRequest, errors.New("missing q")
 	}
-	if len(q.Text) > 1000 {
-		return q, nil, http.StatusBadRequest, errors.New("q is longer than 1000 bytes")
+	if len(text) > 1000 {
+		return text, []Hit{}, http.StatusBadRequest, errors.New("q is longer than 1000 bytes")
 	}
 	limit, err := limitParam(r, 100)
 	if err != nil {
-		return q, nil, http.StatusBadRequest, err
+		return text, []Hit{}, http.StatusBadRequest, err
 	}
-	q.Limit = limit
-	if ref := r.URL.Query().Get("project"); ref != "" {
-		p, ok := s.project(ref)
-		if !ok {
-			return q, nil, http.StatusNotFound, fmt.Errorf("no project %q", ref)
-		}
-		q.Projects = []string{p.ID}
+	ps, err := s.projects(r)
+	if err != nil {
+		return text, []Hit{}, http.StatusNotFound, err
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
 	defer cancel()
-	hits, err := s.search.Search(ctx, q)
-	if err != nil {
-		return q, hits, http.StatusInternalServerError, err
-	}
+	hits, err := search(ctx, s.opts.Index, s.opts.Log, ps, text, limit)
 	if hits == nil {
 		hits = []Hit{}
 	}
-	return q, hits, http.StatusOK, nil
+	if err != nil {
+		return text, hits, http.StatusInternalServerError, err
+	}
+	return text, hits, http.StatusOK, nil
 }
 
 func (s *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
@@ -559,7 +551,7 @@ func (s *Server) apiSearch(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, code, "search: "+err.Error())
 		return
 	}
-	writeJSON(w, r, http.StatusOK, map[string]any{"query": q.Text, "hits": hits})
+	writeJSON(w, r, http.StatusOK, map[string]any{"query": q, "hits": hits})
 }
 
 func (s *Server) viewPage(w http.ResponseWriter, r *http.Request, id, kind, name string) {
@@ -575,20 +567,12 @@ func (s *Server) viewPage(w http.ResponseWriter, r *http.Request, id, kind, name
 	}
 	// The entry is looked up in the listing: no path is built from the
 	// request.
-	es, err := p.Entries()
-	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err.Error())
-		return
-	}
-	var e *Entry
-	for i := range es {
-		if es[i].Kind == kind && es[i].Name == name {
-			e = &es[i]
-			break
-		}
-	}
-	if e == nil {
+	e, err := p.Find(kind + "/" + name)
+	if errors.Is(err, ErrNotFound) {
 		s.fail(w, r, http.StatusNotFound, "no such saved session")
+		return
+	} else if err != nil {
+		s.fail(w, r, http.StatusInternalServerError, err.Error())
 		return
 	}
 	select {
@@ -598,7 +582,7 @@ func (s *Server) viewPage(w http.ResponseWriter, r *http.Request, id, kind, name
 		s.fail(w, r, http.StatusServiceUnavailable, "request ended while waiting")
 		return
 	}
-	st, err := p.Load(*e)
+	st, err := p.Load(e)
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err.Error())
 		return
@@ -625,12 +609,7 @@ func (s *Server) viewPage(w http.ResponseWriter, r *http.Request, id, kind, name
 
 func (s *Server) writePage(w http.ResponseWriter, r *http.Request, csp string, page []byte) {
 	w.Header().Set("Content-Security-Policy", csp)
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Length", strconv.Itoa(len(page)))
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		w.Write(page)
-	}
+	writeBody(w, r, http.StatusOK, "text/html; charset=utf-8", page)
 }
 
 type uiPage struct {
@@ -690,10 +669,7 @@ func (s *Server) projectPage(w http.ResponseWriter, r *http.Request, id string) 
 
 func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	q, hits, _, err := s.runSearch(r)
-	pg := uiPage{Title: "Ben10 — search", Query: q.Text, Hits: hits}
-	if pg.Hits == nil {
-		pg.Hits = []Hit{}
-	}
+	pg := uiPage{Title: "Ben10 — search", Query: q, Hits: hits}
 	if err != nil {
 		pg.Error = err.Error()
 	}

@@ -35,7 +35,7 @@ func LoadOrCreateToken(home string) (string, error) {
 		if fi.Mode().Perm()&0o077 != 0 {
 			return "", fmt.Errorf("web: token file %s can be read by other users (mode %04o): remove it and run again", p, fi.Mode().Perm())
 		}
-		b, err := readSmall(p, 1024)
+		b, err := store.ReadFileBounded(p, 1024)
 		if err != nil {
 			return "", fmt.Errorf("web: reading token file: %w", err)
 		}

@@ -151,7 +151,7 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 				opts.Log.Printf("updating the recall index: %v", err)
 			}
 		}()
-		opts.Searcher = web.IndexSearcher{Index: x, Projects: projects, Fallback: web.StoreSearcher{Projects: projects}}
+		opts.Index = x
 	}
 	srv, err := web.NewServer(opts)
 	if err != nil {
