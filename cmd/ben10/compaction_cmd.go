@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -148,8 +149,7 @@ func (o *compactionOptions) runCompShow(cmd *cobra.Command, args []string) error
 		post = commas(s.PostCompaction.TokenCount)
 	}
 	fmt.Fprintf(out, "Snapshot %s\n%s\n\n", s.ID, rule(62))
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	rows := [][2]string{
+	writeRows(out, [][2]string{
 		{"Created", s.CreatedAt.Local().Format("Jan 2, 2006 3:04:05 PM MST") + " (" + ago(s.CreatedAt, time.Now()) + ")"},
 		{"Session", s.SessionID},
 		{"Trigger", s.Trigger + " (" + orNone(s.Source) + ")"},
@@ -161,27 +161,16 @@ func (o *compactionOptions) runCompShow(cmd *cobra.Command, args []string) error
 		{"Redactions", snapshotRedactions(s.Redactions, a.Redaction())},
 		{"SHA-256", s.ContentHash},
 		{"Pinned", pin},
-		{"Tags", orNone(strings.Join(s.Tags, ", "))},
-		{"Notes", orNone(s.Notes)},
-		{"Title", orNone(sum.Meta.Title)},
-		{"Model", orNone(sum.Meta.Model)},
+		{"Tags", strings.Join(s.Tags, ", ")},
+		{"Notes", s.Notes},
+		{"Title", sum.Meta.Title},
+		{"Model", sum.Meta.Model},
 		{"Tasks", fmt.Sprintf("%d active, %d pending, %d completed", sum.TasksActive, sum.TasksPend, sum.TasksDone)},
-		{"Transcript", orNone(s.Transcript)},
+		{"Transcript", s.Transcript},
 		{"File", m.Path(s)},
-	}
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s:\t%s\n", r[0], r[1])
-	}
-	tw.Flush()
+	})
 	fmt.Fprintf(out, "\nRestore anytime: ben10 context compaction restore %s\n", lastPart(s.ID))
 	return nil
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func (o *compactionOptions) runCompDiff(cmd *cobra.Command, args []string) error {
@@ -280,10 +269,7 @@ func (o *compactionOptions) runCompRestore(cmd *cobra.Command, args []string) er
 		_ = st.Audit(store.AuditEntry{Action: store.ActionRestore, SnapshotID: s.ID, Path: m.Path(s), Messages: s.PreCompaction.MessageCount, Detail: detail})
 	}
 	if o.partial == "" {
-		proj := o.projectDir
-		if proj == "" {
-			proj = st.ProjectDir()
-		}
+		proj := cmp.Or(o.projectDir, st.ProjectDir())
 		res, err := o.g.restoreResumable(a, m.Path(s), archive.RestoreOptions{ProjectDir: proj, ConfigDir: o.cfgDir})
 		if err != nil {
 			return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -303,50 +304,23 @@ func (o *saveOptions) runFileSave(cmd *cobra.Command) error {
 	return nil
 }
 
-// writeArchiveAtomic writes a file through a temporary file in the same
-// directory, synced and renamed over path, then syncs the directory.
+// writeArchiveAtomic writes path through a store.AtomicFile (0600, in a
+// directory it creates if need be): the file appears complete or not at
+// all. It returns the bytes written.
 func writeArchiveAtomic(path string, write func(io.Writer) error) (int64, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return 0, err
 	}
-	f, err := os.CreateTemp(dir, ".ben10-*.tmp")
+	f, err := store.CreateAtomic(path, 0o600)
 	if err != nil {
 		return 0, err
 	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := f.Chmod(0o600); err != nil {
+	defer f.Abort()
+	cw := &countWriter{w: f}
+	if err := write(cw); err != nil {
 		return 0, err
 	}
-	if err := write(f); err != nil {
-		return 0, err
-	}
-	if err := f.Sync(); err != nil {
-		return 0, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	if err := f.Close(); err != nil {
-		return 0, err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return 0, err
-	}
-	ok = true
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return fi.Size(), nil
+	return cw.n, f.Commit()
 }
 
 func utc(t time.Time) string {
@@ -410,13 +384,7 @@ func (o *inspectOptions) runContextInspect(cmd *cobra.Command, args []string) er
 			if !t.Success {
 				status = "error"
 			}
-			what := t.Command
-			if what == "" {
-				what = strings.Join(t.RelatedFiles, " ")
-			}
-			if what == "" {
-				what = t.Input
-			}
+			what := cmp.Or(t.Command, strings.Join(t.RelatedFiles, " "), t.Input)
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", utc(t.Timestamp), t.Name, status, oneLine(what, 90))
 		}
 		return tw.Flush()
@@ -456,7 +424,6 @@ func (o *inspectOptions) runContextInspect(cmd *cobra.Command, args []string) er
 		return printJSON(out, s)
 	}
 	m := s.Meta
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	rows := [][2]string{
 		{"harness", string(m.Harness)},
 		{"session", m.SessionID},
@@ -478,16 +445,10 @@ func (o *inspectOptions) runContextInspect(cmd *cobra.Command, args []string) er
 		{"redacted", redactedRow(s.Redaction)},
 		{"import", fmt.Sprintf("%d lines, %d blank, %d skipped, %d partial, %d invalid UTF-8", s.Import.Lines, s.Import.Blank, s.Import.Skipped, s.Import.Partial, s.Import.InvalidUTF8)},
 	}
-	for _, r := range rows {
-		if r[1] == "" {
-			r[1] = "-"
-		}
-		fmt.Fprintf(tw, "%s:\t%s\n", r[0], r[1])
-	}
 	for _, f := range s.RawFiles {
-		fmt.Fprintf(tw, "raw:\t%s (%d bytes, %d segments)\n", f.Name, f.Size, f.Segments)
+		rows = append(rows, [2]string{"raw", fmt.Sprintf("%s (%d bytes, %d segments)", f.Name, f.Size, f.Segments)})
 	}
-	return tw.Flush()
+	return writeRows(out, rows)
 }
 
 func (o *exportOptions) runContextExport(cmd *cobra.Command, args []string) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -116,7 +117,7 @@ never takes them on its command line and never stores them. See docs/REMOTE.md.`
 				if kid == "" {
 					kid = "none"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, r.URL, orDash(r.Endpoint), kid)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, r.URL, orNone(r.Endpoint), kid)
 			}
 			return tw.Flush()
 		},
@@ -491,10 +492,7 @@ func newRemoteLsCmd(o *remoteOpts) *cobra.Command {
 			}
 			project := o.key
 			if project == "" && !o.all {
-				dir := o.project
-				if dir == "" {
-					dir = "."
-				}
+				dir := cmp.Or(o.project, ".")
 				abs, err := store.CanonicalDir(dir)
 				if err != nil {
 					return err

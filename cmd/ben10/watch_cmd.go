@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -110,10 +111,7 @@ func (o *watchOptions) runWatch(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	statePath := o.state
-	if statePath == "" {
-		statePath = watch.StatePath(home)
-	}
+	statePath := cmp.Or(o.state, watch.StatePath(home))
 	if o.status {
 		return o.watchStatus(cmd.OutOrStdout(), statePath, only)
 	}
@@ -262,18 +260,11 @@ func (o *watchOptions) watchStatus(out io.Writer, path string, only []archive.Ha
 				cd = utc(t)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", id, pct, s.Exports, s.Snapshots, utc(s.LastSnapshot),
-				orDash(s.SnapshotSource), cd, filepath.Base(s.Path))
+				orNone(s.SnapshotSource), cd, filepath.Base(s.Path))
 		}
 		return tw.Flush()
 	}
 	return nil
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func (o *watchOptions) runWatchInstall(cmd *cobra.Command, _ []string) error {
@@ -281,10 +272,7 @@ func (o *watchOptions) runWatchInstall(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	platform := o.platform
-	if platform == "" {
-		platform = watch.Platform()
-	}
+	platform := cmp.Or(o.platform, watch.Platform())
 	bin := o.binary
 	if bin == "" {
 		if bin, err = os.Executable(); err != nil {
@@ -314,10 +302,7 @@ func (o *watchOptions) runWatchUninstall(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	platform := o.platform
-	if platform == "" {
-		platform = watch.Platform()
-	}
+	platform := cmp.Or(o.platform, watch.Platform())
 	p, removed, err := watch.Uninstall(platform, o.unitDir, home)
 	if err != nil {
 		return err
