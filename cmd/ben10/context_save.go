@@ -182,13 +182,14 @@ func (o *saveOptions) encryptPassphrase() ([]byte, error) {
 	return nil, errors.New("--encrypt needs --passphrase-file or $BEN10_PASSPHRASE")
 }
 
+// readPassphrase is the first line of the file p (nil for "").
 func readPassphrase(p string) ([]byte, error) {
 	if p == "" {
 		return nil, nil
 	}
 	b, err := os.ReadFile(p)
 	if err != nil {
-		return nil, fmt.Errorf("reading passphrase: %w", err)
+		return nil, fmt.Errorf("reading passphrase file: %w", err)
 	}
 	if i := bytes.IndexByte(b, '\n'); i >= 0 {
 		b = b[:i]

@@ -184,7 +184,7 @@ func writeHits(out io.Writer, hits []index.Hit) {
 		if h.Source != "" {
 			proj = h.Source // a teammate's archive, pulled
 		}
-		fmt.Fprintf(out, "%d. %s  %s  %s  %s/%s  %s%s\n", i+1, proj, hitSession(h.Session), when, h.Assistant, h.Kind, h.Ref, trustLabel(h.Trust))
+		fmt.Fprintf(out, "%d. %s  %s  %s  %s/%s  %s%s\n", i+1, proj, orNone(shortSession(h.Session)), when, h.Assistant, h.Kind, h.Ref, trustLabel(h.Trust))
 		fmt.Fprintf(out, "   %s\n", oneLine(h.Snippet, 200))
 	}
 }
@@ -200,14 +200,6 @@ func trustLabel(trust string) string {
 		return " [team]"
 	}
 	return " [unauthenticated: " + index.TrustReason(trust) + "]"
-}
-
-// hitSession is a session id cut for a listing ("-" when unknown).
-func hitSession(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return shortSession(s)
 }
 
 func validKind(k string) bool {
