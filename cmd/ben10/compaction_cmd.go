@@ -284,14 +284,6 @@ func (o *compactionOptions) runCompRestore(cmd *cobra.Command, args []string) er
 	}
 	what, arg, _ := strings.Cut(o.partial, "=")
 	xo := snapshot.ExtractOptions{Force: o.force, Out: out}
-	var af *store.AtomicFile
-	if o.out != "" && what != "files" {
-		if af, err = store.CreateAtomic(o.out, 0o600); err != nil {
-			return err
-		}
-		defer af.Abort()
-		xo.Out = af
-	}
 	switch what {
 	case "messages":
 		if xo.Range, err = snapshot.ParseRange(arg); err != nil {
@@ -308,14 +300,9 @@ func (o *compactionOptions) runCompRestore(cmd *cobra.Command, args []string) er
 	if o.g.json && what != "files" && o.out == "" {
 		return errors.New("--json with --partial messages/tools needs --out (the content goes to stdout otherwise)")
 	}
-	res, err := snapshot.ExtractArchive(a, xo)
+	res, err := o.extractTo(xo, func(xo snapshot.ExtractOptions) (*snapshot.ExtractResult, error) { return snapshot.ExtractArchive(a, xo) })
 	if err != nil {
 		return err
-	}
-	if af != nil {
-		if err := af.Commit(); err != nil {
-			return err
-		}
 	}
 	audit("partial restore: " + o.partial)
 	if o.g.json {
@@ -355,29 +342,17 @@ func (o *compactionOptions) runCompExtract(cmd *cobra.Command, args []string) er
 	}
 	out := cmd.OutOrStdout()
 	xo.Out = out
-	var af *store.AtomicFile
 	if o.files {
 		if o.out == "" {
 			return errors.New("extract --files needs --out DIR")
 		}
 		xo.Dir = o.out
-	} else if o.out != "" {
-		if af, err = store.CreateAtomic(o.out, 0o600); err != nil {
-			return err
-		}
-		defer af.Abort()
-		xo.Out = af
-	} else if o.g.json {
+	} else if o.out == "" && o.g.json {
 		return errors.New("--json needs --out (the extracted content goes to stdout otherwise)")
 	}
-	res, err := m.Extract(args[0], xo)
+	res, err := o.extractTo(xo, func(xo snapshot.ExtractOptions) (*snapshot.ExtractResult, error) { return m.Extract(args[0], xo) })
 	if err != nil {
 		return err
-	}
-	if af != nil {
-		if err := af.Commit(); err != nil {
-			return err
-		}
 	}
 	if o.g.json {
 		return printJSON(out, res)
@@ -391,6 +366,25 @@ func (o *compactionOptions) runCompExtract(cmd *cobra.Command, args []string) er
 		}
 	}
 	return nil
+}
+
+// extractTo runs extract with xo; messages and tools go to the --out file
+// (written atomically: complete or not at all) when one is given.
+func (o *compactionOptions) extractTo(xo snapshot.ExtractOptions, extract func(snapshot.ExtractOptions) (*snapshot.ExtractResult, error)) (*snapshot.ExtractResult, error) {
+	if o.out == "" || xo.Files {
+		return extract(xo)
+	}
+	af, err := store.CreateAtomic(o.out, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer af.Abort()
+	xo.Out = af
+	res, err := extract(xo)
+	if err != nil {
+		return nil, err
+	}
+	return res, af.Commit()
 }
 
 func (o *compactionOptions) runCompPin(cmd *cobra.Command, args []string, pin bool) error {

@@ -16,9 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ben10ctx/ben10/archive"
-	"github.com/ben10ctx/ben10/ctxfmt"
-	"github.com/ben10ctx/ben10/redact"
-	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
 
@@ -222,17 +219,19 @@ func (o *saveOptions) runContextSave(cmd *cobra.Command, args []string) error {
 }
 
 func (o *saveOptions) runFileSave(cmd *cobra.Command) error {
-	lvl, err := ctxfmt.ParseLevel(o.level)
+	if !o.encrypt && o.passFile != "" {
+		return errors.New("--passphrase-file is only used with --encrypt")
+	}
+	// Outside a store: zstd and, with --redact, the built-in redaction
+	// rules with their defaults (so an archive saved so before is built
+	// on: its raw lines are redacted the same way).
+	opts, _, err := o.storeEncodeOptions(cmd, &store.Config{SensitiveRedaction: true, Compression: true})
 	if err != nil {
 		return err
 	}
 	var pass []byte
-	if o.encrypt {
-		if pass, err = o.encryptPassphrase(); err != nil {
-			return err
-		}
-	} else if o.passFile != "" {
-		return errors.New("--passphrase-file is only used with --encrypt")
+	if opts.Encryption != nil {
+		pass = opts.Encryption.Passphrase
 	}
 	start := time.Now()
 	// A save is one short burst of allocation: rather than collecting the
@@ -241,23 +240,6 @@ func (o *saveOptions) runFileSave(cmd *cobra.Command) error {
 	if fi, err := os.Stat(o.transcript); err == nil {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(32<<20 + 2*fi.Size()))
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	}
-	opts := archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: lvl}
-	if pass != nil {
-		opts.Encryption = &ctxfmt.Encryption{Passphrase: pass}
-	}
-	if o.redact {
-		// The redactor (a few hundred microseconds) is built on the other
-		// core while this one computes the fingerprint, opens the output
-		// and reads the transcript; the first line redacted waits for it
-		// if need be (redact.Default builds it once).
-		go redact.Default()
-		opts.RedactLine = func(line []byte) []byte { out, _ := redact.Default().JSONLine(line); return out }
-		opts.RedactText = func(s string) string { out, _ := redact.Default().String(s); return out }
-		opts.RedactCount = func(line []byte) map[string]int { _, rep := redact.Default().JSONLine(line); return rep.Counts }
-		// The built-in rules with their defaults: an archive saved so
-		// before is built on (its raw lines are redacted the same way).
-		opts.RedactFingerprint = snapshot.RedactionFingerprint(&store.Config{SensitiveRedaction: true})
 	}
 	if !o.full {
 		// An existing archive this build can read is the base of an

@@ -30,8 +30,9 @@ func validName(n string) error {
 	return nil
 }
 
-// storeEncodeOptions are the encoder options of a save into the store:
-// the configuration's, with the command's flags on top.
+// storeEncodeOptions are the encoder options of a save: cfg's (the
+// store's configuration, or the defaults of a save outside a store), with
+// the command's flags (--level, --redact, --encrypt) on top.
 func (o *saveOptions) storeEncodeOptions(cmd *cobra.Command, cfg *store.Config) (archive.EncodeOptions, *snapshot.Redactions, error) {
 	lvl, err := ctxfmt.ParseLevel(o.level)
 	if err != nil {
