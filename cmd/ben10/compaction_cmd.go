@@ -300,7 +300,9 @@ func (o *compactionOptions) runCompRestore(cmd *cobra.Command, args []string) er
 	if o.g.json && what != "files" && o.out == "" {
 		return errors.New("--json with --partial messages/tools needs --out (the content goes to stdout otherwise)")
 	}
-	res, err := o.extractTo(xo, func(xo snapshot.ExtractOptions) (*snapshot.ExtractResult, error) { return snapshot.ExtractArchive(a, xo) })
+	res, err := o.extractTo(xo, func(xo snapshot.ExtractOptions) (*snapshot.ExtractResult, error) {
+		return snapshot.ExtractArchive(a, xo)
+	})
 	if err != nil {
 		return err
 	}
