@@ -465,13 +465,6 @@ func (o *compactionOptions) runCompPrune(cmd *cobra.Command, _ []string) error {
 	return nil
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
 func (o *compactionOptions) runCompExport(cmd *cobra.Command, args []string) error {
 	_, m, err := o.g.openProject(o.dir, true)
 	if err != nil {

@@ -290,10 +290,7 @@ func (o *contextStoreOptions) runList(cmd *cobra.Command, _ []string) error {
 	defer bw.Flush()
 	var out io.Writer = bw
 	if o.g.json {
-		if list == nil {
-			list = []listEntry{}
-		}
-		return printJSON(out, list)
+		return printJSON(out, nonNil(list))
 	}
 	fmt.Fprintf(out, "Saved contexts for %s\n%s\n\n", tildePath(st.ProjectDir()), rule(62))
 	if len(list) == 0 {

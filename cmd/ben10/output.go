@@ -24,6 +24,15 @@ func orNone(s string) string {
 	return s
 }
 
+// nonNil is s, or an empty slice for nil: JSON output says [] rather
+// than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
 // writeRows prints rows as an aligned "name:  value" table ("-" for an
 // empty value).
 func writeRows(out io.Writer, rows [][2]string) error {

@@ -442,10 +442,7 @@ func (o *restoreOptions) runFresh(cmd *cobra.Command, st *store.Store) error {
 	}
 	_ = st.Audit(store.AuditEntry{Action: store.ActionRestore, Detail: fmt.Sprintf("fresh start: %d saved contexts will not be injected", len(declined))})
 	if o.g.json {
-		if declined == nil {
-			declined = []hook.Declined{}
-		}
-		return printJSON(cmd.OutOrStdout(), map[string]any{"mode": modeFresh, "declined": declined})
+		return printJSON(cmd.OutOrStdout(), map[string]any{"mode": modeFresh, "declined": nonNil(declined)})
 	}
 	out := cmd.OutOrStdout()
 	if len(declined) == 0 {

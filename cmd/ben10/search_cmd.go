@@ -159,10 +159,7 @@ func runSearch(ctx context.Context, out, errw io.Writer, o searchOptions, text s
 		fmt.Fprintf(errw, "ben10: %s; --include-unauthenticated shows them\n", w)
 	}
 	if o.g.json {
-		if hits == nil {
-			hits = []index.Hit{}
-		}
-		return printJSON(out, hits)
+		return printJSON(out, nonNil(hits))
 	}
 	if len(hits) == 0 {
 		fmt.Fprintf(errw, "no match for %q\n", text)
