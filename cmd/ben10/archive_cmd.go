@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/store"
 	"github.com/spf13/cobra"
 )
 
@@ -111,18 +112,7 @@ func typeNames() []string {
 // BEN10_PASSPHRASE, or nil if neither is set.
 func (o *archiveOptions) passphrase() ([]byte, error) {
 	if o.passFile != "" {
-		b, err := os.ReadFile(o.passFile)
-		if err != nil {
-			return nil, fmt.Errorf("reading passphrase file: %w", err)
-		}
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			b = b[:i]
-		}
-		b = bytes.TrimSuffix(b, []byte("\r"))
-		if len(b) == 0 {
-			return nil, fmt.Errorf("passphrase file %s: first line is empty", o.passFile)
-		}
-		return b, nil
+		return readPassphrase(o.passFile)
 	}
 	if v, ok := os.LookupEnv("BEN10_PASSPHRASE"); ok {
 		if v == "" {
@@ -179,7 +169,7 @@ func (o *archiveOptions) runPack(cmd *cobra.Command, args []string) error {
 		inputs = append(inputs, input{t, data})
 	}
 	var total int64
-	err = writeFileAtomic(o.out, func(f *os.File) error {
+	size, err := writeArchiveAtomic(o.out, func(f io.Writer) error {
 		w, err := ctxfmt.NewWriter(f, opts)
 		if err != nil {
 			return err
@@ -195,50 +185,10 @@ func (o *archiveOptions) runPack(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	fi, err := os.Stat(o.out)
-	if err != nil {
-		return err
-	}
 	if o.g.json {
-		return printJSON(cmd.OutOrStdout(), map[string]any{"file": o.out, "segments": len(inputs), "raw_bytes": total, "file_bytes": fi.Size(), "encrypted": opts.Encryption != nil})
+		return printJSON(cmd.OutOrStdout(), map[string]any{"file": o.out, "segments": len(inputs), "raw_bytes": total, "file_bytes": size, "encrypted": opts.Encryption != nil})
 	}
-	o.g.infof(cmd.OutOrStdout(), "packed %d segments (%d bytes) into %s (%d bytes)\n", len(inputs), total, o.out, fi.Size())
-	return nil
-}
-
-// writeFileAtomic writes name through a temporary file in the same
-// directory: fsync, rename, fsync the directory. Mode 0600.
-func writeFileAtomic(name string, write func(f *os.File) error) (err error) {
-	dir := filepath.Dir(name)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(name)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = f.Chmod(0o600); err != nil {
-		return err
-	}
-	if err = write(f); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(f.Name(), name); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync() // not supported on every platform; the rename is done
-		d.Close()
-	}
+	o.g.infof(cmd.OutOrStdout(), "packed %d segments (%d bytes) into %s (%d bytes)\n", len(inputs), total, o.out, size)
 	return nil
 }
 
@@ -283,7 +233,7 @@ func (o *archiveOptions) runUnpack(cmd *cobra.Command, args []string) error {
 			return err
 		}
 		path := paths[i]
-		if err := writeFileAtomic(path, func(f *os.File) error { _, err := f.Write(data); return err }); err != nil {
+		if err := store.WriteFileAtomic(path, data); err != nil {
 			return err
 		}
 		prog.Add(int64(len(data)))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -148,8 +149,7 @@ func (o *compactionOptions) runCompShow(cmd *cobra.Command, args []string) error
 		post = commas(s.PostCompaction.TokenCount)
 	}
 	fmt.Fprintf(out, "Snapshot %s\n%s\n\n", s.ID, rule(62))
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	rows := [][2]string{
+	writeRows(out, [][2]string{
 		{"Created", s.CreatedAt.Local().Format("Jan 2, 2006 3:04:05 PM MST") + " (" + ago(s.CreatedAt, time.Now()) + ")"},
 		{"Session", s.SessionID},
 		{"Trigger", s.Trigger + " (" + orNone(s.Source) + ")"},
@@ -161,27 +161,16 @@ func (o *compactionOptions) runCompShow(cmd *cobra.Command, args []string) error
 		{"Redactions", snapshotRedactions(s.Redactions, a.Redaction())},
 		{"SHA-256", s.ContentHash},
 		{"Pinned", pin},
-		{"Tags", orNone(strings.Join(s.Tags, ", "))},
-		{"Notes", orNone(s.Notes)},
-		{"Title", orNone(sum.Meta.Title)},
-		{"Model", orNone(sum.Meta.Model)},
+		{"Tags", strings.Join(s.Tags, ", ")},
+		{"Notes", s.Notes},
+		{"Title", sum.Meta.Title},
+		{"Model", sum.Meta.Model},
 		{"Tasks", fmt.Sprintf("%d active, %d pending, %d completed", sum.TasksActive, sum.TasksPend, sum.TasksDone)},
-		{"Transcript", orNone(s.Transcript)},
+		{"Transcript", s.Transcript},
 		{"File", m.Path(s)},
-	}
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s:\t%s\n", r[0], r[1])
-	}
-	tw.Flush()
+	})
 	fmt.Fprintf(out, "\nRestore anytime: ben10 context compaction restore %s\n", lastPart(s.ID))
 	return nil
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func (o *compactionOptions) runCompDiff(cmd *cobra.Command, args []string) error {
@@ -280,10 +269,7 @@ func (o *compactionOptions) runCompRestore(cmd *cobra.Command, args []string) er
 		_ = st.Audit(store.AuditEntry{Action: store.ActionRestore, SnapshotID: s.ID, Path: m.Path(s), Messages: s.PreCompaction.MessageCount, Detail: detail})
 	}
 	if o.partial == "" {
-		proj := o.projectDir
-		if proj == "" {
-			proj = st.ProjectDir()
-		}
+		proj := cmp.Or(o.projectDir, st.ProjectDir())
 		res, err := o.g.restoreResumable(a, m.Path(s), archive.RestoreOptions{ProjectDir: proj, ConfigDir: o.cfgDir})
 		if err != nil {
 			return err
@@ -298,14 +284,6 @@ func (o *compactionOptions) runCompRestore(cmd *cobra.Command, args []string) er
 	}
 	what, arg, _ := strings.Cut(o.partial, "=")
 	xo := snapshot.ExtractOptions{Force: o.force, Out: out}
-	var af *store.AtomicFile
-	if o.out != "" && what != "files" {
-		if af, err = store.CreateAtomic(o.out, 0o600); err != nil {
-			return err
-		}
-		defer af.Abort()
-		xo.Out = af
-	}
 	switch what {
 	case "messages":
 		if xo.Range, err = snapshot.ParseRange(arg); err != nil {
@@ -322,14 +300,11 @@ func (o *compactionOptions) runCompRestore(cmd *cobra.Command, args []string) er
 	if o.g.json && what != "files" && o.out == "" {
 		return errors.New("--json with --partial messages/tools needs --out (the content goes to stdout otherwise)")
 	}
-	res, err := snapshot.ExtractArchive(a, xo)
+	res, err := o.extractTo(xo, func(xo snapshot.ExtractOptions) (*snapshot.ExtractResult, error) {
+		return snapshot.ExtractArchive(a, xo)
+	})
 	if err != nil {
 		return err
-	}
-	if af != nil {
-		if err := af.Commit(); err != nil {
-			return err
-		}
 	}
 	audit("partial restore: " + o.partial)
 	if o.g.json {
@@ -369,29 +344,17 @@ func (o *compactionOptions) runCompExtract(cmd *cobra.Command, args []string) er
 	}
 	out := cmd.OutOrStdout()
 	xo.Out = out
-	var af *store.AtomicFile
 	if o.files {
 		if o.out == "" {
 			return errors.New("extract --files needs --out DIR")
 		}
 		xo.Dir = o.out
-	} else if o.out != "" {
-		if af, err = store.CreateAtomic(o.out, 0o600); err != nil {
-			return err
-		}
-		defer af.Abort()
-		xo.Out = af
-	} else if o.g.json {
+	} else if o.out == "" && o.g.json {
 		return errors.New("--json needs --out (the extracted content goes to stdout otherwise)")
 	}
-	res, err := m.Extract(args[0], xo)
+	res, err := o.extractTo(xo, func(xo snapshot.ExtractOptions) (*snapshot.ExtractResult, error) { return m.Extract(args[0], xo) })
 	if err != nil {
 		return err
-	}
-	if af != nil {
-		if err := af.Commit(); err != nil {
-			return err
-		}
 	}
 	if o.g.json {
 		return printJSON(out, res)
@@ -405,6 +368,25 @@ func (o *compactionOptions) runCompExtract(cmd *cobra.Command, args []string) er
 		}
 	}
 	return nil
+}
+
+// extractTo runs extract with xo; messages and tools go to the --out file
+// (written atomically: complete or not at all) when one is given.
+func (o *compactionOptions) extractTo(xo snapshot.ExtractOptions, extract func(snapshot.ExtractOptions) (*snapshot.ExtractResult, error)) (*snapshot.ExtractResult, error) {
+	if o.out == "" || xo.Files {
+		return extract(xo)
+	}
+	af, err := store.CreateAtomic(o.out, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer af.Abort()
+	xo.Out = af
+	res, err := extract(xo)
+	if err != nil {
+		return nil, err
+	}
+	return res, af.Commit()
 }
 
 func (o *compactionOptions) runCompPin(cmd *cobra.Command, args []string, pin bool) error {
@@ -481,13 +463,6 @@ func (o *compactionOptions) runCompPrune(cmd *cobra.Command, _ []string) error {
 	}
 	o.g.infof(cmd.OutOrStdout(), "%d snapshots pruned\n", len(plan.Delete))
 	return nil
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }
 
 func (o *compactionOptions) runCompExport(cmd *cobra.Command, args []string) error {

@@ -1,8 +1,9 @@
 package main
 
 import (
-	"os"
+	"cmp"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -91,15 +92,22 @@ func ctxFlagsDir(c *cobra.Command) string {
 	return ""
 }
 
+// readOnlyStore opens the store of dir ("" = the current directory)
+// read-only (completion never writes), or returns nil.
+func readOnlyStore(dir string) *store.Store {
+	st, err := store.Open(cmp.Or(dir, "."), store.Options{ReadOnly: true})
+	if err != nil {
+		return nil
+	}
+	return st
+}
+
 // snapshotCompletions lists the project's snapshot ids (and their short
 // forms) that start with prefix, each with its trigger and time as the
-// description. Completion never writes: the store is opened read-only.
+// description.
 func snapshotCompletions(dir, prefix string) []string {
-	if dir == "" {
-		dir = "."
-	}
-	st, err := store.Open(dir, store.Options{ReadOnly: true})
-	if err != nil {
+	st := readOnlyStore(dir)
+	if st == nil {
 		return nil
 	}
 	ix, err := snapshot.NewManager(st, nil).Index()
@@ -119,23 +127,12 @@ func snapshotCompletions(dir, prefix string) []string {
 	return out
 }
 
-func storeDir(dir string) string {
-	if dir == "" {
-		dir = "."
-	}
-	st, err := store.Open(dir, store.Options{ReadOnly: true})
-	if err != nil {
-		return ""
-	}
-	return st.Root()
-}
-
 func namedSaves(dir string) []string {
-	d := storeDir(dir)
-	if d == "" {
+	st := readOnlyStore(dir)
+	if st == nil {
 		return nil
 	}
-	m, _ := filepath.Glob(filepath.Join(d, "named", "*.ctx"))
+	m, _ := filepath.Glob(filepath.Join(st.Root(), namedDir, "*.ctx"))
 	var out []string
 	for _, p := range m {
 		out = append(out, strings.TrimSuffix(filepath.Base(p), ".ctx"))
@@ -144,16 +141,14 @@ func namedSaves(dir string) []string {
 }
 
 func checkpointNumbers(dir string) []string {
-	d := storeDir(dir)
-	if d == "" {
+	st := readOnlyStore(dir)
+	if st == nil {
 		return nil
 	}
-	entries, _ := os.ReadDir(filepath.Join(d, "checkpoints"))
+	cps, _ := st.Checkpoints()
 	var out []string
-	for _, e := range entries {
-		if n, ok := strings.CutPrefix(e.Name(), "cp-"); ok && strings.HasSuffix(n, ".ctx") {
-			out = append(out, strings.TrimLeft(strings.TrimSuffix(n, ".ctx"), "0"))
-		}
+	for _, c := range cps {
+		out = append(out, strconv.Itoa(c.N))
 	}
 	return out
 }

@@ -83,15 +83,12 @@ func (o *configOptions) runConfigShow(cmd *cobra.Command, _ []string) error {
 	}
 	settings := store.Settings(cfg, prov)
 	if o.g.json {
-		if warns == nil {
-			warns = []store.Warning{}
-		}
 		return printJSON(cmd.OutOrStdout(), struct {
 			Project  string          `json:"project"`
 			Files    configFiles     `json:"files"`
 			Settings []store.Setting `json:"settings"`
 			Warnings []store.Warning `json:"warnings"`
-		}{project, files, settings, warns})
+		}{project, files, settings, nonNil(warns)})
 	}
 	if o.g.quiet {
 		return nil

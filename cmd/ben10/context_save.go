@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -15,9 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ben10ctx/ben10/archive"
-	"github.com/ben10ctx/ben10/ctxfmt"
-	"github.com/ben10ctx/ben10/redact"
-	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
 
@@ -181,13 +179,14 @@ func (o *saveOptions) encryptPassphrase() ([]byte, error) {
 	return nil, errors.New("--encrypt needs --passphrase-file or $BEN10_PASSPHRASE")
 }
 
+// readPassphrase is the first line of the file p (nil for "").
 func readPassphrase(p string) ([]byte, error) {
 	if p == "" {
 		return nil, nil
 	}
 	b, err := os.ReadFile(p)
 	if err != nil {
-		return nil, fmt.Errorf("reading passphrase: %w", err)
+		return nil, fmt.Errorf("reading passphrase file: %w", err)
 	}
 	if i := bytes.IndexByte(b, '\n'); i >= 0 {
 		b = b[:i]
@@ -220,17 +219,19 @@ func (o *saveOptions) runContextSave(cmd *cobra.Command, args []string) error {
 }
 
 func (o *saveOptions) runFileSave(cmd *cobra.Command) error {
-	lvl, err := ctxfmt.ParseLevel(o.level)
+	if !o.encrypt && o.passFile != "" {
+		return errors.New("--passphrase-file is only used with --encrypt")
+	}
+	// Outside a store: zstd and, with --redact, the built-in redaction
+	// rules with their defaults (so an archive saved so before is built
+	// on: its raw lines are redacted the same way).
+	opts, _, err := o.storeEncodeOptions(cmd, &store.Config{SensitiveRedaction: true, Compression: true})
 	if err != nil {
 		return err
 	}
 	var pass []byte
-	if o.encrypt {
-		if pass, err = o.encryptPassphrase(); err != nil {
-			return err
-		}
-	} else if o.passFile != "" {
-		return errors.New("--passphrase-file is only used with --encrypt")
+	if opts.Encryption != nil {
+		pass = opts.Encryption.Passphrase
 	}
 	start := time.Now()
 	// A save is one short burst of allocation: rather than collecting the
@@ -239,23 +240,6 @@ func (o *saveOptions) runFileSave(cmd *cobra.Command) error {
 	if fi, err := os.Stat(o.transcript); err == nil {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(32<<20 + 2*fi.Size()))
 		defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	}
-	opts := archive.EncodeOptions{Codec: ctxfmt.CodecZstd, Level: lvl}
-	if pass != nil {
-		opts.Encryption = &ctxfmt.Encryption{Passphrase: pass}
-	}
-	if o.redact {
-		// The redactor (a few hundred microseconds) is built on the other
-		// core while this one computes the fingerprint, opens the output
-		// and reads the transcript; the first line redacted waits for it
-		// if need be (redact.Default builds it once).
-		go redact.Default()
-		opts.RedactLine = func(line []byte) []byte { out, _ := redact.Default().JSONLine(line); return out }
-		opts.RedactText = func(s string) string { out, _ := redact.Default().String(s); return out }
-		opts.RedactCount = func(line []byte) map[string]int { _, rep := redact.Default().JSONLine(line); return rep.Counts }
-		// The built-in rules with their defaults: an archive saved so
-		// before is built on (its raw lines are redacted the same way).
-		opts.RedactFingerprint = snapshot.RedactionFingerprint(&store.Config{SensitiveRedaction: true})
 	}
 	if !o.full {
 		// An existing archive this build can read is the base of an
@@ -303,50 +287,23 @@ func (o *saveOptions) runFileSave(cmd *cobra.Command) error {
 	return nil
 }
 
-// writeArchiveAtomic writes a file through a temporary file in the same
-// directory, synced and renamed over path, then syncs the directory.
+// writeArchiveAtomic writes path through a store.AtomicFile (0600, in a
+// directory it creates if need be): the file appears complete or not at
+// all. It returns the bytes written.
 func writeArchiveAtomic(path string, write func(io.Writer) error) (int64, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return 0, err
 	}
-	f, err := os.CreateTemp(dir, ".ben10-*.tmp")
+	f, err := store.CreateAtomic(path, 0o600)
 	if err != nil {
 		return 0, err
 	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err := f.Chmod(0o600); err != nil {
+	defer f.Abort()
+	cw := &countWriter{w: f}
+	if err := write(cw); err != nil {
 		return 0, err
 	}
-	if err := write(f); err != nil {
-		return 0, err
-	}
-	if err := f.Sync(); err != nil {
-		return 0, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return 0, err
-	}
-	if err := f.Close(); err != nil {
-		return 0, err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return 0, err
-	}
-	ok = true
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return fi.Size(), nil
+	return cw.n, f.Commit()
 }
 
 func utc(t time.Time) string {
@@ -410,13 +367,7 @@ func (o *inspectOptions) runContextInspect(cmd *cobra.Command, args []string) er
 			if !t.Success {
 				status = "error"
 			}
-			what := t.Command
-			if what == "" {
-				what = strings.Join(t.RelatedFiles, " ")
-			}
-			if what == "" {
-				what = t.Input
-			}
+			what := cmp.Or(t.Command, strings.Join(t.RelatedFiles, " "), t.Input)
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", utc(t.Timestamp), t.Name, status, oneLine(what, 90))
 		}
 		return tw.Flush()
@@ -456,7 +407,6 @@ func (o *inspectOptions) runContextInspect(cmd *cobra.Command, args []string) er
 		return printJSON(out, s)
 	}
 	m := s.Meta
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	rows := [][2]string{
 		{"harness", string(m.Harness)},
 		{"session", m.SessionID},
@@ -478,16 +428,10 @@ func (o *inspectOptions) runContextInspect(cmd *cobra.Command, args []string) er
 		{"redacted", redactedRow(s.Redaction)},
 		{"import", fmt.Sprintf("%d lines, %d blank, %d skipped, %d partial, %d invalid UTF-8", s.Import.Lines, s.Import.Blank, s.Import.Skipped, s.Import.Partial, s.Import.InvalidUTF8)},
 	}
-	for _, r := range rows {
-		if r[1] == "" {
-			r[1] = "-"
-		}
-		fmt.Fprintf(tw, "%s:\t%s\n", r[0], r[1])
-	}
 	for _, f := range s.RawFiles {
-		fmt.Fprintf(tw, "raw:\t%s (%d bytes, %d segments)\n", f.Name, f.Size, f.Segments)
+		rows = append(rows, [2]string{"raw", fmt.Sprintf("%s (%d bytes, %d segments)", f.Name, f.Size, f.Segments)})
 	}
-	return tw.Flush()
+	return writeRows(out, rows)
 }
 
 func (o *exportOptions) runContextExport(cmd *cobra.Command, args []string) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,8 +30,9 @@ func validName(n string) error {
 	return nil
 }
 
-// storeEncodeOptions are the encoder options of a save into the store:
-// the configuration's, with the command's flags on top.
+// storeEncodeOptions are the encoder options of a save: cfg's (the
+// store's configuration, or the defaults of a save outside a store), with
+// the command's flags (--level, --redact, --encrypt) on top.
 func (o *saveOptions) storeEncodeOptions(cmd *cobra.Command, cfg *store.Config) (archive.EncodeOptions, *snapshot.Redactions, error) {
 	lvl, err := ctxfmt.ParseLevel(o.level)
 	if err != nil {
@@ -236,69 +238,13 @@ func (o *restoreOptions) runStoreRestore(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	oo := snapshot.OpenOptions(st.Config())
-	if o.passFile != "" {
-		pass, err := readPassphrase(o.passFile)
-		if err != nil {
-			return err
-		}
-		oo = archive.OpenOptions{Passphrase: pass}
+	oo, err := o.restoreOpenOptions(st)
+	if err != nil {
+		return err
 	}
-	verify := verifyForRestore(oo, st.Config())
-	n := 0
-	for _, set := range []bool{o.name != "", o.from != "", o.checkpoint != 0} {
-		if set {
-			n++
-		}
-	}
-	if n > 1 {
-		return errors.New("--name, --from and --checkpoint exclude each other")
-	}
-	src, note := "", ""
-	switch {
-	case o.name != "":
-		if err := validName(o.name); err != nil {
-			return err
-		}
-		src = filepath.Join(st.Root(), namedDir, o.name+".ctx")
-	case o.from != "":
-		src = o.from
-	case o.checkpoint != 0:
-		src = st.CheckpointPath(o.checkpoint)
-	default:
-		// current.ctx that cannot be read for want of its key is neither
-		// replaced by an older file nor moved: the user is told the key.
-		if _, serr := os.Stat(st.CurrentPath()); serr == nil {
-			if err := verify(st.CurrentPath()); isKeyProblem(err) {
-				return fmt.Errorf("%s: %w", st.CurrentPath(), err)
-			}
-		}
-		rec, err := st.Recover(verify)
-		for _, q := range rec.Quarantined {
-			fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: damaged file moved to %s\n", q)
-		}
-		if err != nil {
-			for _, s := range rec.Skipped {
-				if isKeyProblem(s) {
-					return fmt.Errorf("nothing to restore: %w", s)
-				}
-			}
-			return fmt.Errorf("nothing to restore: %w", err)
-		}
-		src = rec.Path
-		if rec.Kind != store.KindCurrent {
-			note = fmt.Sprintf("current.ctx is missing or damaged: restoring the newest valid %s, %s, saved %s", rec.Kind, filepath.Base(rec.Path), ago(rec.ModTime, time.Now()))
-			fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: %s\n", note)
-		}
-	}
-	if err := verify(src); err != nil {
-		if errors.Is(err, errNoConversation) {
-			return fmt.Errorf("%s: %w; restore an earlier checkpoint (see ben10 context list)", src, errNoConversation)
-		}
-		if errors.Is(err, os.ErrNotExist) && o.checkpoint != 0 {
-			return fmt.Errorf("checkpoint %d does not exist (%s)", o.checkpoint, existingCheckpoints(st))
-		}
-		return fmt.Errorf("%s: %w", src, err)
+	src, note, err := o.restoreSource(cmd, st, oo, "restoring")
+	if err != nil {
+		return err
 	}
 	a, err := archive.OpenFile(src, oo)
 	if err != nil {
@@ -333,10 +279,7 @@ func (o *restoreOptions) runStoreRestore(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	proj := o.projectDir
-	if proj == "" {
-		proj = st.ProjectDir()
-	}
+	proj := cmp.Or(o.projectDir, st.ProjectDir())
 	res, err := o.g.restoreResumable(a, src, archive.RestoreOptions{ProjectDir: proj, ConfigDir: o.cfgDr})
 	if err != nil {
 		return err
@@ -370,6 +313,70 @@ func (o *restoreOptions) runStoreRestore(cmd *cobra.Command) error {
 	box(o.g, out, lines)
 	fmt.Fprintf(out, "Resume with: cd %s && claude --resume %s\n", shellQuote(res.ProjectDir), res.SessionID)
 	return nil
+}
+
+// restoreSource resolves the saved context a restore reads from the
+// project's store: --name, --from, --checkpoint, or by default current.ctx,
+// else the newest valid checkpoint or history file (st.Recover; note says
+// which, after a warning that tells what the restore is "doing" with it).
+// The source passes verifyForRestore.
+func (o *restoreOptions) restoreSource(cmd *cobra.Command, st *store.Store, oo archive.OpenOptions, doing string) (src, note string, err error) {
+	verify := verifyForRestore(oo, st.Config())
+	n := 0
+	for _, set := range []bool{o.name != "", o.from != "", o.checkpoint != 0} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return "", "", errors.New("--name, --from and --checkpoint exclude each other")
+	}
+	switch {
+	case o.name != "":
+		if err := validName(o.name); err != nil {
+			return "", "", err
+		}
+		src = filepath.Join(st.Root(), namedDir, o.name+".ctx")
+	case o.from != "":
+		src = o.from
+	case o.checkpoint != 0:
+		src = st.CheckpointPath(o.checkpoint)
+	default:
+		// current.ctx that cannot be read for want of its key is neither
+		// replaced by an older file nor moved: the user is told the key.
+		if _, serr := os.Stat(st.CurrentPath()); serr == nil {
+			if err := verify(st.CurrentPath()); isKeyProblem(err) {
+				return "", "", fmt.Errorf("%s: %w", st.CurrentPath(), err)
+			}
+		}
+		rec, err := st.Recover(verify)
+		for _, q := range rec.Quarantined {
+			fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: damaged file moved to %s\n", q)
+		}
+		if err != nil {
+			for _, s := range rec.Skipped {
+				if isKeyProblem(s) {
+					return "", "", fmt.Errorf("nothing to restore: %w", s)
+				}
+			}
+			return "", "", fmt.Errorf("nothing to restore: %w", err)
+		}
+		src = rec.Path
+		if rec.Kind != store.KindCurrent {
+			note = fmt.Sprintf("current.ctx is missing or damaged: %s the newest valid %s, %s, saved %s", doing, rec.Kind, filepath.Base(rec.Path), ago(rec.ModTime, time.Now()))
+			fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: %s\n", note)
+		}
+	}
+	if err := verify(src); err != nil {
+		if errors.Is(err, errNoConversation) {
+			return "", "", fmt.Errorf("%s: %w; restore an earlier checkpoint (see ben10 context list)", src, errNoConversation)
+		}
+		if errors.Is(err, os.ErrNotExist) && o.checkpoint != 0 {
+			return "", "", fmt.Errorf("checkpoint %d does not exist (%s)", o.checkpoint, existingCheckpoints(st))
+		}
+		return "", "", fmt.Errorf("%s: %w", src, err)
+	}
+	return src, note, nil
 }
 
 // redactionTotals returns the saved archive's per-rule redaction totals

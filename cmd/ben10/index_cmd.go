@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/ben10ctx/ben10/hook"
@@ -123,12 +124,7 @@ func runIndexStatus(ctx context.Context, g *globalOptions, out, errw io.Writer) 
 	if n := s.Trust[index.TrustTeam]; n > 0 {
 		fmt.Fprintf(out, "  team       %d (pulled from team remotes)\n", n)
 	}
-	kinds := make([]string, 0, len(s.Kinds))
-	for k := range s.Kinds {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	for _, k := range kinds {
+	for _, k := range slices.Sorted(maps.Keys(s.Kinds)) {
 		fmt.Fprintf(out, "    %-10s %s\n", k, commas(int64(s.Kinds[k])))
 	}
 	for _, p := range s.Problems {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 )
 
 // printJSON writes v as indented JSON followed by a newline.
@@ -12,6 +14,33 @@ func printJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// orNone is s, or "-" when s is empty.
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// nonNil is s, or an empty slice for nil: JSON output says [] rather
+// than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// writeRows prints rows as an aligned "name:  value" table ("-" for an
+// empty value).
+func writeRows(out io.Writer, rows [][2]string) error {
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s:\t%s\n", r[0], orNone(r[1]))
+	}
+	return tw.Flush()
 }
 
 // ANSI styles for banners.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -116,7 +117,7 @@ never takes them on its command line and never stores them. See docs/REMOTE.md.`
 				if kid == "" {
 					kid = "none"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, r.URL, orDash(r.Endpoint), kid)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, r.URL, orNone(r.Endpoint), kid)
 			}
 			return tw.Flush()
 		},
@@ -370,10 +371,7 @@ is simply run again.`,
 					stats.Project, r.Name, stats.Entries, stats.Archives, stats.Present, stats.ChunksUploaded, humanBytes(stats.BytesUploaded), stats.ChunksReused)
 			}
 			if o.g.json {
-				if results == nil {
-					results = []remote.PushStats{}
-				}
-				if err := printJSON(cmd.OutOrStdout(), results); err != nil {
+				if err := printJSON(cmd.OutOrStdout(), nonNil(results)); err != nil {
 					return err
 				}
 			}
@@ -449,10 +447,7 @@ that has no checkout here go to ~/.claude-code/remote/NAME/KEY/ as .ctx files
 					Bytes   int64    `json:"bytes"`
 					Failed  []string `json:"failed"`
 				}
-				v := out{stats.Project, stats.Entries, stats.Pulled, stats.Skipped, stats.Bytes, []string{}}
-				if v.Pulled == nil {
-					v.Pulled = []string{}
-				}
+				v := out{stats.Project, stats.Entries, nonNil(stats.Pulled), stats.Skipped, stats.Bytes, []string{}}
 				for _, f := range stats.Failed {
 					v.Failed = append(v.Failed, f.Error())
 				}
@@ -491,10 +486,7 @@ func newRemoteLsCmd(o *remoteOpts) *cobra.Command {
 			}
 			project := o.key
 			if project == "" && !o.all {
-				dir := o.project
-				if dir == "" {
-					dir = "."
-				}
+				dir := cmp.Or(o.project, ".")
 				abs, err := store.CanonicalDir(dir)
 				if err != nil {
 					return err
@@ -509,10 +501,7 @@ func newRemoteLsCmd(o *remoteOpts) *cobra.Command {
 				return err
 			}
 			if o.g.json {
-				if ps == nil {
-					ps = []remote.Project{}
-				}
-				return printJSON(cmd.OutOrStdout(), ps)
+				return printJSON(cmd.OutOrStdout(), nonNil(ps))
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			for _, p := range ps {

@@ -442,10 +442,7 @@ func (o *restoreOptions) runFresh(cmd *cobra.Command, st *store.Store) error {
 	}
 	_ = st.Audit(store.AuditEntry{Action: store.ActionRestore, Detail: fmt.Sprintf("fresh start: %d saved contexts will not be injected", len(declined))})
 	if o.g.json {
-		if declined == nil {
-			declined = []hook.Declined{}
-		}
-		return printJSON(cmd.OutOrStdout(), map[string]any{"mode": modeFresh, "declined": declined})
+		return printJSON(cmd.OutOrStdout(), map[string]any{"mode": modeFresh, "declined": nonNil(declined)})
 	}
 	out := cmd.OutOrStdout()
 	if len(declined) == 0 {
@@ -483,35 +480,9 @@ func (o *restoreOptions) partialSource(cmd *cobra.Command, args []string) (*arch
 	if err != nil {
 		return nil, "", nil, err
 	}
-	src := ""
-	switch {
-	case o.name != "":
-		if err := validName(o.name); err != nil {
-			return nil, "", nil, err
-		}
-		src = filepath.Join(st.Root(), namedDir, o.name+".ctx")
-	case o.from != "":
-		src = o.from
-	case o.checkpoint != 0:
-		src = st.CheckpointPath(o.checkpoint)
-	default:
-		rec, err := st.Recover(verifyForRestore(oo, st.Config()))
-		for _, q := range rec.Quarantined {
-			fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: damaged file moved to %s\n", q)
-		}
-		if err != nil {
-			return nil, "", nil, fmt.Errorf("nothing to restore: %w", err)
-		}
-		if rec.Kind != store.KindCurrent {
-			fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: current.ctx is missing or damaged: using the newest valid %s, %s\n", rec.Kind, filepath.Base(rec.Path))
-		}
-		src = rec.Path
-	}
-	if err := verifyForRestore(oo, st.Config())(src); err != nil {
-		if errors.Is(err, os.ErrNotExist) && o.checkpoint != 0 {
-			return nil, "", nil, fmt.Errorf("checkpoint %d does not exist (%s)", o.checkpoint, existingCheckpoints(st))
-		}
-		return nil, "", nil, fmt.Errorf("%s: %w", src, err)
+	src, _, err := o.restoreSource(cmd, st, oo, "using")
+	if err != nil {
+		return nil, "", nil, err
 	}
 	a, err := archive.OpenFile(src, oo)
 	return a, src, st, err

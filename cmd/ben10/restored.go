@@ -23,11 +23,19 @@ func (g *globalOptions) restoreResumable(a *archive.Archive, source string, opts
 	return res, err
 }
 
-// checkForeign refuses to restore an archive saved in another project
-// into project unless --force is given; with it, it warns (the session's
-// working directory is mapped to project by archive.Restore).
-func (g *globalOptions) checkForeign(a *archive.Archive, src, project string, force bool) error {
-	home, _ := store.HomeDir()
+// checkForeignIn refuses to restore an archive saved in another project
+// than the one dir belongs to unless --force is given; with it, it warns
+// (the session's working directory is mapped to the project by
+// archive.Restore).
+func (g *globalOptions) checkForeignIn(a *archive.Archive, src, dir string, force bool) error {
+	home, err := store.HomeDir()
+	if err != nil {
+		return err
+	}
+	project, err := store.ResolveProject(dir, home)
+	if err != nil {
+		return err
+	}
 	rec := a.Meta().DirectoryPath
 	if store.SameProject(rec, project, home) {
 		return nil
@@ -39,17 +47,4 @@ func (g *globalOptions) checkForeign(a *archive.Archive, src, project string, fo
 		fmt.Fprintf(g.io.ErrOut, "ben10: warning: %s was saved in another project (%s); restoring into %s with its working directory mapped\n", src, rec, project)
 	}
 	return nil
-}
-
-// checkForeignIn is checkForeign for the project dir belongs to.
-func (g *globalOptions) checkForeignIn(a *archive.Archive, src, dir string, force bool) error {
-	home, err := store.HomeDir()
-	if err != nil {
-		return err
-	}
-	project, err := store.ResolveProject(dir, home)
-	if err != nil {
-		return err
-	}
-	return g.checkForeign(a, src, project, force)
 }

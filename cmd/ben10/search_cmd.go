@@ -159,10 +159,7 @@ func runSearch(ctx context.Context, out, errw io.Writer, o searchOptions, text s
 		fmt.Fprintf(errw, "ben10: %s; --include-unauthenticated shows them\n", w)
 	}
 	if o.g.json {
-		if hits == nil {
-			hits = []index.Hit{}
-		}
-		return printJSON(out, hits)
+		return printJSON(out, nonNil(hits))
 	}
 	if len(hits) == 0 {
 		fmt.Fprintf(errw, "no match for %q\n", text)
@@ -184,7 +181,7 @@ func writeHits(out io.Writer, hits []index.Hit) {
 		if h.Source != "" {
 			proj = h.Source // a teammate's archive, pulled
 		}
-		fmt.Fprintf(out, "%d. %s  %s  %s  %s/%s  %s%s\n", i+1, proj, hitSession(h.Session), when, h.Assistant, h.Kind, h.Ref, trustLabel(h.Trust))
+		fmt.Fprintf(out, "%d. %s  %s  %s  %s/%s  %s%s\n", i+1, proj, orNone(shortSession(h.Session)), when, h.Assistant, h.Kind, h.Ref, trustLabel(h.Trust))
 		fmt.Fprintf(out, "   %s\n", oneLine(h.Snippet, 200))
 	}
 }
@@ -200,14 +197,6 @@ func trustLabel(trust string) string {
 		return " [team]"
 	}
 	return " [unauthenticated: " + index.TrustReason(trust) + "]"
-}
-
-// hitSession is a session id cut for a listing ("-" when unknown).
-func hitSession(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return shortSession(s)
 }
 
 func validKind(k string) bool {

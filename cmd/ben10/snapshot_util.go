@@ -155,3 +155,14 @@ func notExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 func verifyArchive(st *store.Store) func(string) error {
 	return verifyContext(snapshot.OpenOptions(st.Config()), st.Config(), false)
 }
+
+// openCheck opens the saved context at p as status does: the container's
+// header, index and footer and the archive metadata, with the key problem
+// named (see keyProblem).
+func openCheck(st *store.Store, p string) error {
+	a, err := archive.OpenFile(p, snapshot.OpenOptions(st.Config()))
+	if err != nil {
+		return keyProblem(err, st.Config())
+	}
+	return a.Close()
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -88,10 +89,7 @@ func viewSource(ctx context.Context, ref string, o viewOptions) (*archive.State,
 			return st, "transcript " + ref, nil
 		}
 	}
-	dir := o.dir
-	if dir == "" {
-		dir = "."
-	}
+	dir := cmp.Or(o.dir, ".")
 	p, err := web.OpenProject(dir, "")
 	if err != nil {
 		return nil, "", err
@@ -126,10 +124,7 @@ func runView(cmd *cobra.Command, ref string, o viewOptions) error {
 	}
 	out := o.out
 	if out == "" {
-		name := st.Meta.SessionID
-		if name == "" {
-			name = "session"
-		}
+		name := cmp.Or(st.Meta.SessionID, "session")
 		out = "ben10-" + sanitizeName(name) + ".html"
 	}
 	// A temporary file renamed over out: never a half-written page, and

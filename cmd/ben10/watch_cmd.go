@@ -1,13 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -110,10 +113,7 @@ func (o *watchOptions) runWatch(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	statePath := o.state
-	if statePath == "" {
-		statePath = watch.StatePath(home)
-	}
+	statePath := cmp.Or(o.state, watch.StatePath(home))
 	if o.status {
 		return o.watchStatus(cmd.OutOrStdout(), statePath, only)
 	}
@@ -160,10 +160,7 @@ func (o *watchOptions) printWatchEvents(out io.Writer, evs []watch.Event) error 
 		}
 	}
 	if o.g.json {
-		if shown == nil {
-			shown = []watch.Event{}
-		}
-		return printJSON(out, map[string]any{"events": shown})
+		return printJSON(out, map[string]any{"events": nonNil(shown)})
 	}
 	if len(shown) == 0 {
 		o.g.infof(out, "nothing to do\n")
@@ -172,11 +169,7 @@ func (o *watchOptions) printWatchEvents(out io.Writer, evs []watch.Event) error 
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "LLM\tSESSION\tCONTEXT\tACTION\tDETAIL")
 	for _, e := range shown {
-		pct := "-"
-		if e.Percent != nil {
-			pct = fmt.Sprintf("%.1f%%", *e.Percent)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.LLM, e.Session, pct, e.Action, oneLine(e.Detail, 120))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.LLM, e.Session, percent(e.Percent), e.Action, oneLine(e.Detail, 120))
 	}
 	return tw.Flush()
 }
@@ -195,11 +188,7 @@ func (o *watchOptions) watchStatus(out io.Writer, path string, only []archive.Ha
 	}
 	names := make([]string, 0, len(st.LLMs))
 	for n := range st.LLMs {
-		keep := len(only) == 0
-		for _, h := range only {
-			keep = keep || string(h) == n
-		}
-		if keep {
+		if len(only) == 0 || slices.Contains(only, archive.Harness(n)) {
 			names = append(names, n)
 		}
 	}
@@ -224,15 +213,11 @@ func (o *watchOptions) watchStatus(out io.Writer, path string, only []archive.Ha
 	fmt.Fprintln(tw, "LLM\tENABLED\tACTIVE\tCONTEXT\tEXPORTS\tSNAPSHOTS\tLAST EXPORT\tCOOLDOWNS\tNOTE")
 	for _, n := range names {
 		l := st.LLMs[n]
-		pct := "-"
-		if l.LastContextPercent != nil {
-			pct = fmt.Sprintf("%.1f%%", *l.LastContextPercent)
-		}
 		note := l.Disabled
 		if l.LastError != "" {
 			note = strings.TrimSpace(note + " last error: " + l.LastError)
 		}
-		fmt.Fprintf(tw, "%s\t%v\t%d\t%s\t%d\t%d\t%s\t%d\t%s\n", n, l.Enabled, len(l.ActiveSessions), pct,
+		fmt.Fprintf(tw, "%s\t%v\t%d\t%s\t%d\t%d\t%s\t%d\t%s\n", n, l.Enabled, len(l.ActiveSessions), percent(l.LastContextPercent),
 			l.ExportsTriggered, l.SnapshotsTaken, utc(l.LastExport), len(l.SessionCooldowns), oneLine(note, 80))
 	}
 	if err := tw.Flush(); err != nil {
@@ -243,37 +228,22 @@ func (o *watchOptions) watchStatus(out io.Writer, path string, only []archive.Ha
 		if l == nil {
 			return nil
 		}
-		ids := make([]string, 0, len(l.Sessions))
-		for id := range l.Sessions {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
+		ids := slices.Sorted(maps.Keys(l.Sessions))
 		o.g.infof(out, "\n")
 		tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "SESSION\tCONTEXT\tEXPORTS\tSNAPSHOTS\tLAST SNAPSHOT\tBY\tCOOLDOWN UNTIL\tPATH")
 		for _, id := range ids {
 			s := l.Sessions[id]
-			pct := "-"
-			if s.ContextPercent != nil {
-				pct = fmt.Sprintf("%.1f%%", *s.ContextPercent)
-			}
 			cd := "-"
 			if t, ok := l.SessionCooldowns[id]; ok {
 				cd = utc(t)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", id, pct, s.Exports, s.Snapshots, utc(s.LastSnapshot),
-				orDash(s.SnapshotSource), cd, filepath.Base(s.Path))
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", id, percent(s.ContextPercent), s.Exports, s.Snapshots, utc(s.LastSnapshot),
+				orNone(s.SnapshotSource), cd, filepath.Base(s.Path))
 		}
 		return tw.Flush()
 	}
 	return nil
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func (o *watchOptions) runWatchInstall(cmd *cobra.Command, _ []string) error {
@@ -281,10 +251,7 @@ func (o *watchOptions) runWatchInstall(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	platform := o.platform
-	if platform == "" {
-		platform = watch.Platform()
-	}
+	platform := cmp.Or(o.platform, watch.Platform())
 	bin := o.binary
 	if bin == "" {
 		if bin, err = os.Executable(); err != nil {
@@ -314,10 +281,7 @@ func (o *watchOptions) runWatchUninstall(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	platform := o.platform
-	if platform == "" {
-		platform = watch.Platform()
-	}
+	platform := cmp.Or(o.platform, watch.Platform())
 	p, removed, err := watch.Uninstall(platform, o.unitDir, home)
 	if err != nil {
 		return err
@@ -332,4 +296,12 @@ func (o *watchOptions) runWatchUninstall(cmd *cobra.Command, _ []string) error {
 	}
 	o.g.infof(cmd.OutOrStdout(), "removed %s\nif it is running, stop it: %s\n", p, hint)
 	return nil
+}
+
+// percent prints a context percentage ("-" when unknown).
+func percent(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", *p)
 }
