@@ -296,16 +296,4 @@ func TestStorageLimits(t *testing.T) {
 		t.Fatalf("usage %+v %v", u, err)
 	}
 
-	// Snapshot archive limit: 500 MB by default.
-	s2.EnsureDir(s2.SnapshotDir())
-	f, _ = os.Create(filepath.Join(s2.SnapshotDir(), "pre-compact.ctx"))
-	f.Truncate(499 << 20)
-	f.Close()
-	if err := s2.CheckSnapshotLimit(512 << 10); err != nil {
-		t.Fatalf("within the limit: %v", err)
-	}
-	err = s2.CheckSnapshotLimit(2 << 20)
-	if !errors.As(err, &se) || se.Area != "compaction-snapshots" || se.LimitBytes != 500<<20 {
-		t.Fatalf("snapshot limit: %v", err)
-	}
 }
