@@ -16,7 +16,7 @@ func TestListTable(t *testing.T) {
 	ix := &Index{Snapshots: []Snapshot{
 		{ID: "pre-compact-20260127-033000-0001f3", CreatedAt: time.Date(2026, 1, 27, 3, 30, 0, 0, time.UTC),
 			PreCompaction: PreCompaction{TokenCount: 180241, MessageCount: 847, FileCount: 23, ToolExecutionCount: 156},
-			Trigger: "threshold", CompressedBytes: 3 << 20, Pinned: true},
+			Trigger:       "threshold", CompressedBytes: 3 << 20, Pinned: true},
 		{ID: "pre-compact-20260127-193000-a1b2c3", CreatedAt: time.Date(2026, 1, 27, 19, 30, 0, 0, time.UTC),
 			PreCompaction: PreCompaction{TokenCount: 999, MessageCount: 5}, Trigger: "manual", CompressedBytes: 6 << 10},
 		{ID: "pre-compact-20260128-170500-a1b2c3", CreatedAt: time.Date(2026, 1, 28, 17, 5, 0, 0, time.UTC),
