@@ -368,19 +368,12 @@ type CheckpointResult struct {
 	Pruned []string // checkpoints removed by the retention rules
 }
 
-// WriteCheckpoint writes data as the next checkpoints/cp-NNN.ctx
-// atomically and applies checkpoint retention. It requires the lock.
-func (s *Store) WriteCheckpoint(data []byte) (CheckpointResult, error) {
-	return s.WriteCheckpointFunc(func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-}
-
-// WriteCheckpointFunc is WriteCheckpoint for a streaming writer.
+// WriteCheckpointFunc writes the next checkpoints/cp-NNN.ctx with write
+// (called once; if it fails nothing changes) atomically and applies
+// checkpoint retention. It requires the lock.
 func (s *Store) WriteCheckpointFunc(write func(io.Writer) error) (CheckpointResult, error) {
 	var res CheckpointResult
-	if err := s.requireLock("store: WriteCheckpoint"); err != nil {
+	if err := s.requireLock("store: WriteCheckpointFunc"); err != nil {
 		return res, err
 	}
 	if err := s.EnsureDir(s.CheckpointsDir()); err != nil {
