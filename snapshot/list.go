@@ -1,81 +1,30 @@
 package snapshot
 
 import (
-	"slices"
+	"bytes"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
-	"unicode/utf8"
 )
 
-// ListTable is the table of `compaction list` with every column laid out
-// but Date, which depends on the reader's time zone: a line is Prefix,
-// the date (ShortDate of Created) padded to the Date column's width, then
-// Suffix. Columns are aligned as text/tabwriter aligns them (two spaces of
-// padding, widths in runes).
+// ListTable is the table of `compaction list`: the column titles, then
+// one row per snapshot, newest first.
 type ListTable struct {
-	Head       ListLine   // the column titles (Created unused)
-	Lines      []ListLine // one per snapshot, newest first
-	Count      int        // snapshots
-	TotalBytes int64      // their compressed size
+	rows       [][]string
+	Count      int   // snapshots
+	TotalBytes int64 // their compressed size
 }
 
-// ListLine is one line of a ListTable.
-type ListLine struct {
-	Created        time.Time
-	Prefix, Suffix string
-}
-
-// listPadding is the space between columns.
-const listPadding = 2
-
-// AppendTo appends the laid-out table, one line per snapshot after the
-// titles, with the dates in the local time zone.
-func (t *ListTable) AppendTo(b []byte) []byte {
-	dates := make([]byte, 0, len(t.Lines)*20)
-	ends := make([]int, len(t.Lines))
-	width := len("Date")
-	for i, l := range t.Lines {
-		start := len(dates)
-		dates = appendShortDate(dates, l.Created)
-		ends[i] = len(dates)
-		width = max(width, utf8.RuneCount(dates[start:]))
-	}
-	width += listPadding
-	size := len(t.Head.Prefix) + width + len(t.Head.Suffix) + 1
-	for _, l := range t.Lines {
-		size += len(l.Prefix) + width + len(l.Suffix) + 1
-	}
-	b = slices.Grow(b, size)
-	line := func(prefix string, date []byte, suffix string) {
-		b = append(b, prefix...)
-		b = append(b, date...)
-		for n := width - utf8.RuneCount(date); n > 0; n-- {
-			b = append(b, ' ')
-		}
-		b = append(b, suffix...)
-		b = append(b, '\n')
-	}
-	line(t.Head.Prefix, []byte("Date"), t.Head.Suffix)
-	start := 0
-	for i, l := range t.Lines {
-		line(l.Prefix, dates[start:ends[i]], l.Suffix)
-		start = ends[i]
-	}
-	return b
-}
-
-// NewListTable lays out ix's table; verbose adds the Files, Tools and
-// Trigger columns.
+// NewListTable lays out ix's table, with dates in the local time zone;
+// verbose adds the Files, Tools and Trigger columns.
 func NewListTable(ix *Index, verbose bool) *ListTable {
 	h := Handles(ix)
-	head := []string{"ID", "Tokens", "Messages", "Size", "Pinned"}
+	head := []string{"ID", "Date", "Tokens", "Messages", "Size", "Pinned"}
 	if verbose {
-		head = []string{"ID", "Tokens", "Messages", "Files", "Tools", "Trigger", "Size", "Pinned"}
+		head = []string{"ID", "Date", "Tokens", "Messages", "Files", "Tools", "Trigger", "Size", "Pinned"}
 	}
-	cols := len(head)
-	cells := make([]string, 0, (len(ix.Snapshots)+1)*cols)
-	cells = append(cells, head...)
+	t := &ListTable{rows: [][]string{head}, Count: len(ix.Snapshots), TotalBytes: ix.total()}
 	for i := len(ix.Snapshots) - 1; i >= 0; i-- {
 		s := &ix.Snapshots[i]
 		pin := ""
@@ -83,96 +32,34 @@ func NewListTable(ix *Index, verbose bool) *ListTable {
 			pin = "📌"
 		}
 		p := &s.PreCompaction
-		tokens, msgs, files, tools := Commas(p.TokenCount), strconv.Itoa(p.MessageCount), strconv.Itoa(p.FileCount), strconv.Itoa(p.ToolExecutionCount)
+		row := []string{h[i], shortDate(s.CreatedAt), Commas(p.TokenCount), strconv.Itoa(p.MessageCount)}
 		if verbose {
-			cells = append(cells, h[i], tokens, msgs, files, tools, s.Trigger, HumanBytes(s.CompressedBytes), pin)
-		} else {
-			cells = append(cells, h[i], tokens, msgs, HumanBytes(s.CompressedBytes), pin)
+			row = append(row, strconv.Itoa(p.FileCount), strconv.Itoa(p.ToolExecutionCount), s.Trigger)
 		}
-	}
-	// The ID column first, the columns after Date as one block.
-	ids := make([]string, 0, len(cells)/cols)
-	rest := make([]string, 0, len(cells)/cols*(cols-1))
-	for i := 0; i < len(cells); i += cols {
-		ids = append(ids, cells[i])
-		rest = append(rest, cells[i+1:i+cols]...)
-	}
-	prefix := alignColumns(ids, 1, true)
-	suffix := alignColumns(rest, cols-1, false)
-	t := &ListTable{Head: ListLine{Prefix: prefix[0], Suffix: suffix[0]}, Count: len(ix.Snapshots), TotalBytes: ix.total()}
-	t.Lines = make([]ListLine, 0, len(ix.Snapshots))
-	for i := len(ix.Snapshots) - 1; i >= 0; i-- {
-		n := len(t.Lines) + 1
-		t.Lines = append(t.Lines, ListLine{Created: ix.Snapshots[i].CreatedAt, Prefix: prefix[n], Suffix: suffix[n]})
+		t.rows = append(t.rows, append(row, human(s.CompressedBytes), pin))
 	}
 	return t
 }
 
-// alignColumns lays out rows of cols cells as tabwriter does when every
-// cell but a row's last is tab-terminated: each column as wide as its
-// widest cell in runes plus listPadding, the last cell unpadded unless
-// padLast. It returns one string per row, without a line break.
-func alignColumns(cells []string, cols int, padLast bool) []string {
-	aligned := cols - 1
-	if padLast {
-		aligned = cols
+// AppendTo appends the laid-out table, one line per row, its columns
+// aligned by text/tabwriter with two spaces of padding.
+func (t *ListTable) AppendTo(b []byte) []byte {
+	buf := bytes.NewBuffer(b)
+	tw := tabwriter.NewWriter(buf, 0, 4, 2, ' ', 0)
+	for _, r := range t.rows {
+		tw.Write([]byte(strings.Join(r, "\t") + "\n"))
 	}
-	width := make([]int, cols)
-	for i, c := range cells {
-		if col := i % cols; col < aligned {
-			width[col] = max(width[col], utf8.RuneCountInString(c)+listPadding)
-		}
-	}
-	out := make([]string, 0, len(cells)/cols)
-	var b []byte
-	for i, c := range cells {
-		col := i % cols
-		if col == 0 {
-			b = b[:0]
-		}
-		b = append(b, c...)
-		if col < aligned {
-			for n := width[col] - utf8.RuneCountInString(c); n > 0; n-- {
-				b = append(b, ' ')
-			}
-		}
-		if col == cols-1 {
-			out = append(out, string(b))
-		}
-	}
-	return out
+	tw.Flush() // writes to a bytes.Buffer, which does not fail
+	return buf.Bytes()
 }
 
-var monthAbbr = [...]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
-
-// ShortDate is the PRD's list date: "Jan 27, 2026 2:30p", local time.
-func ShortDate(t time.Time) string { return string(appendShortDate(nil, t)) }
-
-// appendShortDate appends ShortDate(t) without the cost of time.Format.
-func appendShortDate(b []byte, t time.Time) []byte {
+// shortDate is the PRD's list date: "Jan 27, 2026 2:30p", local time.
+func shortDate(t time.Time) string {
 	t = t.Local()
-	y, mo, d := t.Date()
-	h, mi, _ := t.Clock()
-	if y < 1000 || y > 9999 {
-		b = t.AppendFormat(b, "Jan 2, 2006 3:04")
-	} else {
-		b = append(b, monthAbbr[mo-1]...)
-		b = append(b, ' ')
-		b = strconv.AppendInt(b, int64(d), 10)
-		b = append(b, ", "...)
-		b = strconv.AppendInt(b, int64(y), 10)
-		b = append(b, ' ')
-		h12 := h % 12
-		if h12 == 0 {
-			h12 = 12
-		}
-		b = strconv.AppendInt(b, int64(h12), 10)
-		b = append(b, ':', byte('0'+mi/10), byte('0'+mi%10))
+	if t.Hour() < 12 {
+		return t.Format("Jan 2, 2006 3:04") + "a"
 	}
-	if h < 12 {
-		return append(b, 'a')
-	}
-	return append(b, 'p')
+	return t.Format("Jan 2, 2006 3:04") + "p"
 }
 
 // Handles gives each snapshot the shortest id users can type: the session

@@ -1,70 +1,52 @@
 package snapshot
 
 import (
-	"bytes"
-	"math/rand"
 	"strings"
 	"testing"
-	"text/tabwriter"
 	"time"
 )
 
-// TestAlignColumnsMatchesTabwriter: the table lays out exactly as
-// text/tabwriter (padding 2) does, for random cells (empty, wide,
-// multi-byte), whole or split around the Date column as NewListTable
-// splits it.
-func TestAlignColumnsMatchesTabwriter(t *testing.T) {
-	rng := rand.New(rand.NewSource(1))
-	words := []string{"", "a", "0001f3", "42,003", "📌", "Nov 21, 2026 12:28a", "ünïcödé", "6.0 KB", "threshold", "1234567890123456789"}
-	for iter := 0; iter < 300; iter++ {
-		cols := 3 + rng.Intn(7)
-		rows := 1 + rng.Intn(20)
-		var cells, first, date, rest []string
-		var want bytes.Buffer
-		tw := tabwriter.NewWriter(&want, 0, 4, 2, ' ', 0)
-		for r := 0; r < rows; r++ {
-			line := make([]string, cols)
-			for c := range line {
-				line[c] = words[rng.Intn(len(words))]
-			}
-			cells = append(cells, line...)
-			first, date, rest = append(first, line[0]), append(date, line[1]), append(rest, line[2:]...)
-			tw.Write([]byte(strings.Join(line, "\t") + "\n"))
-		}
-		tw.Flush()
-		var got []byte
-		for _, l := range alignColumns(cells, cols, false) {
-			got = append(append(got, l...), '\n')
-		}
-		if !bytes.Equal(got, want.Bytes()) {
-			t.Fatalf("cells %q (%d columns):\ngot:\n%s\nwant:\n%s", cells, cols, got, want.Bytes())
-		}
-		// Prefix + date column + suffix, as AppendTo joins them.
-		p, d, s := alignColumns(first, 1, true), alignColumns(date, 1, true), alignColumns(rest, cols-2, false)
-		got = got[:0]
-		for i := range p {
-			got = append(append(append(append(got, p[i]...), d[i]...), s[i]...), '\n')
-		}
-		if !bytes.Equal(got, want.Bytes()) {
-			t.Fatalf("split cells %q (%d columns):\ngot:\n%s\nwant:\n%s", cells, cols, got, want.Bytes())
-		}
+// TestListTable: `compaction list` lays out its columns as text/tabwriter
+// with two spaces of padding, newest first, in the reader's time zone,
+// with the shortest unique handle, thousands separators and a pin mark.
+// (Not parallel: it sets time.Local.)
+func TestListTable(t *testing.T) {
+	defer func(l *time.Location) { time.Local = l }(time.Local)
+	time.Local = time.FixedZone("UTC-5", -5*3600)
+	ix := &Index{Snapshots: []Snapshot{
+		{ID: "pre-compact-20260127-033000-0001f3", CreatedAt: time.Date(2026, 1, 27, 3, 30, 0, 0, time.UTC),
+			PreCompaction: PreCompaction{TokenCount: 180241, MessageCount: 847, FileCount: 23, ToolExecutionCount: 156},
+			Trigger:       "threshold", CompressedBytes: 3 << 20, Pinned: true},
+		{ID: "pre-compact-20260127-193000-a1b2c3", CreatedAt: time.Date(2026, 1, 27, 19, 30, 0, 0, time.UTC),
+			PreCompaction: PreCompaction{TokenCount: 999, MessageCount: 5}, Trigger: "manual", CompressedBytes: 6 << 10},
+		{ID: "pre-compact-20260128-170500-a1b2c3", CreatedAt: time.Date(2026, 1, 28, 17, 5, 0, 0, time.UTC),
+			PreCompaction: PreCompaction{TokenCount: 1234567, MessageCount: 12}, Trigger: "manual", CompressedBytes: 100},
+	}}
+	tests := []struct {
+		verbose bool
+		want    []string
+	}{
+		{false, []string{
+			"ID                      Date                 Tokens     Messages  Size    Pinned",
+			"20260128-170500-a1b2c3  Jan 28, 2026 12:05p  1,234,567  12        100 B   ",
+			"20260127-193000-a1b2c3  Jan 27, 2026 2:30p   999        5         6.0 KB  ",
+			"0001f3                  Jan 26, 2026 10:30p  180,241    847       3.0 MB  📌",
+		}},
+		{true, []string{
+			"ID                      Date                 Tokens     Messages  Files  Tools  Trigger    Size    Pinned",
+			"20260128-170500-a1b2c3  Jan 28, 2026 12:05p  1,234,567  12        0      0      manual     100 B   ",
+			"20260127-193000-a1b2c3  Jan 27, 2026 2:30p   999        5         0      0      manual     6.0 KB  ",
+			"0001f3                  Jan 26, 2026 10:30p  180,241    847       23     156    threshold  3.0 MB  📌",
+		}},
 	}
-}
-
-// TestShortDate: the fast date form is time.Format's "Jan 2, 2006 3:04"
-// with a/p, in local time.
-func TestShortDate(t *testing.T) {
-	rng := rand.New(rand.NewSource(2))
-	times := []time.Time{{}, time.Date(999, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 27, 0, 5, 0, 0, time.UTC),
-		time.Date(2026, 1, 27, 12, 0, 0, 0, time.UTC), time.Date(10000, 1, 1, 23, 59, 0, 0, time.UTC)}
-	for i := 0; i < 2000; i++ {
-		times = append(times, time.Unix(rng.Int63n(4e9), 0))
-	}
-	for _, tm := range times {
-		l := tm.Local()
-		want := l.Format("Jan 2, 2006 3:04") + map[bool]string{true: "a", false: "p"}[l.Hour() < 12]
-		if got := ShortDate(tm); got != want {
-			t.Fatalf("%v: %q, want %q", tm, got, want)
+	for _, tt := range tests {
+		tab := NewListTable(ix, tt.verbose)
+		got := strings.Split(strings.TrimSuffix(string(tab.AppendTo([]byte("> "))), "\n"), "\n")
+		if got[0] != "> "+tt.want[0] || strings.Join(got[1:], "\n") != strings.Join(tt.want[1:], "\n") {
+			t.Errorf("verbose %v:\n%s\nwant:\n%s", tt.verbose, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+		}
+		if tab.Count != 3 || tab.TotalBytes != 3<<20+6<<10+100 {
+			t.Errorf("verbose %v: count %d, total %d", tt.verbose, tab.Count, tab.TotalBytes)
 		}
 	}
 }

@@ -116,17 +116,10 @@ type CreateOptions struct {
 	// doubling it. 0 = only snapshot_debounce applies.
 	HoldFor time.Duration
 	// Level is the compression level; 0 = compaction_snapshots.compression_level.
-	// A hook in a hurry passes LevelFastest and calls Recompress later.
 	Level ctxfmt.Level
 	Now   time.Time // zero = time.Now()
 	Tags  []string
 	Notes string
-	// QuickVerify checks the written file's structure (header, index,
-	// layout) and its footer checksum over every byte, but does not decode
-	// each segment again. For a caller that calls Recompress right after:
-	// Recompress decodes and checks every segment and writes a deeply
-	// verified file.
-	QuickVerify bool
 	// NoPrevious imports the whole transcript even when an archive of the
 	// same session exists to build on (see Manager.Previous).
 	NoPrevious bool
@@ -252,7 +245,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 			return fmt.Errorf("snapshot: importing %s: %w", o.TranscriptPath, err)
 		}
 		return nil
-	}, !o.QuickVerify, keys)
+	}, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -396,9 +389,9 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 }
 
 // writeTemp writes a snapshot file to a temporary file in the snapshot
-// directory (0600, fsynced) and verifies it (deeply unless deep is false).
-// The caller renames or removes it.
-func (m *Manager) writeTemp(write func(io.Writer) error, deep bool, keys *ctxfmt.KeyCache) (string, fileInfo, error) {
+// directory (0600, fsynced) and verifies it deeply. The caller renames or
+// removes it.
+func (m *Manager) writeTemp(write func(io.Writer) error, keys *ctxfmt.KeyCache) (string, fileInfo, error) {
 	dir := m.st.SnapshotDir()
 	f, err := os.CreateTemp(dir, store.TempPrefix+"snap-*")
 	if err != nil {
@@ -424,7 +417,7 @@ func (m *Manager) writeTemp(write func(io.Writer) error, deep bool, keys *ctxfmt
 		return fail(err)
 	}
 	info := fileInfo{hash: hex.EncodeToString(lw.h.Sum(nil)), size: MaxSnapshotBytes - lw.n}
-	raw, err := m.verifyLevel(tmp, deep, keys)
+	raw, err := m.verify(tmp, keys)
 	if err != nil {
 		os.Remove(tmp)
 		return "", fileInfo{}, err
@@ -435,14 +428,11 @@ func (m *Manager) writeTemp(write func(io.Writer) error, deep bool, keys *ctxfmt
 
 // verify checks a snapshot file deeply (every segment's checksum and
 // decoding) and that it opens as an archive; it returns the decoded size.
-func (m *Manager) verify(path string) (int64, error) { return m.verifyLevel(path, true, nil) }
-
-// verifyLevel is verify, deep or not; keys (may be nil) holds the key
-// derived when the file was written.
-func (m *Manager) verifyLevel(path string, deep bool, keys *ctxfmt.KeyCache) (int64, error) {
+// keys (may be nil) holds the key derived when the file was written.
+func (m *Manager) verify(path string, keys *ctxfmt.KeyCache) (int64, error) {
 	oo := OpenOptions(m.cfg)
 	oo.Keys = keys
-	if err := ctxfmt.VerifyFile(path, ctxfmt.VerifyOptions{Deep: deep, Passphrase: oo.Passphrase, Key: oo.Key, Keys: keys}); err != nil {
+	if err := ctxfmt.VerifyFile(path, ctxfmt.VerifyOptions{Deep: true, Passphrase: oo.Passphrase, Key: oo.Key, Keys: keys}); err != nil {
 		if errors.Is(err, ctxfmt.ErrKeyRequired) {
 			// Structure and checksums passed; without the key the
 			// contents cannot be checked further.
@@ -490,7 +480,7 @@ func (m *Manager) Verify(idOrPrefix string) error {
 	if s.ContentHash != "" && h != s.ContentHash {
 		return fmt.Errorf("%w: %s: SHA-256 %s, index.json records %s", ErrVerify, p, h, s.ContentHash)
 	}
-	_, err = m.verify(p)
+	_, err = m.verify(p, nil)
 	return err
 }
 
@@ -897,7 +887,7 @@ func (m *Manager) pendingNames(name string) bool {
 // a damaged one is moved to corrupt/.
 func (m *Manager) adopt(ix *Index, name string, pinned map[string]bool) {
 	p := filepath.Join(m.st.SnapshotDir(), name)
-	raw, err := m.verify(p)
+	raw, err := m.verify(p, nil)
 	if err != nil {
 		if moved, qerr := m.st.Quarantine(p); qerr == nil {
 			m.warnf("snapshot file %s failed verification (%v); moved to %s", name, err, moved)

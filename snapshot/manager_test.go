@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -574,5 +575,31 @@ func TestCreateBuildsOnPrevious(t *testing.T) {
 	other := e.create(t, CreateOptions{TranscriptPath: p, SessionID: "another-session", Force: true, Now: t0.Add(3 * time.Hour)})
 	if other.Resumed {
 		t.Fatal("built on another session's archive")
+	}
+}
+
+// TestCreateRefusedWhenPinnedFillTheLimit: a snapshot that would take
+// compaction-snapshots/ beyond max_storage_mb even after every unpinned
+// snapshot is pruned is refused with a *store.StorageLimitError offering
+// the snapshot options; nothing is added.
+func TestCreateRefusedWhenPinnedFillTheLimit(t *testing.T) {
+	e := newEnv(t, "context:\n  compaction_snapshots:\n    max_storage_mb: 1\n")
+	first := e.create(t, CreateOptions{Now: t0, Force: true}).Snapshot
+	if err := e.m.Pin(first.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	// The pinned snapshot now counts as the whole limit.
+	ix, _ := e.m.Index()
+	ix.Snapshots[0].CompressedBytes = 1 << 20
+	if err := os.WriteFile(e.st.IndexPath(), ix.Marshal(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := e.m.Create(CreateOptions{TranscriptPath: fixture(t, t.TempDir(), 0), Now: t0.Add(time.Hour), Force: true, Level: ctxfmt.LevelFastest})
+	var le *store.StorageLimitError
+	if !errors.As(err, &le) || le.Area != "compaction-snapshots" || le.LimitBytes != 1<<20 || !slices.Equal(le.Options, store.SnapshotLimitOptions) {
+		t.Fatalf("Create over the limit: %v", err)
+	}
+	if ix, _ := e.m.Index(); len(ix.Snapshots) != 1 {
+		t.Fatalf("%d snapshots after a refused one, want 1", len(ix.Snapshots))
 	}
 }

@@ -32,73 +32,77 @@ const (
 )
 
 // Config is the effective configuration: every key of the PRD's
-// `context:` section (FR-5.2) plus Ben10's own. The YAML names are the
-// dotted keys listed by Keys.
+// `context:` section (FR-5.2) plus Ben10's own. A field's json tag is its
+// key (nested structs are groups: "compaction_snapshots.enabled"), and
+// its other tags say which values are allowed (config_keys.go): range
+// (inclusive bounds of an integer or duration), enum (the allowed
+// strings), check (a validation of each string) and allowed (the
+// description of the accepted values an error shows).
 type Config struct {
-	AutoSave                bool             `json:"auto_save"`
-	AutoRestore             bool             `json:"auto_restore"`
-	CheckpointInterval      int              `json:"checkpoint_interval"` // messages between checkpoints
-	StorageLocation         string           `json:"storage_location"`
-	MaxStorageMB            int              `json:"max_storage_mb"`
-	HistoryRetentionCount   int              `json:"history_retention_count"`
-	CheckpointRetentionDays int              `json:"checkpoint_retention_days"`
+	AutoSave                bool             `json:"auto_save"`                                                    // save the context automatically
+	AutoRestore             bool             `json:"auto_restore"`                                                 // offer the saved context at session start
+	CheckpointInterval      int              `json:"checkpoint_interval" range:"1,1000000"`                        // messages between checkpoints
+	StorageLocation         string           `json:"storage_location" check:"nonempty" allowed:"a directory path"` // store directory: relative to the project, absolute, or ~/…
+	MaxStorageMB            int              `json:"max_storage_mb" range:"1,1048576"`                             // context storage limit (current, checkpoints, history)
+	HistoryRetentionCount   int              `json:"history_retention_count" range:"1,10000"`                      // ended sessions kept in history/
+	CheckpointRetentionDays int              `json:"checkpoint_retention_days" range:"1,36500"`                    // checkpoints older than this are removed
 	CompactionSnapshots     SnapshotConfig   `json:"compaction_snapshots"`
-	DefaultRestoreMode      string           `json:"default_restore_mode"` // full | summary | selective
-	ReconcileOnRestore      bool             `json:"reconcile_on_restore"`
-	ExcludePatterns         []string         `json:"exclude_patterns"`
-	SensitiveRedaction      bool             `json:"sensitive_redaction"`
-	Compression             bool             `json:"compression"`
-	LazyRestore             bool             `json:"lazy_restore"`
+	DefaultRestoreMode      string           `json:"default_restore_mode" enum:"full,summary,selective"`              // what restore brings back by default
+	ReconcileOnRestore      bool             `json:"reconcile_on_restore"`                                            // check tracked files for changes on restore
+	ExcludePatterns         []string         `json:"exclude_patterns" check:"glob" allowed:"a list of glob patterns"` // files whose contents are never captured
+	SensitiveRedaction      bool             `json:"sensitive_redaction"`                                             // redact detected secrets
+	Compression             bool             `json:"compression"`                                                     // compress archives
+	LazyRestore             bool             `json:"lazy_restore"`                                                    // load context components on demand
 	Encryption              EncryptionConfig `json:"encryption"`
 
 	// Ben10's own keys.
 	Recovery          RecoveryConfig  `json:"recovery"`
-	SnapshotDebounce  time.Duration   `json:"snapshot_debounce"`  // a second snapshot of a session within this replaces the first
-	LockTimeout       time.Duration   `json:"lock_timeout"`       // how long writers wait for the store lock
-	CheckpointMinutes int             `json:"checkpoint_minutes"` // minutes between time-based checkpoints; 0 disables
+	SnapshotDebounce  time.Duration   `json:"snapshot_debounce" range:"0,24h"`   // a second snapshot of a session within this replaces the first
+	LockTimeout       time.Duration   `json:"lock_timeout" range:"10ms,10m"`     // how long writers wait for the store lock
+	CheckpointMinutes int             `json:"checkpoint_minutes" range:"0,1440"` // minutes between time-based checkpoints; 0 disables
 	Redaction         RedactionConfig `json:"redaction"`
 }
 
 // SnapshotConfig is context.compaction_snapshots (PRD FR-7).
 type SnapshotConfig struct {
-	Enabled             bool `json:"enabled"`
-	RetentionCount      int  `json:"retention_count"`
-	RetentionDays       int  `json:"retention_days"`
-	MaxStorageMB        int  `json:"max_storage_mb"`
-	CompressionLevel    int  `json:"compression_level"` // zstd 1–22
-	IncludeFileContents bool `json:"include_file_contents"`
-	NotifyOnSnapshot    bool `json:"notify_on_snapshot"`
+	Enabled             bool `json:"enabled"`                          // snapshot the context before each compaction
+	RetentionCount      int  `json:"retention_count" range:"1,100000"` // most recent snapshots kept
+	RetentionDays       int  `json:"retention_days" range:"1,36500"`   // snapshots older than this are pruned
+	MaxStorageMB        int  `json:"max_storage_mb" range:"1,1048576"` // snapshot archive limit
+	CompressionLevel    int  `json:"compression_level" range:"1,22"`   // zstd level for snapshots
+	IncludeFileContents bool `json:"include_file_contents"`            // keep full file contents, not just references
+	NotifyOnSnapshot    bool `json:"notify_on_snapshot"`               // say when a snapshot was taken
 }
 
 // EncryptionConfig is context.encryption. In YAML it is either a mapping
 // or, as in the PRD, a bare boolean (`encryption: true`), which sets
 // Enabled.
 type EncryptionConfig struct {
-	Enabled bool `json:"enabled"`
+	Enabled bool `json:"enabled"` // encrypt archives at rest (AES-256-GCM)
 	// KeySource is where the key comes from: "env" (a passphrase in the
 	// environment variable named by Env), "passphrase-file" (a passphrase
 	// in PassphraseFile) or "keyfile" (a raw 32-byte key in KeyFile).
-	KeySource      string `json:"key_source"`
-	Env            string `json:"env"`
-	PassphraseFile string `json:"passphrase_file"`
-	KeyFile        string `json:"key_file"`
+	KeySource      string `json:"key_source" enum:"env,passphrase-file,keyfile"`
+	Env            string `json:"env" check:"env_name" allowed:"an environment variable name"`
+	PassphraseFile string `json:"passphrase_file" allowed:"a file path"`
+	KeyFile        string `json:"key_file" allowed:"a file path"` // a raw 32-byte key
 }
 
 // RecoveryConfig is context.recovery: the size budgets of the recovery
 // digests.
 type RecoveryConfig struct {
-	CompactDigestChars int           `json:"compact_digest_chars"` // digest injected after compaction
-	StartupDigestChars int           `json:"startup_digest_chars"` // digest injected at session start
-	StartupMaxAge      time.Duration `json:"startup_max_age"`      // older saved contexts are not injected at start
+	CompactDigestChars int           `json:"compact_digest_chars" range:"500,1000000"` // digest injected after compaction
+	StartupDigestChars int           `json:"startup_digest_chars" range:"0,1000000"`   // digest injected at session start (0: none)
+	StartupMaxAge      time.Duration `json:"startup_max_age" range:"0,8760h"`          // older saved contexts are not injected at start
 }
 
 // RedactionConfig is context.redaction: tuning for the secret detector.
 type RedactionConfig struct {
-	DisabledRules []string    `json:"disabled_rules"`
-	ExtraRules    []ExtraRule `json:"extra_rules"`
-	Allowlist     []string    `json:"allowlist"`   // regular expressions of values never redacted
-	AllowPaths    []string    `json:"allow_paths"` // glob patterns of files never redacted
-	Replacement   string      `json:"replacement"` // "<rule-id>" is replaced by the rule's id
+	DisabledRules []string    `json:"disabled_rules" check:"rule_id" allowed:"a list of rule ids"`     // built-in rules turned off
+	ExtraRules    []ExtraRule `json:"extra_rules" allowed:"a list of {id, regex, keywords}"`           // user redaction rules
+	Allowlist     []string    `json:"allowlist" check:"regex" allowed:"a list of regular expressions"` // values never redacted
+	AllowPaths    []string    `json:"allow_paths" check:"glob" allowed:"a list of glob patterns"`      // files never redacted
+	Replacement   string      `json:"replacement" check:"nonempty" allowed:"non-empty text"`           // "<rule-id>" is replaced by the rule's id
 }
 
 // ExtraRule is a user-defined secret pattern.
@@ -265,17 +269,8 @@ func LoadConfig(projectDir, home string, flags map[string]string) (*Config, Prov
 		if !ok {
 			return nil, nil, warns, fmt.Errorf("flag %q: %w", k, ErrUnknownKey)
 		}
-		n, err := valueNode(spec, flags[k])
-		if err == nil {
-			err = spec.apply(cfg, n)
-		}
-		if err != nil {
-			ce := &ConfigError{File: "flag", Key: spec.key, Value: flags[k], Allowed: spec.allowed, Err: err}
-			var ie *itemError
-			if errors.As(err, &ie) {
-				ce.Err = ie.err
-			}
-			return nil, nil, warns, ce
+		if _, err := applyRaw(cfg, spec, flags[k], "flag"); err != nil {
+			return nil, nil, warns, err
 		}
 		prov[spec.key] = Source{Layer: LayerFlag}
 	}
@@ -540,6 +535,25 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
+// applyRaw parses raw, a value given on the command line (file is "flag")
+// or to SetConfigValue (file ""), into cfg, and returns its YAML node; an
+// invalid value is a *ConfigError.
+func applyRaw(cfg *Config, spec *keySpec, raw, file string) (*yaml.Node, error) {
+	n, err := valueNode(spec, raw)
+	if err == nil {
+		err = spec.apply(cfg, n)
+	}
+	if err != nil {
+		ce := &ConfigError{File: file, Key: spec.key, Value: raw, Allowed: spec.allowed, Err: err}
+		var ie *itemError
+		if errors.As(err, &ie) {
+			ce.Err = ie.err
+		}
+		return nil, ce
+	}
+	return n, nil
+}
+
 // valueNode turns a command-line value into a YAML node for spec: strings
 // stay literal; a list is either YAML flow syntax ("[a, b]") or a
 // comma-separated string ("a,b"); other kinds are parsed as YAML.
@@ -576,23 +590,6 @@ func clearStyle(n *yaml.Node) {
 	for _, c := range n.Content {
 		clearStyle(c)
 	}
-}
-
-// KeyInfo describes one configuration key.
-type KeyInfo struct {
-	Key     string `json:"key"` // dotted, under context:
-	Allowed string `json:"allowed"`
-	Help    string `json:"help"`
-}
-
-// Keys lists every configuration key in display order.
-func Keys() []KeyInfo {
-	out := make([]KeyInfo, 0, len(specOrder))
-	for _, k := range specOrder {
-		s := specs[k]
-		out = append(out, KeyInfo{Key: k, Allowed: s.allowed, Help: s.help})
-	}
-	return out
 }
 
 // Setting is one effective configuration value with its source.
@@ -683,17 +680,9 @@ func SetConfigValue(path, key, value string) error {
 		}
 		return fmt.Errorf("%s: %w", msg, ErrUnknownKey)
 	}
-	n, err := valueNode(spec, value)
-	if err == nil {
-		err = spec.apply(DefaultConfig(), n)
-	}
+	n, err := applyRaw(DefaultConfig(), spec, value, "")
 	if err != nil {
-		ce := &ConfigError{Key: k, Value: value, Allowed: spec.allowed, Err: err}
-		var ie *itemError
-		if errors.As(err, &ie) {
-			ce.Err = ie.err
-		}
-		return ce
+		return err
 	}
 	data, err := ReadConfigFile(path)
 	if err != nil {

@@ -1,8 +1,8 @@
 package store
 
 import (
-	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -25,9 +25,12 @@ func guardProject(base *Config, baseProv Provenance, cfg *Config, prov Provenanc
 	}
 	fromProject := func(key string) bool { return prov[key].Layer == LayerProject }
 
-	if fromProject("sensitive_redaction") && base.SensitiveRedaction && !cfg.SensitiveRedaction {
-		cfg.SensitiveRedaction = true
-		ignore("sensitive_redaction", "turns redaction off")
+	for _, g := range projectGuards {
+		if fromProject(g.key) && g.loosens(base, cfg) {
+			i := specs[g.key].index
+			reflect.ValueOf(cfg).Elem().FieldByIndex(i).Set(reflect.ValueOf(base).Elem().FieldByIndex(i))
+			ignore(g.key, g.why)
+		}
 	}
 	if base.Encryption.Enabled && cfg.Encryption != base.Encryption {
 		for _, k := range []string{"encryption.enabled", "encryption.key_source", "encryption.env", "encryption.passphrase_file", "encryption.key_file"} {
@@ -37,18 +40,6 @@ func guardProject(base *Config, baseProv Provenance, cfg *Config, prov Provenanc
 		}
 		cfg.Encryption = base.Encryption
 	}
-	if fromProject("redaction.disabled_rules") && !subset(cfg.Redaction.DisabledRules, base.Redaction.DisabledRules) {
-		cfg.Redaction.DisabledRules = base.Redaction.DisabledRules
-		ignore("redaction.disabled_rules", "turns redaction rules off")
-	}
-	if fromProject("redaction.allowlist") && !subset(cfg.Redaction.Allowlist, base.Redaction.Allowlist) {
-		cfg.Redaction.Allowlist = base.Redaction.Allowlist
-		ignore("redaction.allowlist", "exempts values from redaction")
-	}
-	if fromProject("redaction.allow_paths") && !subset(cfg.Redaction.AllowPaths, base.Redaction.AllowPaths) {
-		cfg.Redaction.AllowPaths = base.Redaction.AllowPaths
-		ignore("redaction.allow_paths", "exempts files from redaction")
-	}
 	if fromProject("redaction.extra_rules") {
 		// Rules are added to the user's, never replace them.
 		for _, r := range base.Redaction.ExtraRules {
@@ -57,11 +48,23 @@ func guardProject(base *Config, baseProv Provenance, cfg *Config, prov Provenanc
 			}
 		}
 	}
-	if fromProject("storage_location") && !insideProject(cfg.StorageLocation) {
-		cfg.StorageLocation = base.StorageLocation
-		ignore("storage_location", fmt.Sprintf("moves the store outside the project (%q)", prov[("storage_location")].File))
-	}
 	return warns
+}
+
+// projectGuards are the security keys a project's configuration may set
+// only to tighten them: what loosening one means, and whether cfg (with
+// the project layer) loosens base (without it). Besides these, the
+// user's encryption is the user's alone, and the user's extra redaction
+// rules stay.
+var projectGuards = []struct {
+	key, why string
+	loosens  func(base, cfg *Config) bool
+}{
+	{"sensitive_redaction", "turns redaction off", func(b, c *Config) bool { return b.SensitiveRedaction && !c.SensitiveRedaction }},
+	{"redaction.disabled_rules", "turns redaction rules off", func(b, c *Config) bool { return !subset(c.Redaction.DisabledRules, b.Redaction.DisabledRules) }},
+	{"redaction.allowlist", "exempts values from redaction", func(b, c *Config) bool { return !subset(c.Redaction.Allowlist, b.Redaction.Allowlist) }},
+	{"redaction.allow_paths", "exempts files from redaction", func(b, c *Config) bool { return !subset(c.Redaction.AllowPaths, b.Redaction.AllowPaths) }},
+	{"storage_location", "moves the store outside the project", func(_, c *Config) bool { return !insideProject(c.StorageLocation) }},
 }
 
 // insideProject reports whether a storage_location names a directory

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,33 +18,159 @@ import (
 type valueKind int
 
 const (
-	kindScalar  valueKind = iota // bool, int, duration, enum: parsed as YAML
-	kindString                   // free text: taken literally from the command line
+	kindScalar  valueKind = iota // bool, int: parsed as YAML
+	kindString                   // string, duration: taken literally from the command line
 	kindList                     // sequence
 	kindObjects                  // sequence of mappings
 )
 
-// keySpec is one configuration key: how to parse, validate, store and
-// read it.
+// keySpec is one configuration key, read from a field of Config and its
+// tags (see Config): how to parse, validate, store and read it.
 type keySpec struct {
 	key     string
 	kind    valueKind
 	allowed string
-	help    string
-	apply   func(c *Config, n *yaml.Node) error
-	get     func(c *Config) any
+	index   []int // of the field in Config
+	lo, hi  int64 // range of an int or a duration
+	enum    []string
+	check   func(string) error
 }
 
 var (
 	specs     = map[string]*keySpec{}
 	specOrder []string
 	// groups are the mapping keys that hold other keys.
-	groups = map[string]bool{"compaction_snapshots": true, "encryption": true, "recovery": true, "redaction": true}
+	groups = map[string]bool{}
+	// checks are the validations a check tag names.
+	checks = map[string]func(string) error{"glob": checkGlob, "regex": checkRegex, "rule_id": checkRuleID,
+		"nonempty": checkNonEmpty, "env_name": checkEnvName}
 )
 
-func register(s *keySpec) {
-	specs[s.key] = s
-	specOrder = append(specOrder, s.key)
+func init() { registerFields(reflect.TypeFor[Config](), "", nil) }
+
+// registerFields makes a keySpec of every field of t, in field order, and
+// a group of every nested struct.
+func registerFields(t reflect.Type, prefix string, index []int) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		key := prefix + f.Tag.Get("json")
+		idx := append(slices.Clone(index), i)
+		if f.Type.Kind() == reflect.Struct {
+			groups[key] = true
+			registerFields(f.Type, key+".", idx)
+			continue
+		}
+		s := &keySpec{key: key, index: idx, allowed: f.Tag.Get("allowed"), check: checks[f.Tag.Get("check")]}
+		if r := f.Tag.Get("range"); r != "" {
+			lo, hi, _ := strings.Cut(r, ",")
+			s.lo, s.hi = parseBound(f.Type, lo), parseBound(f.Type, hi)
+		}
+		switch f.Type {
+		case reflect.TypeFor[bool]():
+			s.kind, s.allowed = kindScalar, "true, false"
+		case reflect.TypeFor[int]():
+			s.kind, s.allowed = kindScalar, fmt.Sprintf("an integer from %d to %d", s.lo, s.hi)
+		case reflect.TypeFor[time.Duration]():
+			s.kind, s.allowed = kindString, fmt.Sprintf("a duration from %s to %s, such as 500ms, 2s, 5m, 4h",
+				FormatDuration(time.Duration(s.lo)), FormatDuration(time.Duration(s.hi)))
+		case reflect.TypeFor[string]():
+			s.kind = kindString
+			if e := f.Tag.Get("enum"); e != "" {
+				s.enum = strings.Split(e, ",")
+				s.allowed = strings.Join(s.enum, ", ")
+			}
+		case reflect.TypeFor[[]string]():
+			s.kind = kindList
+		case reflect.TypeFor[[]ExtraRule]():
+			s.kind = kindObjects
+		default:
+			panic("store: configuration field " + f.Name + " has an unsupported type")
+		}
+		specs[key] = s
+		specOrder = append(specOrder, key)
+	}
+}
+
+// parseBound reads one bound of a range tag: an integer, or a duration.
+func parseBound(t reflect.Type, s string) int64 {
+	if t == reflect.TypeFor[time.Duration]() {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			panic("store: bad duration in a range tag: " + s)
+		}
+		return int64(d)
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		panic("store: bad integer in a range tag: " + s)
+	}
+	return n
+}
+
+// get returns the key's value in c (a copy of a list).
+func (s *keySpec) get(c *Config) any {
+	v := reflect.ValueOf(c).Elem().FieldByIndex(s.index)
+	if v.Kind() == reflect.Slice {
+		return reflect.AppendSlice(reflect.MakeSlice(v.Type(), 0, v.Len()), v).Interface()
+	}
+	return v.Interface()
+}
+
+// apply validates the value n and stores it in c.
+func (s *keySpec) apply(c *Config, n *yaml.Node) error {
+	dst := reflect.ValueOf(c).Elem().FieldByIndex(s.index)
+	switch s.kind {
+	case kindList:
+		out, err := stringList(n, s.check)
+		if err != nil {
+			return err
+		}
+		dst.Set(reflect.ValueOf(out))
+		return nil
+	case kindObjects:
+		return extraRules(c, n)
+	}
+	v, err := scalar(n)
+	if err != nil {
+		return err
+	}
+	switch dst.Interface().(type) {
+	case bool:
+		b, err := strconv.ParseBool(strings.ToLower(v))
+		if err != nil || n.Tag != "!!bool" {
+			return errors.New("not a boolean")
+		}
+		dst.SetBool(b)
+	case int:
+		i, err := strconv.Atoi(v)
+		if err != nil || n.Tag != "!!int" {
+			return errors.New("not an integer")
+		}
+		if int64(i) < s.lo || int64(i) > s.hi {
+			return errors.New("out of range")
+		}
+		dst.SetInt(int64(i))
+	case time.Duration:
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil {
+			return errors.New("not a duration (a number needs a unit)")
+		}
+		if int64(d) < s.lo || int64(d) > s.hi {
+			return errors.New("out of range")
+		}
+		dst.SetInt(int64(d))
+	default:
+		if s.enum != nil && !slices.Contains(s.enum, v) {
+			return errors.New("not one of the allowed values")
+		}
+		if s.check != nil {
+			if err := s.check(v); err != nil {
+				return err
+			}
+		}
+		dst.SetString(v)
+	}
+	return nil
 }
 
 func groupKeys(g string) []string {
@@ -63,117 +191,6 @@ func scalar(n *yaml.Node) (string, error) {
 		return "", errors.New("value is empty")
 	}
 	return n.Value, nil
-}
-
-func boolKey(key, help string, f func(*Config) *bool) {
-	register(&keySpec{key: key, kind: kindScalar, allowed: "true, false", help: help,
-		apply: func(c *Config, n *yaml.Node) error {
-			v, err := scalar(n)
-			if err != nil {
-				return err
-			}
-			if n.Tag != "!!bool" {
-				return errors.New("not a boolean")
-			}
-			b, err := strconv.ParseBool(strings.ToLower(v))
-			if err != nil {
-				return errors.New("not a boolean")
-			}
-			*f(c) = b
-			return nil
-		},
-		get: func(c *Config) any { return *f(c) }})
-}
-
-func intKey(key, help string, lo, hi int, f func(*Config) *int) {
-	register(&keySpec{key: key, kind: kindScalar, allowed: fmt.Sprintf("an integer from %d to %d", lo, hi), help: help,
-		apply: func(c *Config, n *yaml.Node) error {
-			v, err := scalar(n)
-			if err != nil {
-				return err
-			}
-			i, err := strconv.Atoi(v)
-			if err != nil || n.Tag != "!!int" {
-				return errors.New("not an integer")
-			}
-			if i < lo || i > hi {
-				return errors.New("out of range")
-			}
-			*f(c) = i
-			return nil
-		},
-		get: func(c *Config) any { return *f(c) }})
-}
-
-func durKey(key, help string, lo, hi time.Duration, f func(*Config) *time.Duration) {
-	allowed := fmt.Sprintf("a duration from %s to %s, such as 500ms, 2s, 5m, 4h", FormatDuration(lo), FormatDuration(hi))
-	register(&keySpec{key: key, kind: kindString, allowed: allowed, help: help,
-		apply: func(c *Config, n *yaml.Node) error {
-			v, err := scalar(n)
-			if err != nil {
-				return err
-			}
-			d, err := time.ParseDuration(strings.TrimSpace(v))
-			if err != nil {
-				return errors.New("not a duration (a number needs a unit)")
-			}
-			if d < lo || d > hi {
-				return errors.New("out of range")
-			}
-			*f(c) = d
-			return nil
-		},
-		get: func(c *Config) any { return *f(c) }})
-}
-
-func enumKey(key, help string, vals []string, f func(*Config) *string) {
-	register(&keySpec{key: key, kind: kindString, allowed: strings.Join(vals, ", "), help: help,
-		apply: func(c *Config, n *yaml.Node) error {
-			v, err := scalar(n)
-			if err != nil {
-				return err
-			}
-			for _, a := range vals {
-				if v == a {
-					*f(c) = v
-					return nil
-				}
-			}
-			return errors.New("not one of the allowed values")
-		},
-		get: func(c *Config) any { return *f(c) }})
-}
-
-func strKey(key, help, allowed string, check func(string) error, f func(*Config) *string) {
-	register(&keySpec{key: key, kind: kindString, allowed: allowed, help: help,
-		apply: func(c *Config, n *yaml.Node) error {
-			v, err := scalar(n)
-			if err != nil {
-				return err
-			}
-			if check != nil {
-				if err := check(v); err != nil {
-					return err
-				}
-			}
-			*f(c) = v
-			return nil
-		},
-		get: func(c *Config) any { return *f(c) }})
-}
-
-// listKey: a sequence of strings; null or [] is the empty list.
-func listKey(key, help, allowed string, check func(string) error, f func(*Config) *[]string) {
-	register(&keySpec{key: key, kind: kindList, allowed: allowed, help: help,
-		apply: func(c *Config, n *yaml.Node) error {
-			out, err := stringList(n, check)
-			if err != nil {
-				return err
-			}
-			*f(c) = out
-			return nil
-		},
-		get: func(c *Config) any { return append([]string{}, *f(c)...) }})
 }
 
 // itemError is a problem with one element of a list value: it carries
@@ -250,6 +267,15 @@ func checkNonEmpty(s string) error {
 	return nil
 }
 
+var envNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+
+func checkEnvName(s string) error {
+	if !envNameRe().MatchString(s) {
+		return errors.New("not a valid environment variable name")
+	}
+	return nil
+}
+
 func extraRules(c *Config, n *yaml.Node) error {
 	out := []ExtraRule{}
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
@@ -307,57 +333,4 @@ func extraRules(c *Config, n *yaml.Node) error {
 	}
 	c.Redaction.ExtraRules = out
 	return nil
-}
-
-func init() {
-	boolKey("auto_save", "save the context automatically", func(c *Config) *bool { return &c.AutoSave })
-	boolKey("auto_restore", "offer the saved context at session start", func(c *Config) *bool { return &c.AutoRestore })
-	intKey("checkpoint_interval", "messages between checkpoints", 1, 1_000_000, func(c *Config) *int { return &c.CheckpointInterval })
-	strKey("storage_location", "store directory: relative to the project, absolute, or ~/…", "a directory path",
-		checkNonEmpty, func(c *Config) *string { return &c.StorageLocation })
-	intKey("max_storage_mb", "context storage limit (current, checkpoints, history)", 1, 1<<20, func(c *Config) *int { return &c.MaxStorageMB })
-	intKey("history_retention_count", "ended sessions kept in history/", 1, 10_000, func(c *Config) *int { return &c.HistoryRetentionCount })
-	intKey("checkpoint_retention_days", "checkpoints older than this are removed", 1, 36_500, func(c *Config) *int { return &c.CheckpointRetentionDays })
-
-	boolKey("compaction_snapshots.enabled", "snapshot the context before each compaction", func(c *Config) *bool { return &c.CompactionSnapshots.Enabled })
-	intKey("compaction_snapshots.retention_count", "most recent snapshots kept", 1, 100_000, func(c *Config) *int { return &c.CompactionSnapshots.RetentionCount })
-	intKey("compaction_snapshots.retention_days", "snapshots older than this are pruned", 1, 36_500, func(c *Config) *int { return &c.CompactionSnapshots.RetentionDays })
-	intKey("compaction_snapshots.max_storage_mb", "snapshot archive limit", 1, 1<<20, func(c *Config) *int { return &c.CompactionSnapshots.MaxStorageMB })
-	intKey("compaction_snapshots.compression_level", "zstd level for snapshots", 1, 22, func(c *Config) *int { return &c.CompactionSnapshots.CompressionLevel })
-	boolKey("compaction_snapshots.include_file_contents", "keep full file contents, not just references", func(c *Config) *bool { return &c.CompactionSnapshots.IncludeFileContents })
-	boolKey("compaction_snapshots.notify_on_snapshot", "say when a snapshot was taken", func(c *Config) *bool { return &c.CompactionSnapshots.NotifyOnSnapshot })
-
-	enumKey("default_restore_mode", "what restore brings back by default", []string{"full", "summary", "selective"}, func(c *Config) *string { return &c.DefaultRestoreMode })
-	boolKey("reconcile_on_restore", "check tracked files for changes on restore", func(c *Config) *bool { return &c.ReconcileOnRestore })
-	listKey("exclude_patterns", "files whose contents are never captured", "a list of glob patterns", checkGlob, func(c *Config) *[]string { return &c.ExcludePatterns })
-	boolKey("sensitive_redaction", "redact detected secrets", func(c *Config) *bool { return &c.SensitiveRedaction })
-	boolKey("compression", "compress archives", func(c *Config) *bool { return &c.Compression })
-	boolKey("lazy_restore", "load context components on demand", func(c *Config) *bool { return &c.LazyRestore })
-
-	boolKey("encryption.enabled", "encrypt archives at rest (AES-256-GCM)", func(c *Config) *bool { return &c.Encryption.Enabled })
-	enumKey("encryption.key_source", "where the key comes from", []string{"env", "passphrase-file", "keyfile"}, func(c *Config) *string { return &c.Encryption.KeySource })
-	strKey("encryption.env", "environment variable holding the passphrase", "an environment variable name",
-		func(s string) error {
-			if !regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`).MatchString(s) {
-				return errors.New("not a valid environment variable name")
-			}
-			return nil
-		}, func(c *Config) *string { return &c.Encryption.Env })
-	strKey("encryption.passphrase_file", "file holding the passphrase", "a file path", nil, func(c *Config) *string { return &c.Encryption.PassphraseFile })
-	strKey("encryption.key_file", "file holding a raw 32-byte key", "a file path", nil, func(c *Config) *string { return &c.Encryption.KeyFile })
-
-	intKey("recovery.compact_digest_chars", "size of the digest injected after compaction", 500, 1_000_000, func(c *Config) *int { return &c.Recovery.CompactDigestChars })
-	intKey("recovery.startup_digest_chars", "size of the digest injected at session start (0: none)", 0, 1_000_000, func(c *Config) *int { return &c.Recovery.StartupDigestChars })
-	durKey("recovery.startup_max_age", "saved contexts older than this are not injected at start", 0, 365*24*time.Hour, func(c *Config) *time.Duration { return &c.Recovery.StartupMaxAge })
-	durKey("snapshot_debounce", "a session's second snapshot within this replaces its first", 0, 24*time.Hour, func(c *Config) *time.Duration { return &c.SnapshotDebounce })
-	durKey("lock_timeout", "how long a writer waits for the store lock", 10*time.Millisecond, 10*time.Minute, func(c *Config) *time.Duration { return &c.LockTimeout })
-	intKey("checkpoint_minutes", "minutes between time-based checkpoints (0: off)", 0, 1440, func(c *Config) *int { return &c.CheckpointMinutes })
-
-	listKey("redaction.disabled_rules", "built-in redaction rules turned off", "a list of rule ids", checkRuleID, func(c *Config) *[]string { return &c.Redaction.DisabledRules })
-	register(&keySpec{key: "redaction.extra_rules", kind: kindObjects, help: "user redaction rules",
-		allowed: "a list of {id, regex, keywords}", apply: extraRules,
-		get: func(c *Config) any { return append([]ExtraRule{}, c.Redaction.ExtraRules...) }})
-	listKey("redaction.allowlist", "values matching these regular expressions are never redacted", "a list of regular expressions", checkRegex, func(c *Config) *[]string { return &c.Redaction.Allowlist })
-	listKey("redaction.allow_paths", "files matching these globs are never redacted", "a list of glob patterns", checkGlob, func(c *Config) *[]string { return &c.Redaction.AllowPaths })
-	strKey("redaction.replacement", "replacement text; <rule-id> becomes the rule's id", "non-empty text", checkNonEmpty, func(c *Config) *string { return &c.Redaction.Replacement })
 }

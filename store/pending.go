@@ -63,6 +63,12 @@ func (s *Store) TakePending() ([]Pending, error) {
 	if err := s.requireLock("store: TakePending"); err != nil {
 		return nil, err
 	}
+	return s.listPending("")
+}
+
+// listPending lists the pending files of kind ("" = of every kind),
+// oldest first.
+func (s *Store) listPending(kind string) ([]Pending, error) {
 	entries, err := os.ReadDir(s.PendingDir())
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -73,7 +79,7 @@ func (s *Store) TakePending() ([]Pending, error) {
 	var out []Pending
 	for _, e := range entries {
 		p, ok := parsePendingName(e.Name())
-		if !ok || !e.Type().IsRegular() {
+		if !ok || (kind != "" && p.Kind != kind) || !e.Type().IsRegular() {
 			continue
 		}
 		info, err := e.Info()
@@ -113,11 +119,17 @@ func (s *Store) DonePending(p Pending) error {
 	if err := s.requireLock("store: DonePending"); err != nil {
 		return err
 	}
-	if filepath.Dir(p.Path) != s.PendingDir() {
-		return fmt.Errorf("store: %s is not a pending file of this store", p.Path)
+	return s.removePending(p.Path, "pending file")
+}
+
+// removePending removes path, a pending file (what it is: "pending
+// file", "job"), durably.
+func (s *Store) removePending(path, what string) error {
+	if filepath.Dir(path) != s.PendingDir() {
+		return fmt.Errorf("store: %s is not a %s of this store", path, what)
 	}
-	if err := os.Remove(p.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("store: removing pending %s: %w", p.Path, err)
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("store: removing %s %s: %w", what, path, err)
 	}
 	return syncDir(s.PendingDir())
 }
@@ -239,28 +251,10 @@ func (s *Store) QueueJob(j Job) (Job, error) {
 // file that cannot be read or decoded is returned as a Failed job with
 // LastError saying why (it is kept for the user to see).
 func (s *Store) Jobs() ([]Job, error) {
-	entries, err := os.ReadDir(s.PendingDir())
+	ps, err := s.listPending(JobKind)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("store: listing queued jobs: %w", err)
+		return nil, err
 	}
-	var ps []Pending
-	for _, e := range entries {
-		p, ok := parsePendingName(e.Name())
-		if !ok || p.Kind != JobKind || !e.Type().IsRegular() {
-			continue
-		}
-		p.Path = filepath.Join(s.PendingDir(), e.Name())
-		ps = append(ps, p)
-	}
-	sort.Slice(ps, func(i, j int) bool {
-		if !ps[i].Created.Equal(ps[j].Created) {
-			return ps[i].Created.Before(ps[j].Created)
-		}
-		return ps[i].Path < ps[j].Path
-	})
 	out := make([]Job, 0, len(ps))
 	for _, p := range ps {
 		var j Job
@@ -295,11 +289,5 @@ func (s *Store) UpdateJob(j Job) error {
 
 // FinishJob removes a job once its work is durably done.
 func (s *Store) FinishJob(j Job) error {
-	if filepath.Dir(j.Path) != s.PendingDir() {
-		return fmt.Errorf("store: %s is not a job of this store", j.Path)
-	}
-	if err := os.Remove(j.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("store: removing job %s: %w", j.Path, err)
-	}
-	return syncDir(s.PendingDir())
+	return s.removePending(j.Path, "job")
 }

@@ -67,7 +67,7 @@ func TestSizeLimitRetentionMakesRoom(t *testing.T) {
 				names[fmt.Sprint("h", i)] = p
 			}
 			for i, n := range tc.checkpoints {
-				cp, err := s.WriteCheckpoint(payload("c", n*kb))
+				cp, err := writeCheckpoint(s, payload("c", n*kb))
 				if err != nil {
 					t.Fatal(err)
 				}

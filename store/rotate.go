@@ -173,18 +173,9 @@ func (s *Store) SaveCurrentFunc(write func(io.Writer) error, meta Meta, opts Sav
 		if err := s.EnsureDir(s.HistoryDir()); err != nil {
 			return res, err
 		}
-		hp := s.uniqueHistoryPath(oldInfo.ModTime())
-		if err := os.Rename(s.CurrentPath(), hp); err != nil {
-			return res, fmt.Errorf("store: moving %s to history: %w", s.CurrentPath(), err)
-		}
-		if err := os.Rename(s.MetaPath(), hp+".meta"); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return res, fmt.Errorf("store: moving %s to history: %w", s.MetaPath(), err)
-		}
-		if err := syncDir(s.HistoryDir()); err != nil {
-			return res, fmt.Errorf("store: fsync %s: %w", s.HistoryDir(), err)
-		}
-		if err := syncDir(s.root); err != nil {
-			return res, fmt.Errorf("store: fsync %s: %w", s.root, err)
+		hp, err := s.moveToHistory(oldInfo.ModTime())
+		if err != nil {
+			return res, err
 		}
 		res.Rotated = hp
 	} else if err := os.Remove(s.MetaPath()); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -253,21 +244,32 @@ func (s *Store) ClearCurrent() (moved string, pruned []string, err error) {
 	if err := s.EnsureDir(s.HistoryDir()); err != nil {
 		return "", nil, err
 	}
-	hp := s.uniqueHistoryPath(t)
-	if err := os.Rename(s.CurrentPath(), hp); err != nil {
-		return "", nil, fmt.Errorf("store: moving %s to history: %w", s.CurrentPath(), err)
-	}
-	if err := os.Rename(s.MetaPath(), hp+".meta"); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return hp, nil, fmt.Errorf("store: moving %s to history: %w", s.MetaPath(), err)
-	}
-	if err := syncDir(s.HistoryDir()); err != nil {
-		return hp, nil, fmt.Errorf("store: fsync %s: %w", s.HistoryDir(), err)
-	}
-	if err := syncDir(s.root); err != nil {
-		return hp, nil, fmt.Errorf("store: fsync %s: %w", s.root, err)
+	hp, err := s.moveToHistory(t)
+	if err != nil {
+		return hp, nil, err
 	}
 	pruned, err = s.pruneHistory()
 	return hp, pruned, err
+}
+
+// moveToHistory renames current.ctx and its meta into history/, named by
+// the time t of that save, durably, and returns the history path (set as
+// soon as current.ctx moved).
+func (s *Store) moveToHistory(t time.Time) (string, error) {
+	hp := s.uniqueHistoryPath(t)
+	if err := os.Rename(s.CurrentPath(), hp); err != nil {
+		return "", fmt.Errorf("store: moving %s to history: %w", s.CurrentPath(), err)
+	}
+	if err := os.Rename(s.MetaPath(), hp+".meta"); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return hp, fmt.Errorf("store: moving %s to history: %w", s.MetaPath(), err)
+	}
+	if err := syncDir(s.HistoryDir()); err != nil {
+		return hp, fmt.Errorf("store: fsync %s: %w", s.HistoryDir(), err)
+	}
+	if err := syncDir(s.root); err != nil {
+		return hp, fmt.Errorf("store: fsync %s: %w", s.root, err)
+	}
+	return hp, nil
 }
 
 type hashWriter struct {
@@ -366,19 +368,12 @@ type CheckpointResult struct {
 	Pruned []string // checkpoints removed by the retention rules
 }
 
-// WriteCheckpoint writes data as the next checkpoints/cp-NNN.ctx
-// atomically and applies checkpoint retention. It requires the lock.
-func (s *Store) WriteCheckpoint(data []byte) (CheckpointResult, error) {
-	return s.WriteCheckpointFunc(func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-}
-
-// WriteCheckpointFunc is WriteCheckpoint for a streaming writer.
+// WriteCheckpointFunc writes the next checkpoints/cp-NNN.ctx with write
+// (called once; if it fails nothing changes) atomically and applies
+// checkpoint retention. It requires the lock.
 func (s *Store) WriteCheckpointFunc(write func(io.Writer) error) (CheckpointResult, error) {
 	var res CheckpointResult
-	if err := s.requireLock("store: WriteCheckpoint"); err != nil {
+	if err := s.requireLock("store: WriteCheckpointFunc"); err != nil {
 		return res, err
 	}
 	if err := s.EnsureDir(s.CheckpointsDir()); err != nil {
@@ -658,23 +653,6 @@ func (s *Store) Usage() (Usage, error) {
 	}
 	u.Context = u.Current + u.Checkpoints + u.History + u.Exports + u.Pending + u.Corrupt + u.Other
 	return u, nil
-}
-
-// CheckSnapshotLimit reports whether adding add bytes to
-// compaction-snapshots/ stays within compaction_snapshots.max_storage_mb
-// (default 500 MB); if not it returns a *StorageLimitError with the
-// options to offer. The snapshot layer calls it after pruning what it may.
-func (s *Store) CheckSnapshotLimit(add int64) error {
-	u, err := s.Usage()
-	if err != nil {
-		return err
-	}
-	limit := int64(s.cfg.CompactionSnapshots.MaxStorageMB) << 20
-	if limit > 0 && u.Snapshots+add > limit {
-		return &StorageLimitError{Area: "compaction-snapshots", UsedBytes: u.Snapshots, AddBytes: add,
-			LimitBytes: limit, Options: SnapshotLimitOptions}
-	}
-	return nil
 }
 
 // ForgetInstalledHistory removes the history file src (and its meta)
