@@ -2,8 +2,10 @@ package hook
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/internal/hooknote"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,8 +17,19 @@ import (
 	"github.com/ben10ctx/ben10/store"
 )
 
+// readRawState reads the state file of the store directory root as it
+// is on disk, without the prompts counted on the fast path since.
+func readRawState(root string) (*State, error) {
+	data, err := os.ReadFile(hooknote.StatePath(root))
+	if err != nil {
+		return nil, err
+	}
+	s := &State{}
+	return s, json.Unmarshal(data, s)
+}
+
 // statePath of the env's store.
-func (e *env) statePath() string { return statePath(e.store().Root()) }
+func (e *env) statePath() string { return hooknote.StatePath(e.store().Root()) }
 
 // TestPromptFastPath: prompts with nothing due only append to the
 // session's counter — the state file is not rewritten — and the counts are
@@ -30,8 +43,8 @@ func TestPromptFastPath(t *testing.T) {
 	start := in()
 	start["source"] = "startup"
 	e.fire("SessionStart", start)
-	cp := counterPath(e.store().Root(), demoSession)
-	if n, _ := readCounter(cp); n != 0 {
+	cp := hookfast.CounterPath(e.store().Root(), demoSession)
+	if n, _ := hookfast.ReadCounter(cp); n != 0 {
 		t.Fatalf("SessionStart left a counter of %d", n)
 	}
 	before, err := os.ReadFile(e.statePath())
@@ -45,7 +58,7 @@ func TestPromptFastPath(t *testing.T) {
 		if r := e.fire("UserPromptSubmit", p); r.stdout != "" || r.stderr != "" {
 			t.Fatalf("prompt %d: stdout %q stderr %q", i, r.stdout, r.stderr)
 		}
-		if n, _ := readCounter(cp); n != i {
+		if n, _ := hookfast.ReadCounter(cp); n != i {
 			t.Fatalf("after prompt %d the counter holds %d", i, n)
 		}
 	}
@@ -73,14 +86,14 @@ func TestPromptFastPath(t *testing.T) {
 	if cps, _ := e.store().Checkpoints(); len(cps) != 1 {
 		t.Fatalf("%d checkpoints after the interval, want 1", len(cps))
 	}
-	raw, err := readState(e.store().Root())
+	raw, err := readRawState(e.store().Root())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ss := raw.Sessions[demoSession]; ss.Prompts != 5 || ss.SinceCheckpoint != 0 || ss.Checkpoints != 1 {
 		t.Fatalf("state after the checkpoint: %+v", ss)
 	}
-	if n, _ := readCounter(cp); n != 0 {
+	if n, _ := hookfast.ReadCounter(cp); n != 0 {
 		t.Fatalf("counter not reset after the checkpoint: %d", n)
 	}
 	data, _ := os.ReadFile(cp)
@@ -134,7 +147,7 @@ func TestPromptCounterDamaged(t *testing.T) {
 			tp := e.transcript(demoSession, 0)
 			e.fire("SessionStart", map[string]any{"session_id": demoSession, "transcript_path": tp, "source": "startup"})
 			e.fire("UserPromptSubmit", map[string]any{"session_id": demoSession, "transcript_path": tp, "prompt": "a"})
-			cp := counterPath(e.store().Root(), demoSession)
+			cp := hookfast.CounterPath(e.store().Root(), demoSession)
 			if err := damage(cp); err != nil {
 				t.Fatal(err)
 			}
@@ -173,19 +186,19 @@ func TestPromptedRecentlyIsLive(t *testing.T) {
 	tp := e.transcript(demoSession, 0)
 	e.fire("SessionStart", map[string]any{"session_id": demoSession, "transcript_path": tp, "source": "startup"})
 	st := e.store()
-	s, err := readState(st.Root())
+	s, err := readRawState(st.Root())
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &call{h: e.handler(), st: st, now: e.now.Add(20 * time.Minute)}
-	if s.live(demoSession, c.now) || c.promptedRecently(s, demoSession) {
+	c := &call{Call: &hooknote.Call{St: st, Now: e.now.Add(20 * time.Minute)}, h: e.handler()}
+	if s.Live(demoSession, c.Now) || c.promptedRecently(s, demoSession) {
 		t.Fatal("a session idle for 20 minutes counted as live")
 	}
 	e.now = e.now.Add(19 * time.Minute)
 	e.fire("UserPromptSubmit", map[string]any{"session_id": demoSession, "transcript_path": tp, "prompt": "a"})
 	// The fast path does not change LastEvent, but the counter's time
 	// shows the session is running.
-	if err := os.Chtimes(counterPath(st.Root(), demoSession), e.now, e.now); err != nil {
+	if err := os.Chtimes(hookfast.CounterPath(st.Root(), demoSession), e.now, e.now); err != nil {
 		t.Fatal(err)
 	}
 	if !c.promptedRecently(s, demoSession) {

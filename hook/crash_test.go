@@ -1,7 +1,7 @@
 package hook
 
 import (
-	"os/exec"
+	"github.com/ben10ctx/ben10/internal/hooknote"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +29,7 @@ func TestCrashCheckpointOfferedAtOnce(t *testing.T) {
 		{name: "A still running in another terminal", selfB: procB, running: map[ProcessID]bool{procA: true, procB: true}, wait: 2 * time.Minute},
 		{name: "A still running, quiet for an hour", selfB: procB, running: map[ProcessID]bool{procA: true, procB: true}, wait: time.Hour},
 		{name: "liveness unknown, within the window", selfB: procB, wait: 2 * time.Minute},
-		{name: "liveness unknown, past the window", selfB: procB, wait: liveWindow + time.Minute, want: true},
+		{name: "liveness unknown, past the window", selfB: procB, wait: hooknote.LiveWindow + time.Minute, want: true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,41 +54,5 @@ func TestCrashCheckpointOfferedAtOnce(t *testing.T) {
 				t.Fatalf("checkpoint injected: %v, want %v (stdout %q)", got, tc.want, r.stdout)
 			}
 		})
-	}
-}
-
-// TestSystemProcesses checks the Linux process table against real
-// processes: a running child is running, the same PID with another start
-// time is not, and a killed one is not.
-func TestSystemProcesses(t *testing.T) {
-	if _, known := SystemProcesses.Running(ProcessID{PID: 1}); !known {
-		t.Skip("no process table on this platform")
-	}
-	self, ok := SystemProcesses.Session()
-	if !ok {
-		t.Fatal("Session: the process this test runs under not found")
-	}
-	if running, _ := SystemProcesses.Running(self); !running {
-		t.Fatalf("Session %+v reported as not running", self)
-	}
-	cmd := exec.Command("sleep", "60")
-	if err := cmd.Start(); err != nil {
-		t.Skipf("sleep: %v", err)
-	}
-	st, ok := readStat(cmd.Process.Pid)
-	if !ok || st.comm != "sleep" || st.start == 0 {
-		t.Fatalf("readStat(%d) = %+v, %v", cmd.Process.Pid, st, ok)
-	}
-	p := ProcessID{PID: cmd.Process.Pid, Start: st.start}
-	if running, known := SystemProcesses.Running(p); !running || !known {
-		t.Fatalf("a running child: running %v, known %v", running, known)
-	}
-	if running, _ := SystemProcesses.Running(ProcessID{PID: p.PID, Start: p.Start + 1}); running {
-		t.Fatal("a reused PID (other start time) reported as the same process")
-	}
-	cmd.Process.Kill()
-	cmd.Wait()
-	if running, known := SystemProcesses.Running(p); running || !known {
-		t.Fatalf("a killed child: running %v, known %v", running, known)
 	}
 }

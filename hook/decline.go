@@ -7,13 +7,10 @@ import (
 	"time"
 
 	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/internal/hooknote"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
-
-// RecoveryDeclined: the user chose a fresh start (`ben10 context restore
-// --mode fresh`); the saved context is kept but never injected.
-const RecoveryDeclined = "declined"
 
 // Declined is one saved context DeclineStored marked.
 type Declined struct {
@@ -29,10 +26,10 @@ type Declined struct {
 // (a new checkpoint or final save) is offered again as usual. Files that
 // do not open are skipped (the hook never injects them either).
 func DeclineStored(st *store.Store, now time.Time) ([]Declined, error) {
-	c := &call{st: st, cfg: st.Config(), now: now}
+	c := &call{Call: &hooknote.Call{St: st, Cfg: st.Config(), Now: now}}
 	oo := snapshot.OpenOptions(st.Config())
 	var out []Declined
-	err := updateState(st.Root(), st.ProjectDir(), now, func(s *State) error {
+	err := hooknote.UpdateState(st.Root(), st.ProjectDir(), now, func(s *State) error {
 		seen := map[string]bool{}
 		for _, cand := range c.candidates() {
 			a, err := archive.OpenFile(cand.path, oo)
@@ -46,7 +43,7 @@ func DeclineStored(st *store.Store, now time.Time) ([]Declined, error) {
 			}
 			seen[m.SessionID] = true
 			key := contextKey(m)
-			if s.consumedKey(key) != nil {
+			if s.ConsumedKey(key) != nil {
 				continue
 			}
 			found := false

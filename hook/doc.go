@@ -38,16 +38,24 @@
 // update rewrites and exchanges with the state file, so an update
 // allocates no inode (see writeState).
 //
+// One implementation: the events that only take note (UserPromptSubmit,
+// PostToolUse, PreCompact, SessionEnd, Stop, SessionStart(resume), a
+// PostCompact without a summary) are handled by internal/hooknote, which
+// links neither archives nor compressors: `ben10 hook` (Handler.Handle)
+// and the light ben10-hook binary (cmd/ben10-hook) both run it, and the
+// hook state types of this package are its types. Install registers the
+// shim for every event when it sits next to ben10; the shim hands to
+// `ben10 hook` what reads archives or redaction rules (SessionStart of a
+// new, cleared or compacted session, a PostCompact summary), and a
+// rewritten transcript's job to `ben10 internal work --once`.
+//
 // Fast path: a prompt with no checkpoint due touches only the session's
 // append-only counter in <store>/hook-prompts/: no lock, no JSON state, no
 // fsync. Losing a few counts on power loss only delays a checkpoint. The
 // counter, the checkpoint pacing and the error log are implemented once in
-// internal/hookfast, which the ben10-hook shim (cmd/ben10-hook) links too:
-// the shim answers such a prompt without starting ben10, through the
-// ticket (hookfast.Ticket) this package writes whenever it resolves a
-// project's store and pacing for a prompt, and hands everything else to
-// `ben10 hook` (Handler.PromptCounted when it already counted the prompt).
-// Install registers the shim for ShimEvents when it sits next to ben10.
+// internal/hookfast: the shim counts such a prompt through the ticket
+// (hookfast.Ticket) hooknote writes whenever it resolves a project's store
+// and pacing for a prompt, without reading the configuration.
 //
 // Settings: Install, Uninstall and Status edit and read Claude Code's
 // settings files, keeping every other setting and hook.

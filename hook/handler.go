@@ -12,6 +12,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/internal/hookfast"
+	"github.com/ben10ctx/ben10/internal/hooknote"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
@@ -53,19 +54,8 @@ type Handler struct {
 // nil. Package hook sets it to package snapshot's Manager.
 var DefaultSnapshots SnapshotFactory
 
-// Checkpoint pacing for PostToolUse: a file modification triggers a
-// checkpoint when the last one is at least this old.
-const toolCheckpointDebounce = 2 * time.Minute
-
 // maxSummaryKeep bounds the PostCompact summary kept in the state file.
 const maxSummaryKeep = 64 << 10
-
-func (h *Handler) getenv(k string) string {
-	if h.Getenv != nil {
-		return h.Getenv(k)
-	}
-	return os.Getenv(k)
-}
 
 func (h *Handler) now() time.Time {
 	if h.Now != nil {
@@ -131,152 +121,29 @@ func (h *Handler) fail(ev Event, in *Input, err error, stderr io.Writer) {
 	hookfast.Fail(stderr, h.home(), string(ev), sid, dir, err, h.now())
 }
 
-// projectDir is the directory whose store the hooks use: the session's
-// start directory ($CLAUDE_PROJECT_DIR) when known, else the hook's cwd.
-func (h *Handler) projectDir(in *Input) (string, error) {
-	c, err := hookfast.ProjectDir(h.getenv, in.Cwd)
-	if errors.Is(err, hookfast.ErrNoProject) {
-		return "", fmt.Errorf("%w: %w", ErrBadInput, err)
-	}
-	if err != nil {
-		return "", err
-	}
-	// A session started in a subdirectory of a project with a store
-	// uses that store, as the commands do.
-	return store.ResolveProject(c, h.home())
-}
-
 // Handle runs the handler of ev. Events Ben10 does not act on return an
-// empty output.
+// empty output. The events that only take note are handled by package
+// hooknote (Call.Note), which the ben10-hook shim runs too.
 func (h *Handler) Handle(ctx context.Context, ev Event, in *Input) (*Output, error) {
-	if in.SessionID == "" {
-		return nil, fmt.Errorf("%w: session_id is empty", ErrBadInput)
-	}
-	counted := false
-	if ev == UserPromptSubmit {
-		if h.PromptCounted {
-			counted = true
-		} else {
-			var done bool
-			if done, counted = h.fastPrompt(in); done {
-				return nil, nil
-			}
-		}
-	}
-	dir, err := h.projectDir(in)
-	if err != nil {
+	nc, err := h.env().Open(ctx, ev, in)
+	if err != nil || nc == nil {
 		return nil, err
 	}
-	if in.TranscriptPath != "" {
-		if err := h.checkTranscriptPath(in.TranscriptPath); err != nil {
-			return nil, err
-		}
-	}
-	st, err := h.openStore(dir, in, lightEvent(ev, in))
-	if err != nil {
-		return nil, err
-	}
-	if st.ReadOnly() && !isDir(st.Root()) {
-		return nil, nil // no store: nothing saved to offer, nothing to save yet
-	}
-	cfg := st.Config()
-	c := &call{h: h, ctx: ctx, in: in, st: st, cfg: cfg, now: h.now()}
+	c := &call{Call: nc, h: h}
 	switch ev {
 	case SessionStart:
 		return c.sessionStart()
-	case UserPromptSubmit:
-		return c.userPromptSubmit(counted)
-	case PostToolUse:
-		return c.postToolUse()
-	case PreCompact:
-		return c.preCompact()
 	case PostCompact:
 		return c.postCompact()
-	case Stop:
-		return nil, c.touch()
-	case SessionEnd:
-		return c.sessionEnd()
 	}
-	return nil, fmt.Errorf("%w %q", ErrUnknownEvent, ev)
+	return nil, nc.Note(ev)
 }
 
-// lightEvent: the event only reads saved context and updates the hook
-// state, so the store need not be probed, created or swept.
-func lightEvent(ev Event, in *Input) bool {
-	switch ev {
-	case SessionStart, Stop, PostCompact:
-		return true
-	case PostToolUse:
-		return !modifyingTools[in.ToolName]
-	}
-	return false
-}
-
-// openStore opens the project's store. For a light event it opens it
-// read-only (configuration and location, no probe file, no sweep of
-// temporary files) when the store directory is writable or does not exist
-// (it is not created then); the other events, and a store that must be
-// moved to its fallback, take the full open.
-func (h *Handler) openStore(dir string, in *Input, light bool) (*store.Store, error) {
-	if light {
-		st, err := store.Open(dir, store.Options{Home: h.home(), Session: in.SessionID, Now: h.Now, ReadOnly: true})
-		if err == nil && (writableDir(st.Root()) || !isDir(st.Root())) {
-			// A store that does not exist is not created for an
-			// event that has nothing to save.
-			return st, nil
-		}
-	}
-	return store.Open(dir, store.Options{Home: h.home(), Session: in.SessionID, Now: h.Now})
-}
-
-// call is one hook invocation.
+// call is one hook invocation that reads saved context (SessionStart) or
+// keeps the compaction summary (PostCompact).
 type call struct {
-	h   *Handler
-	ctx context.Context
-	in  *Input
-	st  *store.Store
-	cfg *store.Config
-	now time.Time
-}
-
-func (c *call) update(fn func(*State, *SessionState) error) error {
-	return updateState(c.st.Root(), c.st.ProjectDir(), c.now, func(s *State) error {
-		ss := s.session(c.in.SessionID)
-		if ss.Started.IsZero() {
-			ss.Started = c.now
-		}
-		ss.LastEvent = c.now
-		c.recordProcess(ss)
-		if c.in.TranscriptPath != "" {
-			ss.Transcript = c.in.TranscriptPath
-		}
-		// Fold the prompts counted on the fast path into the state.
-		cp := counterPath(c.st.Root(), c.in.SessionID)
-		n, _, old, ok := readCounterHeader(cp)
-		ss.Prompts += n
-		ss.SinceCheckpoint += n
-		if err := fn(s, ss); err != nil {
-			return err
-		}
-		s.expire(c.now, c.handoffMaxAge())
-		ref := ss.LastCheckpoint
-		if ref.IsZero() {
-			ref = ss.Started
-		}
-		hd := hookfast.Header{Ref: ref, Base: ss.SinceCheckpoint}
-		if ok && n == 0 && hd.Base == old.Base && hd.Ref.Equal(old.Ref) {
-			return nil // unchanged: no rewrite
-		}
-		if err := writeCounter(cp, hd); err != nil {
-			// The next fold must not count the same prompts twice.
-			_ = os.Remove(cp)
-		}
-		return nil
-	})
-}
-
-func (c *call) touch() error {
-	return c.update(func(*State, *SessionState) error { return nil })
+	*hooknote.Call
+	h *Handler
 }
 
 func (c *call) snapshots() (Snapshotter, error) {
@@ -287,121 +154,21 @@ func (c *call) snapshots() (Snapshotter, error) {
 	if f == nil {
 		return nil, errors.New("hook: no snapshot layer configured")
 	}
-	return f(c.st, c.cfg), nil
-}
-
-// ---- UserPromptSubmit, PostToolUse: checkpoints ----
-
-// counted: the fast path already recorded this prompt in the counter.
-func (c *call) userPromptSubmit(counted bool) (*Output, error) {
-	due := false
-	err := c.update(func(s *State, ss *SessionState) error {
-		if !counted {
-			ss.Prompts++
-			ss.SinceCheckpoint++
-		}
-		due = c.checkpointDue(ss)
-		return nil
-	})
-	if err != nil || !due {
-		return nil, err
-	}
-	return nil, c.runCheckpoint("prompt")
-}
-
-// checkpointDue: every checkpoint_interval prompts, or checkpoint_minutes
-// after the last checkpoint (or the session's first event), whichever
-// comes first.
-func (c *call) checkpointDue(ss *SessionState) bool {
-	ref := ss.LastCheckpoint
-	if ref.IsZero() {
-		ref = ss.Started
-	}
-	return checkpointDueAt(c.cfg, ss.SinceCheckpoint, ref, c.now)
-}
-
-// modifyingTools are the tools whose use is a significant event.
-var modifyingTools = map[string]bool{"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true, "Bash": true}
-
-func (c *call) postToolUse() (*Output, error) {
-	if !modifyingTools[c.in.ToolName] {
-		return nil, c.touch()
-	}
-	due := false
-	err := c.update(func(s *State, ss *SessionState) error {
-		ss.Modifications++
-		due = c.cfg.AutoSave && (ss.LastCheckpoint.IsZero() || c.now.Sub(ss.LastCheckpoint) >= toolCheckpointDebounce)
-		return nil
-	})
-	if err != nil || !due {
-		return nil, err
-	}
-	return nil, c.runCheckpoint("tool")
-}
-
-// runCheckpoint takes note of a checkpoint: the worker writes it (see
-// Handler.checkpointJob). The counters restart now, so the next interval
-// is counted from this prompt whatever the job's outcome.
-func (c *call) runCheckpoint(why string) error {
-	terr := checkTranscript(c.in)
-	err := c.update(func(s *State, ss *SessionState) error {
-		ss.SinceCheckpoint = 0
-		ss.Modifications = 0
-		ss.LastCheckpoint = c.now
-		if terr != nil {
-			ss.LastCheckpointErr = terr.Error()
-		}
-		return nil
-	})
-	if err != nil || terr != nil {
-		return errors.Join(err, terr)
-	}
-	if err := c.takeNote(jobCheckpoint, why); err != nil {
-		return fmt.Errorf("checkpoint (%s): %w", why, err)
-	}
-	return nil
-}
-
-// ---- PreCompact ----
-
-// preCompact takes note: the transcript's size now is what the snapshot
-// holds (Claude Code appends the compaction's boundary and summary after
-// it and keeps every earlier line), and the worker writes it.
-func (c *call) preCompact() (*Output, error) {
-	if !c.cfg.CompactionSnapshots.Enabled {
-		return nil, c.touch()
-	}
-	var size int64
-	if fi, err := os.Stat(c.in.TranscriptPath); err == nil {
-		size = fi.Size()
-	}
-	err := c.update(func(s *State, ss *SessionState) error {
-		ss.Snapshots++
-		ss.CompactSummary = ""
-		ss.PreCompactSize, ss.PreCompactTranscript = size, c.in.TranscriptPath
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	if err := c.takeNote(jobPreCompact, c.in.Trigger); err != nil {
-		return nil, fmt.Errorf("snapshot before compaction: %w", err)
-	}
-	return nil, nil
+	return f(c.St, c.Cfg), nil
 }
 
 // ---- PostCompact ----
 
 func (c *call) postCompact() (*Output, error) {
-	return nil, c.update(func(s *State, ss *SessionState) error {
-		sum := c.in.CompactSummary
+	return nil, c.Update(func(s *State, ss *SessionState) error {
+		sum := c.In.CompactSummary
 		if len(sum) > maxSummaryKeep {
 			sum = "" // too big to keep; SessionStart reads the transcript tail instead
 		}
 		if sum != "" {
 			// The summary is kept in the store until SessionStart(compact)
 			// uses it: redacted like everything else the store holds.
-			r, err := snapshot.Redactor(c.cfg)
+			r, err := snapshot.Redactor(c.Cfg)
 			if err != nil {
 				return fmt.Errorf("redacting the compaction summary: %w", err)
 			}
@@ -417,13 +184,13 @@ func (c *call) postCompact() (*Output, error) {
 // ---- SessionStart ----
 
 func (c *call) sessionStart() (*Output, error) {
-	switch c.in.Source {
+	switch c.In.Source {
 	case "compact":
 		return c.afterCompact()
 	case "startup", "clear", "":
 		return c.atStartup()
 	default: // resume, fork, and unknown future sources: the transcript is loaded
-		return nil, c.touch()
+		return nil, c.Touch()
 	}
 }
 
@@ -456,19 +223,19 @@ func shortID(s string) string {
 }
 
 func (c *call) afterCompact() (*Output, error) {
-	if !c.cfg.AutoRestore {
-		return nil, c.touch()
+	if !c.Cfg.AutoRestore {
+		return nil, c.Touch()
 	}
 	sn, err := c.snapshots()
 	if err != nil {
 		return nil, err
 	}
 	var out *Output
-	err = c.update(func(s *State, ss *SessionState) error {
+	err = c.Update(func(s *State, ss *SessionState) error {
 		id := ""
 		for i := len(s.Recoveries) - 1; i >= 0; i-- {
 			r := s.Recoveries[i]
-			if r.Kind == KindCompact && r.TargetSession == c.in.SessionID && r.State == RecoveryActive {
+			if r.Kind == KindCompact && r.TargetSession == c.In.SessionID && r.State == RecoveryActive {
 				id = r.Snapshot
 				break
 			}
@@ -477,34 +244,34 @@ func (c *call) afterCompact() (*Output, error) {
 		head := ""
 		key := ""
 		switch {
-		case id == "" && ss.PreCompactSize > 0 && ss.PreCompactTranscript == c.in.TranscriptPath:
+		case id == "" && ss.PreCompactSize > 0 && ss.PreCompactTranscript == c.In.TranscriptPath:
 			// PreCompact took note and its snapshot is not ready: the
 			// digest comes from the transcript's lines before the
 			// compaction.
 			var ok bool
 			var err error
-			if r, ok, err = recallBefore(c.in.TranscriptPath, ss.PreCompactSize, c.st.ProjectDir()); err != nil || !ok {
+			if r, ok, err = recallBefore(c.In.TranscriptPath, ss.PreCompactSize, c.St.ProjectDir()); err != nil || !ok {
 				return err
 			}
-			key = fmt.Sprintf("transcript:%s@%d", c.in.SessionID, ss.PreCompactSize)
-			if s.consumedKey(key) != nil {
+			key = fmt.Sprintf("transcript:%s@%d", c.In.SessionID, ss.PreCompactSize)
+			if s.ConsumedKey(key) != nil {
 				return nil
 			}
 			head = compactHeaderTranscript
 			id = "transcript"
 		default:
 			if id == "" {
-				info, ok, err := sn.LatestForSession(c.in.SessionID)
+				info, ok, err := sn.LatestForSession(c.In.SessionID)
 				if err != nil {
 					return err
 				}
-				if !ok || c.now.Sub(info.CreatedAt) > compactLookback {
+				if !ok || c.Now.Sub(info.CreatedAt) > hooknote.CompactLookback {
 					return nil // no snapshot of this session: nothing to restore
 				}
 				id = info.ID
 			}
 			key = "snapshot:" + id
-			if s.consumedKey(key) != nil {
+			if s.ConsumedKey(key) != nil {
 				return nil // already injected: a re-fired event
 			}
 			a, closer, err := sn.OpenArchive(id)
@@ -512,7 +279,7 @@ func (c *call) afterCompact() (*Output, error) {
 				return fmt.Errorf("opening snapshot %s: %w", id, err)
 			}
 			defer closer.Close()
-			if err := c.authenticated(a, c.in.SessionID); err != nil {
+			if err := c.authenticated(a, c.In.SessionID); err != nil {
 				return fmt.Errorf("snapshot %s not injected: %w", id, err)
 			}
 			var ok bool
@@ -527,20 +294,20 @@ func (c *call) afterCompact() (*Output, error) {
 		}
 		summary := c.trustedSummary(ss)
 		if summary == "" {
-			summary = c.in.CompactSummary
+			summary = c.In.CompactSummary
 		}
-		if summary == "" && c.in.TranscriptPath != "" {
+		if summary == "" && c.In.TranscriptPath != "" {
 			var off int64
-			if ss.PreCompactTranscript == c.in.TranscriptPath {
+			if ss.PreCompactTranscript == c.In.TranscriptPath {
 				off = ss.PreCompactSize
 			}
-			summary, _ = CompactSummaryAfter(c.in.TranscriptPath, off) // unreadable: digest everything
+			summary, _ = CompactSummaryAfter(c.In.TranscriptPath, off) // unreadable: digest everything
 		}
-		budget := min(c.cfg.Recovery.CompactDigestChars, archive.RecoveryDigestBudget)
+		budget := min(c.Cfg.Recovery.CompactDigestChars, archive.RecoveryDigestBudget)
 		if budget <= 0 {
 			budget = archive.RecoveryDigestBudget
 		}
-		body := archive.Digest(r, archive.DigestOptions{Budget: budget - archive.DigestLen(head) - archive.DigestLen(RecallToolsLine), Summary: summary, Now: c.now})
+		body := archive.Digest(r, archive.DigestOptions{Budget: budget - archive.DigestLen(head) - archive.DigestLen(RecallToolsLine), Summary: summary, Now: c.Now})
 		text := head + body + RecallToolsLine
 		from := "snapshot " + id
 		if id == "transcript" {
@@ -549,7 +316,7 @@ func (c *call) afterCompact() (*Output, error) {
 		msg := fmt.Sprintf("Ben10: context restored after compaction from %s (%d files, %d commands, %d errors; %s characters)",
 			from, len(r.Files), len(r.Commands), len(r.Errors), thousands(archive.DigestLen(text)))
 		out = &Output{SystemMessage: msg, HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: text}}
-		rc := Recovery{ID: "rc-" + id, Kind: KindCompact, SourceSession: c.in.SessionID, Snapshot: id, Key: key, Chars: archive.DigestLen(text)}
+		rc := Recovery{ID: "rc-" + id, Kind: KindCompact, SourceSession: c.In.SessionID, Snapshot: id, Key: key, Chars: archive.DigestLen(text)}
 		if id == "transcript" {
 			rc.ID, rc.Snapshot = "rc-"+key, ""
 		}
@@ -573,21 +340,21 @@ func (c *call) consume(s *State, r Recovery) {
 	for i := range s.Recoveries {
 		o := &s.Recoveries[i]
 		if o.Key == r.Key && o.State == RecoveryActive {
-			o.State, o.ConsumedAt, o.ConsumedBy, o.ConsumedPID, o.Chars = RecoveryConsumed, c.now, c.in.SessionID, os.Getpid(), r.Chars
-			o.TargetSession = c.in.SessionID
+			o.State, o.ConsumedAt, o.ConsumedBy, o.ConsumedPID, o.Chars = RecoveryConsumed, c.Now, c.In.SessionID, os.Getpid(), r.Chars
+			o.TargetSession = c.In.SessionID
 			return
 		}
 	}
 	// A recovery found without an active record (e.g. a checkpoint of a
 	// session that crashed): created and consumed now.
-	r.State, r.Created, r.ConsumedAt, r.ConsumedBy, r.ConsumedPID = RecoveryConsumed, c.now, c.now, c.in.SessionID, os.Getpid()
-	r.TargetSession = c.in.SessionID
+	r.State, r.Created, r.ConsumedAt, r.ConsumedBy, r.ConsumedPID = RecoveryConsumed, c.Now, c.Now, c.In.SessionID, os.Getpid()
+	r.TargetSession = c.In.SessionID
 	s.Recoveries = append(s.Recoveries, r)
 }
 
 func (c *call) audit(out *Output, kind string) {
-	_ = c.st.Audit(store.AuditEntry{
-		Timestamp: c.now, Action: store.ActionRestore, Session: c.in.SessionID,
+	_ = c.St.Audit(store.AuditEntry{
+		Timestamp: c.Now, Action: store.ActionRestore, Session: c.In.SessionID,
 		Detail: "hook SessionStart(" + kind + "): " + out.SystemMessage,
 	})
 }
@@ -600,15 +367,15 @@ type candidate struct {
 
 func (c *call) candidates() []candidate {
 	var cs []candidate
-	if fi, err := os.Stat(c.st.CurrentPath()); err == nil {
-		cs = append(cs, candidate{c.st.CurrentPath(), store.KindCurrent, fi.ModTime()})
+	if fi, err := os.Stat(c.St.CurrentPath()); err == nil {
+		cs = append(cs, candidate{c.St.CurrentPath(), store.KindCurrent, fi.ModTime()})
 	}
-	if cps, err := c.st.Checkpoints(); err == nil {
+	if cps, err := c.St.Checkpoints(); err == nil {
 		for _, e := range cps {
 			cs = append(cs, candidate{e.Path, store.KindCheckpoint, e.ModTime})
 		}
 	}
-	if hs, err := c.st.History(); err == nil {
+	if hs, err := c.St.History(); err == nil {
 		for _, e := range hs {
 			cs = append(cs, candidate{e.Path, store.KindHistory, e.ModTime})
 		}
@@ -622,27 +389,18 @@ func (c *call) candidates() []candidate {
 	return cs
 }
 
-// handoffMaxAge is how old a saved context may be and still be offered
-// to a new session (context.recovery.startup_max_age, default 4 hours).
-func (c *call) handoffMaxAge() time.Duration {
-	if c.cfg.Recovery.StartupMaxAge > 0 {
-		return c.cfg.Recovery.StartupMaxAge
-	}
-	return 4 * time.Hour
-}
-
 func (c *call) atStartup() (*Output, error) {
-	if !c.cfg.AutoRestore {
-		return nil, c.touch()
+	if !c.Cfg.AutoRestore {
+		return nil, c.Touch()
 	}
-	maxAge := c.handoffMaxAge()
-	budget := c.cfg.Recovery.StartupDigestChars
+	maxAge := c.HandoffMaxAge()
+	budget := c.Cfg.Recovery.StartupDigestChars
 	if budget <= 0 {
 		budget = archive.DefaultDigestBudget
 	}
-	oo := snapshot.OpenOptions(c.cfg)
+	oo := snapshot.OpenOptions(c.Cfg)
 	var out *Output
-	err := c.update(func(s *State, ss *SessionState) error {
+	err := c.Update(func(s *State, ss *SessionState) error {
 		seen := map[string]bool{}
 		var problems []error
 		// An assistant's own checkpoint (session_digest) is offered beside
@@ -684,20 +442,20 @@ func (c *call) atStartup() (*Output, error) {
 		return nil, err
 	}
 	if out != nil {
-		c.audit(out, c.in.Source)
+		c.audit(out, c.In.Source)
 	}
 	return out, nil
 }
 
 // promptedRecently: session sid has not ended and counted a prompt on the
-// fast path (which does not touch the state file) within liveWindow.
+// fast path (which does not touch the state file) within hooknote.LiveWindow.
 func (c *call) promptedRecently(s *State, sid string) bool {
 	ss := s.Sessions[sid]
 	if ss == nil || !ss.Ended.IsZero() {
 		return false
 	}
-	n, mod := readCounter(counterPath(c.st.Root(), sid))
-	return n > 0 && c.now.Sub(mod) < liveWindow
+	n, mod := hookfast.ReadCounter(hookfast.CounterPath(c.St.Root(), sid))
+	return n > 0 && c.Now.Sub(mod) < hooknote.LiveWindow
 }
 
 // contextKey identifies one saved state of a session: its id and the time
@@ -711,7 +469,7 @@ func contextKey(m archive.Metadata) string {
 func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen map[string]bool, budget int, maxAge time.Duration) (text, msg, key string, ok bool, err error) {
 	m := a.Meta()
 	sid := m.SessionID
-	if sid == c.in.SessionID || seen[sid] {
+	if sid == c.In.SessionID || seen[sid] {
 		return "", "", "", false, nil
 	}
 	seen[sid] = true // only a session's newest saved state is a candidate
@@ -721,7 +479,7 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 	if m.Harness != "" && m.Harness != archive.HarnessClaude {
 		return "", "", "", false, nil
 	}
-	if !sameProject(m.DirectoryPath, c.st.ProjectDir()) {
+	if !sameProject(m.DirectoryPath, c.St.ProjectDir()) {
 		// Another project's context (a shared fallback store), or one that
 		// does not say whose it is (an archive committed to a repository):
 		// never injected automatically.
@@ -731,10 +489,10 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 	if saved.IsZero() {
 		saved = cand.mod
 	}
-	if saved.After(c.now.Add(maxClockSkew)) || m.LastActivity.After(c.now.Add(maxClockSkew)) {
+	if saved.After(c.Now.Add(maxClockSkew)) || m.LastActivity.After(c.Now.Add(maxClockSkew)) {
 		return "", "", "", false, nil // saved "in the future": not an archive this user's hooks wrote
 	}
-	if c.now.Sub(saved) > maxAge {
+	if c.Now.Sub(saved) > maxAge {
 		return "", "", "", false, nil // too old to be the work being continued
 	}
 	if c.authenticated(a, "") != nil {
@@ -745,7 +503,7 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 		return "", "", "", false, nil
 	}
 	key = contextKey(m)
-	if s.consumedKey(key) != nil {
+	if s.ConsumedKey(key) != nil {
 		return "", "", "", false, nil
 	}
 	r, has, err := a.Recall()
@@ -756,10 +514,10 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 		return "", "", "", false, errors.New("no recall stored (written by an older ben10)")
 	}
 	head := startupHeader(sid, cand.kind)
-	body := archive.Digest(r, archive.DigestOptions{Budget: budget - archive.DigestLen(head), Now: c.now})
+	body := archive.Digest(r, archive.DigestOptions{Budget: budget - archive.DigestLen(head), Now: c.Now})
 	text = head + body
 	msg = fmt.Sprintf("Ben10: restored context of the previous session %s (%s, saved %s ago; %s characters)",
-		shortID(sid), kindName(cand.kind), store.FormatDuration(max(c.now.Sub(saved), 0).Round(time.Minute)), thousands(archive.DigestLen(text)))
+		shortID(sid), kindName(cand.kind), store.FormatDuration(max(c.Now.Sub(saved), 0).Round(time.Minute)), thousands(archive.DigestLen(text)))
 	return text, msg, key, true, nil
 }
 
@@ -784,29 +542,6 @@ func sameProject(dir, project string) bool {
 	return err == nil && filepath.IsLocal(rel)
 }
 
-// ---- SessionEnd ----
-
-// sessionEnd takes note: the worker saves the session into current.ctx.
-func (c *call) sessionEnd() (*Output, error) {
-	var ss0 SessionState
-	err := c.update(func(s *State, ss *SessionState) error {
-		ss0 = *ss
-		ss.Ended = c.now
-		ss.EndReason = c.in.Reason
-		return nil
-	})
-	if err != nil || !c.cfg.AutoSave {
-		return nil, err
-	}
-	if err := c.takeNote(jobSessionEnd, c.in.Reason); err != nil {
-		if errors.Is(err, ErrNoTranscript) && c.in.TranscriptPath != "" && ss0.Prompts == 0 {
-			return nil, nil // a session that never got a message has no transcript file
-		}
-		return nil, fmt.Errorf("final save: %w", err)
-	}
-	return nil, nil
-}
-
 // thousands formats n with comma separators.
 func thousands(n int) string {
 	s := fmt.Sprint(n)
@@ -814,4 +549,28 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// sessionRunning reports whether session sid may still be running in
+// another terminal, so that its context must not be injected: it has not
+// ended, and either its recorded process still runs, or (when that cannot
+// be told) it had a hook event within liveWindow. A session whose process
+// is gone crashed: its newest checkpoint is offered at once. A session
+// recorded under this hook's own process has ended too (one assistant
+// process runs one session at a time: /clear starts the next one).
+func (c *call) sessionRunning(s *State, sid string) bool {
+	ss := s.Sessions[sid]
+	if ss == nil || !ss.Ended.IsZero() {
+		return false
+	}
+	if ss.PID != 0 {
+		rec := ProcessID{PID: ss.PID, Start: ss.PIDStart}
+		if self, ok := c.Env.ProcessesOrSystem().Session(); ok && self == rec {
+			return false
+		}
+		if running, known := c.Env.ProcessesOrSystem().Running(rec); known {
+			return running
+		}
+	}
+	return s.Live(sid, c.Now) || c.promptedRecently(s, sid)
 }

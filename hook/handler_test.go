@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ben10ctx/ben10/internal/hooknote"
 	"io"
 	"os"
 	"path/filepath"
@@ -448,7 +449,7 @@ func TestStartupSkipsLiveSessionsOldContextAndOtherProjects(t *testing.T) {
 	}
 	// Once A has been quiet for longer than the live window (it crashed),
 	// its checkpoint is offered.
-	e.now = e.now.Add(liveWindow + time.Minute)
+	e.now = e.now.Add(hooknote.LiveWindow + time.Minute)
 	b["session_id"] = "bbbbbbbb-0000-4000-8000-000000000002"
 	if r := e.fire("SessionStart", b); r.out == nil {
 		t.Fatalf("crashed session's checkpoint not injected: stdout %q stderr %q", r.stdout, r.stderr)

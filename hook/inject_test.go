@@ -3,6 +3,7 @@ package hook
 import (
 	"bytes"
 	"context"
+	"github.com/ben10ctx/ben10/internal/hooknote"
 	"os"
 	"path/filepath"
 	"strings"
@@ -264,7 +265,7 @@ func TestPostCompactSummaryTagged(t *testing.T) {
 	if ss == nil || ss.CompactSummary != "kept summary" || len(ss.CompactSummaryTag) != 64 {
 		t.Fatalf("kept: %+v", ss)
 	}
-	c := &call{h: e.handler(), in: &Input{SessionID: demoSession}, st: st}
+	c := &call{Call: &hooknote.Call{In: &Input{SessionID: demoSession}, St: st}, h: e.handler()}
 	if got := c.trustedSummary(ss); got != "kept summary" {
 		t.Errorf("own summary not trusted: %q", got)
 	}
@@ -272,7 +273,7 @@ func TestPostCompactSummaryTagged(t *testing.T) {
 	if got := c.trustedSummary(ss); got != "" {
 		t.Errorf("a changed summary is trusted: %q", got)
 	}
-	c.in.SessionID = "another-session"
+	c.In.SessionID = "another-session"
 	ss.CompactSummary = "kept summary"
 	if got := c.trustedSummary(ss); got != "" {
 		t.Errorf("another session's summary is trusted: %q", got)

@@ -7,29 +7,12 @@ import "context"
 // (internal/hookentry): the handler only takes note. It reads the bounded
 // hook JSON, the store's configuration, hook state and job queue (each
 // read with a size cap), writes the state, appends a job and starts the
-// worker; it decodes no archive. Such work cannot hit a fatal runtime
-// error (out of memory, a stack overflow), which no Go program recovers
-// from in-process, so a panic recovered in-process covers it.
-//
-// SessionStart of a new, cleared or compacted session may inject a digest
-// read from the store's archives (untrusted input: a project directory's
-// files), and BEN10_HOOK_WORK=sync does the queued job, which decodes
-// them, inside the hook: those run in a supervised child. A rewritten
-// transcript's job, which takeNote does before returning, runs through
+// worker; it decodes no archive (hooknote.Env.InProcess). SessionStart of
+// a new, cleared or compacted session and BEN10_HOOK_WORK=sync decode the
+// store's archives: those run in a supervised child. A rewritten
+// transcript's job, which is done before the hook returns, runs through
 // SyncWork when it is set.
-func (h *Handler) Unsupervised(ev Event, in *Input) bool {
-	if mode, err := h.workMode(); err != nil || mode == WorkSync {
-		return false
-	}
-	if ev == SessionStart {
-		switch in.Source {
-		case "startup", "clear", "compact", "":
-			return false
-		}
-	}
-	_, err := ParseEvent(string(ev))
-	return err == nil
-}
+func (h *Handler) Unsupervised(ev Event, in *Input) bool { return h.env().InProcess(ev, in) }
 
 // WorkDue runs the queued jobs of every project of the user that are due
 // now, under the worker lock, and returns without waiting for a retry

@@ -8,33 +8,18 @@ import (
 	"os"
 
 	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/internal/hooknote"
 	"github.com/ben10ctx/ben10/internal/indexnotes"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript/claude"
 )
 
-// ErrNoTranscript: the hook input names no transcript, or it does not exist
-// (Claude Code creates it with the first message).
-var ErrNoTranscript = errors.New("hook: transcript not found")
-
 // ErrNoConversation: the transcript holds no conversation message (only
 // Claude Code's metadata lines, such as last-prompt, mode or ai-title).
 // Such a save is not written: Claude Code cannot resume it, and it would
 // hide the session's earlier checkpoints from a restore.
 var ErrNoConversation = errors.New("hook: the transcript holds no conversation yet; nothing saved")
-
-// checkTranscript reports ErrNoTranscript when the hook input names no
-// transcript or it does not exist.
-func checkTranscript(in *Input) error {
-	if in.TranscriptPath == "" {
-		return fmt.Errorf("%w: the hook input has no transcript_path", ErrNoTranscript)
-	}
-	if _, err := os.Stat(in.TranscriptPath); err != nil {
-		return fmt.Errorf("%w: %w", ErrNoTranscript, err)
-	}
-	return nil
-}
 
 // saveTo imports the session's transcript and writes it to w, building on
 // opts.Previous when set (only the new lines are imported, redacted and
@@ -104,7 +89,7 @@ type saveResult struct {
 // checkpoint writes an incremental checkpoint of the session into
 // checkpoints/ under the store lock.
 func (h *Handler) checkpoint(ctx context.Context, st *store.Store, cfg *store.Config, in *Input) (saveResult, error) {
-	if err := checkTranscript(in); err != nil {
+	if err := hooknote.CheckTranscript(in); err != nil {
 		return saveResult{}, err
 	}
 	opts, _, err := snapshot.EncodeOptions(cfg, snapshot.SaveLevel)

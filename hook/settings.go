@@ -69,17 +69,10 @@ var Registrations = []Registration{
 }
 
 // ShimName is the file name of the hook shim (cmd/ben10-hook) without
-// the platform's executable suffix. It answers UserPromptSubmit with no
-// checkpoint due itself and hands everything else to the ben10 beside it.
+// the platform's executable suffix. It handles every event that only
+// takes note itself (internal/hooknote) and hands the rest to the ben10
+// beside it.
 const ShimName = "ben10-hook"
-
-// ShimEvents are the events Install points at the shim when it sits next
-// to the ben10 binary: UserPromptSubmit, which it answers without the full
-// binary, and SessionStart, whose injection decodes archives and so runs
-// in a supervised child: the shim supervises it for less than a second
-// start of ben10. Every other event only takes note, which `ben10 hook`
-// does in one process.
-var ShimEvents = map[Event]bool{UserPromptSubmit: true, SessionStart: true}
 
 // ShimPath is where the shim of the ben10 binary binPath would be: in the
 // same directory, with binPath's suffix (".exe" on Windows).
@@ -111,9 +104,9 @@ func ShimCommand(shimPath string, e Event) string {
 }
 
 // commandFor is the command Install writes for e: through the shim when
-// there is one and e is a shim event.
+// there is one.
 func commandFor(binPath, shim string, e Event) string {
-	if shim != "" && ShimEvents[e] {
+	if shim != "" {
 		return ShimCommand(shim, e)
 	}
 	return Command(binPath, e)
@@ -192,8 +185,8 @@ func readSettings(path string) (*object, bool, error) {
 }
 
 // Install merges Ben10's hook entries into the settings file at path,
-// pointing at the ben10 binary binPath — and, for ShimEvents, at the
-// ben10-hook shim when it sits next to binPath (see ShimFor). It is
+// pointing at the ben10-hook shim when it sits next to the ben10 binary
+// binPath (see ShimFor), else at binPath. It is
 // InstallFile with minimal edits: every other setting and hook is kept
 // byte for byte; an entry of either form for an event is updated in place
 // (so an install of one form is upgraded to the other, never duplicated);
@@ -216,6 +209,7 @@ func Uninstall(path string) (bool, error) {
 // Status reports what of Ben10 is installed in the settings file at path.
 func Status(path string, scope Scope) (Installed, error) {
 	st := Installed{Path: path, Scope: scope, Events: map[Event]string{}, Timeout: map[Event]float64{}}
+	beside := "" // the ben10 beside the shim, when events go through it
 	root, exists, err := readSettings(path)
 	if err != nil {
 		return st, err
@@ -247,6 +241,7 @@ func Status(path string, scope Scope) (Installed, error) {
 					st.Events[Event(e)] = cs
 					if shim {
 						st.Shim = bin
+						beside = binaryBeside(bin)
 					} else {
 						st.Binary = bin
 					}
@@ -260,12 +255,23 @@ func Status(path string, scope Scope) (Installed, error) {
 			}
 		}
 	}
+	if st.Binary == "" {
+		st.Binary = beside // every event through the shim, which runs this ben10
+	}
 	for _, reg := range Registrations {
 		if _, ok := st.Events[reg.Event]; !ok {
 			st.Missing = append(st.Missing, reg.Event)
 		}
 	}
 	return st, nil
+}
+
+// binaryBeside is the ben10 binary the shim at shim runs: in the same
+// directory, with the shim's suffix (the inverse of ShimPath; a Windows
+// path seen from another OS too).
+func binaryBeside(shim string) string {
+	i := strings.LastIndexAny(shim, `/\`) + 1
+	return shim[:i] + "ben10" + shim[i+len(ShimName):]
 }
 
 // isBareName reports whether p is a plain command name (letters, digits,

@@ -293,7 +293,7 @@ func TestInstallWithShim(t *testing.T) {
 		}
 		for _, reg := range Registrations {
 			wantCmd := Command(bin, reg.Event)
-			if want.shim && ShimEvents[reg.Event] {
+			if want.shim {
 				wantCmd = ShimCommand(shim, reg.Event)
 			}
 			if st.Events[reg.Event] != wantCmd {

@@ -22,7 +22,7 @@ import (
 var errNoKey = errors.New("the authentication key (~/.claude-code/auth.key) is unusable")
 
 // authKey is the user's key (nil when unusable: see errNoKey).
-func (c *call) authKey() *archive.AuthKey { return snapshot.AuthKeyFor(c.st) }
+func (c *call) authKey() *archive.AuthKey { return snapshot.AuthKeyFor(c.St) }
 
 // authenticated checks that a was saved by this user's Ben10 and, when
 // session is set, for that session or at least for this project: the
@@ -38,7 +38,7 @@ func (c *call) authenticated(a *archive.Archive, session string) error {
 	if err != nil {
 		return err
 	}
-	if session != "" && info.Session != session && !sameProject(info.Project, c.st.ProjectDir()) {
+	if session != "" && info.Session != session && !sameProject(info.Project, c.St.ProjectDir()) {
 		return fmt.Errorf("%w: the tag is another session's, of another project (%s)", archive.ErrBadTag, info.Project)
 	}
 	return nil
@@ -55,7 +55,7 @@ func (c *call) summaryTag(sum string) string {
 	if k == nil || sum == "" {
 		return ""
 	}
-	return hex.EncodeToString(k.Sum(summaryDomain, []byte(c.st.ProjectDir()), []byte(c.in.SessionID), []byte(sum)))
+	return hex.EncodeToString(k.Sum(summaryDomain, []byte(c.St.ProjectDir()), []byte(c.In.SessionID), []byte(sum)))
 }
 
 // trustedSummary returns the kept summary when its tag verifies, "" (use
@@ -66,7 +66,7 @@ func (c *call) trustedSummary(ss *SessionState) string {
 		return ""
 	}
 	tag, err := hex.DecodeString(ss.CompactSummaryTag)
-	if err != nil || !k.Verify(tag, summaryDomain, []byte(c.st.ProjectDir()), []byte(c.in.SessionID), []byte(ss.CompactSummary)) {
+	if err != nil || !k.Verify(tag, summaryDomain, []byte(c.St.ProjectDir()), []byte(c.In.SessionID), []byte(ss.CompactSummary)) {
 		return ""
 	}
 	return ss.CompactSummary
@@ -82,23 +82,23 @@ func (c *call) agentDigest(s *State, maxAge time.Duration, limit int) (d snapsho
 	if k == nil {
 		return d, "", "", false
 	}
-	good, _ := snapshot.AgentDigests(c.st, k)
+	good, _ := snapshot.AgentDigests(c.St, k)
 	for _, d := range good {
-		if d.Session == c.in.SessionID || d.Saved.After(c.now.Add(maxClockSkew)) {
+		if d.Session == c.In.SessionID || d.Saved.After(c.Now.Add(maxClockSkew)) {
 			continue
 		}
-		if c.now.Sub(d.Saved) > maxAge {
+		if c.Now.Sub(d.Saved) > maxAge {
 			break // the others are older
 		}
-		if d.Session != "" && (s.live(d.Session, c.now) || c.promptedRecently(s, d.Session)) {
+		if d.Session != "" && (s.Live(d.Session, c.Now) || c.promptedRecently(s, d.Session)) {
 			continue
 		}
 		key = "digest:" + filepath.Base(d.Path)
-		if s.consumedKey(key) != nil {
+		if s.ConsumedKey(key) != nil {
 			return d, "", "", false // only the newest is offered, once
 		}
 		head := fmt.Sprintf("[Ben10] Checkpoint the assistant wrote itself in session %s (saved %s ago):\n\n",
-			orUnknown(shortID(d.Session)), store.FormatDuration(max(c.now.Sub(d.Saved), 0).Round(time.Minute)))
+			orUnknown(shortID(d.Session)), store.FormatDuration(max(c.Now.Sub(d.Saved), 0).Round(time.Minute)))
 		return d, key, head + clipChars(d.Text, limit-archive.DigestLen(head)), true
 	}
 	return d, "", "", false

@@ -3,8 +3,6 @@ package hook
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -17,231 +15,21 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/internal/hooknote"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript/claude"
 )
 
-// Work modes, from $BEN10_HOOK_WORK: how a hook that queued a job gets it
-// done.
-const (
-	// WorkBackground (default): start the user's worker (`ben10 internal
-	// work`, detached) unless one runs; the hook returns at once.
-	WorkBackground = "background"
-	// WorkSync: do the job inside the hook before it returns (tests,
-	// demos).
-	WorkSync = "sync"
-	// WorkDefer: queue the job and start nothing (tests: the state a
-	// killed worker leaves). The next hook or command starts the worker.
-	WorkDefer = "defer"
-)
-
-// Recompression modes: the former $BEN10_HOOK_RECOMPRESS values, still
-// read when $BEN10_HOOK_WORK is unset: "sync" and "off" mean WorkSync,
-// "defer" WorkDefer, "background" WorkBackground.
-const (
-	RecompressBackground = "background"
-	RecompressSync       = "sync"
-	RecompressOff        = "off"
-	RecompressDefer      = "defer"
-)
-
-// Job events.
-const (
-	jobSessionEnd = "SessionEnd"
-	jobPreCompact = "PreCompact"
-	jobCheckpoint = "Checkpoint"
-)
-
-// headBytes is how much of the transcript's start a job fingerprints.
-const headBytes = 64 << 10
-
-// workMode is the work mode of this hook run.
-func (h *Handler) workMode() (string, error) {
-	m := h.getenv("BEN10_HOOK_WORK")
-	if m == "" {
-		switch r := h.getenv("BEN10_HOOK_RECOMPRESS"); r {
-		case RecompressSync, RecompressOff:
-			m = WorkSync
-		case RecompressDefer:
-			m = WorkDefer
-		case "", RecompressBackground:
-			m = WorkBackground
-		default:
-			return "", fmt.Errorf("BEN10_HOOK_RECOMPRESS=%q: use background, sync, defer or off", r)
-		}
-	}
-	switch m {
-	case WorkBackground, WorkSync, WorkDefer:
-		return m, nil
-	}
-	return "", fmt.Errorf("BEN10_HOOK_WORK=%q: use background, sync or defer", m)
-}
-
-// headHash is the SHA-256 (hex) of the first min(size, headBytes) bytes
-// of the file at p.
-func headHash(p string, size int64) (string, error) {
-	f, err := store.OpenFileRegular(p)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.CopyN(h, f, min(size, headBytes)); err != nil {
-		return "", fmt.Errorf("reading the start of %s: %w", p, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// takeNote queues the job of event for this session's transcript and gets
-// it done as the work mode says. A transcript that was rewritten since an
-// earlier job of the session noted it (shorter, or its first bytes
-// changed) cannot be trusted to keep its bytes until a worker reads them:
-// that job is done inside the hook.
-func (c *call) takeNote(event, trigger string) error {
-	if err := checkTranscript(c.in); err != nil {
-		return err
-	}
-	fi, err := os.Stat(c.in.TranscriptPath)
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrNoTranscript, err)
-	}
-	head, err := headHash(c.in.TranscriptPath, fi.Size())
-	if err != nil {
-		return err
-	}
-	mode, err := c.h.workMode()
-	if err != nil {
-		return err
-	}
-	j := store.Job{Event: event, Trigger: trigger, Session: c.in.SessionID, Transcript: c.in.TranscriptPath,
-		Size: fi.Size(), Head: head, Cwd: c.in.Cwd, Time: c.now}
-	if c.rewritten(j) {
-		mode = WorkSync
-	} else if event == jobCheckpoint && c.queued(j) {
-		return nil // the queued checkpoint, written later, holds this one
-	}
-	if j, err = c.st.QueueJob(j); err != nil {
-		return err
-	}
-	switch mode {
-	case WorkSync:
-		if c.h.SyncWork != nil {
-			if err := registerProject(c.h.home(), c.st.ProjectDir()); err != nil {
-				return err
-			}
-			return c.h.SyncWork(c.ctx)
-		}
-		err := c.h.runJob(c.ctx, c.st, j)
-		if err != nil {
-			// Kept for a retry by the next worker.
-			err = errors.Join(err, registerProject(c.h.home(), c.st.ProjectDir()))
-		}
-		return err
-	case WorkDefer:
-		return registerProject(c.h.home(), c.st.ProjectDir())
-	}
-	if err := registerProject(c.h.home(), c.st.ProjectDir()); err != nil {
-		return err
-	}
-	return c.h.startWorker()
-}
-
-// rewritten reports whether an earlier queued job of the session saw the
-// transcript longer than it is now, or with other first bytes.
-func (c *call) rewritten(j store.Job) bool {
-	jobs, err := c.st.Jobs()
-	if err != nil {
-		return false
-	}
-	for _, o := range jobs {
-		if o.Session != j.Session || o.Transcript != j.Transcript || o.Failed {
-			continue
-		}
-		if o.Size > j.Size || (o.Size <= j.Size && o.Head != "" && o.Size >= headBytes && o.Head != j.Head) {
-			return true
-		}
-	}
-	return false
-}
-
-// queued reports whether a job of j's event and session waits to be run
-// (not failed).
-func (c *call) queued(j store.Job) bool {
-	jobs, err := c.st.Jobs()
-	if err != nil {
-		return false
-	}
-	for _, o := range jobs {
-		if o.Event == j.Event && o.Session == j.Session && !o.Failed {
-			return true
-		}
-	}
-	return false
-}
-
-// startWorker starts the user's worker in the background.
-func (h *Handler) startWorker() error {
-	spawn := h.Spawn
-	if spawn == nil {
-		spawn = spawnDetached
-	}
-	if err := spawn("internal", "work"); err != nil {
-		return fmt.Errorf("starting the background worker: %w (the job stays queued; the next hook or command starts it)", err)
-	}
-	return nil
-}
-
-// workDir is the user's worker directory: its lock and the registry of
-// projects with queued jobs (one file per project, named by its hash,
-// holding its directory).
-func workDir(home string) string { return filepath.Join(home, ".claude-code", "work") }
-
-// registerProject records that project has queued jobs.
-func registerProject(home, project string) error {
-	dir := filepath.Join(workDir(home), "projects")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("creating %s: %w", dir, err)
-	}
-	p := filepath.Join(dir, store.DirHash(project))
-	if old, err := store.ReadFileBounded(p, 4096); err == nil && string(old) == project {
-		return nil
-	}
-	return store.WriteFileAtomic(p, []byte(project))
-}
-
-// queuedProjects lists the registered projects: registry file → project.
-func queuedProjects(home string) map[string]string {
-	dir := filepath.Join(workDir(home), "projects")
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
-	out := map[string]string{}
-	for _, e := range ents {
-		if !e.Type().IsRegular() || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		p := filepath.Join(dir, e.Name())
-		data, err := store.ReadFileBounded(p, 4096)
-		if err != nil || !filepath.IsAbs(string(data)) {
-			_ = os.Remove(p)
-			continue
-		}
-		out[p] = string(data)
-	}
-	return out
-}
-
 // Queued reports whether any project of the user has queued jobs that a
 // worker would run now.
-func (h *Handler) Queued() bool { return len(queuedProjects(h.home())) > 0 }
+func (h *Handler) Queued() bool { return len(hooknote.QueuedProjects(h.home())) > 0 }
 
 // due reports whether a registered project has a job a worker would run
 // now.
 func (h *Handler) due() bool {
 	now := h.now()
-	for _, project := range queuedProjects(h.home()) {
+	for _, project := range hooknote.QueuedProjects(h.home()) {
 		st, err := store.Open(project, store.Options{Home: h.home(), ReadOnly: true})
 		if err != nil {
 			continue
@@ -273,7 +61,7 @@ func (h *Handler) Work(ctx context.Context) ([]string, error) { return h.work(ct
 // resuming the queue in sync mode) passes wait false: it runs what is due
 // and never waits for a retry.
 func (h *Handler) work(ctx context.Context, wait bool) ([]string, error) {
-	lock := filepath.Join(workDir(h.home()), "worker.lock")
+	lock := filepath.Join(hooknote.WorkDir(h.home()), "worker.lock")
 	if err := os.MkdirAll(filepath.Dir(lock), 0o700); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(lock), err)
 	}
@@ -317,7 +105,7 @@ func (h *Handler) drain(ctx context.Context, done map[string]bool, mayWait bool)
 			return errors.Join(append(errs, ctx.Err())...)
 		}
 		ran, next := false, time.Time{}
-		for reg, project := range queuedProjects(h.home()) {
+		for reg, project := range hooknote.QueuedProjects(h.home()) {
 			r, n, err := h.runProject(ctx, reg, project)
 			if err != nil {
 				errs = append(errs, err)
@@ -389,7 +177,7 @@ func (h *Handler) runProject(ctx context.Context, reg, project string) (ran bool
 		// A job queued meanwhile (its hook registers after queueing it)
 		// keeps the project registered.
 		if js, err := st.Jobs(); err == nil && anyLive(js) {
-			_ = registerProject(h.home(), project)
+			_ = hooknote.RegisterProject(h.home(), project)
 		}
 	}
 	return ran, next, errors.Join(errs...)
@@ -433,7 +221,7 @@ func (h *Handler) doJob(ctx context.Context, st *store.Store, j store.Job) error
 	if j.Session == "" || j.Transcript == "" || j.Size < 0 {
 		return fmt.Errorf("%w: job %s names no session or transcript", ErrBadInput, filepath.Base(j.Path))
 	}
-	if err := h.checkTranscriptPath(j.Transcript); err != nil {
+	if err := h.env().CheckTranscriptPath(j.Transcript); err != nil {
 		return err
 	}
 	cfg := st.Config()
@@ -442,15 +230,15 @@ func (h *Handler) doJob(ctx context.Context, st *store.Store, j store.Job) error
 		// Rewritten since the event: what it held then is gone; save
 		// what it holds now.
 		limit = 0
-	} else if hh, err := headHash(j.Transcript, j.Size); err == nil && j.Head != "" && hh != j.Head {
+	} else if hh, err := hooknote.HeadHash(j.Transcript, j.Size); err == nil && j.Head != "" && hh != j.Head {
 		limit = 0
 	}
 	switch j.Event {
-	case jobSessionEnd:
+	case hooknote.JobSessionEnd:
 		return h.finalSave(ctx, st, cfg, j)
-	case jobPreCompact:
+	case hooknote.JobPreCompact:
 		return h.compactSnapshot(ctx, st, cfg, j, limit)
-	case jobCheckpoint:
+	case hooknote.JobCheckpoint:
 		return h.checkpointJob(ctx, st, cfg, j)
 	}
 	return fmt.Errorf("%w: job %s: unknown event %q", ErrBadInput, filepath.Base(j.Path), j.Event)
@@ -470,9 +258,9 @@ func (h *Handler) finalSave(ctx context.Context, st *store.Store, cfg *store.Con
 	if err != nil {
 		return fmt.Errorf("final save: %w", err)
 	}
-	return updateState(st.Root(), st.ProjectDir(), h.now(), func(s *State) error {
+	return hooknote.UpdateState(st.Root(), st.ProjectDir(), h.now(), func(s *State) error {
 		key := contextKey(res.Meta)
-		s.addRecovery(Recovery{
+		s.AddRecovery(Recovery{
 			ID: "rc-" + strings.TrimPrefix(key, "ctx:"), Kind: KindHandoff, State: RecoveryActive,
 			SourceSession: j.Session, Path: res.Path, Key: key, Created: h.now(), CreatedBy: os.Getpid(),
 		})
@@ -488,8 +276,8 @@ func (h *Handler) checkpointJob(ctx context.Context, st *store.Store, cfg *store
 	if errors.Is(cerr, ErrNoConversation) {
 		return nil // nothing to checkpoint yet; the next interval tries again
 	}
-	err := updateState(st.Root(), st.ProjectDir(), h.now(), func(s *State) error {
-		ss := s.session(j.Session)
+	err := hooknote.UpdateState(st.Root(), st.ProjectDir(), h.now(), func(s *State) error {
+		ss := s.Session(j.Session)
 		if cerr != nil {
 			ss.LastCheckpointErr = cerr.Error()
 			return nil
@@ -526,7 +314,7 @@ func (h *Handler) compactSnapshot(ctx context.Context, st *store.Store, cfg *sto
 	if info.ID == "" {
 		return nil // parked: the next locked operation merges it; SessionStart finds it through LatestForSession
 	}
-	return updateState(st.Root(), st.ProjectDir(), h.now(), func(s *State) error {
+	return hooknote.UpdateState(st.Root(), st.ProjectDir(), h.now(), func(s *State) error {
 		ss := s.Sessions[j.Session]
 		if ss == nil || ss.PreCompactSize != j.Size || ss.PreCompactTranscript != j.Transcript {
 			// SessionStart(compact) came first and digested the
@@ -539,7 +327,7 @@ func (h *Handler) compactSnapshot(ctx context.Context, st *store.Store, cfg *sto
 			})
 			return nil
 		}
-		s.addRecovery(Recovery{
+		s.AddRecovery(Recovery{
 			ID: "rc-" + info.ID, Kind: KindCompact, State: RecoveryActive,
 			SourceSession: j.Session, TargetSession: j.Session,
 			Snapshot: info.ID, Key: "snapshot:" + info.ID, Created: h.now(), CreatedBy: os.Getpid(),
@@ -598,16 +386,16 @@ func (h *Handler) Resume(ctx context.Context, st *store.Store) error {
 	if err != nil || !anyLive(jobs) {
 		return err
 	}
-	mode, err := h.workMode()
+	mode, err := h.env().WorkMode()
 	if err != nil || mode == WorkDefer {
 		return err
 	}
-	if err := registerProject(h.home(), st.ProjectDir()); err != nil {
+	if err := hooknote.RegisterProject(h.home(), st.ProjectDir()); err != nil {
 		return err
 	}
 	if mode == WorkSync {
 		_, err := h.work(ctx, false)
 		return err
 	}
-	return h.startWorker()
+	return h.env().StartWorker()
 }

@@ -2,6 +2,7 @@ package hook
 
 import (
 	"errors"
+	"github.com/ben10ctx/ben10/internal/hooknote"
 	"os"
 	"strings"
 	"testing"
@@ -143,7 +144,7 @@ func TestPlantedJobRefused(t *testing.T) {
 	if _, err := st.QueueJob(store.Job{Event: "PreCompact", Session: demoSession, Transcript: secret, Size: 16, Time: e.now}); err != nil {
 		t.Fatal(err)
 	}
-	if err := registerProject(e.home, st.ProjectDir()); err != nil {
+	if err := hooknote.RegisterProject(e.home, st.ProjectDir()); err != nil {
 		t.Fatal(err)
 	}
 	for range store.MaxJobAttempts {

@@ -151,12 +151,14 @@ for size in $SIZES; do
 
 	echo "-- transcript-bound hooks (the synchronous part; the store reset before each run)"
 	mapfile -t args < <(run none "no-op Go binary" "$NOOP" pre
+		run empty-$size "PreCompact: ben10-hook shim (as installed)" "$SHIM pre-compact" pre
 		run empty-$size "PreCompact, no earlier archive: ben10 hook" "$BEN10 hook" pre
 		run cp-$size "PreCompact, checkpoint 20 lines older: ben10 hook" "$BEN10 hook" pre
 		[ -z "$DJ" ] || run none "PreCompact: deja hook-precompact" "$DJ hook-precompact" pre
 		run snap-$size "SessionStart(compact): ben10 hook" "$BEN10 hook" compact
 		run snap-$size "SessionStart(compact): ben10-hook shim (as installed)" "$SHIM session-start" compact
 		[ -z "$DJ" ] || run none "SessionStart(compact): deja hook-context" "$DJ hook-context" compact
+		run empty-$size "SessionEnd: ben10-hook shim (as installed)" "$SHIM session-end" end
 		run empty-$size "SessionEnd, no earlier archive: ben10 hook" "$BEN10 hook" end
 		run cp-$size "SessionEnd, checkpoint 20 lines older: ben10 hook" "$BEN10 hook" end)
 	hf "$runs" "${args[@]}"

@@ -1,37 +1,43 @@
-// Command ben10-hook is the small front of `ben10 hook` that Claude Code
-// starts on every prompt and session start. `ben10 hooks install`
-// registers it for UserPromptSubmit and SessionStart (hook.ShimEvents) when
-// it sits next to the ben10 executable, and ben10 itself for the other
-// events, which `ben10 hook` handles in one process.
+// Command ben10-hook is the light front of `ben10 hook` that Claude Code
+// starts on every hook event: `ben10 hooks install` registers it for
+// every event when it sits next to the ben10 executable.
 //
 // A Go program's start-up grows with what it links: `ben10` links the
-// archive format, compressors, YAML and the CLI, and starts in about
-// 2.5 times the time of an empty Go program. This one links the standard
-// library and internal/hookfast only. It answers a prompt with no
-// checkpoint due itself — read the hook JSON, find the project's store and
-// checkpoint pacing through the ticket the full hook keeps (hookfast.Ticket),
-// append one byte to the session's prompt counter — with exactly the code
-// `ben10 hook` runs for it. Everything else (a checkpoint due, no valid
-// ticket, another event, unreadable input) is handed to `ben10 hook` with
-// the same arguments and the same stdin bytes, as a supervised child
-// (hookfast.Supervise): whatever happens to the child (a crash, a fatal
-// runtime error, a hang past the event's deadline) the shim exits 0 with
-// one line on stderr and an entry in the error log, and forwards the
-// child's output only when it succeeded. A prompt the shim already counted
-// is passed with --prompt-counted so it is not counted twice.
+// archive format, compressors, the search index and the CLI, and starts
+// in several times the time of an empty Go program. This one links the
+// standard library, package store and internal helpers only. It handles
+// every event that only takes note itself, with the code `ben10 hook`
+// runs for it (internal/hooknote): read the bounded hook JSON, find the
+// project's store, update the session's hook state and, for a save that
+// is due (a checkpoint, PreCompact, SessionEnd), queue its job and start
+// the user's worker, `ben10 internal work`, detached. A prompt with no
+// checkpoint due is counted through the ticket the full hook keeps
+// (hookfast.Ticket), without reading the configuration. A transcript found
+// rewritten has its job done before the hook returns, by `ben10 internal
+// work --once` as a supervised child.
 //
-// Like every Ben10 hook it exits 0: if ben10 cannot be started or fails,
-// one line on stderr and one entry in ~/.claude-code/ben10-errors.log.
+// Everything else — SessionStart of a new, cleared or compacted session
+// (its digest decodes archives), a PostCompact summary (redacted with
+// ben10's rules), BEN10_HOOK_WORK=sync, unreadable input — is handed to
+// `ben10 hook` with the same arguments and the same stdin bytes, as a
+// supervised child (hookfast.Supervise): whatever happens to the child (a
+// crash, a fatal runtime error, a hang past the event's deadline) the
+// shim exits 0 with one line on stderr and an entry in the error log, and
+// forwards the child's output only when it succeeded. A prompt the shim
+// already counted is passed with --prompt-counted so it is not counted
+// twice.
+//
+// Like every Ben10 hook it exits 0: a failure is one line on stderr and
+// one entry in ~/.claude-code/ben10-errors.log.
 //
 // Usage (as installed): ben10-hook EVENT   (hook JSON on stdin)
 //
-//	ben10-hook user-prompt-submit < input.json
+//	ben10-hook pre-compact < input.json
 //	ben10-hook user-prompt-submit --input input.json
 package main
 
 import (
-	"bytes"
-	"encoding/json"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -40,19 +46,9 @@ import (
 	"time"
 
 	"github.com/ben10ctx/ben10/internal/hookfast"
+	"github.com/ben10ctx/ben10/internal/hooknote"
+	"github.com/ben10ctx/ben10/store"
 )
-
-// maxInputBytes is ben10 hook's own bound on stdin (hook.MaxInputBytes):
-// the shim reads at most one byte more and hands on what it read, so the
-// full hook sees an oversized input as oversized.
-const maxInputBytes = 64 << 20
-
-// input is what the fast path reads of the hook JSON.
-type input struct {
-	SessionID     string `json:"session_id"`
-	Cwd           string `json:"cwd"`
-	HookEventName string `json:"hook_event_name"`
-}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
@@ -85,11 +81,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer f.Close()
 		stdin = f
 	}
-	data, rerr := io.ReadAll(io.LimitReader(stdin, maxInputBytes+1))
-	var in input
-	if rerr == nil && len(data) <= maxInputBytes {
-		if json.Unmarshal(bytes.TrimSpace(data), &in) != nil {
-			in = input{}
+	data, rerr := io.ReadAll(io.LimitReader(stdin, hooknote.MaxInputBytes+1))
+	in := &hooknote.Input{}
+	var perr error
+	if rerr == nil && len(data) <= hooknote.MaxInputBytes {
+		if parsed, err := hooknote.ParseInput(data); err == nil {
+			in = parsed
+		} else {
+			perr = err
 		}
 	}
 	name := event
@@ -97,11 +96,26 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		name = in.HookEventName
 	}
 	counted := false
-	if rerr == nil && in.SessionID != "" && hookfast.EventKey(name) == "userpromptsubmit" {
+	if rerr == nil && perr == nil && in.SessionID != "" && hookfast.EventKey(name) == "userpromptsubmit" {
 		var done bool
-		if done, counted = fastPrompt(&in); done {
+		if done, counted = fastPrompt(in); done {
 			return 0
 		}
+	}
+	if rerr != nil {
+		// Hand on what was read; the rest of stdin is still on fd 0 only
+		// when nothing was read from it, so report the read error here.
+		fail(stderr, name, in, fmt.Errorf("reading stdin: %w", rerr))
+		return 0
+	}
+	bin, err := fullBinary()
+	if err != nil {
+		fail(stderr, name, in, err)
+		return 0
+	}
+	env := &hooknote.Env{Bin: bin, PromptCounted: counted, SyncWork: syncWork(bin)}
+	if ev, eerr := hooknote.ParseEvent(name); perr == nil && eerr == nil && env.Light(ev, in) {
+		return note(env, ev, in, stderr)
 	}
 	full := []string{"hook"}
 	if event != "" {
@@ -111,17 +125,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if counted {
 		full = append(full, "--prompt-counted")
 	}
-	if rerr != nil {
-		// Hand on what was read; the rest of stdin is still on fd 0 only
-		// when nothing was read from it, so report the read error here.
-		fail(stderr, name, &in, fmt.Errorf("reading stdin: %w", rerr))
-		return 0
-	}
-	bin, err := fullBinary()
-	if err != nil {
-		fail(stderr, name, &in, err)
-		return 0
-	}
 	home, _ := hookfast.HomeDir()
 	return hookfast.Supervise(hookfast.Supervision{
 		Bin: bin, Args: full, Input: data,
@@ -129,8 +132,47 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}, stdout, stderr)
 }
 
+// note handles an event that only takes note in this process
+// (hooknote.Call.Note), as `ben10 hook` does: a failure or a panic is one
+// line on stderr and an entry in the error log. It returns the exit code,
+// always 0.
+func note(env *hooknote.Env, ev hooknote.Event, in *hooknote.Input, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fail(stderr, string(ev), in, fmt.Errorf("the hook's work failed: panic: %v", r))
+			code = 0
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), hookfast.EventDeadline(string(ev)))
+	defer cancel()
+	c, err := env.Open(ctx, ev, in)
+	if err == nil && c != nil {
+		err = c.Note(ev)
+	}
+	if err != nil {
+		fail(stderr, string(ev), in, err)
+	}
+	return 0
+}
+
+// syncWork does a job that must be done before the hook returns (a
+// rewritten transcript's) with `ben10 internal work --once`, a supervised
+// child, as `ben10 hook` does: no archive is decoded in this process.
+func syncWork(bin string) func(context.Context, *store.Store, store.Job) error {
+	return func(ctx context.Context, st *store.Store, _ store.Job) error {
+		home, err := hookfast.HomeDir()
+		if err != nil {
+			return err
+		}
+		if err := hooknote.RegisterProject(home, st.ProjectDir()); err != nil {
+			return err
+		}
+		return hookfast.RunChild(ctx, bin, "internal", "work", "--once")
+	}
+}
+
 // fastPrompt is UserPromptSubmit's fast path through the project's ticket.
-func fastPrompt(in *input) (done, counted bool) {
+func fastPrompt(in *hooknote.Input) (done, counted bool) {
 	home, err := hookfast.HomeDir()
 	if err != nil {
 		return false, false
@@ -169,7 +211,7 @@ func fullBinary() (string, error) {
 }
 
 // fail reports a failure of the shim itself, as ben10 hook reports its own.
-func fail(stderr io.Writer, event string, in *input, err error) {
+func fail(stderr io.Writer, event string, in *hooknote.Input, err error) {
 	home, _ := hookfast.HomeDir()
 	sid, cwd := "", ""
 	if in != nil {

@@ -122,13 +122,7 @@ func runDoctor(dir string) []check {
 			} else {
 				via := ""
 				if st.Shim != "" {
-					var es []hook.Event
-					for _, e := range hook.Events {
-						if hook.ShimEvents[e] {
-							es = append(es, e)
-						}
-					}
-					via = " (" + joinEvents(es) + " via " + st.Shim + ")"
+					via = " (via " + st.Shim + ")"
 				}
 				add("hooks", "ok", "%s (%s) → %s%s", sc, p, st.Binary, via)
 			}

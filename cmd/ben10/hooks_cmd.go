@@ -35,9 +35,10 @@ session starts after compaction (SessionStart), checkpoints as you work
 (UserPromptSubmit, PostToolUse) and saves when the session ends (SessionEnd).
 
 When the hook shim ben10-hook sits next to ben10 (make build puts it there),
-install points UserPromptSubmit at it: it counts a prompt with no checkpoint
-due in about the start-up time of an empty Go program, and hands every other
-call to ben10. An install of the other form is updated in place.`,
+install points every event at it: it handles what only takes note (counting a
+prompt, queuing a checkpoint, PreCompact or SessionEnd job and starting the
+worker) without starting ben10, and hands the rest (the digest SessionStart
+injects) to ben10. An install of the other form is updated in place.`,
 	}
 	hooksInstallCmd := &cobra.Command{
 		Use:   "install",

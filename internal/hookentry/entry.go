@@ -24,8 +24,9 @@
 // Code reads the hook JSON and either
 //
 //   - handles the event in its own process when it only takes note
-//     (hook.Handler.Unsupervised: reads the bounded JSON, the store's
-//     configuration, state and queue, appends a job, starts the worker),
+//     (hook.Handler.Unsupervised: internal/hooknote reads the bounded
+//     JSON, the store's configuration, state and queue, appends a job,
+//     starts the worker),
 //     a panic recovered into one stderr line and an error log entry; a
 //     job it must see done before returning runs in a supervised child,
 //     `ben10 internal work --once` (hook.Handler.SyncWork); or
@@ -35,8 +36,8 @@
 //     non-zero exit, a signal, the deadline) becomes exit 0, one line on
 //     stderr and an entry in the error log (hookfast.Supervise).
 //
-// The ben10-hook shim supervises the child itself when it hands an event
-// on.
+// The ben10-hook shim runs the same take-note code itself
+// (internal/hooknote) and supervises the child when it hands an event on.
 package hookentry
 
 import (

@@ -1,4 +1,4 @@
-package hook
+package hooknote
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/ben10ctx/ben10/internal/hookfast"
 	"github.com/ben10ctx/ben10/store"
 )
 
@@ -27,7 +28,7 @@ const (
 	maxRecoveries   = 100
 	stateLockWait   = 2 * time.Second
 	stateLockName   = "hook-state.lock"
-	compactLookback = time.Hour // a snapshot older than this is not "the one just taken"
+	CompactLookback = time.Hour // a snapshot older than this is not "the one just taken"
 )
 
 // Recovery states (seed 003's handoff manifest).
@@ -35,6 +36,9 @@ const (
 	RecoveryActive   = "active"   // ready to be injected
 	RecoveryConsumed = "consumed" // injected into ConsumedBy
 	RecoveryExpired  = "expired"  // too old, or superseded by a newer one
+	// RecoveryDeclined: the user chose a fresh start (`ben10 context
+	// restore --mode fresh`); the saved context is kept but never injected.
+	RecoveryDeclined = "declined"
 )
 
 // Recovery kinds.
@@ -112,8 +116,8 @@ func newState(project string) *State {
 	return &State{Version: StateVersion, Project: project, Sessions: map[string]*SessionState{}}
 }
 
-// statePath is the state file of a store directory.
-func statePath(root string) string { return filepath.Join(root, StateName) }
+// StatePath is the state file of a store directory.
+func StatePath(root string) string { return filepath.Join(root, StateName) }
 
 // ReadState reads the state file in the store directory root, with the
 // prompts counted on the fast path since the last update added in. A
@@ -124,7 +128,7 @@ func ReadState(root string) (*State, error) {
 		return nil, err
 	}
 	for id, ss := range s.Sessions {
-		n, _ := readCounter(counterPath(root, id))
+		n, _ := hookfast.ReadCounter(hookfast.CounterPath(root, id))
 		ss.Prompts += n
 		ss.SinceCheckpoint += n
 	}
@@ -132,7 +136,7 @@ func ReadState(root string) (*State, error) {
 }
 
 func readState(root string) (*State, error) {
-	data, err := readBounded(statePath(root), maxStateBytes)
+	data, err := readBounded(StatePath(root), maxStateBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return newState(""), nil
 	}
@@ -141,10 +145,10 @@ func readState(root string) (*State, error) {
 	}
 	s := newState("")
 	if err := json.Unmarshal(data, s); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrStateCorrupt, statePath(root), err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrStateCorrupt, StatePath(root), err)
 	}
 	if s.Version > StateVersion {
-		return nil, fmt.Errorf("%w: %s has version %d, this ben10 knows %d", ErrStateCorrupt, statePath(root), s.Version, StateVersion)
+		return nil, fmt.Errorf("%w: %s has version %d, this ben10 knows %d", ErrStateCorrupt, StatePath(root), s.Version, StateVersion)
 	}
 	if s.Sessions == nil {
 		s.Sessions = map[string]*SessionState{}
@@ -169,11 +173,11 @@ func readBounded(path string, limit int64) ([]byte, error) {
 	return data, err
 }
 
-// updateState runs fn on the state of the store directory root under the
+// UpdateState runs fn on the state of the store directory root under the
 // state lock and writes the result atomically when fn returns nil. A
 // damaged state file is moved aside (state.json.corrupt-<time>) and
 // replaced by an empty state, so a bad file never disables the hooks.
-func updateState(root, project string, now time.Time, fn func(*State) error) error {
+func UpdateState(root, project string, now time.Time, fn func(*State) error) error {
 	unlock, err := lockFile(filepath.Join(root, stateLockName), stateLockWait)
 	if err != nil {
 		return err
@@ -183,8 +187,8 @@ func updateState(root, project string, now time.Time, fn func(*State) error) err
 	var damaged error
 	if errors.Is(err, ErrStateCorrupt) {
 		damaged = err
-		aside := statePath(root) + ".corrupt-" + now.UTC().Format("20060102-150405")
-		if rerr := os.Rename(statePath(root), aside); rerr != nil {
+		aside := StatePath(root) + ".corrupt-" + now.UTC().Format("20060102-150405")
+		if rerr := os.Rename(StatePath(root), aside); rerr != nil {
 			return fmt.Errorf("%w; moving it aside: %w", err, rerr)
 		}
 		s = newState(project)
@@ -198,7 +202,7 @@ func updateState(root, project string, now time.Time, fn func(*State) error) err
 		return err
 	}
 	for _, id := range s.prune(now) {
-		removeCounter(root, id)
+		hookfast.RemoveCounter(root, id)
 	}
 	data, err := json.MarshalIndent(s, "", " ")
 	if err != nil {
@@ -228,7 +232,7 @@ func updateState(root, project string, now time.Time, fn func(*State) error) err
 // which only costs the next update its reuse.
 func writeState(root string, data []byte) error {
 	tmp := filepath.Join(root, store.TempPrefix+StateName)
-	if rewriteSpare(tmp, statePath(root), data) {
+	if rewriteSpare(tmp, StatePath(root), data) {
 		return nil
 	}
 	// The name is fixed: whatever is there (a stale spare, or a link
@@ -243,15 +247,15 @@ func writeState(root string, data []byte) error {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("hook: writing %s: %w", tmp, errors.Join(werr, cerr))
 	}
-	if err := replaceKeepingSpare(tmp, statePath(root)); err != nil {
+	if err := replaceKeepingSpare(tmp, StatePath(root)); err != nil {
 		_ = os.Remove(tmp)
-		return fmt.Errorf("hook: replacing %s: %w", statePath(root), err)
+		return fmt.Errorf("hook: replacing %s: %w", StatePath(root), err)
 	}
 	return nil
 }
 
-// session returns the state of session id, creating it.
-func (s *State) session(id string) *SessionState {
+// Session returns the state of session id, creating it.
+func (s *State) Session(id string) *SessionState {
 	ss := s.Sessions[id]
 	if ss == nil {
 		ss = &SessionState{}
@@ -289,10 +293,10 @@ func (s *State) prune(now time.Time) (gone []string) {
 	return gone
 }
 
-// consumedKey reports whether the content identified by key was already
+// ConsumedKey reports whether the content identified by key was already
 // injected (into any session) — a re-fired event never injects it twice —
 // or declined by a fresh start.
-func (s *State) consumedKey(key string) *Recovery {
+func (s *State) ConsumedKey(key string) *Recovery {
 	for i := range s.Recoveries {
 		r := &s.Recoveries[i]
 		if r.Key == key && (r.State == RecoveryConsumed || r.State == RecoveryDeclined) {
@@ -302,10 +306,10 @@ func (s *State) consumedKey(key string) *Recovery {
 	return nil
 }
 
-// addRecovery records a new active recovery. An older active one of the
+// AddRecovery records a new active recovery. An older active one of the
 // same kind for the same target (compact) or source (handoff) is
 // superseded.
-func (s *State) addRecovery(r Recovery) {
+func (s *State) AddRecovery(r Recovery) {
 	for i := range s.Recoveries {
 		o := &s.Recoveries[i]
 		if o.State != RecoveryActive || o.Kind != r.Kind {
@@ -319,12 +323,12 @@ func (s *State) addRecovery(r Recovery) {
 	s.Recoveries = append(s.Recoveries, r)
 }
 
-// expire marks the active recoveries that are past their expiry as
+// Expire marks the active recoveries that are past their expiry as
 // expired: a handoff older than handoffMaxAge (context.recovery's
 // startup_max_age: a new session would no longer be offered it), a
-// compact recovery older than compactLookback. Only superseded ones were
+// compact recovery older than CompactLookback. Only superseded ones were
 // marked before; the rest stayed "active" for ever.
-func (s *State) expire(now time.Time, handoffMaxAge time.Duration) {
+func (s *State) Expire(now time.Time, handoffMaxAge time.Duration) {
 	for i := range s.Recoveries {
 		r := &s.Recoveries[i]
 		if r.State != RecoveryActive {
@@ -332,7 +336,7 @@ func (s *State) expire(now time.Time, handoffMaxAge time.Duration) {
 		}
 		limit := handoffMaxAge
 		if r.Kind == KindCompact {
-			limit = compactLookback
+			limit = CompactLookback
 		}
 		if limit > 0 && now.Sub(r.Created) > limit {
 			r.State = RecoveryExpired
@@ -341,14 +345,14 @@ func (s *State) expire(now time.Time, handoffMaxAge time.Duration) {
 	}
 }
 
-// live reports whether session id is (probably) still running: it has not
-// ended and it was active within liveWindow.
-func (s *State) live(id string, now time.Time) bool {
+// Live reports whether session id is (probably) still running: it has not
+// ended and it was active within LiveWindow.
+func (s *State) Live(id string, now time.Time) bool {
 	ss := s.Sessions[id]
-	return ss != nil && ss.Ended.IsZero() && now.Sub(ss.LastEvent) < liveWindow
+	return ss != nil && ss.Ended.IsZero() && now.Sub(ss.LastEvent) < LiveWindow
 }
 
-// liveWindow: a session that has not ended and had a hook event this
+// LiveWindow: a session that has not ended and had a hook event this
 // recently is taken to be running in another terminal; its context is never
 // injected into a new session.
-const liveWindow = 15 * time.Minute
+const LiveWindow = 15 * time.Minute

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package hook
+package hooknote
 
 type systemProcesses struct{}
 

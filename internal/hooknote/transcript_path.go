@@ -1,4 +1,4 @@
-package hook
+package hooknote
 
 import (
 	"errors"
@@ -18,23 +18,23 @@ var ErrTranscriptPath = errors.New("hook: transcript_path refused")
 
 // transcriptRoots are the directories Claude Code keeps transcripts in:
 // $CLAUDE_CONFIG_DIR/projects when set, and ~/.claude/projects.
-func (h *Handler) transcriptRoots() []string {
+func (e *Env) transcriptRoots() []string {
 	var roots []string
-	if d := h.getenv("CLAUDE_CONFIG_DIR"); d != "" {
+	if d := e.getenv("CLAUDE_CONFIG_DIR"); d != "" {
 		roots = append(roots, filepath.Join(d, "projects"))
 	}
-	if home := h.home(); home != "" {
+	if home := e.HomeDir(); home != "" {
 		roots = append(roots, filepath.Join(home, ".claude", "projects"))
 	}
 	return roots
 }
 
-// checkTranscriptPath accepts p when it is an absolute path inside one of
+// CheckTranscriptPath accepts p when it is an absolute path inside one of
 // Claude Code's projects directories (links in the directories above it
 // resolved) and is either missing (Claude Code creates it with the first
 // message) or a regular file that is not itself a link. It stats, never
 // opens, so a FIFO cannot block it.
-func (h *Handler) checkTranscriptPath(p string) error {
+func (e *Env) CheckTranscriptPath(p string) error {
 	if !filepath.IsAbs(p) {
 		return fmt.Errorf("%w: %q is not an absolute path", ErrTranscriptPath, p)
 	}
@@ -47,7 +47,7 @@ func (h *Handler) checkTranscriptPath(p string) error {
 		return fmt.Errorf("%w: %s: %w", ErrTranscriptPath, p, err)
 	}
 	inside := false
-	roots := h.transcriptRoots()
+	roots := e.transcriptRoots()
 	for _, r := range roots {
 		if rr, err := filepath.EvalSymlinks(r); err == nil {
 			r = rr

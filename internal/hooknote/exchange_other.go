@@ -1,6 +1,6 @@
 //go:build !linux
 
-package hook
+package hooknote
 
 import "os"
 

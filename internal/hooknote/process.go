@@ -1,4 +1,4 @@
-package hook
+package hooknote
 
 // ProcessID identifies a running process across PID reuse: its PID and
 // its start time in the platform's unit (clock ticks since boot on Linux).
@@ -36,40 +36,17 @@ var helperNames = map[string]bool{
 // maxAncestors bounds the walk up the process tree.
 const maxAncestors = 8
 
-func (h *Handler) processes() Processes {
-	if h.Processes != nil {
-		return h.Processes
+// ProcessesOrSystem is Env.Processes, or SystemProcesses when it is nil.
+func (e *Env) ProcessesOrSystem() Processes {
+	if e.Processes != nil {
+		return e.Processes
 	}
 	return SystemProcesses
 }
 
-// sessionRunning reports whether session sid may still be running in
-// another terminal, so that its context must not be injected: it has not
-// ended, and either its recorded process still runs, or (when that cannot
-// be told) it had a hook event within liveWindow. A session whose process
-// is gone crashed: its newest checkpoint is offered at once. A session
-// recorded under this hook's own process has ended too (one assistant
-// process runs one session at a time: /clear starts the next one).
-func (c *call) sessionRunning(s *State, sid string) bool {
-	ss := s.Sessions[sid]
-	if ss == nil || !ss.Ended.IsZero() {
-		return false
-	}
-	if ss.PID != 0 {
-		rec := ProcessID{PID: ss.PID, Start: ss.PIDStart}
-		if self, ok := c.h.processes().Session(); ok && self == rec {
-			return false
-		}
-		if running, known := c.h.processes().Running(rec); known {
-			return running
-		}
-	}
-	return s.live(sid, c.now) || c.promptedRecently(s, sid)
-}
-
 // recordProcess notes the assistant process of the session in ss.
-func (c *call) recordProcess(ss *SessionState) {
-	p, ok := c.h.processes().Session()
+func (c *Call) recordProcess(ss *SessionState) {
+	p, ok := c.Env.ProcessesOrSystem().Session()
 	if !ok {
 		return
 	}

@@ -1,4 +1,4 @@
-package hook
+package hooknote
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 
 // TestRecoveriesExpire: an active recovery past its expiry is marked
 // expired (a handoff after the startup max age, a compact recovery after
-// compactLookback); fresh, consumed and other recoveries are left alone.
+// CompactLookback); fresh, consumed and other recoveries are left alone.
 func TestRecoveriesExpire(t *testing.T) {
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	s := &State{Recoveries: []Recovery{
@@ -17,7 +17,7 @@ func TestRecoveriesExpire(t *testing.T) {
 		{ID: "new-compact", Kind: KindCompact, State: RecoveryActive, Created: now.Add(-time.Minute)},
 		{ID: "consumed", Kind: KindHandoff, State: RecoveryConsumed, Created: now.Add(-50 * time.Hour)},
 	}}
-	s.expire(now, 4*time.Hour)
+	s.Expire(now, 4*time.Hour)
 	want := map[string]string{"old-handoff": RecoveryExpired, "new-handoff": RecoveryActive, "old-compact": RecoveryExpired, "new-compact": RecoveryActive, "consumed": RecoveryConsumed}
 	for _, r := range s.Recoveries {
 		if r.State != want[r.ID] {

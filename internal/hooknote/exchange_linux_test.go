@@ -1,4 +1,4 @@
-package hook
+package hooknote
 
 import (
 	"os"
@@ -30,14 +30,14 @@ func TestWriteStateReusesSpare(t *testing.T) {
 		if err := writeState(root, []byte(v)); err != nil {
 			t.Fatal(err)
 		}
-		got, err := os.ReadFile(statePath(root))
+		got, err := os.ReadFile(StatePath(root))
 		if err != nil || string(got) != v {
 			t.Fatalf("update %d: state = %q, %v; want %q", i, got, err, v)
 		}
-		if fi, err := os.Stat(statePath(root)); err != nil || fi.Mode().Perm() != 0o600 {
+		if fi, err := os.Stat(StatePath(root)); err != nil || fi.Mode().Perm() != 0o600 {
 			t.Fatalf("update %d: state mode %v, %v", i, fi.Mode(), err)
 		}
-		inodes[inode(t, statePath(root))] = true
+		inodes[inode(t, StatePath(root))] = true
 		if i == 0 {
 			continue
 		}
@@ -57,7 +57,7 @@ func TestWriteStateReusesSpare(t *testing.T) {
 	if err := writeState(root, []byte("five\n")); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(statePath(root)); string(got) != "five\n" {
+	if got, _ := os.ReadFile(StatePath(root)); string(got) != "five\n" {
 		t.Fatalf("after the sweep: state = %q", got)
 	}
 	if got, _ := os.ReadFile(spare); string(got) != "four\n" {

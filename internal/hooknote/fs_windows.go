@@ -1,6 +1,6 @@
 //go:build windows
 
-package hook
+package hooknote
 
 import "os"
 

@@ -1,4 +1,4 @@
-package hook
+package hooknote
 
 import (
 	"errors"
@@ -27,13 +27,13 @@ func TestReadStateSentinel(t *testing.T) {
 	}
 }
 
-// TestStateFileFormat: hook-state.json as updateState writes it, byte
+// TestStateFileFormat: hook-state.json as UpdateState writes it, byte
 // for byte (json.MarshalIndent with a one-space indent, HTML characters
 // escaped, a final newline), and read back.
 func TestStateFileFormat(t *testing.T) {
 	root := t.TempDir()
 	at := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
-	err := updateState(root, "/p<&>", at, func(s *State) error {
+	err := UpdateState(root, "/p<&>", at, func(s *State) error {
 		s.Sessions["s1"] = &SessionState{LastEvent: at, Prompts: 2}
 		return nil
 	})

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestShimLinksLight: the shim's start-up is what Claude Code waits for on
+// every hook event, and a Go program initialises every package it links.
+// It links the standard library, package store and internal helpers only:
+// none of the archive format, compressors, redaction rules, importers,
+// search index, S3, MCP, web UI or command tree (package hook itself
+// links them, which is why the take-note code lives in internal/hooknote).
+func TestShimLinksLight(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to list the dependencies with")
+	}
+	out, err := exec.Command(goBin, "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("go list -deps listed %d packages: %q", len(deps), out)
+	}
+	const mod = "github.com/ben10ctx/ben10/"
+	allowed := map[string]bool{mod + "store": true, mod + "internal/hooknote": true, mod + "internal/hookfast": true,
+		mod + "internal/jscan": true, mod + "cmd/ben10-hook": true}
+	for _, d := range deps {
+		switch {
+		case strings.HasPrefix(d, mod) && !allowed[d]:
+			t.Errorf("the shim links %s", d)
+		case strings.Contains(strings.SplitN(d, "/", 2)[0], ".") && !strings.HasPrefix(d, mod) &&
+			d != "go.yaml.in/yaml/v3" && !strings.HasPrefix(d, "golang.org/x/sys/"):
+			t.Errorf("the shim links the module package %s", d)
+		}
+	}
+}
