@@ -541,8 +541,8 @@ func (e *encoder) prepareRaw() error {
 	return nil
 }
 
-// modelSegs is what model builds for write: the model segments, encoded,
-// and the metadata without the raw manifest.
+// modelSegs is what model builds for write: the model segments, encoded
+// and compressed, and the metadata without the raw manifest.
 type modelSegs struct {
 	ms     metaSegment
 	recall []byte
@@ -551,7 +551,7 @@ type modelSegs struct {
 
 type modelSeg struct {
 	t     ctxfmt.SegmentType
-	b     []byte
+	prep  *ctxfmt.Prepared
 	empty bool // no segment (an empty list)
 }
 
@@ -661,11 +661,18 @@ func (e *encoder) model() (*modelSegs, error) {
 			m.segs = append(m.segs, modelSeg{t: sg.t, empty: true})
 			continue
 		}
+		// Compressed at once (the same bytes as at the writer's Close):
+		// the encoded lists are held one at a time, not all together
+		// beside the transcript.
 		b, err := marshal(sg.v)
 		if err != nil {
 			return nil, fmt.Errorf("archive: encoding %s: %w", sg.t, err)
 		}
-		m.segs = append(m.segs, modelSeg{t: sg.t, b: b})
+		p, err := ctxfmt.Prepare(e.opts.Codec, e.opts.Level, b)
+		if err != nil {
+			return nil, fmt.Errorf("archive: %s: %w", sg.t, err)
+		}
+		m.segs = append(m.segs, modelSeg{t: sg.t, prep: p})
 	}
 	return m, nil
 }
@@ -686,7 +693,7 @@ func (e *encoder) write(m *modelSegs) error {
 	var recall []byte // the summaries payload, once written
 	for _, sg := range m.segs {
 		if !sg.empty {
-			if err := e.w.Add(sg.t, sg.b); err != nil {
+			if err := e.w.AddPrepared(sg.t, sg.prep); err != nil {
 				return fmt.Errorf("archive: %w", err)
 			}
 		}
@@ -715,6 +722,7 @@ func (e *encoder) write(m *modelSegs) error {
 	if err := e.writeRaw(); err != nil {
 		return err
 	}
+	e.groups = nil // the writer's now, freed once written
 	for _, fc := range e.contents {
 		if err := e.w.Add(ctxfmt.TypeFileContents, fc.Data); err != nil {
 			return fmt.Errorf("archive: file content %s: %w", fc.Path, err)
