@@ -431,9 +431,6 @@ type rawGroup struct {
 	chunk  int
 	data   []byte
 	prep   *ctxfmt.Prepared
-	// A reused group's segment, read ahead from the previous archive
-	// (nil when that failed: writeRaw copies it then, reporting why).
-	stored *ctxfmt.StoredSegment
 }
 
 // planGroups lists the raw segments to write: one per chunk, in file
@@ -450,92 +447,50 @@ func (e *encoder) planGroups() {
 	}
 }
 
-// prepareRaw plans the raw segments and compresses the new ones.
+// prepareRaw plans the raw segments and compresses the new ones, beside
+// the files' hashes, on up to Concurrency goroutines.
 func (e *encoder) prepareRaw() error {
 	e.planGroups()
-	var jobs, copies []int
+	errs := make([]error, len(e.groups))
+	work := e.hashes
 	for g := range e.groups {
-		if e.groups[g].reused {
-			copies = append(copies, g)
-		} else {
-			jobs = append(jobs, g)
+		if gr := &e.groups[g]; !gr.reused {
+			work = append(work, func() {
+				gr.prep, errs[g] = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, gr.data)
+				e.progress.add(len(gr.data))
+			})
 		}
-	}
-	// The segments to copy are read (and their checksums checked) ahead,
-	// while the rest is compressed.
-	read := make(chan struct{})
-	if len(copies) == 0 {
-		close(read)
-	} else {
-		go func() {
-			defer close(read)
-			for _, g := range copies {
-				gr := &e.groups[g]
-				gr.stored, _ = e.opts.Previous.r.ReadStored(e.prevSegs[gr.file][gr.chunk])
-			}
-		}()
 	}
 	workers := e.opts.Concurrency
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	// Job j < len(jobs) compresses a group; the others hash a file.
-	n := len(jobs) + len(e.hashes)
-	workers = max(1, min(workers, n))
-	errs := make([]error, len(jobs))
-	next := make(chan int)
+	next := make(chan func())
 	var wg sync.WaitGroup
-	for range workers {
+	for range max(1, min(workers, len(work))) {
 		wg.Go(func() {
-			for j := range next {
-				if e.ctx.Err() != nil {
-					continue // (drains next)
+			for f := range next {
+				if e.ctx.Err() == nil { // (else drains next)
+					f()
 				}
-				if j >= len(jobs) {
-					e.hashes[j-len(jobs)]()
-					continue
-				}
-				g := &e.groups[jobs[j]]
-				g.prep, errs[j] = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, g.data)
-				e.progress.add(len(g.data))
 			}
 		})
 	}
-	// The biggest group first, then the hashes, then the rest.
-	order := make([]int, 0, n)
-	big := -1
-	for j := range jobs {
-		if big < 0 || len(e.groups[jobs[j]].data) > len(e.groups[jobs[big]].data) {
-			big = j
-		}
-	}
-	if big >= 0 {
-		order = append(order, big)
-	}
-	for h := range e.hashes {
-		order = append(order, len(jobs)+h)
-	}
-	for j := range jobs {
-		if j != big {
-			order = append(order, j)
-		}
-	}
-	for _, j := range order {
-		next <- j
+	for _, f := range work {
+		next <- f
 	}
 	close(next)
 	wg.Wait()
 	for _, h := range e.late {
 		h()
 	}
-	<-read
 	e.hashes, e.late = nil, nil
 	if err := e.ctx.Err(); err != nil {
 		return err
 	}
-	for j, err := range errs {
+	for g, err := range errs {
 		if err != nil {
-			return fmt.Errorf("archive: raw segment of %s: %w", e.man[e.groups[jobs[j]].file].Name, err)
+			return fmt.Errorf("archive: raw segment of %s: %w", e.man[e.groups[g].file].Name, err)
 		}
 	}
 	return nil
@@ -1375,13 +1330,7 @@ func (e *encoder) writeRaw() error {
 		m := &e.man[g.file]
 		if g.reused {
 			c := m.Chunks[g.chunk]
-			var err error
-			if g.stored != nil {
-				err = e.w.AddStored(g.stored)
-			} else {
-				err = e.w.CopyRaw(e.opts.Previous.r, e.prevSegs[g.file][g.chunk])
-			}
-			if err != nil {
+			if err := e.w.CopyRaw(e.opts.Previous.r, e.prevSegs[g.file][g.chunk]); err != nil {
 				return fmt.Errorf("archive: copying raw segment of %s: %w", m.Name, err)
 			}
 			e.stats.RawBytes += c.StoredLen
