@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -57,7 +56,7 @@ func Import(ctx context.Context, p string, opt archive.ImportOptions) (*archive.
 	if err != nil {
 		return nil, err
 	}
-	st, err := importFiles(ctx, files, nil, opt, false, nil)
+	st, err := importFiles(ctx, files, nil, opt, false)
 	if err != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("claude: import of %s stopped: %w", p, err)
 	}
@@ -300,18 +299,8 @@ func readAllInto(r io.Reader, b []byte) ([]byte, error) {
 // memory: files[0] is the main transcript, the others its sidechain
 // (subagent) files. The files are kept as State.Raw without copying.
 func ImportFiles(files []archive.RawFile, opt archive.ImportOptions) (*archive.State, error) {
-	return importFiles(context.Background(), files, nil, opt, false, nil)
+	return importFiles(context.Background(), files, nil, opt, false)
 }
-
-// yieldEvery is how many bytes an import beside other work
-// (importFilesAbort) reads between two runtime.Gosched calls: Go gives a
-// goroutine that does not block its processor for up to 10 ms when more
-// goroutines than processors are runnable, longer than a whole save, so
-// the goroutines of a save take turns of about a tenth of a millisecond.
-const yieldEvery = 64 << 10
-
-// errAborted: an import given an abort flag saw it set.
-var errAborted = errors.New("claude: import aborted")
 
 // ctxEvery is how many bytes an import reads between two checks of its
 // context.
@@ -322,10 +311,8 @@ const ctxEvery = 1 << 20
 // archive.Encoder.Stored): file hashes are not taken from them. With lazy
 // set, tool outputs the recall does not read are left undecoded (Output
 // empty, OutputSpans set: Encode stores them as pointers). It stops with
-// errAborted as soon as abort (when not nil) is set, checked before every
-// line, and with ctx's error once ctx is done (checked every ctxEvery
-// bytes).
-func importFiles(ctx context.Context, files []archive.RawFile, redacted []map[int]bool, opt archive.ImportOptions, lazy bool, abort *atomic.Bool) (*archive.State, error) {
+// ctx's error once ctx is done (checked every ctxEvery bytes).
+func importFiles(ctx context.Context, files []archive.RawFile, redacted []map[int]bool, opt archive.ImportOptions, lazy bool) (*archive.State, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%w: no files", ErrNotTranscript)
 	}
@@ -333,16 +320,12 @@ func importFiles(ctx context.Context, files []archive.RawFile, redacted []map[in
 	im.ctx = ctx
 	im.lazyOut = lazy
 	im.redacted = redacted
-	im.abort = abort
 	im.st.Raw = files
 	parsed := 0
 	for fi, f := range files {
 		parsed += im.file(fi, f)
 		if err := ctx.Err(); err != nil {
 			return nil, err
-		}
-		if im.aborted {
-			return nil, errAborted
 		}
 	}
 	if parsed == 0 {
@@ -367,11 +350,7 @@ func (im *importer) end(opt archive.ImportOptions) (*archive.State, error) {
 type importer struct {
 	// ctx, when set, stops the import once done (see importFiles).
 	ctx context.Context
-	// abort, when set, stops the import before the next line (aborted
-	// then says so; see importFilesAbort).
-	abort   *atomic.Bool
-	aborted bool
-	opt     archive.ImportOptions
+	opt archive.ImportOptions
 	st      *archive.State
 	root    string
 	tools   map[string]int  // tool_use id → index in st.Tools
@@ -518,26 +497,12 @@ func (im *importer) file(fi int, f archive.RawFile) int {
 	data := f.Data
 	parsed := 0
 	ln := 0
-	yielded, checked := 0, 0
+	checked := 0
 	for off := 0; off < len(data); ln++ {
 		if off-checked >= ctxEvery {
 			checked = off
 			if im.ctx != nil && im.ctx.Err() != nil {
-				im.aborted = true // importFiles returns the context's error
-				return parsed
-			}
-		}
-		if im.abort != nil {
-			if im.abort.Load() {
-				// The import is thrown away.
-				im.aborted = true
-				return parsed
-			}
-			if off-yielded >= yieldEvery {
-				// An import beside the redaction (saveFiles) lets the
-				// redaction's goroutines have their turn.
-				yielded = off
-				runtime.Gosched()
+				return parsed // importFiles returns the context's error
 			}
 		}
 		end := bytes.IndexByte(data[off:], '\n')
