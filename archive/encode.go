@@ -338,13 +338,6 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 	}
 	e.s = s
 	m, err := e.model()
-	// The digests made as the files were read, finished here rather than
-	// beside the compression (see encoder.late).
-	for i, f := range e.files {
-		if e.digested[i] {
-			f.Digest.of(f.Data)
-		}
-	}
 	<-enc.done
 	if enc.rawErr != nil {
 		return *e.stats, enc.rawErr
@@ -414,13 +407,6 @@ type encoder struct {
 	// planRaw leaves them to prepareRaw, which runs them beside the
 	// compression, after the stored files are handed to the importer.
 	hashes []func()
-	// digested are the files whose digests were made as they were read
-	// (RawDigest, used for file i when digested[i]): their hash jobs
-	// (late) run after the compression, by which time Finish has
-	// usually finished those digests on its own goroutine, so that the
-	// compression keeps a core to itself.
-	digested []bool
-	late     []func()
 }
 
 // rawGroup is one raw segment: a chunk copied from the previous archive,
@@ -431,9 +417,6 @@ type rawGroup struct {
 	chunk  int
 	data   []byte
 	prep   *ctxfmt.Prepared
-	// A reused group's segment, read ahead from the previous archive
-	// (nil when that failed: writeRaw copies it then, reporting why).
-	stored *ctxfmt.StoredSegment
 }
 
 // planGroups lists the raw segments to write: one per chunk, in file
@@ -450,99 +433,54 @@ func (e *encoder) planGroups() {
 	}
 }
 
-// prepareRaw plans the raw segments and compresses the new ones.
+// prepareRaw plans the raw segments and compresses the new ones, beside
+// the files' hashes, on up to Concurrency goroutines.
 func (e *encoder) prepareRaw() error {
 	e.planGroups()
-	var jobs, copies []int
+	errs := make([]error, len(e.groups))
+	work := e.hashes
 	for g := range e.groups {
-		if e.groups[g].reused {
-			copies = append(copies, g)
-		} else {
-			jobs = append(jobs, g)
+		if gr := &e.groups[g]; !gr.reused {
+			work = append(work, func() {
+				gr.prep, errs[g] = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, gr.data)
+				e.progress.add(len(gr.data))
+			})
 		}
-	}
-	// The segments to copy are read (and their checksums checked) ahead,
-	// while the rest is compressed.
-	read := make(chan struct{})
-	if len(copies) == 0 {
-		close(read)
-	} else {
-		go func() {
-			defer close(read)
-			for _, g := range copies {
-				gr := &e.groups[g]
-				gr.stored, _ = e.opts.Previous.r.ReadStored(e.prevSegs[gr.file][gr.chunk])
-			}
-		}()
 	}
 	workers := e.opts.Concurrency
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	// Job j < len(jobs) compresses a group; the others hash a file.
-	n := len(jobs) + len(e.hashes)
-	workers = max(1, min(workers, n))
-	errs := make([]error, len(jobs))
-	next := make(chan int)
+	next := make(chan func())
 	var wg sync.WaitGroup
-	for range workers {
+	for range max(1, min(workers, len(work))) {
 		wg.Go(func() {
-			for j := range next {
-				if e.ctx.Err() != nil {
-					continue // (drains next)
+			for f := range next {
+				if e.ctx.Err() == nil { // (else drains next)
+					f()
 				}
-				if j >= len(jobs) {
-					e.hashes[j-len(jobs)]()
-					continue
-				}
-				g := &e.groups[jobs[j]]
-				g.prep, errs[j] = ctxfmt.Prepare(e.opts.Codec, e.opts.Level, g.data)
-				e.progress.add(len(g.data))
 			}
 		})
 	}
-	// The biggest group first, then the hashes, then the rest.
-	order := make([]int, 0, n)
-	big := -1
-	for j := range jobs {
-		if big < 0 || len(e.groups[jobs[j]].data) > len(e.groups[jobs[big]].data) {
-			big = j
-		}
-	}
-	if big >= 0 {
-		order = append(order, big)
-	}
-	for h := range e.hashes {
-		order = append(order, len(jobs)+h)
-	}
-	for j := range jobs {
-		if j != big {
-			order = append(order, j)
-		}
-	}
-	for _, j := range order {
-		next <- j
+	for _, f := range work {
+		next <- f
 	}
 	close(next)
 	wg.Wait()
-	for _, h := range e.late {
-		h()
-	}
-	<-read
-	e.hashes, e.late = nil, nil
+	e.hashes = nil
 	if err := e.ctx.Err(); err != nil {
 		return err
 	}
-	for j, err := range errs {
+	for g, err := range errs {
 		if err != nil {
-			return fmt.Errorf("archive: raw segment of %s: %w", e.man[e.groups[jobs[j]].file].Name, err)
+			return fmt.Errorf("archive: raw segment of %s: %w", e.man[e.groups[g].file].Name, err)
 		}
 	}
 	return nil
 }
 
-// modelSegs is what model builds for write: the model segments, encoded,
-// and the metadata without the raw manifest.
+// modelSegs is what model builds for write: the model segments, encoded
+// and compressed, and the metadata without the raw manifest.
 type modelSegs struct {
 	ms     metaSegment
 	recall []byte
@@ -551,7 +489,7 @@ type modelSegs struct {
 
 type modelSeg struct {
 	t     ctxfmt.SegmentType
-	b     []byte
+	prep  *ctxfmt.Prepared
 	empty bool // no segment (an empty list)
 }
 
@@ -661,11 +599,18 @@ func (e *encoder) model() (*modelSegs, error) {
 			m.segs = append(m.segs, modelSeg{t: sg.t, empty: true})
 			continue
 		}
+		// Compressed at once (the same bytes as at the writer's Close):
+		// the encoded lists are held one at a time, not all together
+		// beside the transcript.
 		b, err := marshal(sg.v)
 		if err != nil {
 			return nil, fmt.Errorf("archive: encoding %s: %w", sg.t, err)
 		}
-		m.segs = append(m.segs, modelSeg{t: sg.t, b: b})
+		p, err := ctxfmt.Prepare(e.opts.Codec, e.opts.Level, b)
+		if err != nil {
+			return nil, fmt.Errorf("archive: %s: %w", sg.t, err)
+		}
+		m.segs = append(m.segs, modelSeg{t: sg.t, prep: p})
 	}
 	return m, nil
 }
@@ -686,7 +631,7 @@ func (e *encoder) write(m *modelSegs) error {
 	var recall []byte // the summaries payload, once written
 	for _, sg := range m.segs {
 		if !sg.empty {
-			if err := e.w.Add(sg.t, sg.b); err != nil {
+			if err := e.w.AddPrepared(sg.t, sg.prep); err != nil {
 				return fmt.Errorf("archive: %w", err)
 			}
 		}
@@ -715,6 +660,7 @@ func (e *encoder) write(m *modelSegs) error {
 	if err := e.writeRaw(); err != nil {
 		return err
 	}
+	e.groups = nil // the writer's now, freed once written
 	for _, fc := range e.contents {
 		if err := e.w.Add(ctxfmt.TypeFileContents, fc.Data); err != nil {
 			return fmt.Errorf("archive: file content %s: %w", fc.Path, err)
@@ -843,7 +789,6 @@ func (e *encoder) planRaw(ready func()) error {
 	e.man = make([]rawManifest, n)
 	e.reuse, e.prevSegs = make([]int, n), make([][]int, n)
 	e.storedFiles = make([]RawFile, n)
-	e.digested = make([]bool, n)
 	// First every file's stored bytes, which is all Stored waits for (the
 	// importer then starts), then the cutting of the files not planned
 	// by planAppend.
@@ -920,47 +865,12 @@ func (e *encoder) planRaw(ready func()) error {
 			if orig == nil {
 				orig = starts
 			}
-			m := rawManifest{Name: f.Name, Size: int64(len(data))}
-			// A file stored as it was read, in one chunk, whose digests
-			// were made as it was read (RawDigest): its hash job only
-			// waits for them. (Its OrigHash too, unless planReuse needs
-			// it now.)
-			digested := f.Digest != nil && len(e.changed[i]) == 0 && len(data) == len(f.Data) &&
-				len(data) > 0 && &data[0] == &f.Data[0] && len(data) <= e.chunkSize()
-			m.Chunks = chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize(), !digested || e.opts.Previous != nil)
-			e.digested[i] = digested
-			e.man[i] = m
+			e.man[i] = rawManifest{Name: f.Name, Size: int64(len(data)),
+				Chunks: chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize())}
 			e.planReuse(i)
-			job := func() {
-				if digested {
-					c := &e.man[i].Chunks[0]
-					if sha, mid, xxh, ok := f.Digest.of(f.Data); ok && len(e.man[i].Chunks) == 1 {
-						if e.opts.Previous == nil {
-							c.OrigHash = xxh
-						}
-						if c.Mid == nil {
-							c.Mid = mid
-						}
-						e.man[i].SHA256 = sha
-						return
-					}
-					if e.opts.Previous == nil {
-						// (Not digested after all: the chunks' own.)
-						off := int64(0)
-						for k := range e.man[i].Chunks {
-							c := &e.man[i].Chunks[k]
-							c.OrigHash = xxhash.Sum64(f.Data[off : off+c.OrigLen])
-							off += c.OrigLen
-						}
-					}
-				}
+			e.hashes = append(e.hashes, func() {
 				e.man[i].SHA256 = hashChunks(sha256.New(), data, e.man[i].Chunks)
-			}
-			if digested {
-				e.late = append(e.late, job)
-			} else {
-				e.hashes = append(e.hashes, job)
-			}
+			})
 		}
 		e.man[i].RedactedLines = changedLines[i]
 	}
@@ -1084,7 +994,7 @@ func (e *encoder) planAppend(i int) bool {
 	if restOrigStarts == nil {
 		restOrigStarts = restStarts
 	}
-	tail := chunkLines(rest, restStored, restOrigStarts, restStarts, restChanged, e.chunkSize(), true)
+	tail := chunkLines(rest, restStored, restOrigStarts, restStarts, restChanged, e.chunkSize())
 	m := rawManifest{Name: e.files[i].Name, Size: int64(len(stored))}
 	m.Chunks = append(append([]rawChunk(nil), pm.Chunks[:reuse]...), tail...)
 	e.man[i] = m
@@ -1227,8 +1137,8 @@ func redactFiles(ctx context.Context, files [][]byte, fn func([]byte) []byte, wo
 					run(k)
 					// Go lets a goroutine that does not block keep its
 					// processor for up to 10 ms while others wait, longer
-					// than a whole save: the save's goroutines (these, the
-					// caller's import, a RawDigest) take turns instead.
+					// than a whole save: the save's goroutines (these and
+					// the caller's import) take turns instead.
 					runtime.Gosched()
 				}
 			})
@@ -1300,9 +1210,7 @@ func redactFiles(ctx context.Context, files [][]byte, fn func([]byte) []byte, wo
 // chunkLines cuts the stored bytes at line boundaries into chunks of about
 // size bytes, recording each chunk's original extent for incremental
 // matching.
-//
-// With hash false the chunks' OrigHash are left 0 (the caller sets them).
-func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map[int]bool, size int, hash bool) []rawChunk {
+func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map[int]bool, size int) []rawChunk {
 	var chunks []rawChunk
 	line, origOff, storedOff := 0, 0, 0
 	nlines := len(storedStarts)
@@ -1326,9 +1234,7 @@ func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map
 			if !changed[line] {
 				origEnd = origOff + maxChunk
 				c.OrigLen = maxChunk
-				if hash {
-					c.OrigHash = xxhash.Sum64(orig[origOff:origEnd])
-				}
+				c.OrigHash = xxhash.Sum64(orig[origOff:origEnd])
 			}
 			if storedStarts[line] >= storedOff {
 				c.Lines = 1
@@ -1345,9 +1251,7 @@ func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map
 		c := rawChunk{StoredLen: int64(storedEnd - storedOff), OrigLen: -1}
 		if origOff >= 0 {
 			c.OrigLen = int64(origEnd - origOff)
-			if hash {
-				c.OrigHash = xxhash.Sum64(orig[origOff:origEnd])
-			}
+			c.OrigHash = xxhash.Sum64(orig[origOff:origEnd])
 		}
 		for l := line; l < end; l++ {
 			if storedStarts[l] >= storedOff {
@@ -1367,13 +1271,7 @@ func (e *encoder) writeRaw() error {
 		m := &e.man[g.file]
 		if g.reused {
 			c := m.Chunks[g.chunk]
-			var err error
-			if g.stored != nil {
-				err = e.w.AddStored(g.stored)
-			} else {
-				err = e.w.CopyRaw(e.opts.Previous.r, e.prevSegs[g.file][g.chunk])
-			}
-			if err != nil {
+			if err := e.w.CopyRaw(e.opts.Previous.r, e.prevSegs[g.file][g.chunk]); err != nil {
 				return fmt.Errorf("archive: copying raw segment of %s: %w", m.Name, err)
 			}
 			e.stats.RawBytes += c.StoredLen
@@ -1411,7 +1309,7 @@ func (e *encoder) planReuse(i int) {
 	}
 	rest := e.files[i].Data[origOff:]
 	restStored := stored[storedOff:]
-	ch := chunkLines(rest, restStored, lineStarts(rest), lineStarts(restStored), shiftChanged(e.changed[i], pm.Chunks[:reuse]), e.chunkSize(), true)
+	ch := chunkLines(rest, restStored, lineStarts(rest), lineStarts(restStored), shiftChanged(e.changed[i], pm.Chunks[:reuse]), e.chunkSize())
 	e.man[i].Chunks = append(append([]rawChunk(nil), pm.Chunks[:reuse]...), ch...)
 	e.reuse[i], e.prevSegs[i] = reuse, segs
 }

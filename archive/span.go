@@ -162,17 +162,6 @@ func plainASCII(b []byte) bool {
 	return plainRun(b) == len(b)
 }
 
-// plainASCIISlow is plainASCII byte by byte (the definition tests check
-// plainRun against).
-func plainASCIISlow(b []byte) bool {
-	for _, c := range b {
-		if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
-}
-
 // appendUnquoted appends the decoded contents of a JSON string literal
 // (without its quotes) to dst, with encoding/json's rules: the escapes of
 // RFC 8259, surrogate pairs combined, lone surrogates and invalid UTF-8

@@ -255,6 +255,13 @@ func (w *Writer) Close() error {
 		return err
 	}
 
+	isDict := make([]bool, len(segs))
+	for _, j := range dictAt {
+		if j >= 0 {
+			isDict[j] = true
+		}
+	}
+
 	// Phase 1: compress.
 	if err := w.parallel(len(segs), func(i int) error {
 		p := segs[i]
@@ -279,6 +286,9 @@ func (w *Writer) Close() error {
 			}
 		}
 		p.codec, p.comp, p.ready = c, out, true
+		if !isDict[i] {
+			p.raw = nil // compressed: the payload is not needed any more
+		}
 		return nil
 	}); err != nil {
 		return err
@@ -333,16 +343,19 @@ func (w *Writer) Close() error {
 	if _, err := out.Write(index); err != nil {
 		return err
 	}
-	for _, p := range segs {
+	w.segs = nil
+	for i, p := range segs {
 		if _, err := out.Write(p.stored); err != nil {
 			return err
 		}
+		// Written: the bytes are the caller's buffer's now (an archive
+		// built in memory then holds one copy, not two).
+		segs[i] = nil
 	}
 	var foot [FooterSize]byte
 	le.PutUint64(foot[:], d.Sum64())
 	copy(foot[8:], TrailerMagic[:])
 	_, err = w.w.Write(foot[:])
-	w.segs = nil
 	return err
 }
 

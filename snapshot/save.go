@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/ben10ctx/ben10/archive"
@@ -103,6 +104,7 @@ func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r Save
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("snapshot: saving %s: %w", r.Transcript, err)
 	}
+	defer limitMemory(r.Transcript)()
 	var red *Redactions
 	var opts archive.EncodeOptions
 	if r.Encode != nil {
@@ -192,6 +194,28 @@ func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r Save
 		RedactionsApplied: totalN, Session: session, Detail: "final save (" + orDash(r.Source) + ")"})
 	_ = indexnotes.Append(st.Home(), st.ProjectDir(), res.Path) // the next index update picks it up
 	return res, nil
+}
+
+// saveMemory is what a save may hold beside its transcript: the model,
+// the compressed archive, the zstd encoders' windows.
+const saveMemory = 64 << 20
+
+// limitMemory holds the Go runtime to the save's budget, saveMemory
+// beside the transcript's size, until the function it returns is called
+// (it never raises a lower limit the process set). Without it the
+// garbage collector lets the heap grow to twice the live data: a 100 MB
+// transcript's save peaked at 320 MiB.
+func limitMemory(transcript string) func() {
+	fi, err := os.Stat(transcript)
+	if err != nil {
+		return func() {}
+	}
+	old := debug.SetMemoryLimit(-1)
+	if limit := saveMemory + fi.Size(); limit < old {
+		debug.SetMemoryLimit(limit)
+		return func() { debug.SetMemoryLimit(old) }
+	}
+	return func() {}
 }
 
 // rotateFor is the one rotate rule: the current.ctx in place goes to

@@ -13,11 +13,10 @@ import (
 	"github.com/ben10ctx/ben10/redact"
 )
 
-// TestSaveDigestSameBytes: a save of files read with their digests
-// (archive.RawDigest, what ReadFiles makes of a large file) writes the
-// archive a save of the same files without them writes, with and
-// without redaction, with one chunk per file (the digests used) and
-// with small chunks (not used), in full and on a previous archive.
+// TestSaveDigestSameBytes: a save of files given with their digests
+// (archive.RawDigest) writes the archive a save of the same files
+// without them writes, with and without redaction, with one chunk per
+// file and with small chunks, in full and on a previous archive.
 func TestSaveDigestSameBytes(t *testing.T) {
 	paths := []string{filepath.Join("testdata", "11111111-2222-4333-8444-555555555555.jsonl")}
 	if !testing.Short() {
@@ -25,7 +24,6 @@ func TestSaveDigestSameBytes(t *testing.T) {
 	}
 	fixed := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	r := redact.Default()
-	used := 0
 	for _, p := range paths {
 		files, err := ReadFiles(p, archive.ImportOptions{})
 		if err != nil {
@@ -35,16 +33,11 @@ func TestSaveDigestSameBytes(t *testing.T) {
 		digested := make([]archive.RawFile, len(files))
 		plain := make([]archive.RawFile, len(files))
 		for i, f := range files {
-			d := f.Digest
-			if d == nil {
-				d = archive.NewRawDigest()
-				for off := 0; off < len(f.Data); off += 1000 {
-					d.Add(f.Data[off:min(off+1000, len(f.Data))])
-				}
-				d.End(f.Data)
-			} else {
-				used++
+			d := archive.NewRawDigest()
+			for off := 0; off < len(f.Data); off += 1000 {
+				d.Add(f.Data[off:min(off+1000, len(f.Data))])
 			}
+			d.End(f.Data)
 			digested[i] = archive.RawFile{Name: f.Name, Data: f.Data, Digest: d}
 			plain[i] = archive.RawFile{Name: f.Name, Data: f.Data}
 		}
@@ -92,9 +85,6 @@ func TestSaveDigestSameBytes(t *testing.T) {
 				}
 			}
 		}
-	}
-	if !testing.Short() && used == 0 {
-		t.Fatal("ReadFiles made no digest of the 3 MB corpus file")
 	}
 }
 

@@ -11,11 +11,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -57,7 +55,7 @@ func Import(ctx context.Context, p string, opt archive.ImportOptions) (*archive.
 	if err != nil {
 		return nil, err
 	}
-	st, err := importFiles(ctx, files, nil, opt, false, nil)
+	st, err := importFiles(ctx, files, nil, opt, false)
 	if err != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("claude: import of %s stopped: %w", p, err)
 	}
@@ -69,17 +67,16 @@ func Import(ctx context.Context, p string, opt archive.ImportOptions) (*archive.
 // it (sorted by name), each checked against MaxFileSize.
 func ReadFiles(p string, opt archive.ImportOptions) ([]archive.RawFile, error) {
 	var data []byte
-	var dig *archive.RawDigest
 	var err error
 	if opt.Limit > 0 {
 		data, err = readPrefix(p, opt.Limit)
 	} else {
-		data, dig, err = readFileLimited(p)
+		data, err = readFileLimited(p)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return readSubagents(p, opt, []archive.RawFile{{Name: filepath.Base(p), Data: data, Digest: dig}})
+	return readSubagents(p, opt, []archive.RawFile{{Name: filepath.Base(p), Data: data}})
 }
 
 // readSubagents appends the subagent files of the transcript at p to files
@@ -103,11 +100,11 @@ func readSubagents(p string, opt archive.ImportOptions, files []archive.RawFile)
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			d, dig, err := readFileLimited(filepath.Join(subdir, n))
+			d, err := readFileLimited(filepath.Join(subdir, n))
 			if err != nil {
 				return nil, err
 			}
-			files = append(files, archive.RawFile{Name: session + "/subagents/" + n, Data: d, Digest: dig})
+			files = append(files, archive.RawFile{Name: session + "/subagents/" + n, Data: d})
 		}
 	}
 	return files, nil
@@ -161,120 +158,32 @@ func readPrefix(p string, limit int64) ([]byte, error) {
 var ErrRewritten = errors.New("claude: transcript was rewritten")
 
 // readFileLimited reads the regular file at p, of at most MaxFileSize
-// bytes. A file of parallelReadMin bytes or more is read with the help of
-// a second core: up to archive.DefaultChunkSize (a raw segment of one
-// chunk) piece by piece while that core makes the digests an Encoder
-// needs of it (archive.RawDigest, returned), larger ones as two halves at
-// once.
-func readFileLimited(p string) ([]byte, *archive.RawDigest, error) {
+// bytes.
+func readFileLimited(p string) ([]byte, error) {
 	f, err := os.Open(p)
 	if err != nil {
-		return nil, nil, fmt.Errorf("claude: %w", err)
+		return nil, fmt.Errorf("claude: %w", err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, nil, fmt.Errorf("claude: %w", err)
+		return nil, fmt.Errorf("claude: %w", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("claude: %s is not a regular file", p)
+		return nil, fmt.Errorf("claude: %s is not a regular file", p)
 	}
 	if fi.Size() > MaxFileSize {
-		return nil, nil, fmt.Errorf("%w: %s (%d bytes)", ErrTooLarge, p, fi.Size())
+		return nil, fmt.Errorf("%w: %s (%d bytes)", ErrTooLarge, p, fi.Size())
 	}
 	data := make([]byte, 0, fi.Size()+1)
-	var dig *archive.RawDigest
-	switch {
-	case fi.Size() < parallelReadMin || runtime.GOMAXPROCS(0) < 2:
-		prefault(data)
-		data, err = readAllInto(f, data)
-	case fi.Size() <= archive.DefaultChunkSize:
-		data, dig, err = readDigested(f, data)
-	default:
-		data, err = readHalves(f, data, int(fi.Size()))
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("claude: reading %s: %w", p, err)
+	prefault(data)
+	if data, err = readAllInto(f, data); err != nil {
+		return nil, fmt.Errorf("claude: reading %s: %w", p, err)
 	}
 	if int64(len(data)) > MaxFileSize {
-		return nil, nil, fmt.Errorf("%w: %s", ErrTooLarge, p)
+		return nil, fmt.Errorf("%w: %s", ErrTooLarge, p)
 	}
-	return data, dig, nil
-}
-
-// readDigested is readAllInto giving each piece read to a RawDigest (made
-// on another core meanwhile), returned with the data when the read ends
-// well.
-func readDigested(f *os.File, b []byte) ([]byte, *archive.RawDigest, error) {
-	d := archive.NewRawDigest()
-	for {
-		if len(b) == cap(b) {
-			// The file grew: a new buffer (the pieces given stay valid).
-			b = append(b, 0)[:len(b)]
-		}
-		end := min(cap(b), len(b)+archive.DigestPiece)
-		prefault(b[len(b):len(b):end])
-		n, err := f.Read(b[len(b):end])
-		d.Add(b[len(b) : len(b)+n])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			d.End(b)
-			return b, d, nil
-		}
-		if err != nil || int64(len(b)) > MaxFileSize {
-			d.End(nil)
-			return b, nil, err
-		}
-	}
-}
-
-// parallelReadMin is the size from which readFileLimited reads a file as
-// two halves at once: mapping the fresh buffer's pages and copying the
-// page cache into them is about a millisecond for 3 MB, during which the
-// save has nothing else to do.
-const parallelReadMin = 1 << 20
-
-// readHalves reads f, of size bytes when it was opened, into b (empty,
-// with room for them): its two halves at once, each on its own goroutine,
-// then whatever follows them until the end of the file (a transcript may
-// grow while it is read). The result is what one read from the start to
-// the end would give: the bytes a transcript's writer appends never
-// change those before them. Should the file have shrunk under the first
-// half, only what that half read is kept and the read goes on from there.
-func readHalves(f *os.File, b []byte, size int) ([]byte, error) {
-	mid := size / 2
-	full := b[:size]
-	var n2 int
-	var err2 error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		prefault(full[mid:mid:size])
-		n2, err2 = readFullAt(f, full[mid:], int64(mid))
-	}()
-	prefault(full[:0:mid])
-	n1, err1 := readFullAt(f, full[:mid], 0)
-	<-done
-	if err1 != nil {
-		return b, err1
-	}
-	n := n1
-	if n1 == mid {
-		if err2 != nil {
-			return b, err2
-		}
-		n = mid + n2
-	}
-	return readAllInto(io.NewSectionReader(f, int64(n), MaxFileSize+1-int64(n)), full[:n])
-}
-
-// readFullAt fills b from f at off, short only at the end of the file.
-func readFullAt(f *os.File, b []byte, off int64) (int, error) {
-	n, err := f.ReadAt(b, off)
-	if err == io.EOF {
-		err = nil
-	}
-	return n, err
+	return data, nil
 }
 
 func readAllInto(r io.Reader, b []byte) ([]byte, error) {
@@ -300,18 +209,8 @@ func readAllInto(r io.Reader, b []byte) ([]byte, error) {
 // memory: files[0] is the main transcript, the others its sidechain
 // (subagent) files. The files are kept as State.Raw without copying.
 func ImportFiles(files []archive.RawFile, opt archive.ImportOptions) (*archive.State, error) {
-	return importFiles(context.Background(), files, nil, opt, false, nil)
+	return importFiles(context.Background(), files, nil, opt, false)
 }
-
-// yieldEvery is how many bytes an import beside other work
-// (importFilesAbort) reads between two runtime.Gosched calls: Go gives a
-// goroutine that does not block its processor for up to 10 ms when more
-// goroutines than processors are runnable, longer than a whole save, so
-// the goroutines of a save take turns of about a tenth of a millisecond.
-const yieldEvery = 64 << 10
-
-// errAborted: an import given an abort flag saw it set.
-var errAborted = errors.New("claude: import aborted")
 
 // ctxEvery is how many bytes an import reads between two checks of its
 // context.
@@ -322,10 +221,8 @@ const ctxEvery = 1 << 20
 // archive.Encoder.Stored): file hashes are not taken from them. With lazy
 // set, tool outputs the recall does not read are left undecoded (Output
 // empty, OutputSpans set: Encode stores them as pointers). It stops with
-// errAborted as soon as abort (when not nil) is set, checked before every
-// line, and with ctx's error once ctx is done (checked every ctxEvery
-// bytes).
-func importFiles(ctx context.Context, files []archive.RawFile, redacted []map[int]bool, opt archive.ImportOptions, lazy bool, abort *atomic.Bool) (*archive.State, error) {
+// ctx's error once ctx is done (checked every ctxEvery bytes).
+func importFiles(ctx context.Context, files []archive.RawFile, redacted []map[int]bool, opt archive.ImportOptions, lazy bool) (*archive.State, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%w: no files", ErrNotTranscript)
 	}
@@ -333,16 +230,12 @@ func importFiles(ctx context.Context, files []archive.RawFile, redacted []map[in
 	im.ctx = ctx
 	im.lazyOut = lazy
 	im.redacted = redacted
-	im.abort = abort
 	im.st.Raw = files
 	parsed := 0
 	for fi, f := range files {
 		parsed += im.file(fi, f)
 		if err := ctx.Err(); err != nil {
 			return nil, err
-		}
-		if im.aborted {
-			return nil, errAborted
 		}
 	}
 	if parsed == 0 {
@@ -366,17 +259,13 @@ func (im *importer) end(opt archive.ImportOptions) (*archive.State, error) {
 
 type importer struct {
 	// ctx, when set, stops the import once done (see importFiles).
-	ctx context.Context
-	// abort, when set, stops the import before the next line (aborted
-	// then says so; see importFilesAbort).
-	abort   *atomic.Bool
-	aborted bool
-	opt     archive.ImportOptions
-	st      *archive.State
-	root    string
-	tools   map[string]int  // tool_use id → index in st.Tools
-	files   map[string]int  // path → index in st.Files
-	usage   map[uint64]bool // xxhash64 of message.id + requestId of responses counted
+	ctx   context.Context
+	opt   archive.ImportOptions
+	st    *archive.State
+	root  string
+	tools map[string]int  // tool_use id → index in st.Tools
+	files map[string]int  // path → index in st.Files
+	usage map[uint64]bool // xxhash64 of message.id + requestId of responses counted
 	// pendingSummary is the index of the compaction waiting for its
 	// isCompactSummary line, or -1.
 	pendingSummary int
@@ -518,26 +407,12 @@ func (im *importer) file(fi int, f archive.RawFile) int {
 	data := f.Data
 	parsed := 0
 	ln := 0
-	yielded, checked := 0, 0
+	checked := 0
 	for off := 0; off < len(data); ln++ {
 		if off-checked >= ctxEvery {
 			checked = off
 			if im.ctx != nil && im.ctx.Err() != nil {
-				im.aborted = true // importFiles returns the context's error
-				return parsed
-			}
-		}
-		if im.abort != nil {
-			if im.abort.Load() {
-				// The import is thrown away.
-				im.aborted = true
-				return parsed
-			}
-			if off-yielded >= yieldEvery {
-				// An import beside the redaction (saveFiles) lets the
-				// redaction's goroutines have their turn.
-				yielded = off
-				runtime.Gosched()
+				return parsed // importFiles returns the context's error
 			}
 		}
 		end := bytes.IndexByte(data[off:], '\n')

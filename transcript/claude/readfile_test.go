@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -10,13 +11,13 @@ import (
 	"github.com/ben10ctx/ben10/archive"
 )
 
-// TestReadHalves: a file read as two halves at once is the file, whatever
-// its size, and a file that grew or shrank since its size was taken is
-// read to its end as a sequential read would.
-func TestReadHalves(t *testing.T) {
+// TestReadFile: ReadFiles gives the file, whatever its size, and a file
+// that grew or shrank since its size was taken (the buffer's capacity) is
+// read to its end.
+func TestReadFile(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewSource(1))
-	for _, n := range []int{parallelReadMin - 1, parallelReadMin, parallelReadMin + 1, 3<<20 + 12345} {
+	for _, n := range []int{1<<20 - 1, 1 << 20, 1<<20 + 1, 3<<20 + 12345} {
 		data := make([]byte, n)
 		rng.Read(data)
 		p := filepath.Join(dir, "t.jsonl")
@@ -37,7 +38,10 @@ func TestReadHalves(t *testing.T) {
 		// The size taken before the file grew (the read goes on to its
 		// end) or shrank (what is left of it is read).
 		for _, size := range []int{n / 3, n - 1, n, n + 1, n + 4096, 2 * n, 3 * n} {
-			got, err := readHalves(f, make([]byte, 0, size+1), size)
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				t.Fatal(err)
+			}
+			got, err := readAllInto(f, make([]byte, 0, size+1))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,44 @@
+package snapshot
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"testing"
+)
+
+// TestLimitMemory: a save holds the runtime to saveMemory beside the
+// transcript's size and restores the limit it found; it never raises a
+// lower limit, and a transcript it cannot stat leaves the limit alone.
+func TestLimitMemory(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.jsonl")
+	if err := os.WriteFile(tr, make([]byte, 1000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	for _, tc := range []struct {
+		name       string
+		transcript string
+		before     int64
+		during     int64
+	}{
+		{"no limit set", tr, math.MaxInt64, saveMemory + 1000},
+		{"a higher limit", tr, 1 << 40, saveMemory + 1000},
+		{"a lower limit kept", tr, 32 << 20, 32 << 20},
+		{"missing transcript", filepath.Join(dir, "missing"), math.MaxInt64, math.MaxInt64},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			debug.SetMemoryLimit(tc.before)
+			restore := limitMemory(tc.transcript)
+			if got := debug.SetMemoryLimit(-1); got != tc.during {
+				t.Errorf("limit during the save = %d, want %d", got, tc.during)
+			}
+			restore()
+			if got := debug.SetMemoryLimit(-1); got != tc.before {
+				t.Errorf("limit after the save = %d, want %d (restored)", got, tc.before)
+			}
+		})
+	}
+}
