@@ -42,3 +42,35 @@ func TestLimitMemory(t *testing.T) {
 		})
 	}
 }
+
+// TestLimitMemoryConcurrent: saves running at once in one process share
+// one limit, saveMemory beside the sum of their transcripts, whichever
+// finishes first; the last restores the limit found by the first.
+func TestLimitMemoryConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	for p, n := range map[string]int{a: 1000, b: 5000} {
+		if err := os.WriteFile(p, make([]byte, n), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	limit := func() int64 { return debug.SetMemoryLimit(-1) }
+	doneA := limitMemory(a)
+	if got := limit(); got != saveMemory+1000 {
+		t.Fatalf("one save: limit %d, want %d", got, saveMemory+1000)
+	}
+	doneB := limitMemory(b)
+	if got := limit(); got != saveMemory+6000 {
+		t.Fatalf("two saves: limit %d, want %d", got, saveMemory+6000)
+	}
+	doneA()
+	doneA() // a second call changes nothing
+	if got := limit(); got != saveMemory+5000 {
+		t.Fatalf("the first save done: limit %d, want %d", got, saveMemory+5000)
+	}
+	doneB()
+	if got := limit(); got != math.MaxInt64 {
+		t.Fatalf("both done: limit %d, want the limit found (%d)", got, int64(math.MaxInt64))
+	}
+}

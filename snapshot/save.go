@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/ben10ctx/ben10/archive"
@@ -204,18 +205,54 @@ const saveMemory = 64 << 20
 // beside the transcript's size, until the function it returns is called
 // (it never raises a lower limit the process set). Without it the
 // garbage collector lets the heap grow to twice the live data: a 100 MB
-// transcript's save peaked at 320 MiB.
+// transcript's save peaked at 320 MiB. Saves running at once in one
+// process (the watcher's, the web server's) share one limit: saveMemory
+// beside the sum of their transcripts; the last to finish restores the
+// limit found by the first.
 func limitMemory(transcript string) func() {
 	fi, err := os.Stat(transcript)
 	if err != nil {
 		return func() {}
 	}
-	old := debug.SetMemoryLimit(-1)
-	if limit := saveMemory + fi.Size(); limit < old {
-		debug.SetMemoryLimit(limit)
-		return func() { debug.SetMemoryLimit(old) }
+	memLimit.Lock()
+	defer memLimit.Unlock()
+	if memLimit.saves == 0 {
+		memLimit.found = debug.SetMemoryLimit(-1)
 	}
-	return func() {}
+	memLimit.saves++
+	memLimit.bytes += fi.Size()
+	memLimit.apply()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			memLimit.Lock()
+			defer memLimit.Unlock()
+			memLimit.saves--
+			memLimit.bytes -= fi.Size()
+			if memLimit.saves == 0 {
+				debug.SetMemoryLimit(memLimit.found)
+				return
+			}
+			memLimit.apply()
+		})
+	}
+}
+
+// memLimit is the state limitMemory shares between the saves of one
+// process.
+var memLimit memLimiter
+
+type memLimiter struct {
+	sync.Mutex
+	saves int   // saves running
+	bytes int64 // the sum of their transcripts' sizes
+	found int64 // the limit before the first of them
+}
+
+// apply sets the limit for the saves running (m held): saveMemory beside
+// their transcripts, or the limit found when that is lower.
+func (m *memLimiter) apply() {
+	debug.SetMemoryLimit(min(m.found, saveMemory+m.bytes))
 }
 
 // rotateFor is the one rotate rule: the current.ctx in place goes to
