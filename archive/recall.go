@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,8 +13,6 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/ben10ctx/ben10/internal/jscan"
 )
 
 // RecallVersion is the version of the Recall payload. It changes when a
@@ -363,66 +360,6 @@ type toolInput struct {
 	Plan         string `json:"plan"`
 }
 
-// toolInputFields are toolInput's JSON names, in field order.
-var toolInputFields = [...]string{"command", "file_path", "absolute_path", "notebook_path", "path", "pattern", "plan"}
-
-// decodeToolInput sets *in (zero) as `_ = json.Unmarshal([]byte(s), in)`
-// does, without reflection in the common case: a valid JSON object whose
-// keys are plain ASCII and whose toolInput keys (matched exactly) have
-// string values. Anything else (a key encoding/json would match
-// case-insensitively, a key with escapes or non-ASCII bytes, a non-string
-// value for a field) is left to encoding/json. TestDecodeToolInput checks
-// the two against each other.
-func decodeToolInput(s string, in *toolInput) {
-	b := []byte(s)
-	if !json.Valid(b) {
-		return // json.Unmarshal fails before setting anything
-	}
-	v, err := jscan.ParseLine(b)
-	if err != nil {
-		_ = json.Unmarshal(b, in)
-		return
-	}
-	fields := [...]*string{&in.Command, &in.FilePath, &in.AbsolutePath, &in.NotebookPath, &in.Path, &in.Pattern, &in.Plan}
-	ok := true
-	_ = jscan.EachField(b, v, func(k []byte, x jscan.Val) {
-		if !ok {
-			return
-		}
-		for i, name := range toolInputFields {
-			if string(k) == name {
-				if !x.IsString(b) {
-					ok = false
-					return
-				}
-				str, good := JSONString(b[x.S:x.E])
-				if !good {
-					ok = false
-					return
-				}
-				*fields[i] = str
-				return
-			}
-		}
-		for _, c := range k {
-			if c == '\\' || c >= 0x80 {
-				ok = false
-				return
-			}
-		}
-		for _, name := range toolInputFields {
-			if strings.EqualFold(string(k), name) {
-				ok = false
-				return
-			}
-		}
-	})
-	if !ok {
-		*in = toolInput{}
-		_ = json.Unmarshal(b, in)
-	}
-}
-
 // shellTools name the tools whose `command` input is a shell command when
 // an importer did not fill ToolExec.Command.
 var shellTools = map[string]bool{
@@ -550,7 +487,7 @@ func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
 	if needInput(t) {
 		// Inputs are JSON objects written by the assistant; a malformed one
 		// leaves in empty and the tool still counts by name and command.
-		decodeToolInput(t.Input, &in)
+		_ = json.Unmarshal([]byte(t.Input), &in)
 	}
 	command := t.Command
 	if command == "" && shellTools[t.Name] {
@@ -1139,95 +1076,48 @@ func oneLine(s string) string {
 	if isOneLine(s) {
 		return s
 	}
-	if !utf8.ValidString(s) { // ValidString skips ASCII eight bytes at a time
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
-	for i := 0; i < len(s); {
-		// ASCII (isBreak of an ASCII rune is c <= ' ' or DEL) is copied a
-		// run of non-breaks at a time; other runes are decoded one by one.
-		j, brk := i+1, false
-		if c := s[i]; c < utf8.RuneSelf {
-			if brk = c <= ' ' || c == 0x7f; !brk {
-				// A single space between two such bytes is copied as is.
-				for j < len(s) {
-					if c := s[j]; c > ' ' && c < 0x7f {
-						j++
-					} else if c == ' ' && j+1 < len(s) && s[j+1] > ' ' && s[j+1] < 0x7f {
-						j += 2
-					} else {
-						break
-					}
-				}
-			}
-		} else {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			j, brk = i+n, isBreak(r)
-		}
-		if brk {
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		if isBreak(r) {
 			space = true
-		} else {
-			if space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = false
-			b.WriteString(s[i:j])
+			continue
 		}
-		i = j
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
 	}
 	return b.String()
 }
 
+// isBreak reports a rune oneLine turns into a space: ASCII controls and
+// space (decided without the Unicode tables), and any other space,
+// control or line separator.
 func isBreak(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r <= ' ' || r == 0x7f
+	}
 	return unicode.IsSpace(r) || unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
 }
 
 // isOneLine reports whether oneLine(s) == s.
 func isOneLine(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
 	prevSpace := true // no leading space
-	for i := 0; i < len(s); {
-		// Eight ASCII bytes at a time while they are printable or single
-		// spaces (lowest byte first, as in s).
-		for ; i+8 <= len(s); i += 8 {
-			w := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
-			if (w|(w-0x2020202020202020)|((w^0x7f7f7f7f7f7f7f7f)-0x0101010101010101))&0x8080808080808080 != 0 {
-				break // a byte >= 0x80, < 0x20 or 0x7f
-			}
-			// High bit of each byte that is a space (exact: no carries).
-			y := w ^ 0x2020202020202020
-			sp := ^(((y & 0x7f7f7f7f7f7f7f7f) + 0x7f7f7f7f7f7f7f7f) | y) & 0x8080808080808080
-			if sp&(sp<<8) != 0 || prevSpace && sp&0x80 != 0 {
-				return false // two spaces in a row, or a leading one
-			}
-			prevSpace = sp>>63 != 0
-		}
-		if i >= len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == ' ':
-				if prevSpace {
-					return false
-				}
-				prevSpace = true
-			case c < 0x21 || c == 0x7f:
-				return false
-			default:
-				prevSpace = false
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 || isBreak(r) {
+	for _, r := range s {
+		switch {
+		case r == ' ' && !prevSpace:
+			prevSpace = true
+		case isBreak(r):
 			return false
+		default:
+			prevSpace = false
 		}
-		prevSpace = false
-		i += n
 	}
 	return !prevSpace || s == ""
 }
