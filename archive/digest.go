@@ -41,15 +41,7 @@ type DigestOptions struct {
 // number of runes.
 func DigestLen(s string) int {
 	n := 0
-	// ASCII bytes count one each; from the first other byte on, runes
-	// are decoded (an invalid byte counts as one, like U+FFFD).
-	for n < len(s) && s[n] < utf8.RuneSelf {
-		n++
-	}
-	if n == len(s) {
-		return n
-	}
-	for _, r := range s[n:] {
+	for _, r := range s { // an invalid byte counts as one, like U+FFFD
 		if r >= 0x10000 {
 			n += 2
 		} else {
@@ -147,9 +139,8 @@ func (s *dsection) cost() int {
 	if s.n == 0 && s.extra == 0 {
 		return c + s.emptyN
 	}
-	if h := s.hidden(); h > 0 {
-		// DigestLen(s.moreLine()) + 1, without formatting it
-		c += len("- … ") - len("…") + 1 + decimalLen(h) + len(" more  not shown") + DigestLen(s.noun) + 1
+	if s.hidden() > 0 {
+		c += DigestLen(s.moreLine()) + 1
 	}
 	return c
 }
@@ -179,20 +170,11 @@ func (d *digester) run() string {
 	}
 	total := func() int {
 		t := headerN
-		parts := 0
 		for _, s := range d.sections {
 			t += s.cost()
-			if !s.shown() && s.hidden() > 0 {
-				// "<noun> (<n>)", joined by ", " (notShownLine)
-				t += DigestLen(s.noun) + len(" ()") + decimalLen(s.hidden())
-				if parts > 0 {
-					t += len(", ")
-				}
-				parts++
-			}
 		}
-		if parts > 0 {
-			t += len(notShownPrefix) + len("]") + 1
+		if l := d.notShownLine(); l != "" {
+			t += DigestLen(l) + 1
 		}
 		return t
 	}
@@ -255,22 +237,7 @@ func (d *digester) run() string {
 	return d.render()
 }
 
-// notShownPrefix starts the line naming the sections left out (ASCII, so
-// its DigestLen is its length).
-const notShownPrefix = "[not shown for lack of space: "
-
-// decimalLen is len(strconv.Itoa(n)).
-func decimalLen(n int) int {
-	l := 1
-	if n < 0 {
-		l, n = 2, -n
-	}
-	for ; n >= 10; n /= 10 {
-		l++
-	}
-	return l
-}
-
+// notShownLine names the sections left out entirely ("" when none is).
 func (d *digester) notShownLine() string {
 	var parts []string
 	for _, s := range d.sections {
@@ -278,7 +245,10 @@ func (d *digester) notShownLine() string {
 			parts = append(parts, fmt.Sprintf("%s (%d)", s.noun, s.hidden()))
 		}
 	}
-	return notShownPrefix + strings.Join(parts, ", ") + "]"
+	if len(parts) == 0 {
+		return ""
+	}
+	return "[not shown for lack of space: " + strings.Join(parts, ", ") + "]"
 }
 
 func (d *digester) render() string {
@@ -287,12 +257,8 @@ func (d *digester) render() string {
 		b.WriteString(h)
 		b.WriteByte('\n')
 	}
-	anyHidden := false
 	for _, s := range d.sections {
 		if !s.shown() {
-			if s.hidden() > 0 {
-				anyHidden = true
-			}
 			continue
 		}
 		b.WriteString(s.title)
@@ -313,8 +279,8 @@ func (d *digester) render() string {
 			b.WriteByte('\n')
 		}
 	}
-	if anyHidden {
-		b.WriteString(d.notShownLine())
+	if l := d.notShownLine(); l != "" {
+		b.WriteString(l)
 		b.WriteByte('\n')
 	}
 	return cutToBudget(strings.TrimRight(b.String(), "\n"), d.budget)
