@@ -67,7 +67,7 @@ func Digest(r Recall, opts DigestOptions) string {
 	if budget > MaxDigestBudget {
 		budget = MaxDigestBudget
 	}
-	d := digester{r: r, summary: normSpace(opts.Summary), now: opts.Now, budget: budget}
+	d := digester{r: r, summary: oneLine(opts.Summary), now: opts.Now, budget: budget}
 	d.lineCap = budget / 8
 	if d.lineCap < 100 {
 		d.lineCap = 100
@@ -485,7 +485,7 @@ func (d *digester) requestSection() *dsection {
 		rs = append(rs, req{text: in.Text, pos: len(rs), initial: true})
 	}
 	for i := range rs {
-		rs[i].inSum = d.summary != "" && len(rs[i].text) >= 12 && strings.Contains(d.summary, clipBytes(normSpace(rs[i].text), 80))
+		rs[i].inSum = d.summary != "" && len(rs[i].text) >= 12 && strings.Contains(d.summary, clipBytes(oneLine(rs[i].text), 80))
 	}
 	// Priority: the newest request, the first one (the session's intent),
 	// then the others newest first; requests the summary quotes come last.

@@ -424,53 +424,68 @@ func RecallTexts(t *ToolExec) (input, output bool) {
 	return true, !t.Success || t.Command != "" || shellTools[t.Name]
 }
 
-// tools walks the tool history once for files, commands and errors,
-// folding every tool into a toolFold, then merges that with the file
-// registry.
+// tools walks the file registry, then the tool history once for files,
+// commands and errors, folding every tool into a toolFold.
 func (b *recallBuilder) tools(s *State, r *Recall) {
-	fold := newToolFold(b.dir)
+	fold := newToolFold(b, s)
 	for seq := range s.Tools {
 		fold.add(b, seq, &s.Tools[seq])
 	}
-	fold.finish(b, s, r)
+	fold.finish(r)
 }
 
-// toolFold is the tool pass's state after the first n tools of a
-// history: per path, command and error what those tools contributed. The
-// registry's counts are merged in only at the end (finish), so a fold
-// can go on over later tools whatever the final registry holds.
+// toolFold is the tool pass's state: per path, command and error what the
+// registry and the tools so far contributed.
 type toolFold struct {
-	dir      string // the cleaned session directory paths are made relative to
-	n        int
-	files    map[string]*foldFile
+	files    map[string]*fileAcc
 	cmds     map[string]*cmdAcc // by commandKey
 	errs     map[string]*errAcc // by tool, subject and message
 	okFamily map[string]int     // command family → seq of its latest success
 	okPath   map[string]int     // path → seq of its latest successful tool call
 }
 
-// foldFile is what the tool history says about one path. Reads, edits
-// and writes count only for a path the file registry lacks.
-type foldFile struct {
-	reads, edits, writes, searches int
-	seq                            int
-	last                           time.Time
-}
-
-func newToolFold(dir string) *toolFold {
-	return &toolFold{
-		dir: dir, files: map[string]*foldFile{}, cmds: map[string]*cmdAcc{}, errs: map[string]*errAcc{},
+// newToolFold starts the fold with s's file registry: its read, edit and
+// write counts stand; the tool history adds recency, searches and the
+// counts of files the registry lacks.
+func newToolFold(b *recallBuilder, s *State) *toolFold {
+	fold := &toolFold{
+		files: map[string]*fileAcc{}, cmds: map[string]*cmdAcc{}, errs: map[string]*errAcc{},
 		okFamily: map[string]int{}, okPath: map[string]int{},
 	}
+	for i := range s.Files {
+		fr := &s.Files[i]
+		p := b.relPath(fr.Path)
+		if p == "" {
+			continue
+		}
+		f := fold.file(p)
+		f.known = true
+		f.Reads += fr.Reads
+		f.Edits += fr.Edits
+		f.Writes += fr.Writes
+		if fr.LastAccess.After(f.Last) {
+			f.Last = fr.LastAccess
+		}
+	}
+	return fold
+}
+
+// file returns path p's entry, made if new.
+func (fold *toolFold) file(p string) *fileAcc {
+	f := fold.files[p]
+	if f == nil {
+		f = &fileAcc{RecallFile: RecallFile{Path: p, Seq: -1}}
+		fold.files[p] = f
+	}
+	return f
 }
 
 // errID is an error's identity: the same tool, subject and message are
 // counted as one error.
 func errID(e *errAcc) string { return e.Tool + "\x00" + e.Subject + "\x00" + e.Message }
 
-// add folds tool t, the seq-th of the history (seq must be fold.n).
+// add folds tool t, the seq-th of the history.
 func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
-	fold.n = seq + 1
 	if t.Sidechain {
 		return
 	}
@@ -525,24 +540,21 @@ func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
 			continue
 		}
 		touched = append(touched, p)
-		f := fold.files[p]
-		if f == nil {
-			f = &foldFile{}
-			fold.files[p] = f
+		f := fold.file(p)
+		f.Seq = seq
+		if t.Timestamp.After(f.Last) {
+			f.Last = t.Timestamp
 		}
-		f.seq = seq
-		if t.Timestamp.After(f.last) {
-			f.last = t.Timestamp
-		}
-		switch kind {
-		case 'R':
-			f.reads++
-		case 'E':
-			f.edits++
-		case 'W':
-			f.writes++
-		case 'S':
-			f.searches++
+		switch {
+		case kind == 'S':
+			f.Searches++
+		case f.known: // the registry's counts stand
+		case kind == 'R':
+			f.Reads++
+		case kind == 'E':
+			f.Edits++
+		case kind == 'W':
+			f.Writes++
 		}
 	}
 
@@ -608,45 +620,9 @@ func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
 	fold.errs[id] = e
 }
 
-// finish merges the fold with s's file registry and fills r's files,
-// commands and errors.
-func (fold *toolFold) finish(b *recallBuilder, s *State, r *Recall) {
-	files := map[string]*fileAcc{}
-	getFile := func(p string) *fileAcc {
-		f := files[p]
-		if f == nil {
-			f = &fileAcc{RecallFile: RecallFile{Path: p, Seq: -1}}
-			files[p] = f
-		}
-		return f
-	}
-	for i := range s.Files {
-		fr := &s.Files[i]
-		p := b.relPath(fr.Path)
-		if p == "" {
-			continue
-		}
-		f := getFile(p)
-		f.known = true
-		f.Reads += fr.Reads
-		f.Edits += fr.Edits
-		f.Writes += fr.Writes
-		if fr.LastAccess.After(f.Last) {
-			f.Last = fr.LastAccess
-		}
-	}
-	for p, ff := range fold.files {
-		f := getFile(p)
-		f.Seq = ff.seq
-		if ff.last.After(f.Last) {
-			f.Last = ff.last
-		}
-		if !f.known {
-			f.Reads, f.Edits, f.Writes = ff.reads, ff.edits, ff.writes
-		}
-		f.Searches = ff.searches
-	}
-
+// finish fills r's files, commands and errors.
+func (fold *toolFold) finish(r *Recall) {
+	files := fold.files
 	// Files: most recent first; registry-only files (never seen in the tool
 	// history) after them by last access.
 	fl := make([]*fileAcc, 0, len(files))
@@ -934,7 +910,7 @@ func commandKey(cmd string) string {
 	if i := strings.IndexByte(cmd, '\n'); i >= 0 {
 		cmd = cmd[:i]
 	}
-	return normSpace(capBytes(cmd, 2*recallCommandBytes))
+	return oneLine(capBytes(cmd, 2*recallCommandBytes))
 }
 
 // commandFamily is the program and its first non-option argument, after
@@ -1127,9 +1103,6 @@ func isOneLine(s string) bool {
 func clean(s string, n int) string {
 	return capBytes(oneLine(capBytes(s, 2*n+16)), n)
 }
-
-// normSpace is oneLine: whitespace-normalised text.
-func normSpace(s string) string { return oneLine(s) }
 
 // capBytes cuts s to at most n bytes at a rune boundary, ending it with "…"
 // when it was cut.
