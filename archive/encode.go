@@ -338,13 +338,6 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 	}
 	e.s = s
 	m, err := e.model()
-	// The digests made as the files were read, finished here rather than
-	// beside the compression (see encoder.late).
-	for i, f := range e.files {
-		if e.digested[i] {
-			f.Digest.of(f.Data)
-		}
-	}
 	<-enc.done
 	if enc.rawErr != nil {
 		return *e.stats, enc.rawErr
@@ -414,13 +407,6 @@ type encoder struct {
 	// planRaw leaves them to prepareRaw, which runs them beside the
 	// compression, after the stored files are handed to the importer.
 	hashes []func()
-	// digested are the files whose digests were made as they were read
-	// (RawDigest, used for file i when digested[i]): their hash jobs
-	// (late) run after the compression, by which time Finish has
-	// usually finished those digests on its own goroutine, so that the
-	// compression keeps a core to itself.
-	digested []bool
-	late     []func()
 }
 
 // rawGroup is one raw segment: a chunk copied from the previous archive,
@@ -525,11 +511,8 @@ func (e *encoder) prepareRaw() error {
 	}
 	close(next)
 	wg.Wait()
-	for _, h := range e.late {
-		h()
-	}
 	<-read
-	e.hashes, e.late = nil, nil
+	e.hashes = nil
 	if err := e.ctx.Err(); err != nil {
 		return err
 	}
@@ -843,7 +826,6 @@ func (e *encoder) planRaw(ready func()) error {
 	e.man = make([]rawManifest, n)
 	e.reuse, e.prevSegs = make([]int, n), make([][]int, n)
 	e.storedFiles = make([]RawFile, n)
-	e.digested = make([]bool, n)
 	// First every file's stored bytes, which is all Stored waits for (the
 	// importer then starts), then the cutting of the files not planned
 	// by planAppend.
@@ -921,46 +903,10 @@ func (e *encoder) planRaw(ready func()) error {
 				orig = starts
 			}
 			m := rawManifest{Name: f.Name, Size: int64(len(data))}
-			// A file stored as it was read, in one chunk, whose digests
-			// were made as it was read (RawDigest): its hash job only
-			// waits for them. (Its OrigHash too, unless planReuse needs
-			// it now.)
-			digested := f.Digest != nil && len(e.changed[i]) == 0 && len(data) == len(f.Data) &&
-				len(data) > 0 && &data[0] == &f.Data[0] && len(data) <= e.chunkSize()
-			m.Chunks = chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize(), !digested || e.opts.Previous != nil)
-			e.digested[i] = digested
+			m.Chunks = chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize())
 			e.man[i] = m
 			e.planReuse(i)
-			job := func() {
-				if digested {
-					c := &e.man[i].Chunks[0]
-					if sha, mid, xxh, ok := f.Digest.of(f.Data); ok && len(e.man[i].Chunks) == 1 {
-						if e.opts.Previous == nil {
-							c.OrigHash = xxh
-						}
-						if c.Mid == nil {
-							c.Mid = mid
-						}
-						e.man[i].SHA256 = sha
-						return
-					}
-					if e.opts.Previous == nil {
-						// (Not digested after all: the chunks' own.)
-						off := int64(0)
-						for k := range e.man[i].Chunks {
-							c := &e.man[i].Chunks[k]
-							c.OrigHash = xxhash.Sum64(f.Data[off : off+c.OrigLen])
-							off += c.OrigLen
-						}
-					}
-				}
-				e.man[i].SHA256 = hashChunks(sha256.New(), data, e.man[i].Chunks)
-			}
-			if digested {
-				e.late = append(e.late, job)
-			} else {
-				e.hashes = append(e.hashes, job)
-			}
+			e.hashes = append(e.hashes, func() { e.man[i].SHA256 = hashChunks(sha256.New(), data, e.man[i].Chunks) })
 		}
 		e.man[i].RedactedLines = changedLines[i]
 	}
@@ -1084,7 +1030,7 @@ func (e *encoder) planAppend(i int) bool {
 	if restOrigStarts == nil {
 		restOrigStarts = restStarts
 	}
-	tail := chunkLines(rest, restStored, restOrigStarts, restStarts, restChanged, e.chunkSize(), true)
+	tail := chunkLines(rest, restStored, restOrigStarts, restStarts, restChanged, e.chunkSize())
 	m := rawManifest{Name: e.files[i].Name, Size: int64(len(stored))}
 	m.Chunks = append(append([]rawChunk(nil), pm.Chunks[:reuse]...), tail...)
 	e.man[i] = m
@@ -1227,8 +1173,8 @@ func redactFiles(ctx context.Context, files [][]byte, fn func([]byte) []byte, wo
 					run(k)
 					// Go lets a goroutine that does not block keep its
 					// processor for up to 10 ms while others wait, longer
-					// than a whole save: the save's goroutines (these, the
-					// caller's import, a RawDigest) take turns instead.
+					// than a whole save: the save's goroutines (these and the
+					// caller's import) take turns instead.
 					runtime.Gosched()
 				}
 			})
@@ -1300,9 +1246,7 @@ func redactFiles(ctx context.Context, files [][]byte, fn func([]byte) []byte, wo
 // chunkLines cuts the stored bytes at line boundaries into chunks of about
 // size bytes, recording each chunk's original extent for incremental
 // matching.
-//
-// With hash false the chunks' OrigHash are left 0 (the caller sets them).
-func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map[int]bool, size int, hash bool) []rawChunk {
+func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map[int]bool, size int) []rawChunk {
 	var chunks []rawChunk
 	line, origOff, storedOff := 0, 0, 0
 	nlines := len(storedStarts)
@@ -1326,9 +1270,7 @@ func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map
 			if !changed[line] {
 				origEnd = origOff + maxChunk
 				c.OrigLen = maxChunk
-				if hash {
-					c.OrigHash = xxhash.Sum64(orig[origOff:origEnd])
-				}
+				c.OrigHash = xxhash.Sum64(orig[origOff:origEnd])
 			}
 			if storedStarts[line] >= storedOff {
 				c.Lines = 1
@@ -1345,9 +1287,7 @@ func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map
 		c := rawChunk{StoredLen: int64(storedEnd - storedOff), OrigLen: -1}
 		if origOff >= 0 {
 			c.OrigLen = int64(origEnd - origOff)
-			if hash {
-				c.OrigHash = xxhash.Sum64(orig[origOff:origEnd])
-			}
+			c.OrigHash = xxhash.Sum64(orig[origOff:origEnd])
 		}
 		for l := line; l < end; l++ {
 			if storedStarts[l] >= storedOff {
@@ -1411,7 +1351,7 @@ func (e *encoder) planReuse(i int) {
 	}
 	rest := e.files[i].Data[origOff:]
 	restStored := stored[storedOff:]
-	ch := chunkLines(rest, restStored, lineStarts(rest), lineStarts(restStored), shiftChanged(e.changed[i], pm.Chunks[:reuse]), e.chunkSize(), true)
+	ch := chunkLines(rest, restStored, lineStarts(rest), lineStarts(restStored), shiftChanged(e.changed[i], pm.Chunks[:reuse]), e.chunkSize())
 	e.man[i].Chunks = append(append([]rawChunk(nil), pm.Chunks[:reuse]...), ch...)
 	e.reuse[i], e.prevSegs[i] = reuse, segs
 }

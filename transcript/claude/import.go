@@ -69,17 +69,16 @@ func Import(ctx context.Context, p string, opt archive.ImportOptions) (*archive.
 // it (sorted by name), each checked against MaxFileSize.
 func ReadFiles(p string, opt archive.ImportOptions) ([]archive.RawFile, error) {
 	var data []byte
-	var dig *archive.RawDigest
 	var err error
 	if opt.Limit > 0 {
 		data, err = readPrefix(p, opt.Limit)
 	} else {
-		data, dig, err = readFileLimited(p)
+		data, err = readFileLimited(p)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return readSubagents(p, opt, []archive.RawFile{{Name: filepath.Base(p), Data: data, Digest: dig}})
+	return readSubagents(p, opt, []archive.RawFile{{Name: filepath.Base(p), Data: data}})
 }
 
 // readSubagents appends the subagent files of the transcript at p to files
@@ -103,11 +102,11 @@ func readSubagents(p string, opt archive.ImportOptions, files []archive.RawFile)
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			d, dig, err := readFileLimited(filepath.Join(subdir, n))
+			d, err := readFileLimited(filepath.Join(subdir, n))
 			if err != nil {
 				return nil, err
 			}
-			files = append(files, archive.RawFile{Name: session + "/subagents/" + n, Data: d, Digest: dig})
+			files = append(files, archive.RawFile{Name: session + "/subagents/" + n, Data: d})
 		}
 	}
 	return files, nil
@@ -161,71 +160,38 @@ func readPrefix(p string, limit int64) ([]byte, error) {
 var ErrRewritten = errors.New("claude: transcript was rewritten")
 
 // readFileLimited reads the regular file at p, of at most MaxFileSize
-// bytes. A file of parallelReadMin bytes or more is read with the help of
-// a second core: up to archive.DefaultChunkSize (a raw segment of one
-// chunk) piece by piece while that core makes the digests an Encoder
-// needs of it (archive.RawDigest, returned), larger ones as two halves at
+// bytes. A file of parallelReadMin bytes or more is read as two halves at
 // once.
-func readFileLimited(p string) ([]byte, *archive.RawDigest, error) {
+func readFileLimited(p string) ([]byte, error) {
 	f, err := os.Open(p)
 	if err != nil {
-		return nil, nil, fmt.Errorf("claude: %w", err)
+		return nil, fmt.Errorf("claude: %w", err)
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, nil, fmt.Errorf("claude: %w", err)
+		return nil, fmt.Errorf("claude: %w", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("claude: %s is not a regular file", p)
+		return nil, fmt.Errorf("claude: %s is not a regular file", p)
 	}
 	if fi.Size() > MaxFileSize {
-		return nil, nil, fmt.Errorf("%w: %s (%d bytes)", ErrTooLarge, p, fi.Size())
+		return nil, fmt.Errorf("%w: %s (%d bytes)", ErrTooLarge, p, fi.Size())
 	}
 	data := make([]byte, 0, fi.Size()+1)
-	var dig *archive.RawDigest
-	switch {
-	case fi.Size() < parallelReadMin || runtime.GOMAXPROCS(0) < 2:
+	if fi.Size() < parallelReadMin || runtime.GOMAXPROCS(0) < 2 {
 		prefault(data)
 		data, err = readAllInto(f, data)
-	case fi.Size() <= archive.DefaultChunkSize:
-		data, dig, err = readDigested(f, data)
-	default:
+	} else {
 		data, err = readHalves(f, data, int(fi.Size()))
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("claude: reading %s: %w", p, err)
+		return nil, fmt.Errorf("claude: reading %s: %w", p, err)
 	}
 	if int64(len(data)) > MaxFileSize {
-		return nil, nil, fmt.Errorf("%w: %s", ErrTooLarge, p)
+		return nil, fmt.Errorf("%w: %s", ErrTooLarge, p)
 	}
-	return data, dig, nil
-}
-
-// readDigested is readAllInto giving each piece read to a RawDigest (made
-// on another core meanwhile), returned with the data when the read ends
-// well.
-func readDigested(f *os.File, b []byte) ([]byte, *archive.RawDigest, error) {
-	d := archive.NewRawDigest()
-	for {
-		if len(b) == cap(b) {
-			// The file grew: a new buffer (the pieces given stay valid).
-			b = append(b, 0)[:len(b)]
-		}
-		end := min(cap(b), len(b)+archive.DigestPiece)
-		prefault(b[len(b):len(b):end])
-		n, err := f.Read(b[len(b):end])
-		d.Add(b[len(b) : len(b)+n])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			d.End(b)
-			return b, d, nil
-		}
-		if err != nil || int64(len(b)) > MaxFileSize {
-			d.End(nil)
-			return b, nil, err
-		}
-	}
+	return data, nil
 }
 
 // parallelReadMin is the size from which readFileLimited reads a file as
