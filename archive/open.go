@@ -293,14 +293,9 @@ func (a *Archive) Compactions() ([]Compaction, error) {
 	}
 	for i := range cs {
 		c := &cs[i]
-		if len(c.SummarySpans) == 0 {
-			continue
+		if err := a.fill(&c.Summary, c.SummaryRef, c.SummarySpans, "compaction %d (%s) summary", i, c.UUID); err != nil {
+			return nil, err
 		}
-		t, err := a.resolve(c.SummaryRef, c.SummarySpans)
-		if err != nil {
-			return nil, fmt.Errorf("archive: compaction %d (%s) summary: %w", i, c.UUID, err)
-		}
-		c.Summary = t
 	}
 	return cs, nil
 }
@@ -356,14 +351,9 @@ func (a *Archive) Messages() ([]Message, error) {
 	}
 	for i := range ms {
 		m := &ms[i]
-		if len(m.TextSpans) == 0 {
-			continue
+		if err := a.fill(&m.Text, m.Ref, m.TextSpans, "message %d (%s)", i, m.ID); err != nil {
+			return nil, err
 		}
-		t, err := a.resolve(m.Ref, m.TextSpans)
-		if err != nil {
-			return nil, fmt.Errorf("archive: message %d (%s): %w", i, m.ID, err)
-		}
-		m.Text = t
 	}
 	return ms, nil
 }
@@ -377,22 +367,29 @@ func (a *Archive) Tools() ([]ToolExec, error) {
 	}
 	for i := range ts {
 		t := &ts[i]
-		if len(t.InputSpans) > 0 {
-			s, err := a.resolve(t.Ref, t.InputSpans)
-			if err != nil {
-				return nil, fmt.Errorf("archive: tool %d (%s) input: %w", i, t.ID, err)
-			}
-			t.Input = s
+		if err := a.fill(&t.Input, t.Ref, t.InputSpans, "tool %d (%s) input", i, t.ID); err != nil {
+			return nil, err
 		}
-		if len(t.OutputSpans) > 0 {
-			s, err := a.resolve(t.ResultRef, t.OutputSpans)
-			if err != nil {
-				return nil, fmt.Errorf("archive: tool %d (%s) output: %w", i, t.ID, err)
-			}
-			t.Output = s
+		if err := a.fill(&t.Output, t.ResultRef, t.OutputSpans, "tool %d (%s) output", i, t.ID); err != nil {
+			return nil, err
 		}
 	}
 	return ts, nil
+}
+
+// fill sets *text to what spans point to in line ref of the raw
+// transcript, when the archive stores the text as spans; an error names
+// the text (format and args).
+func (a *Archive) fill(text *string, ref RawRef, spans []Span, format string, args ...any) error {
+	if len(spans) == 0 {
+		return nil
+	}
+	t, err := a.resolve(ref, spans)
+	if err != nil {
+		return fmt.Errorf("archive: %s: %w", fmt.Sprintf(format, args...), err)
+	}
+	*text = t
+	return nil
 }
 
 func (a *Archive) resolve(ref RawRef, spans []Span) (string, error) {
