@@ -85,16 +85,11 @@ type ditem struct {
 }
 
 type dsection struct {
-	title string
-	noun  string // for "… N more <noun>"
-	// items are the candidates in priority order. A section either lists
-	// them all up front or sets n and gen, and then items holds those
-	// rendered so far: gen(k) renders candidate k, so that a large Recall
-	// costs what the digest shows, not what it stores.
-	items  []ditem
-	n      int
-	gen    func(k int) ditem
-	extra  int // entries the Recall's caps already left out
+	title  string
+	noun   string  // for "… N more <noun>"
+	items  []ditem // the candidates in priority order
+	n      int     // len(items)
+	extra  int     // entries the Recall's caps already left out
 	min    int
 	weight int
 	// late: beyond its minimum the section gets room only once the
@@ -112,12 +107,13 @@ type dsection struct {
 
 func (s *dsection) hidden() int { return s.n - s.taken + s.extra }
 
-// at returns candidate k (k < s.n), rendering it if needed.
-func (s *dsection) at(k int) ditem {
-	for len(s.items) <= k {
-		s.items = append(s.items, s.gen(len(s.items)))
+// render renders candidates 0 to n-1 with item.
+func render(n int, item func(k int) ditem) []ditem {
+	out := make([]ditem, n)
+	for k := range out {
+		out[k] = item(k)
 	}
-	return s.items[k]
+	return out
 }
 
 // shown: a section appears with at least one item, or, when always, with
@@ -182,7 +178,7 @@ func (d *digester) run() string {
 		if s.full || s.taken >= s.n {
 			return false
 		}
-		it := s.at(s.taken)
+		it := s.items[s.taken]
 		s.taken++
 		s.itemSum += it.n
 		if total() > d.budget {
@@ -356,9 +352,7 @@ func (d *digester) build() {
 	for _, s := range d.sections {
 		s.titleN = DigestLen(s.title) + 1
 		s.emptyN = DigestLen(s.empty) + 1
-		if s.gen == nil {
-			s.n = len(s.items)
-		}
+		s.n = len(s.items)
 	}
 	// Header: who, where, when; then what this digest is.
 	h := "# Ben10 context"
@@ -443,8 +437,7 @@ func (d *digester) taskSection() *dsection {
 		empty: "- no todo list recorded; the latest request below is the current task"}
 	t := d.r.Tasks
 	na, np := len(t.Active), len(t.Pending)
-	s.n = na + np + len(t.Completed)
-	s.gen = func(k int) ditem {
+	s.items = render(na+np+len(t.Completed), func(k int) ditem {
 		var task Task
 		tag := "done"
 		switch {
@@ -463,7 +456,7 @@ func (d *digester) taskSection() *dsection {
 			text = task.ActiveForm
 		}
 		return newItem(clip("- ["+tag+"] "+oneLine(text), d.lineCap), k)
-	}
+	})
 	s.extra = d.r.Omitted.Tasks
 	return s
 }
@@ -546,30 +539,27 @@ func (d *digester) fileSection() *dsection {
 		groups[g] = append(groups[g], int32(i))
 	}
 	order := append(append(groups[0], groups[1]...), groups[2]...)
-	s.n = len(order)
-	s.gen = func(pos int) ditem {
+	s.items = render(len(order), func(pos int) ditem {
 		f := &files[order[pos]]
-		{
-			var c []string
-			if f.Edits > 0 {
-				c = append(c, "edit "+strconv.Itoa(f.Edits))
-			}
-			if f.Writes > 0 {
-				c = append(c, "write "+strconv.Itoa(f.Writes))
-			}
-			if f.Reads > 0 {
-				c = append(c, "read "+strconv.Itoa(f.Reads))
-			}
-			if f.Searches > 0 {
-				c = append(c, "search "+strconv.Itoa(f.Searches))
-			}
-			line := "- " + oneLine(f.Path)
-			if len(c) > 0 {
-				line += " (" + strings.Join(c, ", ") + ")"
-			}
-			return newItem(clip(line, d.lineCap), pos)
+		var c []string
+		if f.Edits > 0 {
+			c = append(c, "edit "+strconv.Itoa(f.Edits))
 		}
-	}
+		if f.Writes > 0 {
+			c = append(c, "write "+strconv.Itoa(f.Writes))
+		}
+		if f.Reads > 0 {
+			c = append(c, "read "+strconv.Itoa(f.Reads))
+		}
+		if f.Searches > 0 {
+			c = append(c, "search "+strconv.Itoa(f.Searches))
+		}
+		line := "- " + oneLine(f.Path)
+		if len(c) > 0 {
+			line += " (" + strings.Join(c, ", ") + ")"
+		}
+		return newItem(clip(line, d.lineCap), pos)
+	})
 	s.extra = d.r.Omitted.Files
 	return s
 }
@@ -587,11 +577,12 @@ func (d *digester) commandSection() *dsection {
 			}
 			order = append(order, int32(i))
 		}
-		s.n = len(order)
-	} else {
-		s.n = len(cmds)
 	}
-	s.gen = func(pos int) ditem {
+	n := len(cmds)
+	if order != nil {
+		n = len(order)
+	}
+	s.items = render(n, func(pos int) ditem {
 		c := &cmds[pos]
 		if order != nil {
 			c = &cmds[order[pos]]
@@ -622,7 +613,7 @@ func (d *digester) commandSection() *dsection {
 		// A command is one line however long; clip it only beyond the
 		// Recall's own cap so that its text stays searchable.
 		return newItem(clip(line, recallCommandBytes+160), pos)
-	}
+	})
 	s.extra = d.r.Omitted.Commands
 	d.groupCommands(s, cmds, order)
 	return s
@@ -639,8 +630,7 @@ func (d *digester) errorSection() *dsection {
 			}
 		}
 	}
-	s.n = len(order)
-	s.gen = func(i int) ditem {
+	s.items = render(len(order), func(i int) ditem {
 		e := &errs[order[i]]
 		state := "unresolved"
 		if e.Resolved {
@@ -665,7 +655,7 @@ func (d *digester) errorSection() *dsection {
 			line += ": " + oneLine(e.Message)
 		}
 		return newItem(clip(line, d.lineCap), i)
-	}
+	})
 	s.extra = d.r.Omitted.Errors
 	return s
 }
@@ -673,10 +663,9 @@ func (d *digester) errorSection() *dsection {
 func (d *digester) decisionSection() *dsection {
 	s := &dsection{title: "## Decisions and preferences", noun: "decisions", min: 1, weight: 1}
 	ds := d.r.Decisions
-	s.n = len(ds)
-	s.gen = func(i int) ditem {
+	s.items = render(len(ds), func(i int) ditem {
 		return newItem(clip("- "+oneLine(ds[i].Kind)+": "+oneLine(ds[i].Text), d.lineCap), i)
-	}
+	})
 	s.extra = d.r.Omitted.Decisions
 	return s
 }
