@@ -41,15 +41,7 @@ type DigestOptions struct {
 // number of runes.
 func DigestLen(s string) int {
 	n := 0
-	// ASCII bytes count one each; from the first other byte on, runes
-	// are decoded (an invalid byte counts as one, like U+FFFD).
-	for n < len(s) && s[n] < utf8.RuneSelf {
-		n++
-	}
-	if n == len(s) {
-		return n
-	}
-	for _, r := range s[n:] {
+	for _, r := range s { // an invalid byte counts as one, like U+FFFD
 		if r >= 0x10000 {
 			n += 2
 		} else {
@@ -75,7 +67,7 @@ func Digest(r Recall, opts DigestOptions) string {
 	if budget > MaxDigestBudget {
 		budget = MaxDigestBudget
 	}
-	d := digester{r: r, summary: normSpace(opts.Summary), now: opts.Now, budget: budget}
+	d := digester{r: r, summary: oneLine(opts.Summary), now: opts.Now, budget: budget}
 	d.lineCap = budget / 8
 	if d.lineCap < 100 {
 		d.lineCap = 100
@@ -93,16 +85,11 @@ type ditem struct {
 }
 
 type dsection struct {
-	title string
-	noun  string // for "… N more <noun>"
-	// items are the candidates in priority order. A section either lists
-	// them all up front or sets n and gen, and then items holds those
-	// rendered so far: gen(k) renders candidate k, so that a large Recall
-	// costs what the digest shows, not what it stores.
-	items  []ditem
-	n      int
-	gen    func(k int) ditem
-	extra  int // entries the Recall's caps already left out
+	title  string
+	noun   string  // for "… N more <noun>"
+	items  []ditem // the candidates in priority order
+	n      int     // len(items)
+	extra  int     // entries the Recall's caps already left out
 	min    int
 	weight int
 	// late: beyond its minimum the section gets room only once the
@@ -120,12 +107,13 @@ type dsection struct {
 
 func (s *dsection) hidden() int { return s.n - s.taken + s.extra }
 
-// at returns candidate k (k < s.n), rendering it if needed.
-func (s *dsection) at(k int) ditem {
-	for len(s.items) <= k {
-		s.items = append(s.items, s.gen(len(s.items)))
+// render renders candidates 0 to n-1 with item.
+func render(n int, item func(k int) ditem) []ditem {
+	out := make([]ditem, n)
+	for k := range out {
+		out[k] = item(k)
 	}
-	return s.items[k]
+	return out
 }
 
 // shown: a section appears with at least one item, or, when always, with
@@ -147,9 +135,8 @@ func (s *dsection) cost() int {
 	if s.n == 0 && s.extra == 0 {
 		return c + s.emptyN
 	}
-	if h := s.hidden(); h > 0 {
-		// DigestLen(s.moreLine()) + 1, without formatting it
-		c += len("- … ") - len("…") + 1 + decimalLen(h) + len(" more  not shown") + DigestLen(s.noun) + 1
+	if s.hidden() > 0 {
+		c += DigestLen(s.moreLine()) + 1
 	}
 	return c
 }
@@ -179,20 +166,11 @@ func (d *digester) run() string {
 	}
 	total := func() int {
 		t := headerN
-		parts := 0
 		for _, s := range d.sections {
 			t += s.cost()
-			if !s.shown() && s.hidden() > 0 {
-				// "<noun> (<n>)", joined by ", " (notShownLine)
-				t += DigestLen(s.noun) + len(" ()") + decimalLen(s.hidden())
-				if parts > 0 {
-					t += len(", ")
-				}
-				parts++
-			}
 		}
-		if parts > 0 {
-			t += len(notShownPrefix) + len("]") + 1
+		if l := d.notShownLine(); l != "" {
+			t += DigestLen(l) + 1
 		}
 		return t
 	}
@@ -200,7 +178,7 @@ func (d *digester) run() string {
 		if s.full || s.taken >= s.n {
 			return false
 		}
-		it := s.at(s.taken)
+		it := s.items[s.taken]
 		s.taken++
 		s.itemSum += it.n
 		if total() > d.budget {
@@ -255,22 +233,7 @@ func (d *digester) run() string {
 	return d.render()
 }
 
-// notShownPrefix starts the line naming the sections left out (ASCII, so
-// its DigestLen is its length).
-const notShownPrefix = "[not shown for lack of space: "
-
-// decimalLen is len(strconv.Itoa(n)).
-func decimalLen(n int) int {
-	l := 1
-	if n < 0 {
-		l, n = 2, -n
-	}
-	for ; n >= 10; n /= 10 {
-		l++
-	}
-	return l
-}
-
+// notShownLine names the sections left out entirely ("" when none is).
 func (d *digester) notShownLine() string {
 	var parts []string
 	for _, s := range d.sections {
@@ -278,7 +241,10 @@ func (d *digester) notShownLine() string {
 			parts = append(parts, fmt.Sprintf("%s (%d)", s.noun, s.hidden()))
 		}
 	}
-	return notShownPrefix + strings.Join(parts, ", ") + "]"
+	if len(parts) == 0 {
+		return ""
+	}
+	return "[not shown for lack of space: " + strings.Join(parts, ", ") + "]"
 }
 
 func (d *digester) render() string {
@@ -287,12 +253,8 @@ func (d *digester) render() string {
 		b.WriteString(h)
 		b.WriteByte('\n')
 	}
-	anyHidden := false
 	for _, s := range d.sections {
 		if !s.shown() {
-			if s.hidden() > 0 {
-				anyHidden = true
-			}
 			continue
 		}
 		b.WriteString(s.title)
@@ -313,8 +275,8 @@ func (d *digester) render() string {
 			b.WriteByte('\n')
 		}
 	}
-	if anyHidden {
-		b.WriteString(d.notShownLine())
+	if l := d.notShownLine(); l != "" {
+		b.WriteString(l)
 		b.WriteByte('\n')
 	}
 	return cutToBudget(strings.TrimRight(b.String(), "\n"), d.budget)
@@ -390,9 +352,7 @@ func (d *digester) build() {
 	for _, s := range d.sections {
 		s.titleN = DigestLen(s.title) + 1
 		s.emptyN = DigestLen(s.empty) + 1
-		if s.gen == nil {
-			s.n = len(s.items)
-		}
+		s.n = len(s.items)
 	}
 	// Header: who, where, when; then what this digest is.
 	h := "# Ben10 context"
@@ -477,8 +437,7 @@ func (d *digester) taskSection() *dsection {
 		empty: "- no todo list recorded; the latest request below is the current task"}
 	t := d.r.Tasks
 	na, np := len(t.Active), len(t.Pending)
-	s.n = na + np + len(t.Completed)
-	s.gen = func(k int) ditem {
+	s.items = render(na+np+len(t.Completed), func(k int) ditem {
 		var task Task
 		tag := "done"
 		switch {
@@ -497,7 +456,7 @@ func (d *digester) taskSection() *dsection {
 			text = task.ActiveForm
 		}
 		return newItem(clip("- ["+tag+"] "+oneLine(text), d.lineCap), k)
-	}
+	})
 	s.extra = d.r.Omitted.Tasks
 	return s
 }
@@ -519,7 +478,7 @@ func (d *digester) requestSection() *dsection {
 		rs = append(rs, req{text: in.Text, pos: len(rs), initial: true})
 	}
 	for i := range rs {
-		rs[i].inSum = d.summary != "" && len(rs[i].text) >= 12 && strings.Contains(d.summary, clipBytes(normSpace(rs[i].text), 80))
+		rs[i].inSum = d.summary != "" && len(rs[i].text) >= 12 && strings.Contains(d.summary, clipBytes(oneLine(rs[i].text), 80))
 	}
 	// Priority: the newest request, the first one (the session's intent),
 	// then the others newest first; requests the summary quotes come last.
@@ -580,30 +539,27 @@ func (d *digester) fileSection() *dsection {
 		groups[g] = append(groups[g], int32(i))
 	}
 	order := append(append(groups[0], groups[1]...), groups[2]...)
-	s.n = len(order)
-	s.gen = func(pos int) ditem {
+	s.items = render(len(order), func(pos int) ditem {
 		f := &files[order[pos]]
-		{
-			var c []string
-			if f.Edits > 0 {
-				c = append(c, "edit "+strconv.Itoa(f.Edits))
-			}
-			if f.Writes > 0 {
-				c = append(c, "write "+strconv.Itoa(f.Writes))
-			}
-			if f.Reads > 0 {
-				c = append(c, "read "+strconv.Itoa(f.Reads))
-			}
-			if f.Searches > 0 {
-				c = append(c, "search "+strconv.Itoa(f.Searches))
-			}
-			line := "- " + oneLine(f.Path)
-			if len(c) > 0 {
-				line += " (" + strings.Join(c, ", ") + ")"
-			}
-			return newItem(clip(line, d.lineCap), pos)
+		var c []string
+		if f.Edits > 0 {
+			c = append(c, "edit "+strconv.Itoa(f.Edits))
 		}
-	}
+		if f.Writes > 0 {
+			c = append(c, "write "+strconv.Itoa(f.Writes))
+		}
+		if f.Reads > 0 {
+			c = append(c, "read "+strconv.Itoa(f.Reads))
+		}
+		if f.Searches > 0 {
+			c = append(c, "search "+strconv.Itoa(f.Searches))
+		}
+		line := "- " + oneLine(f.Path)
+		if len(c) > 0 {
+			line += " (" + strings.Join(c, ", ") + ")"
+		}
+		return newItem(clip(line, d.lineCap), pos)
+	})
 	s.extra = d.r.Omitted.Files
 	return s
 }
@@ -621,11 +577,12 @@ func (d *digester) commandSection() *dsection {
 			}
 			order = append(order, int32(i))
 		}
-		s.n = len(order)
-	} else {
-		s.n = len(cmds)
 	}
-	s.gen = func(pos int) ditem {
+	n := len(cmds)
+	if order != nil {
+		n = len(order)
+	}
+	s.items = render(n, func(pos int) ditem {
 		c := &cmds[pos]
 		if order != nil {
 			c = &cmds[order[pos]]
@@ -656,7 +613,7 @@ func (d *digester) commandSection() *dsection {
 		// A command is one line however long; clip it only beyond the
 		// Recall's own cap so that its text stays searchable.
 		return newItem(clip(line, recallCommandBytes+160), pos)
-	}
+	})
 	s.extra = d.r.Omitted.Commands
 	d.groupCommands(s, cmds, order)
 	return s
@@ -673,8 +630,7 @@ func (d *digester) errorSection() *dsection {
 			}
 		}
 	}
-	s.n = len(order)
-	s.gen = func(i int) ditem {
+	s.items = render(len(order), func(i int) ditem {
 		e := &errs[order[i]]
 		state := "unresolved"
 		if e.Resolved {
@@ -699,7 +655,7 @@ func (d *digester) errorSection() *dsection {
 			line += ": " + oneLine(e.Message)
 		}
 		return newItem(clip(line, d.lineCap), i)
-	}
+	})
 	s.extra = d.r.Omitted.Errors
 	return s
 }
@@ -707,10 +663,9 @@ func (d *digester) errorSection() *dsection {
 func (d *digester) decisionSection() *dsection {
 	s := &dsection{title: "## Decisions and preferences", noun: "decisions", min: 1, weight: 1}
 	ds := d.r.Decisions
-	s.n = len(ds)
-	s.gen = func(i int) ditem {
+	s.items = render(len(ds), func(i int) ditem {
 		return newItem(clip("- "+oneLine(ds[i].Kind)+": "+oneLine(ds[i].Text), d.lineCap), i)
-	}
+	})
 	s.extra = d.r.Omitted.Decisions
 	return s
 }

@@ -138,7 +138,7 @@ func (d *digester) planAbbrevs() {
 			continue
 		}
 		for k := 0; k < s.n && k < abbrevScan; k++ {
-			it := s.at(k)
+			it := s.items[k]
 			texts = append(texts, it.text)
 			total += it.n
 		}
@@ -159,12 +159,6 @@ func (d *digester) planAbbrevs() {
 		}
 		for k := range s.items {
 			s.items[k] = newItem(abbreviate(s.items[k].text, d.abbrevs), s.items[k].pos)
-		}
-		if gen := s.gen; gen != nil {
-			s.gen = func(k int) ditem {
-				it := gen(k)
-				return newItem(abbreviate(it.text, d.abbrevs), it.pos)
-			}
 		}
 	}
 	d.header = append(d.header, legendLine(d.abbrevs))
@@ -207,12 +201,13 @@ func groupKey(cmd string) (key, rest string) {
 // groupCommands turns s into grouped items when its lines, one per
 // command, would take more than half of a large budget.
 func (d *digester) groupCommands(s *dsection, cmds []RecallCommand, order []int32) {
-	if d.budget < abbrevMinBudget || s.n < groupMin || s.n > abbrevScan {
+	n := len(s.items)
+	if d.budget < abbrevMinBudget || n < groupMin || n > abbrevScan {
 		return
 	}
 	total := 0
-	for k := 0; k < s.n; k++ {
-		total += s.at(k).n
+	for _, it := range s.items {
+		total += it.n
 	}
 	if total <= d.budget/2 {
 		return
@@ -225,7 +220,7 @@ func (d *digester) groupCommands(s *dsection, cmds []RecallCommand, order []int3
 	}
 	members := map[string][]int{}
 	var keys []string
-	for k := 0; k < s.n; k++ {
+	for k := range n {
 		c := at(k)
 		if !c.OK || c.NoResult || c.Lines > 1 || c.Failures > 0 {
 			continue
@@ -253,17 +248,17 @@ func (d *digester) groupCommands(s *dsection, cmds []RecallCommand, order []int3
 		return
 	}
 	var items []ditem
-	for k := 0; k < s.n; k++ {
+	for k := range n {
 		switch key, first := firstOf[k]; {
 		case first:
 			items = append(items, groupLines(key, members[key], at, len(items))...)
 		case !grouped[k]:
-			it := s.at(k)
+			it := s.items[k]
 			it.pos = len(items)
 			items = append(items, it)
 		}
 	}
-	s.items, s.n, s.gen = items, len(items), nil
+	s.items = items
 }
 
 // groupLines renders one group as one or more lines of at most

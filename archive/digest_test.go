@@ -226,7 +226,7 @@ func TestDigestProperties(t *testing.T) {
 
 // unboundedDigest renders every candidate line, with the longest line cap.
 func unboundedDigest(r Recall, summary string) string {
-	d := digester{r: r, summary: normSpace(summary), budget: 1 << 30, lineCap: 640}
+	d := digester{r: r, summary: oneLine(summary), budget: 1 << 30, lineCap: 640}
 	return d.run()
 }
 

@@ -1,20 +1,9 @@
 package archive
 
 import (
-	"encoding/json"
-
 	"github.com/ben10ctx/ben10/archive/internal/mpguard"
 	"github.com/ben10ctx/ben10/ctxfmt"
 )
-
-// ToolInputDecodesAsJSON reports whether decodeToolInput gives for s what
-// encoding/json gives (for the external corpus test).
-func ToolInputDecodesAsJSON(s string) bool {
-	var want, got toolInput
-	_ = json.Unmarshal([]byte(s), &want)
-	decodeToolInput(s, &got)
-	return got == want
-}
 
 // DecodeCost is what decoding segment payload b of type t would allocate
 // by the typed walk unmarshal runs before msgpack, with the segment's

@@ -3,6 +3,7 @@ package archive
 import (
 	"encoding/hex"
 	"fmt"
+	"reflect"
 
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -49,9 +50,8 @@ func (fr fileRegistry) MarshalMsgpack() ([]byte, error) {
 		}
 	}
 	w := registryWire{Form: fileRegistryForm, Base: int64(base), Files: make([]fileWire, len(fr))}
-	for i, f := range fr {
-		w.Files[i] = fileWire{Path: f.Path, Hash: wireHash(f.Hash), AccessCount: f.AccessCount,
-			Reads: f.Reads, Edits: f.Edits, Writes: f.Writes, LastAccess: base.put(f.LastAccess)}
+	for i := range fr {
+		_ = base.copyValue(reflect.ValueOf(&w.Files[i]).Elem(), reflect.ValueOf(fr[i])) // no error putting times
 	}
 	return marshalArrays(&w)
 }
@@ -65,15 +65,9 @@ func (fr *fileRegistry) UnmarshalMsgpack(b []byte) error {
 	if err := unmarshalCompact(b, fileRegistryForm, "file registry", &w); err != nil {
 		return err
 	}
-	base := timeBase(w.Base)
 	var out fileRegistry
-	for _, f := range w.Files {
-		t, err := base.get(f.LastAccess)
-		if err != nil {
-			return err
-		}
-		out = append(out, FileRecord{Path: f.Path, Hash: string(f.Hash), AccessCount: f.AccessCount,
-			Reads: f.Reads, Edits: f.Edits, Writes: f.Writes, LastAccess: t})
+	if err := timeBase(w.Base).copyValue(reflect.ValueOf(&out).Elem(), reflect.ValueOf(w.Files)); err != nil {
+		return err
 	}
 	*fr = out
 	return nil

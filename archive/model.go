@@ -165,9 +165,6 @@ type Preference struct {
 type RawFile struct {
 	Name string // relative name: "<session>.jsonl", "<session>/subagents/agent-x.jsonl"
 	Data []byte
-	// Digest, when set, is Data's digests computed as it was read (see
-	// RawDigest): an Encoder then need not hash the file itself.
-	Digest *RawDigest
 }
 
 // FileContent is a project file's content captured from disk at save time.

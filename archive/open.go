@@ -73,12 +73,9 @@ type Archive struct {
 	loc    [][]int
 	segIdx []int
 
-	mu  sync.Mutex
-	raw [][]byte // stored raw files, once read
-	// prefixMemo: matchedOriginal's results, per file and data slice.
-	prefixMu   sync.Mutex
-	prefixMemo map[prefixKey]*prefixMatch
-	lines      [][]int
+	mu    sync.Mutex
+	raw   [][]byte // stored raw files, once read
+	lines [][]int
 }
 
 // Open opens an archive from ra.
@@ -296,14 +293,9 @@ func (a *Archive) Compactions() ([]Compaction, error) {
 	}
 	for i := range cs {
 		c := &cs[i]
-		if len(c.SummarySpans) == 0 {
-			continue
+		if err := a.fill(&c.Summary, c.SummaryRef, c.SummarySpans, "compaction %d (%s) summary", i, c.UUID); err != nil {
+			return nil, err
 		}
-		t, err := a.resolve(c.SummaryRef, c.SummarySpans)
-		if err != nil {
-			return nil, fmt.Errorf("archive: compaction %d (%s) summary: %w", i, c.UUID, err)
-		}
-		c.Summary = t
 	}
 	return cs, nil
 }
@@ -359,14 +351,9 @@ func (a *Archive) Messages() ([]Message, error) {
 	}
 	for i := range ms {
 		m := &ms[i]
-		if len(m.TextSpans) == 0 {
-			continue
+		if err := a.fill(&m.Text, m.Ref, m.TextSpans, "message %d (%s)", i, m.ID); err != nil {
+			return nil, err
 		}
-		t, err := a.resolve(m.Ref, m.TextSpans)
-		if err != nil {
-			return nil, fmt.Errorf("archive: message %d (%s): %w", i, m.ID, err)
-		}
-		m.Text = t
 	}
 	return ms, nil
 }
@@ -380,22 +367,29 @@ func (a *Archive) Tools() ([]ToolExec, error) {
 	}
 	for i := range ts {
 		t := &ts[i]
-		if len(t.InputSpans) > 0 {
-			s, err := a.resolve(t.Ref, t.InputSpans)
-			if err != nil {
-				return nil, fmt.Errorf("archive: tool %d (%s) input: %w", i, t.ID, err)
-			}
-			t.Input = s
+		if err := a.fill(&t.Input, t.Ref, t.InputSpans, "tool %d (%s) input", i, t.ID); err != nil {
+			return nil, err
 		}
-		if len(t.OutputSpans) > 0 {
-			s, err := a.resolve(t.ResultRef, t.OutputSpans)
-			if err != nil {
-				return nil, fmt.Errorf("archive: tool %d (%s) output: %w", i, t.ID, err)
-			}
-			t.Output = s
+		if err := a.fill(&t.Output, t.ResultRef, t.OutputSpans, "tool %d (%s) output", i, t.ID); err != nil {
+			return nil, err
 		}
 	}
 	return ts, nil
+}
+
+// fill sets *text to what spans point to in line ref of the raw
+// transcript, when the archive stores the text as spans; an error names
+// the text (format and args).
+func (a *Archive) fill(text *string, ref RawRef, spans []Span, format string, args ...any) error {
+	if len(spans) == 0 {
+		return nil
+	}
+	t, err := a.resolve(ref, spans)
+	if err != nil {
+		return fmt.Errorf("archive: %s: %w", fmt.Sprintf(format, args...), err)
+	}
+	*text = t
+	return nil
 }
 
 func (a *Archive) resolve(ref RawRef, spans []Span) (string, error) {
@@ -492,61 +486,22 @@ func (a *Archive) readRawChunks(m rawManifest, segs []int, n int64) ([]byte, err
 	return out, nil
 }
 
-type prefixKey struct {
-	file int
-	data *byte
-	n    int
-}
-
-type prefixMatch struct {
-	once sync.Once
-	n    int64
-}
-
 // matchedOriginal returns how many leading bytes of data are known to
 // equal raw file f's original bytes: the sum of the leading chunks whose
 // original bytes data holds with the same xxhash64 (every chunk, shared or
-// not). The result is computed once per file and data slice, so that an
-// incremental save's encoder and importer hash the file once.
+// not).
 func (a *Archive) matchedOriginal(f int, data []byte) int64 {
 	if len(data) == 0 || f < 0 || f >= len(a.meta.Raw) {
 		return 0
 	}
-	k := prefixKey{file: f, data: &data[0], n: len(data)}
-	a.prefixMu.Lock()
-	if a.prefixMemo == nil {
-		a.prefixMemo = map[prefixKey]*prefixMatch{}
-	}
-	m := a.prefixMemo[k]
-	if m == nil {
-		m = &prefixMatch{}
-		a.prefixMemo[k] = m
-	}
-	a.prefixMu.Unlock()
-	m.once.Do(func() {
-		var off int64
-		for _, c := range a.meta.Raw[f].Chunks {
-			if c.OrigLen < 0 || off+c.OrigLen > int64(len(data)) || xxhash.Sum64(data[off:off+c.OrigLen]) != c.OrigHash {
-				break
-			}
-			off += c.OrigLen
+	var off int64
+	for _, c := range a.meta.Raw[f].Chunks {
+		if c.OrigLen < 0 || off+c.OrigLen > int64(len(data)) || xxhash.Sum64(data[off:off+c.OrigLen]) != c.OrigHash {
+			break
 		}
-		m.n = off
-	})
-	return m.n
-}
-
-// SameOriginalPrefix reports whether data[:n] equals the first n original
-// bytes of the raw file named name, as the per-chunk xxhash64 digests of
-// the manifest tell (the chunks up to byte n must all match; n must not
-// exceed the file). The chunks are hashed once per data slice, also for
-// the encoder of an incremental save given the same slice.
-func (a *Archive) SameOriginalPrefix(name string, data []byte, n int) bool {
-	f := prevFile(a, name)
-	if f < 0 || n < 0 || n > len(data) {
-		return false
+		off += c.OrigLen
 	}
-	return int64(n) <= a.matchedOriginal(f, data)
+	return off
 }
 
 // RedactionFingerprint returns the EncodeOptions.RedactFingerprint the

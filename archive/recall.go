@@ -1,7 +1,6 @@
 package archive
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,8 +13,6 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/ben10ctx/ben10/internal/jscan"
 )
 
 // RecallVersion is the version of the Recall payload. It changes when a
@@ -363,66 +360,6 @@ type toolInput struct {
 	Plan         string `json:"plan"`
 }
 
-// toolInputFields are toolInput's JSON names, in field order.
-var toolInputFields = [...]string{"command", "file_path", "absolute_path", "notebook_path", "path", "pattern", "plan"}
-
-// decodeToolInput sets *in (zero) as `_ = json.Unmarshal([]byte(s), in)`
-// does, without reflection in the common case: a valid JSON object whose
-// keys are plain ASCII and whose toolInput keys (matched exactly) have
-// string values. Anything else (a key encoding/json would match
-// case-insensitively, a key with escapes or non-ASCII bytes, a non-string
-// value for a field) is left to encoding/json. TestDecodeToolInput checks
-// the two against each other.
-func decodeToolInput(s string, in *toolInput) {
-	b := []byte(s)
-	if !json.Valid(b) {
-		return // json.Unmarshal fails before setting anything
-	}
-	v, err := jscan.ParseLine(b)
-	if err != nil {
-		_ = json.Unmarshal(b, in)
-		return
-	}
-	fields := [...]*string{&in.Command, &in.FilePath, &in.AbsolutePath, &in.NotebookPath, &in.Path, &in.Pattern, &in.Plan}
-	ok := true
-	_ = jscan.EachField(b, v, func(k []byte, x jscan.Val) {
-		if !ok {
-			return
-		}
-		for i, name := range toolInputFields {
-			if string(k) == name {
-				if !x.IsString(b) {
-					ok = false
-					return
-				}
-				str, good := JSONString(b[x.S:x.E])
-				if !good {
-					ok = false
-					return
-				}
-				*fields[i] = str
-				return
-			}
-		}
-		for _, c := range k {
-			if c == '\\' || c >= 0x80 {
-				ok = false
-				return
-			}
-		}
-		for _, name := range toolInputFields {
-			if strings.EqualFold(string(k), name) {
-				ok = false
-				return
-			}
-		}
-	})
-	if !ok {
-		*in = toolInput{}
-		_ = json.Unmarshal(b, in)
-	}
-}
-
 // shellTools name the tools whose `command` input is a shell command when
 // an importer did not fill ToolExec.Command.
 var shellTools = map[string]bool{
@@ -487,53 +424,68 @@ func RecallTexts(t *ToolExec) (input, output bool) {
 	return true, !t.Success || t.Command != "" || shellTools[t.Name]
 }
 
-// tools walks the tool history once for files, commands and errors,
-// folding every tool into a toolFold, then merges that with the file
-// registry.
+// tools walks the file registry, then the tool history once for files,
+// commands and errors, folding every tool into a toolFold.
 func (b *recallBuilder) tools(s *State, r *Recall) {
-	fold := newToolFold(b.dir)
+	fold := newToolFold(b, s)
 	for seq := range s.Tools {
 		fold.add(b, seq, &s.Tools[seq])
 	}
-	fold.finish(b, s, r)
+	fold.finish(r)
 }
 
-// toolFold is the tool pass's state after the first n tools of a
-// history: per path, command and error what those tools contributed. The
-// registry's counts are merged in only at the end (finish), so a fold
-// can go on over later tools whatever the final registry holds.
+// toolFold is the tool pass's state: per path, command and error what the
+// registry and the tools so far contributed.
 type toolFold struct {
-	dir      string // the cleaned session directory paths are made relative to
-	n        int
-	files    map[string]*foldFile
+	files    map[string]*fileAcc
 	cmds     map[string]*cmdAcc // by commandKey
 	errs     map[string]*errAcc // by tool, subject and message
 	okFamily map[string]int     // command family → seq of its latest success
 	okPath   map[string]int     // path → seq of its latest successful tool call
 }
 
-// foldFile is what the tool history says about one path. Reads, edits
-// and writes count only for a path the file registry lacks.
-type foldFile struct {
-	reads, edits, writes, searches int
-	seq                            int
-	last                           time.Time
-}
-
-func newToolFold(dir string) *toolFold {
-	return &toolFold{
-		dir: dir, files: map[string]*foldFile{}, cmds: map[string]*cmdAcc{}, errs: map[string]*errAcc{},
+// newToolFold starts the fold with s's file registry: its read, edit and
+// write counts stand; the tool history adds recency, searches and the
+// counts of files the registry lacks.
+func newToolFold(b *recallBuilder, s *State) *toolFold {
+	fold := &toolFold{
+		files: map[string]*fileAcc{}, cmds: map[string]*cmdAcc{}, errs: map[string]*errAcc{},
 		okFamily: map[string]int{}, okPath: map[string]int{},
 	}
+	for i := range s.Files {
+		fr := &s.Files[i]
+		p := b.relPath(fr.Path)
+		if p == "" {
+			continue
+		}
+		f := fold.file(p)
+		f.known = true
+		f.Reads += fr.Reads
+		f.Edits += fr.Edits
+		f.Writes += fr.Writes
+		if fr.LastAccess.After(f.Last) {
+			f.Last = fr.LastAccess
+		}
+	}
+	return fold
+}
+
+// file returns path p's entry, made if new.
+func (fold *toolFold) file(p string) *fileAcc {
+	f := fold.files[p]
+	if f == nil {
+		f = &fileAcc{RecallFile: RecallFile{Path: p, Seq: -1}}
+		fold.files[p] = f
+	}
+	return f
 }
 
 // errID is an error's identity: the same tool, subject and message are
 // counted as one error.
 func errID(e *errAcc) string { return e.Tool + "\x00" + e.Subject + "\x00" + e.Message }
 
-// add folds tool t, the seq-th of the history (seq must be fold.n).
+// add folds tool t, the seq-th of the history.
 func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
-	fold.n = seq + 1
 	if t.Sidechain {
 		return
 	}
@@ -550,7 +502,7 @@ func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
 	if needInput(t) {
 		// Inputs are JSON objects written by the assistant; a malformed one
 		// leaves in empty and the tool still counts by name and command.
-		decodeToolInput(t.Input, &in)
+		_ = json.Unmarshal([]byte(t.Input), &in)
 	}
 	command := t.Command
 	if command == "" && shellTools[t.Name] {
@@ -588,24 +540,21 @@ func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
 			continue
 		}
 		touched = append(touched, p)
-		f := fold.files[p]
-		if f == nil {
-			f = &foldFile{}
-			fold.files[p] = f
+		f := fold.file(p)
+		f.Seq = seq
+		if t.Timestamp.After(f.Last) {
+			f.Last = t.Timestamp
 		}
-		f.seq = seq
-		if t.Timestamp.After(f.last) {
-			f.last = t.Timestamp
-		}
-		switch kind {
-		case 'R':
-			f.reads++
-		case 'E':
-			f.edits++
-		case 'W':
-			f.writes++
-		case 'S':
-			f.searches++
+		switch {
+		case kind == 'S':
+			f.Searches++
+		case f.known: // the registry's counts stand
+		case kind == 'R':
+			f.Reads++
+		case kind == 'E':
+			f.Edits++
+		case kind == 'W':
+			f.Writes++
 		}
 	}
 
@@ -671,45 +620,9 @@ func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
 	fold.errs[id] = e
 }
 
-// finish merges the fold with s's file registry and fills r's files,
-// commands and errors.
-func (fold *toolFold) finish(b *recallBuilder, s *State, r *Recall) {
-	files := map[string]*fileAcc{}
-	getFile := func(p string) *fileAcc {
-		f := files[p]
-		if f == nil {
-			f = &fileAcc{RecallFile: RecallFile{Path: p, Seq: -1}}
-			files[p] = f
-		}
-		return f
-	}
-	for i := range s.Files {
-		fr := &s.Files[i]
-		p := b.relPath(fr.Path)
-		if p == "" {
-			continue
-		}
-		f := getFile(p)
-		f.known = true
-		f.Reads += fr.Reads
-		f.Edits += fr.Edits
-		f.Writes += fr.Writes
-		if fr.LastAccess.After(f.Last) {
-			f.Last = fr.LastAccess
-		}
-	}
-	for p, ff := range fold.files {
-		f := getFile(p)
-		f.Seq = ff.seq
-		if ff.last.After(f.Last) {
-			f.Last = ff.last
-		}
-		if !f.known {
-			f.Reads, f.Edits, f.Writes = ff.reads, ff.edits, ff.writes
-		}
-		f.Searches = ff.searches
-	}
-
+// finish fills r's files, commands and errors.
+func (fold *toolFold) finish(r *Recall) {
+	files := fold.files
 	// Files: most recent first; registry-only files (never seen in the tool
 	// history) after them by last access.
 	fl := make([]*fileAcc, 0, len(files))
@@ -997,7 +910,7 @@ func commandKey(cmd string) string {
 	if i := strings.IndexByte(cmd, '\n'); i >= 0 {
 		cmd = cmd[:i]
 	}
-	return normSpace(capBytes(cmd, 2*recallCommandBytes))
+	return oneLine(capBytes(cmd, 2*recallCommandBytes))
 }
 
 // commandFamily is the program and its first non-option argument, after
@@ -1139,95 +1052,48 @@ func oneLine(s string) string {
 	if isOneLine(s) {
 		return s
 	}
-	if !utf8.ValidString(s) { // ValidString skips ASCII eight bytes at a time
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
-	for i := 0; i < len(s); {
-		// ASCII (isBreak of an ASCII rune is c <= ' ' or DEL) is copied a
-		// run of non-breaks at a time; other runes are decoded one by one.
-		j, brk := i+1, false
-		if c := s[i]; c < utf8.RuneSelf {
-			if brk = c <= ' ' || c == 0x7f; !brk {
-				// A single space between two such bytes is copied as is.
-				for j < len(s) {
-					if c := s[j]; c > ' ' && c < 0x7f {
-						j++
-					} else if c == ' ' && j+1 < len(s) && s[j+1] > ' ' && s[j+1] < 0x7f {
-						j += 2
-					} else {
-						break
-					}
-				}
-			}
-		} else {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			j, brk = i+n, isBreak(r)
-		}
-		if brk {
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		if isBreak(r) {
 			space = true
-		} else {
-			if space && b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			space = false
-			b.WriteString(s[i:j])
+			continue
 		}
-		i = j
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
 	}
 	return b.String()
 }
 
+// isBreak reports a rune oneLine turns into a space: ASCII controls and
+// space (decided without the Unicode tables), and any other space,
+// control or line separator.
 func isBreak(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r <= ' ' || r == 0x7f
+	}
 	return unicode.IsSpace(r) || unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
 }
 
 // isOneLine reports whether oneLine(s) == s.
 func isOneLine(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
 	prevSpace := true // no leading space
-	for i := 0; i < len(s); {
-		// Eight ASCII bytes at a time while they are printable or single
-		// spaces (lowest byte first, as in s).
-		for ; i+8 <= len(s); i += 8 {
-			w := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
-			if (w|(w-0x2020202020202020)|((w^0x7f7f7f7f7f7f7f7f)-0x0101010101010101))&0x8080808080808080 != 0 {
-				break // a byte >= 0x80, < 0x20 or 0x7f
-			}
-			// High bit of each byte that is a space (exact: no carries).
-			y := w ^ 0x2020202020202020
-			sp := ^(((y & 0x7f7f7f7f7f7f7f7f) + 0x7f7f7f7f7f7f7f7f) | y) & 0x8080808080808080
-			if sp&(sp<<8) != 0 || prevSpace && sp&0x80 != 0 {
-				return false // two spaces in a row, or a leading one
-			}
-			prevSpace = sp>>63 != 0
-		}
-		if i >= len(s) {
-			break
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == ' ':
-				if prevSpace {
-					return false
-				}
-				prevSpace = true
-			case c < 0x21 || c == 0x7f:
-				return false
-			default:
-				prevSpace = false
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 || isBreak(r) {
+	for _, r := range s {
+		switch {
+		case r == ' ' && !prevSpace:
+			prevSpace = true
+		case isBreak(r):
 			return false
+		default:
+			prevSpace = false
 		}
-		prevSpace = false
-		i += n
 	}
 	return !prevSpace || s == ""
 }
@@ -1237,9 +1103,6 @@ func isOneLine(s string) bool {
 func clean(s string, n int) string {
 	return capBytes(oneLine(capBytes(s, 2*n+16)), n)
 }
-
-// normSpace is oneLine: whitespace-normalised text.
-func normSpace(s string) string { return oneLine(s) }
 
 // capBytes cuts s to at most n bytes at a rune boundary, ending it with "…"
 // when it was cut.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -284,125 +285,70 @@ func recallToWire(r *Recall) *recallWire {
 	if t := r.Session.LastActivity; !t.IsZero() && msTime(t) {
 		base = timeBase(t.UnixMilli())
 	}
-	s := &r.Session
-	w := &recallWire{
-		Form: recallWireForm, Version: r.Version, Base: int64(base),
-		Session: sessionWire{
-			Harness: string(s.Harness), SessionID: s.SessionID, Title: s.Title, Directory: s.Directory,
-			GitBranch: s.GitBranch, Model: s.Model, Client: s.ClientVersion,
-			First: base.put(s.FirstActivity), Last: base.put(s.LastActivity),
-			Messages: s.Messages, ToolCalls: s.ToolCalls, Files: s.Files,
-			ContextTokens: s.ContextTokens, ContextWindow: s.ContextWindow,
-		},
-		Tasks: tasksWire{
-			// Empty lists as nil, as every list here: equal recalls give
-			// equal bytes however their lists were made.
-			Active: nilIfEmpty(r.Tasks.Active), Pending: nilIfEmpty(r.Tasks.Pending),
-			Completed: nilIfEmpty(r.Tasks.Completed), UpdatedAt: base.put(r.Tasks.UpdatedAt),
-		},
-		Omitted: omittedWire{
-			Requests: r.Omitted.Requests, Files: r.Omitted.Files, Commands: r.Omitted.Commands, Errors: r.Omitted.Errors,
-			Tasks: r.Omitted.Tasks, Decisions: r.Omitted.Decisions, Compacts: r.Omitted.Compactions,
-		},
-	}
-	if r.Initial != nil {
-		w.Initial = &requestWire{Text: r.Initial.Text, Time: base.put(r.Initial.Time)}
-	}
-	for _, q := range r.Requests {
-		w.Requests = append(w.Requests, requestWire{Text: q.Text, Time: base.put(q.Time)})
-	}
-	for _, f := range r.Files {
-		w.Files = append(w.Files, recallFileWire{Path: f.Path, Reads: f.Reads, Edits: f.Edits, Writes: f.Writes,
-			Searches: f.Searches, Last: base.put(f.Last), Seq: f.Seq})
-	}
-	for _, c := range r.Commands {
-		w.Commands = append(w.Commands, commandWire{Command: c.Command, Lines: c.Lines, Runs: c.Runs, Failures: c.Failures,
-			OK: c.OK, Exit: c.Exit, ExitKnown: c.ExitKnown, Error: c.Error, NoResult: c.NoResult, Last: base.put(c.Last), Seq: c.Seq})
-	}
-	for _, x := range r.Errors {
-		w.Errors = append(w.Errors, errorWire{Tool: x.Tool, Subject: x.Subject, Message: x.Message, Count: x.Count,
-			Resolved: x.Resolved, Time: base.put(x.Time), Seq: x.Seq})
-	}
-	for _, d := range r.Decisions {
-		w.Decisions = append(w.Decisions, decisionWire{Kind: d.Kind, Text: d.Text, Time: base.put(d.Time)})
-	}
-	for _, c := range r.Compactions {
-		w.Compactions = append(w.Compactions, compactionWire{Trigger: c.Trigger, PreTokens: c.PreTokens, Time: base.put(c.Time)})
+	w := &recallWire{Form: recallWireForm, Version: r.Version, Base: int64(base)}
+	// Recall's fields after Version are the record's after Base.
+	wv, rv := reflect.ValueOf(w).Elem(), reflect.ValueOf(r).Elem()
+	for i := 1; i < rv.NumField(); i++ {
+		_ = base.copyValue(wv.Field(i+2), rv.Field(i)) // no error putting times
 	}
 	return w
 }
 
-// recall gives back the Recall w lays out (empty lists as nil).
+// recall gives back the Recall w lays out.
 func (w *recallWire) recall() (Recall, error) {
-	base := timeBase(w.Base)
-	var errs []error
-	tm := func(x wireTime) time.Time {
-		t, err := base.get(x)
-		if err != nil {
-			errs = append(errs, err)
+	r := Recall{Version: w.Version}
+	wv, rv := reflect.ValueOf(w).Elem(), reflect.ValueOf(&r).Elem()
+	for i := 1; i < rv.NumField(); i++ {
+		if err := timeBase(w.Base).copyValue(rv.Field(i), wv.Field(i+2)); err != nil {
+			return Recall{}, err
 		}
-		return t
-	}
-	s := &w.Session
-	r := Recall{
-		Version: w.Version,
-		Session: RecallSession{
-			Harness: Harness(s.Harness), SessionID: s.SessionID, Title: s.Title, Directory: s.Directory,
-			GitBranch: s.GitBranch, Model: s.Model, ClientVersion: s.Client,
-			FirstActivity: tm(s.First), LastActivity: tm(s.Last),
-			Messages: s.Messages, ToolCalls: s.ToolCalls, Files: s.Files,
-			ContextTokens: s.ContextTokens, ContextWindow: s.ContextWindow,
-		},
-		Tasks: RecallTasks{
-			Active: nilIfEmpty(w.Tasks.Active), Pending: nilIfEmpty(w.Tasks.Pending),
-			Completed: nilIfEmpty(w.Tasks.Completed), UpdatedAt: tm(w.Tasks.UpdatedAt),
-		},
-		Omitted: RecallOmitted{
-			Requests: w.Omitted.Requests, Files: w.Omitted.Files, Commands: w.Omitted.Commands, Errors: w.Omitted.Errors,
-			Tasks: w.Omitted.Tasks, Decisions: w.Omitted.Decisions, Compactions: w.Omitted.Compacts,
-		},
-	}
-	if w.Initial != nil {
-		r.Initial = &RecallRequest{Text: w.Initial.Text, Time: tm(w.Initial.Time)}
-	}
-	r.Requests = convert(w.Requests, func(q requestWire) RecallRequest { return RecallRequest{Text: q.Text, Time: tm(q.Time)} })
-	r.Files = convert(w.Files, func(f recallFileWire) RecallFile {
-		return RecallFile{Path: f.Path, Reads: f.Reads, Edits: f.Edits, Writes: f.Writes, Searches: f.Searches, Last: tm(f.Last), Seq: f.Seq}
-	})
-	r.Commands = convert(w.Commands, func(c commandWire) RecallCommand {
-		return RecallCommand{Command: c.Command, Lines: c.Lines, Runs: c.Runs, Failures: c.Failures, OK: c.OK, Exit: c.Exit,
-			ExitKnown: c.ExitKnown, Error: c.Error, NoResult: c.NoResult, Last: tm(c.Last), Seq: c.Seq}
-	})
-	r.Errors = convert(w.Errors, func(x errorWire) RecallError {
-		return RecallError{Tool: x.Tool, Subject: x.Subject, Message: x.Message, Count: x.Count, Resolved: x.Resolved, Time: tm(x.Time), Seq: x.Seq}
-	})
-	r.Decisions = convert(w.Decisions, func(d decisionWire) RecallDecision {
-		return RecallDecision{Kind: d.Kind, Text: d.Text, Time: tm(d.Time)}
-	})
-	r.Compactions = convert(w.Compactions, func(c compactionWire) RecallCompaction {
-		return RecallCompaction{Trigger: c.Trigger, PreTokens: c.PreTokens, Time: tm(c.Time)}
-	})
-	if len(errs) > 0 {
-		return Recall{}, errs[0]
 	}
 	return r, nil
 }
 
-func nilIfEmpty[T any](s []T) []T {
-	if len(s) == 0 {
-		return nil
-	}
-	return s
-}
+var (
+	typeTime     = reflect.TypeFor[time.Time]()
+	typeWireTime = reflect.TypeFor[wireTime]()
+)
 
-// convert maps a decoded list (nil when empty).
-func convert[W, T any](in []W, f func(W) T) []T {
-	if len(in) == 0 {
-		return nil
+// copyValue copies src into dst, a value of a Recall or file record into
+// its wire record or back: the wire records list the fields of the types
+// they stand for in the same order, with times as wireTime (put or got
+// through base), lists nil when empty (equal recalls give equal bytes
+// however their lists were made), and other values converted to dst's
+// type.
+func (base timeBase) copyValue(dst, src reflect.Value) error {
+	switch {
+	case src.Type() == typeTime:
+		dst.Set(reflect.ValueOf(base.put(src.Interface().(time.Time))))
+	case src.Type() == typeWireTime:
+		t, err := base.get(src.Interface().(wireTime))
+		if err != nil {
+			return err
+		}
+		dst.Set(reflect.ValueOf(t))
+	case src.Kind() == reflect.Struct:
+		for i := range src.NumField() {
+			if err := base.copyValue(dst.Field(i), src.Field(i)); err != nil {
+				return err
+			}
+		}
+	case src.Kind() == reflect.Pointer:
+		if !src.IsNil() {
+			dst.Set(reflect.New(dst.Type().Elem()))
+			return base.copyValue(dst.Elem(), src.Elem())
+		}
+	case src.Kind() == reflect.Slice:
+		if n := src.Len(); n > 0 {
+			dst.Set(reflect.MakeSlice(dst.Type(), n, n))
+			for i := range n {
+				if err := base.copyValue(dst.Index(i), src.Index(i)); err != nil {
+					return err
+				}
+			}
+		}
+	default:
+		dst.Set(src.Convert(dst.Type()))
 	}
-	out := make([]T, len(in))
-	for i, x := range in {
-		out[i] = f(x)
-	}
-	return out
+	return nil
 }

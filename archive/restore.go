@@ -184,10 +184,36 @@ func newUUID() (string, error) {
 // except an incomplete last line (no line ending and not a JSON object),
 // which is dropped.
 func rewriteSessionID(data []byte, id string) ([]byte, int, bool) {
-	quoted := strconv.Quote(id)
-	out := make([]byte, 0, len(data))
-	n := 0
-	dropped := false
+	quoted := []byte(strconv.Quote(id))
+	return rewriteMember(data, "sessionId", true, func([]byte) ([]byte, bool) { return quoted, true })
+}
+
+// rewriteCwd replaces every top-level "cwd" string at or below from
+// (a path, or a "~/…" form) by the same place under to, keeping all other
+// bytes.
+func rewriteCwd(data []byte, from, to string) ([]byte, int) {
+	out, n, _ := rewriteMember(data, "cwd", false, func(raw []byte) ([]byte, bool) {
+		cwd, ok := JSONString(raw)
+		if !ok {
+			return nil, false
+		}
+		rel, err := filepath.Rel(from, filepath.Clean(cwd))
+		if err != nil || !filepath.IsLocal(rel) {
+			return nil, false
+		}
+		q, _ := json.Marshal(filepath.Join(to, rel))
+		return q, true
+	})
+	return out, n
+}
+
+// rewriteMember replaces, in every line of data that is a JSON object, the
+// value of its top-level string member key by what with makes of it (the
+// JSON text of the new value; false keeps the line), keeping all other
+// bytes, and counts the lines changed. With dropPartial, an incomplete
+// last line (no line ending and not a JSON object) is dropped.
+func rewriteMember(data []byte, key string, dropPartial bool, with func(raw []byte) ([]byte, bool)) (out []byte, n int, dropped bool) {
+	out = make([]byte, 0, len(data))
 	for off := 0; off < len(data); {
 		end := bytes.IndexByte(data[off:], '\n')
 		last := end < 0
@@ -200,72 +226,29 @@ func rewriteSessionID(data []byte, id string) ([]byte, int, bool) {
 		off = end
 		body := bytes.TrimRight(line, "\r\n")
 		top, err := jscan.ParseLine(body)
-		if err != nil {
-			if last && len(bytes.TrimSpace(body)) > 0 {
-				dropped = true
-				continue
+		if err != nil && dropPartial && last && len(bytes.TrimSpace(body)) > 0 {
+			dropped = true
+			continue
+		}
+		var v jscan.Val
+		var repl []byte
+		ok := false
+		if err == nil {
+			if v = jscan.Field(body, top, key); v.IsString(body) {
+				repl, ok = with(v.Raw(body))
 			}
-			out = append(out, line...)
-			continue
-		}
-		v := jscan.Field(body, top, "sessionId")
-		if !v.IsString(body) {
-			out = append(out, line...)
-			continue
-		}
-		out = append(out, line[:v.S]...)
-		out = append(out, quoted...)
-		out = append(out, line[v.E:]...)
-		n++
-	}
-	// No line ending is added: the restored file is the source byte for
-	// byte but for the session id (a complete last line without one stays
-	// without one).
-	return out, n, dropped
-}
-
-// rewriteCwd replaces every top-level "cwd" string at or below from
-// (a path, or a "~/…" form) by the same place under to, keeping all other
-// bytes.
-func rewriteCwd(data []byte, from, to string) ([]byte, int) {
-	out := make([]byte, 0, len(data))
-	n := 0
-	for off := 0; off < len(data); {
-		end := bytes.IndexByte(data[off:], '\n')
-		if end < 0 {
-			end = len(data)
-		} else {
-			end += off + 1
-		}
-		line := data[off:end]
-		off = end
-		body := bytes.TrimRight(line, "\r\n")
-		top, err := jscan.ParseLine(body)
-		if err != nil {
-			out = append(out, line...)
-			continue
-		}
-		v := jscan.Field(body, top, "cwd")
-		cwd, ok := "", v.IsString(body)
-		if ok {
-			cwd, ok = JSONString(v.Raw(body))
-		}
-		rel := ""
-		if ok {
-			rel, err = filepath.Rel(from, filepath.Clean(cwd))
-			ok = err == nil && filepath.IsLocal(rel)
 		}
 		if !ok {
 			out = append(out, line...)
 			continue
 		}
-		q, _ := json.Marshal(filepath.Join(to, rel))
-		out = append(out, line[:v.S]...)
-		out = append(out, q...)
-		out = append(out, line[v.E:]...)
+		out = append(append(append(out, line[:v.S]...), repl...), line[v.E:]...)
 		n++
 	}
-	return out, n
+	// No line ending is added: the result is the source byte for byte but
+	// for the values replaced (a complete last line without one stays
+	// without one).
+	return out, n, dropped
 }
 
 // danglingParents counts user/assistant/system lines whose parentUuid

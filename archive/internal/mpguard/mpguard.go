@@ -90,72 +90,78 @@ const (
 	mpMap
 )
 
-// header reads one value's header: its kind and length (bytes for str,
-// bin and ext; elements for arrays; pairs for maps).
-func (w *costWalker) header() (mpKind, int, bool) {
-	if w.i >= len(w.b) {
-		return 0, 0, false
+// head decodes the header of the msgpack value at b[i]: its kind, its
+// length n (bytes for str and bin; bytes with the type byte for ext;
+// elements for arrays; pairs for maps; the bytes that follow for a
+// scalar) and where the header ends. ok is false for a header cut short
+// and for 0xc1, a code never used.
+func head(b []byte, i int) (k mpKind, n uint64, end int, ok bool) {
+	if i >= len(b) {
+		return 0, 0, i, false
 	}
-	c := w.b[w.i]
-	w.i++
-	be := func(n int) (int, bool) {
-		if n > len(w.b)-w.i {
-			return 0, false
+	c := b[i]
+	i++
+	be := func(k mpKind, w int) (mpKind, uint64, int, bool) { // a w-byte big-endian length
+		if w > len(b)-i {
+			return 0, 0, i, false
 		}
-		v := 0
-		for _, x := range w.b[w.i : w.i+n] {
-			v = v<<8 | int(x)
+		var v uint64
+		for _, x := range b[i : i+w] {
+			v = v<<8 | uint64(x)
 		}
-		w.i += n
-		return v, v <= len(w.b)
+		return k, v, i + w, true
 	}
 	switch {
 	case c == 0xc0:
-		return mpNil, 0, true
+		return mpNil, 0, i, true
 	case c <= 0x7f || c >= 0xe0 || c == 0xc2 || c == 0xc3:
-		return mpScalar, 0, true
+		return mpScalar, 0, i, true
 	case c <= 0x8f:
-		return mpMap, int(c & 0x0f), true
+		return mpMap, uint64(c & 0x0f), i, true
 	case c <= 0x9f:
-		return mpArray, int(c & 0x0f), true
+		return mpArray, uint64(c & 0x0f), i, true
 	case c <= 0xbf:
-		return mpStr, int(c & 0x1f), true
+		return mpStr, uint64(c & 0x1f), i, true
 	case c == 0xc4 || c == 0xd9:
-		n, ok := be(1)
-		return mpStr, n, ok
+		return be(mpStr, 1)
 	case c == 0xc5 || c == 0xda:
-		n, ok := be(2)
-		return mpStr, n, ok
+		return be(mpStr, 2)
 	case c == 0xc6 || c == 0xdb:
-		n, ok := be(4)
-		return mpStr, n, ok
+		return be(mpStr, 4)
 	case c >= 0xc7 && c <= 0xc9:
-		n, ok := be(1 << (c - 0xc7))
-		return mpExt, n + 1, ok
+		k, n, end, ok = be(mpExt, 1<<(c-0xc7))
+		return k, n + 1, end, ok // the type byte
 	case c == 0xca || c == 0xce || c == 0xd2:
-		return mpScalar, 0, w.skipN(4)
+		return mpScalar, 4, i, true
 	case c == 0xcb || c == 0xcf || c == 0xd3:
-		return mpScalar, 0, w.skipN(8)
+		return mpScalar, 8, i, true
 	case c == 0xcc || c == 0xd0:
-		return mpScalar, 0, w.skipN(1)
+		return mpScalar, 1, i, true
 	case c == 0xcd || c == 0xd1:
-		return mpScalar, 0, w.skipN(2)
+		return mpScalar, 2, i, true
 	case c >= 0xd4 && c <= 0xd8:
-		return mpExt, 1 + 1<<(c-0xd4), true
-	case c == 0xdc:
-		n, ok := be(2)
-		return mpArray, n, ok
-	case c == 0xdd:
-		n, ok := be(4)
-		return mpArray, n, ok
-	case c == 0xde:
-		n, ok := be(2)
-		return mpMap, n, ok
-	case c == 0xdf:
-		n, ok := be(4)
-		return mpMap, n, ok
+		return mpExt, 1 + 1<<(c-0xd4), i, true
+	case c == 0xdc || c == 0xdd:
+		return be(mpArray, 2<<(c-0xdc))
+	case c == 0xde || c == 0xdf:
+		return be(mpMap, 2<<(c-0xde))
 	}
-	return 0, 0, false
+	return 0, 0, i, false
+}
+
+// header reads one value's header: its kind and length (bytes for str,
+// bin and ext; elements for arrays; pairs for maps), passing over a
+// scalar's bytes.
+func (w *costWalker) header() (mpKind, int, bool) {
+	k, n, end, ok := head(w.b, w.i)
+	w.i = end
+	if !ok || n > uint64(len(w.b)) {
+		return 0, 0, false
+	}
+	if k == mpScalar {
+		return k, 0, w.skipN(int(n))
+	}
+	return k, int(n), true
 }
 
 func (w *costWalker) skipN(n int) bool {
@@ -457,17 +463,6 @@ func Walk(b []byte) (ok bool, largest uint64, end int) {
 	depth := 0
 	stack[0] = 1
 	i := 0
-	be := func(n int) (uint64, bool) {
-		if n > len(b)-i {
-			return 0, false
-		}
-		var v uint64
-		for _, c := range b[i : i+n] {
-			v = v<<8 | uint64(c)
-		}
-		i += n
-		return v, true
-	}
 	for {
 		for stack[depth] == 0 {
 			if depth == 0 {
@@ -476,56 +471,23 @@ func Walk(b []byte) (ok bool, largest uint64, end int) {
 			depth--
 		}
 		stack[depth]--
-		if i >= len(b) {
+		k, n, end, ok := head(b, i)
+		i = end
+		if !ok {
 			return false, largest, i
 		}
-		c := b[i]
-		i++
 		var skip, items uint64
-		ok := true
-		switch {
-		case c <= 0x7f || c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3:
-		case c <= 0x8f:
-			items = 2 * uint64(c&0x0f)
-		case c <= 0x9f:
-			items = uint64(c & 0x0f)
-		case c <= 0xbf:
-			skip = uint64(c & 0x1f)
-		case c == 0xc4 || c == 0xd9:
-			skip, ok = be(1)
-		case c == 0xc5 || c == 0xda:
-			skip, ok = be(2)
-		case c == 0xc6 || c == 0xdb:
-			skip, ok = be(4)
-		case c == 0xc7, c == 0xc8, c == 0xc9:
-			skip, ok = be(1 << (c - 0xc7))
-			skip++ // the type byte
-		case c == 0xca, c == 0xce, c == 0xd2:
-			skip = 4
-		case c == 0xcb, c == 0xcf, c == 0xd3:
-			skip = 8
-		case c == 0xcc, c == 0xd0:
-			skip = 1
-		case c == 0xcd, c == 0xd1:
-			skip = 2
-		case c >= 0xd4 && c <= 0xd8:
-			skip = 1 + 1<<(c-0xd4)
-		case c == 0xdc:
-			items, ok = be(2)
-		case c == 0xdd:
-			items, ok = be(4)
-		case c == 0xde:
-			items, ok = be(2)
-			items *= 2
-		case c == 0xdf:
-			items, ok = be(4)
-			items *= 2
-		default: // 0xc1, never used
-			return false, largest, i
+		switch k {
+		case mpArray:
+			items = n
+		case mpMap:
+			items = 2 * n
+		default:
+			skip = n
 		}
 		largest = max(largest, skip, items)
 		left := uint64(len(b) - i)
-		if !ok || skip > left || items > left {
+		if skip > left || items > left {
 			return false, largest, i
 		}
 		i += int(skip)
