@@ -78,6 +78,11 @@ type EncodeOptions struct {
 	// agree with RedactLine). The archive then records its per-rule
 	// totals, RedactionReport.Rules (see redactcount.go).
 	RedactCount func(line []byte) map[string]int
+	// KeepContents, when set beside RedactText, names the captured
+	// project files stored unredacted (the user's redaction.allow_paths):
+	// RedactText is not applied to the contents of a file whose path it
+	// accepts.
+	KeepContents func(path string) bool
 	// Previous is the archive this one updates. When a raw file of the
 	// previous archive is a prefix of the new one, its unchanged segments
 	// are copied without recompression and only the tail is encoded.
@@ -695,7 +700,8 @@ func (e *encoder) redactText(s string) string {
 // redactContents returns the captured project files as they are stored:
 // redacted like every other text when redaction is on (a file the
 // session read holds the same secrets as the tool output that showed
-// it), counted in RedactionReport.ContentsChanged.
+// it), counted in RedactionReport.ContentsChanged, except the files
+// EncodeOptions.KeepContents names.
 func (e *encoder) redactContents(fcs []FileContent) []FileContent {
 	f := e.opts.RedactText
 	if f == nil || len(fcs) == 0 {
@@ -703,6 +709,10 @@ func (e *encoder) redactContents(fcs []FileContent) []FileContent {
 	}
 	out := make([]FileContent, len(fcs))
 	for i, fc := range fcs {
+		if e.opts.KeepContents != nil && e.opts.KeepContents(fc.Path) {
+			out[i] = fc
+			continue
+		}
 		if r := f(string(fc.Data)); r != string(fc.Data) {
 			fc.Data = []byte(r)
 			e.report.ContentsChanged++

@@ -47,3 +47,27 @@ func TestRedactionCoversEverything(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepContents: the captured files EncodeOptions.KeepContents names
+// (the user's redaction.allow_paths) are stored as they are; the others
+// and the transcript stay redacted.
+func TestKeepContents(t *testing.T) {
+	st := importFile(t, filepath.Join(fixtureDir, v2+".jsonl"))
+	st.FileContents = []archive.FileContent{
+		{Path: "testdata/fixture.env", Data: []byte("TOKEN=FAIL\n")},
+		{Path: ".env", Data: []byte("TOKEN=FAIL\n")},
+	}
+	b := encode(t, st, archive.EncodeOptions{
+		Codec:        ctxfmt.CodecNone,
+		RedactLine:   redactFAIL,
+		RedactText:   func(s string) string { return strings.ReplaceAll(s, "FAIL", "[REDACTED]") },
+		KeepContents: func(p string) bool { return strings.HasPrefix(p, "testdata/") },
+	})
+	fcs, err := open(t, b, archive.OpenOptions{}).FileContents()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fcs) != 2 || string(fcs[0].Data) != "TOKEN=FAIL\n" || string(fcs[1].Data) != "TOKEN=[REDACTED]\n" {
+		t.Errorf("file contents %q, want testdata/ kept and .env redacted", fcs)
+	}
+}

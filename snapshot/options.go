@@ -202,6 +202,9 @@ func EncodeOptions(cfg *store.Config, level ctxfmt.Level) (archive.EncodeOptions
 			_, rep := r.JSONLine(line)
 			return rep.Counts
 		}
+		if len(cfg.Redaction.AllowPaths) > 0 {
+			opts.KeepContents = r.PathAllowed
+		}
 		opts.RedactText = func(s string) string {
 			// Every inline text comes from a raw line whose secrets
 			// were already counted there.
