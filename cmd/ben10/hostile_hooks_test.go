@@ -30,7 +30,7 @@ const hostileHookLimit = 512 << 20
 // every sixth of those that are not sparse files (those take seconds).
 func TestHostileArchivesEveryHook(t *testing.T) {
 	t.Parallel()
-	arch, err := hostile.Archives(t.TempDir())
+	arch, err := hostile.Shared()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/ben10ctx/ben10/internal/hostile"
 )
 
 // ben10Bin is the real binary built once for the end-to-end tests, and
@@ -30,6 +32,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	hostile.RemoveShared()
 	os.Exit(code)
 }
 
