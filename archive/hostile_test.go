@@ -119,8 +119,7 @@ type hostileResult struct {
 // archive-level verify must refuse every case but the one valid archive.
 // Allocation is a memory figure, not a timing one.
 func TestHostileArchives(t *testing.T) {
-	dir := t.TempDir()
-	paths, err := hostile.Archives(dir)
+	paths, err := hostile.Shared()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,8 +231,7 @@ func tail(s string) string {
 // ErrTooLarge or corrupt, the encrypted file cut after its parameters
 // ErrTruncated at verify.
 func TestHostileErrorClasses(t *testing.T) {
-	dir := t.TempDir()
-	paths, err := hostile.Archives(dir)
+	paths, err := hostile.Shared()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,9 @@ func TestDictRoundTrip(t *testing.T) {
 		for _, enc := range []bool{false, true} {
 			name := l.String() + map[bool]string{false: "", true: "/encrypted"}[enc]
 			t.Run(name, func(t *testing.T) {
+				if testing.Short() && l == LevelMax && enc {
+					t.Skip("-short: LevelMax is checked unencrypted, encryption at the default level; make test-long runs both")
+				}
 				opts := WriterOptions{Codec: CodecZstd, Level: l}
 				ro := ReaderOptions{}
 				if enc {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ben10ctx/ben10/ctxfmt"
 )
 
 // archiveFixture writes a few sample files and returns their paths.
@@ -118,6 +120,14 @@ func TestArchiveEncrypted(t *testing.T) {
 	if r := runBen10(t, nil, env, "archive", "verify", "--deep", out); r.code != 0 {
 		t.Fatalf("verify with env passphrase: %+v", r)
 	}
+	if testing.Short() {
+		// -short: the reads below each derive the key, at the default
+		// Argon2id cost of the packed archive (64 MiB, three passes); the
+		// same segments sealed with a cheap cost take the same paths in
+		// the binary. make test-long reads the packed archive.
+		out = filepath.Join(dir, "cheap.ctx")
+		raw = cheapEncrypted(t, out, "hunter2 is not a good passphrase", files)
+	}
 	if r := runBen10(t, nil, nil, "archive", "verify", "--deep", "--passphrase-file", passFile, out); r.code != 0 {
 		t.Fatalf("verify with passphrase file: %+v", r)
 	}
@@ -153,6 +163,35 @@ func TestArchiveEncrypted(t *testing.T) {
 	if r := runBen10(t, nil, nil, packArgs(dir, "--out", filepath.Join(dir, "n.ctx"), "--encrypt")...); r.code == 0 || !strings.Contains(r.stderr, "BEN10_PASSPHRASE") {
 		t.Fatalf("--encrypt without passphrase: %+v", r)
 	}
+}
+
+// cheapEncrypted writes to path what `archive pack --encrypt` writes for
+// the fixture's files (crypto parameters, metadata, conversation,
+// summaries), its key derived from pass with a cheap Argon2id cost, and
+// returns the bytes.
+func cheapEncrypted(t *testing.T, path, pass string, files map[string][]byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := ctxfmt.NewWriter(&buf, ctxfmt.WriterOptions{Encryption: &ctxfmt.Encryption{
+		Passphrase: []byte(pass), Argon2: ctxfmt.Argon2Params{Time: 1, MemoryKiB: 64, Threads: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, seg := range []struct {
+		t    ctxfmt.SegmentType
+		name string
+	}{{ctxfmt.TypeMetadata, "metadata"}, {ctxfmt.TypeConversation, "conversation"}, {ctxfmt.TypeSummaries, "summaries"}} {
+		if err := w.Add(seg.t, files[seg.name]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 func TestArchiveVerifyDamage(t *testing.T) {

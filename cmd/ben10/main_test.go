@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/ben10ctx/ben10/internal/hostile"
 )
 
 // ben10Bin is the real binary built once for the end-to-end tests, and
@@ -15,22 +19,46 @@ import (
 var ben10Bin, shimBin string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "ben10-e2e-")
+	dir, keep, err := binDir()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	// One go build for both: it loads the packages once and links the
-	// two binaries side by side.
+	// two binaries side by side (or, in the kept directory, leaves them
+	// alone when no source changed: go build's up-to-date check).
 	ben10Bin, shimBin = filepath.Join(dir, "ben10"), filepath.Join(dir, "ben10-hook")
 	if out, err := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "../ben10-hook").CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building ben10 and ben10-hook: %v\n%s", err, out)
-		os.RemoveAll(dir)
+		if !keep {
+			os.RemoveAll(dir)
+		}
 		os.Exit(1)
 	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	if !keep {
+		os.RemoveAll(dir)
+	}
+	hostile.RemoveShared()
 	os.Exit(code)
+}
+
+// binDir is where TestMain builds the binaries: a directory kept between
+// runs in the user's cache directory, one per checkout of the module
+// (keep), so that a run after no change to the binary's sources does not
+// link it again; a temporary directory when there is no cache directory.
+func binDir() (dir string, keep bool, err error) {
+	if cache, err := os.UserCacheDir(); err == nil {
+		if wd, err := os.Getwd(); err == nil {
+			sum := sha256.Sum256([]byte(wd))
+			dir = filepath.Join(cache, "ben10-test", hex.EncodeToString(sum[:8]))
+			if err := os.MkdirAll(dir, 0o700); err == nil {
+				return dir, true, nil
+			}
+		}
+	}
+	dir, err = os.MkdirTemp("", "ben10-e2e-")
+	return dir, false, err
 }
 
 // result is what one run of the binary produced.

@@ -197,9 +197,19 @@ func TestRestoreFresh(t *testing.T) {
 // current.ctx, and the default without a terminal.
 func TestRestoreCorruptChoices(t *testing.T) {
 	t.Parallel()
+	// One world for every choice: each starts from it as it was built,
+	// current.ctx damaged (the world costs four hook runs).
+	world := restoreWorld(t)
+	world.damageCurrent()
+	reset := saveTree(t, filepath.Dir(world.home))
+	choice := func(t *testing.T) *hookWorld {
+		t.Cleanup(func() { reset(t) })
+		w := *world
+		w.t = t
+		return &w
+	}
 	t.Run("checkpoint", func(t *testing.T) {
-		w := restoreWorld(t)
-		w.damageCurrent()
+		w := choice(t)
 		r := w.restore("--on-corrupt", "checkpoint")
 		if r.code != 0 || !strings.Contains(r.stderr, "checkpoint cp-") || !strings.Contains(r.stdout, "Context Restored") || !strings.Contains(r.stdout, "checkpoints") {
 			t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -209,16 +219,14 @@ func TestRestoreCorruptChoices(t *testing.T) {
 		}
 	})
 	t.Run("history", func(t *testing.T) {
-		w := restoreWorld(t)
-		w.damageCurrent()
+		w := choice(t)
 		r := w.restore("--on-corrupt", "history", "--mode", "summary")
 		if r.code != 0 || !strings.Contains(r.stderr, "history") || !strings.Contains(r.stdout, "internal/cart/total_test.go") {
 			t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 		}
 	})
 	t.Run("fresh", func(t *testing.T) {
-		w := restoreWorld(t)
-		w.damageCurrent()
+		w := choice(t)
 		r := w.restore("--on-corrupt", "fresh")
 		if r.code != 0 || !strings.Contains(r.stdout, "Fresh start") {
 			t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
@@ -231,8 +239,7 @@ func TestRestoreCorruptChoices(t *testing.T) {
 		}
 	})
 	t.Run("export", func(t *testing.T) {
-		w := restoreWorld(t)
-		w.damageCurrent()
+		w := choice(t)
 		damaged, _ := os.ReadFile(filepath.Join(w.contextDir(), "current.ctx"))
 		r := w.restore("--on-corrupt", "export", "--json")
 		if r.code != 0 {
@@ -254,13 +261,71 @@ func TestRestoreCorruptChoices(t *testing.T) {
 		}
 	})
 	t.Run("default without a terminal", func(t *testing.T) {
-		w := restoreWorld(t)
-		w.damageCurrent()
+		w := choice(t)
 		r := w.restore()
 		if r.code != 0 || !strings.Contains(r.stderr, "missing or damaged") {
 			t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 		}
 	})
+}
+
+// saveTree records the files, directories and symbolic links under root
+// and returns a function that puts root back as it was recorded: what
+// was added since is removed, what was changed or removed is rewritten
+// with its mode.
+func saveTree(t *testing.T, root string) (reset func(t *testing.T)) {
+	t.Helper()
+	type entry struct {
+		path, link string
+		mode       os.FileMode
+		data       []byte
+	}
+	var entries []entry
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == root {
+			return err
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		e := entry{path: p, mode: fi.Mode()}
+		switch {
+		case fi.Mode()&os.ModeSymlink != 0:
+			e.link, err = os.Readlink(p)
+		case fi.Mode().IsRegular():
+			e.data, err = os.ReadFile(p)
+		}
+		entries = append(entries, e)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(t *testing.T) {
+		top, err := os.ReadDir(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range top {
+			if err := os.RemoveAll(filepath.Join(root, d.Name())); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, e := range entries { // parents before their contents
+			switch {
+			case e.mode.IsDir():
+				err = os.Mkdir(e.path, e.mode.Perm())
+			case e.mode&os.ModeSymlink != 0:
+				err = os.Symlink(e.link, e.path)
+			default:
+				err = os.WriteFile(e.path, e.data, e.mode.Perm())
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }
 
 func TestParseComponents(t *testing.T) {

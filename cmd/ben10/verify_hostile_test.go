@@ -15,7 +15,7 @@ import (
 // a hostile current.ctx as damaged instead of "verified".
 func TestArchiveVerifyHostile(t *testing.T) {
 	t.Parallel()
-	paths, err := hostile.Archives(t.TempDir())
+	paths, err := hostile.Shared()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/zstd"
@@ -91,6 +92,34 @@ func Archives(dir string) (map[string]string, error) {
 		out[c.Name] = p
 	}
 	return out, nil
+}
+
+// shared is the corpus Shared writes once per process.
+var shared struct {
+	once  sync.Once
+	dir   string
+	paths map[string]string
+	err   error
+}
+
+// Shared returns the corpus written once per process into a temporary
+// directory, for test packages whose several tests read it (none may
+// change the files): written once, not once per test. The package's
+// TestMain calls RemoveShared after the tests.
+func Shared() (map[string]string, error) {
+	shared.once.Do(func() {
+		if shared.dir, shared.err = os.MkdirTemp("", "ben10-hostile-"); shared.err == nil {
+			shared.paths, shared.err = Archives(shared.dir)
+		}
+	})
+	return shared.paths, shared.err
+}
+
+// RemoveShared removes the directory Shared wrote, if it did.
+func RemoveShared() {
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
 }
 
 // ---- msgpack pieces (fixed-width headers, so counts are explicit) ----
