@@ -57,22 +57,9 @@ var DefaultSnapshots SnapshotFactory
 // maxSummaryKeep bounds the PostCompact summary kept in the state file.
 const maxSummaryKeep = 64 << 10
 
-func (h *Handler) now() time.Time {
-	if h.Now != nil {
-		return h.Now()
-	}
-	return time.Now()
-}
+func (h *Handler) now() time.Time { return (&hooknote.Env{Now: h.Now}).Clock() }
 
-func (h *Handler) home() string {
-	if h.Home != "" {
-		return h.Home
-	}
-	if d, err := store.HomeDir(); err == nil {
-		return d
-	}
-	return ""
-}
+func (h *Handler) home() string { return (&hooknote.Env{Home: h.Home}).HomeDir() }
 
 // Run is `ben10 hook [EVENT]`: it reads the hook input from stdin, handles
 // it and prints the hook output on stdout. It never fails the hook: every
