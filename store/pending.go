@@ -250,13 +250,30 @@ func (s *Store) QueueJob(j Job) (Job, error) {
 // written atomically and removed only by the worker that did them. A job
 // file that cannot be read or decoded is returned as a Failed job with
 // LastError saying why (it is kept for the user to see).
-func (s *Store) Jobs() ([]Job, error) {
+func (s *Store) Jobs() ([]Job, error) { return s.jobs("") }
+
+// SessionJobs is Jobs for the jobs of session only: it reads only their
+// files (named after the session), however many other job files the
+// queue holds — what a hook needs, in a store that may be untrusted.
+func (s *Store) SessionJobs(session string) ([]Job, error) {
+	if session == "" {
+		return nil, nil
+	}
+	return s.jobs(session)
+}
+
+// jobs lists the queued jobs, of session when it is not "".
+func (s *Store) jobs(session string) ([]Job, error) {
 	ps, err := s.listPending(JobKind)
 	if err != nil {
 		return nil, err
 	}
+	name := sanitizeName(session, 64)
 	out := make([]Job, 0, len(ps))
 	for _, p := range ps {
+		if session != "" && p.Session != name {
+			continue
+		}
 		var j Job
 		data, err := ReadFileBounded(p.Path, maxJobBytes)
 		if err == nil {

@@ -524,9 +524,10 @@ func (c *Call) takeNote(event, trigger string) error {
 	}
 	j := store.Job{Event: event, Trigger: trigger, Session: c.In.SessionID, Transcript: c.In.TranscriptPath,
 		Size: fi.Size(), Head: head, Cwd: c.In.Cwd, Time: c.Now}
-	if c.rewritten(j) {
+	jobs, _ := c.St.SessionJobs(j.Session) // unreadable: as if none were queued
+	if rewritten(jobs, j) {
 		mode = WorkSync
-	} else if event == JobCheckpoint && c.queued(j) {
+	} else if event == JobCheckpoint && queued(jobs, j) {
 		return nil // the queued checkpoint, written later, holds this one
 	}
 	if j, err = c.St.QueueJob(j); err != nil {
@@ -548,13 +549,10 @@ func (c *Call) takeNote(event, trigger string) error {
 	return c.Env.StartWorker()
 }
 
-// rewritten reports whether an earlier queued job of the session saw the
-// transcript longer than it is now, or with other first bytes.
-func (c *Call) rewritten(j store.Job) bool {
-	jobs, err := c.St.Jobs()
-	if err != nil {
-		return false
-	}
+// rewritten reports whether an earlier queued job of the session (jobs:
+// its queued jobs) saw the transcript longer than it is now, or with
+// other first bytes.
+func rewritten(jobs []store.Job, j store.Job) bool {
 	for _, o := range jobs {
 		if o.Session != j.Session || o.Transcript != j.Transcript || o.Failed {
 			continue
@@ -567,12 +565,8 @@ func (c *Call) rewritten(j store.Job) bool {
 }
 
 // queued reports whether a job of j's event and session waits to be run
-// (not failed).
-func (c *Call) queued(j store.Job) bool {
-	jobs, err := c.St.Jobs()
-	if err != nil {
-		return false
-	}
+// (not failed) among jobs.
+func queued(jobs []store.Job, j store.Job) bool {
 	for _, o := range jobs {
 		if o.Event == j.Event && o.Session == j.Session && !o.Failed {
 			return true
