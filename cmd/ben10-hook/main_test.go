@@ -1,9 +1,10 @@
 package main
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/ben10ctx/ben10/internal/e2e"
 )
 
 // TestShimLinksLight: the shim's start-up is what Claude Code waits for on
@@ -13,18 +14,7 @@ import (
 // search index, S3, MCP, web UI or command tree (package hook itself
 // links them, which is why the take-note code lives in internal/hooknote).
 func TestShimLinksLight(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to list the dependencies with")
-	}
-	out, err := exec.Command(goBin, "list", "-deps", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 10 {
-		t.Fatalf("go list -deps listed %d packages: %q", len(deps), out)
-	}
+	deps := e2e.Deps(t)
 	const mod = "github.com/ben10ctx/ben10/"
 	allowed := map[string]bool{mod + "store": true, mod + "internal/hooknote": true, mod + "internal/hookfast": true,
 		mod + "internal/jscan": true, mod + "cmd/ben10-hook": true}

@@ -89,3 +89,23 @@ func Require(tb testing.TB, programs ...string) []string {
 	}
 	return paths
 }
+
+// Deps lists the packages the package in the test's directory depends
+// on, itself included (`go list -deps .`); the test is skipped when there
+// is no go command.
+func Deps(t testing.TB) []string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to list the dependencies with")
+	}
+	out, err := exec.Command(goBin, "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("go list -deps listed %d packages: %q", len(deps), out)
+	}
+	return deps
+}

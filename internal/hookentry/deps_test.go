@@ -1,9 +1,10 @@
 package hookentry
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/ben10ctx/ben10/internal/e2e"
 )
 
 // TestHookPathLinksNoDatabase: `ben10 hook` exits from this package's
@@ -13,18 +14,7 @@ import (
 // tree) is never initialised on a hook. Keep it that way: the save paths
 // note archives through internal/indexnotes, not package index.
 func TestHookPathLinksNoDatabase(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to list the dependencies with")
-	}
-	out, err := exec.Command(goBin, "list", "-deps", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	deps := strings.Fields(string(out))
-	if len(deps) < 10 {
-		t.Fatalf("go list -deps listed %d packages: %q", len(deps), out)
-	}
+	deps := e2e.Deps(t)
 	for _, d := range deps {
 		for _, banned := range []string{
 			"modernc.org/sqlite", "github.com/minio/", "github.com/modelcontextprotocol/", "github.com/spf13/cobra",
