@@ -195,7 +195,19 @@ func TestRealClaudePrintHooks(t *testing.T) {
 func compactSession(t *testing.T, cmd string) (*claudetest.Env, *claudetest.Session, claudetest.Request) {
 	t.Helper()
 	const summary = "The user asked for a check and it ran."
-	env := realEnv(t, scripted(map[string]string{"walrus": cmd}, summary))
+	respond := scripted(map[string]string{"walrus": cmd}, summary)
+	env := realEnv(t, respond)
+	// The compaction's answer waits for the worker's PreCompact job (the
+	// snapshot written and offered), so SessionStart(compact) finds the
+	// snapshot rather than falling back to the transcript, whatever the
+	// machine's load: the order a real compaction, seconds of model time,
+	// gives.
+	env.API.SetResponder(func(r claudetest.Request) claudetest.Reply {
+		if r.IsCompaction() {
+			waitJobsDone(realStoreDir(env))
+		}
+		return respond(r)
+	})
 	s := env.Interactive()
 	s.Submit("run the walrus check")
 	if _, err := env.WaitRequest(claudetest.ScreenTimeout, func(r claudetest.Request) bool {
@@ -464,6 +476,20 @@ func TestRealClaudeResumeRestored(t *testing.T) {
 // and Ben10's background worker writes the snapshot or the final save
 // after the hook returned. It gives up after a minute (the test then
 // fails on what is missing) and returns the matches.
+// waitJobsDone waits (up to a minute) until the store at root holds a
+// compaction snapshot and no queued job.
+func waitJobsDone(root string) {
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		snaps, _ := filepath.Glob(filepath.Join(root, "compaction-snapshots", "pre-compact-*.ctx"))
+		jobs, _ := filepath.Glob(filepath.Join(root, "pending", "job-*"))
+		if len(snaps) > 0 && len(jobs) == 0 {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 func waitWorker(t *testing.T, pattern string) []string {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
