@@ -62,12 +62,7 @@ type viewFile struct {
 	Writes int    `json:"w"`
 }
 
-func stamp(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339)
-}
+func stamp(t time.Time) string { return format(t, time.RFC3339) }
 
 func buildViewData(st *archive.State) *viewData {
 	d := &viewData{

@@ -631,7 +631,7 @@ func (s *Server) renderUI(w http.ResponseWriter, r *http.Request, pg uiPage) {
 	}
 	pg.Nonce, pg.CSS, pg.JS = nonce, template.CSS(viewCSS), template.JS(uiJS)
 	var buf bytes.Buffer
-	if err := uiTemplate.Execute(&buf, pg); err != nil {
+	if err := templates.ExecuteTemplate(&buf, "ui.html", pg); err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err.Error())
 		return
 	}
@@ -675,46 +675,6 @@ func (s *Server) searchPage(w http.ResponseWriter, r *http.Request) {
 	}
 	s.renderUI(w, r, pg)
 }
-
-const uiJS = `document.querySelectorAll("button.copy").forEach(function(b){b.addEventListener("click",function(){var t=b.getAttribute("data-copy");if(navigator.clipboard){navigator.clipboard.writeText(t).then(function(){b.textContent="copied";});}});});`
-
-var uiTemplate = template.Must(template.New("ui").Funcs(template.FuncMap{
-	"csp": uiCSP,
-	"date": func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return t.UTC().Format("2006-01-02 15:04Z")
-	},
-	"size": humanSize,
-}).Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{{csp .Nonce}}">
-<meta name="referrer" content="no-referrer">
-<title>{{.Title}}</title>
-<style nonce="{{.Nonce}}">{{.CSS}}</style>
-</head><body>
-<header><nav><a href="/">Projects</a></nav><h1>{{.Title}}</h1>
-<form action="/search" method="get"><input id="filter" type="search" name="q" value="{{.Query}}" placeholder="Search snapshots…"> <button type="submit">Search</button></form>
-</header>
-<div class="page">
-{{with .Error}}<p class="fail">{{.}}</p>{{end}}
-{{if .Projects}}<table class="list" id="projects"><tr><th>Project</th><th>Saved</th><th>Snapshots</th><th>Store</th></tr>
-{{range .Projects}}<tr class="project"><td><a href="{{.URL}}">{{.Dir}}</a></td><td>{{.Saved}}</td><td>{{.Snapshots}}</td><td><code>{{.Store}}</code>{{if .Fallback}} (fallback){{end}}{{with .Error}} <span class="fail">{{.}}</span>{{end}}</td></tr>
-{{end}}</table>{{end}}
-{{with .Project}}<p>Store <code>{{.Store}}</code></p>{{end}}
-{{if .Entries}}<table class="list" id="entries"><tr><th>Kind</th><th>Name</th><th>Session</th><th>Saved</th><th>Size</th><th>Messages</th><th>Commands</th></tr>
-{{range .Entries}}<tr class="entry"><td>{{.Kind}}</td><td><a class="view" href="{{.ViewURL}}">{{.Name}}</a></td>
-<td>{{with .Title}}{{.}}<br>{{end}}<code>{{.SessionID}}</code> {{.Harness}}</td><td>{{date .SavedAt}}</td><td>{{size .SizeBytes}}</td><td>{{.Messages}}</td>
-<td>{{with .Resume}}<div class="cmd"><code>{{.}}</code> <button type="button" class="copy" data-copy="{{.}}">copy</button></div>{{end}}
-<div class="cmd"><code>{{.Restore}}</code> <button type="button" class="copy" data-copy="{{.Restore}}">copy</button></div>{{with .Error}}<span class="fail">{{.}}</span>{{end}}</td></tr>
-{{end}}</table>{{else}}{{if .Project}}<p>Nothing saved in this project yet.</p>{{end}}{{end}}
-{{if .Query}}<table class="list" id="hits"><tr><th>Where</th><th>Snippet</th></tr>
-{{range .Hits}}<tr class="hit"><td><a href="{{.ViewURL}}">{{.Kind}} {{.Name}}</a> #{{.Message}} {{.Where}} {{.Role}}{{.Tool}}</td><td><code>{{.Snippet}}</code></td></tr>
-{{else}}<tr><td colspan="2">No match.</td></tr>{{end}}</table>{{end}}
-</div>
-<script nonce="{{.Nonce}}">{{.JS}}</script>
-</body></html>`))
 
 func humanSize(n int64) string {
 	switch {

@@ -59,7 +59,7 @@ func Render(w io.Writer, st *archive.State, opts ViewOptions) error {
 		Rendered: opts.Now.UTC().Format(time.RFC3339),
 		CSS:      template.CSS(viewCSS),
 	}
-	if err := viewTemplates.ExecuteTemplate(bw, "head", head); err != nil {
+	if err := templates.ExecuteTemplate(bw, "head", head); err != nil {
 		return fmt.Errorf("web: render: %w", err)
 	}
 	// The session's JSON goes straight into the <script type=
@@ -72,7 +72,7 @@ func Render(w io.Writer, st *archive.State, opts ViewOptions) error {
 		return fmt.Errorf("web: render: encoding the session: %w", err)
 	}
 	bw.WriteString("</script>\n")
-	if err := viewTemplates.ExecuteTemplate(bw, "tail", pageTail{Nonce: opts.Nonce, JS: template.JS(viewJS)}); err != nil {
+	if err := templates.ExecuteTemplate(bw, "tail", pageTail{Nonce: opts.Nonce, JS: template.JS(viewJS)}); err != nil {
 		return fmt.Errorf("web: render: %w", err)
 	}
 	if err := bw.Flush(); err != nil {
@@ -120,58 +120,3 @@ type pageTail struct {
 	Nonce string
 	JS    template.JS
 }
-
-var viewTemplates = template.Must(template.New("view").Funcs(template.FuncMap{
-	"csp": ContentSecurityPolicy,
-	"date": func(t time.Time) string {
-		if t.IsZero() {
-			return ""
-		}
-		return t.UTC().Format("2006-01-02 15:04:05Z")
-	},
-}).Parse(`{{define "head"}}<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="{{csp .Nonce}}">
-<meta name="referrer" content="no-referrer">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}}</title>
-<style nonce="{{.Nonce}}">{{.CSS}}</style>
-</head><body>
-<header id="top">
-{{if .BackURL}}<nav><a href="{{.BackURL}}">← projects</a></nav>{{end}}
-<h1 id="title">{{.Title}}</h1>
-<div class="meta">
-{{with .Meta.Harness}}<span class="tag harness">{{.}}</span>{{end}}
-{{with .Meta.SessionID}}<span>session <code>{{.}}</code></span>{{end}}
-{{with .Meta.Model}}<span>model {{.}}</span>{{end}}
-{{with .Meta.GitBranch}}<span>branch {{.}}</span>{{end}}
-{{with .Meta.DirectoryPath}}<span>in <code>{{.}}</code></span>{{end}}
-{{with date .Meta.FirstActivity}}<span>from {{.}}</span>{{end}}
-{{with date .Meta.LastActivity}}<span>to {{.}}</span>{{end}}
-</div>
-{{with .Source}}<div class="source">{{.}}</div>{{end}}
-{{range .Commands}}<div class="cmd"><code>{{.}}</code> <button type="button" class="copy" data-copy="{{.}}">copy</button></div>{{end}}
-</header>
-<main>
-<aside id="side">
-<section id="tasks"><h2>Todos</h2><div class="body"></div></section>
-<section id="files"><h2>Files touched</h2><div class="body"></div></section>
-<section id="commands"><h2>Commands</h2><div class="body"></div></section>
-<section id="compactions"><h2>Compactions</h2><div class="body"></div></section>
-</aside>
-<div id="conv">
-<div id="bar"><input id="filter" type="search" placeholder="Filter messages and tools…" autocomplete="off">
-<label><input type="checkbox" class="role" value="user" checked> user</label>
-<label><input type="checkbox" class="role" value="assistant" checked> assistant</label>
-<label><input type="checkbox" class="role" value="system" checked> system</label>
-<span id="count"></span></div>
-<noscript><p>This page needs JavaScript to show the conversation.</p></noscript>
-<div id="messages"></div>
-<button type="button" id="more" hidden>Show more</button>
-</div>
-</main>
-<footer>Rendered by Ben10 at {{.Rendered}}. Text is shown as stored (redacted when saved with redaction).</footer>
-{{end}}
-{{define "tail"}}<script nonce="{{.Nonce}}">{{.JS}}</script>
-</body></html>
-{{end}}`))

@@ -1,0 +1,1 @@
+document.querySelectorAll("button.copy").forEach(function(b){b.addEventListener("click",function(){var t=b.getAttribute("data-copy");if(navigator.clipboard){navigator.clipboard.writeText(t).then(function(){b.textContent="copied";});}});});
