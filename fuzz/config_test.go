@@ -110,7 +110,7 @@ func FuzzHookInputAndSettings(f *testing.F) {
 		if err := os.WriteFile(path, settings, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := hook.Install(path, "/opt/ben10/ben10"); err != nil {
+		if _, err := hook.InstallFile(path, hook.EditOptions{Bin: "/opt/ben10/ben10"}); err != nil {
 			after, _ := os.ReadFile(path)
 			if string(after) != string(settings) {
 				t.Fatalf("refused install changed the file")
@@ -125,7 +125,7 @@ func FuzzHookInputAndSettings(f *testing.F) {
 		if err != nil || len(st.Missing) != 0 {
 			t.Fatalf("after install: missing %v, err %v", st.Missing, err)
 		}
-		if _, err := hook.Uninstall(path); err != nil {
+		if _, err := hook.UninstallFile(path, hook.EditOptions{}); err != nil {
 			t.Fatalf("uninstall after install: %v", err)
 		}
 	})

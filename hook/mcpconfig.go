@@ -164,11 +164,7 @@ func InstallMCP(path string, scope Scope, projectDir, binPath string) (bool, err
 		return false, fmt.Errorf("MCP server binary path %q is neither absolute nor a bare command name found on PATH", binPath)
 	}
 	res, err := editFile(path, mcpEditOptions(scope, projectDir), func(doc []byte) ([]byte, error) {
-		out, err := installMCPEdit(doc, scope, projectDir, command)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return out, nil
+		return installMCPEdit(doc, scope, projectDir, command)
 	})
 	return res.Changed, err
 }
@@ -181,11 +177,7 @@ func UninstallMCP(path string, scope Scope, projectDir string) (bool, error) {
 		return false, nil
 	}
 	res, err := editFile(path, mcpEditOptions(scope, projectDir), func(doc []byte) ([]byte, error) {
-		out, err := uninstallMCPEdit(doc, scope, projectDir)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return out, nil
+		return uninstallMCPEdit(doc, scope, projectDir)
 	})
 	if err != nil || !res.Changed {
 		return res.Changed, err
@@ -215,25 +207,10 @@ func mcpEditOptions(scope Scope, projectDir string) EditOptions {
 // MCPInstalled reports the command of Ben10's MCP registration for scope
 // in the file at path ("" when there is none).
 func MCPInstalled(path string, scope Scope, projectDir string) (string, error) {
-	// A project's .mcp.json is untrusted: a regular file of a settings
-	// file's size, checked before it is read (a FIFO or /dev/zero behind
-	// it must not block or exhaust doctor).
-	fi, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
-	}
-	if err != nil {
+	// A project's .mcp.json is untrusted: see readSettingsFile.
+	doc, _, err := readSettingsFile(path)
+	if err != nil || doc == nil {
 		return "", err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > maxSettingsSize {
-		return "", fmt.Errorf("%s: not a regular settings file of at most %d bytes", path, maxSettingsSize)
-	}
-	doc, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	if len(doc) > maxSettingsSize {
-		return "", fmt.Errorf("%s: %d bytes, more than a settings file", path, len(doc))
 	}
 	root, err := parseRoot(doc)
 	if err != nil {

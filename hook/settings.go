@@ -1,14 +1,15 @@
 package hook
 
 import (
-	"encoding/json"
-	"errors"
+	"bytes"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+
+	"github.com/ben10ctx/ben10/internal/jsonedit"
 )
 
 // Scope says which Claude Code settings file hooks are installed in.
@@ -166,92 +167,35 @@ type Installed struct {
 	Timeout map[Event]float64 `json:"timeouts,omitempty"`
 }
 
-func readSettings(path string) (*object, bool, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return newObject(), false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	if strings.TrimSpace(string(data)) == "" {
-		return newObject(), true, nil
-	}
-	o, err := parseObject(data)
-	if err != nil {
-		return nil, true, fmt.Errorf("%s: not valid settings JSON: %w", path, err)
-	}
-	return o, true, nil
-}
-
-// Install merges Ben10's hook entries into the settings file at path,
-// pointing at the ben10-hook shim when it sits next to the ben10 binary
-// binPath (see ShimFor), else at binPath. It is
-// InstallFile with minimal edits: every other setting and hook is kept
-// byte for byte; an entry of either form for an event is updated in place
-// (so an install of one form is upgraded to the other, never duplicated);
-// a second run changes nothing. It reports whether the file changed.
-func Install(path, binPath string) (bool, error) {
-	if !filepath.IsAbs(binPath) {
-		return false, fmt.Errorf("hook binary path %q is not absolute", binPath)
-	}
-	r, err := InstallFile(path, EditOptions{Bin: binPath})
-	return r.Changed, err
-}
-
-// Uninstall removes Ben10's hook entries (and only those) from the settings
-// file at path (see UninstallFile). It reports whether the file changed.
-func Uninstall(path string) (bool, error) {
-	r, err := UninstallFile(path, EditOptions{})
-	return r.Changed, err
-}
-
 // Status reports what of Ben10 is installed in the settings file at path.
 func Status(path string, scope Scope) (Installed, error) {
 	st := Installed{Path: path, Scope: scope, Events: map[Event]string{}, Timeout: map[Event]float64{}}
 	beside := "" // the ben10 beside the shim, when events go through it
-	root, exists, err := readSettings(path)
+	doc, fi, err := readSettingsFile(path)
 	if err != nil {
 		return st, err
 	}
-	st.Exists = exists
-	v, _ := root.get("hooks")
-	hooks, _ := v.(*object)
-	if hooks != nil {
-		for _, e := range hooks.keys {
-			list, _ := hooks.vals[e].([]any)
-			for _, g := range list {
-				gobj, _ := g.(*object)
-				if gobj == nil {
-					continue
-				}
-				hs, _ := gobj.get("hooks")
-				handlers, _ := hs.([]any)
-				for _, h := range handlers {
-					hobj, _ := h.(*object)
-					if hobj == nil {
-						continue
-					}
-					c, _ := hobj.get("command")
-					cs, _ := c.(string)
-					bin, shim, ours := parseOurs(cs)
-					if !ours {
-						continue
-					}
-					st.Events[Event(e)] = cs
-					if shim {
-						st.Shim = bin
-						beside = binaryBeside(bin)
-					} else {
-						st.Binary = bin
-					}
-					if t, ok := hobj.get("timeout"); ok {
-						if n, ok := t.(json.Number); ok {
-							f, _ := n.Float64()
-							st.Timeout[Event(e)] = f
-						}
-					}
-				}
+	st.Exists = fi != nil
+	if len(bytes.TrimSpace(doc)) > 0 {
+		root, err := parseRoot(doc)
+		if err != nil {
+			return st, fmt.Errorf("%s: not valid settings JSON: %w", path, err)
+		}
+		// A "hooks" that is not an object holds none of Ben10's.
+		found, _, _ := findOurs(doc, root, "")
+		for _, o := range found {
+			cs := jsonedit.Str(doc, o.handler.Get("command"))
+			bin, shim, _ := parseOurs(cs)
+			st.Events[Event(o.event)] = cs
+			if shim {
+				st.Shim = bin
+				beside = binaryBeside(bin)
+			} else {
+				st.Binary = bin
+			}
+			if t := o.handler.Get("timeout"); t != nil && t.Kind == jsonedit.Number {
+				f, _ := strconv.ParseFloat(string(doc[t.Start:t.End]), 64)
+				st.Timeout[Event(o.event)] = f
 			}
 		}
 	}

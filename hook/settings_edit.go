@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -58,6 +59,9 @@ func InstallFile(path string, opts EditOptions) (EditResult, error) {
 	if opts.Bin == "" {
 		return EditResult{Path: path}, errors.New("hook: no binary for the hooks")
 	}
+	if !filepath.IsAbs(opts.Bin) && filepath.Base(opts.Bin) != opts.Bin {
+		return EditResult{Path: path}, fmt.Errorf("hook binary path %q is neither absolute nor a bare command name found on PATH", opts.Bin)
+	}
 	return editFile(path, opts, func(doc []byte) ([]byte, error) {
 		shim := ""
 		if filepath.IsAbs(opts.Bin) {
@@ -66,7 +70,7 @@ func InstallFile(path string, opts EditOptions) (EditResult, error) {
 		for _, reg := range Registrations {
 			var err error
 			if doc, err = installEdit(doc, reg, commandFor(opts.Bin, shim, reg.Event)); err != nil {
-				return nil, fmt.Errorf("%s: %w", path, err)
+				return nil, err
 			}
 		}
 		return doc, nil
@@ -76,15 +80,11 @@ func InstallFile(path string, opts EditOptions) (EditResult, error) {
 // UninstallFile removes Ben10's hook entries, and only those, from the
 // settings file at path, as InstallFile edits it.
 func UninstallFile(path string, opts EditOptions) (EditResult, error) {
-	return editFile(path, opts, func(doc []byte) ([]byte, error) {
-		out, err := uninstallEdit(doc)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return out, nil
-	})
+	return editFile(path, opts, uninstallEdit)
 }
 
+// editFile applies edit to the settings file at path (see InstallFile);
+// an error of edit is returned naming path.
 func editFile(path string, opts EditOptions, edit func([]byte) ([]byte, error)) (EditResult, error) {
 	res := EditResult{Path: path, Target: path}
 	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
@@ -104,19 +104,12 @@ func editFile(path string, opts EditOptions, edit func([]byte) ([]byte, error)) 
 		res.Target = t
 	}
 	mode := fs.FileMode(0o600)
-	fi, err := os.Stat(res.Target)
-	switch {
-	case err == nil && !fi.Mode().IsRegular():
-		return res, fmt.Errorf("%s is not a regular file", res.Target)
-	case err == nil && fi.Size() > maxSettingsSize:
-		return res, fmt.Errorf("%s: %d bytes, more than a settings file (%d)", res.Target, fi.Size(), maxSettingsSize)
-	case err == nil:
-		mode = fi.Mode().Perm()
-		if res.Before, err = os.ReadFile(res.Target); err != nil {
-			return res, err
-		}
-	case !errors.Is(err, fs.ErrNotExist):
+	before, fi, err := readSettingsFile(res.Target)
+	if err != nil {
 		return res, err
+	}
+	if fi != nil {
+		res.Before, mode = before, fi.Mode().Perm()
 	}
 	doc := res.Before
 	if len(bytes.TrimSpace(doc)) == 0 {
@@ -124,7 +117,7 @@ func editFile(path string, opts EditOptions, edit func([]byte) ([]byte, error)) 
 	}
 	after, err := edit(doc)
 	if err != nil {
-		return res, err
+		return res, fmt.Errorf("%s: %w", path, err)
 	}
 	if res.Before == nil && bytes.Equal(after, doc) {
 		return res, nil // nothing to uninstall from a file that is not there
@@ -144,6 +137,37 @@ func editFile(path string, opts EditOptions, edit func([]byte) ([]byte, error)) 
 		}
 	}
 	return res, writeAtomic(res.Target, after, mode)
+}
+
+// readSettingsFile reads the settings file at path, following a symlink:
+// a regular file of at most maxSettingsSize bytes, checked before it is
+// read (a FIFO or /dev/zero behind a project's file must not block or
+// exhaust the reader). fi is nil, and no error, when there is no file.
+func readSettingsFile(path string) (doc []byte, fi fs.FileInfo, err error) {
+	fi, err = os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil, nil
+	case err != nil:
+		return nil, nil, err
+	case !fi.Mode().IsRegular():
+		return nil, nil, fmt.Errorf("%s is not a regular file", path)
+	case fi.Size() > maxSettingsSize:
+		return nil, nil, fmt.Errorf("%s: %d bytes, more than a settings file (%d)", path, fi.Size(), maxSettingsSize)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	doc, err = io.ReadAll(io.LimitReader(f, maxSettingsSize+1))
+	if err == nil && len(doc) > maxSettingsSize {
+		err = fmt.Errorf("%s grew past %d bytes while read", path, maxSettingsSize)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return doc, fi, nil
 }
 
 func writeAtomic(path string, data []byte, mode fs.FileMode) error {
@@ -173,6 +197,7 @@ type groupJSON struct {
 
 // ours is one of Ben10's handlers found in a parsed settings document.
 type ours struct {
+	event                          string
 	list, group, handlers, handler *jsonedit.Node
 }
 
@@ -204,7 +229,7 @@ func findOurs(doc []byte, root *jsonedit.Node, event string) ([]ours, *jsonedit.
 			}
 			for _, h := range hs.Elems {
 				if _, ok := isOurs(jsonedit.Str(doc, h.Get("command"))); ok {
-					out = append(out, ours{list: m.Value, group: g, handlers: hs, handler: h})
+					out = append(out, ours{event: m.Name, list: m.Value, group: g, handlers: hs, handler: h})
 				}
 			}
 		}
@@ -218,12 +243,9 @@ func installEdit(doc []byte, reg Registration, command string) ([]byte, error) {
 	event := string(reg.Event)
 	want := handlerJSON{Type: "command", Command: command, Timeout: reg.Timeout}
 	for {
-		root, err := jsonedit.Parse(doc)
+		root, err := parseRoot(doc)
 		if err != nil {
 			return nil, err
-		}
-		if root.Kind != jsonedit.Object {
-			return nil, errors.New("the top level is not a JSON object")
 		}
 		found, hooks, err := findOurs(doc, root, event)
 		if err != nil {
@@ -244,48 +266,41 @@ func installEdit(doc []byte, reg Registration, command string) ([]byte, error) {
 			}
 			continue
 		}
+		// One field at a time, each on a freshly parsed document.
 		o := found[0]
-		h := o.handler
-		if next, changed, err := setIfDifferent(doc, h, "type", want.Type); err != nil || changed {
-			doc = next
-			if err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if next, changed, err := setIfDifferent(doc, h, "command", want.Command); err != nil || changed {
-			doc = next
-			if err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if t := h.Get("timeout"); t == nil || string(doc[t.Start:t.End]) != strconv.Itoa(want.Timeout) {
-			if doc, err = jsonedit.Set(doc, h, "timeout", want.Timeout); err != nil {
-				return nil, err
-			}
-			continue
-		}
+		fields := []field{{o.handler, "type", want.Type}, {o.handler, "command", want.Command}, {o.handler, "timeout", want.Timeout}}
 		if reg.Matcher != "" {
-			if next, changed, err := setIfDifferent(doc, o.group, "matcher", reg.Matcher); err != nil || changed {
-				doc = next
-				if err != nil {
-					return nil, err
-				}
-				continue
-			}
+			fields = append(fields, field{o.group, "matcher", reg.Matcher})
 		}
-		return doc, nil
+		i := 0
+		for i < len(fields) && holds(doc, fields[i].obj.Get(fields[i].name), fields[i].v) {
+			i++
+		}
+		if i == len(fields) {
+			return doc, nil
+		}
+		if doc, err = jsonedit.Set(doc, fields[i].obj, fields[i].name, fields[i].v); err != nil {
+			return nil, err
+		}
 	}
 }
 
-func setIfDifferent(doc []byte, obj *jsonedit.Node, name, want string) ([]byte, bool, error) {
-	cur := obj.Get(name)
-	if cur != nil && cur.Kind == jsonedit.String && jsonedit.Str(doc, cur) == want {
-		return doc, false, nil
+// field is a member of an object of Ben10's entry and the value it must hold.
+type field struct {
+	obj  *jsonedit.Node
+	name string
+	v    any
+}
+
+// holds tells whether n is the value v, a string or an int.
+func holds(doc []byte, n *jsonedit.Node, v any) bool {
+	switch v := v.(type) {
+	case string:
+		return n != nil && n.Kind == jsonedit.String && jsonedit.Str(doc, n) == v
+	case int:
+		return n != nil && string(doc[n.Start:n.End]) == strconv.Itoa(v)
 	}
-	out, err := jsonedit.Set(doc, obj, name, want)
-	return out, err == nil, err
+	return false
 }
 
 // deleteHandler removes one handler of Ben10's, and the group, event list
@@ -307,12 +322,9 @@ func deleteHandler(doc []byte, o ours, root *jsonedit.Node) ([]byte, error) {
 // uninstallEdit removes every handler of Ben10's from doc.
 func uninstallEdit(doc []byte) ([]byte, error) {
 	for {
-		root, err := jsonedit.Parse(doc)
+		root, err := parseRoot(doc)
 		if err != nil {
 			return nil, err
-		}
-		if root.Kind != jsonedit.Object {
-			return nil, errors.New("the top level is not a JSON object")
 		}
 		found, _, err := findOurs(doc, root, "")
 		if err != nil {

@@ -38,7 +38,7 @@ func TestInstallMergesIdempotentlyAndUninstallRestores(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "my tools", "ben10")
-	changed, err := Install(path, bin)
+	changed, err := install(path, bin)
 	if err != nil || !changed {
 		t.Fatalf("Install: changed=%v err=%v", changed, err)
 	}
@@ -70,7 +70,7 @@ func TestInstallMergesIdempotentlyAndUninstallRestores(t *testing.T) {
 		t.Errorf("PreCompact command %q", st.Events[PreCompact])
 	}
 
-	changed, err = Install(path, bin)
+	changed, err = install(path, bin)
 	if err != nil || changed {
 		t.Fatalf("second Install: changed=%v err=%v", changed, err)
 	}
@@ -81,7 +81,7 @@ func TestInstallMergesIdempotentlyAndUninstallRestores(t *testing.T) {
 
 	// A moved binary is updated in place, not added twice.
 	moved := filepath.Join(dir, "bin2", "ben10")
-	if changed, err = Install(path, moved); err != nil || !changed {
+	if changed, err = install(path, moved); err != nil || !changed {
 		t.Fatalf("Install moved: changed=%v err=%v", changed, err)
 	}
 	third, _ := os.ReadFile(path)
@@ -89,7 +89,7 @@ func TestInstallMergesIdempotentlyAndUninstallRestores(t *testing.T) {
 		t.Fatalf("%d pre-compact handlers after moving the binary:\n%s", n, third)
 	}
 
-	changed, err = Uninstall(path)
+	changed, err = uninstall(path)
 	if err != nil || !changed {
 		t.Fatalf("Uninstall: changed=%v err=%v", changed, err)
 	}
@@ -102,7 +102,7 @@ func TestInstallMergesIdempotentlyAndUninstallRestores(t *testing.T) {
 			t.Errorf("uninstall lost %s:\n%s", want, after)
 		}
 	}
-	if changed, err = Uninstall(path); err != nil || changed {
+	if changed, err = uninstall(path); err != nil || changed {
 		t.Fatalf("second Uninstall: changed=%v err=%v", changed, err)
 	}
 	if runtime.GOOS != "windows" {
@@ -116,7 +116,7 @@ func TestInstallMergesIdempotentlyAndUninstallRestores(t *testing.T) {
 func TestInstallCreatesMissingFileAndRefusesBadJSON(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, ".claude", "settings.local.json")
-	if changed, err := Install(path, "/opt/ben10"); err != nil || !changed {
+	if changed, err := install(path, "/opt/ben10"); err != nil || !changed {
 		t.Fatalf("Install into missing file: %v %v", changed, err)
 	}
 	st, err := Status(path, ScopeLocal)
@@ -125,13 +125,13 @@ func TestInstallCreatesMissingFileAndRefusesBadJSON(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"hooks": [1,2`), 0o600)
-	if _, err := Install(bad, "/opt/ben10"); err == nil || !strings.Contains(err.Error(), "bad.json") {
+	if _, err := install(bad, "/opt/ben10"); err == nil || !strings.Contains(err.Error(), "bad.json") {
 		t.Fatalf("Install on broken JSON: %v", err)
 	}
 	if data, _ := os.ReadFile(bad); string(data) != `{"hooks": [1,2` {
 		t.Fatalf("broken settings file was modified")
 	}
-	if _, err := Install(path, "relative/ben10"); err == nil {
+	if _, err := install(path, "relative/ben10"); err == nil {
 		t.Fatalf("relative binary path accepted")
 	}
 }
@@ -236,7 +236,7 @@ func TestInstallWithShim(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The old form first: no shim yet.
-	if _, err := Install(path, bin); err != nil {
+	if _, err := install(path, bin); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(shim, []byte("#!/bin/sh\n"), 0o700); err != nil {
@@ -280,7 +280,7 @@ func TestInstallWithShim(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		changed, err := Install(path, bin)
+		changed, err := install(path, bin)
 		if err != nil || changed != want.changed {
 			t.Fatalf("Install (shim %v): changed %v, want %v (%v)", want.shim, changed, want.changed, err)
 		}
@@ -312,10 +312,10 @@ func TestInstallWithShim(t *testing.T) {
 	if err := os.WriteFile(shim, []byte("#!/bin/sh\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Install(path, bin); err != nil {
+	if _, err := install(path, bin); err != nil {
 		t.Fatal(err)
 	}
-	if changed, err := Uninstall(path); err != nil || !changed {
+	if changed, err := uninstall(path); err != nil || !changed {
 		t.Fatalf("Uninstall: %v %v", changed, err)
 	}
 	if n := countOurs(); len(n) != 0 {
@@ -327,4 +327,16 @@ func TestInstallWithShim(t *testing.T) {
 			t.Errorf("Uninstall lost %s", want)
 		}
 	}
+}
+
+// install and uninstall edit the settings file at path as `ben10 hooks
+// install` and `uninstall` do, and report whether it changed.
+func install(path, bin string) (bool, error) {
+	r, err := InstallFile(path, EditOptions{Bin: bin})
+	return r.Changed, err
+}
+
+func uninstall(path string) (bool, error) {
+	r, err := UninstallFile(path, EditOptions{})
+	return r.Changed, err
 }
