@@ -11,9 +11,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/snapshot"
@@ -200,14 +201,10 @@ func (c *Client) fetchFile(ctx context.Context, f File, report func(int64)) ([]b
 	parts := make([][]byte, len(f.Chunks))
 	errs := make([]error, len(f.Chunks))
 	var read atomic.Int64
-	sem := make(chan struct{}, max(c.Workers, 1))
-	var wg sync.WaitGroup
+	var g errgroup.Group
+	g.SetLimit(max(c.Workers, 1))
 	for i, r := range f.Chunks {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
+		g.Go(func() error { // each chunk's error is kept: every missing chunk is named
 			key := c.chunkKey(r.ID)
 			obj, err := c.get(ctx, key, int64(MaxChunk)+1<<12)
 			if err != nil {
@@ -215,7 +212,7 @@ func (c *Client) fetchFile(ctx context.Context, f File, report func(int64)) ([]b
 					err = fmt.Errorf("%w: %s is missing", ErrCorrupt, c.where(key))
 				}
 				errs[i] = err
-				return
+				return nil
 			}
 			read.Add(int64(len(obj)))
 			p, err := c.key.OpenChunk(r.ID, obj, r.Size)
@@ -224,13 +221,14 @@ func (c *Client) fetchFile(ctx context.Context, f File, report func(int64)) ([]b
 			}
 			if err != nil {
 				errs[i] = fmt.Errorf("%s: %w", c.where(key), err)
-				return
+				return nil
 			}
 			parts[i] = p
 			report(int64(len(p)))
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait() // the goroutines return no error: errs holds them
 	if err := errors.Join(errs...); err != nil {
 		return nil, read.Load(), err
 	}

@@ -10,9 +10,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/snapshot"
@@ -268,75 +269,28 @@ func (k *Key) chunkFile(data []byte, prior [][]ChunkRef, add func(id string, p [
 	return refs
 }
 
-// uploader puts chunks the bucket lacks, a few at a time.
+// uploader puts the chunks the bucket lacks, c.Workers at a time.
 type uploader struct {
 	c       *Client
-	ctx     context.Context
+	ctx     context.Context // the push's
+	g       *errgroup.Group
+	gctx    context.Context // ends at the first failed upload too
 	present map[string]time.Time
 	queued  map[string]bool
-	jobs    chan job
-	wg      sync.WaitGroup
-	mu      sync.Mutex
-	err     error
 	count   int
 	reused  int
 	bytes   atomic.Int64
 	stored  atomic.Int64
 }
 
-type job struct {
-	id string
-	p  []byte
-}
-
 func (c *Client) newUploader(ctx context.Context, present map[string]time.Time) *uploader {
-	u := &uploader{c: c, ctx: ctx, present: present, queued: map[string]bool{}, jobs: make(chan job)}
+	g, gctx := errgroup.WithContext(ctx)
 	w := c.Workers
 	if w <= 0 {
 		w = 4
 	}
-	for range w {
-		u.wg.Add(1)
-		go func() {
-			defer u.wg.Done()
-			for j := range u.jobs {
-				if u.failed() {
-					continue
-				}
-				obj, err := c.key.SealChunk(j.id, j.p)
-				if err == nil {
-					err = c.put(ctx, c.chunkKey(j.id), obj)
-				}
-				if err != nil {
-					u.fail(err)
-					continue
-				}
-				u.bytes.Add(int64(len(obj)))
-				u.stored.Add(1)
-				if c.afterPut != nil {
-					c.afterPut()
-				}
-			}
-		}()
-	}
-	return u
-}
-
-// storedCount is how many chunks were stored.
-func (u *uploader) storedCount() int64 { return u.stored.Load() }
-
-func (u *uploader) failed() bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.err != nil
-}
-
-func (u *uploader) fail(err error) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.err == nil {
-		u.err = err
-	}
+	g.SetLimit(w)
+	return &uploader{c: c, ctx: ctx, g: g, gctx: gctx, present: present, queued: map[string]bool{}}
 }
 
 func (u *uploader) reuse(id string) {
@@ -346,6 +300,8 @@ func (u *uploader) reuse(id string) {
 	}
 }
 
+// add uploads chunk p named id unless it is queued or in the bucket
+// already; it waits while every worker is busy.
 func (u *uploader) add(id string, p []byte) {
 	if u.queued[id] {
 		return
@@ -356,20 +312,32 @@ func (u *uploader) add(id string, p []byte) {
 		return
 	}
 	u.count++
-	select {
-	case u.jobs <- job{id, p}:
-	case <-u.ctx.Done():
-		u.fail(u.ctx.Err())
-	}
+	u.g.Go(func() error {
+		if u.gctx.Err() != nil {
+			return nil // failed or interrupted: wait says which
+		}
+		obj, err := u.c.key.SealChunk(id, p)
+		if err == nil {
+			err = u.c.put(u.gctx, u.c.chunkKey(id), obj)
+		}
+		if err != nil {
+			return err
+		}
+		u.bytes.Add(int64(len(obj)))
+		u.stored.Add(1)
+		if u.c.afterPut != nil {
+			u.c.afterPut()
+		}
+		return nil
+	})
 }
 
 func (u *uploader) wait() error {
-	close(u.jobs)
-	u.wg.Wait()
-	if err := u.ctx.Err(); err != nil {
-		return fmt.Errorf("remote: push interrupted after %d chunks (run it again to resume): %w", u.storedCount(), err)
+	err := u.g.Wait()
+	if cerr := u.ctx.Err(); cerr != nil {
+		return fmt.Errorf("remote: push interrupted after %d chunks (run it again to resume): %w", u.stored.Load(), cerr)
 	}
-	return u.err
+	return err
 }
 
 // localArchives lists what Push sends: current.ctx, history/*.ctx and the
