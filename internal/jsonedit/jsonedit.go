@@ -112,40 +112,16 @@ func (p *parser) value(depth int) (*Node, error) {
 	}
 	n := &Node{Start: p.i}
 	switch c := p.b[p.i]; {
-	case c == '{':
+	case c == '{' || c == '[':
+		end := byte('}')
 		n.Kind = Object
-		p.i++
-		for {
-			p.ws()
-			if p.b[p.i] == '}' {
-				p.i++
-				break
-			}
-			if p.b[p.i] == ',' {
-				p.i++
-				p.ws()
-			}
-			ks := p.i
-			p.str()
-			var name string
-			if err := json.Unmarshal(p.b[ks:p.i], &name); err != nil {
-				return nil, fmt.Errorf("%w: member name at offset %d: %w", ErrSyntax, ks, err)
-			}
-			p.ws()
-			p.i++ // ':'
-			p.ws()
-			v, err := p.value(depth + 1)
-			if err != nil {
-				return nil, err
-			}
-			n.Members = append(n.Members, Member{Name: name, KeyStart: ks, Value: v})
+		if c == '[' {
+			n.Kind, end = Array, ']'
 		}
-	case c == '[':
-		n.Kind = Array
 		p.i++
 		for {
 			p.ws()
-			if p.b[p.i] == ']' {
+			if p.b[p.i] == end {
 				p.i++
 				break
 			}
@@ -153,11 +129,26 @@ func (p *parser) value(depth int) (*Node, error) {
 				p.i++
 				p.ws()
 			}
+			var name string
+			ks := p.i
+			if n.Kind == Object {
+				p.str()
+				if err := json.Unmarshal(p.b[ks:p.i], &name); err != nil {
+					return nil, fmt.Errorf("%w: member name at offset %d: %w", ErrSyntax, ks, err)
+				}
+				p.ws()
+				p.i++ // ':'
+				p.ws()
+			}
 			v, err := p.value(depth + 1)
 			if err != nil {
 				return nil, err
 			}
-			n.Elems = append(n.Elems, v)
+			if n.Kind == Object {
+				n.Members = append(n.Members, Member{Name: name, KeyStart: ks, Value: v})
+			} else {
+				n.Elems = append(n.Elems, v)
+			}
 		}
 	case c == '"':
 		n.Kind = String
