@@ -15,13 +15,6 @@ import (
 	"github.com/ben10ctx/ben10/store"
 )
 
-// NotesName is the file, beside the index database, where savers note the
-// archives they wrote until the next Update indexes them.
-const NotesName = indexnotes.Name
-
-// note is one line of the notes file.
-type note = indexnotes.Note
-
 // NotesPath is the notes file for home directory home.
 func NotesPath(home string) string { return indexnotes.Path(home) }
 
@@ -47,7 +40,7 @@ func NotePulled(home, project, path string) error {
 	if err != nil {
 		return fmt.Errorf("index: note %s: %w", path, err)
 	}
-	return indexnotes.Add(home, note{Project: project, Path: path, Pulled: sum})
+	return indexnotes.Add(home, indexnotes.Note{Project: project, Path: path, Pulled: sum})
 }
 
 // takeNotes moves the notes file aside (so that notes added meanwhile go

@@ -127,6 +127,17 @@ func TrustOf(a *archive.Archive, key *archive.AuthKey, team bool) string {
 	return TrustBadTag
 }
 
+// TrustOfFile is TrustOf for the archive file at path, opened with oo (""
+// when it cannot be opened).
+func TrustOfFile(path string, oo archive.OpenOptions, key *archive.AuthKey) string {
+	a, err := archive.OpenFile(path, oo)
+	if err != nil {
+		return ""
+	}
+	defer a.Close()
+	return TrustOf(a, key, false)
+}
+
 // authKey is the key archives are authenticated with: Options.Key, else
 // the user's (store.LoadOrCreateAuthKey); nil when it cannot be read.
 func (x *Index) authKey() *archive.AuthKey {

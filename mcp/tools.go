@@ -292,12 +292,7 @@ func (s *server) listSnapshots(ctx context.Context, req *sdk.CallToolRequest, a 
 // index.TrustUser is served by the tools that read a store directly
 // (list_snapshots, recall_file); "" when it cannot be opened.
 func (s *server) trust(path string) string {
-	a, err := archive.OpenFile(path, archive.OpenOptions{})
-	if err != nil {
-		return ""
-	}
-	defer a.Close()
-	return index.TrustOf(a, s.authKey(), false)
+	return index.TrustOfFile(path, archive.OpenOptions{}, s.authKey())
 }
 
 // authKey is this user's authentication key, read once (nil when it

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log"
 
-	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
@@ -146,10 +145,5 @@ func (p *Project) trust(e Entry) string {
 	if e.path == "" {
 		return ""
 	}
-	a, err := archive.OpenFile(e.path, snapshot.OpenOptions(p.st.Config()))
-	if err != nil {
-		return ""
-	}
-	defer a.Close()
-	return index.TrustOf(a, snapshot.AuthKeyFor(p.st), false)
+	return index.TrustOfFile(e.path, snapshot.OpenOptions(p.st.Config()), snapshot.AuthKeyFor(p.st))
 }
