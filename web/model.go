@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"time"
 
@@ -207,25 +208,11 @@ func dataURI(mediaType, data string) (string, bool) {
 		return "", false
 	}
 	b, err := base64.StdEncoding.DecodeString(data)
-	if err != nil || !imageMagic(mediaType, b) {
+	// The bytes must be an image of that type (net/http's sniffing).
+	if err != nil || http.DetectContentType(b) != mediaType {
 		return "", false
 	}
 	return "data:" + mediaType + ";base64," + data, true
-}
-
-// imageMagic reports whether b starts as an image of mediaType does.
-func imageMagic(mediaType string, b []byte) bool {
-	switch mediaType {
-	case "image/png":
-		return bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n"))
-	case "image/jpeg":
-		return bytes.HasPrefix(b, []byte{0xff, 0xd8, 0xff})
-	case "image/gif":
-		return bytes.HasPrefix(b, []byte("GIF87a")) || bytes.HasPrefix(b, []byte("GIF89a"))
-	case "image/webp":
-		return len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP"
-	}
-	return false
 }
 
 // RedactState replaces every text of st that a view shows (messages, tool
