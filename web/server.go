@@ -19,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/snapshot"
 )
@@ -67,9 +69,9 @@ type Server struct {
 	opts  ServerOptions
 	hosts map[string]bool
 
+	limiter *rate.Limiter // requests, for all clients together
+
 	mu      sync.Mutex
-	tokens  float64
-	last    time.Time
 	fails   []time.Time
 	byID    map[string]*Project
 	ordered []*Project
@@ -103,8 +105,8 @@ func NewServer(opts ServerOptions) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: server address %q: %w", opts.Addr, err)
 	}
-	s := &Server{opts: opts, hosts: map[string]bool{}, byID: map[string]*Project{}, tokens: float64(opts.Burst),
-		views: make(chan struct{}, MaxConcurrentViews)}
+	s := &Server{opts: opts, hosts: map[string]bool{}, byID: map[string]*Project{},
+		limiter: rate.NewLimiter(rate.Limit(opts.Rate), opts.Burst), views: make(chan struct{}, MaxConcurrentViews)}
 	for _, h := range []string{"localhost", "127.0.0.1", "[::1]"} {
 		s.hosts[h+":"+port] = true
 	}
@@ -172,7 +174,7 @@ func (s *Server) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, http.StatusMisdirectedRequest, "unexpected Host header")
 		return
 	}
-	if !s.allow() {
+	if !s.limiter.AllowN(s.opts.Now(), 1) {
 		h.Set("Retry-After", "1")
 		s.fail(w, r, http.StatusTooManyRequests, "too many requests")
 		return
@@ -219,25 +221,6 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.fail(w, r, http.StatusNotFound, "no such page")
 	}
-}
-
-// allow takes one request from the token bucket.
-func (s *Server) allow() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.opts.Now()
-	if !s.last.IsZero() {
-		s.tokens += now.Sub(s.last).Seconds() * float64(s.opts.Rate)
-		if s.tokens > float64(s.opts.Burst) {
-			s.tokens = float64(s.opts.Burst)
-		}
-	}
-	s.last = now
-	if s.tokens < 1 {
-		return false
-	}
-	s.tokens--
-	return true
 }
 
 // authFailed records a failed authentication and reports whether the
