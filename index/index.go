@@ -37,12 +37,11 @@ func DefaultPath(home string) string {
 // Index is an open recall index. It is safe for concurrent use, and any
 // number of processes may open the same file.
 type Index struct {
-	db    *sql.DB
-	path  string
-	home  string
-	mu    sync.Mutex // guards key and stmts
-	key   *archive.AuthKey
-	stmts map[string]*sql.Stmt // see prepared
+	db   *sql.DB
+	path string
+	home string
+	mu   sync.Mutex // guards key
+	key  *archive.AuthKey
 	// Rebuilt is set when Open found the database damaged and started a
 	// new one (the damaged file is kept beside it).
 	Rebuilt string
@@ -254,12 +253,6 @@ func (x *Index) Close() error {
 	if x.db == nil {
 		return ErrClosed
 	}
-	x.mu.Lock()
-	for _, s := range x.stmts {
-		s.Close()
-	}
-	x.stmts = nil
-	x.mu.Unlock()
 	err := x.db.Close()
 	x.db = nil
 	return err

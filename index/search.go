@@ -258,7 +258,7 @@ const maxFetch = 1 << 16
 // every matching row. The texts of the hits returned are read afterwards,
 // each once.
 func (x *Index) searchRows(ctx context.Context, q Query, match, cond string, args []any, terms []string, limit int) (Result, int, error) {
-	rows, err := x.query(ctx, `
+	rows, err := x.db.QueryContext(ctx, `
 		SELECT bm25(fts) AS score, d.pos, d.kind, d.role, d.ts, d.text_id,
 		       a.session, a.assistant, a.title, a.hash, a.path, a.last_ts, p.dir, a.source, a.trust
 		FROM fts
@@ -344,7 +344,7 @@ func (x *Index) searchRows(ctx context.Context, q Query, match, cond string, arg
 
 // text is the text of full-text row id.
 func (x *Index) text(ctx context.Context, id int64) (string, error) {
-	texts, err := column[string](x.query(ctx, `SELECT text FROM fts WHERE rowid = ?`, id))
+	texts, err := column[string](x.db.QueryContext(ctx, `SELECT text FROM fts WHERE rowid = ?`, id))
 	if err == nil && len(texts) == 0 {
 		err = fmt.Errorf("no text %d", id)
 	}
@@ -352,34 +352,6 @@ func (x *Index) text(ctx context.Context, id int64) (string, error) {
 		return "", err
 	}
 	return texts[0], nil
-}
-
-// maxPrepared bounds the statements an Index keeps prepared (a search's
-// statement depends on which filters it uses); past it, queries are
-// prepared each time.
-const maxPrepared = 64
-
-// query runs query with a statement prepared once per Index: parsing a
-// search's statement costs about a tenth of the search.
-func (x *Index) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	x.mu.Lock()
-	s, ok := x.stmts[query]
-	if !ok && len(x.stmts) < maxPrepared {
-		var err error
-		if s, err = x.db.PrepareContext(ctx, query); err != nil {
-			x.mu.Unlock()
-			return nil, err
-		}
-		if x.stmts == nil {
-			x.stmts = map[string]*sql.Stmt{}
-		}
-		x.stmts[query] = s
-	}
-	x.mu.Unlock()
-	if s == nil {
-		return x.db.QueryContext(ctx, query, args...)
-	}
-	return s.QueryContext(ctx, args...)
 }
 
 // SnippetLen is the length of a Hit's snippet, in bytes, about.
