@@ -127,22 +127,29 @@ func installMCPEdit(doc []byte, scope Scope, projectDir, command string) ([]byte
 	return jsonedit.Replace(doc, cur, want)
 }
 
-func uninstallMCPEdit(doc []byte, scope Scope, projectDir string) ([]byte, error) {
+// ourMCP finds the registration Ben10 wrote for scope in doc: its entry
+// cur, the mcpServers object list holding it and list's parent (cur nil
+// when there is none).
+func ourMCP(doc []byte, scope Scope, projectDir string) (parent, list, cur *jsonedit.Node, err error) {
 	root, err := parseRoot(doc)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	parent, err := mcpParent(root, scope, projectDir)
+	parent, err = mcpParent(root, scope, projectDir)
 	if err != nil || parent == nil {
+		return nil, nil, nil, err
+	}
+	list = parent.Get("mcpServers")
+	if list == nil || list.Kind != jsonedit.Object || !isOurMCP(doc, list.Get(MCPServerName)) {
+		return nil, nil, nil, nil
+	}
+	return parent, list, list.Get(MCPServerName), nil
+}
+
+func uninstallMCPEdit(doc []byte, scope Scope, projectDir string) ([]byte, error) {
+	parent, list, cur, err := ourMCP(doc, scope, projectDir)
+	if err != nil || cur == nil {
 		return doc, err
-	}
-	list := parent.Get("mcpServers")
-	if list == nil || list.Kind != jsonedit.Object {
-		return doc, nil
-	}
-	cur := list.Get(MCPServerName)
-	if !isOurMCP(doc, cur) {
-		return doc, nil
 	}
 	if len(list.Members) > 1 {
 		return jsonedit.Delete(doc, list, cur)
@@ -212,21 +219,9 @@ func MCPInstalled(path string, scope Scope, projectDir string) (string, error) {
 	if err != nil || doc == nil {
 		return "", err
 	}
-	root, err := parseRoot(doc)
+	_, _, cur, err := ourMCP(doc, scope, projectDir)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	parent, err := mcpParent(root, scope, projectDir)
-	if err != nil || parent == nil {
-		return "", err
-	}
-	list := parent.Get("mcpServers")
-	if list == nil || list.Kind != jsonedit.Object {
-		return "", nil
-	}
-	cur := list.Get(MCPServerName)
-	if !isOurMCP(doc, cur) {
-		return "", nil
 	}
 	return jsonedit.Str(doc, cur.Get("command")), nil
 }
