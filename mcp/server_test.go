@@ -194,7 +194,7 @@ func TestTools(t *testing.T) {
 	if isErr || !strings.Contains(out, "Checkpoint stored") {
 		t.Fatalf("session_digest: %v\n%s", isErr, out)
 	}
-	path := filepath.Join(e.project, ".claude", "context", ben10mcp.DigestDir, "digest-20260301-120000-11111111-2222.md")
+	path := filepath.Join(e.project, ".claude", "context", snapshot.AgentDigestDir, "digest-20260301-120000-11111111-2222.md")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +227,7 @@ func TestBadArguments(t *testing.T) {
 		{"list_sessions", map[string]any{"limit": -3}},
 		{"list_snapshots", map[string]any{"limit": 101}},
 		{"session_digest", map[string]any{"text": ""}},
-		{"session_digest", map[string]any{"text": strings.Repeat("x", ben10mcp.MaxDigest+1)}},
+		{"session_digest", map[string]any{"text": strings.Repeat("x", snapshot.MaxAgentDigest+1)}},
 		{"session_digest", map[string]any{"text": "ok", "session": "../../etc"}},
 	}
 	for _, tc := range tests {
@@ -239,7 +239,7 @@ func TestBadArguments(t *testing.T) {
 			}
 		})
 	}
-	if ents, _ := os.ReadDir(filepath.Join(e.project, ".claude", "context", ben10mcp.DigestDir)); len(ents) != 0 {
+	if ents, _ := os.ReadDir(filepath.Join(e.project, ".claude", "context", snapshot.AgentDigestDir)); len(ents) != 0 {
 		t.Errorf("a refused session_digest wrote %d files", len(ents))
 	}
 }

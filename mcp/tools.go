@@ -49,9 +49,6 @@ type DigestArgs struct {
 	Session string `json:"session,omitempty" jsonschema:"the current session id, when known"`
 }
 
-// MaxDigest bounds a session_digest text, in characters.
-const MaxDigest = snapshot.MaxAgentDigest
-
 func (s *server) register(srv *sdk.Server) {
 	sdk.AddTool(srv, &sdk.Tool{
 		Name: "search",
@@ -453,8 +450,8 @@ func (s *server) sessionDigest(ctx context.Context, req *sdk.CallToolRequest, a 
 	if body == "" {
 		return nil, nil, badArgs("text is empty")
 	}
-	if n := len([]rune(body)); n > MaxDigest {
-		return nil, nil, badArgs("text has %d characters, over %d", n, MaxDigest)
+	if n := len([]rune(body)); n > snapshot.MaxAgentDigest {
+		return nil, nil, badArgs("text has %d characters, over %d", n, snapshot.MaxAgentDigest)
 	}
 	if a.Session != "" && !safeName(a.Session) {
 		return nil, nil, badArgs("session %q is not a session id", a.Session)
@@ -467,32 +464,22 @@ func (s *server) sessionDigest(ctx context.Context, req *sdk.CallToolRequest, a 
 	if err != nil {
 		return nil, nil, err
 	}
-	path, n, err := SaveDigest(st, body, a.Session, s.opts.Now())
+	// Redacted with the project's settings, authenticated with the
+	// user's key so that the next session start offers it, 0600,
+	// atomically (snapshot.SaveAgentDigest).
+	k, err := snapshot.UserAuthKey(st.Home())
+	if err != nil {
+		return nil, nil, fmt.Errorf("session digest: %w", err)
+	}
+	d, n, err := snapshot.SaveAgentDigest(st, k, a.Session, body, s.opts.Now())
 	if err != nil {
 		return nil, nil, err
 	}
-	msg := fmt.Sprintf("Checkpoint stored: %s (%d characters", path, len([]rune(body)))
+	msg := fmt.Sprintf("Checkpoint stored: %s (%d characters", d.Path, len([]rune(body)))
 	if n > 0 {
 		msg += fmt.Sprintf(", %d secrets redacted", n)
 	}
 	return text(msg + ")."), nil, nil
-}
-
-// DigestDir is the store directory that holds agent-written checkpoints.
-const DigestDir = snapshot.AgentDigestDir
-
-// SaveDigest stores an agent-written checkpoint in st's digests/ directory
-// (redacted with the project's redaction settings, authenticated with the
-// user's key so that the next session start offers it, 0600, atomically;
-// see snapshot.SaveAgentDigest) and returns its path and the number of
-// secrets replaced.
-func SaveDigest(st *store.Store, body, session string, now time.Time) (string, int, error) {
-	k, err := snapshot.UserAuthKey(st.Home())
-	if err != nil {
-		return "", 0, fmt.Errorf("session digest: %w", err)
-	}
-	d, n, err := snapshot.SaveAgentDigest(st, k, session, body, now)
-	return d.Path, n, err
 }
 
 func safeName(s string) bool {
