@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bytes"
+	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -35,16 +36,9 @@ type Key struct {
 	id      string // public fingerprint, stored in the bucket's marker
 	idKey   []byte // HMAC-SHA256 key for chunk, entry and project ids
 	gear    []byte // seed of the chunker's gear table
-	chunk   cipherAEAD
-	man     cipherAEAD
+	chunk   cipher.AEAD
+	man     cipher.AEAD
 	chunker *Chunker
-}
-
-type cipherAEAD = interface {
-	NonceSize() int
-	Overhead() int
-	Seal(dst, nonce, plaintext, additionalData []byte) []byte
-	Open(dst, nonce, ciphertext, additionalData []byte) ([]byte, error)
 }
 
 // NewKey returns a fresh random team key.
@@ -171,26 +165,18 @@ var (
 	manifestMagic = []byte("B10M\x01")
 )
 
-var (
-	zenc     *zstd.Encoder
-	zdec     *zstd.Decoder
-	zstdOnce sync.Once
-)
-
-func codecs() (*zstd.Encoder, *zstd.Decoder) {
-	zstdOnce.Do(func() {
-		var err error
-		zenc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
-		if err != nil {
-			panic(err)
-		}
-		zdec, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(64<<20))
-		if err != nil {
-			panic(err)
-		}
-	})
-	return zenc, zdec
-}
+// codecs are the shared zstd encoder and decoder, made on first use.
+var codecs = sync.OnceValues(func() (*zstd.Encoder, *zstd.Decoder) {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1), zstd.WithZeroFrames(true))
+	if err != nil {
+		panic(err) // fixed, valid options
+	}
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(64<<20))
+	if err != nil {
+		panic(err)
+	}
+	return enc, dec
+})
 
 // SealChunk returns the object of plaintext chunk p, whose id is
 // k.ChunkID(p): the magic, then XChaCha20-Poly1305 over the zstd-compressed
