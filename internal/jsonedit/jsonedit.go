@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // MaxDepth bounds nesting, so a hostile document cannot exhaust the stack.
@@ -206,11 +207,7 @@ func Append(doc []byte, arr *Node, v any) ([]byte, error) {
 	if arr.Kind != Array {
 		return nil, fmt.Errorf("jsonedit: append to a non-array at offset %d", arr.Start)
 	}
-	var prev *Node
-	if len(arr.Elems) > 0 {
-		prev = arr.Elems[len(arr.Elems)-1]
-	}
-	return addChild(doc, arr, prev, nil, v)
+	return addChild(doc, arr, nil, v)
 }
 
 // Set returns doc with obj's member name set to v: replaced in place when
@@ -222,29 +219,34 @@ func Set(doc []byte, obj *Node, name string, v any) ([]byte, error) {
 	if cur := obj.Get(name); cur != nil {
 		return Replace(doc, cur, v)
 	}
-	var prev *Node
-	if len(obj.Members) > 0 {
-		prev = obj.Members[len(obj.Members)-1].Value
-	}
 	key, _ := json.Marshal(name)
-	return addChild(doc, obj, prev, key, v)
+	return addChild(doc, obj, key, v)
 }
 
-// addChild inserts v (with its member name key, for an object) after
-// prev, the container's last child, or into the empty container c.
-func addChild(doc []byte, c, prev *Node, key []byte, v any) ([]byte, error) {
+// children are the first bytes (a member's name) and the values of
+// container c's children, in document order.
+func children(c *Node) (starts []int, vals []*Node) {
+	for _, m := range c.Members {
+		starts, vals = append(starts, m.KeyStart), append(vals, m.Value)
+	}
+	for _, e := range c.Elems {
+		starts, vals = append(starts, e.Start), append(vals, e)
+	}
+	return starts, vals
+}
+
+// addChild inserts v (with its member name key, for an object) after the
+// last child of container c, or into c when it is empty.
+func addChild(doc []byte, c *Node, key []byte, v any) ([]byte, error) {
 	unit := indentUnit(doc)
 	var ind string
 	multiline := false
-	if prev != nil {
-		start := 0
-		if c.Kind == Object {
-			start = c.Members[0].KeyStart
-		} else {
-			start = c.Elems[0].Start
-		}
-		multiline = bytes.IndexByte(doc[c.Start:start], '\n') >= 0
-		ind = lineIndent(doc, start)
+	starts, vals := children(c)
+	var prev *Node
+	if len(vals) > 0 {
+		prev = vals[len(vals)-1]
+		multiline = bytes.IndexByte(doc[c.Start:starts[0]], '\n') >= 0
+		ind = lineIndent(doc, starts[0])
 	} else {
 		multiline = unit != ""
 		ind = lineIndent(doc, c.Start) + unit
@@ -289,27 +291,8 @@ func addChild(doc []byte, c, prev *Node, key []byte, v any) ([]byte, error) {
 // whitespace that Append or Set would have added with it. A container
 // left empty keeps no whitespace inside ("[]", "{}").
 func Delete(doc []byte, c, n *Node) ([]byte, error) {
-	var starts []int // each child's first byte (a member's name)
-	var ends []int
-	idx := -1
-	switch c.Kind {
-	case Object:
-		for i, m := range c.Members {
-			starts = append(starts, m.KeyStart)
-			ends = append(ends, m.Value.End)
-			if m.Value == n {
-				idx = i
-			}
-		}
-	case Array:
-		for i, e := range c.Elems {
-			starts = append(starts, e.Start)
-			ends = append(ends, e.End)
-			if e == n {
-				idx = i
-			}
-		}
-	}
+	starts, vals := children(c)
+	idx := slices.Index(vals, n)
 	if idx < 0 {
 		return nil, fmt.Errorf("jsonedit: the value at offset %d is not a child of the container at offset %d", n.Start, c.Start)
 	}
@@ -319,7 +302,7 @@ func Delete(doc []byte, c, n *Node) ([]byte, error) {
 	case idx > 0:
 		// From the end of the previous child: its comma, the whitespace,
 		// this child.
-		return splice(doc, ends[idx-1], ends[idx], nil), nil
+		return splice(doc, vals[idx-1].End, vals[idx].End, nil), nil
 	default:
 		// The first child: it, its comma and the whitespace up to the next.
 		return splice(doc, starts[0], starts[1], nil), nil
