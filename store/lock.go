@@ -98,7 +98,7 @@ func (s *Store) Lock(ctx context.Context) (unlock func() error, err error) {
 	}
 	release := func() { <-s.mu }
 
-	if err := s.ensureRoot(); err != nil {
+	if err := s.EnsureDir(s.root); err != nil {
 		release()
 		return nil, err
 	}

@@ -122,7 +122,7 @@ func (s *Store) SaveCurrentFunc(write func(io.Writer) error, meta Meta, opts Sav
 	if err := s.requireLock("store: SaveCurrent"); err != nil {
 		return res, err
 	}
-	if err := s.ensureRoot(); err != nil {
+	if err := s.EnsureDir(s.root); err != nil {
 		return res, err
 	}
 	a, err := CreateAtomic(s.CurrentPath(), 0o600)
@@ -170,9 +170,6 @@ func (s *Store) SaveCurrentFunc(write func(io.Writer) error, meta Meta, opts Sav
 			formatMB(used+hw.n), formatMB(WarnStorageBytes))})
 	}
 	if opts.Rotate && hasOld {
-		if err := s.EnsureDir(s.HistoryDir()); err != nil {
-			return res, err
-		}
 		hp, err := s.moveToHistory(oldInfo.ModTime())
 		if err != nil {
 			return res, err
@@ -241,9 +238,6 @@ func (s *Store) ClearCurrent() (moved string, pruned []string, err error) {
 	if m, err := s.ReadMeta(); err == nil && !m.SavedAt.IsZero() {
 		t = m.SavedAt
 	}
-	if err := s.EnsureDir(s.HistoryDir()); err != nil {
-		return "", nil, err
-	}
 	hp, err := s.moveToHistory(t)
 	if err != nil {
 		return hp, nil, err
@@ -252,10 +246,13 @@ func (s *Store) ClearCurrent() (moved string, pruned []string, err error) {
 	return hp, pruned, err
 }
 
-// moveToHistory renames current.ctx and its meta into history/, named by
-// the time t of that save, durably, and returns the history path (set as
-// soon as current.ctx moved).
+// moveToHistory renames current.ctx and its meta into history/ (created
+// if needed), named by the time t of that save, durably, and returns the
+// history path (set as soon as current.ctx moved).
 func (s *Store) moveToHistory(t time.Time) (string, error) {
+	if err := s.EnsureDir(s.HistoryDir()); err != nil {
+		return "", err
+	}
 	hp := s.uniqueHistoryPath(t)
 	if err := os.Rename(s.CurrentPath(), hp); err != nil {
 		return "", fmt.Errorf("store: moving %s to history: %w", s.CurrentPath(), err)
@@ -263,10 +260,10 @@ func (s *Store) moveToHistory(t time.Time) (string, error) {
 	if err := os.Rename(s.MetaPath(), hp+".meta"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return hp, fmt.Errorf("store: moving %s to history: %w", s.MetaPath(), err)
 	}
-	if err := syncDir(s.HistoryDir()); err != nil {
+	if err := SyncDir(s.HistoryDir()); err != nil {
 		return hp, fmt.Errorf("store: fsync %s: %w", s.HistoryDir(), err)
 	}
-	if err := syncDir(s.root); err != nil {
+	if err := SyncDir(s.root); err != nil {
 		return hp, fmt.Errorf("store: fsync %s: %w", s.root, err)
 	}
 	return hp, nil
@@ -479,13 +476,6 @@ type Recovery struct {
 	Skipped     []error       // files that failed verification, with reasons
 }
 
-// LatestValid returns the newest context that passes verify: current.ctx,
-// else the newest valid checkpoint or history file. See Recover.
-func (s *Store) LatestValid(verify func(path string) error) (path, kind string, age time.Duration, err error) {
-	r, err := s.Recover(verify)
-	return r.Path, r.Kind, r.Age, err
-}
-
 // Recover finds the newest saved context that passes verify. It tries
 // current.ctx first; after that, checkpoints and history files together,
 // newest modification time first (a checkpoint wins a tie): after a
@@ -587,10 +577,10 @@ func (s *Store) quarantine(e Entry) (string, error) {
 	if err := os.Rename(meta, dst+".meta"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return dst, fmt.Errorf("store: moving %s to %s: %w", meta, s.CorruptDir(), err)
 	}
-	if err := syncDir(s.CorruptDir()); err != nil {
+	if err := SyncDir(s.CorruptDir()); err != nil {
 		return dst, err
 	}
-	return dst, syncDir(filepath.Dir(e.Path))
+	return dst, SyncDir(filepath.Dir(e.Path))
 }
 
 // Usage is the disk space used by a store, in bytes.
@@ -673,5 +663,5 @@ func (s *Store) ForgetInstalledHistory(src string) error {
 	if err := os.Remove(src + ".meta"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("store: removing %s.meta: %w", src, err)
 	}
-	return syncDir(s.HistoryDir())
+	return SyncDir(s.HistoryDir())
 }
