@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"strings"
 	"sync"
@@ -45,9 +46,7 @@ func (r *Redactions) Counts() map[string]int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make(map[string]int, len(r.report.Counts))
-	for k, v := range r.report.Counts {
-		out[k] = v
-	}
+	maps.Copy(out, r.report.Counts)
 	return out
 }
 

@@ -601,6 +601,9 @@ type Usage struct {
 // Usage measures the store. Files that vanish meanwhile are ignored.
 func (s *Store) Usage() (Usage, error) {
 	var u Usage
+	// Where each name at the top of the store counts; anything else is Other.
+	areas := map[string]*int64{CurrentName: &u.Current, MetaName: &u.Current, CheckpointsName: &u.Checkpoints,
+		HistoryName: &u.History, ExportsName: &u.Exports, PendingName: &u.Pending, CorruptName: &u.Corrupt, SnapshotsName: &u.Snapshots}
 	err := filepath.WalkDir(s.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -615,27 +618,12 @@ func (s *Store) Usage() (Usage, error) {
 		if err != nil {
 			return nil
 		}
-		n := info.Size()
 		rel, _ := filepath.Rel(s.root, p)
-		top := strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]
-		switch top {
-		case CurrentName, MetaName:
-			u.Current += n
-		case CheckpointsName:
-			u.Checkpoints += n
-		case HistoryName:
-			u.History += n
-		case ExportsName:
-			u.Exports += n
-		case PendingName:
-			u.Pending += n
-		case CorruptName:
-			u.Corrupt += n
-		case SnapshotsName:
-			u.Snapshots += n
-		default:
-			u.Other += n
+		area, ok := areas[strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]]
+		if !ok {
+			area = &u.Other
 		}
+		*area += info.Size()
 		return nil
 	})
 	if err != nil {
