@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -63,13 +64,7 @@ type Manager struct {
 
 // NewManager returns a Manager for st. A nil cfg means st.Config().
 func NewManager(st *store.Store, cfg *store.Config) *Manager {
-	if cfg == nil {
-		cfg = st.Config()
-	}
-	if cfg == nil {
-		cfg = store.DefaultConfig()
-	}
-	return &Manager{st: st, cfg: cfg, clock: time.Now}
+	return &Manager{st: st, cfg: cmp.Or(cfg, st.Config(), store.DefaultConfig()), clock: time.Now}
 }
 
 // Store returns the store the manager works in.
@@ -210,10 +205,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		// may hold more than it; imported in full.
 		o.NoPrevious = true
 	}
-	level := o.Level
-	if level == 0 {
-		level = ctxfmt.LevelFromZstd(m.cfg.CompactionSnapshots.CompressionLevel)
-	}
+	level := cmp.Or(o.Level, ctxfmt.LevelFromZstd(m.cfg.CompactionSnapshots.CompressionLevel))
 	eopts, red, err := EncodeOptions(m.cfg, level)
 	if err != nil {
 		return nil, err
@@ -250,16 +242,10 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	session := o.SessionID
-	if session == "" {
-		session = st.Meta.SessionID
-	}
+	session := cmp.Or(o.SessionID, st.Meta.SessionID)
 	defer os.Remove(tmp) // no-op once renamed
 	msgs, tools := StateCounts(st)
-	pre := o.PreTokens
-	if pre == 0 {
-		pre = st.Meta.ContextTokens
-	}
+	pre := cmp.Or(o.PreTokens, st.Meta.ContextTokens)
 	snap := Snapshot{
 		CreatedAt: now,
 		SessionID: session,
@@ -530,7 +516,7 @@ func (m *Manager) add(ix *Index, tmp string, snap Snapshot, force bool, now time
 			old := ix.Snapshots[i]
 			replaced = old.ID
 			// Keep what the user attached to the replaced snapshot.
-			snap.Tags = mergeTags(old.Tags, snap.Tags)
+			snap.Tags = union(old.Tags, snap.Tags)
 			if snap.Notes == "" {
 				snap.Notes = old.Notes
 			}
@@ -565,18 +551,6 @@ func (m *Manager) add(ix *Index, tmp string, snap Snapshot, force bool, now time
 	ix.Snapshots = append(ix.Snapshots, snap)
 	ix.sort()
 	return snap, replaced, nil
-}
-
-func mergeTags(a, b []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, t := range append(append([]string{}, a...), b...) {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 func (ix *Index) remove(id string) {

@@ -236,6 +236,8 @@ func (m *Manager) Extract(id string, o ExtractOptions) (*ExtractResult, error) {
 // ExtractArchive is Extract on an open archive.
 func ExtractArchive(a *archive.Archive, o ExtractOptions) (*ExtractResult, error) {
 	res := &ExtractResult{}
+	enc := json.NewEncoder(o.Out) // JSONL of messages or tools
+	enc.SetEscapeHTML(false)
 	switch {
 	case o.Messages:
 		msgs, err := a.Messages()
@@ -266,8 +268,6 @@ func ExtractArchive(a *archive.Archive, o ExtractOptions) (*ExtractResult, error
 		case "", "markdown", "md":
 			return res, export.Markdown(o.Out, st)
 		case "jsonl":
-			enc := json.NewEncoder(o.Out)
-			enc.SetEscapeHTML(false)
 			for _, msg := range st.Messages {
 				if err := enc.Encode(msg); err != nil {
 					return res, err
@@ -281,8 +281,6 @@ func ExtractArchive(a *archive.Archive, o ExtractOptions) (*ExtractResult, error
 		if err != nil {
 			return nil, err
 		}
-		enc := json.NewEncoder(o.Out)
-		enc.SetEscapeHTML(false)
 		for _, t := range tools {
 			if o.Tool != "" && !strings.EqualFold(t.Name, o.Tool) {
 				continue

@@ -305,16 +305,10 @@ type Entry struct {
 // Checkpoints lists checkpoints/cp-NNN.ctx, oldest (lowest N) first.
 func (s *Store) Checkpoints() ([]Entry, error) {
 	es, err := s.listDir(s.CheckpointsDir(), KindCheckpoint, func(name string) (int, bool) {
-		num, ok := strings.CutPrefix(name, "cp-")
-		if !ok {
-			return 0, false
-		}
-		num, ok = strings.CutSuffix(num, ".ctx")
-		if !ok {
-			return 0, false
-		}
+		num, pre := strings.CutPrefix(name, "cp-")
+		num, suf := strings.CutSuffix(num, ".ctx")
 		n, err := strconv.Atoi(num)
-		return n, err == nil && n > 0
+		return n, pre && suf && err == nil && n > 0
 	})
 	sort.Slice(es, func(i, j int) bool { return es[i].N < es[j].N })
 	return es, err

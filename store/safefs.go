@@ -59,13 +59,15 @@ func ReadFileBounded(path string, limit int64) ([]byte, error) {
 // file. Errors wrap ErrUnsafePath or the open's error (fs.ErrNotExist for
 // a missing file).
 func OpenFileRegular(path string) (*os.File, error) {
-	return openRegular(path, os.O_RDONLY, 0)
+	return openRegular(path, os.O_RDONLY|oNoFollow, 0)
 }
 
-// openRegular opens path with flag (plus O_NOFOLLOW and O_NONBLOCK, the
-// latter cleared again once the file is known to be regular) and perm.
+// openRegular opens path with flag and perm, and returns it only when it
+// is a regular file. It opens non-blocking (cleared again once the file is
+// known to be regular), so that a FIFO or a device never blocks; with
+// oNoFollow in flag, a symbolic link at path is refused.
 func openRegular(path string, flag int, perm os.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|oNoFollow|oNonBlock, perm)
+	f, err := os.OpenFile(path, flag|oNonBlock, perm)
 	if err != nil {
 		if isLinkErr(err) {
 			return nil, fmt.Errorf("%w: %s is a symbolic link (not followed)", ErrUnsafePath, path)
@@ -102,7 +104,7 @@ func CreateExclusive(path string, perm os.FileMode) (*os.File, error) {
 // OpenLockFile opens (creating it 0600) a lock file without following a
 // symbolic link, and only when it is a regular file.
 func OpenLockFile(path string) (*os.File, error) {
-	return openRegular(path, os.O_RDWR|os.O_CREATE, 0o600)
+	return openRegular(path, os.O_RDWR|os.O_CREATE|oNoFollow, 0o600)
 }
 
 // CheckDir reports ErrUnsafePath unless dir is missing or a real

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -152,10 +153,7 @@ func Open(projectDir string, opts Options) (*Store, error) {
 		s.lockTimeout = DefaultLockTimeout
 	}
 
-	primary := s.cfg.StorageLocation
-	if primary == "" {
-		primary = DefaultStorageLocation
-	}
+	primary := cmp.Or(s.cfg.StorageLocation, DefaultStorageLocation)
 	if rest, ok := strings.CutPrefix(primary, "~/"); ok {
 		primary = filepath.Join(home, rest)
 	} else if !filepath.IsAbs(primary) {
