@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 )
@@ -206,12 +206,8 @@ func (ix *Index) pinned() int {
 }
 
 func (ix *Index) sort() {
-	sort.SliceStable(ix.Snapshots, func(i, j int) bool {
-		a, b := ix.Snapshots[i], ix.Snapshots[j]
-		if !a.CreatedAt.Equal(b.CreatedAt) {
-			return a.CreatedAt.Before(b.CreatedAt)
-		}
-		return a.ID < b.ID
+	slices.SortStableFunc(ix.Snapshots, func(a, b Snapshot) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
 }
 

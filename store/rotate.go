@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -319,12 +321,7 @@ func (s *Store) History() ([]Entry, error) {
 	es, err := s.listDir(s.HistoryDir(), KindHistory, func(name string) (int, bool) {
 		return 0, strings.HasPrefix(name, "session-") && strings.HasSuffix(name, ".ctx")
 	})
-	sort.Slice(es, func(i, j int) bool {
-		if !es[i].ModTime.Equal(es[j].ModTime) {
-			return es[i].ModTime.Before(es[j].ModTime)
-		}
-		return es[i].Path < es[j].Path
-	})
+	slices.SortFunc(es, func(a, b Entry) int { return cmp.Or(a.ModTime.Compare(b.ModTime), cmp.Compare(a.Path, b.Path)) })
 	return es, err
 }
 
