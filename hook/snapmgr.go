@@ -60,6 +60,9 @@ func (a managerAdapter) OpenArchive(id string) (*archive.Archive, io.Closer, err
 			return ar, ar, nil
 		}
 	}
-	ar, c, _, err := a.m.OpenArchive(id)
-	return ar, c, err
+	ar, _, err := a.m.OpenArchive(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ar, ar, nil
 }

@@ -54,7 +54,7 @@ func TestWorkerSnapshotsBeforeBoundary(t *testing.T) {
 	if s.Trigger != "manual" || s.PreCompaction.MessageCount != len(pre.Messages) {
 		t.Fatalf("snapshot %+v, want %d messages (the transcript before its boundary)", s, len(pre.Messages))
 	}
-	a, _, _, err := m.OpenArchive(s.ID)
+	a, _, err := m.OpenArchive(s.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

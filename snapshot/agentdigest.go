@@ -1,8 +1,6 @@
 package snapshot
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -88,16 +86,9 @@ func readAgentDigest(p, project string, k *archive.AuthKey) (AgentDigest, error)
 		return AgentDigest{}, err
 	}
 	d := AgentDigest{Path: p}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 4096)
+	head, text, ok := strings.Cut(string(b), "\n\n")
 	var stamp, tag string
-	n := 0
-	for sc.Scan() {
-		line := sc.Text()
-		n += len(line) + 1
-		if line == "" {
-			break
-		}
+	for _, line := range strings.Split(head, "\n") {
 		if v, ok := strings.CutPrefix(line, "session: "); ok {
 			d.Session = v
 		} else if v, ok := strings.CutPrefix(line, "saved: "); ok {
@@ -109,10 +100,10 @@ func readAgentDigest(p, project string, k *archive.AuthKey) (AgentDigest, error)
 	if tag == "" {
 		return d, archive.ErrNoTag
 	}
-	if n > len(b) {
+	if !ok {
 		return d, fmt.Errorf("%w: no text", archive.ErrBadTag)
 	}
-	d.Text = strings.TrimSuffix(string(b[n:]), "\n")
+	d.Text = strings.TrimSuffix(text, "\n")
 	sum, err := hex.DecodeString(tag)
 	if err != nil || !k.Verify(sum, agentDigestDomain, []byte(project), []byte(d.Session), []byte(stamp), []byte(d.Text)) {
 		return d, fmt.Errorf("%w: the digest, its session, time or project changed", archive.ErrBadTag)

@@ -77,14 +77,10 @@ func UnauthenticatedArchives(st *store.Store, cfg *store.Config, k *archive.Auth
 	if _, err := os.Stat(st.CurrentPath()); err == nil {
 		files = append(files, file{st.CurrentPath(), store.KindCurrent})
 	}
-	for _, l := range []struct {
-		kind string
-		list func() ([]store.Entry, error)
-	}{{store.KindCheckpoint, st.Checkpoints}, {store.KindHistory, st.History}} {
-		es, _ := l.list()
-		for _, e := range es {
-			files = append(files, file{e.Path, l.kind})
-		}
+	cps, _ := st.Checkpoints()
+	hs, _ := st.History()
+	for _, e := range append(cps, hs...) {
+		files = append(files, file{e.Path, e.Kind})
 	}
 	m := NewManager(st, cfg)
 	if ix, err := m.Index(); err == nil {

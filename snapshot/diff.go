@@ -84,11 +84,11 @@ const MaxLostTools = 20
 // else the snapshot's live transcript when it still exists, else the
 // project's current.ctx (or its newest valid checkpoint or history file).
 func (m *Manager) Diff(id string, current *archive.Archive) (*DiffResult, error) {
-	a, c, s, err := m.OpenArchive(id)
+	a, s, err := m.OpenArchive(id)
 	if err != nil {
 		return nil, err
 	}
-	defer c.Close()
+	defer a.Close()
 	var cur *archive.State
 	src := ""
 	switch {
@@ -104,7 +104,7 @@ func (m *Manager) Diff(id string, current *archive.Archive) (*DiffResult, error)
 		}
 		src = s.Transcript
 	default:
-		path, _, _, err := m.st.LatestValid(func(p string) error {
+		rec, err := m.st.Recover(func(p string) error {
 			ca, err := archive.OpenFile(p, OpenOptions(m.cfg))
 			if err != nil {
 				return err
@@ -114,7 +114,7 @@ func (m *Manager) Diff(id string, current *archive.Archive) (*DiffResult, error)
 		if err != nil {
 			return nil, fmt.Errorf("no current context to compare with (the transcript %q is gone and the store holds no valid context): %w", s.Transcript, err)
 		}
-		ca, err := archive.OpenFile(path, OpenOptions(m.cfg))
+		ca, err := archive.OpenFile(rec.Path, OpenOptions(m.cfg))
 		if err != nil {
 			return nil, err
 		}
@@ -122,7 +122,7 @@ func (m *Manager) Diff(id string, current *archive.Archive) (*DiffResult, error)
 		if cur, err = ca.Load(); err != nil {
 			return nil, err
 		}
-		src = path
+		src = rec.Path
 	}
 	snapState, err := stateOf(a)
 	if err != nil {

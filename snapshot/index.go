@@ -2,13 +2,14 @@ package snapshot
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/ben10ctx/ben10/store"
 	"io"
 	"io/fs"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -125,13 +126,7 @@ func ReadSummary(path string) (IndexSummary, error) {
 	if err != nil {
 		return IndexSummary{}, err
 	}
-	sum := IndexSummary{Version: ix.Version, TotalSizeBytes: ix.total(), LastPruned: ix.LastPruned, Count: len(ix.Snapshots)}
-	for _, s := range ix.Snapshots {
-		if s.Pinned {
-			sum.Pinned++
-		}
-	}
-	return sum, nil
+	return IndexSummary{Version: ix.Version, TotalSizeBytes: ix.total(), LastPruned: ix.LastPruned, Count: len(ix.Snapshots), Pinned: ix.pinned()}, nil
 }
 
 // ErrNotFound and ErrAmbiguous are returned by Index.Resolve.
@@ -172,13 +167,7 @@ func (ix *Index) Marshal() []byte {
 	// One line per snapshot: readable, diff-friendly, and about a third
 	// smaller than indented JSON, which list commands parse on every run.
 	var b bytes.Buffer
-	pinned := 0
-	for _, s := range ix.Snapshots {
-		if s.Pinned {
-			pinned++
-		}
-	}
-	head, _ := json.Marshal(IndexSummary{ix.Version, ix.TotalSizeBytes, ix.LastPruned, len(ix.Snapshots), pinned})
+	head, _ := json.Marshal(IndexSummary{ix.Version, ix.TotalSizeBytes, ix.LastPruned, len(ix.Snapshots), ix.pinned()})
 	b.Write(head[:len(head)-1])
 	b.WriteString(`,"snapshots":[`)
 	for i := range ix.Snapshots {
@@ -196,13 +185,29 @@ func (ix *Index) Marshal() []byte {
 	return b.Bytes()
 }
 
-func (ix *Index) sort() {
-	sort.SliceStable(ix.Snapshots, func(i, j int) bool {
-		a, b := ix.Snapshots[i], ix.Snapshots[j]
-		if !a.CreatedAt.Equal(b.CreatedAt) {
-			return a.CreatedAt.Before(b.CreatedAt)
+// total is the snapshots' compressed size.
+func (ix *Index) total() int64 {
+	var n int64
+	for _, s := range ix.Snapshots {
+		n += s.CompressedBytes
+	}
+	return n
+}
+
+// pinned counts the pinned snapshots.
+func (ix *Index) pinned() int {
+	n := 0
+	for _, s := range ix.Snapshots {
+		if s.Pinned {
+			n++
 		}
-		return a.ID < b.ID
+	}
+	return n
+}
+
+func (ix *Index) sort() {
+	slices.SortStableFunc(ix.Snapshots, func(a, b Snapshot) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
 }
 
@@ -262,19 +267,10 @@ func (ix *Index) NewID(t time.Time, session string) string {
 	}
 	base := "pre-compact-" + t.UTC().Format("20060102-150405") + "-" + pfx
 	id := base
-	for n := 2; ix.has(id); n++ {
+	for n := 2; slices.ContainsFunc(ix.Snapshots, func(s Snapshot) bool { return s.ID == id }); n++ {
 		id = fmt.Sprintf("%s-%d", base, n)
 	}
 	return id
-}
-
-func (ix *Index) has(id string) bool {
-	for _, s := range ix.Snapshots {
-		if s.ID == id {
-			return true
-		}
-	}
-	return false
 }
 
 // Policy is the retention policy for compaction snapshots (PRD FR-7.4).
@@ -298,10 +294,7 @@ func PlanPrune(ix *Index, p Policy, now time.Time) Plan {
 	ix.sort()
 	var plan Plan
 	del := map[string]bool{}
-	var total int64
-	for _, s := range ix.Snapshots {
-		total += s.CompressedBytes
-	}
+	total := ix.total()
 	for _, s := range ix.Snapshots { // age
 		if p.RetentionAge > 0 && !s.Pinned && now.Sub(s.CreatedAt) > p.RetentionAge {
 			del[s.ID] = true
@@ -329,7 +322,7 @@ func PlanPrune(ix *Index, p Policy, now time.Time) Plan {
 		}
 	}
 	if p.MaxBytes > 0 && total > p.MaxBytes {
-		plan.Warnings = append(plan.Warnings, fmt.Sprintf("pinned snapshots alone take %s, over the %s limit: unpin some or raise compaction_snapshots.max_storage_mb", human(total), human(p.MaxBytes)))
+		plan.Warnings = append(plan.Warnings, fmt.Sprintf("pinned snapshots alone take %s, over the %s limit: unpin some or raise compaction_snapshots.max_storage_mb", HumanBytes(total), HumanBytes(p.MaxBytes)))
 	}
 	if kept = len(ix.Snapshots) - len(del); p.RetentionCount > 0 && kept > p.RetentionCount {
 		plan.Warnings = append(plan.Warnings, fmt.Sprintf("%d snapshots kept, over retention_count %d, because pinned snapshots are never pruned", kept, p.RetentionCount))
@@ -363,7 +356,8 @@ func (ix *Index) Debounced(session string, window time.Duration, now time.Time) 
 	return -1
 }
 
-func human(n int64) string {
+// HumanBytes prints a size in B, KB, MB or GB (powers of 1024).
+func HumanBytes(n int64) string {
 	switch {
 	case n >= 1<<30:
 		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))

@@ -36,7 +36,7 @@ func NewListTable(ix *Index, verbose bool) *ListTable {
 		if verbose {
 			row = append(row, strconv.Itoa(p.FileCount), strconv.Itoa(p.ToolExecutionCount), s.Trigger)
 		}
-		t.rows = append(t.rows, append(row, human(s.CompressedBytes), pin))
+		t.rows = append(t.rows, append(row, HumanBytes(s.CompressedBytes), pin))
 	}
 	return t
 }
@@ -106,6 +106,3 @@ func Commas(n int64) string {
 	}
 	return b.String()
 }
-
-// HumanBytes prints a size in B, KB, MB or GB (powers of 1024).
-func HumanBytes(n int64) string { return human(n) }

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -62,13 +64,7 @@ type Manager struct {
 
 // NewManager returns a Manager for st. A nil cfg means st.Config().
 func NewManager(st *store.Store, cfg *store.Config) *Manager {
-	if cfg == nil {
-		cfg = st.Config()
-	}
-	if cfg == nil {
-		cfg = store.DefaultConfig()
-	}
-	return &Manager{st: st, cfg: cfg, clock: time.Now}
+	return &Manager{st: st, cfg: cmp.Or(cfg, st.Config(), store.DefaultConfig()), clock: time.Now}
 }
 
 // Store returns the store the manager works in.
@@ -209,10 +205,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 		// may hold more than it; imported in full.
 		o.NoPrevious = true
 	}
-	level := o.Level
-	if level == 0 {
-		level = ctxfmt.LevelFromZstd(m.cfg.CompactionSnapshots.CompressionLevel)
-	}
+	level := cmp.Or(o.Level, ctxfmt.LevelFromZstd(m.cfg.CompactionSnapshots.CompressionLevel))
 	eopts, red, err := EncodeOptions(m.cfg, level)
 	if err != nil {
 		return nil, err
@@ -249,16 +242,10 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	session := o.SessionID
-	if session == "" {
-		session = st.Meta.SessionID
-	}
+	session := cmp.Or(o.SessionID, st.Meta.SessionID)
 	defer os.Remove(tmp) // no-op once renamed
 	msgs, tools := StateCounts(st)
-	pre := o.PreTokens
-	if pre == 0 {
-		pre = st.Meta.ContextTokens
-	}
+	pre := cmp.Or(o.PreTokens, st.Meta.ContextTokens)
 	snap := Snapshot{
 		CreatedAt: now,
 		SessionID: session,
@@ -341,7 +328,7 @@ func (m *Manager) park(tmp string, snap Snapshot, force bool, res *CreateResult)
 	if err := os.Rename(tmp, dst); err != nil {
 		return nil, fmt.Errorf("snapshot: parking %s: %w", tmp, err)
 	}
-	syncDir(m.st.SnapshotDir())
+	_ = store.SyncDir(m.st.SnapshotDir())
 	data, _ := json.Marshal(pendingRecord{Snapshot: snap, Parked: name, Force: force})
 	if _, err := m.st.WritePending(PendingKind, snap.SessionID, data); err != nil {
 		// The parked file itself is still adopted by the next repair.
@@ -432,34 +419,28 @@ func (m *Manager) writeTemp(write func(io.Writer) error, keys *ctxfmt.KeyCache) 
 func (m *Manager) verify(path string, keys *ctxfmt.KeyCache) (int64, error) {
 	oo := OpenOptions(m.cfg)
 	oo.Keys = keys
-	if err := ctxfmt.VerifyFile(path, ctxfmt.VerifyOptions{Deep: true, Passphrase: oo.Passphrase, Key: oo.Key, Keys: keys}); err != nil {
-		if errors.Is(err, ctxfmt.ErrKeyRequired) {
-			// Structure and checksums passed; without the key the
-			// contents cannot be checked further.
-			return rawSize(path, oo)
+	err := ctxfmt.VerifyFile(path, ctxfmt.VerifyOptions{Deep: true, Passphrase: oo.Passphrase, Key: oo.Key, Keys: keys})
+	var segs []ctxfmt.SegmentInfo
+	if errors.Is(err, ctxfmt.ErrKeyRequired) {
+		// Structure and checksums passed; without the key the
+		// contents cannot be checked further.
+		var r *ctxfmt.ReadCloser
+		if r, err = ctxfmt.OpenFile(path, ctxfmt.ReaderOptions{Passphrase: oo.Passphrase, Key: oo.Key}); err == nil {
+			segs = r.Segments()
+			r.Close()
 		}
-		return 0, fmt.Errorf("%w: %s: %w", ErrVerify, path, err)
+	} else if err == nil {
+		var a *archive.Archive
+		if a, err = archive.OpenFile(path, oo); err == nil {
+			segs = a.Container().Segments()
+			a.Close()
+		}
 	}
-	a, err := archive.OpenFile(path, oo)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %s: %w", ErrVerify, path, err)
 	}
-	defer a.Close()
 	var raw int64
-	for _, s := range a.Container().Segments() {
-		raw += s.RawLen
-	}
-	return raw, nil
-}
-
-func rawSize(path string, oo archive.OpenOptions) (int64, error) {
-	r, err := ctxfmt.OpenFile(path, ctxfmt.ReaderOptions{Passphrase: oo.Passphrase, Key: oo.Key})
-	if err != nil {
-		return 0, fmt.Errorf("%w: %s: %w", ErrVerify, path, err)
-	}
-	defer r.Close()
-	var raw int64
-	for _, s := range r.Segments() {
+	for _, s := range segs {
 		raw += s.RawLen
 	}
 	return raw, nil
@@ -497,13 +478,6 @@ func fileHash(p string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-}
-
 // checkLimit refuses a snapshot that would take the snapshot storage
 // beyond compaction_snapshots.max_storage_mb even after pruning every
 // unpinned snapshot.
@@ -525,14 +499,6 @@ func (m *Manager) checkLimit(ix *Index, add int64) error {
 	return nil
 }
 
-func (ix *Index) total() int64 {
-	var n int64
-	for _, s := range ix.Snapshots {
-		n += s.CompressedBytes
-	}
-	return n
-}
-
 func holdUntil(now time.Time, d time.Duration) time.Time {
 	if d <= 0 {
 		return time.Time{}
@@ -550,7 +516,7 @@ func (m *Manager) add(ix *Index, tmp string, snap Snapshot, force bool, now time
 			old := ix.Snapshots[i]
 			replaced = old.ID
 			// Keep what the user attached to the replaced snapshot.
-			snap.Tags = mergeTags(old.Tags, snap.Tags)
+			snap.Tags = union(old.Tags, snap.Tags)
 			if snap.Notes == "" {
 				snap.Notes = old.Notes
 			}
@@ -574,7 +540,7 @@ func (m *Manager) add(ix *Index, tmp string, snap Snapshot, force bool, now time
 	if err := os.Rename(tmp, m.Path(snap)); err != nil {
 		return Snapshot{}, "", fmt.Errorf("snapshot: moving %s into place: %w", tmp, err)
 	}
-	syncDir(m.st.SnapshotDir())
+	_ = store.SyncDir(m.st.SnapshotDir())
 	if replaced != "" {
 		i, _ := ix.Resolve(replaced)
 		if err := m.removeFile(ix.Snapshots[i]); err != nil {
@@ -587,25 +553,8 @@ func (m *Manager) add(ix *Index, tmp string, snap Snapshot, force bool, now time
 	return snap, replaced, nil
 }
 
-func mergeTags(a, b []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, t := range append(append([]string{}, a...), b...) {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
 func (ix *Index) remove(id string) {
-	for i, s := range ix.Snapshots {
-		if s.ID == id {
-			ix.Snapshots = append(ix.Snapshots[:i], ix.Snapshots[i+1:]...)
-			return
-		}
-	}
+	ix.Snapshots = slices.DeleteFunc(ix.Snapshots, func(s Snapshot) bool { return s.ID == id })
 }
 
 func (m *Manager) removeFile(s Snapshot) error {
@@ -742,7 +691,7 @@ func (m *Manager) write(ix *Index) error {
 	// pin as well (readPinned): none is written until a snapshot is pinned
 	// (the first snapshot of a project spares two fsyncs).
 	old, err := store.ReadFileBounded(m.st.PinnedPath(), store.MaxSmallFileBytes)
-	if (err == nil && string(old) == b.String()) || (errors.Is(err, fs.ErrNotExist) && !ix.anyPinned()) {
+	if (err == nil && string(old) == b.String()) || (errors.Is(err, fs.ErrNotExist) && ix.pinned() == 0) {
 		return nil
 	}
 	if err := store.WriteFileAtomic(m.st.PinnedPath(), []byte(b.String())); err != nil {
@@ -773,12 +722,13 @@ func (m *Manager) mergePending(ix *Index, now time.Time) {
 		}
 		parked := filepath.Join(m.st.SnapshotDir(), rec.Parked)
 		if _, err := os.Stat(parked); err != nil {
-			if ix.hasHash(rec.Snapshot.ContentHash) {
-				_ = m.st.DonePending(p) // merged before; a crash kept the record
-			} else {
+			// Merged before when the index has its hash (a crash kept
+			// the record); else the file is gone.
+			h := rec.Snapshot.ContentHash
+			if h == "" || !slices.ContainsFunc(ix.Snapshots, func(s Snapshot) bool { return s.ContentHash == h }) {
 				m.warnf("pending snapshot %s names %s, which is gone", p.Path, rec.Parked)
-				_ = m.st.DonePending(p)
 			}
+			_ = m.st.DonePending(p)
 			continue
 		}
 		if _, _, err := m.add(ix, parked, rec.Snapshot, rec.Force, now); err != nil {
@@ -791,24 +741,6 @@ func (m *Manager) mergePending(ix *Index, now time.Time) {
 			_ = m.st.DonePending(p)
 		}
 	}
-}
-
-func (ix *Index) anyPinned() bool {
-	for _, s := range ix.Snapshots {
-		if s.Pinned {
-			return true
-		}
-	}
-	return false
-}
-
-func (ix *Index) hasHash(h string) bool {
-	for _, s := range ix.Snapshots {
-		if h != "" && s.ContentHash == h {
-			return true
-		}
-	}
-	return false
 }
 
 // repair drops index entries whose file is gone and adopts snapshot files
@@ -931,7 +863,7 @@ func (m *Manager) adopt(ix *Index, name string, pinned map[string]bool) {
 			m.warnf("adopting %s: %v", name, err)
 			return
 		}
-		syncDir(m.st.SnapshotDir())
+		_ = store.SyncDir(m.st.SnapshotDir())
 	}
 	s.Pinned = pinned[s.ID]
 	ix.Snapshots = append(ix.Snapshots, s)
@@ -948,17 +880,18 @@ func idTime(id string) (time.Time, bool) {
 	return t, err == nil
 }
 
-// withLock runs fn on the index under the store lock (see update).
-func (m *Manager) withLock(now time.Time, fn func(ix *Index) error) error {
+// withLock runs fn on the index under the store lock (see update; res,
+// when not nil, receives the ids pruned).
+func (m *Manager) withLock(now time.Time, fn func(ix *Index) error, res *CreateResult) error {
 	if now.IsZero() {
 		now = m.clock()
 	}
-	return m.st.WithLock(context.Background(), func() error { return m.update(now.UTC(), fn, nil) })
+	return m.st.WithLock(context.Background(), func() error { return m.update(now.UTC(), fn, res) })
 }
 
 // Sync takes the lock and merges pending snapshots, repairs the index and
 // applies retention; it is what every locked operation does first.
-func (m *Manager) Sync(now time.Time) error { return m.withLock(now, nil) }
+func (m *Manager) Sync(now time.Time) error { return m.withLock(now, nil, nil) }
 
 // Index reads index.json (and nothing else). A missing file is an empty
 // index.
@@ -983,17 +916,17 @@ func (m *Manager) Get(idOrPrefix string) (Snapshot, error) {
 	return ix.Snapshots[i], nil
 }
 
-// OpenArchive opens a snapshot's archive lazily; close it with the Closer.
-func (m *Manager) OpenArchive(idOrPrefix string) (*archive.Archive, io.Closer, Snapshot, error) {
+// OpenArchive opens a snapshot's archive lazily; the caller closes it.
+func (m *Manager) OpenArchive(idOrPrefix string) (*archive.Archive, Snapshot, error) {
 	s, err := m.Get(idOrPrefix)
 	if err != nil {
-		return nil, nil, s, err
+		return nil, s, err
 	}
 	a, err := archive.OpenFile(m.Path(s), OpenOptions(m.cfg))
 	if err != nil {
-		return nil, nil, s, fmt.Errorf("snapshot %s: %w", ShortID(s.ID), err)
+		return nil, s, fmt.Errorf("snapshot %s: %w", ShortID(s.ID), err)
 	}
-	return a, a, s, nil
+	return a, s, nil
 }
 
 // LatestForSession returns the newest snapshot of a session.
@@ -1018,39 +951,13 @@ func (m *Manager) modify(id string, fn func(ix *Index, i int) error) error {
 			return err
 		}
 		return fn(ix, i)
-	})
+	}, nil)
 }
 
 // Pin sets or clears a snapshot's pinned flag (index.json and .pinned).
 func (m *Manager) Pin(id string, pinned bool) error {
 	return m.modify(id, func(ix *Index, i int) error {
 		ix.Snapshots[i].Pinned = pinned
-		return nil
-	})
-}
-
-// Annotate replaces a snapshot's tags (nil keeps them) and notes ("" keeps them).
-func (m *Manager) Annotate(id string, tags []string, notes string) error {
-	return m.modify(id, func(ix *Index, i int) error {
-		if tags != nil {
-			ix.Snapshots[i].Tags = tags
-		}
-		if notes != "" {
-			ix.Snapshots[i].Notes = notes
-		}
-		return nil
-	})
-}
-
-// UpdatePost records the post-compaction metrics of a snapshot (known once
-// Claude Code has compacted) and its compaction ratio.
-func (m *Manager) UpdatePost(id string, post PostCompaction) error {
-	return m.modify(id, func(ix *Index, i int) error {
-		s := &ix.Snapshots[i]
-		s.PostCompaction = post
-		if s.PreCompaction.TokenCount > 0 && post.TokenCount > 0 {
-			s.Ratio = float64(post.TokenCount) / float64(s.PreCompaction.TokenCount)
-		}
 		return nil
 	})
 }
@@ -1074,18 +981,9 @@ func (m *Manager) Delete(id string) error {
 
 // Prune applies the retention policy now and returns what it did.
 func (m *Manager) Prune(now time.Time) (Plan, error) {
-	var plan Plan
-	if now.IsZero() {
-		now = m.clock()
-	}
-	err := m.st.WithLock(context.Background(), func() error {
-		res := &CreateResult{}
-		err := m.update(now.UTC(), nil, res)
-		plan.Delete = res.Pruned
-		return err
-	})
-	plan.Warnings = m.Warnings()
-	return plan, err
+	res := &CreateResult{}
+	err := m.withLock(now, nil, res)
+	return Plan{Delete: res.Pruned, Warnings: m.Warnings()}, err
 }
 
 // Export copies a snapshot to path as a standalone .ctx file (atomically;

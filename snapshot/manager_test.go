@@ -109,11 +109,11 @@ func TestCreateListVerify(t *testing.T) {
 	if err != nil || len(ix.Snapshots) != 1 || ix.TotalSizeBytes != s.CompressedBytes {
 		t.Fatalf("index %+v %v", ix, err)
 	}
-	a, c, got, err := e.m.OpenArchive("20260127")
+	a, got, err := e.m.OpenArchive("20260127")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	defer a.Close()
 	if got.ID != s.ID || a.Meta().SessionID != fixtureSession {
 		t.Fatalf("OpenArchive: %+v %+v", got, a.Meta())
 	}
@@ -184,12 +184,12 @@ func TestPinDeleteExportPinnedFile(t *testing.T) {
 	if err := e.m.Verify(ids[0]); err != nil {
 		t.Fatal(err)
 	}
-	a, c, _, err := e.m.OpenArchive(ids[0])
+	a, _, err := e.m.OpenArchive(ids[0])
 	if err != nil {
 		t.Fatal(err)
 	}
 	msgs, err := a.Messages()
-	c.Close()
+	a.Close()
 	if err != nil || len(msgs) != before.PreCompaction.MessageCount {
 		t.Fatalf("pinned archive: %d messages, %v", len(msgs), err)
 	}
@@ -316,11 +316,11 @@ func TestDiffLostDetail(t *testing.T) {
 }
 
 func mustOpen(t *testing.T, e *env, id string) *archive.Archive {
-	a, c, _, err := e.m.OpenArchive(id)
+	a, _, err := e.m.OpenArchive(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() { a.Close() })
 	return a
 }
 
@@ -403,12 +403,12 @@ func TestEncryptedFromConfig(t *testing.T) {
 	if err := e.m.Verify(s.ID); err != nil {
 		t.Fatal(err)
 	}
-	a, c, _, err := e.m.OpenArchive(s.ID)
+	a, _, err := e.m.OpenArchive(s.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	msgs, err := a.Messages()
-	c.Close()
+	a.Close()
 	if err != nil || len(msgs) != s.PreCompaction.MessageCount {
 		t.Fatalf("%d messages, %v", len(msgs), err)
 	}

@@ -2,9 +2,12 @@ package snapshot
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -45,9 +48,7 @@ func (r *Redactions) Counts() map[string]int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make(map[string]int, len(r.report.Counts))
-	for k, v := range r.report.Counts {
-		out[k] = v
-	}
+	maps.Copy(out, r.report.Counts)
 	return out
 }
 
@@ -88,20 +89,24 @@ func Redactor(cfg *store.Config) (*redact.Redactor, error) {
 // context.exclude_patterns plus redact.DefaultExcludePatterns (secrets files
 // are kept out even when the user's list forgets them).
 func ExcludePatterns(cfg *store.Config) []string {
+	var own []string
+	if cfg != nil {
+		own = cfg.ExcludePatterns
+	}
+	return union(own, redact.DefaultExcludePatterns())
+}
+
+// union is a followed by the elements of b it lacks, without duplicates,
+// in order (nil when both are empty).
+func union(a, b []string) []string {
 	seen := map[string]bool{}
 	var out []string
-	add := func(ps []string) {
-		for _, p := range ps {
-			if !seen[p] {
-				seen[p] = true
-				out = append(out, p)
-			}
+	for _, x := range slices.Concat(a, b) {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
 		}
 	}
-	if cfg != nil {
-		add(cfg.ExcludePatterns)
-	}
-	add(redact.DefaultExcludePatterns())
 	return out
 }
 
@@ -116,10 +121,7 @@ func Key(cfg *store.Config) (enc *ctxfmt.Encryption, ok bool, err error) {
 	e := cfg.Encryption
 	switch e.KeySource {
 	case "", "env":
-		name := e.Env
-		if name == "" {
-			name = "BEN10_PASSPHRASE"
-		}
+		name := cmp.Or(e.Env, "BEN10_PASSPHRASE")
 		v := os.Getenv(name)
 		if v == "" {
 			return nil, false, fmt.Errorf("%w: context.encryption.key_source is env but $%s is empty", ErrNoKey, name)

@@ -135,33 +135,27 @@ func Reconcile(project string, files []archive.FileRecord, contents []archive.Fi
 			if tracked[rel] || redact.Excluded(rel, exclude) {
 				continue
 			}
-			if want, ok := baseline[rel]; ok && want != Gone {
-				// Reconciled as new before: compared with its hash then.
-				fi, err := e.Info()
-				if err != nil {
-					res.Unknown++
-					continue
-				}
-				_, h, err := readHash(filepath.Join(project, filepath.FromSlash(rel)), fi.Size())
-				if err != nil {
-					res.Unknown++
-					continue
-				}
+			fi, err := e.Info()
+			h := ""
+			if err == nil {
+				_, h, err = readHash(filepath.Join(project, filepath.FromSlash(rel)), fi.Size())
+			}
+			if err == nil {
 				res.Hashes[rel] = h
-				if h == want {
-					res.Unchanged++
-				} else {
-					res.Modified = append(res.Modified, FileChange{Path: rel, Status: "modified", Hash: h})
-				}
-				continue
 			}
-			fc := FileChange{Path: rel, Status: "new"}
-			if fi, err := e.Info(); err == nil {
-				if _, h, err := readHash(filepath.Join(project, filepath.FromSlash(rel)), fi.Size()); err == nil {
-					fc.Hash, res.Hashes[rel] = h, h
-				}
+			want, ok := baseline[rel]
+			switch {
+			case !ok || want == Gone:
+				res.New = append(res.New, FileChange{Path: rel, Status: "new", Hash: h})
+			case err != nil:
+				// Reconciled as new before, but unreadable now.
+				res.Unknown++
+			case h == want:
+				// Reconciled as new before: compared with its hash then.
+				res.Unchanged++
+			default:
+				res.Modified = append(res.Modified, FileChange{Path: rel, Status: "modified", Hash: h})
 			}
-			res.New = append(res.New, fc)
 		}
 	}
 	for _, l := range [][]FileChange{res.Modified, res.Deleted, res.New} {

@@ -80,14 +80,7 @@ func matcher(query string, regex bool) (func(string) (int, int, bool), error) {
 		}, nil
 	}
 	q := strings.ToLower(query)
-	ascii := isASCII(q)
 	return func(s string) (int, int, bool) {
-		if ascii {
-			if i := indexFold(s, q); i >= 0 {
-				return i, i + len(q), true
-			}
-			return 0, 0, false
-		}
 		// unicode lower-casing maps rune to rune: find the match in the
 		// folded copy and map its rune positions back onto s.
 		ls := strings.ToLower(s)
@@ -109,37 +102,6 @@ func runeOffset(s string, n int) int {
 		n--
 	}
 	return len(s)
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
-// indexFold is strings.Index with ASCII case folding (q is lower case).
-func indexFold(s, q string) int {
-	n := len(q)
-	for i := 0; i+n <= len(s); i++ {
-		ok := true
-		for j := 0; j < n; j++ {
-			c := s[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != q[j] {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			return i
-		}
-	}
-	return -1
 }
 
 func (m *Manager) searchOne(s Snapshot, match func(string) (int, int, bool), fn func(Hit) error) error {
@@ -263,17 +225,19 @@ type ExtractResult struct {
 // Extract writes part of a snapshot: messages as Markdown or JSONL, tool
 // executions as JSONL, or captured file contents under a directory.
 func (m *Manager) Extract(id string, o ExtractOptions) (*ExtractResult, error) {
-	a, c, _, err := m.OpenArchive(id)
+	a, _, err := m.OpenArchive(id)
 	if err != nil {
 		return nil, err
 	}
-	defer c.Close()
+	defer a.Close()
 	return ExtractArchive(a, o)
 }
 
 // ExtractArchive is Extract on an open archive.
 func ExtractArchive(a *archive.Archive, o ExtractOptions) (*ExtractResult, error) {
 	res := &ExtractResult{}
+	enc := json.NewEncoder(o.Out) // JSONL of messages or tools
+	enc.SetEscapeHTML(false)
 	switch {
 	case o.Messages:
 		msgs, err := a.Messages()
@@ -304,8 +268,6 @@ func ExtractArchive(a *archive.Archive, o ExtractOptions) (*ExtractResult, error
 		case "", "markdown", "md":
 			return res, export.Markdown(o.Out, st)
 		case "jsonl":
-			enc := json.NewEncoder(o.Out)
-			enc.SetEscapeHTML(false)
 			for _, msg := range st.Messages {
 				if err := enc.Encode(msg); err != nil {
 					return res, err
@@ -319,8 +281,6 @@ func ExtractArchive(a *archive.Archive, o ExtractOptions) (*ExtractResult, error
 		if err != nil {
 			return nil, err
 		}
-		enc := json.NewEncoder(o.Out)
-		enc.SetEscapeHTML(false)
 		for _, t := range tools {
 			if o.Tool != "" && !strings.EqualFold(t.Name, o.Tool) {
 				continue

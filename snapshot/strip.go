@@ -86,6 +86,5 @@ func replaceHome(b, h []byte) []byte {
 
 // String is Bytes for a string.
 func (s *Stripper) String(t string) string {
-	out := s.Bytes([]byte(t))
-	return string(out)
+	return string(s.Bytes([]byte(t)))
 }

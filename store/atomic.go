@@ -100,7 +100,7 @@ func (a *AtomicFile) Commit() error {
 		os.Remove(a.tmp)
 		return fmt.Errorf("store: rename into %s: %w", a.path, err)
 	}
-	if err := syncDir(filepath.Dir(a.path)); err != nil {
+	if err := SyncDir(filepath.Dir(a.path)); err != nil {
 		return fmt.Errorf("store: fsync directory of %s: %w", a.path, err)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -60,11 +61,9 @@ func AppendAudit(home string, e AuditEntry) error {
 		return fmt.Errorf("store: audit entry: %w", err)
 	}
 	for len(line)+1 > MaxAuditLine && e.Detail != "" {
-		cut := len(e.Detail) - (len(line) + 1 - MaxAuditLine) - 8
-		if cut < 0 {
-			cut = 0
-		}
-		e.Detail = truncUTF8(e.Detail, cut) + "…"
+		cut := max(0, len(e.Detail)-(len(line)+1-MaxAuditLine)-8)
+		// Cut without splitting a UTF-8 sequence.
+		e.Detail = strings.ToValidUTF8(e.Detail[:cut], "") + "…"
 		if cut == 0 {
 			e.Detail = ""
 		}
@@ -105,15 +104,4 @@ func (s *Store) Audit(e AuditEntry) error {
 		e.Timestamp = s.now()
 	}
 	return AppendAudit(s.home, e)
-}
-
-// truncUTF8 cuts s to at most n bytes without splitting a UTF-8 sequence.
-func truncUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
-		n--
-	}
-	return s[:n]
 }

@@ -323,7 +323,7 @@ func normKey(k string) string {
 func ReadConfigFile(path string) ([]byte, error) {
 	// Non-blocking, and only a regular file: a FIFO or a device must not
 	// hold a hook (a link is followed: a user's config may be one).
-	f, err := os.OpenFile(path, os.O_RDONLY|oNonBlock, 0)
+	f, err := openRegular(path, os.O_RDONLY, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			return nil, nil
@@ -331,15 +331,6 @@ func ReadConfigFile(path string) ([]byte, error) {
 		return nil, &ConfigError{File: path, Err: err}
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		if err == nil {
-			err = fmt.Errorf("%w: not a regular file (%s)", ErrUnsafePath, fi.Mode().Type())
-		}
-		return nil, &ConfigError{File: path, Err: err}
-	}
-	if err := clearNonBlock(f); err != nil {
-		return nil, &ConfigError{File: path, Err: err}
-	}
 	var buf bytes.Buffer
 	n, err := buf.ReadFrom(io.LimitReader(f, MaxConfigBytes+1))
 	if err != nil {

@@ -77,7 +77,8 @@ func TestCrashSafety(t *testing.T) {
 		}
 
 		s := e.open(t, Options{})
-		path, kind, _, err := s.LatestValid(verifyFunc)
+		rec, err := s.Recover(verifyFunc)
+		path, kind := rec.Path, rec.Kind
 		if done < 0 && inProgress < 0 {
 			if err == nil {
 				t.Fatalf("kill %d: nothing was saved, yet %s (%s) was found", k, path, kind)
@@ -91,7 +92,7 @@ func TestCrashSafety(t *testing.T) {
 		if err == nil {
 			got, err = verifyPayload(path)
 			if err != nil {
-				t.Fatalf("kill %d: LatestValid returned a damaged file: %v", k, err)
+				t.Fatalf("kill %d: Recover returned a damaged file: %v", k, err)
 			}
 		}
 		switch got {

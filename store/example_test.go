@@ -46,8 +46,8 @@ func Example() {
 	}
 	fmt.Println(filepath.Base(res.Path), res.Meta.SizeBytes, "bytes")
 
-	path, kind, _, err := s.LatestValid(func(string) error { return nil })
-	fmt.Println(filepath.Base(path), kind, err)
+	rec, err := s.Recover(func(string) error { return nil })
+	fmt.Println(filepath.Base(rec.Path), rec.Kind, err)
 	// Output:
 	// current.ctx 13 bytes
 	// current.ctx current <nil>

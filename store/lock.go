@@ -73,32 +73,28 @@ func (s *Store) Lock(ctx context.Context) (unlock func() error, err error) {
 		deadline = d
 	}
 	start := time.Now()
-	timeoutErr := func(h LockHolder) error {
+	// gaveUp is the error of a wait that ended without the lock: ctx's
+	// when it was cancelled, else a timeout naming the holder h.
+	gaveUp := func(h LockHolder) error {
+		if err := ctx.Err(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
 		return &LockTimeoutError{Path: s.LockPath(), Holder: h,
 			Waited: time.Since(start).Round(time.Millisecond).String()}
 	}
 
 	// In-process exclusion first: flock would let two descriptors of this
 	// process conflict correctly, but the Store's held state is shared.
-	wait := time.Until(deadline)
-	if wait < 0 {
-		wait = 0
-	}
-	tm := time.NewTimer(wait)
-	defer tm.Stop()
+	wctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
 	select {
 	case s.mu <- struct{}{}:
-	case <-ctx.Done():
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, timeoutErr(s.holderRecord())
-		}
-		return nil, ctx.Err()
-	case <-tm.C:
-		return nil, timeoutErr(s.holderRecord())
+	case <-wctx.Done():
+		return nil, gaveUp(s.holderRecord())
 	}
 	release := func() { <-s.mu }
 
-	if err := s.ensureRoot(); err != nil {
+	if err := s.EnsureDir(s.root); err != nil {
 		release()
 		return nil, err
 	}
@@ -163,26 +159,15 @@ func (s *Store) Lock(ctx context.Context) (unlock func() error, err error) {
 				}
 			}
 			release()
-			return nil, timeoutErr(h)
+			return nil, gaveUp(h)
 		}
-		sleep := delay
-		if rem := time.Until(deadline); rem < sleep {
-			sleep = rem
-		}
-		t := time.NewTimer(sleep)
 		select {
 		case <-ctx.Done():
-			t.Stop()
 			release()
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return nil, timeoutErr(readHolder(path))
-			}
-			return nil, ctx.Err()
-		case <-t.C:
+			return nil, gaveUp(readHolder(path))
+		case <-time.After(min(delay, time.Until(deadline))):
 		}
-		if delay < 50*time.Millisecond {
-			delay *= 2
-		}
+		delay = min(delay*2, 50*time.Millisecond)
 	}
 }
 

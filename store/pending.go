@@ -131,7 +131,7 @@ func (s *Store) removePending(path, what string) error {
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("store: removing %s %s: %w", what, path, err)
 	}
-	return syncDir(s.PendingDir())
+	return SyncDir(s.PendingDir())
 }
 
 // parsePendingName parses <kind>-<session>-<nanos>-<pid>.pending.

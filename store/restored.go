@@ -1,11 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -105,11 +106,8 @@ func RecordRestored(home, source string, paths []string) error {
 			list = append(list, f)
 		}
 	}
-	sort.Slice(list, func(i, j int) bool {
-		if !list[i].Written.Equal(list[j].Written) {
-			return list[i].Written.After(list[j].Written)
-		}
-		return list[i].Path < list[j].Path
+	slices.SortFunc(list, func(a, b RestoredFile) int {
+		return cmp.Or(b.Written.Compare(a.Written), cmp.Compare(a.Path, b.Path)) // newest first
 	})
 	if len(list) > maxRestored {
 		list = list[:maxRestored]

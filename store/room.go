@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -72,33 +73,22 @@ func (s *Store) recordRefusal(le *StorageLimitError, path, session string) {
 		session = s.session
 	}
 	rs, _ := s.Refusals()
-	out := []Refusal{{Time: s.now().UTC(), Area: le.Area, Path: path, Session: session,
-		UsedBytes: le.UsedBytes, AddBytes: le.AddBytes, LimitBytes: le.LimitBytes}}
-	for _, r := range rs {
-		if r.Area != le.Area {
-			out = append(out, r)
-		}
-	}
-	s.writeRefusals(out)
+	s.writeRefusals(append([]Refusal{{Time: s.now().UTC(), Area: le.Area, Path: path, Session: session,
+		UsedBytes: le.UsedBytes, AddBytes: le.AddBytes, LimitBytes: le.LimitBytes}}, otherAreas(rs, le.Area)...))
+}
+
+// otherAreas is rs without the refusals of area.
+func otherAreas(rs []Refusal, area string) []Refusal {
+	return slices.DeleteFunc(slices.Clone(rs), func(r Refusal) bool { return r.Area == area })
 }
 
 // clearRefusal forgets the refusal of area after a save of that area
 // succeeded.
 func (s *Store) clearRefusal(area string) {
 	rs, err := s.Refusals()
-	if err != nil || len(rs) == 0 {
-		return
+	if out := otherAreas(rs, area); err == nil && len(out) != len(rs) {
+		s.writeRefusals(out)
 	}
-	var out []Refusal
-	for _, r := range rs {
-		if r.Area != area {
-			out = append(out, r)
-		}
-	}
-	if len(out) == len(rs) {
-		return
-	}
-	s.writeRefusals(out)
 }
 
 func (s *Store) writeRefusals(rs []Refusal) {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -122,7 +124,7 @@ func (s *Store) SaveCurrentFunc(write func(io.Writer) error, meta Meta, opts Sav
 	if err := s.requireLock("store: SaveCurrent"); err != nil {
 		return res, err
 	}
-	if err := s.ensureRoot(); err != nil {
+	if err := s.EnsureDir(s.root); err != nil {
 		return res, err
 	}
 	a, err := CreateAtomic(s.CurrentPath(), 0o600)
@@ -170,9 +172,6 @@ func (s *Store) SaveCurrentFunc(write func(io.Writer) error, meta Meta, opts Sav
 			formatMB(used+hw.n), formatMB(WarnStorageBytes))})
 	}
 	if opts.Rotate && hasOld {
-		if err := s.EnsureDir(s.HistoryDir()); err != nil {
-			return res, err
-		}
 		hp, err := s.moveToHistory(oldInfo.ModTime())
 		if err != nil {
 			return res, err
@@ -241,9 +240,6 @@ func (s *Store) ClearCurrent() (moved string, pruned []string, err error) {
 	if m, err := s.ReadMeta(); err == nil && !m.SavedAt.IsZero() {
 		t = m.SavedAt
 	}
-	if err := s.EnsureDir(s.HistoryDir()); err != nil {
-		return "", nil, err
-	}
 	hp, err := s.moveToHistory(t)
 	if err != nil {
 		return hp, nil, err
@@ -252,10 +248,13 @@ func (s *Store) ClearCurrent() (moved string, pruned []string, err error) {
 	return hp, pruned, err
 }
 
-// moveToHistory renames current.ctx and its meta into history/, named by
-// the time t of that save, durably, and returns the history path (set as
-// soon as current.ctx moved).
+// moveToHistory renames current.ctx and its meta into history/ (created
+// if needed), named by the time t of that save, durably, and returns the
+// history path (set as soon as current.ctx moved).
 func (s *Store) moveToHistory(t time.Time) (string, error) {
+	if err := s.EnsureDir(s.HistoryDir()); err != nil {
+		return "", err
+	}
 	hp := s.uniqueHistoryPath(t)
 	if err := os.Rename(s.CurrentPath(), hp); err != nil {
 		return "", fmt.Errorf("store: moving %s to history: %w", s.CurrentPath(), err)
@@ -263,10 +262,10 @@ func (s *Store) moveToHistory(t time.Time) (string, error) {
 	if err := os.Rename(s.MetaPath(), hp+".meta"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return hp, fmt.Errorf("store: moving %s to history: %w", s.MetaPath(), err)
 	}
-	if err := syncDir(s.HistoryDir()); err != nil {
+	if err := SyncDir(s.HistoryDir()); err != nil {
 		return hp, fmt.Errorf("store: fsync %s: %w", s.HistoryDir(), err)
 	}
-	if err := syncDir(s.root); err != nil {
+	if err := SyncDir(s.root); err != nil {
 		return hp, fmt.Errorf("store: fsync %s: %w", s.root, err)
 	}
 	return hp, nil
@@ -308,16 +307,10 @@ type Entry struct {
 // Checkpoints lists checkpoints/cp-NNN.ctx, oldest (lowest N) first.
 func (s *Store) Checkpoints() ([]Entry, error) {
 	es, err := s.listDir(s.CheckpointsDir(), KindCheckpoint, func(name string) (int, bool) {
-		num, ok := strings.CutPrefix(name, "cp-")
-		if !ok {
-			return 0, false
-		}
-		num, ok = strings.CutSuffix(num, ".ctx")
-		if !ok {
-			return 0, false
-		}
+		num, pre := strings.CutPrefix(name, "cp-")
+		num, suf := strings.CutSuffix(num, ".ctx")
 		n, err := strconv.Atoi(num)
-		return n, err == nil && n > 0
+		return n, pre && suf && err == nil && n > 0
 	})
 	sort.Slice(es, func(i, j int) bool { return es[i].N < es[j].N })
 	return es, err
@@ -328,12 +321,7 @@ func (s *Store) History() ([]Entry, error) {
 	es, err := s.listDir(s.HistoryDir(), KindHistory, func(name string) (int, bool) {
 		return 0, strings.HasPrefix(name, "session-") && strings.HasSuffix(name, ".ctx")
 	})
-	sort.Slice(es, func(i, j int) bool {
-		if !es[i].ModTime.Equal(es[j].ModTime) {
-			return es[i].ModTime.Before(es[j].ModTime)
-		}
-		return es[i].Path < es[j].Path
-	})
+	slices.SortFunc(es, func(a, b Entry) int { return cmp.Or(a.ModTime.Compare(b.ModTime), cmp.Compare(a.Path, b.Path)) })
 	return es, err
 }
 
@@ -479,13 +467,6 @@ type Recovery struct {
 	Skipped     []error       // files that failed verification, with reasons
 }
 
-// LatestValid returns the newest context that passes verify: current.ctx,
-// else the newest valid checkpoint or history file. See Recover.
-func (s *Store) LatestValid(verify func(path string) error) (path, kind string, age time.Duration, err error) {
-	r, err := s.Recover(verify)
-	return r.Path, r.Kind, r.Age, err
-}
-
 // Recover finds the newest saved context that passes verify. It tries
 // current.ctx first; after that, checkpoints and history files together,
 // newest modification time first (a checkpoint wins a tie): after a
@@ -587,10 +568,10 @@ func (s *Store) quarantine(e Entry) (string, error) {
 	if err := os.Rename(meta, dst+".meta"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return dst, fmt.Errorf("store: moving %s to %s: %w", meta, s.CorruptDir(), err)
 	}
-	if err := syncDir(s.CorruptDir()); err != nil {
+	if err := SyncDir(s.CorruptDir()); err != nil {
 		return dst, err
 	}
-	return dst, syncDir(filepath.Dir(e.Path))
+	return dst, SyncDir(filepath.Dir(e.Path))
 }
 
 // Usage is the disk space used by a store, in bytes.
@@ -611,6 +592,9 @@ type Usage struct {
 // Usage measures the store. Files that vanish meanwhile are ignored.
 func (s *Store) Usage() (Usage, error) {
 	var u Usage
+	// Where each name at the top of the store counts; anything else is Other.
+	areas := map[string]*int64{CurrentName: &u.Current, MetaName: &u.Current, CheckpointsName: &u.Checkpoints,
+		HistoryName: &u.History, ExportsName: &u.Exports, PendingName: &u.Pending, CorruptName: &u.Corrupt, SnapshotsName: &u.Snapshots}
 	err := filepath.WalkDir(s.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -625,27 +609,12 @@ func (s *Store) Usage() (Usage, error) {
 		if err != nil {
 			return nil
 		}
-		n := info.Size()
 		rel, _ := filepath.Rel(s.root, p)
-		top := strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]
-		switch top {
-		case CurrentName, MetaName:
-			u.Current += n
-		case CheckpointsName:
-			u.Checkpoints += n
-		case HistoryName:
-			u.History += n
-		case ExportsName:
-			u.Exports += n
-		case PendingName:
-			u.Pending += n
-		case CorruptName:
-			u.Corrupt += n
-		case SnapshotsName:
-			u.Snapshots += n
-		default:
-			u.Other += n
+		area, ok := areas[strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]]
+		if !ok {
+			area = &u.Other
 		}
+		*area += info.Size()
 		return nil
 	})
 	if err != nil {
@@ -673,5 +642,5 @@ func (s *Store) ForgetInstalledHistory(src string) error {
 	if err := os.Remove(src + ".meta"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("store: removing %s.meta: %w", src, err)
 	}
-	return syncDir(s.HistoryDir())
+	return SyncDir(s.HistoryDir())
 }

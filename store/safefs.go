@@ -59,7 +59,15 @@ func ReadFileBounded(path string, limit int64) ([]byte, error) {
 // file. Errors wrap ErrUnsafePath or the open's error (fs.ErrNotExist for
 // a missing file).
 func OpenFileRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|oNoFollow|oNonBlock, 0)
+	return openRegular(path, os.O_RDONLY|oNoFollow, 0)
+}
+
+// openRegular opens path with flag and perm, and returns it only when it
+// is a regular file. It opens non-blocking (cleared again once the file is
+// known to be regular), so that a FIFO or a device never blocks; with
+// oNoFollow in flag, a symbolic link at path is refused.
+func openRegular(path string, flag int, perm os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|oNonBlock, perm)
 	if err != nil {
 		if isLinkErr(err) {
 			return nil, fmt.Errorf("%w: %s is a symbolic link (not followed)", ErrUnsafePath, path)
@@ -67,17 +75,17 @@ func OpenFileRegular(path string) (*os.File, error) {
 		return nil, err
 	}
 	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%w: %s is not a regular file (%s)", ErrUnsafePath, path, fi.Mode().Type())
+	} else if err == nil {
+		err = clearNonBlock(f)
+	}
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("store: %s: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%w: %s is not a regular file (%s)", ErrUnsafePath, path, fi.Mode().Type())
-	}
-	if err := clearNonBlock(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("store: %s: %w", path, err)
+		if !errors.Is(err, ErrUnsafePath) {
+			err = fmt.Errorf("store: %s: %w", path, err)
+		}
+		return nil, err
 	}
 	return f, nil
 }
@@ -96,25 +104,7 @@ func CreateExclusive(path string, perm os.FileMode) (*os.File, error) {
 // OpenLockFile opens (creating it 0600) a lock file without following a
 // symbolic link, and only when it is a regular file.
 func OpenLockFile(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|oNoFollow|oNonBlock, 0o600)
-	if err != nil {
-		if isLinkErr(err) {
-			return nil, fmt.Errorf("%w: lock %s is a symbolic link (not followed)", ErrUnsafePath, path)
-		}
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("%w: lock %s is not a regular file (%s)", ErrUnsafePath, path, fi.Mode().Type())
-	}
-	if err == nil {
-		err = clearNonBlock(f)
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return openRegular(path, os.O_RDWR|os.O_CREATE|oNoFollow, 0o600)
 }
 
 // CheckDir reports ErrUnsafePath unless dir is missing or a real

@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -152,10 +153,7 @@ func Open(projectDir string, opts Options) (*Store, error) {
 		s.lockTimeout = DefaultLockTimeout
 	}
 
-	primary := s.cfg.StorageLocation
-	if primary == "" {
-		primary = DefaultStorageLocation
-	}
+	primary := cmp.Or(s.cfg.StorageLocation, DefaultStorageLocation)
 	if rest, ok := strings.CutPrefix(primary, "~/"); ok {
 		primary = filepath.Join(home, rest)
 	} else if !filepath.IsAbs(primary) {
@@ -219,7 +217,7 @@ func Open(projectDir string, opts Options) (*Store, error) {
 	if s.readOnly {
 		return s, nil
 	}
-	if err := s.ensureRoot(); err != nil {
+	if err := s.EnsureDir(s.root); err != nil {
 		return nil, err
 	}
 	if s.fallback {
@@ -252,13 +250,6 @@ func (s *Store) recordProject() error {
 		return nil
 	}
 	return WriteFileAtomic(p, want)
-}
-
-func (s *Store) ensureRoot() error {
-	if s.readOnly {
-		return fmt.Errorf("store: %s was opened read-only", s.root)
-	}
-	return s.EnsureDir(s.root)
 }
 
 // EnsureDir creates dir (and missing parents) with mode 0700. Writers call

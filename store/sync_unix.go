@@ -4,9 +4,9 @@ package store
 
 import "os"
 
-// syncDir fsyncs a directory so that a rename or create inside it is
+// SyncDir fsyncs a directory so that a rename or create inside it is
 // durable.
-func syncDir(dir string) error {
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err

@@ -10,10 +10,10 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// syncDir is a no-op on Windows: directories cannot be opened for
+// SyncDir is a no-op on Windows: directories cannot be opened for
 // FlushFileBuffers there, and NTFS journals the rename made by
 // MoveFileEx(MOVEFILE_REPLACE_EXISTING), which os.Rename uses.
-func syncDir(dir string) error { return nil }
+func SyncDir(dir string) error { return nil }
 
 // renameReplace renames oldpath over newpath with os.Rename
 // (MoveFileEx with MOVEFILE_REPLACE_EXISTING). A reader holding newpath

@@ -68,7 +68,7 @@ func LoadOrCreateAuthKey(home string) ([]byte, error) {
 	if err := os.Link(tmp.Name(), p); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, fmt.Errorf("store: creating %s: %w", p, err)
 	}
-	syncDir(dir)
+	SyncDir(dir)
 	return readAuthKey(p)
 }
 

@@ -128,11 +128,11 @@ func (o *compactionOptions) runCompShow(cmd *cobra.Command, args []string) error
 	if err != nil {
 		return err
 	}
-	a, c, s, err := m.OpenArchive(args[0])
+	a, s, err := m.OpenArchive(args[0])
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	defer a.Close()
 	sum := a.Summary()
 	bw := bufio.NewWriter(cmd.OutOrStdout())
 	defer bw.Flush()
@@ -259,11 +259,11 @@ func (o *compactionOptions) runCompRestore(cmd *cobra.Command, args []string) er
 	if err != nil {
 		return err
 	}
-	a, c, s, err := m.OpenArchive(args[0])
+	a, s, err := m.OpenArchive(args[0])
 	if err != nil {
 		return err
 	}
-	defer c.Close()
+	defer a.Close()
 	out := cmd.OutOrStdout()
 	audit := func(detail string) {
 		_ = st.Audit(store.AuditEntry{Action: store.ActionRestore, SnapshotID: s.ID, Path: m.Path(s), Messages: s.PreCompaction.MessageCount, Detail: detail})
