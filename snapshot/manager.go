@@ -37,6 +37,14 @@ const PendingKind = "snapshot"
 // record to be merged (the lock was busy when it was written).
 const parkedPrefix = "parked-"
 
+// parkGrace is how long a parked file is left to the process that parked
+// it: park renames the file into place, then writes its pending record, and
+// a repair in between must not adopt the file under the transcript's
+// session id (the record, merged later, names the caller's). A file parked
+// by a process that died before writing its record is adopted by the
+// first repair after this.
+const parkGrace = 30 * time.Second
+
 // Errors of this package besides ErrNotFound and ErrAmbiguous.
 var (
 	// ErrTooLarge: the snapshot archive would exceed MaxSnapshotBytes.
@@ -784,12 +792,19 @@ func (m *Manager) repair(ix *Index) {
 	}
 	sort.Strings(adopt)
 	for _, name := range adopt {
-		if strings.HasPrefix(name, parkedPrefix) && m.pendingNames(name) {
+		if strings.HasPrefix(name, parkedPrefix) && (m.parkedRecently(name) || m.pendingNames(name)) {
 			continue
 		}
 		m.adopt(ix, name, pinned)
 	}
 	ix.sort()
+}
+
+// parkedRecently reports whether a parked file may still be waiting for
+// its pending record (see parkGrace).
+func (m *Manager) parkedRecently(name string) bool {
+	fi, err := os.Lstat(filepath.Join(m.st.SnapshotDir(), name))
+	return err == nil && time.Since(fi.ModTime()) < parkGrace
 }
 
 // pendingNames reports whether a pending record still names the parked

@@ -238,6 +238,47 @@ func TestPendingWhenLockBusy(t *testing.T) {
 	}
 }
 
+// TestParkedFileWaitsForItsRecord: park renames a snapshot into place
+// before it writes its pending record; a repair in between leaves the
+// file to its record (the record names the caller's session), and adopts
+// it only once it is older than parkGrace (its parker died).
+func TestParkedFileWaitsForItsRecord(t *testing.T) {
+	e := newEnv(t, "context:\n  lock_timeout: 100ms\n")
+	other, err := store.Open(e.project, store.Options{Home: e.home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := other.Lock(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.create(t, CreateOptions{Now: t0})
+	unlock()
+	if !r.Pending {
+		t.Fatalf("lock busy but snapshot not pending: %+v", r)
+	}
+	// The moment between the rename and the record: no record yet.
+	if err := os.RemoveAll(e.st.PendingDir()); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.m.Sync(t0); err != nil {
+		t.Fatal(err)
+	}
+	if ix, _ := e.m.Index(); len(ix.Snapshots) != 0 {
+		t.Fatalf("a file parked just now was adopted before its record: %+v", ix.Snapshots)
+	}
+	old := time.Now().Add(-2 * parkGrace)
+	if err := os.Chtimes(r.Path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.m.Sync(t0); err != nil {
+		t.Fatal(err)
+	}
+	if ix, _ := e.m.Index(); len(ix.Snapshots) != 1 {
+		t.Fatalf("a parked file with no record, older than parkGrace, was not adopted: %+v", ix.Snapshots)
+	}
+}
+
 func TestRepairIndex(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second).Add(-3 * time.Hour)
 	e := newEnv(t, "")
