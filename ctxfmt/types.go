@@ -104,8 +104,8 @@ const (
 	// payload of another segment of the same file, used as a raw-content
 	// dictionary (as `zstd --patch-from`): the stored plaintext is that
 	// segment's index (uvarint) followed by the frame. The dictionary
-	// segment is never itself of this codec. Writers produce it with
-	// SegmentOptions.Dict and PrepareDict, never as a default codec.
+	// segment is never itself of this codec. Pre-release builds wrote it
+	// at LevelMax; this package reads it and never writes it.
 	CodecZstdDict Codec = 3
 )
 
@@ -117,8 +117,7 @@ const MaxDictLen = 1 << 20
 // Known reports whether this implementation can decode c.
 func (c Codec) Known() bool { return c <= CodecZstdDict }
 
-// writable reports whether c can be asked for as a segment's codec (a
-// dictionary codec is chosen by the writer, see SegmentOptions.Dict).
+// writable reports whether a Writer can write c (not CodecZstdDict).
 func (c Codec) writable() bool { return c <= CodecZstd }
 
 // String returns "none", "lz4", "zstd", "zstd-dict" or "codec-N".
@@ -161,9 +160,8 @@ const (
 	LevelDefault Level = 2
 	LevelBetter  Level = 3 // zstd: SpeedBetterCompression; lz4: HC, depth 4 (lz4.Level4)
 	LevelBest    Level = 4 // zstd: SpeedBestCompression; lz4: HC, depth 9 (lz4.Level9)
-	// LevelMax: a segment is compressed as at LevelBest (the same bytes);
-	// a layer above may spend more effort at it (the archive layer tries
-	// dictionaries). Meant for archives written once and kept.
+	// LevelMax: a segment is compressed as at LevelBest (the same bytes).
+	// Meant for archives written once and kept.
 	LevelMax Level = 5
 )
 
