@@ -251,22 +251,34 @@ func newGCM(key []byte) (cipher.AEAD, error) {
 	return cipher.NewGCM(block)
 }
 
+// check refuses an Encryption a writer cannot use: not exactly one of
+// Passphrase and Key, a key of another length than 32 bytes, an empty
+// passphrase, or Argon2id parameters outside the caps.
+func (e *Encryption) check() error {
+	switch {
+	case (e.Passphrase == nil) == (e.Key == nil):
+		return errors.New("ctxfmt: encryption needs exactly one of Passphrase and Key")
+	case e.Key != nil && len(e.Key) != 32:
+		return errKeyLen
+	case e.Passphrase != nil && len(e.Passphrase) == 0:
+		return errors.New("ctxfmt: empty passphrase")
+	case e.Passphrase != nil:
+		if err := e.Argon2.withDefaults().check(); err != nil {
+			return fmt.Errorf("ctxfmt: %w", err)
+		}
+	}
+	return nil
+}
+
 // newCryptoParams creates fresh parameters (random salt) for a writer and
 // returns them with the segment AEAD.
 func newCryptoParams(e *Encryption) (*cryptoParams, cipher.AEAD, error) {
-	if (e.Passphrase == nil) == (e.Key == nil) {
-		return nil, nil, errors.New("ctxfmt: encryption needs exactly one of Passphrase and Key")
+	if err := e.check(); err != nil {
+		return nil, nil, err
 	}
 	c := &cryptoParams{kdf: KDFRawKey}
 	if e.Passphrase != nil {
-		if len(e.Passphrase) == 0 {
-			return nil, nil, errors.New("ctxfmt: empty passphrase")
-		}
-		c.kdf = KDFArgon2id
-		c.argon = e.Argon2.withDefaults()
-		if err := c.argon.check(); err != nil {
-			return nil, nil, fmt.Errorf("ctxfmt: %w", err)
-		}
+		c.kdf, c.argon = KDFArgon2id, e.Argon2.withDefaults()
 	}
 	if _, err := io.ReadFull(randReader, c.salt[:]); err != nil {
 		return nil, nil, fmt.Errorf("ctxfmt: reading random salt: %w", err)

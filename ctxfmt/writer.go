@@ -70,19 +70,8 @@ func NewWriter(w io.Writer, opts WriterOptions) (*Writer, error) {
 		return nil, errors.New("ctxfmt: negative concurrency")
 	}
 	if e := opts.Encryption; e != nil {
-		if (e.Passphrase == nil) == (e.Key == nil) {
-			return nil, errors.New("ctxfmt: encryption needs exactly one of Passphrase and Key")
-		}
-		if e.Key != nil && len(e.Key) != 32 {
-			return nil, errKeyLen
-		}
-		if e.Passphrase != nil {
-			if len(e.Passphrase) == 0 {
-				return nil, errors.New("ctxfmt: empty passphrase")
-			}
-			if err := e.Argon2.withDefaults().check(); err != nil {
-				return nil, fmt.Errorf("ctxfmt: %w", err)
-			}
+		if err := e.check(); err != nil {
+			return nil, err
 		}
 	}
 	return &Writer{w: w, opts: opts}, nil
