@@ -381,10 +381,6 @@ type fileAcc struct {
 	known bool // from the file registry
 }
 
-type cmdAcc struct {
-	RecallCommand
-}
-
 type errAcc struct {
 	RecallError
 	key    string // command family or path, for resolution
@@ -438,10 +434,10 @@ func (b *recallBuilder) tools(s *State, r *Recall) {
 // registry and the tools so far contributed.
 type toolFold struct {
 	files    map[string]*fileAcc
-	cmds     map[string]*cmdAcc // by commandKey
-	errs     map[string]*errAcc // by tool, subject and message
-	okFamily map[string]int     // command family → seq of its latest success
-	okPath   map[string]int     // path → seq of its latest successful tool call
+	cmds     map[string]*RecallCommand // by commandKey
+	errs     map[string]*errAcc        // by tool, subject and message
+	okFamily map[string]int            // command family → seq of its latest success
+	okPath   map[string]int            // path → seq of its latest successful tool call
 }
 
 // newToolFold starts the fold with s's file registry: its read, edit and
@@ -449,7 +445,7 @@ type toolFold struct {
 // counts of files the registry lacks.
 func newToolFold(b *recallBuilder, s *State) *toolFold {
 	fold := &toolFold{
-		files: map[string]*fileAcc{}, cmds: map[string]*cmdAcc{}, errs: map[string]*errAcc{},
+		files: map[string]*fileAcc{}, cmds: map[string]*RecallCommand{}, errs: map[string]*errAcc{},
 		okFamily: map[string]int{}, okPath: map[string]int{},
 	}
 	for i := range s.Files {
@@ -566,7 +562,7 @@ func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
 	if key != "" {
 		c := fold.cmds[key]
 		if c == nil {
-			c = &cmdAcc{RecallCommand: RecallCommand{Command: capBytes(key, recallCommandBytes)}}
+			c = &RecallCommand{Command: capBytes(key, recallCommandBytes)}
 			if n := strings.Count(strings.TrimSpace(command), "\n") + 1; n > 1 {
 				c.Lines = n
 			}
@@ -642,23 +638,15 @@ func (fold *toolFold) finish(r *Recall) {
 	if len(fl) > recallMaxFiles {
 		// Keep every modified file we can, dropping the oldest read-only
 		// entries first.
-		keep := fl[:0:0]
-		drop := len(fl) - recallMaxFiles
-		for i := len(fl) - 1; i >= 0; i-- {
-			if drop > 0 && !fl[i].Modified() {
-				drop--
-				continue
+		n, drop := len(fl), len(fl)-recallMaxFiles
+		for i := n - 1; i >= 0 && drop > 0; i-- {
+			if !fl[i].Modified() {
+				fl[i], drop = nil, drop-1
 			}
-			keep = append(keep, fl[i])
 		}
-		for i, j := 0, len(keep)-1; i < j; i, j = i+1, j-1 {
-			keep[i], keep[j] = keep[j], keep[i]
-		}
-		if len(keep) > recallMaxFiles {
-			keep = keep[:recallMaxFiles]
-		}
-		r.Omitted.Files = len(fl) - len(keep)
-		fl = keep
+		fl = slices.DeleteFunc(fl, func(f *fileAcc) bool { return f == nil })
+		fl = fl[:min(len(fl), recallMaxFiles)]
+		r.Omitted.Files = n - len(fl)
 	}
 	r.Files = make([]RecallFile, 0, len(fl))
 	for _, f := range fl {
@@ -669,7 +657,7 @@ func (fold *toolFold) finish(r *Recall) {
 
 	// Each tool updates at most one command and one error, which take its
 	// seq: seqs order them without ties.
-	cl := make([]*cmdAcc, 0, len(fold.cmds))
+	cl := make([]*RecallCommand, 0, len(fold.cmds))
 	for _, c := range fold.cmds {
 		cl = append(cl, c)
 	}
@@ -680,7 +668,7 @@ func (fold *toolFold) finish(r *Recall) {
 	}
 	r.Commands = make([]RecallCommand, 0, len(cl))
 	for _, c := range cl {
-		r.Commands = append(r.Commands, c.RecallCommand)
+		r.Commands = append(r.Commands, *c)
 	}
 
 	errOrder := make([]*errAcc, 0, len(fold.errs))
@@ -960,7 +948,8 @@ var exitCodeRe = sync.OnceValue(func() *regexp.Regexp {
 // exitCode finds an exit status at the start of a tool's output ("Exit code
 // 1", Claude Code's form; "Exit code: 1" and "exit_code: 1" too).
 func exitCode(out string) (int, bool) {
-	for _, l := range firstLines(out, 3) {
+	lines := strings.SplitN(out, "\n", 4)
+	for _, l := range lines[:min(len(lines), 3)] {
 		if m := exitCodeRe().FindStringSubmatch(l); m != nil {
 			if n, err := strconv.Atoi(m[1]); err == nil {
 				return n, true
@@ -1029,20 +1018,6 @@ func errorLine(out string) string {
 		return pick(0)
 	}
 	return ""
-}
-
-func firstLines(s string, n int) []string {
-	var out []string
-	for len(out) < n && s != "" {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			out = append(out, s)
-			break
-		}
-		out = append(out, s[:i])
-		s = s[i+1:]
-	}
-	return out
 }
 
 // oneLine makes s valid UTF-8 on one line: control characters and runs of

@@ -53,9 +53,6 @@ func (t SegmentType) Registered() bool {
 	return t != 0 && int(t) < len(typeNames)
 }
 
-// Extension reports whether t lies in the extension range 0x8000–0xFFFF.
-func (t SegmentType) Extension() bool { return t >= ExtensionTypeMin }
-
 // String returns the registry name of t, or "type-0xNNNN" for an
 // unregistered value (which ParseSegmentType accepts back).
 func (t SegmentType) String() string {
