@@ -174,20 +174,6 @@ func (a *Archive) Close() error {
 	return a.closer.Close()
 }
 
-func (a *Archive) decode(i int, what string, v any) error {
-	b, err := a.r.ReadSegment(i)
-	if err != nil {
-		return &SegmentError{Segment: what, Err: err}
-	}
-	if err := unmarshal(b, v); err != nil {
-		if !errors.Is(err, ErrSchema) {
-			err = fmt.Errorf("%w: %w", ErrCorrupt, err)
-		}
-		return &SegmentError{Segment: what, Err: err}
-	}
-	return nil
-}
-
 // unmarshal decodes msgpack bytes from disk into v. Hostile bytes give an
 // error, never a panic nor an unbounded allocation: msgpack v5.4.1
 // allocates an array's elements from its header before reading them, so
@@ -224,14 +210,25 @@ func msgpackUnmarshal(b []byte, v any) (err error) {
 	return msgpack.Unmarshal(b, v)
 }
 
-// decodeType decodes the first segment of type t into v; a missing
-// segment leaves v untouched.
-func (a *Archive) decodeType(t ctxfmt.SegmentType, v any) error {
+// decodeType decodes the first segment of type t into a T; a missing
+// segment gives the zero T.
+func decodeType[T any](a *Archive, t ctxfmt.SegmentType) (T, error) {
+	var v T
 	idx := a.r.Find(t)
 	if len(idx) == 0 {
-		return nil
+		return v, nil
 	}
-	return a.decode(idx[0], t.String(), v)
+	b, err := a.r.ReadSegment(idx[0])
+	if err != nil {
+		return v, &SegmentError{Segment: t.String(), Err: err}
+	}
+	if err := unmarshal(b, &v); err != nil {
+		if !errors.Is(err, ErrSchema) {
+			err = fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		return v, &SegmentError{Segment: t.String(), Err: err}
+	}
+	return v, nil
 }
 
 // Meta returns the metadata (no segment read: decoded at Open).
@@ -276,9 +273,7 @@ func (a *Archive) RawFileInfos() []RawFileInfo {
 
 // Tasks decodes the task state segment.
 func (a *Archive) Tasks() (TaskState, error) {
-	var t TaskState
-	err := a.decodeType(ctxfmt.TypeTaskState, &t)
-	return t, err
+	return decodeType[TaskState](a, ctxfmt.TypeTaskState)
 }
 
 // Compactions decodes the compactions segment and fills each summary.
@@ -305,23 +300,17 @@ func (a *Archive) Compactions() ([]Compaction, error) {
 // (older archives, and summaries the redaction changed); elsewhere
 // SummarySpans is set and Compactions reads the text.
 func (a *Archive) CompactionBoundaries() ([]Compaction, error) {
-	var c []Compaction
-	err := a.decodeType(ctxfmt.TypeCompactions, &c)
-	return c, err
+	return decodeType[[]Compaction](a, ctxfmt.TypeCompactions)
 }
 
 // Preferences decodes the preferences segment.
 func (a *Archive) Preferences() ([]Preference, error) {
-	var p []Preference
-	err := a.decodeType(ctxfmt.TypePreferences, &p)
-	return p, err
+	return decodeType[[]Preference](a, ctxfmt.TypePreferences)
 }
 
 // Files decodes the file registry segment.
 func (a *Archive) Files() ([]FileRecord, error) {
-	var f fileRegistry
-	err := a.decodeType(ctxfmt.TypeFileRegistry, &f)
-	return f, err
+	return decodeType[fileRegistry](a, ctxfmt.TypeFileRegistry)
 }
 
 // Recall decodes the stored recall (the digest's input) from the
@@ -344,8 +333,8 @@ func (a *Archive) Recall() (r Recall, ok bool, err error) {
 // Messages decodes the conversation and fills each message's text from the
 // raw transcript where it is stored as a pointer.
 func (a *Archive) Messages() ([]Message, error) {
-	var ms []Message
-	if err := a.decodeType(ctxfmt.TypeConversation, &ms); err != nil {
+	ms, err := decodeType[[]Message](a, ctxfmt.TypeConversation)
+	if err != nil {
 		return nil, err
 	}
 	for i := range ms {
@@ -360,8 +349,8 @@ func (a *Archive) Messages() ([]Message, error) {
 // Tools decodes the tool history and fills inputs and outputs from the
 // raw transcript.
 func (a *Archive) Tools() ([]ToolExec, error) {
-	var ts []ToolExec
-	if err := a.decodeType(ctxfmt.TypeToolHistory, &ts); err != nil {
+	ts, err := decodeType[[]ToolExec](a, ctxfmt.TypeToolHistory)
+	if err != nil {
 		return nil, err
 	}
 	for i := range ts {

@@ -2,6 +2,7 @@ package ctxfmt
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -117,17 +118,12 @@ func (c Codec) Known() bool { return c <= CodecZstdDict }
 // writable reports whether a Writer can write c (not CodecZstdDict).
 func (c Codec) writable() bool { return c <= CodecZstd }
 
+var codecNames = [...]string{CodecNone: "none", CodecLZ4: "lz4", CodecZstd: "zstd", CodecZstdDict: "zstd-dict"}
+
 // String returns "none", "lz4", "zstd", "zstd-dict" or "codec-N".
 func (c Codec) String() string {
-	switch c {
-	case CodecNone:
-		return "none"
-	case CodecLZ4:
-		return "lz4"
-	case CodecZstd:
-		return "zstd"
-	case CodecZstdDict:
-		return "zstd-dict"
+	if c.Known() {
+		return codecNames[c]
 	}
 	return fmt.Sprintf("codec-%d", uint8(c))
 }
@@ -169,35 +165,23 @@ func (l Level) norm() Level {
 	return l
 }
 
-// String returns "fastest", "default", "better", "best" or "max".
-func (l Level) String() string {
-	switch l.norm() {
-	case LevelFastest:
-		return "fastest"
-	case LevelBetter:
-		return "better"
-	case LevelBest:
-		return "best"
-	case LevelMax:
-		return "max"
-	}
-	return "default"
-}
+var levelNames = [...]string{LevelFastest: "fastest", LevelDefault: "default", LevelBetter: "better", LevelBest: "best", LevelMax: "max"}
 
-// ParseLevel parses "fastest", "default", "better", "best", "max", or a
-// zstd level number 1–22 mapped with LevelFromZstd.
+// String returns "fastest", "default", "better", "best" or "max".
+func (l Level) String() string { return levelNames[l.norm()] }
+
+// ParseLevel parses "fastest" (or "fast"), "default" (or ""), "better",
+// "best", "max", or a zstd level number 1–22 mapped with LevelFromZstd.
 func ParseLevel(s string) (Level, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "fastest", "fast":
+	switch name := strings.ToLower(strings.TrimSpace(s)); name {
+	case "fast":
 		return LevelFastest, nil
-	case "default", "":
+	case "":
 		return LevelDefault, nil
-	case "better":
-		return LevelBetter, nil
-	case "best":
-		return LevelBest, nil
-	case "max":
-		return LevelMax, nil
+	default:
+		if i := slices.Index(levelNames[:], name); i > 0 {
+			return Level(i), nil
+		}
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || n < 1 || n > 22 {
