@@ -772,50 +772,58 @@ func (b *recallBuilder) compactions(s *State, r *Recall) {
 func (r *Recall) trim(limit int) {
 	for r.size() > limit {
 		// Take from the list that weighs most, at its least relevant end.
-		type cand struct {
-			weight int
-			drop   func()
-		}
-		cands := []cand{
-			{sizeOf(len(r.Commands), func(i int) int { return len(r.Commands[i].Command) + len(r.Commands[i].Error) }), func() {
-				r.Commands = r.Commands[:len(r.Commands)-1]
-				r.Omitted.Commands++
-			}},
-			{sizeOf(len(r.Files), func(i int) int { return len(r.Files[i].Path) }), func() {
-				r.Files = r.Files[:len(r.Files)-1]
-				r.Omitted.Files++
-			}},
-			{sizeOf(len(r.Errors), func(i int) int { return len(r.Errors[i].Subject) + len(r.Errors[i].Message) + len(r.Errors[i].Tool) }), func() {
-				r.Errors = r.Errors[:len(r.Errors)-1]
-				r.Omitted.Errors++
-			}},
-			{sizeOf(len(r.Requests), func(i int) int { return len(r.Requests[i].Text) }), func() {
-				r.Requests = r.Requests[:len(r.Requests)-1]
-				r.Omitted.Requests++
-			}},
-			{sizeOf(len(r.Tasks.Completed), func(i int) int { return taskSize(r.Tasks.Completed[i]) }), func() {
-				r.Tasks.Completed = r.Tasks.Completed[1:]
-				r.Omitted.Tasks++
-			}},
-			{sizeOf(len(r.Tasks.Pending), func(i int) int { return taskSize(r.Tasks.Pending[i]) }), func() {
-				r.Tasks.Pending = r.Tasks.Pending[:len(r.Tasks.Pending)-1]
-				r.Omitted.Tasks++
-			}},
-			{sizeOf(len(r.Decisions), func(i int) int { return len(r.Decisions[i].Text) }), func() {
-				r.Decisions = r.Decisions[:len(r.Decisions)-1]
-				r.Omitted.Decisions++
-			}},
-		}
+		ls := r.lists()
 		best := -1
-		for i, c := range cands {
-			if c.weight > 0 && (best < 0 || c.weight > cands[best].weight) {
+		for i, c := range ls {
+			if c.weight > 0 && (best < 0 || c.weight > ls[best].weight) {
 				best = i
 			}
 		}
 		if best < 0 {
 			return // only fixed-size fields remain; they are within their caps
 		}
-		cands[best].drop()
+		ls[best].drop()
+	}
+}
+
+// recallList is a list trim may shorten: its weight (see size) and how to
+// drop its least relevant entry.
+type recallList struct {
+	weight int
+	drop   func()
+}
+
+// lists returns the lists trim may shorten, in the order that breaks ties.
+func (r *Recall) lists() []recallList {
+	return []recallList{
+		{sizeOf(len(r.Commands), func(i int) int { return len(r.Commands[i].Command) + len(r.Commands[i].Error) }), func() {
+			r.Commands = r.Commands[:len(r.Commands)-1]
+			r.Omitted.Commands++
+		}},
+		{sizeOf(len(r.Files), func(i int) int { return len(r.Files[i].Path) }), func() {
+			r.Files = r.Files[:len(r.Files)-1]
+			r.Omitted.Files++
+		}},
+		{sizeOf(len(r.Errors), func(i int) int { return len(r.Errors[i].Subject) + len(r.Errors[i].Message) + len(r.Errors[i].Tool) }), func() {
+			r.Errors = r.Errors[:len(r.Errors)-1]
+			r.Omitted.Errors++
+		}},
+		{sizeOf(len(r.Requests), func(i int) int { return len(r.Requests[i].Text) }), func() {
+			r.Requests = r.Requests[:len(r.Requests)-1]
+			r.Omitted.Requests++
+		}},
+		{sizeOf(len(r.Tasks.Completed), func(i int) int { return taskSize(r.Tasks.Completed[i]) }), func() {
+			r.Tasks.Completed = r.Tasks.Completed[1:]
+			r.Omitted.Tasks++
+		}},
+		{sizeOf(len(r.Tasks.Pending), func(i int) int { return taskSize(r.Tasks.Pending[i]) }), func() {
+			r.Tasks.Pending = r.Tasks.Pending[:len(r.Tasks.Pending)-1]
+			r.Omitted.Tasks++
+		}},
+		{sizeOf(len(r.Decisions), func(i int) int { return len(r.Decisions[i].Text) }), func() {
+			r.Decisions = r.Decisions[:len(r.Decisions)-1]
+			r.Omitted.Decisions++
+		}},
 	}
 }
 
@@ -837,28 +845,13 @@ func (r *Recall) size() int {
 	if r.Initial != nil {
 		n += len(r.Initial.Text) + recallFieldOverhead
 	}
-	for _, q := range r.Requests {
-		n += len(q.Text) + recallFieldOverhead
-	}
-	for _, ts := range [][]Task{r.Tasks.Active, r.Tasks.Pending, r.Tasks.Completed} {
-		for _, t := range ts {
-			n += taskSize(t) + recallFieldOverhead
-		}
-	}
-	for _, f := range r.Files {
-		n += len(f.Path) + recallFieldOverhead
-	}
-	for _, c := range r.Commands {
-		n += len(c.Command) + len(c.Error) + recallFieldOverhead
-	}
-	for _, e := range r.Errors {
-		n += len(e.Tool) + len(e.Subject) + len(e.Message) + recallFieldOverhead
-	}
+	n += sizeOf(len(r.Tasks.Active), func(i int) int { return taskSize(r.Tasks.Active[i]) })
+	n += sizeOf(len(r.Compactions), func(i int) int { return len(r.Compactions[i].Trigger) })
 	for _, d := range r.Decisions {
-		n += len(d.Kind) + len(d.Text) + recallFieldOverhead
+		n += len(d.Kind) // (the lists count the texts)
 	}
-	for _, c := range r.Compactions {
-		n += len(c.Trigger) + recallFieldOverhead
+	for _, l := range r.lists() {
+		n += l.weight
 	}
 	return n
 }
