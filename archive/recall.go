@@ -485,14 +485,9 @@ func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
 	if t.Sidechain {
 		return
 	}
-	// errorLine(t.Output), computed at most once per tool.
-	var errMsg string
-	errDone := false
-	errLine := func() string {
-		if !errDone {
-			errMsg, errDone = errorLine(t.Output), true
-		}
-		return errMsg
+	var errMsg string // what a failed tool's output says went wrong
+	if !t.Success {
+		errMsg = errorLine(t.Output)
 	}
 	var in toolInput
 	if needInput(t) {
@@ -577,7 +572,7 @@ func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
 		c.NoResult = noResult(t)
 		if !t.Success && !c.NoResult {
 			c.Failures++
-			c.Error = capBytes(errLine(), recallErrorBytes)
+			c.Error = capBytes(errMsg, recallErrorBytes)
 		}
 	}
 	if noResult(t) {
@@ -593,7 +588,7 @@ func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
 		}
 		return
 	}
-	msg := errLine()
+	msg := errMsg
 	if strings.Contains(msg, "Sibling tool call errored") {
 		return // a parallel call failed; that failure is recorded on its own
 	}

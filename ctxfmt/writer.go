@@ -283,10 +283,6 @@ func (w *Writer) parallel(n int, f func(i int) error) error {
 		close(next)
 		wg.Wait()
 	}
-	return firstErr(errs)
-}
-
-func firstErr(errs []error) error {
 	for _, e := range errs {
 		if e != nil {
 			return e
