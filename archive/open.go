@@ -248,9 +248,6 @@ func (a *Archive) decodedLimit() int64 {
 	return a.maxDecoded
 }
 
-// Encrypted reports whether the archive is encrypted.
-func (a *Archive) Encrypted() bool { return a.r.Encrypted() }
-
 // Container gives access to the underlying ctxfmt reader (segment sizes).
 func (a *Archive) Container() *ctxfmt.Reader { return a.r }
 
