@@ -104,13 +104,8 @@ func sha256Hex(s string) ([]byte, bool) {
 	if len(s) != 64 {
 		return nil, false
 	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return nil, false
-		}
-	}
 	b, err := hex.DecodeString(s)
-	return b, err == nil
+	return b, err == nil && hex.EncodeToString(b) == s
 }
 
 // EncodeMsgpack writes a SHA-256 as bin, anything else as a string.

@@ -68,10 +68,9 @@ type Archive struct {
 	metaSum    [32]byte // SHA-256 of the metadata segment's payload
 	maxDecoded int64
 
-	// loc[f][k] is the raw segment holding chunk k of raw file f (an
-	// index into segIdx, the raw segments' container indices).
-	loc    [][]int
-	segIdx []int
+	// chunkSegs[f][k] is the container index of the segment holding
+	// chunk k of raw file f.
+	chunkSegs [][]int
 
 	mu    sync.Mutex
 	raw   [][]byte // stored raw files, once read
@@ -175,20 +174,6 @@ func (a *Archive) Close() error {
 	return a.closer.Close()
 }
 
-func (a *Archive) decode(i int, what string, v any) error {
-	b, err := a.r.ReadSegment(i)
-	if err != nil {
-		return &SegmentError{Segment: what, Err: err}
-	}
-	if err := unmarshal(b, v); err != nil {
-		if !errors.Is(err, ErrSchema) {
-			err = fmt.Errorf("%w: %w", ErrCorrupt, err)
-		}
-		return &SegmentError{Segment: what, Err: err}
-	}
-	return nil
-}
-
 // unmarshal decodes msgpack bytes from disk into v. Hostile bytes give an
 // error, never a panic nor an unbounded allocation: msgpack v5.4.1
 // allocates an array's elements from its header before reading them, so
@@ -225,14 +210,25 @@ func msgpackUnmarshal(b []byte, v any) (err error) {
 	return msgpack.Unmarshal(b, v)
 }
 
-// decodeType decodes the first segment of type t into v; a missing
-// segment leaves v untouched.
-func (a *Archive) decodeType(t ctxfmt.SegmentType, v any) error {
+// decodeType decodes the first segment of type t into a T; a missing
+// segment gives the zero T.
+func decodeType[T any](a *Archive, t ctxfmt.SegmentType) (T, error) {
+	var v T
 	idx := a.r.Find(t)
 	if len(idx) == 0 {
-		return nil
+		return v, nil
 	}
-	return a.decode(idx[0], t.String(), v)
+	b, err := a.r.ReadSegment(idx[0])
+	if err != nil {
+		return v, &SegmentError{Segment: t.String(), Err: err}
+	}
+	if err := unmarshal(b, &v); err != nil {
+		if !errors.Is(err, ErrSchema) {
+			err = fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		return v, &SegmentError{Segment: t.String(), Err: err}
+	}
+	return v, nil
 }
 
 // Meta returns the metadata (no segment read: decoded at Open).
@@ -251,9 +247,6 @@ func (a *Archive) decodedLimit() int64 {
 	}
 	return a.maxDecoded
 }
-
-// Encrypted reports whether the archive is encrypted.
-func (a *Archive) Encrypted() bool { return a.r.Encrypted() }
 
 // Container gives access to the underlying ctxfmt reader (segment sizes).
 func (a *Archive) Container() *ctxfmt.Reader { return a.r }
@@ -277,9 +270,7 @@ func (a *Archive) RawFileInfos() []RawFileInfo {
 
 // Tasks decodes the task state segment.
 func (a *Archive) Tasks() (TaskState, error) {
-	var t TaskState
-	err := a.decodeType(ctxfmt.TypeTaskState, &t)
-	return t, err
+	return decodeType[TaskState](a, ctxfmt.TypeTaskState)
 }
 
 // Compactions decodes the compactions segment and fills each summary.
@@ -306,23 +297,17 @@ func (a *Archive) Compactions() ([]Compaction, error) {
 // (older archives, and summaries the redaction changed); elsewhere
 // SummarySpans is set and Compactions reads the text.
 func (a *Archive) CompactionBoundaries() ([]Compaction, error) {
-	var c []Compaction
-	err := a.decodeType(ctxfmt.TypeCompactions, &c)
-	return c, err
+	return decodeType[[]Compaction](a, ctxfmt.TypeCompactions)
 }
 
 // Preferences decodes the preferences segment.
 func (a *Archive) Preferences() ([]Preference, error) {
-	var p []Preference
-	err := a.decodeType(ctxfmt.TypePreferences, &p)
-	return p, err
+	return decodeType[[]Preference](a, ctxfmt.TypePreferences)
 }
 
 // Files decodes the file registry segment.
 func (a *Archive) Files() ([]FileRecord, error) {
-	var f fileRegistry
-	err := a.decodeType(ctxfmt.TypeFileRegistry, &f)
-	return f, err
+	return decodeType[fileRegistry](a, ctxfmt.TypeFileRegistry)
 }
 
 // Recall decodes the stored recall (the digest's input) from the
@@ -345,8 +330,8 @@ func (a *Archive) Recall() (r Recall, ok bool, err error) {
 // Messages decodes the conversation and fills each message's text from the
 // raw transcript where it is stored as a pointer.
 func (a *Archive) Messages() ([]Message, error) {
-	var ms []Message
-	if err := a.decodeType(ctxfmt.TypeConversation, &ms); err != nil {
+	ms, err := decodeType[[]Message](a, ctxfmt.TypeConversation)
+	if err != nil {
 		return nil, err
 	}
 	for i := range ms {
@@ -361,8 +346,8 @@ func (a *Archive) Messages() ([]Message, error) {
 // Tools decodes the tool history and fills inputs and outputs from the
 // raw transcript.
 func (a *Archive) Tools() ([]ToolExec, error) {
-	var ts []ToolExec
-	if err := a.decodeType(ctxfmt.TypeToolHistory, &ts); err != nil {
+	ts, err := decodeType[[]ToolExec](a, ctxfmt.TypeToolHistory)
+	if err != nil {
 		return nil, err
 	}
 	for i := range ts {
@@ -415,11 +400,9 @@ func (a *Archive) resolve(ref RawRef, spans []Span) (string, error) {
 // per chunk, in file order (layout 1; checkForm refused the packed
 // layouts).
 func (a *Archive) locateChunks() error {
-	a.segIdx = a.r.Find(ctxfmt.TypeRawTranscript)
-	a.loc = make([][]int, len(a.meta.Raw))
-	seg := -1
-	for f, m := range a.meta.Raw {
-		a.loc[f] = make([]int, len(m.Chunks))
+	segs := a.r.Find(ctxfmt.TypeRawTranscript)
+	n := 0
+	for _, m := range a.meta.Raw {
 		for k, c := range m.Chunks {
 			if c.StoredLen < 0 || c.StoredLen > maxChunk {
 				return corrupt("raw file %s chunk %d: %d bytes", m.Name, k, c.StoredLen)
@@ -427,12 +410,16 @@ func (a *Archive) locateChunks() error {
 			if c.Packed {
 				return fmt.Errorf("%w: raw file %s chunk %d is packed into a shared segment (a pre-release form, no longer read)", ErrSchema, m.Name, k)
 			}
-			seg++
-			a.loc[f][k] = seg
 		}
+		n += len(m.Chunks)
 	}
-	if got := len(a.segIdx); got != seg+1 {
-		return corrupt("manifest lists %d raw segments, container holds %d", seg+1, got)
+	if n != len(segs) {
+		return corrupt("manifest lists %d raw segments, container holds %d", n, len(segs))
+	}
+	a.chunkSegs = make([][]int, len(a.meta.Raw))
+	for f, m := range a.meta.Raw {
+		k := len(m.Chunks)
+		a.chunkSegs[f], segs = segs[:k:k], segs[k:]
 	}
 	return nil
 }
@@ -444,19 +431,20 @@ func (a *Archive) locateChunks() error {
 func (a *Archive) rawSegments(f int) []int {
 	var out []int
 	infos := a.r.Segments()
-	for _, seg := range a.loc[f] {
+	for _, si := range a.chunkSegs[f] {
 		// A segment compressed against another one (codec 3, which
 		// pre-release builds wrote at LevelMax) is not copied.
-		if infos[a.segIdx[seg]].Codec == ctxfmt.CodecZstdDict {
+		if infos[si].Codec == ctxfmt.CodecZstdDict {
 			break
 		}
-		out = append(out, a.segIdx[seg])
+		out = append(out, si)
 	}
 	return out
 }
 
 // readRawChunks decompresses the given raw segments of file m (the
-// leading chunks of it), which must hold n bytes.
+// leading chunks of it), which must hold n bytes, with n/8 bytes of
+// capacity to spare (an incremental save appends the rest of the file).
 func (a *Archive) readRawChunks(m rawManifest, segs []int, n int64) ([]byte, error) {
 	if n < 0 || n > 1<<40 || len(segs) > len(m.Chunks) {
 		return nil, corrupt("raw file %s: %d leading bytes", m.Name, n)
@@ -464,24 +452,47 @@ func (a *Archive) readRawChunks(m rawManifest, segs []int, n int64) ([]byte, err
 	if limit := a.decodedLimit(); n > limit {
 		return nil, fmt.Errorf("%w: raw file %s: %d leading bytes, the limit is %d", ErrTooLarge, m.Name, n, limit)
 	}
+	return a.readChunks(m, segs, n, true)
+}
+
+// readChunks reads raw file m's leading chunks from their segments segs
+// and joins them; they must hold n bytes. Every segment must decode to
+// what the manifest says its chunk stores. The result is allocated up
+// front only as far as the stored bytes make n plausible (see
+// presizeRatio), the rest growing as it is really decoded; with spare, an
+// eighth more. Without spare, a file of one chunk is its segment's bytes.
+func (a *Archive) readChunks(m rawManifest, segs []int, n int64, spare bool) ([]byte, error) {
 	infos := a.r.Segments()
-	var plausible int64
-	for _, si := range segs {
-		plausible += min(infos[si].RawLen, infos[si].StoredLen*presizeRatio)
+	var total, plausible int64
+	for k, si := range segs {
+		c, info := m.Chunks[k], infos[si]
+		if info.RawLen != c.StoredLen {
+			return nil, corrupt("raw file %s chunk %d: segment holds %d bytes, manifest says %d", m.Name, k, info.RawLen, c.StoredLen)
+		}
+		total += c.StoredLen
+		plausible += min(c.StoredLen, info.StoredLen*presizeRatio)
 	}
-	out := make([]byte, 0, min(n+n/8, max(plausible+plausible/8, presizeFree)))
+	if total != n {
+		return nil, corrupt("raw file %s: chunks hold %d bytes, manifest says %d", m.Name, total, n)
+	}
+	var out []byte
+	if spare {
+		out = make([]byte, 0, min(n+n/8, max(plausible+plausible/8, presizeFree)))
+	} else if len(segs) > 1 {
+		out = make([]byte, 0, min(n, max(plausible, presizeFree)))
+	}
 	for k, si := range segs {
 		b, err := a.r.ReadSegment(si)
 		if err != nil {
 			return nil, &SegmentError{Segment: fmt.Sprintf("raw transcript %s chunk %d", m.Name, k), Err: err}
 		}
 		if int64(len(b)) != m.Chunks[k].StoredLen {
-			return nil, corrupt("raw file %s chunk %d: %d bytes, manifest says %d", m.Name, k, len(b), m.Chunks[k].StoredLen)
+			return nil, corrupt("raw file %s chunk %d: segment holds %d bytes, manifest says %d", m.Name, k, len(b), m.Chunks[k].StoredLen)
+		}
+		if out == nil {
+			return b, nil // one chunk
 		}
 		out = append(out, b...)
-	}
-	if int64(len(out)) != n {
-		return nil, corrupt("raw file %s: leading chunks hold %d bytes, expected %d", m.Name, len(out), n)
 	}
 	return out, nil
 }
@@ -508,51 +519,17 @@ func (a *Archive) matchedOriginal(f int, data []byte) int64 {
 // archive was written with ("" when not redacted or not given).
 func (a *Archive) RedactionFingerprint() string { return a.meta.RedactFP }
 
-// rawFile reads and checks one stored raw file (the caller holds a.mu).
+// rawFile reads one stored raw file and checks it against the
+// manifest's SHA-256.
 func (a *Archive) rawFile(f int) ([]byte, error) {
 	m := a.meta.Raw[f]
 	if m.Size < 0 || m.Size > 1<<40 {
 		return nil, corrupt("raw file %s: size %d", m.Name, m.Size)
 	}
-	var total, plausible int64
-	infos := a.r.Segments()
-	for k, c := range m.Chunks {
-		info := infos[a.segIdx[a.loc[f][k]]]
-		if int64(info.RawLen) != c.StoredLen {
-			return nil, corrupt("raw file %s chunk %d: segment holds %d bytes, manifest says %d", m.Name, k, info.RawLen, c.StoredLen)
-		}
-		total += c.StoredLen
-		plausible += min(c.StoredLen, info.StoredLen*presizeRatio)
+	out, err := a.readChunks(m, a.chunkSegs[f], m.Size, false)
+	if err != nil {
+		return nil, err
 	}
-	if total != m.Size {
-		return nil, corrupt("raw file %s: chunks hold %d bytes, manifest says %d", m.Name, total, m.Size)
-	}
-	// The declared size is allocated up front only as far as the stored
-	// bytes make it plausible (see presizeRatio); the rest grows as it
-	// is really decoded. A file of one chunk is its segment's bytes.
-	var out []byte
-	if len(m.Chunks) > 1 {
-		out = make([]byte, 0, min(m.Size, max(plausible, presizeFree)))
-	}
-	for k, c := range m.Chunks {
-		b, err := a.r.ReadSegment(a.segIdx[a.loc[f][k]])
-		if err != nil {
-			return nil, &SegmentError{Segment: fmt.Sprintf("raw transcript %s chunk %d", m.Name, k), Err: err}
-		}
-		if int64(len(b)) != c.StoredLen {
-			return nil, corrupt("raw file %s chunk %d: segment holds %d bytes, manifest says %d", m.Name, k, len(b), c.StoredLen)
-		}
-		if len(m.Chunks) == 1 {
-			out = b
-			break
-		}
-		out = append(out, b...)
-	}
-	return a.checkRawSum(m, out)
-}
-
-// checkRawSum checks a raw file's bytes against the manifest's SHA-256.
-func (a *Archive) checkRawSum(m rawManifest, out []byte) ([]byte, error) {
 	h := sha256.Sum256(out)
 	if hex.EncodeToString(h[:]) != m.SHA256 {
 		return nil, corrupt("raw file %s: SHA-256 mismatch", m.Name)

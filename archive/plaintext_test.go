@@ -48,8 +48,8 @@ func TestPlaintextWhereEncryptionConfigured(t *testing.T) {
 			if !errors.Is(err, c.want) {
 				t.Fatalf("got %v, want %v", err, c.want)
 			}
-			if err == nil && a.Encrypted() != (c.opts.RequireEncryption) {
-				t.Fatalf("Encrypted() = %v", a.Encrypted())
+			if err == nil && a.Container().Encrypted() != (c.opts.RequireEncryption) {
+				t.Fatalf("Encrypted() = %v", a.Container().Encrypted())
 			}
 		})
 	}

@@ -381,10 +381,6 @@ type fileAcc struct {
 	known bool // from the file registry
 }
 
-type cmdAcc struct {
-	RecallCommand
-}
-
 type errAcc struct {
 	RecallError
 	key    string // command family or path, for resolution
@@ -438,10 +434,10 @@ func (b *recallBuilder) tools(s *State, r *Recall) {
 // registry and the tools so far contributed.
 type toolFold struct {
 	files    map[string]*fileAcc
-	cmds     map[string]*cmdAcc // by commandKey
-	errs     map[string]*errAcc // by tool, subject and message
-	okFamily map[string]int     // command family → seq of its latest success
-	okPath   map[string]int     // path → seq of its latest successful tool call
+	cmds     map[string]*RecallCommand // by commandKey
+	errs     map[string]*errAcc        // by tool, subject and message
+	okFamily map[string]int            // command family → seq of its latest success
+	okPath   map[string]int            // path → seq of its latest successful tool call
 }
 
 // newToolFold starts the fold with s's file registry: its read, edit and
@@ -449,7 +445,7 @@ type toolFold struct {
 // counts of files the registry lacks.
 func newToolFold(b *recallBuilder, s *State) *toolFold {
 	fold := &toolFold{
-		files: map[string]*fileAcc{}, cmds: map[string]*cmdAcc{}, errs: map[string]*errAcc{},
+		files: map[string]*fileAcc{}, cmds: map[string]*RecallCommand{}, errs: map[string]*errAcc{},
 		okFamily: map[string]int{}, okPath: map[string]int{},
 	}
 	for i := range s.Files {
@@ -489,14 +485,9 @@ func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
 	if t.Sidechain {
 		return
 	}
-	// errorLine(t.Output), computed at most once per tool.
-	var errMsg string
-	errDone := false
-	errLine := func() string {
-		if !errDone {
-			errMsg, errDone = errorLine(t.Output), true
-		}
-		return errMsg
+	var errMsg string // what a failed tool's output says went wrong
+	if !t.Success {
+		errMsg = errorLine(t.Output)
 	}
 	var in toolInput
 	if needInput(t) {
@@ -566,7 +557,7 @@ func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
 	if key != "" {
 		c := fold.cmds[key]
 		if c == nil {
-			c = &cmdAcc{RecallCommand: RecallCommand{Command: capBytes(key, recallCommandBytes)}}
+			c = &RecallCommand{Command: capBytes(key, recallCommandBytes)}
 			if n := strings.Count(strings.TrimSpace(command), "\n") + 1; n > 1 {
 				c.Lines = n
 			}
@@ -581,7 +572,7 @@ func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
 		c.NoResult = noResult(t)
 		if !t.Success && !c.NoResult {
 			c.Failures++
-			c.Error = capBytes(errLine(), recallErrorBytes)
+			c.Error = capBytes(errMsg, recallErrorBytes)
 		}
 	}
 	if noResult(t) {
@@ -597,7 +588,7 @@ func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
 		}
 		return
 	}
-	msg := errLine()
+	msg := errMsg
 	if strings.Contains(msg, "Sibling tool call errored") {
 		return // a parallel call failed; that failure is recorded on its own
 	}
@@ -642,23 +633,15 @@ func (fold *toolFold) finish(r *Recall) {
 	if len(fl) > recallMaxFiles {
 		// Keep every modified file we can, dropping the oldest read-only
 		// entries first.
-		keep := fl[:0:0]
-		drop := len(fl) - recallMaxFiles
-		for i := len(fl) - 1; i >= 0; i-- {
-			if drop > 0 && !fl[i].Modified() {
-				drop--
-				continue
+		n, drop := len(fl), len(fl)-recallMaxFiles
+		for i := n - 1; i >= 0 && drop > 0; i-- {
+			if !fl[i].Modified() {
+				fl[i], drop = nil, drop-1
 			}
-			keep = append(keep, fl[i])
 		}
-		for i, j := 0, len(keep)-1; i < j; i, j = i+1, j-1 {
-			keep[i], keep[j] = keep[j], keep[i]
-		}
-		if len(keep) > recallMaxFiles {
-			keep = keep[:recallMaxFiles]
-		}
-		r.Omitted.Files = len(fl) - len(keep)
-		fl = keep
+		fl = slices.DeleteFunc(fl, func(f *fileAcc) bool { return f == nil })
+		fl = fl[:min(len(fl), recallMaxFiles)]
+		r.Omitted.Files = n - len(fl)
 	}
 	r.Files = make([]RecallFile, 0, len(fl))
 	for _, f := range fl {
@@ -669,7 +652,7 @@ func (fold *toolFold) finish(r *Recall) {
 
 	// Each tool updates at most one command and one error, which take its
 	// seq: seqs order them without ties.
-	cl := make([]*cmdAcc, 0, len(fold.cmds))
+	cl := make([]*RecallCommand, 0, len(fold.cmds))
 	for _, c := range fold.cmds {
 		cl = append(cl, c)
 	}
@@ -680,7 +663,7 @@ func (fold *toolFold) finish(r *Recall) {
 	}
 	r.Commands = make([]RecallCommand, 0, len(cl))
 	for _, c := range cl {
-		r.Commands = append(r.Commands, c.RecallCommand)
+		r.Commands = append(r.Commands, *c)
 	}
 
 	errOrder := make([]*errAcc, 0, len(fold.errs))
@@ -784,50 +767,58 @@ func (b *recallBuilder) compactions(s *State, r *Recall) {
 func (r *Recall) trim(limit int) {
 	for r.size() > limit {
 		// Take from the list that weighs most, at its least relevant end.
-		type cand struct {
-			weight int
-			drop   func()
-		}
-		cands := []cand{
-			{sizeOf(len(r.Commands), func(i int) int { return len(r.Commands[i].Command) + len(r.Commands[i].Error) }), func() {
-				r.Commands = r.Commands[:len(r.Commands)-1]
-				r.Omitted.Commands++
-			}},
-			{sizeOf(len(r.Files), func(i int) int { return len(r.Files[i].Path) }), func() {
-				r.Files = r.Files[:len(r.Files)-1]
-				r.Omitted.Files++
-			}},
-			{sizeOf(len(r.Errors), func(i int) int { return len(r.Errors[i].Subject) + len(r.Errors[i].Message) + len(r.Errors[i].Tool) }), func() {
-				r.Errors = r.Errors[:len(r.Errors)-1]
-				r.Omitted.Errors++
-			}},
-			{sizeOf(len(r.Requests), func(i int) int { return len(r.Requests[i].Text) }), func() {
-				r.Requests = r.Requests[:len(r.Requests)-1]
-				r.Omitted.Requests++
-			}},
-			{sizeOf(len(r.Tasks.Completed), func(i int) int { return taskSize(r.Tasks.Completed[i]) }), func() {
-				r.Tasks.Completed = r.Tasks.Completed[1:]
-				r.Omitted.Tasks++
-			}},
-			{sizeOf(len(r.Tasks.Pending), func(i int) int { return taskSize(r.Tasks.Pending[i]) }), func() {
-				r.Tasks.Pending = r.Tasks.Pending[:len(r.Tasks.Pending)-1]
-				r.Omitted.Tasks++
-			}},
-			{sizeOf(len(r.Decisions), func(i int) int { return len(r.Decisions[i].Text) }), func() {
-				r.Decisions = r.Decisions[:len(r.Decisions)-1]
-				r.Omitted.Decisions++
-			}},
-		}
+		ls := r.lists()
 		best := -1
-		for i, c := range cands {
-			if c.weight > 0 && (best < 0 || c.weight > cands[best].weight) {
+		for i, c := range ls {
+			if c.weight > 0 && (best < 0 || c.weight > ls[best].weight) {
 				best = i
 			}
 		}
 		if best < 0 {
 			return // only fixed-size fields remain; they are within their caps
 		}
-		cands[best].drop()
+		ls[best].drop()
+	}
+}
+
+// recallList is a list trim may shorten: its weight (see size) and how to
+// drop its least relevant entry.
+type recallList struct {
+	weight int
+	drop   func()
+}
+
+// lists returns the lists trim may shorten, in the order that breaks ties.
+func (r *Recall) lists() []recallList {
+	return []recallList{
+		{sizeOf(len(r.Commands), func(i int) int { return len(r.Commands[i].Command) + len(r.Commands[i].Error) }), func() {
+			r.Commands = r.Commands[:len(r.Commands)-1]
+			r.Omitted.Commands++
+		}},
+		{sizeOf(len(r.Files), func(i int) int { return len(r.Files[i].Path) }), func() {
+			r.Files = r.Files[:len(r.Files)-1]
+			r.Omitted.Files++
+		}},
+		{sizeOf(len(r.Errors), func(i int) int { return len(r.Errors[i].Subject) + len(r.Errors[i].Message) + len(r.Errors[i].Tool) }), func() {
+			r.Errors = r.Errors[:len(r.Errors)-1]
+			r.Omitted.Errors++
+		}},
+		{sizeOf(len(r.Requests), func(i int) int { return len(r.Requests[i].Text) }), func() {
+			r.Requests = r.Requests[:len(r.Requests)-1]
+			r.Omitted.Requests++
+		}},
+		{sizeOf(len(r.Tasks.Completed), func(i int) int { return taskSize(r.Tasks.Completed[i]) }), func() {
+			r.Tasks.Completed = r.Tasks.Completed[1:]
+			r.Omitted.Tasks++
+		}},
+		{sizeOf(len(r.Tasks.Pending), func(i int) int { return taskSize(r.Tasks.Pending[i]) }), func() {
+			r.Tasks.Pending = r.Tasks.Pending[:len(r.Tasks.Pending)-1]
+			r.Omitted.Tasks++
+		}},
+		{sizeOf(len(r.Decisions), func(i int) int { return len(r.Decisions[i].Text) }), func() {
+			r.Decisions = r.Decisions[:len(r.Decisions)-1]
+			r.Omitted.Decisions++
+		}},
 	}
 }
 
@@ -849,28 +840,13 @@ func (r *Recall) size() int {
 	if r.Initial != nil {
 		n += len(r.Initial.Text) + recallFieldOverhead
 	}
-	for _, q := range r.Requests {
-		n += len(q.Text) + recallFieldOverhead
-	}
-	for _, ts := range [][]Task{r.Tasks.Active, r.Tasks.Pending, r.Tasks.Completed} {
-		for _, t := range ts {
-			n += taskSize(t) + recallFieldOverhead
-		}
-	}
-	for _, f := range r.Files {
-		n += len(f.Path) + recallFieldOverhead
-	}
-	for _, c := range r.Commands {
-		n += len(c.Command) + len(c.Error) + recallFieldOverhead
-	}
-	for _, e := range r.Errors {
-		n += len(e.Tool) + len(e.Subject) + len(e.Message) + recallFieldOverhead
-	}
+	n += sizeOf(len(r.Tasks.Active), func(i int) int { return taskSize(r.Tasks.Active[i]) })
+	n += sizeOf(len(r.Compactions), func(i int) int { return len(r.Compactions[i].Trigger) })
 	for _, d := range r.Decisions {
-		n += len(d.Kind) + len(d.Text) + recallFieldOverhead
+		n += len(d.Kind) // (the lists count the texts)
 	}
-	for _, c := range r.Compactions {
-		n += len(c.Trigger) + recallFieldOverhead
+	for _, l := range r.lists() {
+		n += l.weight
 	}
 	return n
 }
@@ -960,7 +936,8 @@ var exitCodeRe = sync.OnceValue(func() *regexp.Regexp {
 // exitCode finds an exit status at the start of a tool's output ("Exit code
 // 1", Claude Code's form; "Exit code: 1" and "exit_code: 1" too).
 func exitCode(out string) (int, bool) {
-	for _, l := range firstLines(out, 3) {
+	lines := strings.SplitN(out, "\n", 4)
+	for _, l := range lines[:min(len(lines), 3)] {
 		if m := exitCodeRe().FindStringSubmatch(l); m != nil {
 			if n, err := strconv.Atoi(m[1]); err == nil {
 				return n, true
@@ -1029,20 +1006,6 @@ func errorLine(out string) string {
 		return pick(0)
 	}
 	return ""
-}
-
-func firstLines(s string, n int) []string {
-	var out []string
-	for len(out) < n && s != "" {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			out = append(out, s)
-			break
-		}
-		out = append(out, s[:i])
-		s = s[i+1:]
-	}
-	return out
 }
 
 // oneLine makes s valid UTF-8 on one line: control characters and runs of

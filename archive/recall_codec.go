@@ -44,15 +44,18 @@ func (r *Recall) UnmarshalMsgpack(b []byte) error {
 	return nil
 }
 
-// appendRecall appends r's stored form to dst.
-func appendRecall(dst []byte, r *Recall) []byte {
-	b, err := marshalArrays(recallToWire(r))
+// recallPayload is the one place the recall (see BuildRecall) is made for
+// the summaries segment: built from the full State at encode time, so
+// that Digest on a large archive reads one small segment.
+func recallPayload(s *State) []byte {
+	r := BuildRecall(s)
+	b, err := r.MarshalMsgpack()
 	if err != nil {
 		// marshal writes to memory, and no wire type's encoder returns
 		// an error of its own: unreachable.
 		panic(fmt.Sprintf("archive: encoding the recall: %v", err))
 	}
-	return append(dst, b...)
+	return b
 }
 
 // decodeRecallForms decodes the compact form; the map form pre-release

@@ -264,3 +264,12 @@ func TestRecallEmptyListsOneForm(t *testing.T) {
 		t.Fatalf("nil lists %x, empty lists %x", x, y)
 	}
 }
+
+// appendRecall appends r's stored form to dst.
+func appendRecall(dst []byte, r *Recall) []byte {
+	b, err := r.MarshalMsgpack()
+	if err != nil {
+		panic(err)
+	}
+	return append(dst, b...)
+}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/ben10ctx/ben10/internal/jscan"
 )
@@ -313,36 +314,12 @@ func ProjectDirName(abs string) string {
 	if len(s) <= MaxProjectDirName {
 		return s
 	}
-	return s[:MaxProjectDirName] + "-" + strconv.FormatInt(absInt32(jsHash(abs)), 36)
-}
-
-func jsHash(s string) int32 {
+	// Claude Code's djb2 over UTF-16 code units, wrapped to int32.
 	var h int32
-	for _, u := range utf16Units(s) {
+	for _, u := range utf16.Encode([]rune(abs)) {
 		h = (h << 5) - h + int32(u)
 	}
-	return h
-}
-
-func absInt32(h int32) int64 {
-	v := int64(h)
-	if v < 0 {
-		v = -v
-	}
-	return v
-}
-
-func utf16Units(s string) []uint16 {
-	out := make([]uint16, 0, len(s))
-	for _, r := range s {
-		if r >= 0x10000 {
-			r -= 0x10000
-			out = append(out, uint16(0xd800+(r>>10)), uint16(0xdc00+(r&0x3ff)))
-			continue
-		}
-		out = append(out, uint16(r))
-	}
-	return out
+	return s[:MaxProjectDirName] + "-" + strconv.FormatInt(max(int64(h), -int64(h)), 36)
 }
 
 // projectDirFor picks the folder name under projects for proj: the encoded

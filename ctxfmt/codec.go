@@ -134,26 +134,6 @@ func compress(c Codec, l Level, src []byte) (Codec, []byte, error) {
 	return c, out, nil
 }
 
-// compressDict compresses src (not empty) into one Zstandard frame at
-// level l against dict (not empty), a raw-content dictionary: the frame
-// names no dictionary ID, and a decoder is given dict as the content that
-// precedes the frame's (as `zstd --patch-from`). The frame carries the
-// content size and checksum, like every frame the writer emits.
-func compressDict(l Level, src, dict []byte) ([]byte, error) {
-	enc, err := zstd.NewWriter(nil,
-		zstd.WithEncoderLevel(zstdLevels[min(l.norm(), LevelBest)]),
-		zstd.WithEncoderConcurrency(1),
-		zstd.WithEncoderCRC(true),
-		zstd.WithZeroFrames(true),
-		zstd.WithEncoderDictRaw(0, dict),
-	)
-	if err != nil {
-		return nil, fmt.Errorf("ctxfmt: zstd encoder with a dictionary: %w", err)
-	}
-	defer enc.Close()
-	return enc.EncodeAll(src, make([]byte, 0, len(src)/2+64)), nil
-}
-
 // decompressDict decodes a CodecZstdDict segment's stored plaintext b
 // into exactly rawLen bytes; dictOf returns the decoded payload of the
 // dictionary segment b names (its index, read here).

@@ -116,36 +116,42 @@ func (c *cryptoParams) marshal() []byte {
 	return b
 }
 
+// cryptoRegion is where the crypto parameters are: the first segment.
+var cryptoRegion = segRegion(0, TypeCryptoParams)
+
+// parseCryptoParams decodes the crypto parameters segment; an error is a
+// *FormatError naming that segment.
 func parseCryptoParams(b []byte) (*cryptoParams, error) {
+	bad := func(kind error, format string, args ...any) error { return ferr(cryptoRegion, kind, format, args...) }
 	if len(b) != cryptoSegSize {
-		return nil, fmt.Errorf("%w: crypto parameters are %d bytes, want %d", ErrCorrupt, len(b), cryptoSegSize)
+		return nil, bad(ErrCorrupt, "crypto parameters are %d bytes, want %d", len(b), cryptoSegSize)
 	}
 	if b[0] != cryptoParamsV1 {
-		return nil, fmt.Errorf("%w: crypto parameters version %d", ErrUnsupported, b[0])
+		return nil, bad(ErrUnsupported, "crypto parameters version %d", b[0])
 	}
 	if b[2] != aeadAES256GCM {
-		return nil, fmt.Errorf("%w: AEAD %d (only 1 = AES-256-GCM)", ErrUnsupported, b[2])
+		return nil, bad(ErrUnsupported, "AEAD %d (only 1 = AES-256-GCM)", b[2])
 	}
 	if b[3] != 0 {
-		return nil, fmt.Errorf("%w: reserved crypto parameter byte is %d", ErrUnsupported, b[3])
+		return nil, bad(ErrUnsupported, "reserved crypto parameter byte is %d", b[3])
 	}
 	c := &cryptoParams{kdf: b[1]}
 	t, m, p := le.Uint32(b[4:]), le.Uint32(b[8:]), le.Uint32(b[12:])
 	switch c.kdf {
 	case KDFArgon2id:
 		if p > MaxArgon2Threads {
-			return nil, fmt.Errorf("%w: argon2id threads %d above the cap %d", ErrUnsupported, p, MaxArgon2Threads)
+			return nil, bad(ErrUnsupported, "argon2id threads %d above the cap %d", p, MaxArgon2Threads)
 		}
 		c.argon = Argon2Params{Time: t, MemoryKiB: m, Threads: uint8(p)}
 		if err := c.argon.check(); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrUnsupported, err)
+			return nil, bad(ErrUnsupported, "%v", err)
 		}
 	case KDFRawKey:
 		if t != 0 || m != 0 || p != 0 {
-			return nil, fmt.Errorf("%w: raw-key file has non-zero argon2id parameters", ErrCorrupt)
+			return nil, bad(ErrCorrupt, "raw-key file has non-zero argon2id parameters")
 		}
 	default:
-		return nil, fmt.Errorf("%w: key derivation %d", ErrUnsupported, c.kdf)
+		return nil, bad(ErrUnsupported, "key derivation %d", c.kdf)
 	}
 	copy(c.salt[:], b[16:48])
 	copy(c.keyCheck[:], b[48:80])
@@ -168,12 +174,12 @@ func (c *cryptoParams) masterKey(passphrase, key []byte, keys *KeyCache) ([]byte
 	switch c.kdf {
 	case KDFArgon2id:
 		if passphrase == nil {
-			return nil, fmt.Errorf("%w: the file is encrypted with a passphrase, a raw key was given", ErrWrongKey)
+			return nil, ferr("file", ErrWrongKey, "the file is encrypted with a passphrase, a raw key was given")
 		}
 		return keys.argon2Key(passphrase, &c.salt, c.argon), nil
 	default:
 		if key == nil {
-			return nil, fmt.Errorf("%w: the file is encrypted with a raw key, a passphrase was given", ErrWrongKey)
+			return nil, ferr("file", ErrWrongKey, "the file is encrypted with a raw key, a passphrase was given")
 		}
 		if len(key) != 32 {
 			return nil, errKeyLen
@@ -193,7 +199,9 @@ func (c *cryptoParams) subkeys(master []byte) (segKey, check []byte, err error) 
 }
 
 // openAEAD derives the segment AEAD, checking the key against the stored
-// key-check value first: a mismatch is ErrWrongKey, never ErrAuth.
+// key-check value first: a mismatch is ErrWrongKey (region "file"), or
+// ErrAuth on the crypto parameters when they were altered, never ErrAuth
+// otherwise.
 func (c *cryptoParams) openAEAD(passphrase, key []byte, keys *KeyCache) (cipher.AEAD, error) {
 	master, err := c.masterKey(passphrase, key, keys)
 	if err != nil {
@@ -205,17 +213,13 @@ func (c *cryptoParams) openAEAD(passphrase, key []byte, keys *KeyCache) (cipher.
 	}
 	if subtle.ConstantTimeCompare(check, c.keyCheck[:]) != 1 {
 		if c.paramsAltered(passphrase) {
-			return nil, errParamsAltered
+			return nil, ferr(cryptoRegion, ErrAuth, "the Argon2id parameters were altered (the passphrase opens the file with the writer's defaults t=%d, m=%d KiB, p=%d)",
+				defaultArgonTime, defaultArgonMemKiB, defaultArgonThreads)
 		}
-		return nil, ErrWrongKey
+		return nil, ferr("file", ErrWrongKey, "")
 	}
 	return newGCM(segKey)
 }
-
-// errParamsAltered: the key check matches the passphrase under the
-// writer's default Argon2id parameters, not under the stored ones.
-var errParamsAltered = fmt.Errorf("%w: the Argon2id parameters were altered (the passphrase opens the file with the writer's defaults t=%d, m=%d KiB, p=%d)",
-	ErrAuth, defaultArgonTime, defaultArgonMemKiB, defaultArgonThreads)
 
 // paramsAltered tells KDF-parameter tampering from a wrong passphrase
 // where it can: nothing in the file authenticates the parameters (they
@@ -247,22 +251,34 @@ func newGCM(key []byte) (cipher.AEAD, error) {
 	return cipher.NewGCM(block)
 }
 
+// check refuses an Encryption a writer cannot use: not exactly one of
+// Passphrase and Key, a key of another length than 32 bytes, an empty
+// passphrase, or Argon2id parameters outside the caps.
+func (e *Encryption) check() error {
+	switch {
+	case (e.Passphrase == nil) == (e.Key == nil):
+		return errors.New("ctxfmt: encryption needs exactly one of Passphrase and Key")
+	case e.Key != nil && len(e.Key) != 32:
+		return errKeyLen
+	case e.Passphrase != nil && len(e.Passphrase) == 0:
+		return errors.New("ctxfmt: empty passphrase")
+	case e.Passphrase != nil:
+		if err := e.Argon2.withDefaults().check(); err != nil {
+			return fmt.Errorf("ctxfmt: %w", err)
+		}
+	}
+	return nil
+}
+
 // newCryptoParams creates fresh parameters (random salt) for a writer and
 // returns them with the segment AEAD.
 func newCryptoParams(e *Encryption) (*cryptoParams, cipher.AEAD, error) {
-	if (e.Passphrase == nil) == (e.Key == nil) {
-		return nil, nil, errors.New("ctxfmt: encryption needs exactly one of Passphrase and Key")
+	if err := e.check(); err != nil {
+		return nil, nil, err
 	}
 	c := &cryptoParams{kdf: KDFRawKey}
 	if e.Passphrase != nil {
-		if len(e.Passphrase) == 0 {
-			return nil, nil, errors.New("ctxfmt: empty passphrase")
-		}
-		c.kdf = KDFArgon2id
-		c.argon = e.Argon2.withDefaults()
-		if err := c.argon.check(); err != nil {
-			return nil, nil, fmt.Errorf("ctxfmt: %w", err)
-		}
+		c.kdf, c.argon = KDFArgon2id, e.Argon2.withDefaults()
 	}
 	if _, err := io.ReadFull(randReader, c.salt[:]); err != nil {
 		return nil, nil, fmt.Errorf("ctxfmt: reading random salt: %w", err)

@@ -2,9 +2,12 @@ package ctxfmt
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // dictPayloads returns a dictionary (model text), a small payload quoting
@@ -26,15 +29,34 @@ func dictPayloads() (dict, small, large []byte) {
 	return dict, small, large
 }
 
-// buildDict writes metadata, the dictionary (summaries), task state
-// compressed against it where smaller, and a prepared raw segment.
-func buildDict(t *testing.T, opts WriterOptions, l Level) []byte {
+// addDict appends to w a required segment of type typ holding payload
+// as one Zstandard frame at level l compressed against dict, the payload
+// of the file's segment j (crypto parameters included): codec zstd-dict,
+// as pre-release builds wrote it at LevelMax. The writer no longer makes
+// this codec; its readers' tests build it here.
+func addDict(t testing.TB, w *Writer, typ SegmentType, payload []byte, j int, dict []byte, l Level) {
 	t.Helper()
-	dict, small, large := dictPayloads()
-	p, err := PrepareDict(l, large, TypeSummaries, dict)
+	enc, err := zstd.NewWriter(nil,
+		zstd.WithEncoderLevel(zstdLevels[min(l.norm(), LevelBest)]),
+		zstd.WithEncoderConcurrency(1),
+		zstd.WithEncoderCRC(true),
+		zstd.WithZeroFrames(true),
+		zstd.WithEncoderDictRaw(0, dict),
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer enc.Close()
+	comp := enc.EncodeAll(payload, binary.AppendUvarint(nil, uint64(j)))
+	w.segs = append(w.segs, &pending{typ: typ, flags: FlagRequired, codec: CodecZstdDict, ready: true, comp: comp, rawLen: uint64(len(payload))})
+}
+
+// buildDict writes metadata, task state compressed against the
+// dictionary, the dictionary (summaries), and a raw segment compressed
+// against it.
+func buildDict(t *testing.T, opts WriterOptions, l Level) []byte {
+	t.Helper()
+	dict, small, large := dictPayloads()
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, opts)
 	if err != nil {
@@ -46,17 +68,20 @@ func buildDict(t *testing.T, opts WriterOptions, l Level) []byte {
 			t.Fatal(err)
 		}
 	}
+	first := 0
+	if opts.Encryption != nil {
+		first = 1 // the crypto parameters
+	}
 	must(w.Add(TypeMetadata, []byte("meta")))
-	must(w.AddWith(TypeTaskState, small, SegmentOptions{UseDefaults: true, Dict: TypeSummaries}))
+	addDict(t, w, TypeTaskState, small, first+2, dict, l)
 	must(w.Add(TypeSummaries, dict))
-	must(w.AddPrepared(TypeRawTranscript, p))
+	addDict(t, w, TypeRawTranscript, large, first+2, dict, l)
 	must(w.Close())
 	return buf.Bytes()
 }
 
-// TestDictRoundTrip: segments compressed against another one are stored
-// as zstd-dict, smaller than without the dictionary, read back exactly
-// (also by Verify), encrypted or not.
+// TestDictRoundTrip: segments compressed against another one read back
+// exactly (also by Verify), encrypted or not.
 func TestDictRoundTrip(t *testing.T) {
 	dict, small, large := dictPayloads()
 	for _, l := range []Level{LevelDefault, LevelMax} {
@@ -98,14 +123,6 @@ func TestDictRoundTrip(t *testing.T) {
 						t.Errorf("%s stored as %s, want zstd-dict", infos[i].Type, infos[i].Codec)
 					}
 				}
-				plain, err := Prepare(CodecZstd, l, large)
-				if err != nil {
-					t.Fatal(err)
-				}
-				// (The archive uses dictionaries at LevelMax only.)
-				if stored := int(infos[3].StoredLen); stored >= plain.StoredLen() && l == LevelMax {
-					t.Errorf("raw segment with the dictionary %d bytes, without %d", stored, plain.StoredLen())
-				}
 				if err := Verify(bytes.NewReader(b), int64(len(b)), VerifyOptions{Deep: true, Passphrase: ro.Passphrase}); err != nil {
 					t.Fatal(err)
 				}
@@ -114,104 +131,11 @@ func TestDictRoundTrip(t *testing.T) {
 	}
 }
 
-// TestDictOnlyWhenSmaller: a payload is stored in the smaller of its two
-// compressed forms (none when neither is smaller), and an empty, too
-// large or missing dictionary is no dictionary.
-func TestDictOnlyWhenSmaller(t *testing.T) {
-	dict, _, _ := dictPayloads()
-	unrelated := bytes.Repeat([]byte("zzzz yyyy xxxx "), 200)
-	b := build(t, WriterOptions{Codec: CodecZstd},
-		seg{t: TypeSummaries, p: dict},
-		seg{t: TypeTaskState, p: unrelated, o: SegmentOptions{UseDefaults: true, Dict: TypeSummaries}},
-		seg{t: TypeCompactions, p: randomPayload(300, 1), o: SegmentOptions{UseDefaults: true, Dict: TypeSummaries}},
-	)
-	r, err := open(t, b, ReaderOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	plain, err := Prepare(CodecZstd, LevelDefault, unrelated)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if si := r.Segments()[1]; si.StoredLen > int64(plain.StoredLen()) {
-		t.Errorf("unrelated payload stored as %s in %d bytes, plain zstd takes %d", si.Codec, si.StoredLen, plain.StoredLen())
-	}
-	if c := r.Segments()[2].Codec; c != CodecNone {
-		t.Errorf("random payload stored as %s, want none", c)
-	}
-	p, err := PrepareDict(LevelDefault, unrelated, TypeSummaries, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.codec != CodecZstd {
-		t.Errorf("empty dictionary: codec %s, want zstd", p.codec)
-	}
-	big := bytes.Repeat(dict, MaxDictLen/len(dict)+1)
-	if p, err := PrepareDict(LevelDefault, dict, TypeSummaries, big); err != nil || p.codec != CodecZstd {
-		t.Errorf("dictionary over MaxDictLen: codec %v (%v), want zstd", p, err)
-	}
-	b = build(t, WriterOptions{Codec: CodecZstd}, seg{t: TypeSummaries, p: big}, seg{t: TypeTaskState, p: dict, o: SegmentOptions{UseDefaults: true, Dict: TypeSummaries}})
-	if r, err := open(t, b, ReaderOptions{}); err != nil || r.Segments()[1].Codec != CodecZstd {
-		t.Errorf("segment against a dictionary over MaxDictLen: %v", err)
-	}
-	b = build(t, WriterOptions{Codec: CodecZstd}, seg{t: TypeTaskState, p: dict, o: SegmentOptions{UseDefaults: true, Dict: TypeSummaries}})
-	if r, err := open(t, b, ReaderOptions{}); err != nil || r.Segments()[0].Codec != CodecZstd {
-		t.Errorf("segment against a missing dictionary segment: %v", err)
-	}
-	var buf bytes.Buffer
-	w, _ := NewWriter(&buf, WriterOptions{Codec: CodecZstd})
-	w.Add(TypeTaskState, unrelated)
-	w.AddPrepared(TypeRawTranscript, p)
-	if err := w.Close(); err != nil {
-		t.Fatalf("a prepared segment without a dictionary needs no dictionary segment: %v", err)
-	}
-}
-
-// TestDictWriterErrors: a dictionary the writer cannot resolve or that
-// is not the payload a segment was prepared against is refused at Close;
-// a zstd-dict segment cannot be copied alone nor asked for directly.
+// TestDictWriterErrors: the writer never writes zstd-dict (as a default,
+// asked for, or prepared), and a zstd-dict segment cannot be copied alone
+// while its dictionary can.
 func TestDictWriterErrors(t *testing.T) {
-	dict, small, large := dictPayloads()
-	p, err := PrepareDict(LevelDefault, large, TypeSummaries, dict)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		name string
-		add  func(w *Writer) error
-		want string
-	}{
-		{"no dictionary segment", func(w *Writer) error { return w.AddPrepared(TypeRawTranscript, p) }, "no summaries segment"},
-		{"other payload", func(w *Writer) error {
-			w.Add(TypeSummaries, append(bytes.Clone(dict), 'x'))
-			return w.AddPrepared(TypeRawTranscript, p)
-		}, "prepared against another payload"},
-		{"dictionary with a dictionary", func(w *Writer) error {
-			w.Add(TypeMetadata, dict)
-			w.AddWith(TypeSummaries, dict, SegmentOptions{UseDefaults: true, Dict: TypeMetadata})
-			return w.AddWith(TypeTaskState, small, SegmentOptions{UseDefaults: true, Dict: TypeSummaries})
-		}, "without a dictionary of its own"},
-		{"prepared dictionary", func(w *Writer) error {
-			q, _ := Prepare(CodecZstd, LevelDefault, dict)
-			w.AddPrepared(TypeSummaries, q)
-			return w.AddPrepared(TypeRawTranscript, p)
-		}, "must be added with Add"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var buf bytes.Buffer
-			w, err := NewWriter(&buf, WriterOptions{Codec: CodecZstd})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := c.add(w); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("Close: %v, want %q", err, c.want)
-			}
-		})
-	}
+	_, small, _ := dictPayloads()
 	if _, err := NewWriter(&bytes.Buffer{}, WriterOptions{Codec: CodecZstdDict}); err == nil {
 		t.Error("NewWriter accepted zstd-dict as the default codec")
 	}
@@ -221,9 +145,6 @@ func TestDictWriterErrors(t *testing.T) {
 	}
 	if _, err := Prepare(CodecZstdDict, LevelDefault, small); err == nil {
 		t.Error("Prepare accepted zstd-dict")
-	}
-	if _, err := PrepareDict(LevelDefault, small, 0, dict); err == nil {
-		t.Error("PrepareDict accepted no dictionary type")
 	}
 	b := buildDict(t, WriterOptions{Codec: CodecZstd}, LevelDefault)
 	r, err := open(t, b, ReaderOptions{})

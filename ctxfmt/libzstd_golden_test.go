@@ -56,11 +56,11 @@ func writeLibzstdVector(t *testing.T, level Level, dict bool) []byte {
 	}
 	add(TypeMetadata, meta, SegmentOptions{})
 	add(TypeSummaries, recall, SegmentOptions{Optional: true})
-	o := SegmentOptions{}
 	if dict {
-		o.Dict = TypeSummaries
+		addDict(t, w, TypeConversation, conv, 1, recall, level)
+	} else {
+		add(TypeConversation, conv, SegmentOptions{})
 	}
-	add(TypeConversation, conv, o)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"sync"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -72,18 +71,11 @@ type Reader struct {
 	maxSeg int64
 	crypto *cryptoParams
 	aead   cipher.AEAD
-
-	// The dictionary segment last decoded for a zstd-dict segment.
-	dictMu  sync.Mutex
-	dictIdx int
-	dict    []byte
 }
 
 // dictionary returns the decoded payload of segment j as the dictionary
 // of zstd-dict segment i: j must be another segment, neither crypto
 // parameters nor itself zstd-dict, decoding to at most MaxDictLen bytes.
-// The last dictionary is kept, so reading several segments compressed
-// against the same one decodes it once.
 func (r *Reader) dictionary(i int, j uint64) ([]byte, error) {
 	if j >= uint64(len(r.ents)) || int(j) == i || r.ents[j].codec == CodecZstdDict || r.ents[j].typ == TypeCryptoParams {
 		return nil, fmt.Errorf("dictionary segment %d is not one a dictionary can come from", j)
@@ -91,16 +83,10 @@ func (r *Reader) dictionary(i int, j uint64) ([]byte, error) {
 	if n := r.ents[j].rawLen; n > MaxDictLen {
 		return nil, fmt.Errorf("dictionary segment %d decodes to %d bytes, over the %d a dictionary may hold", j, n, MaxDictLen)
 	}
-	r.dictMu.Lock()
-	defer r.dictMu.Unlock()
-	if r.dict != nil && r.dictIdx == int(j) {
-		return r.dict, nil
-	}
 	d, err := r.ReadSegment(int(j))
 	if err != nil {
 		return nil, fmt.Errorf("dictionary segment %d: %w", j, err)
 	}
-	r.dict, r.dictIdx = d, int(j)
 	return d, nil
 }
 
@@ -219,21 +205,13 @@ func NewReader(ra io.ReaderAt, size int64, opts ReaderOptions) (*Reader, error) 
 		}
 		cp, err := parseCryptoParams(b)
 		if err != nil {
-			return nil, &FormatError{Region: segRegion(0, TypeCryptoParams), Err: unwrapSentinel(err), Detail: err.Error()}
+			return nil, err
 		}
 		r.crypto = cp
 		if opts.Passphrase != nil || opts.Key != nil {
-			aead, err := cp.openAEAD(opts.Passphrase, opts.Key, opts.Keys)
-			if err != nil {
-				if errors.Is(err, errParamsAltered) {
-					return nil, &FormatError{Region: segRegion(0, TypeCryptoParams), Err: ErrAuth, Detail: detailOf(err)}
-				}
-				if errors.Is(err, ErrWrongKey) {
-					return nil, &FormatError{Region: "file", Err: ErrWrongKey, Detail: detailOf(err)}
-				}
+			if r.aead, err = cp.openAEAD(opts.Passphrase, opts.Key, opts.Keys); err != nil {
 				return nil, err
 			}
-			r.aead = aead
 		}
 	}
 	return r, nil
@@ -298,29 +276,6 @@ func shortRead(region string, n, want int, off int64, err error) error {
 		return ferr(region, ErrTruncated, "read %d of %d bytes at offset %d", n, want, off)
 	}
 	return fmt.Errorf("ctxfmt: %s: reading %d bytes at offset %d: %w", region, want, off, err)
-}
-
-// unwrapSentinel returns the sentinel an error wraps.
-func unwrapSentinel(err error) error {
-	for _, s := range []error{ErrBadMagic, ErrChecksum, ErrTruncated, ErrUnsupported, ErrCorrupt, ErrWrongKey, ErrKeyRequired, ErrAuth, ErrTooLarge} {
-		if errors.Is(err, s) {
-			return s
-		}
-	}
-	return ErrCorrupt
-}
-
-// detailOf is the part of err's text after its sentinel's, if any.
-func detailOf(err error) string {
-	s := unwrapSentinel(err).Error()
-	msg := err.Error()
-	if len(msg) > len(s)+2 && msg[:len(s)] == s {
-		return msg[len(s)+2:]
-	}
-	if msg == s {
-		return ""
-	}
-	return msg
 }
 
 // Header returns the decoded file header.

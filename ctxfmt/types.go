@@ -2,6 +2,7 @@ package ctxfmt
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -53,9 +54,6 @@ func (t SegmentType) Registered() bool {
 	return t != 0 && int(t) < len(typeNames)
 }
 
-// Extension reports whether t lies in the extension range 0x8000–0xFFFF.
-func (t SegmentType) Extension() bool { return t >= ExtensionTypeMin }
-
 // String returns the registry name of t, or "type-0xNNNN" for an
 // unregistered value (which ParseSegmentType accepts back).
 func (t SegmentType) String() string {
@@ -104,8 +102,8 @@ const (
 	// payload of another segment of the same file, used as a raw-content
 	// dictionary (as `zstd --patch-from`): the stored plaintext is that
 	// segment's index (uvarint) followed by the frame. The dictionary
-	// segment is never itself of this codec. Writers produce it with
-	// SegmentOptions.Dict and PrepareDict, never as a default codec.
+	// segment is never itself of this codec. Pre-release builds wrote it
+	// at LevelMax; this package reads it and never writes it.
 	CodecZstdDict Codec = 3
 )
 
@@ -117,21 +115,15 @@ const MaxDictLen = 1 << 20
 // Known reports whether this implementation can decode c.
 func (c Codec) Known() bool { return c <= CodecZstdDict }
 
-// writable reports whether c can be asked for as a segment's codec (a
-// dictionary codec is chosen by the writer, see SegmentOptions.Dict).
+// writable reports whether a Writer can write c (not CodecZstdDict).
 func (c Codec) writable() bool { return c <= CodecZstd }
+
+var codecNames = [...]string{CodecNone: "none", CodecLZ4: "lz4", CodecZstd: "zstd", CodecZstdDict: "zstd-dict"}
 
 // String returns "none", "lz4", "zstd", "zstd-dict" or "codec-N".
 func (c Codec) String() string {
-	switch c {
-	case CodecNone:
-		return "none"
-	case CodecLZ4:
-		return "lz4"
-	case CodecZstd:
-		return "zstd"
-	case CodecZstdDict:
-		return "zstd-dict"
+	if c.Known() {
+		return codecNames[c]
 	}
 	return fmt.Sprintf("codec-%d", uint8(c))
 }
@@ -161,9 +153,8 @@ const (
 	LevelDefault Level = 2
 	LevelBetter  Level = 3 // zstd: SpeedBetterCompression; lz4: HC, depth 4 (lz4.Level4)
 	LevelBest    Level = 4 // zstd: SpeedBestCompression; lz4: HC, depth 9 (lz4.Level9)
-	// LevelMax: a segment is compressed as at LevelBest (the same bytes);
-	// a layer above may spend more effort at it (the archive layer tries
-	// dictionaries). Meant for archives written once and kept.
+	// LevelMax: a segment is compressed as at LevelBest (the same bytes).
+	// Meant for archives written once and kept.
 	LevelMax Level = 5
 )
 
@@ -174,35 +165,23 @@ func (l Level) norm() Level {
 	return l
 }
 
-// String returns "fastest", "default", "better", "best" or "max".
-func (l Level) String() string {
-	switch l.norm() {
-	case LevelFastest:
-		return "fastest"
-	case LevelBetter:
-		return "better"
-	case LevelBest:
-		return "best"
-	case LevelMax:
-		return "max"
-	}
-	return "default"
-}
+var levelNames = [...]string{LevelFastest: "fastest", LevelDefault: "default", LevelBetter: "better", LevelBest: "best", LevelMax: "max"}
 
-// ParseLevel parses "fastest", "default", "better", "best", "max", or a
-// zstd level number 1–22 mapped with LevelFromZstd.
+// String returns "fastest", "default", "better", "best" or "max".
+func (l Level) String() string { return levelNames[l.norm()] }
+
+// ParseLevel parses "fastest" (or "fast"), "default" (or ""), "better",
+// "best", "max", or a zstd level number 1–22 mapped with LevelFromZstd.
 func ParseLevel(s string) (Level, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "fastest", "fast":
+	switch name := strings.ToLower(strings.TrimSpace(s)); name {
+	case "fast":
 		return LevelFastest, nil
-	case "default", "":
+	case "":
 		return LevelDefault, nil
-	case "better":
-		return LevelBetter, nil
-	case "best":
-		return LevelBest, nil
-	case "max":
-		return LevelMax, nil
+	default:
+		if i := slices.Index(levelNames[:], name); i > 0 {
+			return Level(i), nil
+		}
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || n < 1 || n > 22 {

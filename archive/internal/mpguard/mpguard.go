@@ -174,31 +174,13 @@ func (w *costWalker) skipN(n int) bool {
 
 // skip passes over one value (msgpack skips unknown fields without
 // allocating for them).
-func (w *costWalker) skip(depth int) bool {
+func (w *costWalker) skip() bool {
 	if w.stop {
 		return true
 	}
-	if depth > MaxDepth {
-		return false
-	}
-	k, n, ok := w.header()
-	if !ok {
-		return false
-	}
-	switch k {
-	case mpStr, mpExt:
-		return w.skipN(n)
-	case mpArray, mpMap:
-		if k == mpMap {
-			n *= 2
-		}
-		for range n {
-			if !w.skip(depth + 1) {
-				return false
-			}
-		}
-	}
-	return true
+	ok, _, end := Walk(w.b[w.i:])
+	w.i += end
+	return ok
 }
 
 var (
@@ -225,7 +207,7 @@ func (w *costWalker) value(t reflect.Type, depth int) bool {
 		// Decoded by its own code from the value's bytes (a copy of them
 		// at most); a nested decoder checks its own input.
 		start := w.i
-		if !w.skip(depth) {
+		if !w.skip() {
 			return false
 		}
 		return w.bud.take(w.i-start, 1) && w.bud.take(1, t.Size())
@@ -337,7 +319,7 @@ func (w *costWalker) value(t reflect.Type, depth int) bool {
 					if !w.value(f, depth+1) {
 						return false
 					}
-				} else if !w.skip(depth + 1) {
+				} else if !w.skip() {
 					return false
 				}
 			}
@@ -360,8 +342,14 @@ func (w *costWalker) value(t reflect.Type, depth int) bool {
 	}
 	// A scalar, or a value msgpack refuses for t (an error, before any
 	// allocation): passed over.
+	switch k {
+	case mpScalar:
+		return true // header passed over its bytes
+	case mpStr, mpExt:
+		return w.skipN(n)
+	}
 	w.i = start
-	return w.skip(depth)
+	return w.skip()
 }
 
 // msgpackFields are a struct's fields as msgpack v5 sees them.
