@@ -19,6 +19,7 @@ import (
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
+	"github.com/ben10ctx/ben10/web"
 )
 
 // contextStoreOptions are the flags of `context status`, `list`, `diff`,
@@ -308,9 +309,9 @@ func (o *contextStoreOptions) runList(cmd *cobra.Command, _ []string) error {
 		case "checkpoint":
 			how = "ben10 context restore --checkpoint " + e.Name
 		case "history", "export":
-			how = "ben10 context restore --from " + shellQuote(e.Path)
+			how = "ben10 context restore --from " + web.ShellQuote(e.Path)
 		case "named":
-			how = "ben10 context restore --name " + shellQuote(e.Name)
+			how = "ben10 context restore --name " + web.ShellQuote(e.Name)
 		case "snapshot":
 			how = "ben10 context compaction restore " + e.Name
 		}
@@ -455,11 +456,7 @@ func (o *contextStoreOptions) runClear(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	_ = st.Audit(store.AuditEntry{Action: store.ActionDelete, Path: st.CurrentPath(), Detail: "context clear: moved to " + dst})
-	if o.g.json {
-		return printJSON(cmd.OutOrStdout(), map[string]any{"cleared": st.CurrentPath(), "moved_to": dst})
-	}
-	o.g.infof(cmd.OutOrStdout(), "cleared: current context moved to %s\n", dst)
-	return nil
+	return o.g.result(cmd.OutOrStdout(), map[string]any{"cleared": st.CurrentPath(), "moved_to": dst}, "cleared: current context moved to %s\n", dst)
 }
 
 func (o *contextStoreOptions) runPrune(cmd *cobra.Command, _ []string) error {

@@ -511,11 +511,7 @@ func newRemoteLsCmd(o *remoteOpts) *cobra.Command {
 				}
 				now := time.Now()
 				for _, e := range p.Entries {
-					sess := e.Session
-					if len(sess) > 8 {
-						sess = sess[:8]
-					}
-					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", e.Kind, e.Name, sess, e.Updated.Local().Format("2006-01-02 15:04"), humanBytes(e.Size()), ago(e.Pushed, now))
+					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", e.Kind, e.Name, shortSession(e.Session), e.Updated.Local().Format("2006-01-02 15:04"), humanBytes(e.Size()), ago(e.Pushed, now))
 				}
 			}
 			if err := tw.Flush(); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/index"
+	"github.com/ben10ctx/ben10/web"
 )
 
 // showResumeResult is what `show --resume --json` prints.
@@ -68,6 +69,6 @@ func runShowResume(ctx context.Context, g *globalOptions, out, errw io.Writer, r
 		when = " of " + hit.Time.Local().Format("2006-01-02 15:04:05")
 	}
 	fmt.Fprintf(out, "the hit is the %s%s: %s\n", hit.Kind, when, oneLine(hit.Text, 120))
-	fmt.Fprintf(out, "resume with: cd %s && claude --resume %s\n", shellQuote(res.ProjectDir), res.SessionID)
+	fmt.Fprintf(out, "resume with: cd %s && claude --resume %s\n", web.ShellQuote(res.ProjectDir), res.SessionID)
 	return nil
 }

@@ -180,11 +180,7 @@ func (o *watchOptions) watchStatus(out io.Writer, path string, only []archive.Ha
 		return err
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		if o.g.json {
-			return printJSON(out, map[string]any{"state": nil, "running": false, "path": path})
-		}
-		o.g.infof(out, "the watcher has not run yet (no %s)\n", path)
-		return nil
+		return o.g.result(out, map[string]any{"state": nil, "running": false, "path": path}, "the watcher has not run yet (no %s)\n", path)
 	}
 	names := make([]string, 0, len(st.LLMs))
 	for n := range st.LLMs {
@@ -269,11 +265,7 @@ func (o *watchOptions) runWatchInstall(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	hint := watch.EnableHint(platform, p, true)
-	if o.g.json {
-		return printJSON(cmd.OutOrStdout(), map[string]any{"path": p, "platform": platform, "binary": bin, "enable": hint})
-	}
-	o.g.infof(cmd.OutOrStdout(), "wrote %s (runs %s watch)\nto start it now and at every login:\n  %s\n", p, bin, hint)
-	return nil
+	return o.g.result(cmd.OutOrStdout(), map[string]any{"path": p, "platform": platform, "binary": bin, "enable": hint}, "wrote %s (runs %s watch)\nto start it now and at every login:\n  %s\n", p, bin, hint)
 }
 
 func (o *watchOptions) runWatchUninstall(cmd *cobra.Command, _ []string) error {
