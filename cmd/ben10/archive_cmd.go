@@ -111,16 +111,10 @@ func typeNames() []string {
 // passphrase returns the passphrase from --passphrase-file or
 // BEN10_PASSPHRASE, or nil if neither is set.
 func (o *archiveOptions) passphrase() ([]byte, error) {
-	if o.passFile != "" {
-		return readPassphrase(o.passFile)
+	if v, ok := os.LookupEnv("BEN10_PASSPHRASE"); ok && v == "" && o.passFile == "" {
+		return nil, errors.New("BEN10_PASSPHRASE is set but empty")
 	}
-	if v, ok := os.LookupEnv("BEN10_PASSPHRASE"); ok {
-		if v == "" {
-			return nil, errors.New("BEN10_PASSPHRASE is set but empty")
-		}
-		return []byte(v), nil
-	}
-	return nil, nil
+	return passphrase(o.passFile)
 }
 
 func (o *archiveOptions) runPack(cmd *cobra.Command, args []string) error {

@@ -67,16 +67,6 @@ func runFormattedExport(ctx context.Context, g *globalOptions, stdout io.Writer,
 	return g.result(stdout, map[string]any{"path": out, "format": format, "bytes": n}, "wrote %s (%s, %d bytes)\n", out, format, n)
 }
 
-// saveTranscript imports a session (harness "" = detected) and encodes it
-// to w (transcript.Save).
-func saveTranscript(ctx context.Context, w io.Writer, harness, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
-	h, err := resolveHarness(harness, path)
-	if err != nil {
-		return nil, archive.EncodeStats{}, err
-	}
-	return transcript.Save(ctx, w, path, h, iopt, eopt)
-}
-
 // resolveHarness checks `context save --harness`: "" (detect) stays "";
 // an unknown name is a usage error; a name that contradicts what the file
 // is (when its format can be told) is refused rather than importing

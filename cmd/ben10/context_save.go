@@ -16,6 +16,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/store"
+	"github.com/ben10ctx/ben10/transcript"
 	"github.com/ben10ctx/ben10/web"
 )
 
@@ -167,16 +168,16 @@ reported.`,
 	return contextRestoreCmd
 }
 
-// encryptPassphrase is the passphrase `context save --encrypt` encrypts
-// with: the first line of --passphrase-file, else $BEN10_PASSPHRASE.
-func (o *saveOptions) encryptPassphrase() ([]byte, error) {
-	if o.passFile != "" {
-		return readPassphrase(o.passFile)
+// passphrase is the first line of the passphrase file (--passphrase-file)
+// when one is named, else $BEN10_PASSPHRASE, else nil.
+func passphrase(file string) ([]byte, error) {
+	if file != "" {
+		return readPassphrase(file)
 	}
 	if p := os.Getenv("BEN10_PASSPHRASE"); p != "" {
 		return []byte(p), nil
 	}
-	return nil, errors.New("--encrypt needs --passphrase-file or $BEN10_PASSPHRASE")
+	return nil, nil
 }
 
 // readPassphrase is the first line of the file p (nil for "").
@@ -199,14 +200,9 @@ func readPassphrase(p string) ([]byte, error) {
 }
 
 func openArchive(path, passFile string) (*archive.Archive, error) {
-	pass, err := readPassphrase(passFile)
+	pass, err := passphrase(passFile)
 	if err != nil {
 		return nil, err
-	}
-	if pass == nil {
-		if p := os.Getenv("BEN10_PASSPHRASE"); p != "" {
-			pass = []byte(p)
-		}
 	}
 	return archive.OpenFile(path, archive.OpenOptions{Passphrase: pass})
 }
@@ -256,9 +252,12 @@ func (o *saveOptions) runFileSave(cmd *cobra.Command) error {
 	prog := o.g.newBytesProgress("Saving", 0)
 	defer prog.Done()
 	opts.Progress = prog.Report()
-	size, err := writeAtomic(o.out, func(w io.Writer) error {
-		var err error
-		st, stats, err = saveTranscript(cmd.Context(), w, o.harness, o.transcript, archive.ImportOptions{NoSubagents: o.noSub}, opts)
+	h, err := resolveHarness(o.harness, o.transcript)
+	if err != nil {
+		return err
+	}
+	size, err := writeAtomic(o.out, func(w io.Writer) (err error) {
+		st, stats, err = transcript.Save(cmd.Context(), w, o.transcript, h, archive.ImportOptions{NoSubagents: o.noSub}, opts)
 		return err
 	})
 	if err != nil {

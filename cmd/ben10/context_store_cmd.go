@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -123,9 +122,8 @@ func (o *contextStoreOptions) runStatus(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	info := gatherStatus(st)
-	bw := bufio.NewWriter(cmd.OutOrStdout())
-	defer bw.Flush()
-	var out io.Writer = bw
+	out := bufio.NewWriter(cmd.OutOrStdout())
+	defer out.Flush()
 	now := time.Now()
 	if o.brief {
 		if o.g.json {
@@ -287,9 +285,8 @@ func (o *contextStoreOptions) runList(cmd *cobra.Command, _ []string) error {
 			list = append(list, listEntry{"snapshot", h[i], m.Path(s), s.CompressedBytes, s.CreatedAt})
 		}
 	}
-	bw := bufio.NewWriter(cmd.OutOrStdout())
-	defer bw.Flush()
-	var out io.Writer = bw
+	out := bufio.NewWriter(cmd.OutOrStdout())
+	defer out.Flush()
 	if o.g.json {
 		return printJSON(out, nonNil(list))
 	}
@@ -329,9 +326,8 @@ func (o *contextStoreOptions) runDiff(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return fmt.Errorf("no saved context to compare with: %w", err)
 	}
-	bw := bufio.NewWriter(cmd.OutOrStdout())
-	defer bw.Flush()
-	var out io.Writer = bw
+	out := bufio.NewWriter(cmd.OutOrStdout())
+	defer out.Flush()
 	if rec.Kind != store.KindCurrent && !o.g.quiet {
 		fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: current.ctx is missing or damaged; using %s %s (%s old)\n", rec.Kind, rec.Path, store.FormatDuration(rec.Age.Round(time.Second)))
 	}

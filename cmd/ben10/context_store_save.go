@@ -48,7 +48,10 @@ func (o *saveOptions) storeEncodeOptions(cmd *cobra.Command, cfg *store.Config) 
 		return opts, nil, err
 	}
 	if o.encrypt {
-		pass, err := o.encryptPassphrase()
+		pass, err := passphrase(o.passFile)
+		if err == nil && pass == nil {
+			err = errors.New("--encrypt needs --passphrase-file or $BEN10_PASSPHRASE")
+		}
 		if err != nil {
 			return opts, nil, err
 		}

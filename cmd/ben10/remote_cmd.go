@@ -300,14 +300,6 @@ func dialRemote(ctx context.Context, args []string, create bool) (*remote.Client
 	return c, r, cfg, nil
 }
 
-func signalContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return signal.NotifyContext(ctx, os.Interrupt)
-}
-
 func newRemotePushCmd(o *remoteOpts) *cobra.Command {
 	push := &cobra.Command{
 		Use:   "push [NAME]",
@@ -321,7 +313,7 @@ that lists the new entries is written after every chunk, so an interrupted push
 is simply run again.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := signalContext(cmd)
+			ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer cancel()
 			if o.all && o.project != "" {
 				return errors.New("--project and --all exclude each other")
@@ -404,7 +396,7 @@ that has no checkout here go to ~/.claude-code/remote/NAME/KEY/ as .ctx files
 (open them with "ben10 archive inspect" or "context restore --from").`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := signalContext(cmd)
+			ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer cancel()
 			c, r, _, err := dialRemote(ctx, args, false)
 			if err != nil {
@@ -478,7 +470,7 @@ func newRemoteLsCmd(o *remoteOpts) *cobra.Command {
 		Short: "List what the remote holds for a project (--all: every project)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := signalContext(cmd)
+			ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer cancel()
 			c, _, _, err := dialRemote(ctx, args, false)
 			if err != nil {
@@ -538,7 +530,7 @@ them references, once older than --grace (a push in progress uploads its chunks
 before its manifest). Nothing is deleted when a manifest cannot be read.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := signalContext(cmd)
+			ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer cancel()
 			c, r, _, err := dialRemote(ctx, args, false)
 			if err != nil {

@@ -91,9 +91,6 @@ func openIndex(ctx context.Context, g *globalOptions, errw io.Writer, update boo
 		fmt.Fprintf(errw, "ben10: the recall index was damaged; it was moved to %s and is built again\n", x.Rebuilt)
 	}
 	if update {
-		if ctx == nil {
-			ctx = context.Background()
-		}
 		if _, err := x.Update(ctx, index.UpdateOptions{Projects: projects}); err != nil && !g.quiet {
 			fmt.Fprintf(errw, "ben10: warning: updating the recall index: %v\n", err)
 		}
