@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -177,6 +178,8 @@ func (o *contextStoreOptions) runStatus(cmd *cobra.Command, _ []string) error {
 	}
 	cfg := st.Config()
 	fmt.Fprintf(out, "Context Status for %s\n%s\n\n", tildePath(info.Project), rule(62))
+	// The sections are one table: a line without a tab (a section's
+	// title) ends the columns above it, so each section aligns alone.
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	loc, _ := filepath.Rel(info.Project, st.Root())
 	if info.Fallback || strings.HasPrefix(loc, "..") {
@@ -186,15 +189,13 @@ func (o *contextStoreOptions) runStatus(cmd *cobra.Command, _ []string) error {
 		fmt.Fprintf(tw, "State:\tSaved %s (%s)\n", ago(c.SavedAt, now), c.SavedAt.Local().Format("Jan 2, 2006 3:04 PM"))
 		fmt.Fprintf(tw, "Location:\t%s\n", filepath.Join(loc, store.CurrentName))
 		fmt.Fprintf(tw, "Size:\t%s compressed\n", humanBytes(c.SizeBytes))
-		tw.Flush()
-		fmt.Fprintf(out, "\nConversation:\n")
+		fmt.Fprintf(tw, "\nConversation:\n")
 		fmt.Fprintf(tw, "  Session:\t%s (%s)\n", orNone(c.SessionID), orNone(c.Assistant))
 		fmt.Fprintf(tw, "  Messages:\t%d\n", c.Messages)
 		fmt.Fprintf(tw, "  Context tokens:\t%s (the last request's context)\n", commas(c.ContextTokens))
 		fmt.Fprintf(tw, "  Tokens used:\t%s (all requests)\n", commas(c.TokensUsed))
 		fmt.Fprintf(tw, "  Tools:\t%d executions\n", c.ToolExecutions)
-		tw.Flush()
-		fmt.Fprintf(out, "\nFile Registry:\n")
+		fmt.Fprintf(tw, "\nFile Registry:\n")
 		fmt.Fprintf(tw, "  Tracked:\t%d files (ben10 context diff shows changes)\n", c.Files)
 	} else if info.Checkpoints > 0 {
 		// No final save (the session crashed, or has not ended), but its
@@ -205,26 +206,23 @@ func (o *contextStoreOptions) runStatus(cmd *cobra.Command, _ []string) error {
 		fmt.Fprintf(tw, "State:\tNo saved context (ben10 context save)\n")
 		fmt.Fprintf(tw, "Location:\t%s\n", loc)
 	}
-	tw.Flush()
-	fmt.Fprintf(out, "\nCheckpoints:\n")
+	fmt.Fprintf(tw, "\nCheckpoints:\n")
 	if info.Checkpoints > 0 {
 		fmt.Fprintf(tw, "  Latest:\t%s (%s)\n", ago(info.LatestCPAt, now), strings.TrimSuffix(info.LatestCP, ".ctx"))
 	}
 	fmt.Fprintf(tw, "  Count:\t%d available\n", info.Checkpoints)
 	fmt.Fprintf(tw, "  Auto-save:\tEvery %d messages\n", cfg.CheckpointInterval)
 	fmt.Fprintf(tw, "  History:\t%d sessions\n", info.History)
-	tw.Flush()
-	fmt.Fprintf(out, "\nCompaction Snapshots:\n")
+	fmt.Fprintf(tw, "\nCompaction Snapshots:\n")
 	fmt.Fprintf(tw, "  Count:\t%d (%d pinned, %s)\n", info.Snapshots, info.Pinned, humanBytes(info.SnapBytes))
-	tw.Flush()
 	if n := len(info.AgentDigests); n > 0 {
 		d := info.AgentDigests[0]
-		fmt.Fprintf(out, "\nAgent Checkpoints (session_digest):\n")
+		fmt.Fprintf(tw, "\nAgent Checkpoints (session_digest):\n")
 		fmt.Fprintf(tw, "  Count:\t%d\n", n)
 		fmt.Fprintf(tw, "  Latest:\t%s (session %s, %d characters; offered at the next session start)\n", ago(d.Saved, now), orNone(d.Session), len([]rune(d.Text)))
 		fmt.Fprintf(tw, "  File:\t%s\n", tildePath(d.Path))
-		tw.Flush()
 	}
+	tw.Flush()
 	if n := len(info.Unauthenticated); n > 0 {
 		fmt.Fprintf(out, "\nNot saved by you (%d; listed and restorable, never injected at a session start):\n", n)
 		for _, u := range info.Unauthenticated {
@@ -287,34 +285,34 @@ func (o *contextStoreOptions) runList(cmd *cobra.Command, _ []string) error {
 	}
 	out := bufio.NewWriter(cmd.OutOrStdout())
 	defer out.Flush()
-	if o.g.json {
-		return printJSON(out, nonNil(list))
-	}
-	fmt.Fprintf(out, "Saved contexts for %s\n%s\n\n", tildePath(st.ProjectDir()), rule(62))
-	if len(list) == 0 {
-		fmt.Fprintln(out, "Nothing saved yet (ben10 context save).")
-		return nil
-	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KIND\tNAME\tSAVED\tSIZE\tRESTORE WITH")
-	now := time.Now()
-	for _, e := range list {
-		how := ""
-		switch e.Kind {
-		case "current":
-			how = "ben10 context restore"
-		case "checkpoint":
-			how = "ben10 context restore --checkpoint " + e.Name
-		case "history", "export":
-			how = "ben10 context restore --from " + web.ShellQuote(e.Path)
-		case "named":
-			how = "ben10 context restore --name " + web.ShellQuote(e.Name)
-		case "snapshot":
-			how = "ben10 context compaction restore " + e.Name
+	return o.g.table(out, nonNil(list), nil, func(tw io.Writer) {
+		fmt.Fprintf(tw, "Saved contexts for %s\n%s\n\n", tildePath(st.ProjectDir()), rule(62))
+		if len(list) == 0 {
+			fmt.Fprintln(tw, "Nothing saved yet (ben10 context save).")
+			return
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Kind, e.Name, ago(e.ModTime, now), humanBytes(e.Size), how)
+		fmt.Fprintln(tw, "KIND\tNAME\tSAVED\tSIZE\tRESTORE WITH")
+		for _, e := range list {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Kind, e.Name, ago(e.ModTime, time.Now()), humanBytes(e.Size), restoreWith(e))
+		}
+	})
+}
+
+// restoreWith is the command that restores a saved context of the list.
+func restoreWith(e listEntry) string {
+	switch e.Kind {
+	case "current":
+		return "ben10 context restore"
+	case "checkpoint":
+		return "ben10 context restore --checkpoint " + e.Name
+	case "history", "export":
+		return "ben10 context restore --from " + web.ShellQuote(e.Path)
+	case "named":
+		return "ben10 context restore --name " + web.ShellQuote(e.Name)
+	case "snapshot":
+		return "ben10 context compaction restore " + e.Name
 	}
-	return tw.Flush()
+	return ""
 }
 
 func (o *contextStoreOptions) runDiff(cmd *cobra.Command, _ []string) error {

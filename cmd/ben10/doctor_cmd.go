@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,7 +51,13 @@ Exits 1 when a check fails.`,
 					return err
 				}
 			} else {
-				o.printChecks(cmd.OutOrStdout(), checks)
+				// One line per check; with --quiet only the failed ones.
+				mark := map[string]string{"ok": "✓", "warn": "!", "fail": "✗"}
+				for _, c := range checks {
+					if !o.g.quiet || c.Status == "fail" {
+						fmt.Fprintf(cmd.OutOrStdout(), "%s %-14s %s\n", mark[c.Status], c.Name, c.Detail)
+					}
+				}
 			}
 			if failed > 0 {
 				return &exitError{code: 1, err: fmt.Errorf("%d check(s) failed", failed)}
@@ -69,18 +74,6 @@ type check struct {
 	Name   string `json:"name"`
 	Status string `json:"status"` // ok | warn | fail
 	Detail string `json:"detail"`
-}
-
-// printChecks prints one line per check; with --quiet only the failed
-// ones.
-func (o *doctorOptions) printChecks(w io.Writer, checks []check) {
-	mark := map[string]string{"ok": "✓", "warn": "!", "fail": "✗"}
-	for _, c := range checks {
-		if o.g.quiet && c.Status != "fail" {
-			continue
-		}
-		fmt.Fprintf(w, "%s %-14s %s\n", mark[c.Status], c.Name, c.Detail)
-	}
 }
 
 func runDoctor(dir string) []check {

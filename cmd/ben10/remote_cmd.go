@@ -100,26 +100,20 @@ never takes them on its command line and never stores them. See docs/REMOTE.md.`
 				}
 				rows = append(rows, row{n, r.URL, r.Endpoint, r.Region, n == cfg.Default, kid, r.Projects})
 			}
-			if o.g.json {
-				return printJSON(cmd.OutOrStdout(), rows)
-			}
-			if len(rows) == 0 {
-				fmt.Fprintln(cmd.OutOrStdout(), "No remotes (ben10 remote add NAME s3://BUCKET/PREFIX).")
-				return nil
-			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tURL\tENDPOINT\tTEAM KEY")
-			for _, r := range rows {
-				name, kid := r.Name, r.KeyID
-				if r.Default {
-					name += " (default)"
+			return o.g.table(cmd.OutOrStdout(), rows, nil, func(tw io.Writer) {
+				if len(rows) == 0 {
+					fmt.Fprintln(tw, "No remotes (ben10 remote add NAME s3://BUCKET/PREFIX).")
+					return
 				}
-				if kid == "" {
-					kid = "none"
+				fmt.Fprintln(tw, "NAME\tURL\tENDPOINT\tTEAM KEY")
+				for _, r := range rows {
+					name := r.Name
+					if r.Default {
+						name += " (default)"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, r.URL, orNone(r.Endpoint), cmp.Or(r.KeyID, "none"))
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, r.URL, orNone(r.Endpoint), kid)
-			}
-			return tw.Flush()
+			})
 		},
 	}
 	rm := &cobra.Command{
@@ -540,16 +534,9 @@ before its manifest). Nothing is deleted when a manifest cannot be read.`,
 			if err != nil {
 				return err
 			}
-			if o.g.json {
-				return printJSON(cmd.OutOrStdout(), stats)
-			}
-			verb := "deleted"
-			if o.dry {
-				verb = "would delete"
-			}
-			o.g.infof(cmd.OutOrStdout(), "%s: %d chunks, %d referenced, %s %d (%s), %d unreferenced kept (younger than the grace period)\n",
+			verb := map[bool]string{false: "deleted", true: "would delete"}[o.dry]
+			return o.g.result(cmd.OutOrStdout(), stats, "%s: %d chunks, %d referenced, %s %d (%s), %d unreferenced kept (younger than the grace period)\n",
 				r.Name, stats.Chunks, stats.Referenced, verb, stats.Deleted, humanBytes(stats.BytesDeleted), stats.KeptYoung)
-			return nil
 		},
 	}
 	prune.Flags().DurationVar(&o.grace, "grace", remote.DefaultGrace, "keep unreferenced chunks younger than this")

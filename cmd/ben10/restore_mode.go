@@ -375,14 +375,12 @@ func (o *restoreOptions) exportDamaged(cmd *cobra.Command, st *store.Store, oo a
 		return err
 	}
 	written := []string{copyPath}
-	var rawErr error
-	if a, err := archive.OpenFile(path, oo); err == nil {
-		files, err := a.ExportRaw(filepath.Join(dir, "raw"))
+	a, rawErr := archive.OpenFile(path, oo)
+	if rawErr == nil {
+		var files []string
+		files, rawErr = a.ExportRaw(filepath.Join(dir, "raw"))
 		a.Close()
 		written = append(written, files...)
-		rawErr = err
-	} else {
-		rawErr = err
 	}
 	_ = st.Audit(store.AuditEntry{Action: store.ActionExport, ExportPath: dir, Path: path, Detail: "damaged context exported for inspection"})
 	if o.g.json {

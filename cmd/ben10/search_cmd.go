@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -120,8 +121,8 @@ func runSearch(ctx context.Context, out, errw io.Writer, o searchOptions, text s
 		return fmt.Errorf("search: --limit must be positive, not %d", o.limit)
 	}
 	for _, k := range o.kinds {
-		if !validKind(k) {
-			return fmt.Errorf("search: unknown --kind %q (user, assistant, command, output, path, error, todo, summary)", k)
+		if !slices.Contains(searchKinds, k) {
+			return fmt.Errorf("search: unknown --kind %q (%s)", k, strings.Join(searchKinds, ", "))
 		}
 	}
 	if o.since != "" {
@@ -196,13 +197,8 @@ func trustLabel(trust string) string {
 	return " [unauthenticated: " + index.TrustReason(trust) + "]"
 }
 
-func validKind(k string) bool {
-	switch k {
-	case index.KindUser, index.KindAssistant, index.KindCommand, index.KindOutput, index.KindPath, index.KindError, index.KindTodo, index.KindSummary:
-		return true
-	}
-	return false
-}
+// searchKinds are the row kinds --kind takes.
+var searchKinds = []string{index.KindUser, index.KindAssistant, index.KindCommand, index.KindOutput, index.KindPath, index.KindError, index.KindTodo, index.KindSummary}
 
 // parseSince reads --since (search, remote push): a duration (Go's, plus
 // "d" for days and "w" for weeks) before now, or a date (2006-01-02) or

@@ -134,14 +134,9 @@ func runView(cmd *cobra.Command, ref string, o viewOptions) error {
 	}
 	elapsed := time.Since(start)
 	abs, _ := filepath.Abs(out)
-	if o.g.json {
-		if err := printJSON(cmd.OutOrStdout(), map[string]any{"path": abs, "bytes": n,
-			"messages": len(st.Messages), "tools": len(st.Tools), "seconds": elapsed.Seconds()}); err != nil {
-			return err
-		}
-	} else if !o.g.quiet {
-		fmt.Fprintf(cmd.OutOrStdout(), "Wrote %s (%s, %s messages, %s tool calls) in %.2fs\n", tildePath(abs),
-			humanBytes(n), commas(int64(len(st.Messages))), commas(int64(len(st.Tools))), elapsed.Seconds())
+	if err := o.g.result(cmd.OutOrStdout(), map[string]any{"path": abs, "bytes": n, "messages": len(st.Messages), "tools": len(st.Tools), "seconds": elapsed.Seconds()},
+		"Wrote %s (%s, %s messages, %s tool calls) in %.2fs\n", tildePath(abs), humanBytes(n), commas(int64(len(st.Messages))), commas(int64(len(st.Tools))), elapsed.Seconds()); err != nil {
+		return err
 	}
 	if o.open {
 		return openInBrowser(abs)

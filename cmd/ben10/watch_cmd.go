@@ -159,19 +159,15 @@ func (o *watchOptions) printWatchEvents(out io.Writer, evs []watch.Event) error 
 			shown = append(shown, e)
 		}
 	}
-	if o.g.json {
-		return printJSON(out, map[string]any{"events": nonNil(shown)})
-	}
 	if len(shown) == 0 {
-		o.g.infof(out, "nothing to do\n")
-		return nil
+		return o.g.result(out, map[string]any{"events": []watch.Event{}}, "nothing to do\n")
 	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "LLM\tSESSION\tCONTEXT\tACTION\tDETAIL")
-	for _, e := range shown {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.LLM, e.Session, percent(e.Percent), e.Action, oneLine(e.Detail, 120))
-	}
-	return tw.Flush()
+	return o.g.table(out, map[string]any{"events": shown}, nil, func(tw io.Writer) {
+		fmt.Fprintln(tw, "LLM\tSESSION\tCONTEXT\tACTION\tDETAIL")
+		for _, e := range shown {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.LLM, e.Session, percent(e.Percent), e.Action, oneLine(e.Detail, 120))
+		}
+	})
 }
 
 func (o *watchOptions) watchStatus(out io.Writer, path string, only []archive.Harness) error {
