@@ -320,7 +320,9 @@ func (o *contextStoreOptions) runDiff(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	rec, err := st.Recover(verifyArchive(st))
+	// The check Recover applies: the container's structure and footer and
+	// the archive metadata.
+	rec, err := st.Recover(verifyContext(snapshot.OpenOptions(st.Config()), st.Config(), false))
 	if err != nil {
 		return fmt.Errorf("no saved context to compare with: %w", err)
 	}

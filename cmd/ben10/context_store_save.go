@@ -92,14 +92,9 @@ func (o *saveOptions) runStoreSave(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	opts.Progress = prog.Report()
-	target := ""
-	switch {
-	case o.out != "":
-		target = o.out
-	case o.name != "":
+	target := cmp.Or(o.out, st.CurrentPath()) // --out and --name exclude each other
+	if o.name != "" {
 		target = filepath.Join(st.Root(), namedDir, o.name+".ctx")
-	default:
-		target = st.CurrentPath()
 	}
 	iopt := archive.ImportOptions{ProjectDir: st.ProjectDir(), NoSubagents: o.noSub,
 		IncludeFileContents: true, ExcludePatterns: snapshot.ExcludePatterns(cfg)}

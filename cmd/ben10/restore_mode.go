@@ -289,21 +289,14 @@ func newestValid(st *store.Store, verify func(string) error, choice string) (pat
 		}
 		return e.Path, e.Kind, time.Since(e.ModTime), nil
 	}
-	what := "checkpoint"
+	what, other := "checkpoint", "history, fresh or export"
 	if choice == corruptHistory {
-		what = "history file"
+		what, other = "history file", "checkpoint, fresh or export"
 	}
 	if len(bad) > 0 {
-		return "", "", 0, fmt.Errorf("no valid %s to load (damaged: %s); try --on-corrupt %s", what, strings.Join(bad, ", "), otherChoice(choice))
+		return "", "", 0, fmt.Errorf("no valid %s to load (damaged: %s); try --on-corrupt %s", what, strings.Join(bad, ", "), other)
 	}
-	return "", "", 0, fmt.Errorf("no %s to load; try --on-corrupt %s", what, otherChoice(choice))
-}
-
-func otherChoice(c string) string {
-	if c == corruptCheckpoint {
-		return "history, fresh or export"
-	}
-	return "checkpoint, fresh or export"
+	return "", "", 0, fmt.Errorf("no %s to load; try --on-corrupt %s", what, other)
 }
 
 // corruptChoice returns what to do about the damaged current.ctx: the
@@ -419,13 +412,9 @@ func (o *restoreOptions) runFresh(cmd *cobra.Command, st *store.Store) error {
 		return err
 	}
 	_ = st.Audit(store.AuditEntry{Action: store.ActionRestore, Detail: fmt.Sprintf("fresh start: %d saved contexts will not be injected", len(declined))})
-	if o.g.json {
-		return printJSON(cmd.OutOrStdout(), map[string]any{"mode": modeFresh, "declined": nonNil(declined)})
-	}
-	out := cmd.OutOrStdout()
-	if len(declined) == 0 {
-		o.g.infof(out, "Fresh start: no stored context is waiting to be injected into the next session (none saved, or already restored).\n")
-		return nil
+	v, out := map[string]any{"mode": modeFresh, "declined": nonNil(declined)}, cmd.OutOrStdout()
+	if len(declined) == 0 || o.g.json {
+		return o.g.result(out, v, "Fresh start: no stored context is waiting to be injected into the next session (none saved, or already restored).\n")
 	}
 	o.g.infof(out, "Fresh start: the next session starts without stored context.\n")
 	for _, d := range declined {

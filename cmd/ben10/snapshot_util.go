@@ -139,12 +139,6 @@ func rule(n int) string       { return strings.Repeat("═", n) }
 func thin(n int) string       { return strings.Repeat("─", n) }
 func notExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
 
-// verifyArchive is the check Recover and LatestValid apply to a saved
-// context: the container's structure and footer and the archive metadata.
-func verifyArchive(st *store.Store) func(string) error {
-	return verifyContext(snapshot.OpenOptions(st.Config()), st.Config(), false)
-}
-
 // openCheck opens the saved context at p as status does: the container's
 // header, index and footer and the archive metadata, with the key problem
 // named (see keyProblem).
