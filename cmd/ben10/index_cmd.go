@@ -61,7 +61,7 @@ func runIndexUpdate(ctx context.Context, g *globalOptions, out, errw io.Writer, 
 	if p := currentProject(); p != "" {
 		projects = append(projects, p)
 	}
-	x, err := openIndex(ctx, g, errw, false)
+	x, err := openIndex(ctx, g, errw, nil)
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func runIndexUpdate(ctx context.Context, g *globalOptions, out, errw io.Writer, 
 }
 
 func runIndexStatus(ctx context.Context, g *globalOptions, out, errw io.Writer) error {
-	x, err := openIndex(ctx, g, errw, false)
+	x, err := openIndex(ctx, g, errw, nil)
 	if err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func runIndexStatus(ctx context.Context, g *globalOptions, out, errw io.Writer) 
 }
 
 func runIndexVerify(ctx context.Context, g *globalOptions, out, errw io.Writer) error {
-	x, err := openIndex(ctx, g, errw, false)
+	x, err := openIndex(ctx, g, errw, nil)
 	if err != nil {
 		return err
 	}

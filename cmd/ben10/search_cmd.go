@@ -75,11 +75,11 @@ Before it answers, search indexes what was saved since the last update
 	return c
 }
 
-// openIndex opens the user's recall index. With update set it first
-// indexes what changed (the projects passed, every known project and the
-// fallback stores); a failed update is a warning on errw, the index is
-// searched as it is.
-func openIndex(ctx context.Context, g *globalOptions, errw io.Writer, update bool, projects ...string) (*index.Index, error) {
+// openIndex opens the user's recall index. With update non-nil it first
+// indexes what changed (by default every known project and the fallback
+// stores, and update's projects); a failed update is a warning on errw,
+// the index is searched as it is.
+func openIndex(ctx context.Context, g *globalOptions, errw io.Writer, update *index.UpdateOptions) (*index.Index, error) {
 	home, err := store.HomeDir()
 	if err != nil {
 		return nil, err
@@ -91,8 +91,8 @@ func openIndex(ctx context.Context, g *globalOptions, errw io.Writer, update boo
 	if x.Rebuilt != "" && !g.quiet {
 		fmt.Fprintf(errw, "ben10: the recall index was damaged; it was moved to %s and is built again\n", x.Rebuilt)
 	}
-	if update {
-		if _, err := x.Update(ctx, index.UpdateOptions{Projects: projects}); err != nil && !g.quiet {
+	if update != nil {
+		if _, err := x.Update(ctx, *update); err != nil && !g.quiet {
 			fmt.Fprintf(errw, "ben10: warning: updating the recall index: %v\n", err)
 		}
 	}
@@ -143,7 +143,11 @@ func runSearch(ctx context.Context, out, errw io.Writer, o searchOptions, text s
 	} else if p := currentProject(); p != "" {
 		scan = append(scan, p)
 	}
-	x, err := openIndex(ctx, o.g, errw, !o.noUpdate, scan...)
+	var update *index.UpdateOptions
+	if !o.noUpdate {
+		update = &index.UpdateOptions{Projects: scan}
+	}
+	x, err := openIndex(ctx, o.g, errw, update)
 	if err != nil {
 		return err
 	}
@@ -234,14 +238,11 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 // the recall index, limited to the project's snapshots.
 func runCompIndexSearch(cmd *cobra.Command, g *globalOptions, st *store.Store, text string, limit int) error {
 	ctx := cmd.Context()
-	x, err := openIndex(ctx, g, cmd.ErrOrStderr(), false)
+	x, err := openIndex(ctx, g, cmd.ErrOrStderr(), &index.UpdateOptions{Projects: []string{st.ProjectDir()}, Only: true})
 	if err != nil {
 		return err
 	}
 	defer x.Close()
-	if _, err := x.Update(ctx, index.UpdateOptions{Projects: []string{st.ProjectDir()}, Only: true}); err != nil && !g.quiet {
-		fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: updating the recall index: %v\n", err)
-	}
 	if limit <= 0 {
 		limit = 1000
 	}

@@ -59,7 +59,7 @@ func runShow(ctx context.Context, g *globalOptions, out, errw io.Writer, ref str
 	if before < 0 || after < 0 {
 		return fmt.Errorf("show: --before and --after must not be negative")
 	}
-	x, err := openIndex(ctx, g, errw, false)
+	x, err := openIndex(ctx, g, errw, nil)
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ type showResumeResult struct {
 // Code session: the archive the index names for ref, restored like
 // `context restore FILE --resume`, in the hit's project directory (or dir).
 func runShowResume(ctx context.Context, g *globalOptions, out, errw io.Writer, ref, dir string, unauth bool) error {
-	x, err := openIndex(ctx, g, errw, false)
+	x, err := openIndex(ctx, g, errw, nil)
 	if err != nil {
 		return err
 	}
