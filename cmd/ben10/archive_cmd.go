@@ -111,16 +111,10 @@ func typeNames() []string {
 // passphrase returns the passphrase from --passphrase-file or
 // BEN10_PASSPHRASE, or nil if neither is set.
 func (o *archiveOptions) passphrase() ([]byte, error) {
-	if o.passFile != "" {
-		return readPassphrase(o.passFile)
+	if v, ok := os.LookupEnv("BEN10_PASSPHRASE"); ok && v == "" && o.passFile == "" {
+		return nil, errors.New("BEN10_PASSPHRASE is set but empty")
 	}
-	if v, ok := os.LookupEnv("BEN10_PASSPHRASE"); ok {
-		if v == "" {
-			return nil, errors.New("BEN10_PASSPHRASE is set but empty")
-		}
-		return []byte(v), nil
-	}
-	return nil, nil
+	return passphrase(o.passFile)
 }
 
 func (o *archiveOptions) runPack(cmd *cobra.Command, args []string) error {
@@ -169,7 +163,7 @@ func (o *archiveOptions) runPack(cmd *cobra.Command, args []string) error {
 		inputs = append(inputs, input{t, data})
 	}
 	var total int64
-	size, err := writeArchiveAtomic(o.out, func(f io.Writer) error {
+	size, err := writeAtomic(o.out, func(f io.Writer) error {
 		w, err := ctxfmt.NewWriter(f, opts)
 		if err != nil {
 			return err
@@ -185,11 +179,7 @@ func (o *archiveOptions) runPack(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	if o.g.json {
-		return printJSON(cmd.OutOrStdout(), map[string]any{"file": o.out, "segments": len(inputs), "raw_bytes": total, "file_bytes": size, "encrypted": opts.Encryption != nil})
-	}
-	o.g.infof(cmd.OutOrStdout(), "packed %d segments (%d bytes) into %s (%d bytes)\n", len(inputs), total, o.out, size)
-	return nil
+	return o.g.result(cmd.OutOrStdout(), map[string]any{"file": o.out, "segments": len(inputs), "raw_bytes": total, "file_bytes": size, "encrypted": opts.Encryption != nil}, "packed %d segments (%d bytes) into %s (%d bytes)\n", len(inputs), total, o.out, size)
 }
 
 func (o *archiveOptions) runUnpack(cmd *cobra.Command, args []string) error {
@@ -240,11 +230,7 @@ func (o *archiveOptions) runUnpack(cmd *cobra.Command, args []string) error {
 		written = append(written, path)
 	}
 	prog.Done()
-	if o.g.json {
-		return printJSON(cmd.OutOrStdout(), map[string]any{"dir": o.dir, "files": written})
-	}
-	o.g.infof(cmd.OutOrStdout(), "unpacked %d segments into %s\n", len(written), o.dir)
-	return nil
+	return o.g.result(cmd.OutOrStdout(), map[string]any{"dir": o.dir, "files": written}, "unpacked %d segments into %s\n", len(written), o.dir)
 }
 
 type segmentRow struct {
@@ -338,11 +324,7 @@ func (o *archiveOptions) runVerify(cmd *cobra.Command, args []string) error {
 	if o.deep {
 		what = "every segment decoded and checked"
 	}
-	if o.g.json {
-		return printJSON(cmd.OutOrStdout(), map[string]any{"file": args[0], "ok": true, "deep": o.deep})
-	}
-	o.g.infof(cmd.OutOrStdout(), "%s: ok (%s)\n", args[0], what)
-	return nil
+	return o.g.result(cmd.OutOrStdout(), map[string]any{"file": args[0], "ok": true, "deep": o.deep}, "%s: ok (%s)\n", args[0], what)
 }
 
 // namePath is err naming the file p once: archive.VerifyFile's errors

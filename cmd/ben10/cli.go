@@ -91,42 +91,31 @@ func addShortcuts(root *cobra.Command) {
 // versionString is the version printed by `ben10 version` and --version:
 // the version stamped by make build (-ldflags -X main.version=…), else the
 // module's version, then the VCS revision and time the binary was built
-// from, as debug.ReadBuildInfo reports them.
+// from and the Go version, as debug.ReadBuildInfo reports them (see
+// buildInfo).
 func versionString() string {
-	v := version
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return v
+	b := buildInfo()
+	v := b["version"]
+	if v == "(devel)" {
+		v = version
 	}
-	if v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		v = bi.Main.Version
-	}
-	var rev, when string
-	dirty := false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			when = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev != "" {
+	if rev := b["revision"]; rev != "" {
 		if len(rev) > 12 {
 			rev = rev[:12]
 		}
-		if dirty {
+		if b["modified"] == "true" {
 			rev += "-dirty"
 		}
 		v += " (" + rev
-		if when != "" {
+		if when := b["revision_time"]; when != "" {
 			v += ", " + when
 		}
 		v += ")"
 	}
-	return v + " " + bi.GoVersion
+	if g, ok := b["go"]; ok {
+		v += " " + g
+	}
+	return v
 }
 
 // buildInfo is `ben10 version --json`.

@@ -17,6 +17,7 @@ import (
 	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
+	"github.com/ben10ctx/ben10/web"
 )
 
 // compactionOptions are the flags of the `context compaction` commands
@@ -94,9 +95,8 @@ func (o *compactionOptions) runCompList(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
-	defer bw.Flush()
-	var out io.Writer = bw
+	out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
+	defer out.Flush()
 	ix, err := m.Index()
 	if err != nil {
 		return err
@@ -104,23 +104,19 @@ func (o *compactionOptions) runCompList(cmd *cobra.Command, _ []string) error {
 	if o.g.json {
 		return printJSON(out, ix)
 	}
-	writeCompList(bw, snapshot.NewListTable(ix, o.verbose), st.Config().CompactionSnapshots, tildePath(st.ProjectDir()), o.verbose)
-	return nil
-}
-
-// writeCompList prints the `compaction list` table and totals.
-func writeCompList(out *bufio.Writer, t *snapshot.ListTable, cfg store.SnapshotConfig, project string, verbose bool) {
-	fmt.Fprintf(out, "Compaction Snapshots for %s\n%s\n\n", project, rule(62))
+	t, cfg := snapshot.NewListTable(ix, o.verbose), st.Config().CompactionSnapshots
+	fmt.Fprintf(out, "Compaction Snapshots for %s\n%s\n\n", tildePath(st.ProjectDir()), rule(62))
 	if t.Count == 0 {
 		fmt.Fprintf(out, "No snapshots yet. One is taken before every compaction (or: ben10 context compaction snapshot).\n")
-		return
+		return nil
 	}
 	out.Write(t.AppendTo(nil))
 	fmt.Fprintf(out, "\nTotal: %d snapshots (%s)\n", t.Count, humanBytes(t.TotalBytes))
 	fmt.Fprintf(out, "Retention: %d snapshots / %d days / %d MB max\n", cfg.RetentionCount, cfg.RetentionDays, cfg.MaxStorageMB)
-	if verbose {
+	if o.verbose {
 		fmt.Fprintf(out, "\nCommands:\n  ben10 context compaction show <id>     View snapshot details\n  ben10 context compaction diff <id>     Compare with current context\n  ben10 context compaction restore <id>  Restore pre-compaction state\n")
 	}
+	return nil
 }
 
 func (o *compactionOptions) runCompShow(cmd *cobra.Command, args []string) error {
@@ -134,9 +130,8 @@ func (o *compactionOptions) runCompShow(cmd *cobra.Command, args []string) error
 	}
 	defer a.Close()
 	sum := a.Summary()
-	bw := bufio.NewWriter(cmd.OutOrStdout())
-	defer bw.Flush()
-	var out io.Writer = bw
+	out := bufio.NewWriter(cmd.OutOrStdout())
+	defer out.Flush()
 	if o.g.json {
 		return printJSON(out, map[string]any{"snapshot": s, "path": m.Path(s), "archive": sum})
 	}
@@ -182,9 +177,8 @@ func (o *compactionOptions) runCompDiff(cmd *cobra.Command, args []string) error
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriter(cmd.OutOrStdout())
-	defer bw.Flush()
-	var out io.Writer = bw
+	out := bufio.NewWriter(cmd.OutOrStdout())
+	defer out.Flush()
 	if o.g.json {
 		return printJSON(out, d)
 	}
@@ -279,7 +273,7 @@ func (o *compactionOptions) runCompRestore(cmd *cobra.Command, args []string) er
 			return printJSON(out, map[string]any{"snapshot": s.ID, "restore": res})
 		}
 		fmt.Fprintf(out, "Restored snapshot %s as session %s\n  %s\n", s.ID, res.SessionID, res.Files[0])
-		fmt.Fprintf(out, "Resume with: cd %s && claude --resume %s\n", shellQuote(res.ProjectDir), res.SessionID)
+		fmt.Fprintf(out, "Resume with: cd %s && claude --resume %s\n", web.ShellQuote(res.ProjectDir), res.SessionID)
 		return nil
 	}
 	what, arg, _ := strings.Cut(o.partial, "=")
@@ -376,17 +370,13 @@ func (o *compactionOptions) extractTo(xo snapshot.ExtractOptions, extract func(s
 	if o.out == "" || xo.Files {
 		return extract(xo)
 	}
-	af, err := store.CreateAtomic(o.out, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	defer af.Abort()
-	xo.Out = af
-	res, err := extract(xo)
-	if err != nil {
-		return nil, err
-	}
-	return res, af.Commit()
+	var res *snapshot.ExtractResult
+	_, err := writeAtomic(o.out, func(w io.Writer) (err error) {
+		xo.Out = w
+		res, err = extract(xo)
+		return err
+	})
+	return res, err
 }
 
 func (o *compactionOptions) runCompPin(cmd *cobra.Command, args []string, pin bool) error {
@@ -402,15 +392,7 @@ func (o *compactionOptions) runCompPin(cmd *cobra.Command, args []string, pin bo
 		return err
 	}
 	o.g.printWarnings(cmd, m.Warnings())
-	if o.g.json {
-		return printJSON(cmd.OutOrStdout(), s)
-	}
-	verb := "pinned"
-	if !pin {
-		verb = "unpinned"
-	}
-	o.g.infof(cmd.OutOrStdout(), "%s %s\n", verb, s.ID)
-	return nil
+	return o.g.result(cmd.OutOrStdout(), s, "%s %s\n", map[bool]string{true: "pinned", false: "unpinned"}[pin], s.ID)
 }
 
 func (o *compactionOptions) runCompDelete(cmd *cobra.Command, args []string) error {
@@ -433,11 +415,7 @@ func (o *compactionOptions) runCompDelete(cmd *cobra.Command, args []string) err
 		return err
 	}
 	o.g.printWarnings(cmd, m.Warnings())
-	if o.g.json {
-		return printJSON(cmd.OutOrStdout(), map[string]any{"deleted": s.ID})
-	}
-	o.g.infof(cmd.OutOrStdout(), "deleted %s (%s)\n", s.ID, humanBytes(s.CompressedBytes))
-	return nil
+	return o.g.result(cmd.OutOrStdout(), map[string]any{"deleted": s.ID}, "deleted %s (%s)\n", s.ID, humanBytes(s.CompressedBytes))
 }
 
 func (o *compactionOptions) runCompPrune(cmd *cobra.Command, _ []string) error {
@@ -477,11 +455,7 @@ func (o *compactionOptions) runCompExport(cmd *cobra.Command, args []string) err
 	if err := m.Export(s.ID, args[1]); err != nil {
 		return err
 	}
-	if o.g.json {
-		return printJSON(cmd.OutOrStdout(), map[string]any{"snapshot": s.ID, "path": args[1], "bytes": s.CompressedBytes})
-	}
-	o.g.infof(cmd.OutOrStdout(), "exported %s to %s (%s)\n", s.ID, args[1], humanBytes(s.CompressedBytes))
-	return nil
+	return o.g.result(cmd.OutOrStdout(), map[string]any{"snapshot": s.ID, "path": args[1], "bytes": s.CompressedBytes}, "exported %s to %s (%s)\n", s.ID, args[1], humanBytes(s.CompressedBytes))
 }
 
 func (o *compactionOptions) runCompSnapshot(cmd *cobra.Command, _ []string) error {
@@ -592,15 +566,11 @@ func (o *compactionOptions) runCompSearch(cmd *cobra.Command, args []string) err
 	defer prog.Done()
 	out := prog.Writer(cmd.OutOrStdout())
 	n := 0
-	var enc func(any) error
-	if o.g.json {
-		enc = func(v any) error { return printJSONLine(out, v) }
-	}
 	err = m.Search(args[0], o.regex, func(h snapshot.Hit) error {
 		n++
 		prog.Add(1)
-		if enc != nil {
-			if err := enc(h); err != nil {
+		if o.g.json {
+			if err := printJSONLine(out, h); err != nil {
 				return err
 			}
 		} else {

@@ -46,10 +46,7 @@ var archiveFileCommands = map[string]bool{
 func addCompletions(c *cobra.Command) {
 	for name, vals := range flagValues {
 		if c.Flags().Lookup(name) != nil {
-			vals := vals
-			_ = c.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-				return vals, cobra.ShellCompDirectiveNoFileComp
-			})
+			_ = c.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(vals, cobra.ShellCompDirectiveNoFileComp))
 		}
 	}
 	path := c.CommandPath()
@@ -76,9 +73,7 @@ func addCompletions(c *cobra.Command) {
 		_ = c.RegisterFlagCompletionFunc("checkpoint", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return checkpointNumbers(ctxFlagsDir(c)), cobra.ShellCompDirectiveNoFileComp
 		})
-		_ = c.RegisterFlagCompletionFunc("from", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-			return []string{"ctx", "ctxpkg"}, cobra.ShellCompDirectiveFilterFileExt
-		})
+		_ = c.RegisterFlagCompletionFunc("from", cobra.FixedCompletions([]string{"ctx", "ctxpkg"}, cobra.ShellCompDirectiveFilterFileExt))
 	}
 	for _, sub := range c.Commands() {
 		addCompletions(sub)

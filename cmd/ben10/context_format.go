@@ -60,25 +60,11 @@ func runFormattedExport(ctx context.Context, g *globalOptions, stdout io.Writer,
 	if out == "" {
 		return write(stdout, st)
 	}
-	n, err := writeArchiveAtomic(out, func(w io.Writer) error { return write(w, st) })
+	n, err := writeAtomic(out, func(w io.Writer) error { return write(w, st) })
 	if err != nil {
 		return err
 	}
-	if g.json {
-		return printJSON(stdout, map[string]any{"path": out, "format": format, "bytes": n})
-	}
-	g.infof(stdout, "wrote %s (%s, %d bytes)\n", out, format, n)
-	return nil
-}
-
-// saveTranscript imports a session (harness "" = detected) and encodes it
-// to w (transcript.Save).
-func saveTranscript(ctx context.Context, w io.Writer, harness, path string, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
-	h, err := resolveHarness(harness, path)
-	if err != nil {
-		return nil, archive.EncodeStats{}, err
-	}
-	return transcript.Save(ctx, w, path, h, iopt, eopt)
+	return g.result(stdout, map[string]any{"path": out, "format": format, "bytes": n}, "wrote %s (%s, %d bytes)\n", out, format, n)
 }
 
 // resolveHarness checks `context save --harness`: "" (detect) stays "";

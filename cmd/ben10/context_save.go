@@ -10,13 +10,14 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/store"
+	"github.com/ben10ctx/ben10/transcript"
+	"github.com/ben10ctx/ben10/web"
 )
 
 // saveOptions are the flags of `ben10 context save` and the global options.
@@ -167,16 +168,16 @@ reported.`,
 	return contextRestoreCmd
 }
 
-// encryptPassphrase is the passphrase `context save --encrypt` encrypts
-// with: the first line of --passphrase-file, else $BEN10_PASSPHRASE.
-func (o *saveOptions) encryptPassphrase() ([]byte, error) {
-	if o.passFile != "" {
-		return readPassphrase(o.passFile)
+// passphrase is the first line of the passphrase file (--passphrase-file)
+// when one is named, else $BEN10_PASSPHRASE, else nil.
+func passphrase(file string) ([]byte, error) {
+	if file != "" {
+		return readPassphrase(file)
 	}
 	if p := os.Getenv("BEN10_PASSPHRASE"); p != "" {
 		return []byte(p), nil
 	}
-	return nil, errors.New("--encrypt needs --passphrase-file or $BEN10_PASSPHRASE")
+	return nil, nil
 }
 
 // readPassphrase is the first line of the file p (nil for "").
@@ -199,14 +200,9 @@ func readPassphrase(p string) ([]byte, error) {
 }
 
 func openArchive(path, passFile string) (*archive.Archive, error) {
-	pass, err := readPassphrase(passFile)
+	pass, err := passphrase(passFile)
 	if err != nil {
 		return nil, err
-	}
-	if pass == nil {
-		if p := os.Getenv("BEN10_PASSPHRASE"); p != "" {
-			pass = []byte(p)
-		}
 	}
 	return archive.OpenFile(path, archive.OpenOptions{Passphrase: pass})
 }
@@ -256,9 +252,12 @@ func (o *saveOptions) runFileSave(cmd *cobra.Command) error {
 	prog := o.g.newBytesProgress("Saving", 0)
 	defer prog.Done()
 	opts.Progress = prog.Report()
-	size, err := writeArchiveAtomic(o.out, func(w io.Writer) error {
-		var err error
-		st, stats, err = saveTranscript(cmd.Context(), w, o.harness, o.transcript, archive.ImportOptions{NoSubagents: o.noSub}, opts)
+	h, err := resolveHarness(o.harness, o.transcript)
+	if err != nil {
+		return err
+	}
+	size, err := writeAtomic(o.out, func(w io.Writer) (err error) {
+		st, stats, err = transcript.Save(cmd.Context(), w, o.transcript, h, archive.ImportOptions{NoSubagents: o.noSub}, opts)
 		return err
 	})
 	if err != nil {
@@ -287,10 +286,10 @@ func (o *saveOptions) runFileSave(cmd *cobra.Command) error {
 	return nil
 }
 
-// writeArchiveAtomic writes path through a store.AtomicFile (0600, in a
+// writeAtomic writes path through a store.AtomicFile (0600, in a
 // directory it creates if need be): the file appears complete or not at
 // all. It returns the bytes written.
-func writeArchiveAtomic(path string, write func(io.Writer) error) (int64, error) {
+func writeAtomic(path string, write func(io.Writer) error) (int64, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return 0, err
 	}
@@ -320,90 +319,61 @@ func (o *inspectOptions) runContextInspect(cmd *cobra.Command, args []string) er
 	}
 	defer a.Close()
 	out := cmd.OutOrStdout()
-	js := o.g.json
 	switch {
 	case o.messages:
 		ms, err := a.Messages()
-		if err != nil {
-			return err
-		}
-		if js {
-			return printJSON(out, ms)
-		}
-		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		for _, m := range ms {
-			side := ""
-			if m.Sidechain {
-				side = " [" + m.AgentID + "]"
+		return o.g.table(out, ms, err, func(tw io.Writer) {
+			for _, m := range ms {
+				side := ""
+				if m.Sidechain {
+					side = " [" + m.AgentID + "]"
+				}
+				fmt.Fprintf(tw, "%s\t%s/%s%s\t%s\n", utc(m.Timestamp), m.Role, m.Kind, side, oneLine(m.Text, 100))
 			}
-			fmt.Fprintf(tw, "%s\t%s/%s%s\t%s\n", utc(m.Timestamp), m.Role, m.Kind, side, oneLine(m.Text, 100))
-		}
-		return tw.Flush()
+		})
 	case o.files:
 		fs, err := a.Files()
-		if err != nil {
-			return err
-		}
-		if js {
-			return printJSON(out, fs)
-		}
-		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "PATH\tREADS\tEDITS\tWRITES\tLAST ACCESS")
-		for _, f := range fs {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", f.Path, f.Reads, f.Edits, f.Writes, utc(f.LastAccess))
-		}
-		return tw.Flush()
+		return o.g.table(out, fs, err, func(tw io.Writer) {
+			fmt.Fprintln(tw, "PATH\tREADS\tEDITS\tWRITES\tLAST ACCESS")
+			for _, f := range fs {
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", f.Path, f.Reads, f.Edits, f.Writes, utc(f.LastAccess))
+			}
+		})
 	case o.tools:
 		ts, err := a.Tools()
-		if err != nil {
-			return err
-		}
-		if js {
-			return printJSON(out, ts)
-		}
-		tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		for _, t := range ts {
-			status := "ok"
-			if !t.Success {
-				status = "error"
+		return o.g.table(out, ts, err, func(tw io.Writer) {
+			for _, t := range ts {
+				status := "ok"
+				if !t.Success {
+					status = "error"
+				}
+				what := cmp.Or(t.Command, strings.Join(t.RelatedFiles, " "), t.Input)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", utc(t.Timestamp), t.Name, status, oneLine(what, 90))
 			}
-			what := cmp.Or(t.Command, strings.Join(t.RelatedFiles, " "), t.Input)
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", utc(t.Timestamp), t.Name, status, oneLine(what, 90))
-		}
-		return tw.Flush()
+		})
 	case o.tasks:
 		ts, err := a.Tasks()
-		if err != nil {
-			return err
-		}
-		if js {
-			return printJSON(out, ts)
-		}
-		for _, g := range []struct {
-			name string
-			list []archive.Task
-		}{{"active", ts.Active}, {"pending", ts.Pending}, {"completed", ts.Completed}} {
-			fmt.Fprintf(out, "%s (%d)\n", g.name, len(g.list))
-			for _, t := range g.list {
-				fmt.Fprintf(out, "  - %s\n", oneLine(t.Content, 100))
+		return o.g.table(out, ts, err, func(w io.Writer) {
+			for _, g := range []struct {
+				name string
+				list []archive.Task
+			}{{"active", ts.Active}, {"pending", ts.Pending}, {"completed", ts.Completed}} {
+				fmt.Fprintf(w, "%s (%d)\n", g.name, len(g.list))
+				for _, t := range g.list {
+					fmt.Fprintf(w, "  - %s\n", oneLine(t.Content, 100))
+				}
 			}
-		}
-		return nil
+		})
 	case o.compactions:
 		cs, err := a.Compactions()
-		if err != nil {
-			return err
-		}
-		if js {
-			return printJSON(out, cs)
-		}
-		for _, c := range cs {
-			fmt.Fprintf(out, "%s  trigger=%s pre_tokens=%d messages_before=%d\n  %s\n", utc(c.Timestamp), c.Trigger, c.PreTokens, c.MessageIndex, oneLine(c.Summary, 160))
-		}
-		return nil
+		return o.g.table(out, cs, err, func(w io.Writer) {
+			for _, c := range cs {
+				fmt.Fprintf(w, "%s  trigger=%s pre_tokens=%d messages_before=%d\n  %s\n", utc(c.Timestamp), c.Trigger, c.PreTokens, c.MessageIndex, oneLine(c.Summary, 160))
+			}
+		})
 	}
 	s := a.Summary()
-	if js {
+	if o.g.json {
 		return printJSON(out, s)
 	}
 	m := s.Meta
@@ -498,17 +468,8 @@ func (o *restoreOptions) runContextRestore(cmd *cobra.Command, args []string) er
 	if res.DroppedPartial {
 		fmt.Fprintf(out, "note: an incomplete last line was left out\n")
 	}
-	fmt.Fprintf(out, "resume with: cd %s && claude --resume %s\n", shellQuote(res.ProjectDir), res.SessionID)
+	fmt.Fprintf(out, "resume with: cd %s && claude --resume %s\n", web.ShellQuote(res.ProjectDir), res.SessionID)
 	return nil
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // redactedRow is inspect's redaction line: the secrets the archive's raw

@@ -19,6 +19,7 @@ import (
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
+	"github.com/ben10ctx/ben10/web"
 )
 
 // contextStoreOptions are the flags of `context status`, `list`, `diff`,
@@ -122,9 +123,8 @@ func (o *contextStoreOptions) runStatus(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	info := gatherStatus(st)
-	bw := bufio.NewWriter(cmd.OutOrStdout())
-	defer bw.Flush()
-	var out io.Writer = bw
+	out := bufio.NewWriter(cmd.OutOrStdout())
+	defer out.Flush()
 	now := time.Now()
 	if o.brief {
 		if o.g.json {
@@ -178,6 +178,8 @@ func (o *contextStoreOptions) runStatus(cmd *cobra.Command, _ []string) error {
 	}
 	cfg := st.Config()
 	fmt.Fprintf(out, "Context Status for %s\n%s\n\n", tildePath(info.Project), rule(62))
+	// The sections are one table: a line without a tab (a section's
+	// title) ends the columns above it, so each section aligns alone.
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	loc, _ := filepath.Rel(info.Project, st.Root())
 	if info.Fallback || strings.HasPrefix(loc, "..") {
@@ -187,15 +189,13 @@ func (o *contextStoreOptions) runStatus(cmd *cobra.Command, _ []string) error {
 		fmt.Fprintf(tw, "State:\tSaved %s (%s)\n", ago(c.SavedAt, now), c.SavedAt.Local().Format("Jan 2, 2006 3:04 PM"))
 		fmt.Fprintf(tw, "Location:\t%s\n", filepath.Join(loc, store.CurrentName))
 		fmt.Fprintf(tw, "Size:\t%s compressed\n", humanBytes(c.SizeBytes))
-		tw.Flush()
-		fmt.Fprintf(out, "\nConversation:\n")
+		fmt.Fprintf(tw, "\nConversation:\n")
 		fmt.Fprintf(tw, "  Session:\t%s (%s)\n", orNone(c.SessionID), orNone(c.Assistant))
 		fmt.Fprintf(tw, "  Messages:\t%d\n", c.Messages)
 		fmt.Fprintf(tw, "  Context tokens:\t%s (the last request's context)\n", commas(c.ContextTokens))
 		fmt.Fprintf(tw, "  Tokens used:\t%s (all requests)\n", commas(c.TokensUsed))
 		fmt.Fprintf(tw, "  Tools:\t%d executions\n", c.ToolExecutions)
-		tw.Flush()
-		fmt.Fprintf(out, "\nFile Registry:\n")
+		fmt.Fprintf(tw, "\nFile Registry:\n")
 		fmt.Fprintf(tw, "  Tracked:\t%d files (ben10 context diff shows changes)\n", c.Files)
 	} else if info.Checkpoints > 0 {
 		// No final save (the session crashed, or has not ended), but its
@@ -206,26 +206,23 @@ func (o *contextStoreOptions) runStatus(cmd *cobra.Command, _ []string) error {
 		fmt.Fprintf(tw, "State:\tNo saved context (ben10 context save)\n")
 		fmt.Fprintf(tw, "Location:\t%s\n", loc)
 	}
-	tw.Flush()
-	fmt.Fprintf(out, "\nCheckpoints:\n")
+	fmt.Fprintf(tw, "\nCheckpoints:\n")
 	if info.Checkpoints > 0 {
 		fmt.Fprintf(tw, "  Latest:\t%s (%s)\n", ago(info.LatestCPAt, now), strings.TrimSuffix(info.LatestCP, ".ctx"))
 	}
 	fmt.Fprintf(tw, "  Count:\t%d available\n", info.Checkpoints)
 	fmt.Fprintf(tw, "  Auto-save:\tEvery %d messages\n", cfg.CheckpointInterval)
 	fmt.Fprintf(tw, "  History:\t%d sessions\n", info.History)
-	tw.Flush()
-	fmt.Fprintf(out, "\nCompaction Snapshots:\n")
+	fmt.Fprintf(tw, "\nCompaction Snapshots:\n")
 	fmt.Fprintf(tw, "  Count:\t%d (%d pinned, %s)\n", info.Snapshots, info.Pinned, humanBytes(info.SnapBytes))
-	tw.Flush()
 	if n := len(info.AgentDigests); n > 0 {
 		d := info.AgentDigests[0]
-		fmt.Fprintf(out, "\nAgent Checkpoints (session_digest):\n")
+		fmt.Fprintf(tw, "\nAgent Checkpoints (session_digest):\n")
 		fmt.Fprintf(tw, "  Count:\t%d\n", n)
 		fmt.Fprintf(tw, "  Latest:\t%s (session %s, %d characters; offered at the next session start)\n", ago(d.Saved, now), orNone(d.Session), len([]rune(d.Text)))
 		fmt.Fprintf(tw, "  File:\t%s\n", tildePath(d.Path))
-		tw.Flush()
 	}
+	tw.Flush()
 	if n := len(info.Unauthenticated); n > 0 {
 		fmt.Fprintf(out, "\nNot saved by you (%d; listed and restorable, never injected at a session start):\n", n)
 		for _, u := range info.Unauthenticated {
@@ -286,37 +283,36 @@ func (o *contextStoreOptions) runList(cmd *cobra.Command, _ []string) error {
 			list = append(list, listEntry{"snapshot", h[i], m.Path(s), s.CompressedBytes, s.CreatedAt})
 		}
 	}
-	bw := bufio.NewWriter(cmd.OutOrStdout())
-	defer bw.Flush()
-	var out io.Writer = bw
-	if o.g.json {
-		return printJSON(out, nonNil(list))
-	}
-	fmt.Fprintf(out, "Saved contexts for %s\n%s\n\n", tildePath(st.ProjectDir()), rule(62))
-	if len(list) == 0 {
-		fmt.Fprintln(out, "Nothing saved yet (ben10 context save).")
-		return nil
-	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KIND\tNAME\tSAVED\tSIZE\tRESTORE WITH")
-	now := time.Now()
-	for _, e := range list {
-		how := ""
-		switch e.Kind {
-		case "current":
-			how = "ben10 context restore"
-		case "checkpoint":
-			how = "ben10 context restore --checkpoint " + e.Name
-		case "history", "export":
-			how = "ben10 context restore --from " + shellQuote(e.Path)
-		case "named":
-			how = "ben10 context restore --name " + shellQuote(e.Name)
-		case "snapshot":
-			how = "ben10 context compaction restore " + e.Name
+	out := bufio.NewWriter(cmd.OutOrStdout())
+	defer out.Flush()
+	return o.g.table(out, nonNil(list), nil, func(tw io.Writer) {
+		fmt.Fprintf(tw, "Saved contexts for %s\n%s\n\n", tildePath(st.ProjectDir()), rule(62))
+		if len(list) == 0 {
+			fmt.Fprintln(tw, "Nothing saved yet (ben10 context save).")
+			return
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Kind, e.Name, ago(e.ModTime, now), humanBytes(e.Size), how)
+		fmt.Fprintln(tw, "KIND\tNAME\tSAVED\tSIZE\tRESTORE WITH")
+		for _, e := range list {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Kind, e.Name, ago(e.ModTime, time.Now()), humanBytes(e.Size), restoreWith(e))
+		}
+	})
+}
+
+// restoreWith is the command that restores a saved context of the list.
+func restoreWith(e listEntry) string {
+	switch e.Kind {
+	case "current":
+		return "ben10 context restore"
+	case "checkpoint":
+		return "ben10 context restore --checkpoint " + e.Name
+	case "history", "export":
+		return "ben10 context restore --from " + web.ShellQuote(e.Path)
+	case "named":
+		return "ben10 context restore --name " + web.ShellQuote(e.Name)
+	case "snapshot":
+		return "ben10 context compaction restore " + e.Name
 	}
-	return tw.Flush()
+	return ""
 }
 
 func (o *contextStoreOptions) runDiff(cmd *cobra.Command, _ []string) error {
@@ -324,13 +320,14 @@ func (o *contextStoreOptions) runDiff(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	rec, err := st.Recover(verifyArchive(st))
+	// The check Recover applies: the container's structure and footer and
+	// the archive metadata.
+	rec, err := st.Recover(verifyContext(snapshot.OpenOptions(st.Config()), st.Config(), false))
 	if err != nil {
 		return fmt.Errorf("no saved context to compare with: %w", err)
 	}
-	bw := bufio.NewWriter(cmd.OutOrStdout())
-	defer bw.Flush()
-	var out io.Writer = bw
+	out := bufio.NewWriter(cmd.OutOrStdout())
+	defer out.Flush()
 	if rec.Kind != store.KindCurrent && !o.g.quiet {
 		fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: current.ctx is missing or damaged; using %s %s (%s old)\n", rec.Kind, rec.Path, store.FormatDuration(rec.Age.Round(time.Second)))
 	}
@@ -455,11 +452,7 @@ func (o *contextStoreOptions) runClear(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	_ = st.Audit(store.AuditEntry{Action: store.ActionDelete, Path: st.CurrentPath(), Detail: "context clear: moved to " + dst})
-	if o.g.json {
-		return printJSON(cmd.OutOrStdout(), map[string]any{"cleared": st.CurrentPath(), "moved_to": dst})
-	}
-	o.g.infof(cmd.OutOrStdout(), "cleared: current context moved to %s\n", dst)
-	return nil
+	return o.g.result(cmd.OutOrStdout(), map[string]any{"cleared": st.CurrentPath(), "moved_to": dst}, "cleared: current context moved to %s\n", dst)
 }
 
 func (o *contextStoreOptions) runPrune(cmd *cobra.Command, _ []string) error {

@@ -19,6 +19,7 @@ import (
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript"
+	"github.com/ben10ctx/ben10/web"
 )
 
 // validName accepts names for named saves and exports: letters, digits,
@@ -47,7 +48,10 @@ func (o *saveOptions) storeEncodeOptions(cmd *cobra.Command, cfg *store.Config) 
 		return opts, nil, err
 	}
 	if o.encrypt {
-		pass, err := o.encryptPassphrase()
+		pass, err := passphrase(o.passFile)
+		if err == nil && pass == nil {
+			err = errors.New("--encrypt needs --passphrase-file or $BEN10_PASSPHRASE")
+		}
 		if err != nil {
 			return opts, nil, err
 		}
@@ -88,14 +92,9 @@ func (o *saveOptions) runStoreSave(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	opts.Progress = prog.Report()
-	target := ""
-	switch {
-	case o.out != "":
-		target = o.out
-	case o.name != "":
+	target := cmp.Or(o.out, st.CurrentPath()) // --out and --name exclude each other
+	if o.name != "" {
 		target = filepath.Join(st.Root(), namedDir, o.name+".ctx")
-	default:
-		target = st.CurrentPath()
 	}
 	iopt := archive.ImportOptions{ProjectDir: st.ProjectDir(), NoSubagents: o.noSub,
 		IncludeFileContents: true, ExcludePatterns: snapshot.ExcludePatterns(cfg)}
@@ -177,7 +176,7 @@ func (o *saveOptions) saveElsewhere(cmd *cobra.Command, st *store.Store, cfg *st
 		if err := st.EnsureDir(filepath.Dir(target)); err != nil {
 			return err
 		}
-		res.Bytes, err = writeArchiveAtomic(target, func(w io.Writer) error {
+		res.Bytes, err = writeAtomic(target, func(w io.Writer) error {
 			var err error
 			res.Stats, err = archive.EncodeWithStats(cmd.Context(), w, state, opts)
 			return err
@@ -224,7 +223,7 @@ func writeExport(ctx context.Context, st *store.Store, state *archive.State, opt
 	opts.Previous = nil
 	cp := *state
 	cp.Meta.DirectoryPath = strip.String(cp.Meta.DirectoryPath)
-	size, err := writeArchiveAtomic(path, func(w io.Writer) error { return archive.Encode(ctx, w, &cp, opts) })
+	size, err := writeAtomic(path, func(w io.Writer) error { return archive.Encode(ctx, w, &cp, opts) })
 	if err != nil {
 		return "", err
 	}
@@ -311,7 +310,7 @@ func (o *restoreOptions) runStoreRestore(cmd *cobra.Command) error {
 			"  Run `ben10 context diff` for details")
 	}
 	box(o.g, out, lines)
-	fmt.Fprintf(out, "Resume with: cd %s && claude --resume %s\n", shellQuote(res.ProjectDir), res.SessionID)
+	fmt.Fprintf(out, "Resume with: cd %s && claude --resume %s\n", web.ShellQuote(res.ProjectDir), res.SessionID)
 	return nil
 }
 
@@ -319,9 +318,9 @@ func (o *restoreOptions) runStoreRestore(cmd *cobra.Command) error {
 // project's store: --name, --from, --checkpoint, or by default current.ctx,
 // else the newest valid checkpoint or history file (st.Recover; note says
 // which, after a warning that tells what the restore is "doing" with it).
-// The source passes verifyForRestore.
+// The source passes verifyContext (as a restore checks it).
 func (o *restoreOptions) restoreSource(cmd *cobra.Command, st *store.Store, oo archive.OpenOptions, doing string) (src, note string, err error) {
-	verify := verifyForRestore(oo, st.Config())
+	verify := verifyContext(oo, st.Config(), true)
 	n := 0
 	for _, set := range []bool{o.name != "", o.from != "", o.checkpoint != 0} {
 		if set {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,7 +51,13 @@ Exits 1 when a check fails.`,
 					return err
 				}
 			} else {
-				o.printChecks(cmd.OutOrStdout(), checks)
+				// One line per check; with --quiet only the failed ones.
+				mark := map[string]string{"ok": "✓", "warn": "!", "fail": "✗"}
+				for _, c := range checks {
+					if !o.g.quiet || c.Status == "fail" {
+						fmt.Fprintf(cmd.OutOrStdout(), "%s %-14s %s\n", mark[c.Status], c.Name, c.Detail)
+					}
+				}
 			}
 			if failed > 0 {
 				return &exitError{code: 1, err: fmt.Errorf("%d check(s) failed", failed)}
@@ -69,18 +74,6 @@ type check struct {
 	Name   string `json:"name"`
 	Status string `json:"status"` // ok | warn | fail
 	Detail string `json:"detail"`
-}
-
-// printChecks prints one line per check; with --quiet only the failed
-// ones.
-func (o *doctorOptions) printChecks(w io.Writer, checks []check) {
-	mark := map[string]string{"ok": "✓", "warn": "!", "fail": "✗"}
-	for _, c := range checks {
-		if o.g.quiet && c.Status != "fail" {
-			continue
-		}
-		fmt.Fprintf(w, "%s %-14s %s\n", mark[c.Status], c.Name, c.Detail)
-	}
 }
 
 func runDoctor(dir string) []check {
@@ -307,4 +300,28 @@ func cleanupCheck(home, project string) check {
 		return check{"transcripts", "warn", "Claude Code deletes transcripts after 30 days (cleanupPeriodDays unset); Ben10's archives keep them — set cleanupPeriodDays in ~/.claude/settings.json to keep the originals longer"}
 	}
 	return check{"transcripts", "warn", fmt.Sprintf("Claude Code deletes transcripts after %d days (cleanupPeriodDays in %s); Ben10's archives keep them", days, from)}
+}
+
+// authChecks: the user's authentication key, and the saved contexts of
+// the project it does not authenticate (never injected at a session
+// start), each with the reason.
+func authChecks(st *store.Store, cfg *store.Config) []check {
+	k, err := snapshot.UserAuthKey(st.Home())
+	if err != nil {
+		return []check{{"auth", "fail", fmt.Sprintf("%v: archives are saved without a tag, and nothing is injected at a session start", err)}}
+	}
+	out := []check{{"auth", "ok", fmt.Sprintf("key %s (%s)", k.ID(), tildePath(store.AuthKeyPath(st.Home())))}}
+	un := snapshot.UnauthenticatedArchives(st, cfg, k)
+	if len(un) == 0 {
+		return out
+	}
+	var why []string
+	for _, u := range un {
+		rel, err := filepath.Rel(st.Root(), u.Path)
+		if err != nil {
+			rel = u.Path
+		}
+		why = append(why, rel+": "+u.Reason)
+	}
+	return append(out, check{"auth", "warn", fmt.Sprintf("%d saved context(s) not saved by you, never injected at a session start: %s (%s)", len(un), strings.Join(why, "; "), snapshot.AdoptHint)})
 }

@@ -25,27 +25,19 @@ archive of every project Ben10 knows. Encrypted archives are not indexed.`,
   ben10 index update --project ~/src/app`,
 	}
 	var projects []string
-	upd := &cobra.Command{
-		Use:     "update",
-		Short:   "Index the archives saved, changed or removed since the last update",
-		Example: "  ben10 index update\n  ben10 index update --project ~/src/app --json",
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runIndexUpdate(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr(), projects, false)
-		},
+	for _, sub := range []struct{ use, short, example string }{
+		{"update", "Index the archives saved, changed or removed since the last update", "  ben10 index update\n  ben10 index update --project ~/src/app --json"},
+		{"rebuild", "Empty the index and index every archive again", "  ben10 index rebuild"},
+	} {
+		rebuild := sub.use == "rebuild"
+		u := &cobra.Command{Use: sub.use, Short: sub.short, Example: sub.example, Args: cobra.NoArgs,
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				return runIndexUpdate(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr(), projects, rebuild)
+			}}
+		u.Flags().StringSliceVar(&projects, "project", nil, "also scan this project directory (repeatable)")
+		c.AddCommand(u)
 	}
-	upd.Flags().StringSliceVar(&projects, "project", nil, "also scan this project directory (repeatable)")
-	reb := &cobra.Command{
-		Use:     "rebuild",
-		Short:   "Empty the index and index every archive again",
-		Example: "  ben10 index rebuild",
-		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runIndexUpdate(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr(), projects, true)
-		},
-	}
-	reb.Flags().StringSliceVar(&projects, "project", nil, "also scan this project directory (repeatable)")
-	c.AddCommand(upd, reb, &cobra.Command{
+	c.AddCommand(&cobra.Command{
 		Use:     "status",
 		Short:   "What the index holds",
 		Example: "  ben10 index status --json",
@@ -66,13 +58,10 @@ archive of every project Ben10 knows. Encrypted archives are not indexed.`,
 }
 
 func runIndexUpdate(ctx context.Context, g *globalOptions, out, errw io.Writer, projects []string, rebuild bool) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	if p := currentProject(); p != "" {
 		projects = append(projects, p)
 	}
-	x, err := openIndex(ctx, g, errw, false)
+	x, err := openIndex(ctx, g, errw, nil)
 	if err != nil {
 		return err
 	}
@@ -99,7 +88,7 @@ func runIndexUpdate(ctx context.Context, g *globalOptions, out, errw io.Writer, 
 }
 
 func runIndexStatus(ctx context.Context, g *globalOptions, out, errw io.Writer) error {
-	x, err := openIndex(ctx, g, errw, false)
+	x, err := openIndex(ctx, g, errw, nil)
 	if err != nil {
 		return err
 	}
@@ -134,7 +123,7 @@ func runIndexStatus(ctx context.Context, g *globalOptions, out, errw io.Writer) 
 }
 
 func runIndexVerify(ctx context.Context, g *globalOptions, out, errw io.Writer) error {
-	x, err := openIndex(ctx, g, errw, false)
+	x, err := openIndex(ctx, g, errw, nil)
 	if err != nil {
 		return err
 	}
@@ -173,9 +162,6 @@ func runIndexVerify(ctx context.Context, g *globalOptions, out, errw io.Writer) 
 func indexInBackground(ctx context.Context, project string) {
 	if project == "" {
 		return
-	}
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	home, err := store.HomeDir()
 	if err == nil {

@@ -70,6 +70,16 @@ func (g *globalOptions) infof(w io.Writer, format string, args ...any) {
 	fmt.Fprintf(w, format, args...)
 }
 
+// result prints a command's result on w: v as JSON with --json, else the
+// human line (format, args) unless --quiet.
+func (g *globalOptions) result(w io.Writer, v any, format string, args ...any) error {
+	if g.json {
+		return printJSON(w, v)
+	}
+	g.infof(w, format, args...)
+	return nil
+}
+
 // warnf prints a warning line on the error stream (also under --quiet
 // and --json: it is not output).
 func (g *globalOptions) warnf(format string, args ...any) {

@@ -39,53 +39,37 @@ client's first root, else --dir, else the working directory.`,
 	return c
 }
 
-// hooksMCPTarget is the scope, MCP configuration file and project of the
-// hooks command's --scope and --dir.
-func (o *hooksOptions) hooksMCPTarget() (hook.Scope, string, string, error) {
-	sc, err := hook.ParseScope(o.scope)
-	if err != nil {
-		return "", "", "", err
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", "", "", err
-	}
-	dir, err := projectDir(o.dir)
-	if err != nil {
-		return "", "", "", err
-	}
-	return sc, hook.MCPConfigPath(sc, home, dir), dir, nil
-}
-
 // installMCPServer registers `ben10 mcp` beside the hooks (see
 // hook.InstallMCP) and says so on out.
 func (o *hooksOptions) installMCPServer(out io.Writer, bin string) (map[string]any, error) {
-	sc, path, dir, err := o.hooksMCPTarget()
-	if err != nil {
-		return nil, err
-	}
-	changed, err := hook.InstallMCP(path, sc, dir, bin)
-	if err != nil {
-		return nil, fmt.Errorf("registering the MCP server: %w", err)
-	}
-	if changed {
-		o.g.infof(out, "Registered the Ben10 MCP server (mcpServers.%s) in %s\n", hook.MCPServerName, path)
-	}
-	return map[string]any{"path": path, "changed": changed}, nil
+	return o.editMCP(out, "registering the MCP server", "Registered the Ben10 MCP server (mcpServers."+hook.MCPServerName+") in %s\n",
+		func(path string, sc hook.Scope, dir string) (bool, error) { return hook.InstallMCP(path, sc, dir, bin) })
 }
 
 // uninstallMCPServer removes what installMCPServer wrote.
 func (o *hooksOptions) uninstallMCPServer(out io.Writer) (map[string]any, error) {
-	sc, path, dir, err := o.hooksMCPTarget()
+	return o.editMCP(out, "removing the MCP server", "Removed the Ben10 MCP server from %s\n", hook.UninstallMCP)
+}
+
+// editMCP applies edit to the MCP configuration file of --scope and --dir
+// (the scope and project of the hooks' settings file) and, when it changed
+// the file, says done (a format naming the file) on out.
+func (o *hooksOptions) editMCP(out io.Writer, doing, done string, edit func(path string, sc hook.Scope, dir string) (bool, error)) (map[string]any, error) {
+	_, sc, dir, err := o.hooksTarget()
 	if err != nil {
 		return nil, err
 	}
-	changed, err := hook.UninstallMCP(path, sc, dir)
+	home, err := os.UserHomeDir()
 	if err != nil {
-		return nil, fmt.Errorf("removing the MCP server: %w", err)
+		return nil, err
+	}
+	path := hook.MCPConfigPath(sc, home, dir)
+	changed, err := edit(path, sc, dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", doing, err)
 	}
 	if changed {
-		o.g.infof(out, "Removed the Ben10 MCP server from %s\n", path)
+		o.g.infof(out, done, path)
 	}
 	return map[string]any{"path": path, "changed": changed}, nil
 }

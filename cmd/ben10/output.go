@@ -33,6 +33,20 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
+// table prints v, got with err, as JSON with --json, else what text
+// writes through an aligned table (tab-separated cells, one row a line).
+func (g *globalOptions) table(w io.Writer, v any, err error, text func(tw io.Writer)) error {
+	if err != nil {
+		return err
+	}
+	if g.json {
+		return printJSON(w, v)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	text(tw)
+	return tw.Flush()
+}
+
 // writeRows prints rows as an aligned "name:  value" table ("-" for an
 // empty value).
 func writeRows(out io.Writer, rows [][2]string) error {

@@ -100,26 +100,20 @@ never takes them on its command line and never stores them. See docs/REMOTE.md.`
 				}
 				rows = append(rows, row{n, r.URL, r.Endpoint, r.Region, n == cfg.Default, kid, r.Projects})
 			}
-			if o.g.json {
-				return printJSON(cmd.OutOrStdout(), rows)
-			}
-			if len(rows) == 0 {
-				fmt.Fprintln(cmd.OutOrStdout(), "No remotes (ben10 remote add NAME s3://BUCKET/PREFIX).")
-				return nil
-			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tURL\tENDPOINT\tTEAM KEY")
-			for _, r := range rows {
-				name, kid := r.Name, r.KeyID
-				if r.Default {
-					name += " (default)"
+			return o.g.table(cmd.OutOrStdout(), rows, nil, func(tw io.Writer) {
+				if len(rows) == 0 {
+					fmt.Fprintln(tw, "No remotes (ben10 remote add NAME s3://BUCKET/PREFIX).")
+					return
 				}
-				if kid == "" {
-					kid = "none"
+				fmt.Fprintln(tw, "NAME\tURL\tENDPOINT\tTEAM KEY")
+				for _, r := range rows {
+					name := r.Name
+					if r.Default {
+						name += " (default)"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, r.URL, orNone(r.Endpoint), cmp.Or(r.KeyID, "none"))
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, r.URL, orNone(r.Endpoint), kid)
-			}
-			return tw.Flush()
+			})
 		},
 	}
 	rm := &cobra.Command{
@@ -300,14 +294,6 @@ func dialRemote(ctx context.Context, args []string, create bool) (*remote.Client
 	return c, r, cfg, nil
 }
 
-func signalContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	return signal.NotifyContext(ctx, os.Interrupt)
-}
-
 func newRemotePushCmd(o *remoteOpts) *cobra.Command {
 	push := &cobra.Command{
 		Use:   "push [NAME]",
@@ -321,7 +307,7 @@ that lists the new entries is written after every chunk, so an interrupted push
 is simply run again.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := signalContext(cmd)
+			ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer cancel()
 			if o.all && o.project != "" {
 				return errors.New("--project and --all exclude each other")
@@ -404,7 +390,7 @@ that has no checkout here go to ~/.claude-code/remote/NAME/KEY/ as .ctx files
 (open them with "ben10 archive inspect" or "context restore --from").`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := signalContext(cmd)
+			ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer cancel()
 			c, r, _, err := dialRemote(ctx, args, false)
 			if err != nil {
@@ -478,7 +464,7 @@ func newRemoteLsCmd(o *remoteOpts) *cobra.Command {
 		Short: "List what the remote holds for a project (--all: every project)",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := signalContext(cmd)
+			ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer cancel()
 			c, _, _, err := dialRemote(ctx, args, false)
 			if err != nil {
@@ -511,11 +497,7 @@ func newRemoteLsCmd(o *remoteOpts) *cobra.Command {
 				}
 				now := time.Now()
 				for _, e := range p.Entries {
-					sess := e.Session
-					if len(sess) > 8 {
-						sess = sess[:8]
-					}
-					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", e.Kind, e.Name, sess, e.Updated.Local().Format("2006-01-02 15:04"), humanBytes(e.Size()), ago(e.Pushed, now))
+					fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", e.Kind, e.Name, shortSession(e.Session), e.Updated.Local().Format("2006-01-02 15:04"), humanBytes(e.Size()), ago(e.Pushed, now))
 				}
 			}
 			if err := tw.Flush(); err != nil {
@@ -542,7 +524,7 @@ them references, once older than --grace (a push in progress uploads its chunks
 before its manifest). Nothing is deleted when a manifest cannot be read.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := signalContext(cmd)
+			ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer cancel()
 			c, r, _, err := dialRemote(ctx, args, false)
 			if err != nil {
@@ -552,16 +534,9 @@ before its manifest). Nothing is deleted when a manifest cannot be read.`,
 			if err != nil {
 				return err
 			}
-			if o.g.json {
-				return printJSON(cmd.OutOrStdout(), stats)
-			}
-			verb := "deleted"
-			if o.dry {
-				verb = "would delete"
-			}
-			o.g.infof(cmd.OutOrStdout(), "%s: %d chunks, %d referenced, %s %d (%s), %d unreferenced kept (younger than the grace period)\n",
+			verb := map[bool]string{false: "deleted", true: "would delete"}[o.dry]
+			return o.g.result(cmd.OutOrStdout(), stats, "%s: %d chunks, %d referenced, %s %d (%s), %d unreferenced kept (younger than the grace period)\n",
 				r.Name, stats.Chunks, stats.Referenced, verb, stats.Deleted, humanBytes(stats.BytesDeleted), stats.KeptYoung)
-			return nil
 		},
 	}
 	prune.Flags().DurationVar(&o.grace, "grace", remote.DefaultGrace, "keep unreferenced chunks younger than this")

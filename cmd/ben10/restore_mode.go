@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/ben10ctx/ben10/hook"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
+	"github.com/ben10ctx/ben10/web"
 )
 
 // Restoration modes (PRD FR-2.3) and the choices offered for a damaged
@@ -36,7 +38,10 @@ const (
 	corruptExport     = "export"
 )
 
-var restoreModes = []string{modeFull, modeSummary, modeSelective, modeFresh}
+var (
+	restoreModes   = []string{modeFull, modeSummary, modeSelective, modeFresh}
+	corruptChoices = []string{corruptCheckpoint, corruptHistory, corruptFresh, corruptExport}
+)
 
 // components selective restore offers.
 var restoreComponents = []string{"messages", "files", "tasks"}
@@ -78,7 +83,7 @@ checkpoint or history file is used.`
 func (o *restoreOptions) runRestoreMode(cmd *cobra.Command, args []string) (handled bool, err error) {
 	mode := strings.ToLower(strings.TrimSpace(o.mode))
 	oc := strings.ToLower(strings.TrimSpace(o.onCorrupt))
-	if oc != "" && !oneOf(oc, corruptCheckpoint, corruptHistory, corruptFresh, corruptExport) {
+	if oc != "" && !slices.Contains(corruptChoices, oc) {
 		return true, fmt.Errorf("--on-corrupt %q: use checkpoint, history, fresh or export", o.onCorrupt)
 	}
 	if o.components != "" && mode != modeSelective && mode != "" {
@@ -97,7 +102,7 @@ func (o *restoreOptions) runRestoreMode(cmd *cobra.Command, args []string) (hand
 	if mode == "" {
 		mode = modeFull
 	}
-	if !oneOf(mode, restoreModes...) {
+	if !slices.Contains(restoreModes, mode) {
 		return true, fmt.Errorf("--mode %q: use %s", o.mode, strings.Join(restoreModes, ", "))
 	}
 	if mode == modeFresh {
@@ -109,11 +114,16 @@ func (o *restoreOptions) runRestoreMode(cmd *cobra.Command, args []string) (hand
 	if o.mode != "" && mode == modeFull && len(args) > 0 {
 		o.resume = true // FILE --mode full is FILE --resume
 	}
-	if explicitSource {
+	// plain is the restore from the source decided: the plain restore's
+	// for full mode, else summary or selective.
+	plain := func() (bool, error) {
 		if mode == modeFull {
 			return false, nil
 		}
 		return true, o.runPartialRestore(cmd, mode, args)
+	}
+	if explicitSource {
+		return plain()
 	}
 	// The project's own context: check current.ctx before anything moves it.
 	st, _, err := o.g.openProject(o.dir, false)
@@ -124,7 +134,7 @@ func (o *restoreOptions) runRestoreMode(cmd *cobra.Command, args []string) (hand
 	if err != nil {
 		return true, err
 	}
-	verify := verifyForRestore(oo, st.Config())
+	verify := verifyContext(oo, st.Config(), true)
 	cur := st.CurrentPath()
 	verr := error(nil)
 	if _, serr := os.Stat(cur); serr == nil {
@@ -137,10 +147,7 @@ func (o *restoreOptions) runRestoreMode(cmd *cobra.Command, args []string) (hand
 	if verr == nil || errors.Is(verr, errNoConversation) {
 		// (Without a conversation, current.ctx is passed over for the
 		// newest context that has one.)
-		if mode == modeFull {
-			return false, nil
-		}
-		return true, o.runPartialRestore(cmd, mode, args)
+		return plain()
 	}
 	choice, err := o.corruptChoice(cmd, st, verify, oc, verr)
 	if err != nil {
@@ -150,10 +157,7 @@ func (o *restoreOptions) runRestoreMode(cmd *cobra.Command, args []string) (hand
 	case "":
 		// No terminal and no --on-corrupt: the newest valid checkpoint or
 		// history file, as the plain restore does.
-		if mode == modeFull {
-			return false, nil
-		}
-		return true, o.runPartialRestore(cmd, mode, args)
+		return plain()
 	case corruptExport:
 		return true, o.exportDamaged(cmd, st, oo, cur, verr)
 	case corruptFresh:
@@ -168,19 +172,7 @@ func (o *restoreOptions) runRestoreMode(cmd *cobra.Command, args []string) (hand
 		return true, err
 	}
 	o.from = src
-	if mode == modeFull {
-		return false, nil
-	}
-	return true, o.runPartialRestore(cmd, mode, args)
-}
-
-func oneOf(s string, set ...string) bool {
-	for _, x := range set {
-		if s == x {
-			return true
-		}
-	}
-	return false
+	return plain()
 }
 
 func (o *restoreOptions) restoreOpenOptions(st *store.Store) (archive.OpenOptions, error) {
@@ -194,20 +186,15 @@ func (o *restoreOptions) restoreOpenOptions(st *store.Store) (archive.OpenOption
 	return snapshot.OpenOptions(st.Config()), nil
 }
 
-// verifyForRestore checks a saved context the way restore trusts it: the
+// verifyContext checks a saved context the way restore trusts it: the
 // container (header, index, footer checksum over every byte) and the
 // archive's metadata. A key problem (no passphrase, or the wrong one) is
 // not damage: its error wraps store.ErrNotCorrupt, so that nothing is
 // quarantined for it, and names the key cfg says is needed.
 //
-// A restore also passes over (without quarantining) a context that holds
-// no conversation, so that the newest one that does is restored.
-func verifyForRestore(oo archive.OpenOptions, cfg *store.Config) func(string) error {
-	return verifyContext(oo, cfg, true)
-}
-
-// verifyContext is verifyForRestore; with conversation unset, a context
-// without a conversation passes.
+// With conversation set (a restore), a context that holds no conversation
+// is also passed over (without quarantining), so that the newest one that
+// does is restored.
 func verifyContext(oo archive.OpenOptions, cfg *store.Config, conversation bool) func(string) error {
 	return func(p string) error {
 		err := ctxfmt.VerifyFile(p, ctxfmt.VerifyOptions{})
@@ -302,21 +289,14 @@ func newestValid(st *store.Store, verify func(string) error, choice string) (pat
 		}
 		return e.Path, e.Kind, time.Since(e.ModTime), nil
 	}
-	what := "checkpoint"
+	what, other := "checkpoint", "history, fresh or export"
 	if choice == corruptHistory {
-		what = "history file"
+		what, other = "history file", "checkpoint, fresh or export"
 	}
 	if len(bad) > 0 {
-		return "", "", 0, fmt.Errorf("no valid %s to load (damaged: %s); try --on-corrupt %s", what, strings.Join(bad, ", "), otherChoice(choice))
+		return "", "", 0, fmt.Errorf("no valid %s to load (damaged: %s); try --on-corrupt %s", what, strings.Join(bad, ", "), other)
 	}
-	return "", "", 0, fmt.Errorf("no %s to load; try --on-corrupt %s", what, otherChoice(choice))
-}
-
-func otherChoice(c string) string {
-	if c == corruptCheckpoint {
-		return "history, fresh or export"
-	}
-	return "checkpoint, fresh or export"
+	return "", "", 0, fmt.Errorf("no %s to load; try --on-corrupt %s", what, other)
 }
 
 // corruptChoice returns what to do about the damaged current.ctx: the
@@ -332,30 +312,23 @@ func (o *restoreOptions) corruptChoice(cmd *cobra.Command, st *store.Store, veri
 	cp, _, cpAge, cpErr := newestValid(st, verify, corruptCheckpoint)
 	hp, _, _, hpErr := newestValid(st, verify, corruptHistory)
 	fmt.Fprintf(w, "%s\n\nThe context file appears to be damaged and cannot be loaded.\n  (%v)\n\nOptions:\n", o.g.styled(w, styleWarning, "⚠ Context file corrupted"), verr)
+	cpNote, hpNote := "none valid", "none valid"
 	if cpErr == nil {
-		fmt.Fprintf(w, "  [C] Load from checkpoint (%s, %s old)\n", strings.TrimSuffix(filepath.Base(cp), ".ctx"), store.FormatDuration(cpAge.Round(time.Minute)))
-	} else {
-		fmt.Fprintf(w, "  [C] Load from checkpoint (none valid)\n")
+		cpNote = fmt.Sprintf("%s, %s old", strings.TrimSuffix(filepath.Base(cp), ".ctx"), store.FormatDuration(cpAge.Round(time.Minute)))
 	}
 	if hpErr == nil {
-		fmt.Fprintf(w, "  [H] Load from history (%s)\n", filepath.Base(hp))
-	} else {
-		fmt.Fprintf(w, "  [H] Load from history (none valid)\n")
+		hpNote = filepath.Base(hp)
 	}
+	fmt.Fprintf(w, "  [C] Load from checkpoint (%s)\n  [H] Load from history (%s)\n", cpNote, hpNote)
 	fmt.Fprintf(w, "  [F] Start fresh (context will be lost)\n  [E] Export raw data for inspection\n\n")
 	in := bufio.NewReader(o.g.io.In)
 	for range 5 {
 		fmt.Fprintf(w, "Choice [C/H/F/E]: ")
 		line, err := in.ReadString('\n')
-		switch strings.ToUpper(strings.TrimSpace(line)) {
-		case "C":
-			return corruptCheckpoint, nil
-		case "H":
-			return corruptHistory, nil
-		case "F":
-			return corruptFresh, nil
-		case "E":
-			return corruptExport, nil
+		for _, c := range corruptChoices { // answered by the first letter
+			if strings.EqualFold(strings.TrimSpace(line), c[:1]) {
+				return c, nil
+			}
 		}
 		if err != nil {
 			break
@@ -395,14 +368,12 @@ func (o *restoreOptions) exportDamaged(cmd *cobra.Command, st *store.Store, oo a
 		return err
 	}
 	written := []string{copyPath}
-	var rawErr error
-	if a, err := archive.OpenFile(path, oo); err == nil {
-		files, err := a.ExportRaw(filepath.Join(dir, "raw"))
+	a, rawErr := archive.OpenFile(path, oo)
+	if rawErr == nil {
+		var files []string
+		files, rawErr = a.ExportRaw(filepath.Join(dir, "raw"))
 		a.Close()
 		written = append(written, files...)
-		rawErr = err
-	} else {
-		rawErr = err
 	}
 	_ = st.Audit(store.AuditEntry{Action: store.ActionExport, ExportPath: dir, Path: path, Detail: "damaged context exported for inspection"})
 	if o.g.json {
@@ -441,13 +412,9 @@ func (o *restoreOptions) runFresh(cmd *cobra.Command, st *store.Store) error {
 		return err
 	}
 	_ = st.Audit(store.AuditEntry{Action: store.ActionRestore, Detail: fmt.Sprintf("fresh start: %d saved contexts will not be injected", len(declined))})
-	if o.g.json {
-		return printJSON(cmd.OutOrStdout(), map[string]any{"mode": modeFresh, "declined": nonNil(declined)})
-	}
-	out := cmd.OutOrStdout()
-	if len(declined) == 0 {
-		o.g.infof(out, "Fresh start: no stored context is waiting to be injected into the next session (none saved, or already restored).\n")
-		return nil
+	v, out := map[string]any{"mode": modeFresh, "declined": nonNil(declined)}, cmd.OutOrStdout()
+	if len(declined) == 0 || o.g.json {
+		return o.g.result(out, v, "Fresh start: no stored context is waiting to be injected into the next session (none saved, or already restored).\n")
 	}
 	o.g.infof(out, "Fresh start: the next session starts without stored context.\n")
 	for _, d := range declined {
@@ -523,7 +490,7 @@ func (o *restoreOptions) runPartialRestore(cmd *cobra.Command, mode string, args
 	}
 	result := map[string]any{"mode": modeSelective, "source": src, "components": comps}
 	var lines []string
-	if oneOf("messages", comps...) {
+	if slices.Contains(comps, "messages") {
 		proj := o.projectDir
 		if proj == "" && st != nil {
 			proj = st.ProjectDir()
@@ -538,9 +505,9 @@ func (o *restoreOptions) runPartialRestore(cmd *cobra.Command, mode string, args
 			return err
 		}
 		result["restore"] = res
-		lines = append(lines, fmt.Sprintf("Messages: %d, as a resumable session — resume with: cd %s && claude --resume %s", a.Meta().MessageCount, shellQuote(res.ProjectDir), res.SessionID))
+		lines = append(lines, fmt.Sprintf("Messages: %d, as a resumable session — resume with: cd %s && claude --resume %s", a.Meta().MessageCount, web.ShellQuote(res.ProjectDir), res.SessionID))
 	}
-	if oneOf("files", comps...) {
+	if slices.Contains(comps, "files") {
 		result["files"] = r.Files
 		lines = append(lines, fmt.Sprintf("Files worked on (%d):", len(r.Files)))
 		files := append([]archive.RecallFile(nil), r.Files...)
@@ -549,7 +516,7 @@ func (o *restoreOptions) runPartialRestore(cmd *cobra.Command, mode string, args
 			lines = append(lines, "  "+fileLine(f))
 		}
 	}
-	if oneOf("tasks", comps...) {
+	if slices.Contains(comps, "tasks") {
 		ts, err := a.Tasks()
 		if err != nil {
 			return fmt.Errorf("%s: tasks: %w", src, err)

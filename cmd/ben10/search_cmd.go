@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -74,11 +75,11 @@ Before it answers, search indexes what was saved since the last update
 	return c
 }
 
-// openIndex opens the user's recall index. With update set it first
-// indexes what changed (the projects passed, every known project and the
-// fallback stores); a failed update is a warning on errw, the index is
-// searched as it is.
-func openIndex(ctx context.Context, g *globalOptions, errw io.Writer, update bool, projects ...string) (*index.Index, error) {
+// openIndex opens the user's recall index. With update non-nil it first
+// indexes what changed (by default every known project and the fallback
+// stores, and update's projects); a failed update is a warning on errw,
+// the index is searched as it is.
+func openIndex(ctx context.Context, g *globalOptions, errw io.Writer, update *index.UpdateOptions) (*index.Index, error) {
 	home, err := store.HomeDir()
 	if err != nil {
 		return nil, err
@@ -90,11 +91,8 @@ func openIndex(ctx context.Context, g *globalOptions, errw io.Writer, update boo
 	if x.Rebuilt != "" && !g.quiet {
 		fmt.Fprintf(errw, "ben10: the recall index was damaged; it was moved to %s and is built again\n", x.Rebuilt)
 	}
-	if update {
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		if _, err := x.Update(ctx, index.UpdateOptions{Projects: projects}); err != nil && !g.quiet {
+	if update != nil {
+		if _, err := x.Update(ctx, *update); err != nil && !g.quiet {
 			fmt.Fprintf(errw, "ben10: warning: updating the recall index: %v\n", err)
 		}
 	}
@@ -123,8 +121,8 @@ func runSearch(ctx context.Context, out, errw io.Writer, o searchOptions, text s
 		return fmt.Errorf("search: --limit must be positive, not %d", o.limit)
 	}
 	for _, k := range o.kinds {
-		if !validKind(k) {
-			return fmt.Errorf("search: unknown --kind %q (user, assistant, command, output, path, error, todo, summary)", k)
+		if !slices.Contains(searchKinds, k) {
+			return fmt.Errorf("search: unknown --kind %q (%s)", k, strings.Join(searchKinds, ", "))
 		}
 	}
 	if o.since != "" {
@@ -145,7 +143,11 @@ func runSearch(ctx context.Context, out, errw io.Writer, o searchOptions, text s
 	} else if p := currentProject(); p != "" {
 		scan = append(scan, p)
 	}
-	x, err := openIndex(ctx, o.g, errw, !o.noUpdate, scan...)
+	var update *index.UpdateOptions
+	if !o.noUpdate {
+		update = &index.UpdateOptions{Projects: scan}
+	}
+	x, err := openIndex(ctx, o.g, errw, update)
 	if err != nil {
 		return err
 	}
@@ -199,13 +201,8 @@ func trustLabel(trust string) string {
 	return " [unauthenticated: " + index.TrustReason(trust) + "]"
 }
 
-func validKind(k string) bool {
-	switch k {
-	case index.KindUser, index.KindAssistant, index.KindCommand, index.KindOutput, index.KindPath, index.KindError, index.KindTodo, index.KindSummary:
-		return true
-	}
-	return false
-}
+// searchKinds are the row kinds --kind takes.
+var searchKinds = []string{index.KindUser, index.KindAssistant, index.KindCommand, index.KindOutput, index.KindPath, index.KindError, index.KindTodo, index.KindSummary}
 
 // parseSince reads --since (search, remote push): a duration (Go's, plus
 // "d" for days and "w" for weeks) before now, or a date (2006-01-02) or
@@ -241,14 +238,11 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 // the recall index, limited to the project's snapshots.
 func runCompIndexSearch(cmd *cobra.Command, g *globalOptions, st *store.Store, text string, limit int) error {
 	ctx := cmd.Context()
-	x, err := openIndex(ctx, g, cmd.ErrOrStderr(), false)
+	x, err := openIndex(ctx, g, cmd.ErrOrStderr(), &index.UpdateOptions{Projects: []string{st.ProjectDir()}, Only: true})
 	if err != nil {
 		return err
 	}
 	defer x.Close()
-	if _, err := x.Update(ctx, index.UpdateOptions{Projects: []string{st.ProjectDir()}, Only: true}); err != nil && !g.quiet {
-		fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: updating the recall index: %v\n", err)
-	}
 	if limit <= 0 {
 		limit = 1000
 	}

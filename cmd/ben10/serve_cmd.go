@@ -138,7 +138,7 @@ func runServe(cmd *cobra.Command, o serveOptions) error {
 	// Search goes through the recall index when it opens (brought up to
 	// date for the served projects in the background), else project by
 	// project through the snapshots.
-	if x, err := openIndex(cmd.Context(), o.g, cmd.ErrOrStderr(), false); err != nil {
+	if x, err := openIndex(cmd.Context(), o.g, cmd.ErrOrStderr(), nil); err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: the recall index: %v; searching project by project\n", err)
 	} else {
 		defer x.Close()

@@ -14,6 +14,7 @@ import (
 	"github.com/ben10ctx/ben10/hook"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
+	"github.com/ben10ctx/ben10/transcript"
 )
 
 // openProject opens the store of dir ("" = the current directory) and a
@@ -39,18 +40,6 @@ func (g *globalOptions) openProject(dir string, readOnly bool) (*store.Store, *s
 	return st, snapshot.NewManager(st, nil), nil
 }
 
-// claudeConfigDir is $CLAUDE_CONFIG_DIR, else ~/.claude.
-func claudeConfigDir() (string, error) {
-	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return d, nil
-	}
-	home, err := store.HomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, ".claude"), nil
-}
-
 // latestTranscript is the most recently modified <session>.jsonl of the
 // project's Claude Code folder (<config>/projects/<encoded project>/),
 // leaving out the copies `context restore --resume` wrote that nobody
@@ -60,10 +49,11 @@ func latestTranscript(project string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cfg, err := claudeConfigDir()
+	home, err := store.HomeDir()
 	if err != nil {
 		return "", err
 	}
+	cfg := transcript.Dirs(home, archive.HarnessClaude)[0] // $CLAUDE_CONFIG_DIR, else ~/.claude
 	name := archive.ProjectDirName(abs)
 	dirs := []string{filepath.Join(cfg, "projects", name)}
 	if len(name) > archive.MaxProjectDirName {
@@ -72,7 +62,6 @@ func latestTranscript(project string) (string, error) {
 		m, _ := filepath.Glob(filepath.Join(cfg, "projects", name[:archive.MaxProjectDirName]+"-*"))
 		dirs = append(dirs, m...)
 	}
-	home, _ := store.HomeDir()
 	restored, _ := store.LoadRestored(home)
 	best, bestT := "", time.Time{}
 	for _, d := range dirs {
@@ -149,12 +138,6 @@ func tildePath(p string) string {
 func rule(n int) string       { return strings.Repeat("═", n) }
 func thin(n int) string       { return strings.Repeat("─", n) }
 func notExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
-
-// verifyArchive is the check Recover applies to a saved
-// context: the container's structure and footer and the archive metadata.
-func verifyArchive(st *store.Store) func(string) error {
-	return verifyContext(snapshot.OpenOptions(st.Config()), st.Config(), false)
-}
 
 // openCheck opens the saved context at p as status does: the container's
 // header, index and footer and the archive metadata, with the key problem

@@ -16,7 +16,6 @@ import (
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/redact"
 	"github.com/ben10ctx/ben10/snapshot"
-	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript"
 	"github.com/ben10ctx/ben10/web"
 	"github.com/spf13/cobra"
@@ -129,28 +128,15 @@ func runView(cmd *cobra.Command, ref string, o viewOptions) error {
 	}
 	// A temporary file renamed over out: never a half-written page, and
 	// never a write through a symlink planted at out.
-	af, err := store.CreateAtomic(out, 0o600)
+	n, err := writeAtomic(out, func(w io.Writer) error { return web.Render(w, st, opts) })
 	if err != nil {
-		return err
-	}
-	defer af.Abort()
-	cw := &countWriter{w: af}
-	if err := web.Render(cw, st, opts); err != nil {
-		return err
-	}
-	if err := af.Commit(); err != nil {
 		return err
 	}
 	elapsed := time.Since(start)
 	abs, _ := filepath.Abs(out)
-	if o.g.json {
-		if err := printJSON(cmd.OutOrStdout(), map[string]any{"path": abs, "bytes": cw.n,
-			"messages": len(st.Messages), "tools": len(st.Tools), "seconds": elapsed.Seconds()}); err != nil {
-			return err
-		}
-	} else if !o.g.quiet {
-		fmt.Fprintf(cmd.OutOrStdout(), "Wrote %s (%s, %s messages, %s tool calls) in %.2fs\n", tildePath(abs),
-			humanBytes(cw.n), commas(int64(len(st.Messages))), commas(int64(len(st.Tools))), elapsed.Seconds())
+	if err := o.g.result(cmd.OutOrStdout(), map[string]any{"path": abs, "bytes": n, "messages": len(st.Messages), "tools": len(st.Tools), "seconds": elapsed.Seconds()},
+		"Wrote %s (%s, %s messages, %s tool calls) in %.2fs\n", tildePath(abs), humanBytes(n), commas(int64(len(st.Messages))), commas(int64(len(st.Tools))), elapsed.Seconds()); err != nil {
+		return err
 	}
 	if o.open {
 		return openInBrowser(abs)

@@ -159,19 +159,15 @@ func (o *watchOptions) printWatchEvents(out io.Writer, evs []watch.Event) error 
 			shown = append(shown, e)
 		}
 	}
-	if o.g.json {
-		return printJSON(out, map[string]any{"events": nonNil(shown)})
-	}
 	if len(shown) == 0 {
-		o.g.infof(out, "nothing to do\n")
-		return nil
+		return o.g.result(out, map[string]any{"events": []watch.Event{}}, "nothing to do\n")
 	}
-	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "LLM\tSESSION\tCONTEXT\tACTION\tDETAIL")
-	for _, e := range shown {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.LLM, e.Session, percent(e.Percent), e.Action, oneLine(e.Detail, 120))
-	}
-	return tw.Flush()
+	return o.g.table(out, map[string]any{"events": shown}, nil, func(tw io.Writer) {
+		fmt.Fprintln(tw, "LLM\tSESSION\tCONTEXT\tACTION\tDETAIL")
+		for _, e := range shown {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.LLM, e.Session, percent(e.Percent), e.Action, oneLine(e.Detail, 120))
+		}
+	})
 }
 
 func (o *watchOptions) watchStatus(out io.Writer, path string, only []archive.Harness) error {
@@ -180,11 +176,7 @@ func (o *watchOptions) watchStatus(out io.Writer, path string, only []archive.Ha
 		return err
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		if o.g.json {
-			return printJSON(out, map[string]any{"state": nil, "running": false, "path": path})
-		}
-		o.g.infof(out, "the watcher has not run yet (no %s)\n", path)
-		return nil
+		return o.g.result(out, map[string]any{"state": nil, "running": false, "path": path}, "the watcher has not run yet (no %s)\n", path)
 	}
 	names := make([]string, 0, len(st.LLMs))
 	for n := range st.LLMs {
@@ -269,11 +261,7 @@ func (o *watchOptions) runWatchInstall(cmd *cobra.Command, _ []string) error {
 		return err
 	}
 	hint := watch.EnableHint(platform, p, true)
-	if o.g.json {
-		return printJSON(cmd.OutOrStdout(), map[string]any{"path": p, "platform": platform, "binary": bin, "enable": hint})
-	}
-	o.g.infof(cmd.OutOrStdout(), "wrote %s (runs %s watch)\nto start it now and at every login:\n  %s\n", p, bin, hint)
-	return nil
+	return o.g.result(cmd.OutOrStdout(), map[string]any{"path": p, "platform": platform, "binary": bin, "enable": hint}, "wrote %s (runs %s watch)\nto start it now and at every login:\n  %s\n", p, bin, hint)
 }
 
 func (o *watchOptions) runWatchUninstall(cmd *cobra.Command, _ []string) error {
