@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"encoding/hex"
 	"sort"
 	"sync"
 	"unicode/utf16"
@@ -399,18 +400,6 @@ func hidingEscape(v uint16) bool {
 	return v >= 0x21 && v < 0x7f && v != '<' && v != '>' && v != '&' && v != '\'' && v != '"' && v != '\\'
 }
 
-func unhex(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
-}
-
 // appendJSONString appends s as the content of a JSON string (without
 // quotes).
 func appendJSONString(dst []byte, s string) []byte {
@@ -598,16 +587,13 @@ func (d *decoder) rawSpan(s, e int) (int, int) {
 	return rs, int(d.src[e])
 }
 
+// hex4 decodes the 4 hex digits of a \u escape.
 func hex4(b []byte) (uint16, bool) {
-	var v uint16
-	for _, c := range b {
-		x, ok := unhex(c)
-		if !ok {
-			return 0, false
-		}
-		v = v<<4 | uint16(x)
+	var v [2]byte
+	if _, err := hex.Decode(v[:], b); err != nil {
+		return 0, false
 	}
-	return v, true
+	return uint16(v[0])<<8 | uint16(v[1]), true
 }
 
 // jsonWalker validates one JSON value (with surrounding whitespace) and
