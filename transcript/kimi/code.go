@@ -117,8 +117,7 @@ func importCode(ctx context.Context, wire string, opt archive.ImportOptions) (*a
 	if err != nil {
 		return nil, fmt.Errorf("kimi: %w", err)
 	}
-	type src struct{ path, name, agent string }
-	srcs := []src{{abs, filepath.Base(abs), ""}}
+	srcs := []source{{abs, filepath.Base(abs)}}
 	sessionID := ""
 	if m := codeAgentRe().FindStringSubmatch(filepath.ToSlash(abs)); m != nil {
 		sessionID = strings.TrimPrefix(m[1], "session_")
@@ -132,23 +131,13 @@ func importCode(ctx context.Context, wire string, opt archive.ImportOptions) (*a
 				if o == abs || len(srcs) >= MaxSessionFiles {
 					continue
 				}
-				srcs = append(srcs, src{o, m[1] + "/agents/" + a + "/wire.jsonl", a})
+				srcs = append(srcs, source{o, m[1] + "/agents/" + a + "/wire.jsonl"})
 			}
 		}
 	}
-	var files []archive.RawFile
-	for _, s := range srcs {
-		if st, err := os.Lstat(s.path); err != nil || !st.Mode().IsRegular() {
-			continue // not a regular file (a symlink is not followed)
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("kimi: import stopped before %s: %w", s.name, err)
-		}
-		data, err := imp.ReadFile(s.path)
-		if err != nil {
-			return nil, fmt.Errorf("kimi: %s: %w", s.path, err)
-		}
-		files = append(files, archive.RawFile{Name: s.name, Data: data})
+	files, err := readFiles(ctx, srcs)
+	if err != nil {
+		return nil, err
 	}
 	if len(files) == 0 {
 		return nil, fmt.Errorf("kimi: %s: %w", wire, ErrNoContext)

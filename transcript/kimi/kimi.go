@@ -63,7 +63,7 @@ func Import(ctx context.Context, path string, opt archive.ImportOptions) (*archi
 		return nil, fmt.Errorf("kimi: %w", err)
 	}
 	uuid := filepath.Base(abs)
-	var files []archive.RawFile
+	var srcs []source
 	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -79,23 +79,44 @@ func Import(ctx context.Context, path string, opt archive.ImportOptions) (*archi
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		if len(files) >= MaxSessionFiles {
+		if len(srcs) >= MaxSessionFiles {
 			return fmt.Errorf("more than %d files", MaxSessionFiles)
 		}
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("import stopped before %s: %w", rel, err)
-		}
-		data, err := imp.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		files = append(files, archive.RawFile{Name: uuid + "/" + rel, Data: data})
+		srcs = append(srcs, source{p, uuid + "/" + rel})
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("kimi: %s: %w", dir, err)
 	}
+	files, err := readFiles(ctx, srcs)
+	if err != nil {
+		return nil, err
+	}
 	return finishImport(ctx, files, abs, opt)
+}
+
+// source is a session file to read: its path and its raw file's name.
+type source struct{ path, name string }
+
+// readFiles reads srcs in order, skipping what is not a regular file (a
+// symbolic link is not followed). When ctx is done it stops with an error
+// that wraps ctx.Err() and names the file it did not read.
+func readFiles(ctx context.Context, srcs []source) ([]archive.RawFile, error) {
+	var files []archive.RawFile
+	for _, s := range srcs {
+		if st, err := os.Lstat(s.path); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("kimi: import stopped before %s: %w", s.name, err)
+		}
+		data, err := imp.ReadFile(s.path)
+		if err != nil {
+			return nil, fmt.Errorf("kimi: %s: %w", s.path, err)
+		}
+		files = append(files, archive.RawFile{Name: s.name, Data: data})
+	}
+	return files, nil
 }
 
 // finishImport imports a session's files read from session directory abs
