@@ -288,15 +288,13 @@ func (g *conv) set(f, line int, raw json.RawMessage, side bool) {
 	for _, m := range *s.Messages {
 		keep[msgID(m)] = true
 	}
-	for _, x := range g.list {
-		if !keep[x.id] && !x.side {
-			g.archived = append(g.archived, x)
-		}
-	}
 	var sideEntries []*entry
 	for _, x := range g.list {
-		if x.side {
+		switch {
+		case x.side:
 			sideEntries = append(sideEntries, x)
+		case !keep[x.id]:
+			g.archived = append(g.archived, x)
 		}
 	}
 	g.list = g.list[:0]

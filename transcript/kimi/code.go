@@ -377,30 +377,10 @@ func codeToolCall(b *imp.Builder, e *codeEvent, ts time.Time, side bool, ref arc
 	if len(e.Args) > 0 {
 		input = string(e.Args)
 	}
-	t := archive.ToolExec{ID: id, Name: e.Name, Input: input, Timestamp: ts, Sidechain: side, Ref: ref, ResultRef: archive.RawRef{File: -1, Line: -1}}
-	var a map[string]json.RawMessage
-	_ = json.Unmarshal(e.Args, &a)
 	if e.Display != nil && e.Display.Cwd != "" && b.S.Meta.DirectoryPath == "" && !side {
 		b.S.Meta.DirectoryPath = e.Display.Cwd
 	}
-	op := imp.OpOther
-	switch e.Name {
-	case "Bash", "Shell", "bash", "shell":
-		t.Command = imp.Str(a["command"])
-	case "Read", "ReadFile", "ReadMediaFile":
-		op = imp.OpRead
-	case "Write", "WriteFile":
-		op = imp.OpWrite
-	case "Edit", "StrReplaceFile", "EditFile":
-		op = imp.OpEdit
-	}
-	if op != imp.OpOther {
-		b.TouchArgs(&t, a, op, ts, "path", "file_path")
-	}
-	if b.Tool(id) != nil {
-		return
-	}
-	b.AddTool(t)
+	addTool(b, archive.ToolExec{ID: id, Name: e.Name, Input: input, Timestamp: ts, Sidechain: side, Ref: ref, ResultRef: archive.RawRef{File: -1, Line: -1}}, e.Args)
 }
 
 // IsSessionDir reports whether dir is a Kimi session directory: a Kimi

@@ -545,46 +545,48 @@ func (k *conv) readContext(f int, agent string, rotated bool) {
 }
 
 func (k *conv) toolCall(tc ctxToolCall, side bool, ref archive.RawRef) string {
-	b := k.b
 	args := imp.Arguments(tc.Function.Arguments)
 	id := cmp.Or(tc.ID, fmt.Sprintf("call_%d_%d", ref.File, ref.Line))
-	t := archive.ToolExec{ID: id, Name: tc.Function.Name, Input: imp.StringJSON(args), Sidechain: side, Ref: ref, ResultRef: archive.RawRef{File: -1, Line: -1}}
+	addTool(k.b, archive.ToolExec{ID: id, Name: tc.Function.Name, Input: imp.StringJSON(args), Sidechain: side, Ref: ref, ResultRef: archive.RawRef{File: -1, Line: -1}}, []byte(args))
+	return id
+}
+
+// addTool records a Kimi CLI or Kimi Code tool call with the JSON
+// arguments args: its command, the files it names (in the registry too)
+// and, for a main agent's SetTodoList, the task state. A call already
+// recorded (re-read from a rotated file) keeps its first record.
+func addTool(b *imp.Builder, t archive.ToolExec, args []byte) {
 	var a map[string]json.RawMessage
-	_ = json.Unmarshal([]byte(args), &a)
+	_ = json.Unmarshal(args, &a)
 	op := imp.OpOther
-	switch tc.Function.Name {
+	switch t.Name {
 	case "Shell", "Bash", "bash", "shell":
 		t.Command = imp.Str(a["command"])
-	case "ReadFile", "ReadMediaFile":
+	case "Read", "ReadFile", "ReadMediaFile":
 		op = imp.OpRead
-	case "WriteFile":
+	case "Write", "WriteFile":
 		op = imp.OpWrite
-	case "StrReplaceFile", "PatchFile", "EditFile":
+	case "Edit", "StrReplaceFile", "PatchFile", "EditFile":
 		op = imp.OpEdit
 	case "SetTodoList":
-		var p struct {
-			Todos []struct {
-				Title  string `json:"title"`
-				Status string `json:"status"`
-			} `json:"todos"`
+		var todos []struct {
+			Title  string `json:"title"`
+			Status string `json:"status"`
 		}
-		if json.Unmarshal([]byte(args), &p) == nil && p.Todos != nil && !side {
+		if json.Unmarshal(a["todos"], &todos) == nil && todos != nil && !t.Sidechain {
 			var tasks []archive.Task
-			for _, x := range p.Todos {
+			for _, x := range todos {
 				tasks = append(tasks, archive.Task{Content: x.Title, Status: imp.TaskStatus(x.Status)})
 			}
 			b.SetTasks(tasks, time.Time{})
 		}
 	}
 	if op != imp.OpOther {
-		b.TouchArgs(&t, a, op, time.Time{}, "path", "file_path")
+		b.TouchArgs(&t, a, op, t.Timestamp, "path", "file_path")
 	}
-	if old := b.Tool(id); old != nil {
-		// The same call re-read from a rotated file: keep the first.
-		return id
+	if b.Tool(t.ID) == nil {
+		b.AddTool(t)
 	}
-	b.AddTool(t)
-	return id
 }
 
 func (k *conv) toolResult(id, text string, line, f int) {
