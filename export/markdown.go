@@ -107,16 +107,12 @@ func Markdown(w io.Writer, s *archive.State) error {
 			}
 		case e.Result:
 			t := e.Tool
-			out := t.Output
-			if e.ResultText != "" {
-				out = e.ResultText
-			}
 			status := "ok"
 			if !t.Success {
 				status = "failed"
 			}
 			fmt.Fprintf(bw, "\n<details><summary>Result of %s: %s</summary>\n\n", mdEscape(t.Name+" "+t.ID), status)
-			fence(bw, "", clip(out))
+			fence(bw, "", clip(t.Output))
 			fmt.Fprintf(bw, "</details>\n")
 		default:
 			t := e.Tool
