@@ -146,9 +146,8 @@ func (g *conv) legacy(f int, data []byte) {
 	}
 	if err := json.Unmarshal(data, &rec); err != nil {
 		b.S.Import.Skipped++
-		if len(bytes.TrimSpace(data)) > 0 && !json.Valid(data) {
-			b.S.Import.Truncated = isTruncatedJSON(data)
-		}
+		// A record cut short (a file still being written) ends early.
+		b.S.Import.Truncated = strings.Contains(err.Error(), "unexpected end of JSON input") && len(bytes.TrimSpace(data)) > 0
 		b.Problem(f, 0, "not a JSON conversation record: %v", err)
 		return
 	}
@@ -156,12 +155,6 @@ func (g *conv) legacy(f int, data []byte) {
 	for _, raw := range rec.Messages {
 		g.upsert(&entry{id: msgID(raw), raw: raw, file: f, line: 0})
 	}
-}
-
-func isTruncatedJSON(data []byte) bool {
-	var v any
-	err := json.Unmarshal(data, &v)
-	return err != nil && strings.Contains(err.Error(), "unexpected end of JSON input")
 }
 
 func msgID(raw json.RawMessage) string {
