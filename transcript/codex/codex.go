@@ -481,17 +481,10 @@ func (c *conv) describe(t *archive.ToolExec, rawArgs string, ts time.Time) {
 		c.patchFiles(t, patch, ts)
 	case "update_plan":
 		var p struct {
-			Plan []struct {
-				Step   string `json:"step"`
-				Status string `json:"status"`
-			} `json:"plan"`
+			Plan []imp.Todo `json:"plan"`
 		}
-		if json.Unmarshal([]byte(rawArgs), &p) == nil && p.Plan != nil {
-			var tasks []archive.Task
-			for _, s := range p.Plan {
-				tasks = append(tasks, archive.Task{Content: s.Step, Status: imp.TaskStatus(s.Status)})
-			}
-			b.SetTasks(tasks, ts)
+		if json.Unmarshal([]byte(rawArgs), &p) == nil {
+			b.SetTodos(p.Plan, ts)
 		}
 	case "view_image", "read_file":
 		b.TouchArgs(t, args, imp.OpRead, ts, "path", "file_path")

@@ -616,17 +616,10 @@ func (g *conv) tool(tc toolCall, msgTS time.Time, e *entry, ref archive.RawRef) 
 		op = imp.OpEdit
 	case "write_todos":
 		var p struct {
-			Todos []struct {
-				Description string `json:"description"`
-				Status      string `json:"status"`
-			} `json:"todos"`
+			Todos []imp.Todo `json:"todos"`
 		}
-		if json.Unmarshal(tc.Args, &p) == nil && p.Todos != nil && !e.side {
-			var tasks []archive.Task
-			for _, x := range p.Todos {
-				tasks = append(tasks, archive.Task{Content: x.Description, Status: imp.TaskStatus(x.Status)})
-			}
-			b.SetTasks(tasks, ts)
+		if json.Unmarshal(tc.Args, &p) == nil && !e.side {
+			b.SetTodos(p.Todos, ts)
 		}
 	}
 	b.TouchArgs(&t, args, op, ts, "file_path", "absolute_path")

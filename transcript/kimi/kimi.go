@@ -569,16 +569,9 @@ func addTool(b *imp.Builder, t archive.ToolExec, args []byte) {
 	case "Edit", "StrReplaceFile", "PatchFile", "EditFile":
 		op = imp.OpEdit
 	case "SetTodoList":
-		var todos []struct {
-			Title  string `json:"title"`
-			Status string `json:"status"`
-		}
-		if json.Unmarshal(a["todos"], &todos) == nil && todos != nil && !t.Sidechain {
-			var tasks []archive.Task
-			for _, x := range todos {
-				tasks = append(tasks, archive.Task{Content: x.Title, Status: imp.TaskStatus(x.Status)})
-			}
-			b.SetTasks(tasks, time.Time{})
+		var todos []imp.Todo
+		if json.Unmarshal(a["todos"], &todos) == nil && !t.Sidechain {
+			b.SetTodos(todos, time.Time{})
 		}
 	}
 	if op != imp.OpOther {
@@ -784,12 +777,8 @@ func (k *conv) readState(f int) {
 	data := b.S.Raw[f].Data
 	b.S.Import.Lines++
 	var st struct {
-		Title string `json:"title"`
-		Todos []struct {
-			Title   string `json:"title"`
-			Content string `json:"content"`
-			Status  string `json:"status"`
-		} `json:"todos"`
+		Title string     `json:"title"`
+		Todos []imp.Todo `json:"todos"`
 	}
 	if err := json.Unmarshal(data, &st); err != nil {
 		b.S.Import.Skipped++
@@ -799,11 +788,5 @@ func (k *conv) readState(f int) {
 	if st.Title != "" {
 		b.S.Meta.Title = st.Title
 	}
-	if st.Todos != nil {
-		var tasks []archive.Task
-		for _, t := range st.Todos {
-			tasks = append(tasks, archive.Task{Content: cmp.Or(t.Title, t.Content), Status: imp.TaskStatus(t.Status)})
-		}
-		b.SetTasks(tasks, time.Time{})
-	}
+	b.SetTodos(st.Todos, time.Time{})
 }
