@@ -98,6 +98,17 @@ func (c *conv) parse() {
 		}
 		r.typ = head.Type
 		recs = append(recs, r)
+		// The project root is the first session_meta or turn_context cwd
+		// (unless the caller names one), known before any file path is
+		// registered.
+		if (e.Type == "session_meta" || e.Type == "turn_context") && b.S.Meta.DirectoryPath == "" {
+			var p struct {
+				Cwd string `json:"cwd"`
+			}
+			if json.Unmarshal(e.Payload, &p) == nil {
+				b.S.Meta.DirectoryPath = p.Cwd
+			}
+		}
 		if e.Type == "response_item" {
 			switch r.typ {
 			case "message":
@@ -110,19 +121,6 @@ func (c *conv) parse() {
 				if json.Unmarshal(e.Payload, &m) == nil {
 					c.addResp("reasoning", len(recs)-1, reasoningText(m))
 				}
-			}
-		}
-	}
-	// The project root is the session's cwd unless the caller names one;
-	// take it before any file path is registered.
-	for _, r := range recs {
-		if r.env.Type == "session_meta" || r.env.Type == "turn_context" {
-			var p struct {
-				Cwd string `json:"cwd"`
-			}
-			if json.Unmarshal(r.env.Payload, &p) == nil && p.Cwd != "" {
-				b.S.Meta.DirectoryPath = p.Cwd
-				break
 			}
 		}
 	}
