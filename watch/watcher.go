@@ -347,7 +347,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 			}
 			for p := range dirty {
 				delete(dirty, p)
-				if t := w.sessionOf(p, now); t != nil {
+				if t := w.sessionOf(p); t != nil {
 					w.evaluate(t, now)
 				}
 			}
@@ -373,14 +373,8 @@ func (w *Watcher) scan(now time.Time) {
 				w.watchDir(d)
 			}
 			for _, f := range r.files {
-				s, ok := sessionFor(l.Name, f)
-				if !ok {
-					continue
-				}
-				seen[s.Key()] = true
-				if _, ok := w.tracked[s.Key()]; !ok {
-					w.tracked[s.Key()] = &tracked{Session: s}
-					w.watchDir(filepath.Dir(f))
+				if t := w.track(l.Name, f); t != nil {
+					seen[t.Key()] = true
 				}
 			}
 		}
@@ -404,7 +398,7 @@ func (w *Watcher) watchDir(d string) {
 
 // sessionOf maps a changed file to its tracked session, tracking a new
 // one when the file matches an enabled assistant's glob.
-func (w *Watcher) sessionOf(path string, now time.Time) *tracked {
+func (w *Watcher) sessionOf(path string) *tracked {
 	for _, t := range w.tracked {
 		if slices.Contains(t.Files, path) {
 			return t
@@ -418,20 +412,29 @@ func (w *Watcher) sessionOf(path string, now time.Time) *tracked {
 			if !matchGlob(expandHome(pat, w.home), path) {
 				continue
 			}
-			s, ok := sessionFor(l.Name, path)
-			if !ok {
-				continue
-			}
-			if t := w.tracked[s.Key()]; t != nil {
+			if t := w.track(l.Name, path); t != nil {
 				return t
 			}
-			t := &tracked{Session: s}
-			w.tracked[s.Key()] = t
-			w.watchDir(filepath.Dir(path))
-			return t
 		}
 	}
 	return nil
+}
+
+// track returns the tracked session of a file matched for assistant h,
+// tracking it (and watching its directory) the first time; nil when the
+// file is not a session.
+func (w *Watcher) track(h archive.Harness, path string) *tracked {
+	s, ok := sessionFor(h, path)
+	if !ok {
+		return nil
+	}
+	t := w.tracked[s.Key()]
+	if t == nil {
+		t = &tracked{Session: s}
+		w.tracked[s.Key()] = t
+		w.watchDir(filepath.Dir(path))
+	}
+	return t
 }
 
 func (w *Watcher) evaluateAll(now time.Time) {
