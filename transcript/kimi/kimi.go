@@ -255,11 +255,17 @@ func importFiles(ctx context.Context, files []archive.RawFile, opt archive.Impor
 	type ctxFile struct {
 		idx, n int
 	}
-	var main []ctxFile
-	subs := map[string][]ctxFile{}
-	var subNames []string
-	wire, state := -1, -1
-	subWire := map[string]int{}
+	const current = int(^uint(0) >> 1) // context.jsonl's place: after every context_N.jsonl
+	ctxs := map[string][]ctxFile{}     // by agent, "" for the main one
+	wires := map[string]int{}
+	var agents []string // the subagents with a context file, as first seen
+	add := func(agent string, c ctxFile) {
+		if _, seen := ctxs[agent]; !seen && agent != "" {
+			agents = append(agents, agent)
+		}
+		ctxs[agent] = append(ctxs[agent], c)
+	}
+	state := -1
 	for _, f := range files {
 		i := k.b.AddRaw(f.Name, f.Data)
 		dir, base := splitName(f.Name)
@@ -274,13 +280,9 @@ func importFiles(ctx context.Context, files []archive.RawFile, opt archive.Impor
 			// The flat layout: <uuid>.jsonl and <uuid>_read_N.jsonl.
 			if id, n, ok := flatName(base); ok {
 				if n == "" {
-					main = append(main, ctxFile{i, int(^uint(0) >> 1)})
+					add("", ctxFile{i, current})
 				} else if !opt.NoSubagents {
-					agent = "read_" + n
-					if _, seen := subs[agent]; !seen {
-						subNames = append(subNames, agent)
-					}
-					subs[agent] = append(subs[agent], ctxFile{i, int(^uint(0) >> 1)})
+					add("read_"+n, ctxFile{i, current})
 				}
 				if k.b.S.Meta.SessionID == "" {
 					k.b.S.Meta.SessionID = id
@@ -290,11 +292,7 @@ func importFiles(ctx context.Context, files []archive.RawFile, opt archive.Impor
 		}
 		switch {
 		case base == "wire.jsonl":
-			if agent == "" {
-				wire = i
-			} else {
-				subWire[agent] = i
-			}
+			wires[agent] = i
 		case base == "state.json" && agent == "":
 			state = i
 		case strings.HasPrefix(base, "context") && strings.HasSuffix(base, ".jsonl"):
@@ -302,14 +300,7 @@ func importFiles(ctx context.Context, files []archive.RawFile, opt archive.Impor
 			if !ok {
 				continue
 			}
-			if agent == "" {
-				main = append(main, ctxFile{i, n})
-			} else {
-				if _, seen := subs[agent]; !seen {
-					subNames = append(subNames, agent)
-				}
-				subs[agent] = append(subs[agent], ctxFile{i, n})
-			}
+			add(agent, ctxFile{i, n})
 		}
 		if k.b.S.Meta.SessionID == "" {
 			if top := strings.SplitN(f.Name, "/", 2); len(top) == 2 {
@@ -317,32 +308,25 @@ func importFiles(ctx context.Context, files []archive.RawFile, opt archive.Impor
 			}
 		}
 	}
-	if len(main) == 0 {
+	if len(ctxs[""]) == 0 {
 		return nil, ErrNoContext
 	}
-	if wire >= 0 {
-		k.readWire(wire, "")
-	}
-	for _, a := range subNames {
-		if w, ok := subWire[a]; ok {
+	for _, a := range append([]string{""}, agents...) {
+		if w, ok := wires[a]; ok {
 			k.readWire(w, a)
 		}
 	}
-	order := func(cs []ctxFile) {
-		// context_1, context_2, … hold older history; context.jsonl (n=∞)
-		// is the current one.
+	sort.Strings(agents)
+	for _, a := range append([]string{""}, agents...) {
+		// context_1, context_2, … hold older history; context.jsonl is
+		// the current one.
+		cs := ctxs[a]
 		sort.SliceStable(cs, func(i, j int) bool { return cs[i].n < cs[j].n })
-	}
-	order(main)
-	for j, c := range main {
-		k.readContext(c.idx, "", j > 0)
-	}
-	sort.Strings(subNames)
-	for _, a := range subNames {
-		order(subs[a])
-		k.b.S.Meta.SubagentIDs = append(k.b.S.Meta.SubagentIDs, a)
-		k.prevKeys = map[string]bool{}
-		for j, c := range subs[a] {
+		if a != "" {
+			k.b.S.Meta.SubagentIDs = append(k.b.S.Meta.SubagentIDs, a)
+			k.prevKeys = map[string]bool{}
+		}
+		for j, c := range cs {
 			k.readContext(c.idx, a, j > 0)
 		}
 	}
