@@ -156,15 +156,10 @@ func (w *Watcher) enabled(l *LLMConfig) bool {
 	if !l.Enabled {
 		return false
 	}
-	if len(w.opts.Only) == 0 {
-		return true
-	}
-	for _, h := range w.opts.Only {
-		if hh, _ := transcript.ParseHarness(string(h)); hh == l.Name {
-			return true
-		}
-	}
-	return false
+	return len(w.opts.Only) == 0 || slices.ContainsFunc(w.opts.Only, func(h archive.Harness) bool {
+		hh, _ := transcript.ParseHarness(string(h))
+		return hh == l.Name
+	})
 }
 
 // applyConfig records each assistant's status in the state and logs the
@@ -459,14 +454,7 @@ func (w *Watcher) emit(e Event) {
 	if e.Action == "evaluate" && !w.opts.Verbose {
 		return
 	}
-	w.logf("%s %s %s%s: %s", e.LLM, shortID(e.Session), e.Action, pct, e.Detail)
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
+	w.logf("%s %s %s%s: %s", e.LLM, e.Session[:min(len(e.Session), 8)], e.Action, pct, e.Detail)
 }
 
 // evaluate looks at one session and exports it when a trigger fires.
