@@ -301,11 +301,7 @@ func lastKey(buf []byte, key string) int {
 			return -1
 		}
 		if i == 0 || buf[i-1] != '\\' {
-			j := i + len(key)
-			for j < len(buf) && (buf[j] == ' ' || buf[j] == '\n' || buf[j] == '\r' || buf[j] == '\t') {
-				j++
-			}
-			return j
+			return len(buf) - len(bytes.TrimLeft(buf[i+len(key):], " \n\r\t"))
 		}
 		end = i
 	}

@@ -76,13 +76,6 @@ type Line struct {
 // ImportReport.Blank, not an error).
 func (l Line) Blank() bool { return len(bytes.TrimSpace(l.Data)) == 0 }
 
-func trimCR(b []byte) []byte {
-	if len(b) > 0 && b[len(b)-1] == '\r' {
-		return b[:len(b)-1]
-	}
-	return b
-}
-
 // Builder accumulates a State and its report while an importer runs.
 type Builder struct {
 	S     *archive.State
@@ -141,7 +134,7 @@ func (b *Builder) Lines(f int) iter.Seq[Line] {
 			} else {
 				data = nil
 			}
-			l.Data = trimCR(l.Data)
+			l.Data = bytes.TrimSuffix(l.Data, []byte("\r"))
 			if !yield(l) {
 				return
 			}
