@@ -568,10 +568,7 @@ func pemMatcher() matcher {
 				return f
 			}
 			bodyStart := le + 5
-			endMarker := make([]byte, 0, len(label)+14)
-			endMarker = append(endMarker, "-----END "...)
-			endMarker = append(endMarker, label...)
-			endMarker = append(endMarker, "-----"...)
+			endMarker := []byte("-----END " + string(label) + "-----")
 			limit := min(bodyStart+1<<20, len(b))
 			if k := bytes.Index(b[bodyStart:limit], endMarker); k >= 0 {
 				return append(f, Finding{RuleID: "private-key", Start: h.start, End: bodyStart + k + len(endMarker)})
