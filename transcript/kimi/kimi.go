@@ -228,15 +228,6 @@ func ContextWindow(model string) int64 {
 	return 262144
 }
 
-// ImportBytes imports one context.jsonl held in memory (name is its raw
-// name, e.g. "<uuid>/context.jsonl").
-func ImportBytes(name string, data []byte, opt archive.ImportOptions) (*archive.State, error) {
-	if name == "" {
-		name = "session/context.jsonl"
-	}
-	return ImportFiles([]archive.RawFile{{Name: name, Data: data}}, opt)
-}
-
 // ImportFiles imports a session from its files in memory, named
 // "<uuid>/context.jsonl", "<uuid>/context_1.jsonl", "<uuid>/wire.jsonl",
 // "<uuid>/state.json", "<uuid>/subagents/<id>/context.jsonl", …. Every
