@@ -140,11 +140,7 @@ func CUSF(w io.Writer, s *archive.State) error {
 			return enc.Encode(cusfMessage{Type: "message", Role: "system", Content: c.Summary, Timestamp: ts(c.Timestamp), MessageID: c.UUID, Kind: "compaction"})
 		case e.Result:
 			t := e.Tool
-			out := t.Output
-			if e.ResultText != "" {
-				out = e.ResultText
-			}
-			return enc.Encode(cusfToolResult{Type: "tool_result", ToolID: t.ID, Result: out, Success: t.Success, Timestamp: ts(t.Timestamp.Add(time.Duration(t.DurationMS) * time.Millisecond)), DurationMS: t.DurationMS})
+			return enc.Encode(cusfToolResult{Type: "tool_result", ToolID: t.ID, Result: t.Output, Success: t.Success, Timestamp: ts(t.Timestamp.Add(time.Duration(t.DurationMS) * time.Millisecond)), DurationMS: t.DurationMS})
 		default:
 			t := e.Tool
 			in := json.RawMessage(t.Input)
@@ -158,22 +154,17 @@ func CUSF(w io.Writer, s *archive.State) error {
 	if err != nil {
 		return fmt.Errorf("export: cusf: %w", err)
 	}
-	end := cusfEnd{Type: "session_end", SessionID: m.SessionID, Timestamp: ts(firstNonZero(m.LastActivity, m.UpdatedAt)),
+	last := m.LastActivity
+	if last.IsZero() {
+		last = m.UpdatedAt
+	}
+	end := cusfEnd{Type: "session_end", SessionID: m.SessionID, Timestamp: ts(last),
 		TotalMessages: messages, TotalToolCalls: len(s.Tools), TotalFiles: len(s.Files), Compactions: len(s.Compactions)}
 	end.TotalTokens.Total, end.TotalTokens.Context, end.TotalTokens.ContextWindow = m.TotalTokens, m.ContextTokens, m.ContextWindow
 	if err := enc.Encode(end); err != nil {
 		return err
 	}
 	return bw.Flush()
-}
-
-func firstNonZero(ts ...time.Time) time.Time {
-	for _, t := range ts {
-		if !t.IsZero() {
-			return t
-		}
-	}
-	return time.Time{}
 }
 
 // JSON writes the model (State without raw files and file contents) as

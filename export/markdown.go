@@ -49,20 +49,14 @@ func Markdown(w io.Writer, s *archive.State) error {
 	if m.TotalTokens > 0 {
 		row("Tokens used", fmt.Sprintf("%d (all requests)", m.TotalTokens))
 	}
-	tasks := [][2]any{{"In progress", s.Tasks.Active}, {"Pending", s.Tasks.Pending}, {"Completed", s.Tasks.Completed}}
 	if len(s.Tasks.Active)+len(s.Tasks.Pending)+len(s.Tasks.Completed) > 0 {
 		fmt.Fprintf(bw, "\n## Tasks\n\n")
-		for _, g := range tasks {
-			for _, t := range g[1].([]archive.Task) {
-				box := " "
-				if g[0] == "Completed" {
-					box = "x"
-				}
-				fmt.Fprintf(bw, "- [%s] %s", box, oneLine(t.Content))
-				if g[0] == "In progress" {
-					fmt.Fprint(bw, " *(in progress)*")
-				}
-				fmt.Fprintln(bw)
+		for _, g := range []struct {
+			tasks []archive.Task
+			line  string
+		}{{s.Tasks.Active, "- [ ] %s *(in progress)*\n"}, {s.Tasks.Pending, "- [ ] %s\n"}, {s.Tasks.Completed, "- [x] %s\n"}} {
+			for _, t := range g.tasks {
+				fmt.Fprintf(bw, g.line, oneLine(t.Content))
 			}
 		}
 	}
@@ -107,16 +101,12 @@ func Markdown(w io.Writer, s *archive.State) error {
 			}
 		case e.Result:
 			t := e.Tool
-			out := t.Output
-			if e.ResultText != "" {
-				out = e.ResultText
-			}
 			status := "ok"
 			if !t.Success {
 				status = "failed"
 			}
 			fmt.Fprintf(bw, "\n<details><summary>Result of %s: %s</summary>\n\n", mdEscape(t.Name+" "+t.ID), status)
-			fence(bw, "", clip(out))
+			fence(bw, "", clip(t.Output))
 			fmt.Fprintf(bw, "</details>\n")
 		default:
 			t := e.Tool

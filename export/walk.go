@@ -12,7 +12,7 @@ type Event struct {
 	Message    *archive.Message
 	Tool       *archive.ToolExec // a tool call (Result false) or its result (Result true)
 	Result     bool
-	ResultText string // for a result carried only by a tool_result message
+	ResultText string // for a result carried only by a tool_result message (also in Tool.Output)
 	Compaction *archive.Compaction
 }
 

@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"encoding/hex"
 	"sort"
 	"sync"
 	"unicode/utf16"
@@ -129,7 +130,7 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 			}
 			for _, x := range found {
 				rs, re := dec.rawSpan(x.Start, x.End)
-				edits = append(edits, edit{start: s.start + 1 + rs, end: s.start + 1 + re, rule: x.RuleID, secret: append([]byte(nil), d[x.Start:x.End]...)})
+				edits = append(edits, edit{Finding: Finding{RuleID: x.RuleID, Start: s.start + 1 + rs, End: s.start + 1 + re}, secret: append([]byte(nil), d[x.Start:x.End]...)})
 			}
 		}
 		// "key": "value" members whose key names a secret.
@@ -153,14 +154,14 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 			continue
 		}
 		if id := classify(low[:len(key)], v, true); id != "" && r.enabled(id) && !r.allowed(v) {
-			edits = append(edits, edit{start: s.start + 1, end: s.end - 1, rule: id, secret: append([]byte(nil), v...)})
+			edits = append(edits, edit{Finding: Finding{RuleID: id, Start: s.start + 1, End: s.end - 1}, secret: append([]byte(nil), v...)})
 		}
 	}
 	if r.digits {
 		for _, n := range w.nums {
 			num := line[n.start:n.end]
 			if len(num) >= 13 && len(num) <= 19 && allIn(num, csDigit) && cardNumber(num) {
-				edits = append(edits, edit{start: n.start, end: n.end, rule: "credit-card", secret: num, number: true})
+				edits = append(edits, edit{Finding: Finding{RuleID: "credit-card", Start: n.start, End: n.end}, secret: num, number: true})
 			}
 		}
 	}
@@ -171,72 +172,71 @@ func (r *Redactor) jsonOnce(line []byte, rep *Report) ([]byte, bool) {
 	out := make([]byte, 0, len(line))
 	prev := 0
 	for _, e := range edits {
-		out = append(out, line[prev:e.start]...)
+		out = append(out, line[prev:e.Start]...)
 		if e.number {
 			out = append(out, '0')
 		} else {
-			out = appendJSONString(out, r.replacement(e.rule))
+			out = appendJSONString(out, r.replacement(e.RuleID))
 		}
-		prev = e.end
-		r.record(rep, e.rule, e.secret)
+		prev = e.End
+		r.record(rep, e.RuleID, e.secret)
 	}
 	out = append(out, line[prev:]...)
 	return out, true
 }
 
+// edit is a finding in a JSON line: the secret it replaces, and whether
+// it is a number (replaced by 0, not by a string).
 type edit struct {
-	start, end int
-	rule       string
-	secret     []byte
-	number     bool
+	Finding
+	secret []byte
+	number bool
 }
 
+// mergeEdits sorts edits and merges them as mergeSpans does; a merged
+// edit keeps the longer secret.
 func mergeEdits(r *Redactor, e []edit) []edit {
 	// insertion sort: edits are few and nearly sorted
 	for i := 1; i < len(e); i++ {
-		for j := i; j > 0 && (e[j].start < e[j-1].start || e[j].start == e[j-1].start && e[j].end > e[j-1].end); j-- {
+		for j := i; j > 0 && (e[j].Start < e[j-1].Start || e[j].Start == e[j-1].Start && e[j].End > e[j-1].End); j-- {
 			e[j], e[j-1] = e[j-1], e[j]
 		}
 	}
 	out := e[:1]
 	for _, x := range e[1:] {
 		last := &out[len(out)-1]
-		if x.start < last.end {
-			if x.end > last.end {
-				last.end = x.end
-			}
-			if r.priority[x.rule] < r.priority[last.rule] {
-				last.rule = x.rule
-			}
-			if len(x.secret) > len(last.secret) {
-				last.secret = x.secret
-			}
-			continue
+		if !r.mergeInto(&last.Finding, x.Finding) {
+			out = append(out, x)
+		} else if len(x.secret) > len(last.secret) {
+			last.secret = x.secret
 		}
-		out = append(out, x)
 	}
 	return out
 }
 
 // mergeSpans folds sorted, possibly overlapping findings (by start, the
-// longer first) into disjoint spans in place; where findings overlap, the
-// rule of higher priority names the merged span.
+// longer first) into disjoint spans in place.
 func mergeSpans(r *Redactor, f []Finding) []Finding {
 	out := f[:1]
 	for _, x := range f[1:] {
-		last := &out[len(out)-1]
-		if x.Start < last.End {
-			if x.End > last.End {
-				last.End = x.End
-			}
-			if r.priority[x.RuleID] < r.priority[last.RuleID] {
-				last.RuleID = x.RuleID
-			}
-			continue
+		if !r.mergeInto(&out[len(out)-1], x) {
+			out = append(out, x)
 		}
-		out = append(out, x)
 	}
 	return out
+}
+
+// mergeInto widens last to cover x when x starts inside it, the rule of
+// higher priority naming the merged span; false when they do not overlap.
+func (r *Redactor) mergeInto(last *Finding, x Finding) bool {
+	if x.Start >= last.End {
+		return false
+	}
+	last.End = max(last.End, x.End)
+	if r.priority[x.RuleID] < r.priority[last.RuleID] {
+		last.RuleID = x.RuleID
+	}
+	return true
 }
 
 // maybeDigits is a cheap test for a run of 9 or more digits, possibly
@@ -397,18 +397,6 @@ func hasASCIIEscape(b []byte) bool {
 // other than the ones encoders commonly escape (<, >, &, ', ", \).
 func hidingEscape(v uint16) bool {
 	return v >= 0x21 && v < 0x7f && v != '<' && v != '>' && v != '&' && v != '\'' && v != '"' && v != '\\'
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }
 
 // appendJSONString appends s as the content of a JSON string (without
@@ -598,16 +586,13 @@ func (d *decoder) rawSpan(s, e int) (int, int) {
 	return rs, int(d.src[e])
 }
 
+// hex4 decodes the 4 hex digits of a \u escape.
 func hex4(b []byte) (uint16, bool) {
-	var v uint16
-	for _, c := range b {
-		x, ok := unhex(c)
-		if !ok {
-			return 0, false
-		}
-		v = v<<4 | uint16(x)
+	var v [2]byte
+	if _, err := hex.Decode(v[:], b); err != nil {
+		return 0, false
 	}
-	return v, true
+	return uint16(v[0])<<8 | uint16(v[1]), true
 }
 
 // jsonWalker validates one JSON value (with surrounding whitespace) and

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -100,12 +101,9 @@ func (r *Report) Merge(o Report) {
 }
 
 func (r *Report) addFingerprint(fp Fingerprint) {
-	for _, have := range r.Fingerprints {
-		if have == fp {
-			return
-		}
+	if !slices.Contains(r.Fingerprints, fp) {
+		r.Fingerprints = append(r.Fingerprints, fp)
 	}
-	r.Fingerprints = append(r.Fingerprints, fp)
 }
 
 // Redactor finds and replaces secrets. It is safe for concurrent use.
@@ -138,7 +136,7 @@ func New(cfg Config) (*Redactor, error) {
 	}
 	disabled := map[string]bool{}
 	for _, id := range cfg.Disabled {
-		if !builtinIDs[id] && !userRuleID(cfg.Extra, id) {
+		if !builtinIDs[id] && !slices.ContainsFunc(cfg.Extra, func(u UserRule) bool { return u.ID == id }) {
 			return nil, fmt.Errorf("%w: disabled rule %q does not exist", ErrConfig, id)
 		}
 		disabled[id] = true
@@ -248,15 +246,6 @@ func New(cfg Config) (*Redactor, error) {
 	}
 	r.pf = newPrefilter(kws, owners)
 	return r, nil
-}
-
-func userRuleID(extra []UserRule, id string) bool {
-	for _, u := range extra {
-		if u.ID == id {
-			return true
-		}
-	}
-	return false
 }
 
 // userMatcher runs re on the line around each keyword hit (at most 4 KiB
@@ -398,14 +387,7 @@ func (r *Redactor) enabled(id string) bool {
 	case "us-ssn":
 		return r.ssn
 	}
-	for _, m := range r.matchers {
-		for _, x := range m.rules {
-			if x == id {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.matchers, func(m matcher) bool { return slices.Contains(m.rules, id) })
 }
 
 // alignUTF8 widens [s,e) so it neither starts nor ends inside a multi-byte

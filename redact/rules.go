@@ -419,11 +419,11 @@ func sendgridMatcher() matcher {
 			if string(b[h.start:h.end]) != "SG." || (h.start > 0 && isAlnum(b[h.start-1])) {
 				return f
 			}
-			e1 := scanSet(b, h.end, newCharsetAlnumUSDash, 23)
+			e1 := scanSet(b, h.end, csB64URL, 23)
 			if e1-h.end != 22 || e1 >= len(b) || b[e1] != '.' {
 				return f
 			}
-			e2 := scanSet(b, e1+1, newCharsetAlnumUSDash, 44)
+			e2 := scanSet(b, e1+1, csB64URL, 44)
 			if e2-e1-1 != 43 || !randomLooking(b[h.end:e2], 3.5) {
 				return f
 			}
@@ -435,8 +435,6 @@ func sendgridMatcher() matcher {
 		},
 	}
 }
-
-var newCharsetAlnumUSDash = csB64URL
 
 func jwtMatcher() matcher {
 	return matcher{
@@ -570,10 +568,7 @@ func pemMatcher() matcher {
 				return f
 			}
 			bodyStart := le + 5
-			endMarker := make([]byte, 0, len(label)+14)
-			endMarker = append(endMarker, "-----END "...)
-			endMarker = append(endMarker, label...)
-			endMarker = append(endMarker, "-----"...)
+			endMarker := []byte("-----END " + string(label) + "-----")
 			limit := min(bodyStart+1<<20, len(b))
 			if k := bytes.Index(b[bodyStart:limit], endMarker); k >= 0 {
 				return append(f, Finding{RuleID: "private-key", Start: h.start, End: bodyStart + k + len(endMarker)})

@@ -28,7 +28,7 @@ type LockHolder struct {
 // stale reports whether the recorded holder is a process on this host that
 // no longer exists.
 func (h LockHolder) stale(host string) bool {
-	return h.PID > 0 && h.Host == host && h.PID != os.Getpid() && !processAlive(h.PID)
+	return h.PID > 0 && h.Host == host && h.PID != os.Getpid() && !ProcessAlive(h.PID)
 }
 
 func readHolder(path string) LockHolder {

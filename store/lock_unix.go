@@ -34,9 +34,9 @@ func unlockFile(f *os.File) error {
 	return unix.Flock(int(f.Fd()), unix.LOCK_UN)
 }
 
-// processAlive reports whether a process with this pid exists on this
+// ProcessAlive reports whether a process with this pid exists on this
 // host. EPERM means it exists but belongs to someone else.
-func processAlive(pid int) bool {
+func ProcessAlive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}

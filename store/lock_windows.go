@@ -39,8 +39,8 @@ func unlockFile(f *os.File) error {
 // process (STILL_ACTIVE).
 const stillActive = 259
 
-// processAlive reports whether a process with this pid is running.
-func processAlive(pid int) bool {
+// ProcessAlive reports whether a process with this pid is running.
+func ProcessAlive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}

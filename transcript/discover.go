@@ -18,25 +18,24 @@ func Dirs(home string, h archive.Harness) []string {
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	env := func(k string) string { return os.Getenv(k) }
 	switch h {
 	case archive.HarnessClaude:
-		if d := env("CLAUDE_CONFIG_DIR"); d != "" {
+		if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
 			return []string{d}
 		}
 		return []string{filepath.Join(home, ".claude")}
 	case archive.HarnessCodex:
-		if d := env("CODEX_HOME"); d != "" {
+		if d := os.Getenv("CODEX_HOME"); d != "" {
 			return []string{d}
 		}
 		return []string{filepath.Join(home, ".codex")}
 	case archive.HarnessGemini:
-		if d := env("GEMINI_CLI_HOME"); d != "" {
+		if d := os.Getenv("GEMINI_CLI_HOME"); d != "" {
 			return []string{filepath.Join(d, ".gemini")}
 		}
 		return []string{filepath.Join(home, ".gemini")}
 	case archive.HarnessKimi:
-		if d := env("KIMI_SHARE_DIR"); d != "" {
+		if d := os.Getenv("KIMI_SHARE_DIR"); d != "" {
 			return []string{d}
 		}
 		return []string{filepath.Join(home, ".kimi"), filepath.Join(home, ".local", "share", "kimi")}

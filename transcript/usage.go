@@ -96,8 +96,8 @@ func ContextUsage(path string, h archive.Harness) (used, window int64, err error
 }
 
 // scanBack calls fn on the file's complete lines from the last one back,
-// until fn returns true. It reads a widening tail, never more than
-// tailMax bytes.
+// until fn returns true; ErrNoUsage when it never does. It reads a
+// widening tail, never more than tailMax bytes.
 func scanBack(path string, fn func(line []byte) bool) error {
 	for n := int64(tailStart); ; n *= 4 {
 		buf, cut, err := readTail(path, min(n, tailMax))
@@ -142,7 +142,6 @@ func readTail(path string, n int64) (buf []byte, cut bool, err error) {
 }
 
 func claudeUsage(path string) (used, window int64, err error) {
-	found := false
 	err = scanBack(path, func(l []byte) bool {
 		if bytes.Contains(l, []byte(`"compact_boundary"`)) {
 			var r struct {
@@ -150,7 +149,7 @@ func claudeUsage(path string) (used, window int64, err error) {
 				Subtype string `json:"subtype"`
 			}
 			if json.Unmarshal(l, &r) == nil && r.Type == "system" && r.Subtype == "compact_boundary" {
-				used, window, found = 0, ClaudeWindow(""), true
+				used, window = 0, ClaudeWindow("")
 				return true
 			}
 		}
@@ -173,13 +172,10 @@ func claudeUsage(path string) (used, window int64, err error) {
 			return false
 		}
 		u := r.Message.Usage
-		used, window, found = u.Input+u.CacheCreation+u.CacheRead, ClaudeWindow(r.Message.Model), true
+		used, window = u.Input+u.CacheCreation+u.CacheRead, ClaudeWindow(r.Message.Model)
 		return true
 	})
-	if found {
-		return used, window, nil
-	}
-	return 0, 0, err
+	return used, window, err
 }
 
 func codexUsage(path string) (used, window int64, err error) {
@@ -236,7 +232,6 @@ func geminiUsage(path string) (used, window int64, err error) {
 	if strings.HasSuffix(path, ".json") {
 		return geminiLegacyUsage(path)
 	}
-	found := false
 	err = scanBack(path, func(l []byte) bool {
 		if bytes.HasPrefix(l, []byte(`{"$set"`)) && bytes.Contains(l, []byte(`"messages"`)) {
 			// A compression replaced the history after the last reply:
@@ -247,7 +242,7 @@ func geminiUsage(path string) (used, window int64, err error) {
 				} `json:"$set"`
 			}
 			if json.Unmarshal(l, &r) == nil && r.Set.Messages != nil {
-				used, window, found = 0, gemini.TokenLimit(""), true
+				used, window = 0, gemini.TokenLimit("")
 				return true
 			}
 		}
@@ -265,13 +260,10 @@ func geminiUsage(path string) (used, window int64, err error) {
 		if json.Unmarshal(l, &r) != nil || r.Type != "gemini" || r.Tokens == nil {
 			return false
 		}
-		used, window, found = r.Tokens.Input+r.Tokens.Output, gemini.TokenLimit(r.Model), true
+		used, window = r.Tokens.Input+r.Tokens.Output, gemini.TokenLimit(r.Model)
 		return true
 	})
-	if found {
-		return used, window, nil
-	}
-	return 0, 0, err
+	return used, window, err
 }
 
 // geminiLegacyUsage finds the last "tokens" object of a whole-file JSON
@@ -309,11 +301,7 @@ func lastKey(buf []byte, key string) int {
 			return -1
 		}
 		if i == 0 || buf[i-1] != '\\' {
-			j := i + len(key)
-			for j < len(buf) && (buf[j] == ' ' || buf[j] == '\n' || buf[j] == '\r' || buf[j] == '\t') {
-				j++
-			}
-			return j
+			return len(buf) - len(bytes.TrimLeft(buf[i+len(key):], " \n\r\t"))
 		}
 		end = i
 	}
@@ -327,7 +315,6 @@ func kimiUsage(path string) (used, window int64, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	found := false
 	werr := scanBack(filepath.Join(dir, "wire.jsonl"), func(l []byte) bool {
 		if !bytes.Contains(l, []byte(`"StatusUpdate"`)) {
 			return false
@@ -344,10 +331,10 @@ func kimiUsage(path string) (used, window int64, err error) {
 		if json.Unmarshal(l, &r) != nil || r.Message.Type != "StatusUpdate" || r.Message.Payload.ContextTokens == nil {
 			return false
 		}
-		used, window, found = *r.Message.Payload.ContextTokens, r.Message.Payload.MaxContextTokens, true
+		used, window = *r.Message.Payload.ContextTokens, r.Message.Payload.MaxContextTokens
 		return true
 	})
-	if found {
+	if werr == nil {
 		if window <= 0 {
 			window = kimi.ContextWindow("")
 		}
@@ -368,13 +355,13 @@ func kimiUsage(path string) (used, window int64, err error) {
 		if json.Unmarshal(l, &r) != nil || r.Role != "_usage" {
 			return false
 		}
-		used, found = r.TokenCount, true
+		used = r.TokenCount
 		return true
 	})
-	if found {
+	if cerr == nil {
 		return used, kimi.ContextWindow(""), nil
 	}
-	if cerr != nil && !errors.Is(cerr, ErrNoUsage) {
+	if !errors.Is(cerr, ErrNoUsage) {
 		return 0, 0, cerr
 	}
 	if werr != nil && !errors.Is(werr, ErrNoUsage) && !os.IsNotExist(errors.Unwrap(werr)) {

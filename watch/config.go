@@ -419,15 +419,9 @@ func (c *Config) parseLLM(l *LLMConfig, m *yaml.Node) (Problem, bool) {
 		}
 		for i := 0; i+1 < len(thr.Content); i += 2 {
 			k, v := thr.Content[i], thr.Content[i+1]
-			var dst *float64
-			switch k.Value {
-			case "warn_percent":
-				dst = &l.Thresholds.WarnPercent
-			case "export_percent":
-				dst = &l.Thresholds.ExportPercent
-			case "compaction_starts_at":
-				dst = &l.Thresholds.CompactionStartsAt
-			default:
+			t := &l.Thresholds
+			dst, ok := map[string]*float64{"warn_percent": &t.WarnPercent, "export_percent": &t.ExportPercent, "compaction_starts_at": &t.CompactionStartsAt}[k.Value]
+			if !ok {
 				return fail(k, "thresholds."+k.Value, "unknown key (known: warn_percent, export_percent, compaction_starts_at)")
 			}
 			f, err := number(v)

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -56,26 +57,26 @@ func Unit(platform, binary, home string) ([]byte, error) {
 	}
 	switch platform {
 	case "linux":
-		var b strings.Builder
-		b.WriteString("[Unit]\n")
-		b.WriteString("Description=Ben10 watcher: preserves AI coding sessions before compaction\n")
-		b.WriteString("Documentation=https://github.com/ben10ctx/ben10\n\n")
-		b.WriteString("[Service]\n")
-		b.WriteString("Type=simple\n")
-		fmt.Fprintf(&b, "ExecStart=%s watch\n", systemdQuote(binary))
-		b.WriteString("ExecReload=/bin/kill -HUP $MAINPID\n")
-		b.WriteString("KillSignal=SIGTERM\n")
-		b.WriteString("TimeoutStopSec=30\n")
-		b.WriteString("Restart=on-failure\n")
-		b.WriteString("RestartSec=10\n")
-		b.WriteString("Nice=10\n\n")
-		b.WriteString("[Install]\n")
-		b.WriteString("WantedBy=default.target\n")
-		return []byte(b.String()), nil
+		return []byte(`[Unit]
+Description=Ben10 watcher: preserves AI coding sessions before compaction
+Documentation=https://github.com/ben10ctx/ben10
+
+[Service]
+Type=simple
+ExecStart=` + systemdQuote(binary) + ` watch
+ExecReload=/bin/kill -HUP $MAINPID
+KillSignal=SIGTERM
+TimeoutStopSec=30
+Restart=on-failure
+RestartSec=10
+Nice=10
+
+[Install]
+WantedBy=default.target
+`), nil
 	case "darwin":
 		logs := filepath.Join(home, ".claude-code", "logs")
-		var b strings.Builder
-		b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
+		return []byte(`<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
 <plist version="1.0">
 <dict>
@@ -101,8 +102,7 @@ func Unit(platform, binary, home string) ([]byte, error) {
 	<string>` + xmlEscape(filepath.Join(logs, "watch.error.log")) + `</string>
 </dict>
 </plist>
-`)
-		return []byte(b.String()), nil
+`), nil
 	}
 	return nil, fmt.Errorf("%w: %q", ErrPlatform, platform)
 }
@@ -122,18 +122,15 @@ func xmlEscape(s string) string {
 // default) atomically and returns its path. For launchd it also creates
 // the log directory.
 func Install(platform, dir, binary, home string) (string, error) {
-	name, def, err := UnitFile(platform, home)
+	p, err := unitPath(platform, dir, home)
 	if err != nil {
 		return "", err
-	}
-	if dir == "" {
-		dir = def
 	}
 	data, err := Unit(platform, binary, home)
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return "", fmt.Errorf("watch: %w", err)
 	}
 	if platform == "darwin" {
@@ -141,7 +138,6 @@ func Install(platform, dir, binary, home string) (string, error) {
 			return "", fmt.Errorf("watch: %w", err)
 		}
 	}
-	p := filepath.Join(dir, name)
 	if err := store.WriteFileAtomic(p, data); err != nil {
 		return "", fmt.Errorf("watch: writing %s: %w", p, err)
 	}
@@ -151,14 +147,10 @@ func Install(platform, dir, binary, home string) (string, error) {
 // Uninstall removes the service definition from dir ("" = default);
 // removed is false when there was none.
 func Uninstall(platform, dir, home string) (path string, removed bool, err error) {
-	name, def, err := UnitFile(platform, home)
+	p, err := unitPath(platform, dir, home)
 	if err != nil {
 		return "", false, err
 	}
-	if dir == "" {
-		dir = def
-	}
-	p := filepath.Join(dir, name)
 	if err := os.Remove(p); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return p, false, nil
@@ -166,6 +158,12 @@ func Uninstall(platform, dir, home string) (path string, removed bool, err error
 		return p, false, fmt.Errorf("watch: %w", err)
 	}
 	return p, true, nil
+}
+
+// unitPath is the service definition's path in dir ("" = the default).
+func unitPath(platform, dir, home string) (string, error) {
+	name, def, err := UnitFile(platform, home)
+	return filepath.Join(cmp.Or(dir, def), name), err
 }
 
 // EnableHint tells how to start (install) or stop (uninstall) the service

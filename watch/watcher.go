@@ -156,15 +156,10 @@ func (w *Watcher) enabled(l *LLMConfig) bool {
 	if !l.Enabled {
 		return false
 	}
-	if len(w.opts.Only) == 0 {
-		return true
-	}
-	for _, h := range w.opts.Only {
-		if hh, _ := transcript.ParseHarness(string(h)); hh == l.Name {
-			return true
-		}
-	}
-	return false
+	return len(w.opts.Only) == 0 || slices.ContainsFunc(w.opts.Only, func(h archive.Harness) bool {
+		hh, _ := transcript.ParseHarness(string(h))
+		return hh == l.Name
+	})
 }
 
 // applyConfig records each assistant's status in the state and logs the
@@ -347,7 +342,7 @@ func (w *Watcher) Run(ctx context.Context) error {
 			}
 			for p := range dirty {
 				delete(dirty, p)
-				if t := w.sessionOf(p, now); t != nil {
+				if t := w.sessionOf(p); t != nil {
 					w.evaluate(t, now)
 				}
 			}
@@ -373,14 +368,8 @@ func (w *Watcher) scan(now time.Time) {
 				w.watchDir(d)
 			}
 			for _, f := range r.files {
-				s, ok := sessionFor(l.Name, f)
-				if !ok {
-					continue
-				}
-				seen[s.Key()] = true
-				if _, ok := w.tracked[s.Key()]; !ok {
-					w.tracked[s.Key()] = &tracked{Session: s}
-					w.watchDir(filepath.Dir(f))
+				if t := w.track(l.Name, f); t != nil {
+					seen[t.Key()] = true
 				}
 			}
 		}
@@ -404,7 +393,7 @@ func (w *Watcher) watchDir(d string) {
 
 // sessionOf maps a changed file to its tracked session, tracking a new
 // one when the file matches an enabled assistant's glob.
-func (w *Watcher) sessionOf(path string, now time.Time) *tracked {
+func (w *Watcher) sessionOf(path string) *tracked {
 	for _, t := range w.tracked {
 		if slices.Contains(t.Files, path) {
 			return t
@@ -418,20 +407,29 @@ func (w *Watcher) sessionOf(path string, now time.Time) *tracked {
 			if !matchGlob(expandHome(pat, w.home), path) {
 				continue
 			}
-			s, ok := sessionFor(l.Name, path)
-			if !ok {
-				continue
-			}
-			if t := w.tracked[s.Key()]; t != nil {
+			if t := w.track(l.Name, path); t != nil {
 				return t
 			}
-			t := &tracked{Session: s}
-			w.tracked[s.Key()] = t
-			w.watchDir(filepath.Dir(path))
-			return t
 		}
 	}
 	return nil
+}
+
+// track returns the tracked session of a file matched for assistant h,
+// tracking it (and watching its directory) the first time; nil when the
+// file is not a session.
+func (w *Watcher) track(h archive.Harness, path string) *tracked {
+	s, ok := sessionFor(h, path)
+	if !ok {
+		return nil
+	}
+	t := w.tracked[s.Key()]
+	if t == nil {
+		t = &tracked{Session: s}
+		w.tracked[s.Key()] = t
+		w.watchDir(filepath.Dir(path))
+	}
+	return t
 }
 
 func (w *Watcher) evaluateAll(now time.Time) {
@@ -456,14 +454,7 @@ func (w *Watcher) emit(e Event) {
 	if e.Action == "evaluate" && !w.opts.Verbose {
 		return
 	}
-	w.logf("%s %s %s%s: %s", e.LLM, shortID(e.Session), e.Action, pct, e.Detail)
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
+	w.logf("%s %s %s%s: %s", e.LLM, e.Session[:min(len(e.Session), 8)], e.Action, pct, e.Detail)
 }
 
 // evaluate looks at one session and exports it when a trigger fires.

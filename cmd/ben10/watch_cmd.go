@@ -185,7 +185,7 @@ func (o *watchOptions) watchStatus(out io.Writer, path string, only []archive.Ha
 		}
 	}
 	sort.Strings(names)
-	running := st.Running && watch.ProcessAlive(st.PID)
+	running := st.Running && store.ProcessAlive(st.PID)
 	if o.g.json {
 		llms := map[string]*watch.LLMState{}
 		for _, n := range names {

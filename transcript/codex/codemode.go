@@ -344,10 +344,5 @@ func userText(raw json.RawMessage) (text string, injected bool) {
 
 func isInjected(t string) bool {
 	t = strings.TrimSpace(t)
-	for _, pre := range metaPrefixes {
-		if strings.HasPrefix(t, pre) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(metaPrefixes, func(pre string) bool { return strings.HasPrefix(t, pre) })
 }

@@ -98,6 +98,17 @@ func (c *conv) parse() {
 		}
 		r.typ = head.Type
 		recs = append(recs, r)
+		// The project root is the first session_meta or turn_context cwd
+		// (unless the caller names one), known before any file path is
+		// registered.
+		if (e.Type == "session_meta" || e.Type == "turn_context") && b.S.Meta.DirectoryPath == "" {
+			var p struct {
+				Cwd string `json:"cwd"`
+			}
+			if json.Unmarshal(e.Payload, &p) == nil {
+				b.S.Meta.DirectoryPath = p.Cwd
+			}
+		}
 		if e.Type == "response_item" {
 			switch r.typ {
 			case "message":
@@ -110,19 +121,6 @@ func (c *conv) parse() {
 				if json.Unmarshal(e.Payload, &m) == nil {
 					c.addResp("reasoning", len(recs)-1, reasoningText(m))
 				}
-			}
-		}
-	}
-	// The project root is the session's cwd unless the caller names one;
-	// take it before any file path is registered.
-	for _, r := range recs {
-		if r.env.Type == "session_meta" || r.env.Type == "turn_context" {
-			var p struct {
-				Cwd string `json:"cwd"`
-			}
-			if json.Unmarshal(r.env.Payload, &p) == nil && p.Cwd != "" {
-				b.S.Meta.DirectoryPath = p.Cwd
-				break
 			}
 		}
 	}
@@ -481,17 +479,10 @@ func (c *conv) describe(t *archive.ToolExec, rawArgs string, ts time.Time) {
 		c.patchFiles(t, patch, ts)
 	case "update_plan":
 		var p struct {
-			Plan []struct {
-				Step   string `json:"step"`
-				Status string `json:"status"`
-			} `json:"plan"`
+			Plan []imp.Todo `json:"plan"`
 		}
-		if json.Unmarshal([]byte(rawArgs), &p) == nil && p.Plan != nil {
-			var tasks []archive.Task
-			for _, s := range p.Plan {
-				tasks = append(tasks, archive.Task{Content: s.Step, Status: imp.TaskStatus(s.Status)})
-			}
-			b.SetTasks(tasks, ts)
+		if json.Unmarshal([]byte(rawArgs), &p) == nil {
+			b.SetTodos(p.Plan, ts)
 		}
 	case "view_image", "read_file":
 		b.TouchArgs(t, args, imp.OpRead, ts, "path", "file_path")

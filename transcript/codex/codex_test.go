@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/internal/testcorpus"
 	"github.com/ben10ctx/ben10/transcript/codex"
 	"github.com/ben10ctx/ben10/transcript/internal/imptest"
 )
@@ -146,7 +147,7 @@ func TestProjectDirOption(t *testing.T) {
 }
 
 func TestCorpus(t *testing.T) {
-	dir := imptest.Corpus(t, "codex")
+	dir := testcorpus.Dir(t, "codex")
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -146,9 +146,8 @@ func (g *conv) legacy(f int, data []byte) {
 	}
 	if err := json.Unmarshal(data, &rec); err != nil {
 		b.S.Import.Skipped++
-		if len(bytes.TrimSpace(data)) > 0 && !json.Valid(data) {
-			b.S.Import.Truncated = isTruncatedJSON(data)
-		}
+		// A record cut short (a file still being written) ends early.
+		b.S.Import.Truncated = strings.Contains(err.Error(), "unexpected end of JSON input") && len(bytes.TrimSpace(data)) > 0
 		b.Problem(f, 0, "not a JSON conversation record: %v", err)
 		return
 	}
@@ -156,12 +155,6 @@ func (g *conv) legacy(f int, data []byte) {
 	for _, raw := range rec.Messages {
 		g.upsert(&entry{id: msgID(raw), raw: raw, file: f, line: 0})
 	}
-}
-
-func isTruncatedJSON(data []byte) bool {
-	var v any
-	err := json.Unmarshal(data, &v)
-	return err != nil && strings.Contains(err.Error(), "unexpected end of JSON input")
 }
 
 func msgID(raw json.RawMessage) string {
@@ -288,15 +281,13 @@ func (g *conv) set(f, line int, raw json.RawMessage, side bool) {
 	for _, m := range *s.Messages {
 		keep[msgID(m)] = true
 	}
-	for _, x := range g.list {
-		if !keep[x.id] && !x.side {
-			g.archived = append(g.archived, x)
-		}
-	}
 	var sideEntries []*entry
 	for _, x := range g.list {
-		if x.side {
+		switch {
+		case x.side:
 			sideEntries = append(sideEntries, x)
+		case !keep[x.id]:
+			g.archived = append(g.archived, x)
 		}
 	}
 	g.list = g.list[:0]
@@ -625,17 +616,10 @@ func (g *conv) tool(tc toolCall, msgTS time.Time, e *entry, ref archive.RawRef) 
 		op = imp.OpEdit
 	case "write_todos":
 		var p struct {
-			Todos []struct {
-				Description string `json:"description"`
-				Status      string `json:"status"`
-			} `json:"todos"`
+			Todos []imp.Todo `json:"todos"`
 		}
-		if json.Unmarshal(tc.Args, &p) == nil && p.Todos != nil && !e.side {
-			var tasks []archive.Task
-			for _, x := range p.Todos {
-				tasks = append(tasks, archive.Task{Content: x.Description, Status: imp.TaskStatus(x.Status)})
-			}
-			b.SetTasks(tasks, ts)
+		if json.Unmarshal(tc.Args, &p) == nil && !e.side {
+			b.SetTodos(p.Todos, ts)
 		}
 	}
 	b.TouchArgs(&t, args, op, ts, "file_path", "absolute_path")

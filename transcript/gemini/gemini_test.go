@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/internal/testcorpus"
 	"github.com/ben10ctx/ben10/transcript/gemini"
 	"github.com/ben10ctx/ben10/transcript/internal/imptest"
 )
@@ -214,7 +215,7 @@ func TestHostileLines(t *testing.T) {
 }
 
 func TestCorpus(t *testing.T) {
-	dir := imptest.Corpus(t, "gemini")
+	dir := testcorpus.Dir(t, "gemini")
 	for _, tc := range []struct {
 		file           string
 		minMsgs, tools int

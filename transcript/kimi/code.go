@@ -117,8 +117,7 @@ func importCode(ctx context.Context, wire string, opt archive.ImportOptions) (*a
 	if err != nil {
 		return nil, fmt.Errorf("kimi: %w", err)
 	}
-	type src struct{ path, name, agent string }
-	srcs := []src{{abs, filepath.Base(abs), ""}}
+	srcs := []source{{abs, filepath.Base(abs)}}
 	sessionID := ""
 	if m := codeAgentRe().FindStringSubmatch(filepath.ToSlash(abs)); m != nil {
 		sessionID = strings.TrimPrefix(m[1], "session_")
@@ -132,23 +131,13 @@ func importCode(ctx context.Context, wire string, opt archive.ImportOptions) (*a
 				if o == abs || len(srcs) >= MaxSessionFiles {
 					continue
 				}
-				srcs = append(srcs, src{o, m[1] + "/agents/" + a + "/wire.jsonl", a})
+				srcs = append(srcs, source{o, m[1] + "/agents/" + a + "/wire.jsonl"})
 			}
 		}
 	}
-	var files []archive.RawFile
-	for _, s := range srcs {
-		if st, err := os.Lstat(s.path); err != nil || !st.Mode().IsRegular() {
-			continue // not a regular file (a symlink is not followed)
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("kimi: import stopped before %s: %w", s.name, err)
-		}
-		data, err := imp.ReadFile(s.path)
-		if err != nil {
-			return nil, fmt.Errorf("kimi: %s: %w", s.path, err)
-		}
-		files = append(files, archive.RawFile{Name: s.name, Data: data})
+	files, err := readFiles(ctx, srcs)
+	if err != nil {
+		return nil, err
 	}
 	if len(files) == 0 {
 		return nil, fmt.Errorf("kimi: %s: %w", wire, ErrNoContext)
@@ -388,30 +377,10 @@ func codeToolCall(b *imp.Builder, e *codeEvent, ts time.Time, side bool, ref arc
 	if len(e.Args) > 0 {
 		input = string(e.Args)
 	}
-	t := archive.ToolExec{ID: id, Name: e.Name, Input: input, Timestamp: ts, Sidechain: side, Ref: ref, ResultRef: archive.RawRef{File: -1, Line: -1}}
-	var a map[string]json.RawMessage
-	_ = json.Unmarshal(e.Args, &a)
 	if e.Display != nil && e.Display.Cwd != "" && b.S.Meta.DirectoryPath == "" && !side {
 		b.S.Meta.DirectoryPath = e.Display.Cwd
 	}
-	op := imp.OpOther
-	switch e.Name {
-	case "Bash", "Shell", "bash", "shell":
-		t.Command = imp.Str(a["command"])
-	case "Read", "ReadFile", "ReadMediaFile":
-		op = imp.OpRead
-	case "Write", "WriteFile":
-		op = imp.OpWrite
-	case "Edit", "StrReplaceFile", "EditFile":
-		op = imp.OpEdit
-	}
-	if op != imp.OpOther {
-		b.TouchArgs(&t, a, op, ts, "path", "file_path")
-	}
-	if b.Tool(id) != nil {
-		return
-	}
-	b.AddTool(t)
+	addTool(b, archive.ToolExec{ID: id, Name: e.Name, Input: input, Timestamp: ts, Sidechain: side, Ref: ref, ResultRef: archive.RawRef{File: -1, Line: -1}}, e.Args)
 }
 
 // IsSessionDir reports whether dir is a Kimi session directory: a Kimi

@@ -12,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/ben10ctx/ben10/archive"
-	"github.com/ben10ctx/ben10/transcript/internal/imp"
 )
 
 // The older flat layout (Kimi CLI before its per-session directories):
@@ -60,36 +59,25 @@ func importFlat(ctx context.Context, dir, id string, opt archive.ImportOptions) 
 	if err != nil {
 		return nil, fmt.Errorf("kimi: %w", err)
 	}
-	names := []string{id + ".jsonl"}
+	srcs := []source{{filepath.Join(abs, id+".jsonl"), id + ".jsonl"}}
 	if !opt.NoSubagents {
 		m, _ := filepath.Glob(filepath.Join(abs, id+"_read_*.jsonl"))
 		sort.Slice(m, func(i, j int) bool { return readNumber(m[i]) < readNumber(m[j]) })
 		for _, p := range m {
-			if len(names) >= MaxSessionFiles {
+			if len(srcs) >= MaxSessionFiles {
 				break
 			}
 			if _, n, ok := flatName(filepath.Base(p)); ok && n != "" {
-				names = append(names, filepath.Base(p))
+				srcs = append(srcs, source{p, filepath.Base(p)})
 			}
 		}
 	}
-	var files []archive.RawFile
-	for _, n := range names {
-		p := filepath.Join(abs, n)
-		if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
-			if n == names[0] {
-				return nil, fmt.Errorf("kimi: %s: %w", p, ErrNoContext)
-			}
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("kimi: import stopped before %s: %w", n, err)
-		}
-		data, err := imp.ReadFile(p)
-		if err != nil {
-			return nil, fmt.Errorf("kimi: %s: %w", p, err)
-		}
-		files = append(files, archive.RawFile{Name: n, Data: data})
+	files, err := readFiles(ctx, srcs)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 || files[0].Name != srcs[0].name {
+		return nil, fmt.Errorf("kimi: %s: %w", srcs[0].path, ErrNoContext)
 	}
 	return finishImport(ctx, files, filepath.Join(abs, id), opt)
 }

@@ -63,7 +63,7 @@ func Import(ctx context.Context, path string, opt archive.ImportOptions) (*archi
 		return nil, fmt.Errorf("kimi: %w", err)
 	}
 	uuid := filepath.Base(abs)
-	var files []archive.RawFile
+	var srcs []source
 	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -79,23 +79,44 @@ func Import(ctx context.Context, path string, opt archive.ImportOptions) (*archi
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		if len(files) >= MaxSessionFiles {
+		if len(srcs) >= MaxSessionFiles {
 			return fmt.Errorf("more than %d files", MaxSessionFiles)
 		}
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("import stopped before %s: %w", rel, err)
-		}
-		data, err := imp.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		files = append(files, archive.RawFile{Name: uuid + "/" + rel, Data: data})
+		srcs = append(srcs, source{p, uuid + "/" + rel})
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("kimi: %s: %w", dir, err)
 	}
+	files, err := readFiles(ctx, srcs)
+	if err != nil {
+		return nil, err
+	}
 	return finishImport(ctx, files, abs, opt)
+}
+
+// source is a session file to read: its path and its raw file's name.
+type source struct{ path, name string }
+
+// readFiles reads srcs in order, skipping what is not a regular file (a
+// symbolic link is not followed). When ctx is done it stops with an error
+// that wraps ctx.Err() and names the file it did not read.
+func readFiles(ctx context.Context, srcs []source) ([]archive.RawFile, error) {
+	var files []archive.RawFile
+	for _, s := range srcs {
+		if st, err := os.Lstat(s.path); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("kimi: import stopped before %s: %w", s.name, err)
+		}
+		data, err := imp.ReadFile(s.path)
+		if err != nil {
+			return nil, fmt.Errorf("kimi: %s: %w", s.path, err)
+		}
+		files = append(files, archive.RawFile{Name: s.name, Data: data})
+	}
+	return files, nil
 }
 
 // finishImport imports a session's files read from session directory abs
@@ -207,15 +228,6 @@ func ContextWindow(model string) int64 {
 	return 262144
 }
 
-// ImportBytes imports one context.jsonl held in memory (name is its raw
-// name, e.g. "<uuid>/context.jsonl").
-func ImportBytes(name string, data []byte, opt archive.ImportOptions) (*archive.State, error) {
-	if name == "" {
-		name = "session/context.jsonl"
-	}
-	return ImportFiles([]archive.RawFile{{Name: name, Data: data}}, opt)
-}
-
 // ImportFiles imports a session from its files in memory, named
 // "<uuid>/context.jsonl", "<uuid>/context_1.jsonl", "<uuid>/wire.jsonl",
 // "<uuid>/state.json", "<uuid>/subagents/<id>/context.jsonl", …. Every
@@ -234,11 +246,17 @@ func importFiles(ctx context.Context, files []archive.RawFile, opt archive.Impor
 	type ctxFile struct {
 		idx, n int
 	}
-	var main []ctxFile
-	subs := map[string][]ctxFile{}
-	var subNames []string
-	wire, state := -1, -1
-	subWire := map[string]int{}
+	const current = int(^uint(0) >> 1) // context.jsonl's place: after every context_N.jsonl
+	ctxs := map[string][]ctxFile{}     // by agent, "" for the main one
+	wires := map[string]int{}
+	var agents []string // the subagents with a context file, as first seen
+	add := func(agent string, c ctxFile) {
+		if _, seen := ctxs[agent]; !seen && agent != "" {
+			agents = append(agents, agent)
+		}
+		ctxs[agent] = append(ctxs[agent], c)
+	}
+	state := -1
 	for _, f := range files {
 		i := k.b.AddRaw(f.Name, f.Data)
 		dir, base := splitName(f.Name)
@@ -253,13 +271,9 @@ func importFiles(ctx context.Context, files []archive.RawFile, opt archive.Impor
 			// The flat layout: <uuid>.jsonl and <uuid>_read_N.jsonl.
 			if id, n, ok := flatName(base); ok {
 				if n == "" {
-					main = append(main, ctxFile{i, int(^uint(0) >> 1)})
+					add("", ctxFile{i, current})
 				} else if !opt.NoSubagents {
-					agent = "read_" + n
-					if _, seen := subs[agent]; !seen {
-						subNames = append(subNames, agent)
-					}
-					subs[agent] = append(subs[agent], ctxFile{i, int(^uint(0) >> 1)})
+					add("read_"+n, ctxFile{i, current})
 				}
 				if k.b.S.Meta.SessionID == "" {
 					k.b.S.Meta.SessionID = id
@@ -269,11 +283,7 @@ func importFiles(ctx context.Context, files []archive.RawFile, opt archive.Impor
 		}
 		switch {
 		case base == "wire.jsonl":
-			if agent == "" {
-				wire = i
-			} else {
-				subWire[agent] = i
-			}
+			wires[agent] = i
 		case base == "state.json" && agent == "":
 			state = i
 		case strings.HasPrefix(base, "context") && strings.HasSuffix(base, ".jsonl"):
@@ -281,14 +291,7 @@ func importFiles(ctx context.Context, files []archive.RawFile, opt archive.Impor
 			if !ok {
 				continue
 			}
-			if agent == "" {
-				main = append(main, ctxFile{i, n})
-			} else {
-				if _, seen := subs[agent]; !seen {
-					subNames = append(subNames, agent)
-				}
-				subs[agent] = append(subs[agent], ctxFile{i, n})
-			}
+			add(agent, ctxFile{i, n})
 		}
 		if k.b.S.Meta.SessionID == "" {
 			if top := strings.SplitN(f.Name, "/", 2); len(top) == 2 {
@@ -296,32 +299,25 @@ func importFiles(ctx context.Context, files []archive.RawFile, opt archive.Impor
 			}
 		}
 	}
-	if len(main) == 0 {
+	if len(ctxs[""]) == 0 {
 		return nil, ErrNoContext
 	}
-	if wire >= 0 {
-		k.readWire(wire, "")
-	}
-	for _, a := range subNames {
-		if w, ok := subWire[a]; ok {
+	for _, a := range append([]string{""}, agents...) {
+		if w, ok := wires[a]; ok {
 			k.readWire(w, a)
 		}
 	}
-	order := func(cs []ctxFile) {
-		// context_1, context_2, … hold older history; context.jsonl (n=∞)
-		// is the current one.
+	sort.Strings(agents)
+	for _, a := range append([]string{""}, agents...) {
+		// context_1, context_2, … hold older history; context.jsonl is
+		// the current one.
+		cs := ctxs[a]
 		sort.SliceStable(cs, func(i, j int) bool { return cs[i].n < cs[j].n })
-	}
-	order(main)
-	for j, c := range main {
-		k.readContext(c.idx, "", j > 0)
-	}
-	sort.Strings(subNames)
-	for _, a := range subNames {
-		order(subs[a])
-		k.b.S.Meta.SubagentIDs = append(k.b.S.Meta.SubagentIDs, a)
-		k.prevKeys = map[string]bool{}
-		for j, c := range subs[a] {
+		if a != "" {
+			k.b.S.Meta.SubagentIDs = append(k.b.S.Meta.SubagentIDs, a)
+			k.prevKeys = map[string]bool{}
+		}
+		for j, c := range cs {
 			k.readContext(c.idx, a, j > 0)
 		}
 	}
@@ -524,46 +520,41 @@ func (k *conv) readContext(f int, agent string, rotated bool) {
 }
 
 func (k *conv) toolCall(tc ctxToolCall, side bool, ref archive.RawRef) string {
-	b := k.b
 	args := imp.Arguments(tc.Function.Arguments)
 	id := cmp.Or(tc.ID, fmt.Sprintf("call_%d_%d", ref.File, ref.Line))
-	t := archive.ToolExec{ID: id, Name: tc.Function.Name, Input: imp.StringJSON(args), Sidechain: side, Ref: ref, ResultRef: archive.RawRef{File: -1, Line: -1}}
+	addTool(k.b, archive.ToolExec{ID: id, Name: tc.Function.Name, Input: imp.StringJSON(args), Sidechain: side, Ref: ref, ResultRef: archive.RawRef{File: -1, Line: -1}}, []byte(args))
+	return id
+}
+
+// addTool records a Kimi CLI or Kimi Code tool call with the JSON
+// arguments args: its command, the files it names (in the registry too)
+// and, for a main agent's SetTodoList, the task state. A call already
+// recorded (re-read from a rotated file) keeps its first record.
+func addTool(b *imp.Builder, t archive.ToolExec, args []byte) {
 	var a map[string]json.RawMessage
-	_ = json.Unmarshal([]byte(args), &a)
+	_ = json.Unmarshal(args, &a)
 	op := imp.OpOther
-	switch tc.Function.Name {
+	switch t.Name {
 	case "Shell", "Bash", "bash", "shell":
 		t.Command = imp.Str(a["command"])
-	case "ReadFile", "ReadMediaFile":
+	case "Read", "ReadFile", "ReadMediaFile":
 		op = imp.OpRead
-	case "WriteFile":
+	case "Write", "WriteFile":
 		op = imp.OpWrite
-	case "StrReplaceFile", "PatchFile", "EditFile":
+	case "Edit", "StrReplaceFile", "PatchFile", "EditFile":
 		op = imp.OpEdit
 	case "SetTodoList":
-		var p struct {
-			Todos []struct {
-				Title  string `json:"title"`
-				Status string `json:"status"`
-			} `json:"todos"`
-		}
-		if json.Unmarshal([]byte(args), &p) == nil && p.Todos != nil && !side {
-			var tasks []archive.Task
-			for _, x := range p.Todos {
-				tasks = append(tasks, archive.Task{Content: x.Title, Status: imp.TaskStatus(x.Status)})
-			}
-			b.SetTasks(tasks, time.Time{})
+		var todos []imp.Todo
+		if json.Unmarshal(a["todos"], &todos) == nil && !t.Sidechain {
+			b.SetTodos(todos, time.Time{})
 		}
 	}
 	if op != imp.OpOther {
-		b.TouchArgs(&t, a, op, time.Time{}, "path", "file_path")
+		b.TouchArgs(&t, a, op, t.Timestamp, "path", "file_path")
 	}
-	if old := b.Tool(id); old != nil {
-		// The same call re-read from a rotated file: keep the first.
-		return id
+	if b.Tool(t.ID) == nil {
+		b.AddTool(t)
 	}
-	b.AddTool(t)
-	return id
 }
 
 func (k *conv) toolResult(id, text string, line, f int) {
@@ -761,12 +752,8 @@ func (k *conv) readState(f int) {
 	data := b.S.Raw[f].Data
 	b.S.Import.Lines++
 	var st struct {
-		Title string `json:"title"`
-		Todos []struct {
-			Title   string `json:"title"`
-			Content string `json:"content"`
-			Status  string `json:"status"`
-		} `json:"todos"`
+		Title string     `json:"title"`
+		Todos []imp.Todo `json:"todos"`
 	}
 	if err := json.Unmarshal(data, &st); err != nil {
 		b.S.Import.Skipped++
@@ -776,11 +763,5 @@ func (k *conv) readState(f int) {
 	if st.Title != "" {
 		b.S.Meta.Title = st.Title
 	}
-	if st.Todos != nil {
-		var tasks []archive.Task
-		for _, t := range st.Todos {
-			tasks = append(tasks, archive.Task{Content: cmp.Or(t.Title, t.Content), Status: imp.TaskStatus(t.Status)})
-		}
-		b.SetTasks(tasks, time.Time{})
-	}
+	b.SetTodos(st.Todos, time.Time{})
 }

@@ -156,7 +156,7 @@ func TestClearRotationAndNoWire(t *testing.T) {
 
 func TestHostile(t *testing.T) {
 	in := "{\"role\":\"user\",\"content\":\"caf\xe9\"}\r\n\n\nnot json\n{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"ok\"}],\"tool_calls\":[{\"id\":\"x\",\"function\":{\"name\":\"Shell\",\"arguments\":\"{bad\"}}]}\n{\"role\":\"tool\",\"tool_call_id\":\"nope\",\"content\":\"orphan\"}\n{\"role\":\"assistant\",\"content\":\"cu"
-	s, err := kimi.ImportBytes("s/context.jsonl", []byte(in), archive.ImportOptions{})
+	s, err := kimi.ImportFiles([]archive.RawFile{{Name: "s/context.jsonl", Data: []byte(in)}}, archive.ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ package imp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -75,13 +76,6 @@ type Line struct {
 // ImportReport.Blank, not an error).
 func (l Line) Blank() bool { return len(bytes.TrimSpace(l.Data)) == 0 }
 
-func trimCR(b []byte) []byte {
-	if len(b) > 0 && b[len(b)-1] == '\r' {
-		return b[:len(b)-1]
-	}
-	return b
-}
-
 // Builder accumulates a State and its report while an importer runs.
 type Builder struct {
 	S     *archive.State
@@ -140,7 +134,7 @@ func (b *Builder) Lines(f int) iter.Seq[Line] {
 			} else {
 				data = nil
 			}
-			l.Data = trimCR(l.Data)
+			l.Data = bytes.TrimSuffix(l.Data, []byte("\r"))
 			if !yield(l) {
 				return
 			}
@@ -508,35 +502,41 @@ func AppendUnique(list []string, s string) []string {
 	return append(list, s)
 }
 
-// TaskStatus maps an assistant's todo status to pending, in_progress or
-// completed ("" for cancelled or unknown).
-func TaskStatus(s string) string {
-	switch strings.ToLower(strings.TrimSpace(strings.ReplaceAll(s, " ", "_"))) {
-	case "pending", "todo", "not_started":
-		return "pending"
-	case "in_progress", "inprogress", "active", "doing":
-		return "in_progress"
-	case "completed", "done", "complete", "finished":
-		return "completed"
-	}
-	return ""
+// Todo is one item of an assistant's todo list; its text is the first of
+// title (Kimi), content (Kimi's state.json), description (Gemini CLI) and
+// step (Codex's plan).
+type Todo struct {
+	Title       string `json:"title"`
+	Content     string `json:"content"`
+	Description string `json:"description"`
+	Step        string `json:"step"`
+	Status      string `json:"status"`
 }
 
-// SetTasks replaces the task state with the given items.
-func (b *Builder) SetTasks(items []archive.Task, ts time.Time) {
-	var ts2 archive.TaskState
+// SetTodos replaces the task state with a todo list, unless items is nil
+// (no list). Each item's status, whatever the assistant calls it, makes it
+// pending, in progress or completed; cancelled and unknown ones are left
+// out.
+func (b *Builder) SetTodos(items []Todo, ts time.Time) {
+	if items == nil {
+		return
+	}
+	s := archive.TaskState{UpdatedAt: ts}
 	for _, t := range items {
-		switch t.Status {
-		case "completed":
-			ts2.Completed = append(ts2.Completed, t)
-		case "in_progress":
-			ts2.Active = append(ts2.Active, t)
-		case "pending":
-			ts2.Pending = append(ts2.Pending, t)
+		task := archive.Task{Content: cmp.Or(t.Title, t.Content, t.Description, t.Step)}
+		switch strings.ToLower(strings.TrimSpace(strings.ReplaceAll(t.Status, " ", "_"))) {
+		case "pending", "todo", "not_started":
+			task.Status = "pending"
+			s.Pending = append(s.Pending, task)
+		case "in_progress", "inprogress", "active", "doing":
+			task.Status = "in_progress"
+			s.Active = append(s.Active, task)
+		case "completed", "done", "complete", "finished":
+			task.Status = "completed"
+			s.Completed = append(s.Completed, task)
 		}
 	}
-	ts2.UpdatedAt = ts
-	b.S.Tasks = ts2
+	b.S.Tasks = s
 }
 
 // defaultMaxFileContent caps one captured file when the options do not.

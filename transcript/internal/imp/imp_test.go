@@ -57,11 +57,25 @@ func TestPatchFiles(t *testing.T) {
 	}
 }
 
-func TestTaskStatus(t *testing.T) {
-	for in, want := range map[string]string{"Done": "completed", "In Progress": "in_progress", "pending": "pending", "cancelled": "", "TODO": "pending"} {
-		if got := TaskStatus(in); got != want {
-			t.Errorf("%s: %q", in, got)
-		}
+func TestSetTodos(t *testing.T) {
+	ts := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b := NewBuilder(context.Background(), archive.HarnessCodex)
+	b.SetTodos([]Todo{
+		{Title: "a", Status: "Done"}, {Content: "b", Status: "In Progress"}, {Description: "c", Status: "pending"},
+		{Step: "d", Status: "cancelled"}, {Title: "e", Content: "not this", Status: "TODO"},
+	}, ts)
+	want := archive.TaskState{
+		Completed: []archive.Task{{Content: "a", Status: "completed"}},
+		Active:    []archive.Task{{Content: "b", Status: "in_progress"}},
+		Pending:   []archive.Task{{Content: "c", Status: "pending"}, {Content: "e", Status: "pending"}},
+		UpdatedAt: ts,
+	}
+	if !reflect.DeepEqual(b.S.Tasks, want) {
+		t.Errorf("tasks %+v, want %+v", b.S.Tasks, want)
+	}
+	b.SetTodos(nil, ts.Add(time.Hour)) // no list: the state stays
+	if !reflect.DeepEqual(b.S.Tasks, want) {
+		t.Errorf("after a nil list: %+v", b.S.Tasks)
 	}
 }
 

@@ -7,17 +7,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/ben10ctx/ben10/internal/testcorpus"
-
 	"github.com/ben10ctx/ben10/archive"
 )
-
-// Corpus returns the real-session corpus folder for one assistant
-// (claude, codex, gemini), skipping the test when it is absent.
-func Corpus(t testing.TB, sub string) string {
-	t.Helper()
-	return testcorpus.Dir(t, sub)
-}
 
 // CheckRaw fails unless the State holds raw file name with exactly the
 // bytes of path (compared by SHA-256).
