@@ -37,7 +37,7 @@ func TestCompactDigestBeforeSnapshot(t *testing.T) {
 		t.Fatalf("SessionStart(compact) injected nothing: stdout %q stderr %q", r.stdout, r.stderr)
 	}
 	text := r.out.HookSpecificOutput.AdditionalContext
-	if !strings.HasPrefix(text, compactHeaderTranscript) || !strings.Contains(r.out.SystemMessage, "transcript") {
+	if !strings.HasPrefix(text, "[Ben10] Context from before the compaction (from the session's transcript;") || !strings.Contains(r.out.SystemMessage, "transcript") {
 		t.Fatalf("output: %+v", r.out)
 	}
 	for _, want := range []string{"testdata/carts/threshold.json", "internal/cart/total_test.go"} {

@@ -38,6 +38,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -47,6 +48,7 @@ import (
 
 	"github.com/ben10ctx/ben10/internal/hookfast"
 	"github.com/ben10ctx/ben10/internal/hooknote"
+	"github.com/ben10ctx/ben10/internal/hookstart"
 	"github.com/ben10ctx/ben10/store"
 )
 
@@ -108,6 +110,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fail(stderr, name, in, fmt.Errorf("reading stdin: %w", rerr))
 		return 0
 	}
+	if perr == nil && hookfast.EventKey(name) == "sessionstart" && in.Source == "compact" && afterCompact(&hooknote.Env{}, in, stdout, stderr) {
+		return 0
+	}
 	bin, err := fullBinary()
 	if err != nil {
 		fail(stderr, name, in, err)
@@ -153,6 +158,37 @@ func note(env *hooknote.Env, ev hooknote.Event, in *hooknote.Input, stderr io.Wr
 		fail(stderr, string(ev), in, err)
 	}
 	return 0
+}
+
+// afterCompact handles SessionStart(compact) when the worker prepared
+// the recall of the session's snapshot (internal/hookstart): done is
+// false, with nothing changed, when it did not, and `ben10 hook` reads
+// the archive instead.
+func afterCompact(env *hooknote.Env, in *hooknote.Input, stdout, stderr io.Writer) (done bool) {
+	ev := hooknote.SessionStart
+	defer func() {
+		if r := recover(); r != nil {
+			fail(stderr, string(ev), in, fmt.Errorf("the hook's work failed: panic: %v", r))
+			done = true
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), hookfast.EventDeadline(string(ev)))
+	defer cancel()
+	c, err := env.Open(ctx, ev, in)
+	if err != nil || c == nil {
+		return false
+	}
+	out, err := hookstart.Compact(c, hookstart.Prepared(c))
+	if errors.Is(err, hookstart.ErrNotPrepared) {
+		return false
+	}
+	if err == nil {
+		err = out.Write(stdout)
+	}
+	if err != nil {
+		fail(stderr, string(ev), in, err)
+	}
+	return true
 }
 
 // syncWork does a job that must be done before the hook returns (a
