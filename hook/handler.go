@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -250,36 +249,6 @@ func (c *call) snapshotRecall(sn Snapshotter, id string) (recall.Recall, error) 
 	return recall.Recall(r), nil
 }
 
-// candidate is one saved context file of this project.
-type candidate struct {
-	path, kind string
-	mod        time.Time
-}
-
-func (c *call) candidates() []candidate {
-	var cs []candidate
-	if fi, err := os.Stat(c.St.CurrentPath()); err == nil {
-		cs = append(cs, candidate{c.St.CurrentPath(), store.KindCurrent, fi.ModTime()})
-	}
-	if cps, err := c.St.Checkpoints(); err == nil {
-		for _, e := range cps {
-			cs = append(cs, candidate{e.Path, store.KindCheckpoint, e.ModTime})
-		}
-	}
-	if hs, err := c.St.History(); err == nil {
-		for _, e := range hs {
-			cs = append(cs, candidate{e.Path, store.KindHistory, e.ModTime})
-		}
-	}
-	// Newest first; current.ctx wins a tie.
-	for i := 1; i < len(cs); i++ {
-		for j := i; j > 0 && cs[j].mod.After(cs[j-1].mod); j-- {
-			cs[j], cs[j-1] = cs[j-1], cs[j]
-		}
-	}
-	return cs
-}
-
 func (c *call) atStartup() (*Output, error) {
 	if !c.Cfg.AutoRestore {
 		return nil, c.Touch()
@@ -301,23 +270,23 @@ func (c *call) atStartup() (*Output, error) {
 		if adOK {
 			ctxBudget -= archive.DigestLen(adBlock)
 		}
-		for _, cand := range c.candidates() {
-			a, err := archive.OpenFile(cand.path, oo)
+		for _, cand := range hookstart.Candidates(c.St) {
+			a, err := archive.OpenFile(cand.Path, oo)
 			if err != nil {
-				problems = append(problems, fmt.Errorf("%s: %w", filepath.Base(cand.path), err))
+				problems = append(problems, fmt.Errorf("%s: %w", filepath.Base(cand.Path), err))
 				continue
 			}
 			text, msg, key, ok, err := c.startupDigest(s, a, cand, seen, ctxBudget, maxAge)
 			a.Close()
 			if err != nil {
-				problems = append(problems, fmt.Errorf("%s: %w", filepath.Base(cand.path), err))
+				problems = append(problems, fmt.Errorf("%s: %w", filepath.Base(cand.Path), err))
 				continue
 			}
 			if !ok {
 				continue
 			}
 			out = &Output{SystemMessage: msg, HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: text}}
-			hookstart.Consume(c.Call, s, Recovery{ID: "rc-" + strings.TrimPrefix(key, "ctx:"), Kind: KindHandoff, SourceSession: a.Meta().SessionID, Path: cand.path, Key: key, Chars: archive.DigestLen(text)})
+			hookstart.Consume(c.Call, s, Recovery{ID: "rc-" + strings.TrimPrefix(key, "ctx:"), Kind: KindHandoff, SourceSession: a.Meta().SessionID, Path: cand.Path, Key: key, Chars: archive.DigestLen(text)})
 			break
 		}
 		if adOK {
@@ -357,7 +326,7 @@ func contextKey(m archive.Metadata) string {
 }
 
 // startupDigest decides whether the archive a is this startup's recovery.
-func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen map[string]bool, budget int, maxAge time.Duration) (text, msg, key string, ok bool, err error) {
+func (c *call) startupDigest(s *State, a *archive.Archive, cand hookstart.Candidate, seen map[string]bool, budget int, maxAge time.Duration) (text, msg, key string, ok bool, err error) {
 	m := a.Meta()
 	sid := m.SessionID
 	if sid == c.In.SessionID || seen[sid] {
@@ -378,7 +347,7 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 	}
 	saved := m.UpdatedAt
 	if saved.IsZero() {
-		saved = cand.mod
+		saved = cand.Mod
 	}
 	if saved.After(c.Now.Add(maxClockSkew)) || m.LastActivity.After(c.Now.Add(maxClockSkew)) {
 		return "", "", "", false, nil // saved "in the future": not an archive this user's hooks wrote
@@ -404,11 +373,11 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 	if !has {
 		return "", "", "", false, errors.New("no recall stored (written by an older ben10)")
 	}
-	head := startupHeader(sid, cand.kind)
+	head := startupHeader(sid, cand.Kind)
 	body := archive.Digest(r, archive.DigestOptions{Budget: budget - archive.DigestLen(head), Now: c.Now})
 	text = head + body
 	msg = fmt.Sprintf("Ben10: restored context of the previous session %s (%s, saved %s ago; %s characters)",
-		shortID(sid), kindName(cand.kind), store.FormatDuration(max(c.Now.Sub(saved), 0).Round(time.Minute)), hookstart.Thousands(archive.DigestLen(text)))
+		shortID(sid), kindName(cand.Kind), store.FormatDuration(max(c.Now.Sub(saved), 0).Round(time.Minute)), hookstart.Thousands(archive.DigestLen(text)))
 	return text, msg, key, true, nil
 }
 

@@ -148,3 +148,26 @@ func TestShimCompactPrepared(t *testing.T) {
 		}
 	}
 }
+
+// TestShimStartupLight: SessionStart(startup) in a project whose store
+// holds nothing to offer is handled by the shim alone (the lone copy,
+// with no ben10 beside it) and recorded in the hook state; once the
+// store holds a saved context, the shim hands the event to ben10.
+func TestShimStartupLight(t *testing.T) {
+	t.Parallel()
+	w := newShimWorld(t, "")
+	r := runBinary(t, w.lone, w.input("SessionStart", map[string]any{"source": "startup"}), w.env, "session-start")
+	if r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Fatalf("startup with nothing to offer: %+v", r)
+	}
+	if ss := w.state().Sessions[w.session]; ss == nil || ss.LastEvent.IsZero() {
+		t.Fatalf("the event was not recorded: %+v", ss)
+	}
+	if err := os.WriteFile(filepath.Join(w.contextDir(), "current.ctx"), []byte("saved"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = runBinary(t, w.lone, w.input("SessionStart", map[string]any{"source": "clear"}), w.env, "session-start")
+	if r.stdout != "" || !strings.Contains(r.stderr, "ben10 is not next to ben10-hook") {
+		t.Fatalf("a store with a saved context was not handed on: %+v", r)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/internal/hooknote"
 	"github.com/ben10ctx/ben10/internal/recall"
+	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
 
@@ -221,5 +222,13 @@ func TestTrustedSummary(t *testing.T) {
 	ss.CompactSummary = "changed summary"
 	if got := trustedSummary(key, st.ProjectDir(), "s1", ss); got != "" {
 		t.Errorf("a changed summary is trusted: %q", got)
+	}
+}
+
+// TestAgentDigestDir: Startup looks for the assistants' checkpoints where
+// package snapshot keeps them.
+func TestAgentDigestDir(t *testing.T) {
+	if agentDigestDir != snapshot.AgentDigestDir {
+		t.Fatalf("agentDigestDir %q, snapshot keeps them in %q", agentDigestDir, snapshot.AgentDigestDir)
 	}
 }
