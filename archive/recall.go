@@ -48,7 +48,10 @@ const (
 
 // Recall is the small, bounded distillate of a State that a digest is
 // built from, stored in the archive's summaries segment (BuildRecall makes
-// one, Digest renders one). Its fields are defined in internal/recall,
+// one, Digest renders one): the session's facts (RecallSession), its first
+// and latest requests, todo state, files, shell commands with their
+// outcome, errors, decisions and compactions, most relevant first, and
+// counts of what the caps left out. Its fields are defined in internal/recall,
 // which the light hook binary links to render a prepared recall without
 // the archive format; this type adds the archive's stored form.
 type Recall recall.Recall
