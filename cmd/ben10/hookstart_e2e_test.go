@@ -16,8 +16,8 @@ import (
 // `ben10 hook` prints from the archive, and removes the prepared file. A
 // prepared file that was forged, truncated, replaced by a symbolic link
 // or renamed to another snapshot's name is never injected: the lone shim
-// hands the event on (and fails, with ben10 missing), and `ben10 hook`
-// injects the archive's digest.
+// hands the event on (and fails, with ben10 missing), and the shim beside
+// ben10 injects the archive's digest.
 func TestShimCompactPrepared(t *testing.T) {
 	t.Parallel()
 	w := newHookWorld(t, demoSessionID)
@@ -140,8 +140,8 @@ func TestShimCompactPrepared(t *testing.T) {
 		if rc := w.state().Recoveries; len(rc) != 1 || rc[0].State != "active" {
 			t.Errorf("%s: the hook state changed: %+v", tc.name, rc)
 		}
-		if tc.name == "another snapshot's name" {
-			continue // no archive of that name for ben10 hook to read
+		if tc.name != "forged" {
+			continue // ben10 hook reading the archive: once is enough
 		}
 		if r := runBinary(t, shimBin, compact, w.env, "session-start"); r.stdout != heavy.stdout || r.stderr != "" {
 			t.Errorf("%s: the shim beside ben10 did not inject the archive's digest: %+v", tc.name, r)
