@@ -1,6 +1,10 @@
 package archive
 
-import "time"
+import (
+	"time"
+
+	"github.com/ben10ctx/ben10/internal/recall"
+)
 
 // SchemaVersion is the version of the typed payloads (msgpack) stored in an
 // archive's model segments. It changes when a field's meaning changes; adding
@@ -8,7 +12,7 @@ import "time"
 const SchemaVersion = 1
 
 // Harness names the assistant a session came from.
-type Harness string
+type Harness = recall.Harness
 
 // The harnesses Ben10 imports.
 const (
@@ -127,12 +131,7 @@ type TaskState struct {
 }
 
 // Task is one todo item or task.
-type Task struct {
-	ID         string `msgpack:"id,omitempty" json:"id,omitempty"`
-	Content    string `msgpack:"content" json:"content"`
-	ActiveForm string `msgpack:"active_form,omitempty" json:"active_form,omitempty"`
-	Status     string `msgpack:"status" json:"status"` // pending | in_progress | completed
-}
+type Task = recall.Task
 
 // Compaction is one compaction boundary and the summary that followed it.
 type Compaction struct {

@@ -97,7 +97,7 @@ func fullRandomRecall(rng *rand.Rand) Recall {
 	for range n() {
 		r.Compactions = append(r.Compactions, RecallCompaction{Trigger: str(), PreTokens: num(), Time: tm()})
 	}
-	r.Omitted = RecallOmitted{small(), small(), small(), small(), small(), small(), small()}
+	r.Omitted = RecallOmitted{Requests: small(), Files: small(), Commands: small(), Errors: small(), Tasks: small(), Decisions: small(), Compactions: small()}
 	return r
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/internal/hooknote"
+	"github.com/ben10ctx/ben10/internal/hookstart"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
@@ -26,13 +27,12 @@ type Declined struct {
 // (a new checkpoint or final save) is offered again as usual. Files that
 // do not open are skipped (the hook never injects them either).
 func DeclineStored(st *store.Store, now time.Time) ([]Declined, error) {
-	c := &call{Call: &hooknote.Call{St: st, Cfg: st.Config(), Now: now}}
 	oo := snapshot.OpenOptions(st.Config())
 	var out []Declined
 	err := hooknote.UpdateState(st.Root(), st.ProjectDir(), now, func(s *State) error {
 		seen := map[string]bool{}
-		for _, cand := range c.candidates() {
-			a, err := archive.OpenFile(cand.path, oo)
+		for _, cand := range hookstart.Candidates(st) {
+			a, err := archive.OpenFile(cand.Path, oo)
 			if err != nil {
 				continue
 			}
@@ -57,11 +57,11 @@ func DeclineStored(st *store.Store, now time.Time) ([]Declined, error) {
 			if !found {
 				s.Recoveries = append(s.Recoveries, Recovery{
 					ID: "rc-" + strings.TrimPrefix(key, "ctx:"), Kind: KindHandoff, State: RecoveryDeclined,
-					SourceSession: m.SessionID, Path: cand.path, Key: key, Created: now, CreatedBy: os.Getpid(),
+					SourceSession: m.SessionID, Path: cand.Path, Key: key, Created: now, CreatedBy: os.Getpid(),
 					ConsumedAt: now, ConsumedPID: os.Getpid(), Note: "fresh start chosen",
 				})
 			}
-			out = append(out, Declined{Path: cand.path, Kind: cand.kind, Session: m.SessionID})
+			out = append(out, Declined{Path: cand.Path, Kind: cand.Kind, Session: m.SessionID})
 		}
 		return nil
 	})

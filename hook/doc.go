@@ -27,7 +27,12 @@
 // what the compaction summary already says; while the worker has not
 // written it, the digest is built from the transcript's lines before the
 // compaction. SessionStart(startup|clear) injects this project's previous
-// session when recent.
+// session when recent. Both are implemented in internal/hookstart over
+// their sources: this package reads the archives, the light shim reads
+// the recall the worker prepared after the snapshot (store's prepared/,
+// a file authenticated under the user's key for this project, session
+// and snapshot, internal/hookstart.WritePrepared), so both render the
+// same digest with the same code.
 //
 // State: a per-project State file (hook-state.json in the store directory)
 // keeps prompt counts, checkpoint times and the recoveries offered, injected
@@ -44,10 +49,13 @@
 // links neither archives nor compressors: `ben10 hook` (Handler.Handle)
 // and the light ben10-hook binary (cmd/ben10-hook) both run it, and the
 // hook state types of this package are its types. Install registers the
-// shim for every event when it sits next to ben10; the shim hands to
-// `ben10 hook` what reads archives or redaction rules (SessionStart of a
-// new, cleared or compacted session, a PostCompact summary), and a
-// rewritten transcript's job to `ben10 internal work --once`.
+// shim for every event when it sits next to ben10; the shim also handles
+// SessionStart(compact) when the recall is prepared and
+// SessionStart(startup|clear) when the store holds nothing to offer, and
+// hands to `ben10 hook` what reads archives or redaction rules (any other
+// SessionStart of a new, cleared or compacted session, a PostCompact
+// summary), and a rewritten transcript's job to `ben10 internal work
+// --once`.
 //
 // Fast path: a prompt with no checkpoint due touches only the session's
 // append-only counter in <store>/hook-prompts/: no lock, no JSON state, no

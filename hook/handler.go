@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -13,6 +12,8 @@ import (
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/internal/hookfast"
 	"github.com/ben10ctx/ben10/internal/hooknote"
+	"github.com/ben10ctx/ben10/internal/hookstart"
+	"github.com/ben10ctx/ben10/internal/recall"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
@@ -163,7 +164,7 @@ func (c *call) postCompact() (*Output, error) {
 				sum, _ = r.String(sum)
 			}
 		}
-		ss.CompactSummary, ss.CompactSummaryTag = sum, c.summaryTag(sum)
+		ss.CompactSummary, ss.CompactSummaryTag = sum, hookstart.SummaryTag(c.St, c.In.SessionID, sum)
 		return nil
 	})
 }
@@ -181,11 +182,7 @@ func (c *call) sessionStart() (*Output, error) {
 	}
 }
 
-// header lines of the injected context.
-func compactHeader(id string) string {
-	return fmt.Sprintf("[Ben10] Context from before the compaction (snapshot %s). The summary above may have dropped some of it; the full transcript is kept: `ben10 context compaction show %s`.\n\n", id, id)
-}
-
+// startupHeader heads the digest of a previous session's saved context.
 func startupHeader(sid, kind string) string {
 	return fmt.Sprintf("[Ben10] Context of this project's previous session %s (%s). Use it if the user continues that work.\n\n", shortID(sid), kindName(kind))
 }
@@ -209,171 +206,47 @@ func shortID(s string) string {
 	return s
 }
 
+// afterCompact is SessionStart(compact) with every source: the
+// snapshot's archive, or the transcript's lines before the compaction
+// (the light hook uses the recall the worker prepared instead).
 func (c *call) afterCompact() (*Output, error) {
-	if !c.Cfg.AutoRestore {
-		return nil, c.Touch()
-	}
 	sn, err := c.snapshots()
 	if err != nil {
 		return nil, err
 	}
-	var out *Output
-	err = c.Update(func(s *State, ss *SessionState) error {
-		id := ""
-		for i := len(s.Recoveries) - 1; i >= 0; i-- {
-			r := s.Recoveries[i]
-			if r.Kind == KindCompact && r.TargetSession == c.In.SessionID && r.State == RecoveryActive {
-				id = r.Snapshot
-				break
-			}
-		}
-		var r archive.Recall
-		head := ""
-		key := ""
-		switch {
-		case id == "" && ss.PreCompactSize > 0 && ss.PreCompactTranscript == c.In.TranscriptPath:
-			// PreCompact took note and its snapshot is not ready: the
-			// digest comes from the transcript's lines before the
-			// compaction.
-			var ok bool
-			var err error
-			if r, ok, err = recallBefore(c.In.TranscriptPath, ss.PreCompactSize, c.St.ProjectDir()); err != nil || !ok {
-				return err
-			}
-			key = fmt.Sprintf("transcript:%s@%d", c.In.SessionID, ss.PreCompactSize)
-			if s.ConsumedKey(key) != nil {
-				return nil
-			}
-			head = compactHeaderTranscript
-			id = "transcript"
-		default:
-			if id == "" {
-				info, ok, err := sn.LatestForSession(c.In.SessionID)
-				if err != nil {
-					return err
-				}
-				if !ok || c.Now.Sub(info.CreatedAt) > hooknote.CompactLookback {
-					return nil // no snapshot of this session: nothing to restore
-				}
-				id = info.ID
-			}
-			key = "snapshot:" + id
-			if s.ConsumedKey(key) != nil {
-				return nil // already injected: a re-fired event
-			}
-			a, closer, err := sn.OpenArchive(id)
-			if err != nil {
-				return fmt.Errorf("opening snapshot %s: %w", id, err)
-			}
-			defer closer.Close()
-			if err := c.authenticated(a, c.In.SessionID); err != nil {
-				return fmt.Errorf("snapshot %s not injected: %w", id, err)
-			}
-			var ok bool
-			r, ok, err = a.Recall()
-			if err != nil {
-				return fmt.Errorf("snapshot %s: %w", id, err)
-			}
-			if !ok {
-				return fmt.Errorf("snapshot %s holds no recall (written by an older ben10)", id)
-			}
-			head = compactHeader(id)
-		}
-		summary := c.trustedSummary(ss)
-		if summary == "" {
-			summary = c.In.CompactSummary
-		}
-		if summary == "" && c.In.TranscriptPath != "" {
-			var off int64
-			if ss.PreCompactTranscript == c.In.TranscriptPath {
-				off = ss.PreCompactSize
-			}
-			summary, _ = CompactSummaryAfter(c.In.TranscriptPath, off) // unreadable: digest everything
-		}
-		budget := min(c.Cfg.Recovery.CompactDigestChars, archive.RecoveryDigestBudget)
-		if budget <= 0 {
-			budget = archive.RecoveryDigestBudget
-		}
-		body := archive.Digest(r, archive.DigestOptions{Budget: budget - archive.DigestLen(head) - archive.DigestLen(RecallToolsLine), Summary: summary, Now: c.Now})
-		text := head + body + RecallToolsLine
-		from := "snapshot " + id
-		if id == "transcript" {
-			from = "the transcript (its snapshot is being written)"
-		}
-		msg := fmt.Sprintf("Ben10: context restored after compaction from %s (%d files, %d commands, %d errors; %s characters)",
-			from, len(r.Files), len(r.Commands), len(r.Errors), thousands(archive.DigestLen(text)))
-		out = &Output{SystemMessage: msg, HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: text}}
-		rc := Recovery{ID: "rc-" + id, Kind: KindCompact, SourceSession: c.In.SessionID, Snapshot: id, Key: key, Chars: archive.DigestLen(text)}
-		if id == "transcript" {
-			rc.ID, rc.Snapshot = "rc-"+key, ""
-		}
-		c.consume(s, rc)
-		ss.CompactSummary = ""
-		ss.PreCompactSize, ss.PreCompactTranscript = 0, ""
-		return nil
+	return hookstart.Compact(c.Call, hookstart.Sources{
+		Snapshot: func(id string) (recall.Recall, error) { return c.snapshotRecall(sn, id) },
+		Latest: func(session string) (string, time.Time, bool, error) {
+			info, ok, err := sn.LatestForSession(session)
+			return info.ID, info.CreatedAt, ok, err
+		},
+		Before: func(path string, size int64) (recall.Recall, bool, error) {
+			r, ok, err := recallBefore(path, size, c.St.ProjectDir())
+			return recall.Recall(r), ok, err
+		},
 	})
+}
+
+// snapshotRecall reads the recall of compaction snapshot id from its
+// archive, which must authenticate as this user's, for this session or
+// project.
+func (c *call) snapshotRecall(sn Snapshotter, id string) (recall.Recall, error) {
+	a, closer, err := sn.OpenArchive(id)
 	if err != nil {
-		return nil, err
+		return recall.Recall{}, fmt.Errorf("opening snapshot %s: %w", id, err)
 	}
-	if out != nil {
-		c.audit(out, "compact")
+	defer closer.Close()
+	if err := c.authenticated(a, c.In.SessionID); err != nil {
+		return recall.Recall{}, fmt.Errorf("snapshot %s not injected: %w", id, err)
 	}
-	return out, nil
-}
-
-// consume marks the active recovery with r's key consumed by this session
-// (adding r when there is none).
-func (c *call) consume(s *State, r Recovery) {
-	for i := range s.Recoveries {
-		o := &s.Recoveries[i]
-		if o.Key == r.Key && o.State == RecoveryActive {
-			o.State, o.ConsumedAt, o.ConsumedBy, o.ConsumedPID, o.Chars = RecoveryConsumed, c.Now, c.In.SessionID, os.Getpid(), r.Chars
-			o.TargetSession = c.In.SessionID
-			return
-		}
+	r, ok, err := a.Recall()
+	if err != nil {
+		return recall.Recall{}, fmt.Errorf("snapshot %s: %w", id, err)
 	}
-	// A recovery found without an active record (e.g. a checkpoint of a
-	// session that crashed): created and consumed now.
-	r.State, r.Created, r.ConsumedAt, r.ConsumedBy, r.ConsumedPID = RecoveryConsumed, c.Now, c.Now, c.In.SessionID, os.Getpid()
-	r.TargetSession = c.In.SessionID
-	s.Recoveries = append(s.Recoveries, r)
-}
-
-func (c *call) audit(out *Output, kind string) {
-	_ = c.St.Audit(store.AuditEntry{
-		Timestamp: c.Now, Action: store.ActionRestore, Session: c.In.SessionID,
-		Detail: "hook SessionStart(" + kind + "): " + out.SystemMessage,
-	})
-}
-
-// candidate is one saved context file of this project.
-type candidate struct {
-	path, kind string
-	mod        time.Time
-}
-
-func (c *call) candidates() []candidate {
-	var cs []candidate
-	if fi, err := os.Stat(c.St.CurrentPath()); err == nil {
-		cs = append(cs, candidate{c.St.CurrentPath(), store.KindCurrent, fi.ModTime()})
+	if !ok {
+		return recall.Recall{}, fmt.Errorf("snapshot %s holds no recall (written by an older ben10)", id)
 	}
-	if cps, err := c.St.Checkpoints(); err == nil {
-		for _, e := range cps {
-			cs = append(cs, candidate{e.Path, store.KindCheckpoint, e.ModTime})
-		}
-	}
-	if hs, err := c.St.History(); err == nil {
-		for _, e := range hs {
-			cs = append(cs, candidate{e.Path, store.KindHistory, e.ModTime})
-		}
-	}
-	// Newest first; current.ctx wins a tie.
-	for i := 1; i < len(cs); i++ {
-		for j := i; j > 0 && cs[j].mod.After(cs[j-1].mod); j-- {
-			cs[j], cs[j-1] = cs[j-1], cs[j]
-		}
-	}
-	return cs
+	return recall.Recall(r), nil
 }
 
 func (c *call) atStartup() (*Output, error) {
@@ -397,28 +270,28 @@ func (c *call) atStartup() (*Output, error) {
 		if adOK {
 			ctxBudget -= archive.DigestLen(adBlock)
 		}
-		for _, cand := range c.candidates() {
-			a, err := archive.OpenFile(cand.path, oo)
+		for _, cand := range hookstart.Candidates(c.St) {
+			a, err := archive.OpenFile(cand.Path, oo)
 			if err != nil {
-				problems = append(problems, fmt.Errorf("%s: %w", filepath.Base(cand.path), err))
+				problems = append(problems, fmt.Errorf("%s: %w", filepath.Base(cand.Path), err))
 				continue
 			}
 			text, msg, key, ok, err := c.startupDigest(s, a, cand, seen, ctxBudget, maxAge)
 			a.Close()
 			if err != nil {
-				problems = append(problems, fmt.Errorf("%s: %w", filepath.Base(cand.path), err))
+				problems = append(problems, fmt.Errorf("%s: %w", filepath.Base(cand.Path), err))
 				continue
 			}
 			if !ok {
 				continue
 			}
 			out = &Output{SystemMessage: msg, HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: text}}
-			c.consume(s, Recovery{ID: "rc-" + strings.TrimPrefix(key, "ctx:"), Kind: KindHandoff, SourceSession: a.Meta().SessionID, Path: cand.path, Key: key, Chars: archive.DigestLen(text)})
+			hookstart.Consume(c.Call, s, Recovery{ID: "rc-" + strings.TrimPrefix(key, "ctx:"), Kind: KindHandoff, SourceSession: a.Meta().SessionID, Path: cand.Path, Key: key, Chars: archive.DigestLen(text)})
 			break
 		}
 		if adOK {
 			out = withAgentDigest(out, ad, adBlock)
-			c.consume(s, Recovery{ID: "rc-" + adKey, Kind: KindHandoff, SourceSession: ad.Session, Path: ad.Path, Key: adKey, Chars: archive.DigestLen(adBlock)})
+			hookstart.Consume(c.Call, s, Recovery{ID: "rc-" + adKey, Kind: KindHandoff, SourceSession: ad.Session, Path: ad.Path, Key: adKey, Chars: archive.DigestLen(adBlock)})
 		}
 		if out == nil && len(problems) > 0 {
 			return fmt.Errorf("no saved context could be read: %w", errors.Join(problems...))
@@ -429,7 +302,7 @@ func (c *call) atStartup() (*Output, error) {
 		return nil, err
 	}
 	if out != nil {
-		c.audit(out, c.In.Source)
+		hookstart.Audit(c.Call, out, c.In.Source)
 	}
 	return out, nil
 }
@@ -453,7 +326,7 @@ func contextKey(m archive.Metadata) string {
 }
 
 // startupDigest decides whether the archive a is this startup's recovery.
-func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen map[string]bool, budget int, maxAge time.Duration) (text, msg, key string, ok bool, err error) {
+func (c *call) startupDigest(s *State, a *archive.Archive, cand hookstart.Candidate, seen map[string]bool, budget int, maxAge time.Duration) (text, msg, key string, ok bool, err error) {
 	m := a.Meta()
 	sid := m.SessionID
 	if sid == c.In.SessionID || seen[sid] {
@@ -474,7 +347,7 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 	}
 	saved := m.UpdatedAt
 	if saved.IsZero() {
-		saved = cand.mod
+		saved = cand.Mod
 	}
 	if saved.After(c.Now.Add(maxClockSkew)) || m.LastActivity.After(c.Now.Add(maxClockSkew)) {
 		return "", "", "", false, nil // saved "in the future": not an archive this user's hooks wrote
@@ -500,11 +373,11 @@ func (c *call) startupDigest(s *State, a *archive.Archive, cand candidate, seen 
 	if !has {
 		return "", "", "", false, errors.New("no recall stored (written by an older ben10)")
 	}
-	head := startupHeader(sid, cand.kind)
+	head := startupHeader(sid, cand.Kind)
 	body := archive.Digest(r, archive.DigestOptions{Budget: budget - archive.DigestLen(head), Now: c.Now})
 	text = head + body
 	msg = fmt.Sprintf("Ben10: restored context of the previous session %s (%s, saved %s ago; %s characters)",
-		shortID(sid), kindName(cand.kind), store.FormatDuration(max(c.Now.Sub(saved), 0).Round(time.Minute)), thousands(archive.DigestLen(text)))
+		shortID(sid), kindName(cand.Kind), store.FormatDuration(max(c.Now.Sub(saved), 0).Round(time.Minute)), hookstart.Thousands(archive.DigestLen(text)))
 	return text, msg, key, true, nil
 }
 
@@ -527,15 +400,6 @@ func sameProject(dir, project string) bool {
 	// project's store (store.ResolveProject) is the project's.
 	rel, err := filepath.Rel(project, p)
 	return err == nil && filepath.IsLocal(rel)
-}
-
-// thousands formats n with comma separators.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // sessionRunning reports whether session sid may still be running in

@@ -549,45 +549,6 @@ func TestCorruptStateIsSetAside(t *testing.T) {
 	}
 }
 
-func TestCompactSummaryTail(t *testing.T) {
-	dir := t.TempDir()
-	data, err := os.ReadFile("../testdata/demo/claude-session.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Pad the front far beyond one read chunk; the answer must not change.
-	pad := bytes.Repeat([]byte(`{"type":"progress","data":{"x":"`+strings.Repeat("y", 1000)+`"}}`+"\n"), 600)
-	for _, tc := range []struct {
-		name string
-		data []byte
-		want string
-	}{
-		{"demo", data, "This session is being continued"},
-		{"padded", append(append([]byte(nil), pad...), data...), "This session is being continued"},
-		{"cut before the boundary", data[:bytes.Index(data, []byte(`"subtype":"compact_boundary"`))], ""},
-		{"boundary without summary yet", data[:bytes.Index(data, []byte(`"isCompactSummary":true`))-200], ""},
-		{"empty", nil, ""},
-		{"no newline at all", bytes.Repeat([]byte("x"), 3*tailChunk), ""},
-	} {
-		p := filepath.Join(dir, tc.name+".jsonl")
-		os.WriteFile(p, tc.data, 0o600)
-		got, err := CompactSummary(p)
-		if err != nil || (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {
-			t.Errorf("%s: %q, %v", tc.name, firstN(got, 60), err)
-		}
-	}
-	if _, err := CompactSummary(filepath.Join(dir, "missing")); err == nil {
-		t.Errorf("missing file: no error")
-	}
-}
-
-func firstN(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
-	}
-	return s
-}
-
 func TestErrorLogIsBounded(t *testing.T) {
 	home := t.TempDir()
 	big := strings.Repeat("e", 5000)

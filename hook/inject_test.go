@@ -3,7 +3,7 @@ package hook
 import (
 	"bytes"
 	"context"
-	"github.com/ben10ctx/ben10/internal/hooknote"
+	"github.com/ben10ctx/ben10/internal/hookstart"
 	"os"
 	"path/filepath"
 	"strings"
@@ -265,18 +265,10 @@ func TestPostCompactSummaryTagged(t *testing.T) {
 	if ss == nil || ss.CompactSummary != "kept summary" || len(ss.CompactSummaryTag) != 64 {
 		t.Fatalf("kept: %+v", ss)
 	}
-	c := &call{Call: &hooknote.Call{In: &Input{SessionID: demoSession}, St: st}, h: e.handler()}
-	if got := c.trustedSummary(ss); got != "kept summary" {
-		t.Errorf("own summary not trusted: %q", got)
-	}
-	ss.CompactSummary = "changed summary"
-	if got := c.trustedSummary(ss); got != "" {
-		t.Errorf("a changed summary is trusted: %q", got)
-	}
-	c.In.SessionID = "another-session"
-	ss.CompactSummary = "kept summary"
-	if got := c.trustedSummary(ss); got != "" {
-		t.Errorf("another session's summary is trusted: %q", got)
+	// SessionStart(compact) trusts it under this tag only
+	// (internal/hookstart's TestTrustedSummary).
+	if want := hookstart.SummaryTag(st, demoSession, "kept summary"); ss.CompactSummaryTag != want {
+		t.Errorf("tag %q, want %q", ss.CompactSummaryTag, want)
 	}
 }
 

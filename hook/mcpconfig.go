@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ben10ctx/ben10/internal/hookstart"
 	"github.com/ben10ctx/ben10/internal/jsonedit"
 )
 
@@ -16,7 +17,7 @@ const MCPServerName = "ben10"
 
 // RecallToolsLine ends the digest injected after a compaction: it tells
 // the assistant that Ben10's MCP tools can look up what the digest left out.
-const RecallToolsLine = "\nEverything before this compaction is kept: look it up with the ben10 MCP tools (mcp__ben10__search, mcp__ben10__show, mcp__ben10__recall_file).\n"
+const RecallToolsLine = hookstart.RecallToolsLine
 
 // PortableCommand is the command a project-scope registration runs: the
 // ben10 on each user's PATH, since .mcp.json is committed and shared.

@@ -1,13 +1,13 @@
 package hook
 
 import (
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
 
 	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/internal/hookstart"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
@@ -15,7 +15,8 @@ import (
 // Only what this user's Ben10 wrote is injected: every archive a session
 // start injects must authenticate under the user's key
 // (archive.Archive.Authenticate), and so must the compaction summary kept
-// in hook-state.json between PostCompact and SessionStart(compact).
+// in hook-state.json between PostCompact and SessionStart(compact) and the
+// recall the worker prepares for it (package internal/hookstart).
 
 // errNoKey: the user's authentication key could not be read or created,
 // so nothing can be authenticated (and nothing is injected).
@@ -42,34 +43,6 @@ func (c *call) authenticated(a *archive.Archive, session string) error {
 		return fmt.Errorf("%w: the tag is another session's, of another project (%s)", archive.ErrBadTag, info.Project)
 	}
 	return nil
-}
-
-// summaryDomain separates the compaction summary's MAC from every other
-// use of the key.
-const summaryDomain = "ben10 compact summary v1"
-
-// summaryTag authenticates the compaction summary sum kept for session
-// in this project's state ("" without a key).
-func (c *call) summaryTag(sum string) string {
-	k := c.authKey()
-	if k == nil || sum == "" {
-		return ""
-	}
-	return hex.EncodeToString(k.Sum(summaryDomain, []byte(c.St.ProjectDir()), []byte(c.In.SessionID), []byte(sum)))
-}
-
-// trustedSummary returns the kept summary when its tag verifies, "" (use
-// the transcript instead) otherwise.
-func (c *call) trustedSummary(ss *SessionState) string {
-	k := c.authKey()
-	if k == nil || ss.CompactSummary == "" {
-		return ""
-	}
-	tag, err := hex.DecodeString(ss.CompactSummaryTag)
-	if err != nil || !k.Verify(tag, summaryDomain, []byte(c.St.ProjectDir()), []byte(c.In.SessionID), []byte(ss.CompactSummary)) {
-		return ""
-	}
-	return ss.CompactSummary
 }
 
 // agentDigest is the checkpoint an assistant wrote itself (the MCP tool
@@ -131,7 +104,7 @@ func clipChars(s string, n int) string {
 func withAgentDigest(out *Output, d snapshot.AgentDigest, block string) *Output {
 	if out == nil {
 		return &Output{
-			SystemMessage:      fmt.Sprintf("Ben10: offered the checkpoint the assistant of session %s wrote (%s characters)", orUnknown(shortID(d.Session)), thousands(archive.DigestLen(block))),
+			SystemMessage:      fmt.Sprintf("Ben10: offered the checkpoint the assistant of session %s wrote (%s characters)", orUnknown(shortID(d.Session)), hookstart.Thousands(archive.DigestLen(block))),
 			HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: block},
 		}
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/internal/hooknote"
+	"github.com/ben10ctx/ben10/internal/hookstart"
+	"github.com/ben10ctx/ben10/internal/recall"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript/claude"
@@ -314,11 +316,17 @@ func (h *Handler) compactSnapshot(ctx context.Context, st *store.Store, cfg *sto
 	if info.ID == "" {
 		return nil // parked: the next locked operation merges it; SessionStart finds it through LatestForSession
 	}
-	return hooknote.UpdateState(st.Root(), st.ProjectDir(), h.now(), func(s *State) error {
+	// SessionStart(compact) renders the prepared recall without opening
+	// the snapshot (the light hook). Without it, `ben10 hook` reads the
+	// archive: a failure here costs time, not data.
+	_ = prepare(st, sn, j.Session, info.ID, h.now())
+	consumed := false
+	err = hooknote.UpdateState(st.Root(), st.ProjectDir(), h.now(), func(s *State) error {
 		ss := s.Sessions[j.Session]
 		if ss == nil || ss.PreCompactSize != j.Size || ss.PreCompactTranscript != j.Transcript {
 			// SessionStart(compact) came first and digested the
 			// transcript: this snapshot is not injected again.
+			consumed = true
 			now := h.now()
 			s.Recoveries = append(s.Recoveries, Recovery{
 				ID: "rc-" + info.ID, Kind: KindCompact, State: RecoveryConsumed,
@@ -334,11 +342,29 @@ func (h *Handler) compactSnapshot(ctx context.Context, st *store.Store, cfg *sto
 		})
 		return nil
 	})
+	if consumed || err != nil {
+		hookstart.RemovePrepared(st, info.ID)
+	}
+	return err
 }
 
-// compactHeaderTranscript heads the digest SessionStart(compact) builds
-// from the transcript when the snapshot is not written yet.
-const compactHeaderTranscript = "[Ben10] Context from before the compaction (from the session's transcript; its snapshot is being written: `ben10 context compaction list`). The summary above may have dropped some of it.\n\n"
+// prepare writes the recall of snapshot id of session as the store's
+// prepared recall (internal/hookstart.WritePrepared).
+func prepare(st *store.Store, sn Snapshotter, session, id string, now time.Time) error {
+	a, closer, err := sn.OpenArchive(id)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	r, ok, err := a.Recall()
+	if err != nil {
+		return fmt.Errorf("snapshot %s: %w", id, err)
+	}
+	if !ok {
+		return fmt.Errorf("snapshot %s holds no recall", id)
+	}
+	return hookstart.WritePrepared(st, session, id, recall.Recall(r), now)
+}
 
 // maxDigestRead bounds what SessionStart(compact) reads of a transcript
 // to build a digest without a snapshot: the last maxDigestRead bytes

@@ -1,12 +1,18 @@
 package hook
 
 import (
+	"context"
 	"errors"
-	"github.com/ben10ctx/ben10/internal/hooknote"
 	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ben10ctx/ben10/internal/hooknote"
+	"github.com/ben10ctx/ben10/internal/hookstart"
+	"github.com/ben10ctx/ben10/internal/recall"
 
 	"github.com/ben10ctx/ben10/store"
 )
@@ -37,7 +43,7 @@ func TestCompactDigestBeforeSnapshot(t *testing.T) {
 		t.Fatalf("SessionStart(compact) injected nothing: stdout %q stderr %q", r.stdout, r.stderr)
 	}
 	text := r.out.HookSpecificOutput.AdditionalContext
-	if !strings.HasPrefix(text, compactHeaderTranscript) || !strings.Contains(r.out.SystemMessage, "transcript") {
+	if !strings.HasPrefix(text, "[Ben10] Context from before the compaction (from the session's transcript;") || !strings.Contains(r.out.SystemMessage, "transcript") {
 		t.Fatalf("output: %+v", r.out)
 	}
 	for _, want := range []string{"testdata/carts/threshold.json", "internal/cart/total_test.go"} {
@@ -58,8 +64,73 @@ func TestCompactDigestBeforeSnapshot(t *testing.T) {
 			t.Fatalf("recovery offered after its digest was injected: %+v", rc)
 		}
 	}
+	if left, _ := filepath.Glob(filepath.Join(e.store().Root(), hookstart.PreparedDir, "*")); len(left) != 0 {
+		t.Fatalf("prepared recall kept for a snapshot that is not offered: %v", left)
+	}
 	if r := e.fire("SessionStart", with("source", "compact")); r.stdout != "" {
 		t.Fatalf("re-fired SessionStart(compact) injected again: %q", r.stdout)
+	}
+}
+
+// TestWorkerPreparesRecall: after the PreCompact snapshot the worker
+// writes its recall for the light hook, which reads back the archive's
+// own recall; SessionStart(compact) from the prepared recall and from
+// the archive inject the same text, and the injection removes it.
+func TestWorkerPreparesRecall(t *testing.T) {
+	e := newEnv(t)
+	e.vars["BEN10_HOOK_WORK"] = WorkDefer
+	tp := e.transcript(demoSession, boundaryLine(t))
+	if r := e.fire("PreCompact", map[string]any{"session_id": demoSession, "transcript_path": tp, "trigger": "auto"}); r.stderr != "" {
+		t.Fatalf("PreCompact: %s", r.stderr)
+	}
+	e.work()
+	if len(e.snaps.snaps) != 1 {
+		t.Fatalf("snapshots after the worker: %+v", e.snaps.snaps)
+	}
+	id := e.snaps.snaps[0].ID
+	st := e.store()
+	got, err := hookstart.ReadPrepared(st, hookstart.AuthKey(st), demoSession, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, closer, err := e.snaps.OpenArchive(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := a.Recall()
+	closer.Close()
+	if err != nil || !reflect.DeepEqual(got, recall.Recall(want)) {
+		t.Fatalf("prepared recall differs from the archive's (%v)", err)
+	}
+	e.transcript(demoSession, 0) // the compaction appends its boundary and summary
+	in := &Input{SessionID: demoSession, TranscriptPath: tp, Cwd: e.project, HookEventName: "SessionStart", Source: "compact"}
+	render := func(src func(*hooknote.Call) hookstart.Sources) string {
+		t.Helper()
+		saved := e.state()
+		c, err := e.handler().env().Open(context.Background(), SessionStart, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := hookstart.Compact(c, src(c))
+		if err != nil || out == nil {
+			t.Fatalf("SessionStart(compact): %+v, %v", out, err)
+		}
+		// Undo the injection for the other source.
+		if err := hooknote.UpdateState(st.Root(), st.ProjectDir(), e.now, func(s *State) error { *s = *saved; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return out.SystemMessage + "\n" + out.HookSpecificOutput.AdditionalContext
+	}
+	light := render(hookstart.Prepared)
+	if _, err := hookstart.ReadPrepared(st, hookstart.AuthKey(st), demoSession, id); !errors.Is(err, hookstart.ErrNotPrepared) {
+		t.Fatalf("prepared recall kept after its injection: %v", err)
+	}
+	heavy := render(func(c *hooknote.Call) hookstart.Sources {
+		cc := &call{Call: c, h: e.handler()}
+		return hookstart.Sources{Snapshot: func(id string) (recall.Recall, error) { return cc.snapshotRecall(e.snaps, id) }}
+	})
+	if light != heavy {
+		t.Fatalf("from the prepared recall:\n%s\nfrom the archive:\n%s", light, heavy)
 	}
 }
 

@@ -111,9 +111,11 @@ for size in $SIZES; do
 	input PreCompact "$p" "$t" "$sid" ',"trigger":"auto"' >"$work/in-pre-$size.json"
 	input SessionStart "$p" "$t" "$sid" ',"source":"compact"' >"$work/in-compact-$size.json"
 	input SessionEnd "$p" "$t" "$sid" ',"reason":"prompt_input_exit"' >"$work/in-end-$size.json"
+	input PostCompact "$p" "$t" "$sid" ',"trigger":"auto","compact_summary":"This session is being continued from a previous conversation. Files: internal/cart/total.go."' >"$work/in-post-$size.json"
 	# Stores to start runs from: empty (after SessionStart and a first
 	# prompt), with a checkpoint of the session 20 lines shorter, and with
-	# a pre-compaction snapshot (for SessionStart(compact)).
+	# a pre-compaction snapshot (for SessionStart(compact)) and the recall
+	# the worker prepared from it (the job done in the hook: sync).
 	BEN10_HOOK_RECOMPRESS=sync "$BEN10" hook <"$work/in-start-$size.json" >/dev/null
 	"$SHIM" user-prompt-submit <"$work/in-prompt-$size.json" >/dev/null
 	cp -a "$ctx" "$work/store-empty-$size"
@@ -146,6 +148,7 @@ for size in $SIZES; do
 		[ -z "$DJ" ] || run none "UserPromptSubmit: deja hook-prompt" "$DJ hook-prompt" prompt
 		run snap-$size "SessionStart(startup): ben10 hook" "$BEN10 hook" start
 		run snap-$size "SessionStart(startup): ben10-hook shim (as installed)" "$SHIM session-start" start
+		run cp-$size "SessionStart(startup), a saved context to check: ben10-hook shim" "$SHIM session-start" start
 		[ -z "$DJ" ] || run none "SessionStart(startup): deja hook-context" "$DJ hook-context" start)
 	hf "$runs" "${args[@]}"
 
@@ -158,6 +161,7 @@ for size in $SIZES; do
 		run snap-$size "SessionStart(compact): ben10 hook" "$BEN10 hook" compact
 		run snap-$size "SessionStart(compact): ben10-hook shim (as installed)" "$SHIM session-start" compact
 		[ -z "$DJ" ] || run none "SessionStart(compact): deja hook-context" "$DJ hook-context" compact
+		run snap-$size "PostCompact with its summary: ben10-hook shim (as installed)" "$SHIM post-compact" post
 		run empty-$size "SessionEnd: ben10-hook shim (as installed)" "$SHIM session-end" end
 		run empty-$size "SessionEnd, no earlier archive: ben10 hook" "$BEN10 hook" end
 		run cp-$size "SessionEnd, checkpoint 20 lines older: ben10 hook" "$BEN10 hook" end)

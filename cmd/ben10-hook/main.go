@@ -16,9 +16,16 @@
 // rewritten has its job done before the hook returns, by `ben10 internal
 // work --once` as a supervised child.
 //
-// Everything else — SessionStart of a new, cleared or compacted session
-// (its digest decodes archives), a PostCompact summary (redacted with
-// ben10's rules), BEN10_HOOK_WORK=sync, unreadable input — is handed to
+// SessionStart of a new, cleared or compacted session is handled here
+// when it reads no archive (internal/hookstart): after a compaction, when
+// the worker prepared the recall of the session's snapshot (a file
+// authenticated under the user's key) — the digest is rendered from it
+// with the same code as `ben10 hook` — and at a start when the store holds
+// nothing to offer.
+//
+// Everything else — a SessionStart that reads archives, a PostCompact
+// summary (redacted with ben10's rules), BEN10_HOOK_WORK=sync, unreadable
+// input — is handed to
 // `ben10 hook` with the same arguments and the same stdin bytes, as a
 // supervised child (hookfast.Supervise): whatever happens to the child (a
 // crash, a fatal runtime error, a hang past the event's deadline) the
@@ -38,6 +45,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -47,6 +55,7 @@ import (
 
 	"github.com/ben10ctx/ben10/internal/hookfast"
 	"github.com/ben10ctx/ben10/internal/hooknote"
+	"github.com/ben10ctx/ben10/internal/hookstart"
 	"github.com/ben10ctx/ben10/store"
 )
 
@@ -108,6 +117,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fail(stderr, name, in, fmt.Errorf("reading stdin: %w", rerr))
 		return 0
 	}
+	if perr == nil && hookfast.EventKey(name) == "sessionstart" && sessionStart(&hooknote.Env{}, in, stdout, stderr) {
+		return 0
+	}
 	bin, err := fullBinary()
 	if err != nil {
 		fail(stderr, name, in, err)
@@ -153,6 +165,47 @@ func note(env *hooknote.Env, ev hooknote.Event, in *hooknote.Input, stderr io.Wr
 		fail(stderr, string(ev), in, err)
 	}
 	return 0
+}
+
+// sessionStart handles SessionStart of a new, cleared or compacted
+// session when that reads no archive (internal/hookstart): after a
+// compaction when the worker prepared the recall of the session's
+// snapshot, at a start when the store holds nothing to offer. done is
+// false, with nothing changed, otherwise: `ben10 hook` reads the archives.
+func sessionStart(env *hooknote.Env, in *hooknote.Input, stdout, stderr io.Writer) (done bool) {
+	ev := hooknote.SessionStart
+	var handle func(*hooknote.Call) (*hooknote.Output, error)
+	switch in.Source {
+	case "compact":
+		handle = func(c *hooknote.Call) (*hooknote.Output, error) { return hookstart.Compact(c, hookstart.Prepared(c)) }
+	case "startup", "clear", "":
+		handle = hookstart.Startup
+	default:
+		return false // resume: hooknote takes note (Env.Light)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			fail(stderr, string(ev), in, fmt.Errorf("the hook's work failed: panic: %v", r))
+			done = true
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), hookfast.EventDeadline(string(ev)))
+	defer cancel()
+	c, err := env.Open(ctx, ev, in)
+	if err != nil || c == nil {
+		return false
+	}
+	out, err := handle(c)
+	if errors.Is(err, hookstart.ErrNotPrepared) {
+		return false
+	}
+	if err == nil {
+		err = out.Write(stdout)
+	}
+	if err != nil {
+		fail(stderr, string(ev), in, err)
+	}
+	return true
 }
 
 // syncWork does a job that must be done before the hook returns (a

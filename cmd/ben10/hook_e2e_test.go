@@ -16,6 +16,7 @@ import (
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/hook"
 	"github.com/ben10ctx/ben10/internal/fidelity"
+	"github.com/ben10ctx/ben10/internal/hookstart"
 )
 
 // hookWorld is a temporary HOME with a project and a Claude Code
@@ -363,7 +364,7 @@ func TestHookE2ECorpus(t *testing.T) {
 			if n := archive.DigestLen(text); n > archive.RecoveryDigestBudget {
 				t.Fatalf("digest is %d characters", n)
 			}
-			summary, err := hook.CompactSummary(w.transcript)
+			summary, err := hookstart.CompactSummary(w.transcript)
 			if err != nil || summary == "" {
 				t.Fatalf("compact summary: %q, %v", summary, err)
 			}

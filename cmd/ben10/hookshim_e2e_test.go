@@ -286,6 +286,11 @@ func TestShimErrorsExitZero(t *testing.T) {
 func TestHookSupervisedDeadline(t *testing.T) {
 	t.Parallel()
 	w := newShimWorld(t, "")
+	// A saved context to check: the shim hands SessionStart on (with
+	// nothing to offer it would answer alone, internal/hookstart.Startup).
+	if err := os.WriteFile(filepath.Join(w.contextDir(), "current.ctx"), []byte("saved"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	env := append(append([]string(nil), w.env...), hookfast.DeadlineEnv+"=1ns")
 	for _, tc := range []struct {
 		name, bin string

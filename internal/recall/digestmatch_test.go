@@ -1,4 +1,4 @@
-package archive
+package recall
 
 import (
 	"math/rand"
@@ -124,7 +124,7 @@ func TestContainsTermsLargeText(t *testing.T) {
 		"lib/xz.go.", "nothere/at/all.go", "lib/xa.go lib", "lib", "ab", "a.ex", "lib/a.ex", "go test", "ls"})
 }
 
-// isOneLine(s) is oneLine(s) == s by definition, on strings long enough to
+// isOneLine(s) is OneLine(s) == s by definition, on strings long enough to
 // go through its eight-byte steps with every kind of byte at every offset.
 func TestIsOneLineMatchesDefinition(t *testing.T) {
 	pieces := []string{"a", "bc", "defgh", "0123456789", " ", "  ", "\t", "\n", "\x00", "\x1f", "\x7f", "~", "\u0085", "\u00a0",

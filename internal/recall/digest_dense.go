@@ -1,4 +1,4 @@
-package archive
+package recall
 
 import (
 	"sort"
@@ -120,7 +120,7 @@ func legendLine(abbrevs []abbrev) string {
 	})
 	parts := make([]string, len(byName))
 	for i, a := range byName {
-		parts[i] = a.name + " = " + oneLine(a.prefix)
+		parts[i] = a.name + " = " + OneLine(a.prefix)
 	}
 	return "Path abbreviations: " + strings.Join(parts, "; ")
 }
@@ -225,7 +225,7 @@ func (d *digester) groupCommands(s *dsection, cmds []RecallCommand, order []int3
 		if !c.OK || c.NoResult || c.Lines > 1 || c.Failures > 0 {
 			continue
 		}
-		key, _ := groupKey(oneLine(c.Command))
+		key, _ := groupKey(OneLine(c.Command))
 		if key == "" {
 			continue
 		}
@@ -265,7 +265,7 @@ func (d *digester) groupCommands(s *dsection, cmds []RecallCommand, order []int3
 // groupLineCap characters.
 func groupLines(key string, ks []int, at func(int) *RecallCommand, pos int) []ditem {
 	var out []ditem
-	head := "- `" + oneLine(key) + "` ×"
+	head := "- `" + OneLine(key) + "` ×"
 	var vs []string
 	flush := func(n int) {
 		if len(vs) == 0 {
@@ -277,7 +277,7 @@ func groupLines(key string, ks []int, at func(int) *RecallCommand, pos int) []di
 	n, size := 0, 0
 	for _, k := range ks {
 		c := at(k)
-		_, rest := groupKey(oneLine(c.Command))
+		_, rest := groupKey(OneLine(c.Command))
 		v := "`" + rest + "`"
 		if c.Runs > 1 {
 			v += " ×" + strconv.Itoa(c.Runs)

@@ -1,4 +1,4 @@
-package archive
+package recall
 
 import (
 	"math/rand"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// oneLineRef is oneLine's definition: runs of breaks (isBreak) become one
+// oneLineRef is OneLine's definition: runs of breaks (isBreak) become one
 // space, none at the ends, invalid UTF-8 becomes U+FFFD.
 func oneLineRef(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
@@ -26,7 +26,7 @@ func oneLineRef(s string) string {
 	return b.String()
 }
 
-// oneLine equals its definition on random mixes of ASCII, controls,
+// OneLine equals its definition on random mixes of ASCII, controls,
 // Unicode spaces and line separators, multi-byte runes and invalid bytes.
 func TestOneLineMatchesDefinition(t *testing.T) {
 	pieces := []string{"a", "Z", "0", " ", "  ", "\t", "\n", "\r\n", "\v", "\f", "\x00", "\x1f", "\x7f", "\u0085", "\u00a0",
@@ -38,13 +38,13 @@ func TestOneLineMatchesDefinition(t *testing.T) {
 			b.WriteString(pieces[rng.Intn(len(pieces))])
 		}
 		s := b.String()
-		if got, want := oneLine(s), oneLineRef(s); got != want {
-			t.Fatalf("oneLine(%q) = %q, want %q", s, got, want)
+		if got, want := OneLine(s), oneLineRef(s); got != want {
+			t.Fatalf("OneLine(%q) = %q, want %q", s, got, want)
 		}
 	}
 	for c := 0; c < 0x80; c++ {
 		if got := isBreak(rune(c)); got != (c <= ' ' || c == 0x7f) {
-			t.Fatalf("isBreak(%#x) = %v: oneLine's ASCII rule is wrong", c, got)
+			t.Fatalf("isBreak(%#x) = %v: OneLine's ASCII rule is wrong", c, got)
 		}
 	}
 }
@@ -55,7 +55,7 @@ func BenchmarkOneLine(b *testing.B) {
 	for _, f := range []struct {
 		name string
 		fn   func(string) string
-	}{{"oneLine", oneLine}, {"definition", oneLineRef}} {
+	}{{"OneLine", OneLine}, {"definition", oneLineRef}} {
 		b.Run(f.name, func(b *testing.B) {
 			b.SetBytes(int64(len(s)))
 			for b.Loop() {

@@ -1,9 +1,11 @@
-package hook
+package hookstart
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -86,4 +88,92 @@ func TestCompactSummaryAfterLongLine(t *testing.T) {
 	if got, _ := CompactSummary(p); got != "NEWER" {
 		t.Fatalf("backward scan: %q, want the newest summary", firstN(got, 40))
 	}
+}
+
+// TestCompactSummaryAfter: reading forward from PreCompact's transcript
+// size finds this compaction's summary, not an older one; offsets that do
+// not fit fall back to the backward scan.
+func TestCompactSummaryAfter(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../../testdata/demo/claude-session.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := bytes.Index(data, []byte(`{"parentUuid":null`))
+	if i := bytes.Index(data, []byte(`"subtype":"compact_boundary"`)); i >= 0 {
+		b = bytes.LastIndexByte(data[:i], '\n') + 1
+	}
+	pre, post := data[:b], data[b:]
+	// An older compaction's summary in front of the pre-compaction lines
+	// must not be picked.
+	older := []byte(`{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"OLDER SUMMARY"}}` + "\n")
+	pad := bytes.Repeat([]byte(`{"type":"progress","data":{"x":"`+strings.Repeat("y", 1000)+`"}}`+"\n"), 600)
+	full := slices.Concat(older, pad, pre, post, pad)
+	p := filepath.Join(dir, "t.jsonl")
+	if err := os.WriteFile(p, full, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	off := int64(len(older) + len(pad) + len(pre))
+	for _, tc := range []struct {
+		name   string
+		offset int64
+	}{
+		{"at the recorded size", off},
+		{"mid-line", off - 10},
+		{"unknown", 0},
+		{"beyond the end (another file)", int64(len(full)) + 1},
+	} {
+		got, err := CompactSummaryAfter(p, tc.offset)
+		if err != nil || !strings.HasPrefix(got, "This session is being continued") {
+			t.Errorf("%s: %q, %v", tc.name, firstN(got, 60), err)
+		}
+	}
+	// Nothing after the offset yet (the transcript lags): the backward scan
+	// finds the newest boundary without a summary, so nothing.
+	lag := slices.Concat(older, pre, post[:bytes.Index(post, []byte("\n"))+1])
+	if err := os.WriteFile(p, lag, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := CompactSummaryAfter(p, int64(len(older)+len(pre))); err != nil || got != "" {
+		t.Errorf("boundary without summary: %q, %v", firstN(got, 60), err)
+	}
+}
+
+func TestCompactSummaryTail(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../../testdata/demo/claude-session.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Pad the front far beyond one read chunk; the answer must not change.
+	pad := bytes.Repeat([]byte(`{"type":"progress","data":{"x":"`+strings.Repeat("y", 1000)+`"}}`+"\n"), 600)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"demo", data, "This session is being continued"},
+		{"padded", append(append([]byte(nil), pad...), data...), "This session is being continued"},
+		{"cut before the boundary", data[:bytes.Index(data, []byte(`"subtype":"compact_boundary"`))], ""},
+		{"boundary without summary yet", data[:bytes.Index(data, []byte(`"isCompactSummary":true`))-200], ""},
+		{"empty", nil, ""},
+		{"no newline at all", bytes.Repeat([]byte("x"), 3*tailChunk), ""},
+	} {
+		p := filepath.Join(dir, tc.name+".jsonl")
+		os.WriteFile(p, tc.data, 0o600)
+		got, err := CompactSummary(p)
+		if err != nil || (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: %q, %v", tc.name, firstN(got, 60), err)
+		}
+	}
+	if _, err := CompactSummary(filepath.Join(dir, "missing")); err == nil {
+		t.Errorf("missing file: no error")
+	}
+}
+
+func firstN(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
 }
