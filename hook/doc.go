@@ -11,8 +11,15 @@
 // the project store's queue (store.Job: session, transcript, its size and
 // the hash of its first bytes at the event; nothing of the conversation)
 // and start the user's worker, `ben10 internal work` (Handler.Work), if
-// none runs. The worker — one per user, under a lock in
-// ~/.claude-code/work/ — snapshots exactly the transcript's bytes before
+// none runs. That job is the only write the hook makes durable (fsync of
+// the file and of its directory): the store is opened without a write
+// probe or sweep of temporary files (store.Options.Quick), the project's
+// registration in ~/.claude-code/work/projects/ stays while it queues jobs
+// (only read by the hook; the worker drops it a week after it was written
+// once nothing waits), and no worker is started while one holds the
+// worker lock, because the worker looks at every queue again after it
+// releases the lock, so no job queued before that is left waiting. The
+// worker — one per user, under a lock in ~/.claude-code/work/ — snapshots exactly the transcript's bytes before
 // the compaction at the configured level, writes final saves through
 // snapshot.SaveCurrent and checkpoints, each verified; a job stays queued
 // until done (retried with backoff, kept as failed after

@@ -25,7 +25,7 @@ import (
 
 // Queued reports whether any project of the user has queued jobs that a
 // worker would run now.
-func (h *Handler) Queued() bool { return len(hooknote.QueuedProjects(h.home())) > 0 }
+func (h *Handler) Queued() bool { return h.due() }
 
 // due reports whether a registered project has a job a worker would run
 // now.
@@ -63,7 +63,7 @@ func (h *Handler) Work(ctx context.Context) ([]string, error) { return h.work(ct
 // resuming the queue in sync mode) passes wait false: it runs what is due
 // and never waits for a retry.
 func (h *Handler) work(ctx context.Context, wait bool) ([]string, error) {
-	lock := filepath.Join(hooknote.WorkDir(h.home()), "worker.lock")
+	lock := filepath.Join(hooknote.WorkDir(h.home()), hooknote.WorkerLockName)
 	if err := os.MkdirAll(filepath.Dir(lock), 0o700); err != nil {
 		return nil, fmt.Errorf("creating %s: %w", filepath.Dir(lock), err)
 	}
@@ -83,7 +83,8 @@ func (h *Handler) work(ctx context.Context, wait bool) ([]string, error) {
 			errs = append(errs, err)
 		}
 		// A hook may have queued a job after the last look and found the
-		// lock held: look again now that it is free.
+		// lock held, so it started no worker (hooknote.WorkerRunning):
+		// look again now that it is free.
 		if ctx.Err() != nil || err != nil || !h.due() {
 			break
 		}
@@ -137,19 +138,37 @@ func (h *Handler) drain(ctx context.Context, done map[string]bool, mayWait bool)
 	}
 }
 
+// registryTTL is how long a project stays registered (see
+// hooknote.RegisterProject) with no job waiting: while it is, a hook that
+// queues a job there only reads its registration, and writes (and syncs)
+// nothing more than the job.
+const registryTTL = 7 * 24 * time.Hour
+
 // runProject runs the due jobs of one project. next is the earliest retry
-// time of its jobs not yet due (zero: none waits). A project without
-// waiting jobs leaves the registry.
+// time of its jobs not yet due (zero: none waits). A project is looked at
+// read-only first: one with no live job costs a listing of its queue, and
+// leaves the registry once its registration is older than registryTTL.
 func (h *Handler) runProject(ctx context.Context, reg, project string) (ran bool, next time.Time, err error) {
-	st, err := store.Open(project, store.Options{Home: h.home(), Now: h.Now})
+	opts := store.Options{Home: h.home(), Now: h.Now, ReadOnly: true}
+	st, err := store.Open(project, opts)
+	var jobs []store.Job
+	if err == nil {
+		if jobs, err = st.Jobs(); err == nil && !anyLive(jobs) {
+			h.forget(reg, st)
+			return false, time.Time{}, nil
+		}
+	}
+	if err == nil {
+		opts.ReadOnly = false
+		st, err = store.Open(project, opts)
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			_ = os.Remove(reg) // the project is gone
 		}
 		return false, time.Time{}, fmt.Errorf("opening the store of %s: %w", project, err)
 	}
-	jobs, err := st.Jobs()
-	if err != nil {
+	if jobs, err = st.Jobs(); err != nil {
 		return false, time.Time{}, err
 	}
 	var errs []error
@@ -175,14 +194,23 @@ func (h *Handler) runProject(ctx context.Context, reg, project string) (ran bool
 		}
 	}
 	if !waiting && ctx.Err() == nil {
-		_ = os.Remove(reg)
-		// A job queued meanwhile (its hook registers after queueing it)
-		// keeps the project registered.
-		if js, err := st.Jobs(); err == nil && anyLive(js) {
-			_ = hooknote.RegisterProject(h.home(), project)
-		}
+		h.forget(reg, st)
 	}
 	return ran, next, errors.Join(errs...)
+}
+
+// forget removes reg, the registration of st's project, when it is older
+// than registryTTL. A job queued meanwhile keeps the project registered:
+// its hook found the registration before it was removed (it looks after
+// queueing the job), so the jobs listed after the removal include it.
+func (h *Handler) forget(reg string, st *store.Store) {
+	if fi, err := os.Stat(reg); err != nil || time.Since(fi.ModTime()) < registryTTL {
+		return
+	}
+	_ = os.Remove(reg)
+	if js, err := st.Jobs(); err == nil && anyLive(js) {
+		_ = hooknote.RegisterProject(h.home(), st.ProjectDir())
+	}
 }
 
 func anyLive(js []store.Job) bool {

@@ -230,3 +230,120 @@ func TestPlantedJobRefused(t *testing.T) {
 		t.Fatalf("planted job: %+v", jobs)
 	}
 }
+
+// hookDuringJob is a Snapshotter that runs fn (once) while the worker does
+// its first job, with the worker lock held.
+type hookDuringJob struct {
+	Snapshotter
+	fn func()
+}
+
+func (s *hookDuringJob) Create(r SnapshotRequest) (SnapshotInfo, error) {
+	if fn := s.fn; fn != nil {
+		s.fn = nil
+		fn()
+	}
+	return s.Snapshotter.Create(r)
+}
+
+// TestHookQueuesWhileWorkerRuns: the no-lost-wake-up protocol. A hook
+// that queues a job while the worker runs (it holds the worker lock)
+// starts no second worker; the running one looks at the queues again
+// before it returns and does that job too.
+func TestHookQueuesWhileWorkerRuns(t *testing.T) {
+	e := newEnv(t)
+	delete(e.vars, "BEN10_HOOK_WORK") // the default: a background worker
+	const second = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
+	tp := e.transcript(demoSession, boundaryLine(t))
+	tp2 := e.transcript(second, boundaryLine(t))
+	if r := e.fire("PreCompact", map[string]any{"session_id": demoSession, "transcript_path": tp, "trigger": "auto"}); r.stderr != "" {
+		t.Fatalf("PreCompact: %s", r.stderr)
+	}
+	if len(e.spawned) != 1 {
+		t.Fatalf("a hook with no worker running started %d workers", len(e.spawned))
+	}
+	h := e.handler()
+	snaps := &hookDuringJob{Snapshotter: e.snaps, fn: func() {
+		if !hooknote.WorkerRunning(e.home) {
+			t.Error("the worker does its job without holding the worker lock")
+		}
+		if r := e.fire("PreCompact", map[string]any{"session_id": second, "transcript_path": tp2, "trigger": "manual"}); r.stderr != "" {
+			t.Errorf("PreCompact while the worker runs: %s", r.stderr)
+		}
+	}}
+	h.Snapshots = func(*store.Store, *store.Config) Snapshotter { return snaps }
+	if _, err := h.Work(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.spawned) != 1 {
+		t.Fatalf("a hook started a worker while one ran: %v", e.spawned)
+	}
+	if len(e.snaps.snaps) != 2 || e.snaps.snaps[1].SessionID != second {
+		t.Fatalf("snapshots written by the one worker: %+v", e.snaps.snaps)
+	}
+	if jobs, err := e.store().Jobs(); err != nil || len(jobs) != 0 {
+		t.Fatalf("jobs left after the worker: %+v, %v", jobs, err)
+	}
+	if hooknote.WorkerRunning(e.home) || h.Queued() {
+		t.Fatal("the worker lock is held or a job waits after the worker returned")
+	}
+}
+
+// TestRegistrationKept: a project stays registered after its queue
+// drained, so the next job's hook writes nothing but the job; a
+// registration older than registryTTL with nothing queued is dropped, one
+// with a job waiting is kept.
+func TestRegistrationKept(t *testing.T) {
+	e := newEnv(t)
+	e.vars["BEN10_HOOK_WORK"] = WorkDefer
+	tp := e.transcript(demoSession, boundaryLine(t))
+	if r := e.fire("PreCompact", map[string]any{"session_id": demoSession, "transcript_path": tp, "trigger": "auto"}); r.stderr != "" {
+		t.Fatalf("PreCompact: %s", r.stderr)
+	}
+	regs := hooknote.QueuedProjects(e.home)
+	if len(regs) != 1 {
+		t.Fatalf("registrations after a hook queued a job: %v", regs)
+	}
+	var reg string
+	for reg = range regs {
+	}
+	fi, err := os.Stat(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.work()
+	if len(e.snaps.snaps) != 1 || e.handler().Queued() {
+		t.Fatalf("the job was not done: %+v", e.snaps.snaps)
+	}
+	if fi2, err := os.Stat(reg); err != nil || !os.SameFile(fi, fi2) {
+		t.Fatalf("the registration was removed or rewritten after the queue drained: %v", err)
+	}
+	// A later job's hook finds it and writes nothing.
+	e.now = e.now.Add(time.Minute)
+	if r := e.fire("PreCompact", map[string]any{"session_id": demoSession, "transcript_path": tp, "trigger": "manual"}); r.stderr != "" {
+		t.Fatalf("PreCompact: %s", r.stderr)
+	}
+	if fi2, err := os.Stat(reg); err != nil || !os.SameFile(fi, fi2) {
+		t.Fatalf("the hook rewrote the registration: %v", err)
+	}
+	// Old, with a job waiting for its retry: kept.
+	old := time.Now().Add(-registryTTL - time.Hour)
+	if err := os.Chtimes(reg, old, old); err != nil {
+		t.Fatal(err)
+	}
+	e.snaps.createErr = errors.New("disk full")
+	_, _ = e.handler().Work(t.Context())
+	if _, err := os.Stat(reg); err != nil {
+		t.Fatalf("an old registration with a job waiting was dropped: %v", err)
+	}
+	// Old, with nothing waiting once the retry is done: dropped.
+	e.snaps.createErr = nil
+	e.now = e.now.Add(2 * time.Hour)
+	e.work()
+	if len(e.snaps.snaps) != 2 {
+		t.Fatalf("the retried job was not done: %+v", e.snaps.snaps)
+	}
+	if _, err := os.Stat(reg); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("an old registration with nothing queued was kept: %v", err)
+	}
+}

@@ -55,6 +55,12 @@ type Options struct {
 	// ReadOnly opens without creating, sweeping or changing anything; Lock
 	// and every write then fail. For status and listing commands.
 	ReadOnly bool
+	// Quick opens an existing, writable store for a hook's small writes
+	// (a queued job): the directory's permission is checked with access(2)
+	// instead of creating and removing a probe file, and temporary files
+	// are not swept (the next full open does it). A store that does not
+	// exist or is not writable gets the full open.
+	Quick bool
 	// Session names the caller's assistant session; it is recorded in the
 	// lock file while the lock is held.
 	Session string
@@ -188,7 +194,7 @@ func Open(projectDir string, opts Options) (*Store, error) {
 		s.root, s.fallback = fallback, true
 	case isDir(primary):
 		s.root = primary
-		if !s.readOnly {
+		if !s.readOnly && !(opts.Quick && writableDir(primary)) {
 			if err := probeWritable(primary); err != nil {
 				if !isPermission(err) {
 					return nil, fmt.Errorf("store: %s: %w", primary, err)
@@ -230,6 +236,9 @@ func Open(projectDir string, opts Options) (*Store, error) {
 		if _, err := EnsureGitignore(project, filepath.ToSlash(rel)+"/"); err != nil {
 			s.addWarning(Warning{File: filepath.Join(project, ".gitignore"), Message: err.Error()})
 		}
+	}
+	if opts.Quick {
+		return s, nil
 	}
 	now := s.now()
 	for _, d := range []string{s.root, s.CheckpointsDir(), s.HistoryDir(), s.SnapshotDir(),

@@ -7,8 +7,10 @@
 // (ParseInput), resolves the project's store, updates the session's hook
 // state (State, under its own lock), and for a save that is due — a
 // checkpoint (UserPromptSubmit, PostToolUse), PreCompact, SessionEnd —
-// appends a job to the store's queue (store.QueueJob) and starts the
-// user's worker, `ben10 internal work`, detached (Env.StartWorker). A
+// appends a job to the store's queue (store.QueueJob: the one write the
+// hook syncs) and starts the user's worker, `ben10 internal work`,
+// detached, unless one holds the worker lock (Env.StartWorker,
+// WorkerRunning). A
 // transcript found rewritten since an earlier job noted it has its job
 // done before the hook returns (Env.SyncWork).
 //

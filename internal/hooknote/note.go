@@ -247,8 +247,10 @@ func lightEvent(ev Event, in *Input) bool {
 // openStore opens the project's store. For a light event it opens it
 // read-only (configuration and location, no probe file, no sweep of
 // temporary files) when the store directory is writable or does not exist
-// (it is not created then); the other events, and a store that must be
-// moved to its fallback, take the full open.
+// (it is not created then). The other events may queue a job: they open
+// it quick (store.Options.Quick: no probe file, no sweep), which creates a
+// store that does not exist yet and moves one that cannot be written to
+// its fallback.
 func (e *Env) openStore(dir string, in *Input, light bool) (*store.Store, error) {
 	if light {
 		st, err := store.Open(dir, store.Options{Home: e.HomeDir(), Session: in.SessionID, Now: e.Now, ReadOnly: true})
@@ -258,7 +260,7 @@ func (e *Env) openStore(dir string, in *Input, light bool) (*store.Store, error)
 			return st, nil
 		}
 	}
-	return store.Open(dir, store.Options{Home: e.HomeDir(), Session: in.SessionID, Now: e.Now})
+	return store.Open(dir, store.Options{Home: e.HomeDir(), Session: in.SessionID, Now: e.Now, Quick: true})
 }
 
 // Note handles an event that only takes note (Env.Light): it updates the
@@ -575,9 +577,30 @@ func queued(jobs []store.Job, j store.Job) bool {
 	return false
 }
 
+// WorkerLockName is the user's worker lock in WorkDir: the worker holds
+// it while it runs the queues.
+const WorkerLockName = "worker.lock"
+
+// WorkerRunning reports whether a worker holds the user's worker lock. A
+// worker looks at every queue again after it releases the lock (see
+// package hook's Handler.Work), so a job queued before this call returns
+// true is run by that worker: no wake-up is lost.
+func WorkerRunning(home string) bool {
+	unlock, err := store.LockFile(filepath.Join(WorkDir(home), WorkerLockName), 0)
+	if err != nil {
+		return errors.Is(err, store.ErrFileLockTimeout)
+	}
+	unlock()
+	return false
+}
+
 // StartWorker starts the user's worker, `ben10 internal work`, in the
-// background.
+// background, unless one runs already (WorkerRunning): that one runs the
+// jobs queued before this call.
 func (e *Env) StartWorker() error {
+	if WorkerRunning(e.HomeDir()) {
+		return nil
+	}
 	spawn := e.Spawn
 	if spawn == nil {
 		spawn = func(args ...string) error {
@@ -597,12 +620,14 @@ func (e *Env) StartWorker() error {
 	return nil
 }
 
-// WorkDir is the user's worker directory: its lock and the registry of
-// projects with queued jobs (one file per project, named by its hash,
-// holding its directory).
+// WorkDir is the user's worker directory: its lock (WorkerLockName) and
+// the registry of the projects whose queues the worker looks at (one file
+// per project, named by its hash, holding its directory).
 func WorkDir(home string) string { return filepath.Join(home, ".claude-code", "work") }
 
-// RegisterProject records that project has queued jobs.
+// RegisterProject records that project has queued jobs. A registration
+// stays while the project queues jobs (the worker removes it a week after
+// it was written, once nothing waits), so a hook usually only reads it.
 func RegisterProject(home, project string) error {
 	dir := filepath.Join(WorkDir(home), "projects")
 	if err := os.MkdirAll(dir, 0o700); err != nil {

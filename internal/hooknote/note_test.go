@@ -305,3 +305,99 @@ func TestLight(t *testing.T) {
 		}
 	}
 }
+
+// TestNoteQueuesThroughNoLink: a take-note hook opens the store without
+// its write probe and sweep (store.Options.Quick), yet a repository that
+// plants a link where the queue or the store belongs does not redirect
+// the job: it goes to the store under the home directory, and nothing is
+// written through the link. No probe file is left in the store.
+func TestNoteQueuesThroughNoLink(t *testing.T) {
+	for _, link := range []string{"pending", ""} {
+		name := "store"
+		if link != "" {
+			name = link
+		}
+		t.Run(name, func(t *testing.T) {
+			w := newNoteWorld(t, "")
+			outside := filepath.Join(filepath.Dir(w.project), "outside")
+			if err := os.Mkdir(outside, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			ctxDir := filepath.Join(w.project, ".claude", "context")
+			if link == "" {
+				if err := os.Remove(ctxDir); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(outside, ctxDir); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.Symlink(outside, filepath.Join(ctxDir, link)); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.note(PreCompact, Input{Trigger: "auto"}); err != nil {
+				t.Fatal(err)
+			}
+			if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+				t.Fatalf("written through the link: %v", ents)
+			}
+			st := w.store()
+			if !st.IsFallback() {
+				t.Fatalf("the store %s is not the fallback", st.Root())
+			}
+			if js, err := st.Jobs(); err != nil || len(js) != 1 || js[0].Event != JobPreCompact {
+				t.Fatalf("jobs in the fallback store: %+v, %v", js, err)
+			}
+			if len(w.spawned) != 1 {
+				t.Fatalf("workers started: %v", w.spawned)
+			}
+		})
+	}
+	w := newNoteWorld(t, "")
+	if err := w.note(SessionEnd, Input{Reason: "logout"}); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(w.store().Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), store.TempPrefix) && e.Name() != store.TempPrefix+StateName {
+			t.Fatalf("the hook left %s in the store", e.Name())
+		}
+	}
+}
+
+// TestNoteWorkerRunning: while a worker holds the user's worker lock, a
+// hook that queues a job starts no other (the running worker looks at the
+// queues again after it releases the lock); once it is free, it does.
+func TestNoteWorkerRunning(t *testing.T) {
+	w := newNoteWorld(t, "")
+	if WorkerRunning(w.home) {
+		t.Fatal("a worker runs before any was started")
+	}
+	lock := filepath.Join(WorkDir(w.home), WorkerLockName)
+	if err := os.MkdirAll(filepath.Dir(lock), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := store.LockFile(lock, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !WorkerRunning(w.home) {
+		t.Fatal("the held worker lock is not seen")
+	}
+	if err := w.note(PreCompact, Input{Trigger: "auto"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.spawned) != 0 || len(w.jobs()) != 1 || !w.registered() {
+		t.Fatalf("with a worker running: started %v, queued %+v, registered %v", w.spawned, w.jobs(), w.registered())
+	}
+	unlock()
+	w.now = w.now.Add(time.Minute)
+	if err := w.note(SessionEnd, Input{Reason: "logout"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.spawned) != 1 || len(w.jobs()) != 2 {
+		t.Fatalf("with no worker running: started %v, queued %+v", w.spawned, w.jobs())
+	}
+}

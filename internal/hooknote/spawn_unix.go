@@ -3,7 +3,8 @@
 package hooknote
 
 import (
-	"os/exec"
+	"fmt"
+	"os"
 	"syscall"
 )
 
@@ -11,11 +12,25 @@ import (
 // stdin, stdout and stderr on the null device, and does not wait for it:
 // Claude Code waits for the hook's stdout to close, so the child must not
 // inherit it.
+//
+// It calls syscall.ForkExec rather than os/exec: on Linux the first
+// os.StartProcess of a process first forks a throw-away child to check
+// that the kernel supports pidfds (a pidfd a detached child never needs),
+// which was a second fork on every hook that starts the worker.
 func spawnDetached(exe string, args ...string) error {
-	cmd := exec.Command(exe, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return err
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", os.DevNull, err)
 	}
-	return cmd.Process.Release()
+	defer null.Close()
+	fd := null.Fd()
+	_, err = syscall.ForkExec(exe, append([]string{exe}, args...), &syscall.ProcAttr{
+		Env:   os.Environ(),
+		Files: []uintptr{fd, fd, fd},
+		Sys:   &syscall.SysProcAttr{Setsid: true},
+	})
+	if err != nil {
+		return fmt.Errorf("starting %s: %w", exe, err)
+	}
+	return nil
 }
