@@ -51,18 +51,18 @@
 // allocates no inode (see writeState).
 //
 // One implementation: the events that only take note (UserPromptSubmit,
-// PostToolUse, PreCompact, SessionEnd, Stop, SessionStart(resume), a
-// PostCompact without a summary) are handled by internal/hooknote, which
+// PostToolUse, PreCompact, SessionEnd, Stop, SessionStart(resume)) are
+// handled by internal/hooknote, and PostCompact, which keeps the redacted
+// summary, by internal/hookstart; neither
 // links neither archives nor compressors: `ben10 hook` (Handler.Handle)
 // and the light ben10-hook binary (cmd/ben10-hook) both run it, and the
 // hook state types of this package are its types. Install registers the
 // shim for every event when it sits next to ben10; the shim also handles
 // SessionStart(compact) when the recall is prepared and
 // SessionStart(startup|clear) when the store holds nothing to offer, and
-// hands to `ben10 hook` what reads archives or redaction rules (any other
-// SessionStart of a new, cleared or compacted session, a PostCompact
-// summary), and a rewritten transcript's job to `ben10 internal work
-// --once`.
+// hands to `ben10 hook` what reads archives (any other SessionStart of a
+// new, cleared or compacted session), and a rewritten transcript's job to
+// `ben10 internal work --once`.
 //
 // Fast path: a prompt with no checkpoint due touches only the session's
 // append-only counter in <store>/hook-prompts/: no lock, no JSON state, no

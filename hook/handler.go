@@ -55,8 +55,6 @@ type Handler struct {
 // nil. Package hook sets it to package snapshot's Manager.
 var DefaultSnapshots SnapshotFactory
 
-// maxSummaryKeep bounds the PostCompact summary kept in the state file.
-const maxSummaryKeep = 64 << 10
 
 func (h *Handler) now() time.Time { return (&hooknote.Env{Now: h.Now}).Clock() }
 
@@ -122,7 +120,7 @@ func (h *Handler) Handle(ctx context.Context, ev Event, in *Input) (*Output, err
 	case SessionStart:
 		return c.sessionStart()
 	case PostCompact:
-		return c.postCompact()
+		return nil, hookstart.PostCompact(nc)
 	}
 	return nil, nc.Note(ev)
 }
@@ -143,30 +141,6 @@ func (c *call) snapshots() (Snapshotter, error) {
 		return nil, errors.New("hook: no snapshot layer configured")
 	}
 	return f(c.St, c.Cfg), nil
-}
-
-// ---- PostCompact ----
-
-func (c *call) postCompact() (*Output, error) {
-	return nil, c.Update(func(s *State, ss *SessionState) error {
-		sum := c.In.CompactSummary
-		if len(sum) > maxSummaryKeep {
-			sum = "" // too big to keep; SessionStart reads the transcript tail instead
-		}
-		if sum != "" {
-			// The summary is kept in the store until SessionStart(compact)
-			// uses it: redacted like everything else the store holds.
-			r, err := snapshot.Redactor(c.Cfg)
-			if err != nil {
-				return fmt.Errorf("redacting the compaction summary: %w", err)
-			}
-			if r != nil {
-				sum, _ = r.String(sum)
-			}
-		}
-		ss.CompactSummary, ss.CompactSummaryTag = sum, hookstart.SummaryTag(c.St, c.In.SessionID, sum)
-		return nil
-	})
 }
 
 // ---- SessionStart ----

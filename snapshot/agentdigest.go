@@ -51,7 +51,7 @@ func SaveAgentDigest(st *store.Store, k *archive.AuthKey, session, text string, 
 	if strings.ContainsAny(session, "\n\r") {
 		return AgentDigest{}, 0, fmt.Errorf("session digest: session id %q holds a line break", session)
 	}
-	r, err := Redactor(st.Config())
+	r, err := st.Config().Redactor()
 	if err != nil {
 		return AgentDigest{}, 0, fmt.Errorf("session digest: %w", err)
 	}

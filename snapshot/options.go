@@ -8,7 +8,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/ben10ctx/ben10/archive"
@@ -60,29 +59,6 @@ func (r *Redactions) Total() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.report.Total()
-}
-
-// Redactor builds the secret redactor the configuration asks for:
-// nil when context.sensitive_redaction is off, otherwise the built-in rules
-// tuned by context.redaction.*.
-func Redactor(cfg *store.Config) (*redact.Redactor, error) {
-	if cfg == nil || !cfg.SensitiveRedaction {
-		return nil, nil
-	}
-	rc := redact.Config{
-		Disabled:    cfg.Redaction.DisabledRules,
-		Allow:       cfg.Redaction.Allowlist,
-		AllowPaths:  cfg.Redaction.AllowPaths,
-		Replacement: strings.ReplaceAll(cfg.Redaction.Replacement, "<rule-id>", "%s"),
-	}
-	for _, r := range cfg.Redaction.ExtraRules {
-		rc.Extra = append(rc.Extra, redact.UserRule{ID: r.ID, Regex: r.Regex, Keywords: r.Keywords})
-	}
-	r, err := redact.New(rc)
-	if err != nil {
-		return nil, fmt.Errorf("context.redaction: %w", err)
-	}
-	return r, nil
 }
 
 // ExcludePatterns are the patterns whose file contents are never captured:
@@ -189,7 +165,7 @@ func EncodeOptions(cfg *store.Config, level ctxfmt.Level) (archive.EncodeOptions
 		opts.Encryption = enc
 	}
 	counts := &Redactions{}
-	r, err := Redactor(cfg)
+	r, err := cfg.Redactor()
 	if err != nil {
 		return opts, nil, err
 	}

@@ -23,9 +23,12 @@
 // with the same code as `ben10 hook` — and at a start when the store holds
 // nothing to offer.
 //
-// Everything else — a SessionStart that reads archives, a PostCompact
-// summary (redacted with ben10's rules), BEN10_HOOK_WORK=sync, unreadable
-// input — is handed to
+// PostCompact is handled here too: its summary is redacted with the
+// project's rules and kept, tagged, for SessionStart(compact)
+// (hookstart.PostCompact).
+//
+// Everything else — a SessionStart that reads archives,
+// BEN10_HOOK_WORK=sync, unreadable input — is handed to
 // `ben10 hook` with the same arguments and the same stdin bytes, as a
 // supervised child (hookfast.Supervise): whatever happens to the child (a
 // crash, a fatal runtime error, a hang past the event's deadline) the
@@ -126,7 +129,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	env := &hooknote.Env{Bin: bin, PromptCounted: counted, SyncWork: syncWork(bin)}
-	if ev, eerr := hooknote.ParseEvent(name); perr == nil && eerr == nil && env.Light(ev, in) {
+	if ev, eerr := hooknote.ParseEvent(name); perr == nil && eerr == nil && env.InProcess(ev, in) {
 		return note(env, ev, in, stderr)
 	}
 	full := []string{"hook"}
@@ -159,7 +162,11 @@ func note(env *hooknote.Env, ev hooknote.Event, in *hooknote.Input, stderr io.Wr
 	defer cancel()
 	c, err := env.Open(ctx, ev, in)
 	if err == nil && c != nil {
-		err = c.Note(ev)
+		if ev == hooknote.PostCompact {
+			err = hookstart.PostCompact(c)
+		} else {
+			err = c.Note(ev)
+		}
 	}
 	if err != nil {
 		fail(stderr, string(ev), in, err)
@@ -181,7 +188,7 @@ func sessionStart(env *hooknote.Env, in *hooknote.Input, stdout, stderr io.Write
 	case "startup", "clear", "":
 		handle = hookstart.Startup
 	default:
-		return false // resume: hooknote takes note (Env.Light)
+		return false // resume: hooknote takes note (Env.InProcess)
 	}
 	defer func() {
 		if r := recover(); r != nil {

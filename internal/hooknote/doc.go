@@ -18,6 +18,8 @@
 // helpers only: no archive format, compressor, database or command-line
 // framework, whose package initialisation would be most of a hook's time
 // (see hook's TestHookPathLinksNoDatabase and cmd/ben10-hook's guard).
-// What needs them — the digest SessionStart injects, the redaction of a
-// PostCompact summary, the worker's saves — stays in package hook.
+// What needs them — the digest SessionStart injects from archives, the
+// worker's saves — stays in package hook; the summary PostCompact keeps
+// and the digests SessionStart renders without an archive are
+// internal/hookstart's.
 package hooknote

@@ -158,14 +158,6 @@ func (e *Env) InProcess(ev Event, in *Input) bool {
 	return err == nil
 }
 
-// Light reports whether Call.Note handles ev with input in: an in-process
-// event (InProcess) other than a PostCompact carrying a summary, which is
-// redacted and authenticated with ben10's redaction rules and key before
-// it is kept.
-func (e *Env) Light(ev Event, in *Input) bool {
-	return e.InProcess(ev, in) && (ev != PostCompact || in.CompactSummary == "")
-}
-
 // projectDir is the directory whose store the hooks use: the session's
 // start directory ($CLAUDE_PROJECT_DIR) when known, else the hook's cwd.
 func (e *Env) projectDir(in *Input) (string, error) {
@@ -263,7 +255,8 @@ func (e *Env) openStore(dir string, in *Input, light bool) (*store.Store, error)
 	return store.Open(dir, store.Options{Home: e.HomeDir(), Session: in.SessionID, Now: e.Now, Quick: true})
 }
 
-// Note handles an event that only takes note (Env.Light): it updates the
+// Note handles an event that only takes note (Env.InProcess) other than
+// PostCompact (internal/hookstart keeps its summary): it updates the
 // session's hook state and, for a save that is due (a checkpoint,
 // PreCompact, SessionEnd), queues its job and gets it done as the work
 // mode says.
@@ -279,13 +272,6 @@ func (c *Call) Note(ev Event) error {
 		return c.sessionEnd()
 	case SessionStart, Stop:
 		return c.Touch()
-	case PostCompact:
-		if c.In.CompactSummary == "" {
-			return c.Update(func(_ *State, ss *SessionState) error {
-				ss.CompactSummary, ss.CompactSummaryTag = "", ""
-				return nil
-			})
-		}
 	}
 	return fmt.Errorf("%w %q: not an event that only takes note", ErrUnknownEvent, ev)
 }

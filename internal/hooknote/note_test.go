@@ -78,7 +78,7 @@ func (w *noteWorld) write(data string) {
 func (w *noteWorld) note(ev Event, in Input) error {
 	w.t.Helper()
 	in.SessionID, in.TranscriptPath, in.Cwd = noteSession, w.tp, w.project
-	if !w.env.Light(ev, &in) {
+	if !w.env.InProcess(ev, &in) {
 		w.t.Fatalf("%s (%+v) is not a light event", ev, in)
 	}
 	c, err := w.env.Open(context.Background(), ev, &in)
@@ -153,8 +153,6 @@ func TestNoteEvents(t *testing.T) {
 			func(ss *SessionState) bool { return !ss.LastEvent.IsZero() && ss.Transcript != "" }},
 		{"SessionStart(resume)", "", nil, SessionStart, Input{Source: "resume"}, "", 0,
 			func(ss *SessionState) bool { return !ss.Started.IsZero() }},
-		{"PostCompact without a summary", "", nil, PostCompact, Input{}, "", 0,
-			func(ss *SessionState) bool { return ss.CompactSummary == "" && !ss.LastEvent.IsZero() }},
 		{"PostToolUse, a reading tool", "", nil, PostToolUse, Input{ToolName: "Read"}, "", 0,
 			func(ss *SessionState) bool { return ss.Modifications == 0 }},
 		{"PostToolUse, an edit: first checkpoint due", "", nil, PostToolUse, Input{ToolName: "Edit"}, JobCheckpoint, 1,
@@ -270,9 +268,9 @@ func TestNoteRefuses(t *testing.T) {
 	}
 }
 
-// TestLight: which events the shim handles itself and which it hands to
-// `ben10 hook`.
-func TestLight(t *testing.T) {
+// TestInProcess: which events the shim handles itself and which it hands
+// to `ben10 hook`.
+func TestInProcess(t *testing.T) {
 	for _, tc := range []struct {
 		ev    Event
 		in    Input
@@ -289,7 +287,7 @@ func TestLight(t *testing.T) {
 		{SessionStart, Input{Source: "startup"}, "", false},
 		{SessionStart, Input{}, "", false},
 		{PostCompact, Input{}, "", true},
-		{PostCompact, Input{CompactSummary: "s"}, "", false},
+		{PostCompact, Input{CompactSummary: "s"}, "", true},
 		{PreCompact, Input{}, "sync", false},
 		{PreCompact, Input{}, "bogus", false},
 		{Event("Notification"), Input{}, "", false},
@@ -300,8 +298,8 @@ func TestLight(t *testing.T) {
 			}
 			return ""
 		}}
-		if got := e.Light(tc.ev, &tc.in); got != tc.light {
-			t.Errorf("%s %+v mode %q: Light %v, want %v", tc.ev, tc.in, tc.mode, got, tc.light)
+		if got := e.InProcess(tc.ev, &tc.in); got != tc.light {
+			t.Errorf("%s %+v mode %q: InProcess %v, want %v", tc.ev, tc.in, tc.mode, got, tc.light)
 		}
 	}
 }
