@@ -53,9 +53,9 @@
 // One implementation: the events that only take note (UserPromptSubmit,
 // PostToolUse, PreCompact, SessionEnd, Stop, SessionStart(resume)) are
 // handled by internal/hooknote, and PostCompact, which keeps the redacted
-// summary, by internal/hookstart; neither
-// links neither archives nor compressors: `ben10 hook` (Handler.Handle)
-// and the light ben10-hook binary (cmd/ben10-hook) both run it, and the
+// summary, by internal/hookstart; neither links archives or compressors:
+// `ben10 hook` (Handler.Handle) and the light ben10-hook binary
+// (cmd/ben10-hook) both run them, and the
 // hook state types of this package are its types. Install registers the
 // shim for every event when it sits next to ben10; the shim also handles
 // SessionStart(compact) when the recall is prepared and

@@ -55,7 +55,6 @@ type Handler struct {
 // nil. Package hook sets it to package snapshot's Manager.
 var DefaultSnapshots SnapshotFactory
 
-
 func (h *Handler) now() time.Time { return (&hooknote.Env{Now: h.Now}).Clock() }
 
 func (h *Handler) home() string { return (&hooknote.Env{Home: h.Home}).HomeDir() }
