@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
 
@@ -234,13 +234,9 @@ func (o *saveOptions) runFileSave(cmd *cobra.Command) error {
 		pass = opts.Encryption.Passphrase
 	}
 	start := time.Now()
-	// A save is one short burst of allocation: rather than collecting the
-	// young heap over and over, let it grow up to a limit proportional to
-	// the transcript (the garbage collector still runs at the limit).
-	if fi, err := os.Stat(o.transcript); err == nil {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(32<<20 + 2*fi.Size()))
-		defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	}
+	// The save's memory budget, as every save's (the archive is written
+	// to its file as it is encoded).
+	defer snapshot.LimitMemory(o.transcript)()
 	if !o.full {
 		// An existing archive this build can read is the base of an
 		// incremental save; anything else is simply replaced.
