@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -53,15 +52,18 @@ var zstdLevels = [LevelBest + 1]zstd.EncoderLevel{
 const zstdWindow = 2 << 20
 
 // zstdEncoder returns the shared klauspost encoder of a level. EncodeAll
-// is safe for concurrent use; the encoder keeps up to GOMAXPROCS internal
-// states. LevelMax uses LevelBest's encoder.
+// is safe for concurrent use; the encoder keeps one internal state, which
+// concurrent calls take in turn: a save's memory must not grow with the
+// number of cores (a state of LevelBetter holds 6 MiB, LevelBest's
+// 32 MiB), and a save compresses its raw segments on one core while it
+// builds the model on another. LevelMax uses LevelBest's encoder.
 func zstdEncoder(l Level) (*zstd.Encoder, error) {
 	l = min(l.norm(), LevelBest)
 	zstdEncOnce[l].Do(func() {
 		zstdEnc[l], zstdEncErr[l] = zstd.NewWriter(nil,
 			zstd.WithEncoderLevel(zstdLevels[l]),
 			zstd.WithWindowSize(zstdWindow),
-			zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)),
+			zstd.WithEncoderConcurrency(1),
 			zstd.WithEncoderCRC(true),
 			zstd.WithZeroFrames(true),
 			zstd.WithLowerEncoderMem(true),
@@ -147,7 +149,7 @@ func compress(c Codec, l Level, src []byte) (Codec, []byte, error) {
 func compressDict(l Level, src, dict []byte) ([]byte, error) {
 	enc, err := zstd.NewWriter(nil,
 		zstd.WithEncoderLevel(zstdLevels[min(l.norm(), LevelBest)]),
-		zstd.WithEncoderConcurrency(runtime.GOMAXPROCS(0)),
+		zstd.WithEncoderConcurrency(1), // (one EncodeAll: one state)
 		zstd.WithEncoderCRC(true),
 		zstd.WithZeroFrames(true),
 		zstd.WithEncoderDictRaw(0, dict),
