@@ -220,7 +220,6 @@ func EncodeWithStats(ctx context.Context, w io.Writer, s *State, opts EncodeOpti
 type Encoder struct {
 	e       *encoder
 	started bool
-	stored  chan struct{} // closed when the raw files are redacted
 	planned chan struct{} // closed when the raw files are redacted and cut
 	done    chan struct{} // closed when the raw segments are compressed
 	planErr error
@@ -254,17 +253,11 @@ func (enc *Encoder) StartRaw(files []RawFile) {
 	enc.e.progress = newProgressCounter(enc.e.opts.Progress, files, enc.e.opts.RedactLine != nil)
 	enc.e.opts.RedactLine = countingRedactLine(enc.e.opts.RedactLine, enc.e.progress)
 	enc.planned = make(chan struct{})
-	enc.stored = make(chan struct{})
 	enc.done = make(chan struct{})
 	go func() {
 		defer close(enc.done)
-		// planRaw signals when the stored files are ready; on an error
-		// before that, planned is closed first, so Stored sees the error.
-		var once sync.Once
-		ready := func() { once.Do(func() { close(enc.stored) }) }
-		enc.planErr = enc.e.planRaw(ready)
+		enc.planErr = enc.e.planRaw()
 		close(enc.planned)
-		ready()
 		if enc.planErr != nil {
 			enc.rawErr = enc.planErr
 			return
@@ -274,26 +267,26 @@ func (enc *Encoder) StartRaw(files []RawFile) {
 }
 
 // Stored waits until StartRaw's files are redacted (when EncodeOptions
-// asks for it) and returns them as they will be stored, each with the set
-// of its line numbers that redaction changed. Without redaction they are
-// the files given to StartRaw. A State built from the stored files (the
-// same slices) and given to Finish is the model of what the archive holds:
-// with redaction on, its conversation can then be rebuilt from the stored
-// raw transcript like an unredacted one's (see ModelSource), and its texts
-// need no second redaction pass. The caller must not modify them.
+// asks for it) and cut into segments, and returns them as they will be
+// stored, each with the set of its line numbers that redaction changed.
+// Without redaction they are the files given to StartRaw. A State built
+// from the stored files (the same slices) and given to Finish is the model
+// of what the archive holds: with redaction on, its conversation can then
+// be rebuilt from the stored raw transcript like an unredacted one's (see
+// ModelSource), and its texts need no second redaction pass. The caller
+// must not modify them. From then on the Encoder holds no reference to the
+// files given to StartRaw, so that the caller can drop them: a redacted
+// copy does not live beside the original while the model is built.
+// Finish must then be given the stored files.
 func (enc *Encoder) Stored() ([]RawFile, []map[int]bool, error) {
 	if !enc.started {
 		return nil, nil, errors.New("archive: Stored before StartRaw")
 	}
-	// The files are cut while the caller imports them.
-	<-enc.stored
-	select {
-	case <-enc.planned:
-		if enc.planErr != nil {
-			return nil, nil, enc.planErr
-		}
-	default:
+	<-enc.planned
+	if enc.planErr != nil {
+		return nil, nil, enc.planErr
 	}
+	enc.e.files = enc.e.storedFiles
 	return enc.e.storedFiles, enc.e.changed, nil
 }
 
@@ -518,18 +511,21 @@ func (e *encoder) model() (*modelSegs, error) {
 		recall = recallPayload(view)
 	}()
 	defer func() { <-recalled }()
-	msgs := make([]Message, len(s.Messages))
-	for i, m := range s.Messages {
+	// The conversation and the tool history, the two long lists, are
+	// encoded element by element as they are stored (marshal), not copied
+	// whole beside the State first.
+	msgs := list{len(s.Messages), func(i int) any {
+		m := s.Messages[i]
 		m.Text, m.TextSpans = e.text(m.Ref, m.Text, m.TextSpans)
-		msgs[i] = m
-	}
-	tools := make([]ToolExec, len(s.Tools))
-	for i, t := range s.Tools {
+		return &m
+	}}
+	tools := list{len(s.Tools), func(i int) any {
+		t := s.Tools[i]
 		t.Input, t.InputSpans = e.text(t.Ref, t.Input, t.InputSpans)
 		t.Output, t.OutputSpans = e.text(t.ResultRef, t.Output, t.OutputSpans)
 		t.Command = e.redactText(t.Command)
-		tools[i] = t
-	}
+		return &t
+	}}
 	comps := make([]Compaction, len(s.Compactions))
 	for i, c := range s.Compactions {
 		// A summary is a pointer into its isCompactSummary line when the
@@ -624,7 +620,7 @@ func (e *encoder) model() (*modelSegs, error) {
 // done), the model segments m, the raw segments and the file contents.
 func (e *encoder) write(m *modelSegs) error {
 	ms := m.ms
-	e.countRules()
+	e.stats.Redaction = e.report
 	ms.Layout, ms.Raw, ms.Redact = layoutWritten, e.man, e.report
 	b, err := marshal(&ms)
 	if err != nil {
@@ -674,16 +670,35 @@ func (e *encoder) write(m *modelSegs) error {
 	return nil
 }
 
-// marshal encodes v as msgpack with sorted map keys (deterministic).
+// marshal encodes v as msgpack with sorted map keys (deterministic). A
+// list is encoded as the slice of its elements would be.
 func marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := msgpack.NewEncoder(&buf)
 	enc.SetSortMapKeys(true)
 	enc.UseCompactInts(true)
-	if err := enc.Encode(v); err != nil {
+	l, ok := v.(list)
+	if !ok {
+		if err := enc.Encode(v); err != nil {
+			return nil, err
+		}
+		return buf.Bytes(), nil
+	}
+	if err := enc.EncodeArrayLen(l.n); err != nil {
 		return nil, err
 	}
+	for i := range l.n {
+		if err := enc.Encode(l.at(i)); err != nil {
+			return nil, err
+		}
+	}
 	return buf.Bytes(), nil
+}
+
+// list is a list of n elements made one at a time by at, for marshal.
+type list struct {
+	n  int
+	at func(i int) any
 }
 
 func (e *encoder) redactText(s string) string {
@@ -791,17 +806,16 @@ func (e *encoder) text(ref RawRef, text string, spans []Span) (string, []Span) {
 // works out which chunks the previous archive already holds. A file that
 // only grew since the previous archive (whose manifest carries the SHA-256
 // state at its chunk ends) is handled by planAppend: only the new tail is
-// redacted, cut and hashed. It calls ready once every file's stored bytes
-// are known (e.storedFiles, e.changed), before the cutting.
-func (e *encoder) planRaw(ready func()) error {
+// redacted, cut and hashed. It ends with the per-rule redaction counts
+// (countRules), which read the original lines.
+func (e *encoder) planRaw() error {
 	n := len(e.files)
 	e.stored, e.starts, e.changed = make([][]byte, n), make([][]int, n), make([]map[int]bool, n)
 	e.man = make([]rawManifest, n)
 	e.reuse, e.prevSegs = make([]int, n), make([][]int, n)
 	e.storedFiles = make([]RawFile, n)
-	// First every file's stored bytes, which is all Stored waits for (the
-	// importer then starts), then the cutting of the files not planned
-	// by planAppend.
+	// First every file's stored bytes, then the cutting of the files not
+	// planned by planAppend.
 	full := make([]bool, n)
 	origStarts := make([][]int, n)
 	var fullData [][]byte
@@ -860,7 +874,6 @@ func (e *encoder) planRaw(ready func()) error {
 		e.report.LinesChanged += len(e.changed[i])
 		e.storedFiles[i] = RawFile{Name: f.Name, Data: e.stored[i]}
 	}
-	ready()
 	hashes := e.hashes // planAppend's, in file order
 	e.hashes = nil
 	k := 0
@@ -884,6 +897,7 @@ func (e *encoder) planRaw(ready func()) error {
 		}
 		e.man[i].RedactedLines = changedLines[i]
 	}
+	e.countRules()
 	return nil
 }
 

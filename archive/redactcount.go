@@ -8,10 +8,8 @@ import "bytes"
 // encode redacted and those copied from the previous archive alike. The
 // totals are then the archive's own, equal to those of an encode without a
 // previous archive, whatever part of the previous one was reused; the cost
-// is one more redaction of the changed lines only. It also records the
-// report in the stats.
+// is one more redaction of the changed lines only.
 func (e *encoder) countRules() {
-	defer func() { e.stats.Redaction = e.report }()
 	if e.opts.RedactCount == nil || e.opts.RedactLine == nil {
 		return
 	}

@@ -92,6 +92,7 @@ func (h *Handler) checkpoint(ctx context.Context, st *store.Store, cfg *store.Co
 	if err := hooknote.CheckTranscript(in); err != nil {
 		return saveResult{}, err
 	}
+	defer snapshot.LimitMemory(in.TranscriptPath)()
 	opts, _, err := snapshot.EncodeOptions(cfg, snapshot.SaveLevel)
 	if err != nil {
 		return saveResult{}, err

@@ -203,6 +203,7 @@ func (m *Manager) Create(o CreateOptions) (*CreateResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("snapshot of %s: %w", o.TranscriptPath, err)
 	}
+	defer LimitMemory(o.TranscriptPath)()
 	now := o.Now
 	if now.IsZero() {
 		now = m.clock()

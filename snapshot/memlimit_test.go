@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"bytes"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -31,7 +33,7 @@ func TestLimitMemory(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			debug.SetMemoryLimit(tc.before)
-			restore := limitMemory(tc.transcript)
+			restore := LimitMemory(tc.transcript)
 			if got := debug.SetMemoryLimit(-1); got != tc.during {
 				t.Errorf("limit during the save = %d, want %d", got, tc.during)
 			}
@@ -56,11 +58,11 @@ func TestLimitMemoryConcurrent(t *testing.T) {
 	}
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	limit := func() int64 { return debug.SetMemoryLimit(-1) }
-	doneA := limitMemory(a)
+	doneA := LimitMemory(a)
 	if got := limit(); got != saveMemory+1000 {
 		t.Fatalf("one save: limit %d, want %d", got, saveMemory+1000)
 	}
-	doneB := limitMemory(b)
+	doneB := LimitMemory(b)
 	if got := limit(); got != saveMemory+6000 {
 		t.Fatalf("two saves: limit %d, want %d", got, saveMemory+6000)
 	}
@@ -72,5 +74,55 @@ func TestLimitMemoryConcurrent(t *testing.T) {
 	doneB()
 	if got := limit(); got != math.MaxInt64 {
 		t.Fatalf("both done: limit %d, want the limit found (%d)", got, int64(math.MaxInt64))
+	}
+}
+
+// TestMemFile: the archive buffer SaveCurrent verifies and writes holds
+// exactly the bytes written, whatever the sizes of the writes, and reads
+// them back at any offset across its blocks.
+func TestMemFile(t *testing.T) {
+	data := make([]byte, 3*memBlock+12345)
+	for i := range data {
+		data[i] = byte(i * 7 / 5)
+	}
+	for _, tc := range []struct {
+		name  string
+		write int // bytes per Write
+	}{
+		{"one write", len(data)},
+		{"small writes", 1000},
+		{"block-sized writes", memBlock},
+		{"writes straddling blocks", memBlock/3 + 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var m memFile
+			for off := 0; off < len(data); off += tc.write {
+				p := data[off:min(off+tc.write, len(data))]
+				if n, err := m.Write(p); n != len(p) || err != nil {
+					t.Fatalf("Write: %d, %v", n, err)
+				}
+			}
+			if m.size != int64(len(data)) {
+				t.Fatalf("size %d, want %d", m.size, len(data))
+			}
+			var out bytes.Buffer
+			if n, err := m.WriteTo(&out); n != m.size || err != nil || !bytes.Equal(out.Bytes(), data) {
+				t.Fatalf("WriteTo: %d bytes, %v; equal %v", n, err, bytes.Equal(out.Bytes(), data))
+			}
+			for _, at := range []int64{0, 1, 64<<10 - 1, memBlock - 5, 2*memBlock + 7, m.size - 100} {
+				p := make([]byte, 300)
+				n, err := m.ReadAt(p, at)
+				want := data[at:min(at+300, m.size)]
+				if n != len(want) || !bytes.Equal(p[:n], want) {
+					t.Fatalf("ReadAt(%d): %d bytes, want %d", at, n, len(want))
+				}
+				if (n < len(p)) != (err == io.EOF) {
+					t.Fatalf("ReadAt(%d): %d bytes, err %v", at, n, err)
+				}
+			}
+			if _, err := m.ReadAt(make([]byte, 1), -1); err == nil {
+				t.Fatal("ReadAt(-1): no error")
+			}
+		})
 	}
 }

@@ -1,14 +1,11 @@
 package snapshot
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
-	"sync"
 	"time"
 
 	"github.com/ben10ctx/ben10/archive"
@@ -105,7 +102,7 @@ func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r Save
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("snapshot: saving %s: %w", r.Transcript, err)
 	}
-	defer limitMemory(r.Transcript)()
+	defer LimitMemory(r.Transcript)()
 	var red *Redactions
 	var opts archive.EncodeOptions
 	if r.Encode != nil {
@@ -141,7 +138,7 @@ func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r Save
 			opts.Previous = prev
 		}
 	}
-	var buf bytes.Buffer
+	var buf memFile
 	s, stats, err := transcript.Save(ctx, &ctxWriter{ctx: ctx, w: &buf}, r.Transcript, r.Harness, iopt, opts)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot: saving %s: %w", r.Transcript, err)
@@ -150,7 +147,7 @@ func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r Save
 	if msgs == 0 {
 		return nil, fmt.Errorf("%w (%s)", ErrNoConversation, r.Transcript)
 	}
-	if err := ctxfmt.Verify(bytes.NewReader(buf.Bytes()), int64(buf.Len()), ctxfmt.VerifyOptions{Deep: true, Passphrase: oo.Passphrase, Key: oo.Key, Keys: keys}); err != nil {
+	if err := ctxfmt.Verify(&buf, buf.size, ctxfmt.VerifyOptions{Deep: true, Passphrase: oo.Passphrase, Key: oo.Key, Keys: keys}); err != nil {
 		return nil, fmt.Errorf("%w: the archive of %s: %w", ErrVerify, r.Transcript, err)
 	}
 	session := r.SessionID
@@ -179,7 +176,7 @@ func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r Save
 	}
 	err = st.WithLock(ctx, func() error {
 		sr, err := st.SaveCurrentFunc(func(w io.Writer) error {
-			_, err := w.Write(buf.Bytes())
+			_, err := buf.WriteTo(w)
 			return err
 		}, meta, store.SaveOptions{Rotate: rotateFor(st, session)})
 		if err != nil {
@@ -195,64 +192,6 @@ func SaveCurrent(ctx context.Context, st *store.Store, cfg *store.Config, r Save
 		RedactionsApplied: totalN, Session: session, Detail: "final save (" + orDash(r.Source) + ")"})
 	_ = indexnotes.Append(st.Home(), st.ProjectDir(), res.Path) // the next index update picks it up
 	return res, nil
-}
-
-// saveMemory is what a save may hold beside its transcript: the model,
-// the compressed archive, the zstd encoders' windows.
-const saveMemory = 64 << 20
-
-// limitMemory holds the Go runtime to the save's budget, saveMemory
-// beside the transcript's size, until the function it returns is called
-// (it never raises a lower limit the process set). Without it the
-// garbage collector lets the heap grow to twice the live data: a 100 MB
-// transcript's save peaked at 320 MiB. Saves running at once in one
-// process (the watcher's, the web server's) share one limit: saveMemory
-// beside the sum of their transcripts; the last to finish restores the
-// limit found by the first.
-func limitMemory(transcript string) func() {
-	fi, err := os.Stat(transcript)
-	if err != nil {
-		return func() {}
-	}
-	memLimit.Lock()
-	defer memLimit.Unlock()
-	if memLimit.saves == 0 {
-		memLimit.found = debug.SetMemoryLimit(-1)
-	}
-	memLimit.saves++
-	memLimit.bytes += fi.Size()
-	memLimit.apply()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			memLimit.Lock()
-			defer memLimit.Unlock()
-			memLimit.saves--
-			memLimit.bytes -= fi.Size()
-			if memLimit.saves == 0 {
-				debug.SetMemoryLimit(memLimit.found)
-				return
-			}
-			memLimit.apply()
-		})
-	}
-}
-
-// memLimit is the state limitMemory shares between the saves of one
-// process.
-var memLimit memLimiter
-
-type memLimiter struct {
-	sync.Mutex
-	saves int   // saves running
-	bytes int64 // the sum of their transcripts' sizes
-	found int64 // the limit before the first of them
-}
-
-// apply sets the limit for the saves running (m held): saveMemory beside
-// their transcripts, or the limit found when that is lower.
-func (m *memLimiter) apply() {
-	debug.SetMemoryLimit(min(m.found, saveMemory+m.bytes))
 }
 
 // rotateFor is the one rotate rule: the current.ctx in place goes to

@@ -8,13 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript"
 	"github.com/ben10ctx/ben10/web"
@@ -230,13 +230,9 @@ func (o *saveOptions) runFileSave(cmd *cobra.Command) error {
 		pass = opts.Encryption.Passphrase
 	}
 	start := time.Now()
-	// A save is one short burst of allocation: rather than collecting the
-	// young heap over and over, let it grow up to a limit proportional to
-	// the transcript (the garbage collector still runs at the limit).
-	if fi, err := os.Stat(o.transcript); err == nil {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(32<<20 + 2*fi.Size()))
-		defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	}
+	// The save's memory budget, as every save's (the archive is written
+	// to its file as it is encoded).
+	defer snapshot.LimitMemory(o.transcript)()
 	if !o.full {
 		// An existing archive this build can read is the base of an
 		// incremental save; anything else is simply replaced.

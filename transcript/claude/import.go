@@ -286,8 +286,9 @@ type importer struct {
 	// redacted holds per raw file the line numbers a redactor changed
 	// (nil: not redacted).
 	redacted []map[int]bool
-	// lazyOut: tool outputs the recall does not read are left undecoded
-	// (Save's States).
+	// lazyOut: tool outputs the recall does not read are left undecoded,
+	// and tool inputs, ids and plain texts are views of the files (Save's
+	// States).
 	lazyOut bool
 	// standalone and sideKnown: the main file is a subagent's own file
 	// (every line isSidechain); customTitled: a custom-title line was read
@@ -648,7 +649,7 @@ func isShellTool(name string) bool {
 
 // view is str(b, v) without a copy when the string holds no escape: it
 // then aliases b, so it must not be kept beyond the line's use (compare,
-// parse, switch on it; str for a string to keep).
+// parse, switch on it; str or keep for a string to keep).
 func view(b []byte, v jscan.Val) string {
 	if !v.IsString(b) {
 		return ""
@@ -663,6 +664,16 @@ func view(b []byte, v jscan.Val) string {
 		}
 	}
 	return unsafe.String(&in[0], len(in))
+}
+
+// keep is str for a string the State keeps: in Save's State (lazyOut),
+// whose stored files nobody modifies, a view of them when it holds no
+// escape (see view), not a copy beside the transcript.
+func (im *importer) keep(b []byte, v jscan.Val) string {
+	if im.lazyOut {
+		return view(b, v)
+	}
+	return str(b, v)
 }
 
 func str(b []byte, v jscan.Val) string {
@@ -686,7 +697,7 @@ func parseTime(s string) time.Time {
 
 func (im *importer) message(b []byte, h *hdr, role string, ts time.Time, side bool, agent string, ref archive.RawRef) {
 	msg := archive.Message{
-		ID: str(b, h.uuid), ParentID: str(b, h.parent), Role: role, Timestamp: ts,
+		ID: im.keep(b, h.uuid), ParentID: im.keep(b, h.parent), Role: role, Timestamp: ts,
 		Sidechain: side, AgentID: agent, Ref: ref,
 	}
 	var content, usage, msgID, model jscan.Val
@@ -754,12 +765,12 @@ func (im *importer) message(b []byte, h *hdr, role string, ts time.Time, side bo
 			case "image":
 				images = append(images, len(spans))
 			case "tool_use":
-				tid := str(b, id)
+				tid := im.keep(b, id)
 				msg.ToolCallIDs = append(msg.ToolCallIDs, tid)
 				files := im.toolUse(b, tid, str(b, name), input, ts, side, ref)
 				msg.Files = appendUnique(msg.Files, files...)
 			case "tool_result":
-				tid := str(b, toolUseID)
+				tid := im.keep(b, toolUseID)
 				msg.ToolCallIDs = append(msg.ToolCallIDs, tid)
 				im.toolResult(b, h, tid, rc, isErr.Bool(b), ts, ref)
 			}
@@ -771,8 +782,11 @@ func (im *importer) message(b []byte, h *hdr, role string, ts time.Time, side bo
 	case len(thinking) > 0:
 		msg.TextSpans = thinking
 	}
-	if msg.TextSpans != nil {
-		msg.Text, _ = archive.SpanText(b, msg.TextSpans)
+	switch sp := msg.TextSpans; {
+	case len(sp) == 1:
+		msg.Text = im.keep(b, jscan.Val{S: int(sp[0].Off), E: int(sp[0].Off + sp[0].Len)})
+	case sp != nil:
+		msg.Text, _ = archive.SpanText(b, sp)
 	}
 	if len(images) > 0 {
 		msg.Text, msg.TextSpans = withImages(b, spans, images), nil
@@ -879,7 +893,14 @@ func (im *importer) toolUse(b []byte, id, name string, input jscan.Val, ts time.
 	t := archive.ToolExec{ID: id, Name: name, Timestamp: ts, Sidechain: side, Ref: ref}
 	if input.OK() {
 		t.InputSpans = []archive.Span{{Off: uint32(input.S), Len: uint32(input.E - input.S), Verbatim: true}}
-		t.Input = string(input.Raw(b))
+		if raw := input.Raw(b); im.lazyOut && len(raw) > 0 {
+			// Save's State keeps the stored files (State.Raw), which
+			// nobody modifies: the input is a view of its line, not a
+			// second copy of every tool input beside the transcript.
+			t.Input = unsafe.String(&raw[0], len(raw))
+		} else {
+			t.Input = string(raw)
+		}
 	}
 	var files []string
 	if input.Kind(b) == '{' {

@@ -27,7 +27,9 @@ import (
 // Meta and counts: tool outputs the recall does not read may be left
 // undecoded (Output empty, OutputSpans set; the archive stores them as
 // pointers into the raw lines). Import, or archive.Archive.Tools on what
-// was written, gives every text.
+// was written, gives every text. Its tool inputs are views of State.Raw
+// (the stored files), which hold the transcript once: a redacted copy
+// replaces the file read rather than living beside it.
 //
 // Cancelling ctx stops the import and the encoding and returns ctx's
 // error; what was written to w is then incomplete.
@@ -41,7 +43,8 @@ func Save(ctx context.Context, w io.Writer, path string, iopt archive.ImportOpti
 
 // SaveFiles is Save for transcript files already in memory (files[0] the
 // main transcript, as ReadFiles returns them). The files must not be
-// modified until it returns.
+// modified while the State returned is in use (its tool inputs may be
+// views of them).
 func SaveFiles(ctx context.Context, w io.Writer, files []archive.RawFile, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
 	enc, err := archive.NewEncoder(ctx, w, eopt)
 	if err != nil {
