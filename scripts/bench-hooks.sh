@@ -115,7 +115,9 @@ for size in $SIZES; do
 	# Stores to start runs from: empty (after SessionStart and a first
 	# prompt), with a checkpoint of the session 20 lines shorter, and with
 	# a pre-compaction snapshot (for SessionStart(compact)) and the recall
-	# the worker prepared from it (the job done in the hook: sync).
+	# the worker prepared from it (the job done in the hook: sync), and the
+	# same after the PostCompact that Claude Code (≥ 2.1.76) runs before
+	# SessionStart(compact), which keeps the compaction summary.
 	BEN10_HOOK_RECOMPRESS=sync "$BEN10" hook <"$work/in-start-$size.json" >/dev/null
 	"$SHIM" user-prompt-submit <"$work/in-prompt-$size.json" >/dev/null
 	cp -a "$ctx" "$work/store-empty-$size"
@@ -129,7 +131,9 @@ for size in $SIZES; do
 	rm -rf "$ctx" && cp -a "$work/store-empty-$size" "$ctx"
 	BEN10_HOOK_RECOMPRESS=sync "$BEN10" hook <"$work/in-pre-$size.json" >/dev/null
 	cp -a "$ctx" "$work/store-snap-$size"
-	for s in empty cp snap; do
+	"$SHIM" post-compact <"$work/in-post-$size.json" >/dev/null
+	cp -a "$ctx" "$work/store-snappost-$size"
+	for s in empty cp snap snappost; do
 		printf '. %s\nrm -rf %s\ncp -a %s %s\n' "$work/quiesce.sh" "$ctx" "$work/store-$s-$size" "$ctx" >"$work/prep-$s-$size.sh"
 	done
 	printf '. %s\n' "$work/quiesce.sh" >"$work/prep-none.sh"
@@ -158,8 +162,9 @@ for size in $SIZES; do
 		run empty-$size "PreCompact, no earlier archive: ben10 hook" "$BEN10 hook" pre
 		run cp-$size "PreCompact, checkpoint 20 lines older: ben10 hook" "$BEN10 hook" pre
 		[ -z "$DJ" ] || run none "PreCompact: deja hook-precompact" "$DJ hook-precompact" pre
-		run snap-$size "SessionStart(compact): ben10 hook" "$BEN10 hook" compact
-		run snap-$size "SessionStart(compact): ben10-hook shim (as installed)" "$SHIM session-start" compact
+		run snappost-$size "SessionStart(compact): ben10 hook" "$BEN10 hook" compact
+		run snappost-$size "SessionStart(compact): ben10-hook shim (as installed)" "$SHIM session-start" compact
+		run snap-$size "SessionStart(compact), no summary kept: ben10-hook shim" "$SHIM session-start" compact
 		[ -z "$DJ" ] || run none "SessionStart(compact): deja hook-context" "$DJ hook-context" compact
 		run snap-$size "PostCompact with its summary: ben10-hook shim (as installed)" "$SHIM post-compact" post
 		run empty-$size "SessionEnd: ben10-hook shim (as installed)" "$SHIM session-end" end
