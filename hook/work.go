@@ -46,6 +46,10 @@ func (h *Handler) due() bool {
 	return false
 }
 
+// maxWorkRounds bounds how often a worker takes its lock again for jobs
+// queued while it held it.
+const maxWorkRounds = 100
+
 // workerWait is how long a worker waits for a job whose retry is due
 // soon; a later retry is left to the next worker.
 const workerWait = time.Minute
@@ -69,7 +73,7 @@ func (h *Handler) work(ctx context.Context, wait bool) ([]string, error) {
 	}
 	var errs []error
 	done := map[string]bool{}
-	for {
+	for round := 1; ; round++ {
 		unlock, err := store.LockFile(lock, 0)
 		if errors.Is(err, store.ErrFileLockTimeout) {
 			break // another worker runs
@@ -84,8 +88,10 @@ func (h *Handler) work(ctx context.Context, wait bool) ([]string, error) {
 		}
 		// A hook may have queued a job after the last look and found the
 		// lock held, so it started no worker (hooknote.WorkerRunning):
-		// look again now that it is free.
-		if ctx.Err() != nil || err != nil || !h.due() {
+		// look again now that it is free — after a failed job too (its
+		// retry is not due yet, so it is not run again at once; a bounded
+		// number of rounds guards against one that keeps failing at once).
+		if ctx.Err() != nil || round >= maxWorkRounds || !h.due() {
 			break
 		}
 	}
