@@ -334,6 +334,10 @@ func absPath(p string) string {
 func (m *Manager) park(tmp string, snap Snapshot, force bool, res *CreateResult) (*CreateResult, error) {
 	name := fmt.Sprintf("%s%s-%d-%d.ctx", parkedPrefix, sanitize(snap.SessionID), time.Now().UnixNano(), os.Getpid())
 	dst := filepath.Join(m.st.SnapshotDir(), name)
+	// parkGrace counts from now, not from when the file was written (a
+	// large snapshot's write and verification can take longer).
+	now := time.Now()
+	_ = os.Chtimes(tmp, now, now)
 	if err := os.Rename(tmp, dst); err != nil {
 		return nil, fmt.Errorf("snapshot: parking %s: %w", tmp, err)
 	}
