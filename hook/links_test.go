@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -111,7 +110,7 @@ func TestStoreLinksNotFollowed(t *testing.T) {
 			}
 			switch tc.target {
 			case "fifo":
-				if err := syscall.Mkfifo(p, 0o600); err != nil {
+				if err := mkfifo(p); err != nil {
 					t.Fatal(err)
 				}
 			case "/dev/zero":
@@ -188,7 +187,7 @@ func TestTranscriptPathChecked(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(projects, "a-dir"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(projects, "fifo.jsonl"), 0o600); err != nil {
+	if err := mkfifo(filepath.Join(projects, "fifo.jsonl")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Symlink("/etc/passwd", filepath.Join(projects, "link.jsonl")); err != nil {

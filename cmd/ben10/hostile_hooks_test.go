@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/ben10ctx/ben10/hook"
@@ -99,8 +98,7 @@ func TestHostileArchivesEveryHook(t *testing.T) {
 				}
 				// ru_maxrss of a waited child covers its own waited
 				// children: the supervisor and the worker it ran.
-				if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-					rss := ru.Maxrss * 1024
+				if rss, ok := maxRSS(cmd.ProcessState); ok {
 					if rss > hostileHookLimit {
 						t.Errorf("%s: %d MiB resident (limit %d MiB)", ev.event, rss>>20, hostileHookLimit>>20)
 					}
