@@ -246,7 +246,10 @@ func buildHistory(b *testing.B, dir string, srcs []benchSource, target int64) (i
 	for p := range 20 {
 		projects = append(projects, filepath.Join(dir, "projects", fmt.Sprintf("p%02d", p)))
 	}
-	for k := 0; raw < target; k++ {
+	// At least one copy of every source and a session in every project,
+	// whatever the target: the queries (benchQueries) come from those
+	// first copies, and the index is built over every project.
+	for k := 0; raw < target || k < max(len(srcs), len(projects)); k++ {
 		src := srcs[k%len(srcs)]
 		proj := projects[k%len(projects)]
 		rawPath := filepath.Join(dir, "raw", filepath.Base(proj), fmt.Sprintf("%05d.jsonl", k))
