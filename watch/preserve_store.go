@@ -42,8 +42,8 @@ func OrphanDir(home string, h archive.Harness) string {
 // same session; the previous session's current.ctx goes to history/
 // otherwise) and, when asked, takes a pre-compaction snapshot through
 // snapshot.Manager with Source "watcher" — unless the session's newest
-// snapshot, whoever took it, is younger than the cooldown. The snapshot is
-// verified by re-opening it and reading every raw segment.
+// snapshot, whoever took it, is younger than the cooldown. Create verifies
+// the snapshot deeply (every segment) before it moves it into place.
 func (p *StorePreserver) Preserve(req Request) (Result, error) {
 	var res Result
 	sess := req.Session
@@ -106,12 +106,6 @@ func (p *StorePreserver) Preserve(req Request) (Result, error) {
 	if info.CreatedAt.IsZero() {
 		info.CreatedAt = req.Now
 	}
-	if !cr.Pending {
-		if err := verifyArchive(cr.Path, cfg); err != nil {
-			return res, fmt.Errorf("snapshot %s does not verify: %w", cr.Snapshot.ID, err)
-		}
-		info.Verified = true
-	}
 	res.Snapshot = info
 	res.LastSnapshot, res.LastSnapshotSource, res.LastSnapshotID = info.CreatedAt, SourceWatcher, info.ID
 	return res, nil
@@ -154,20 +148,4 @@ func (p *StorePreserver) archive(s *store.Store, cfg *store.Config, sess *Sessio
 	}
 	res.Archive, res.ArchiveBytes, res.CopiedBytes = sr.Path, sr.Bytes, sr.Stats.CopiedBytes
 	return nil
-}
-
-// verifyArchive re-opens an archive and reads every raw segment, which
-// checks each segment's checksum.
-func verifyArchive(path string, cfg *store.Config) error {
-	var oo archive.OpenOptions
-	if enc, _, err := snapshot.Key(cfg); err == nil && enc != nil {
-		oo.Passphrase, oo.Key = enc.Passphrase, enc.Key
-	}
-	a, err := archive.OpenFile(path, oo)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	_, err = a.RawFiles()
-	return err
 }
