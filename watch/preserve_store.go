@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -93,7 +94,7 @@ func (p *StorePreserver) Preserve(req Request) (Result, error) {
 	}
 	if ok && req.Now.Sub(last.CreatedAt) < req.Cooldown {
 		res.SkippedSnapshot = fmt.Sprintf("session already has snapshot %s from the %s, %s ago (cooldown %s)",
-			last.ID, orUnknown(last.Source), req.Now.Sub(last.CreatedAt).Round(1e9), req.Cooldown)
+			last.ID, cmp.Or(last.Source, "unknown source"), req.Now.Sub(last.CreatedAt).Round(1e9), req.Cooldown)
 		return res, nil
 	}
 	cr, err := m.Create(snapshot.CreateOptions{TranscriptPath: sess.Path, Harness: sess.Harness, SessionID: sess.ID,
@@ -109,13 +110,6 @@ func (p *StorePreserver) Preserve(req Request) (Result, error) {
 	res.Snapshot = info
 	res.LastSnapshot, res.LastSnapshotSource, res.LastSnapshotID = info.CreatedAt, SourceWatcher, info.ID
 	return res, nil
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown source"
-	}
-	return s
 }
 
 // archive saves the session as current.ctx through snapshot.SaveCurrent,
