@@ -414,16 +414,12 @@ func (c *conv) responseItem(r rec) {
 	}
 }
 
-func (c *conv) partial(r rec, what string) {
-	c.b.S.Import.Partial++
-	c.b.Problem(c.raw, r.line, "%s: unexpected shape", what)
-}
-
 // decode reads r's payload into v; a payload of another shape counts as
 // partial (what names it in the problem).
 func (c *conv) decode(r rec, v any, what string) bool {
 	if json.Unmarshal(r.env.Payload, v) != nil {
-		c.partial(r, what)
+		c.b.S.Import.Partial++
+		c.b.Problem(c.raw, r.line, "%s: unexpected shape", what)
 		return false
 	}
 	return true

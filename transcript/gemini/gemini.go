@@ -238,20 +238,9 @@ func (g *conv) rewind(id string) bool {
 	if !ok || id == "" {
 		return false
 	}
-	for _, x := range g.list[i:] {
-		delete(g.pos, x.key())
-	}
 	// Subagent entries are not part of the main conversation's rewind.
-	var side []*entry
-	for _, x := range g.list[i:] {
-		if x.side {
-			side = append(side, x)
-		}
-	}
-	g.list = append(g.list[:i], side...)
-	for j := i; j < len(g.list); j++ {
-		g.pos[g.list[j].key()] = j
-	}
+	g.list = append(g.list[:i], slices.DeleteFunc(slices.Clone(g.list[i:]), func(x *entry) bool { return !x.side })...)
+	g.reindex()
 	return true
 }
 
