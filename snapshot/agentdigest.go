@@ -48,8 +48,9 @@ func SaveAgentDigest(st *store.Store, k *archive.AuthKey, session, text string, 
 	if k == nil {
 		return AgentDigest{}, 0, errors.New("session digest: no authentication key")
 	}
-	if strings.ContainsAny(session, "\n\r") {
-		return AgentDigest{}, 0, fmt.Errorf("session digest: session id %q holds a line break", session)
+	if strings.ContainsAny(session, "\n\r/\\") {
+		// It is part of the header and of the file name.
+		return AgentDigest{}, 0, fmt.Errorf("session digest: session id %q holds a line break or a path separator", session)
 	}
 	r, err := st.Config().Redactor()
 	if err != nil {

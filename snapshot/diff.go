@@ -104,19 +104,14 @@ func (m *Manager) Diff(id string, current *archive.Archive) (*DiffResult, error)
 		}
 		src = s.Transcript
 	default:
-		rec, err := m.st.Recover(func(p string) error {
-			ca, err := archive.OpenFile(p, OpenOptions(m.cfg))
-			if err != nil {
-				return err
-			}
-			return ca.Close()
+		// The first archive that opens ends the search, and is kept open.
+		var ca *archive.Archive
+		rec, err := m.st.Recover(func(p string) (err error) {
+			ca, err = archive.OpenFile(p, OpenOptions(m.cfg))
+			return err
 		})
 		if err != nil {
 			return nil, fmt.Errorf("no current context to compare with (the transcript %q is gone and the store holds no valid context): %w", s.Transcript, err)
-		}
-		ca, err := archive.OpenFile(rec.Path, OpenOptions(m.cfg))
-		if err != nil {
-			return nil, err
 		}
 		defer ca.Close()
 		if cur, err = ca.Load(); err != nil {

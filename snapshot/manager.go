@@ -125,7 +125,8 @@ type CreateOptions struct {
 	Tags  []string
 	Notes string
 	// NoPrevious imports the whole transcript even when an archive of the
-	// same session exists to build on (see Manager.Previous).
+	// same session exists to build on (a checkpoint, current.ctx or an
+	// earlier snapshot of it).
 	NoPrevious bool
 	// Limit, when positive, snapshots only the transcript's first Limit
 	// bytes (cut after the last complete line; see
@@ -156,8 +157,9 @@ type CreateResult struct {
 	// redacted itself (with Resumed, about the lines added since the
 	// earlier archive).
 	NewRedactions map[string]int `json:"redactions_new"`
-	// Resumed: the save built on an earlier archive of the session
-	// (Manager.Previous), whose unchanged raw segments it copies.
+	// Resumed: the save built on an earlier archive of the session (a
+	// checkpoint, current.ctx or an earlier snapshot), whose unchanged raw
+	// segments it copies.
 	Resumed bool `json:"resumed"`
 }
 

@@ -12,24 +12,18 @@ import (
 	"github.com/ben10ctx/ben10/store"
 )
 
-// maxPreviousCandidates caps how many checkpoints Previous opens.
+// maxPreviousCandidates caps how many checkpoints previous opens.
 const maxPreviousCandidates = 2
 
-// Previous opens the archive of session in m's store to be the base of an
+// previous opens the archive of session in m's store to be the base of an
 // incremental save (archive.EncodeOptions.Previous), among the latest
 // compaction snapshot of the session, the newest checkpoints and
 // current.ctx when its metadata names the session. Each candidate is
 // opened and checked (container header and index, metadata segment) and
 // must name session in its own metadata. The newest one written under the
-// current redaction configuration wins (the save copies its unchanged raw
-// segments); when none is, the newest one. It returns nil when no
-// candidate qualifies; the caller must Close the one returned.
-func (m *Manager) Previous(session string) *archive.Archive {
-	return m.previous(session, RedactionFingerprint(m.cfg))
-}
-
-// previous is Previous with the configuration's redaction fingerprint fp
-// already computed.
+// redaction configuration whose fingerprint is fp wins (the save copies
+// its unchanged raw segments); when none is, the newest one. It returns
+// nil when no candidate qualifies; the caller must Close the one returned.
 func (m *Manager) previous(session, fp string) *archive.Archive {
 	if session == "" {
 		return nil
@@ -47,49 +41,28 @@ func (m *Manager) previous(session, fp string) *archive.Archive {
 	if meta, err := st.ReadMeta(); err == nil && meta.SessionID == session {
 		cands = append(cands, st.CurrentPath())
 	}
-	// The newest candidate of the session, and the newest written under
-	// this redaction configuration.
+	// Of the candidates of the session, one written under this redaction
+	// configuration beats one that is not; among equals the newer wins.
 	redacting := cfg.SensitiveRedaction
-	var newest, same *archive.Archive
-	newer := func(a, than *archive.Archive) bool {
-		return than == nil || a.Meta().UpdatedAt.After(than.Meta().UpdatedAt)
-	}
+	var best *archive.Archive
+	bestSame := false
 	for _, p := range cands {
-		if p == "" {
-			continue
-		}
 		a, err := archive.OpenFile(p, OpenOptions(cfg))
 		if err != nil {
 			continue
 		}
-		if a.Meta().SessionID != session {
+		same := a.Redaction().Enabled == redacting && (!redacting || a.RedactionFingerprint() == fp)
+		better := best == nil || same && !bestSame || same == bestSame && a.Meta().UpdatedAt.After(best.Meta().UpdatedAt)
+		if a.Meta().SessionID != session || !better {
 			a.Close()
 			continue
 		}
-		kept := false
-		if a.Redaction().Enabled == redacting && (!redacting || a.RedactionFingerprint() == fp) && newer(a, same) {
-			if same != nil && same != newest {
-				same.Close()
-			}
-			same, kept = a, true
+		if best != nil {
+			best.Close()
 		}
-		if newer(a, newest) {
-			if newest != nil && newest != same {
-				newest.Close()
-			}
-			newest, kept = a, true
-		}
-		if !kept {
-			a.Close()
-		}
+		best, bestSame = a, same
 	}
-	if same != nil {
-		if newest != same {
-			newest.Close()
-		}
-		return same
-	}
-	return newest
+	return best
 }
 
 // RedactionFingerprint identifies cfg's redaction configuration for

@@ -63,19 +63,19 @@ func TestPreviousPrefersSameRedaction(t *testing.T) {
 	if mxa.Redaction().Enabled || !updated(mxa).After(updated(cpa)) {
 		t.Fatal("the unredacted snapshot should be newer than the checkpoint")
 	}
-	prev := e.m.Previous(fixtureSession)
+	prev := e.m.previous(fixtureSession, RedactionFingerprint(e.m.cfg))
 	if prev == nil || !updated(prev).Equal(updated(cpa)) {
 		t.Fatalf("Previous: %v, want the redacted checkpoint of %v", prev, updated(cpa))
 	}
 	prev.Close()
 	// Under the unredacted configuration the snapshot is both the newest
 	// and written under it.
-	prev = plain.Previous(fixtureSession)
+	prev = plain.previous(fixtureSession, RedactionFingerprint(plain.cfg))
 	if prev == nil || !updated(prev).Equal(updated(mxa)) {
 		t.Fatalf("Previous under another configuration: %v", prev)
 	}
 	prev.Close()
-	if plain.Previous("another-session") != nil {
+	if plain.previous("another-session", RedactionFingerprint(plain.cfg)) != nil {
 		t.Fatal("Previous of an unknown session")
 	}
 }
@@ -92,7 +92,7 @@ func TestPreviousFallsBackToNewest(t *testing.T) {
 	if !b.Resumed {
 		t.Fatal("not built on the max snapshot")
 	}
-	prev := e.m.Previous(fixtureSession)
+	prev := e.m.previous(fixtureSession, RedactionFingerprint(e.m.cfg))
 	if prev == nil {
 		t.Fatal("no previous archive")
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -236,11 +237,7 @@ func (s *Store) WithLock(ctx context.Context, fn func() error) error {
 		return err
 	}
 	ferr := fn()
-	uerr := unlock()
-	if ferr != nil {
-		return ferr
-	}
-	return uerr
+	return cmp.Or(ferr, unlock())
 }
 
 func (s *Store) requireLock(op string) error {

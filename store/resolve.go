@@ -53,12 +53,7 @@ func hasStore(p, home string) bool {
 	if fi, err := os.Lstat(primary); err == nil && fi.IsDir() && checkStorePath(p, primary, nil) == nil {
 		return true
 	}
-	if home != "" {
-		if fi, err := os.Stat(FallbackDir(home, p)); err == nil && fi.IsDir() {
-			return true
-		}
-	}
-	return false
+	return home != "" && isDir(FallbackDir(home, p))
 }
 
 // SameProject reports whether recorded, the project directory an archive

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -450,14 +451,7 @@ func gitignoreCovers(n, want string) bool {
 	if n == want || strings.HasPrefix(want, n+"/") {
 		return true
 	}
-	if !strings.Contains(n, "/") {
-		for _, c := range strings.Split(want, "/") {
-			if c == n {
-				return true
-			}
-		}
-	}
-	return false
+	return !strings.Contains(n, "/") && slices.Contains(strings.Split(want, "/"), n)
 }
 
 // normGitignore reduces a simple gitignore pattern to a slash-free-ended,

@@ -146,17 +146,8 @@ func StatePath(home string) string { return filepath.Join(home, ".claude-code", 
 //	kimi   70 / 79 / 80  compaction at 85%, or earlier when fewer than
 //	                     50,000 tokens remain (≈ 80.9% of 262,144)
 func DefaultThresholds(h archive.Harness) Thresholds {
-	switch h {
-	case archive.HarnessClaude:
-		return Thresholds{75, 75, 83}
-	case archive.HarnessCodex:
-		return Thresholds{80, 85, 90}
-	case archive.HarnessGemini:
-		return Thresholds{40, 45, 50}
-	case archive.HarnessKimi:
-		return Thresholds{70, 79, 80}
-	}
-	return Thresholds{}
+	return map[archive.Harness]Thresholds{archive.HarnessClaude: {75, 75, 83}, archive.HarnessCodex: {80, 85, 90},
+		archive.HarnessGemini: {40, 45, 50}, archive.HarnessKimi: {70, 79, 80}}[h]
 }
 
 // DefaultTriggers are the built-in triggers: context % for all; Kimi's

@@ -54,7 +54,7 @@
 // current.ctx, written incrementally (unchanged raw segments are copied);
 // the snapshot goes through snapshot.Manager.Create with Source "watcher"
 // into the project store of the session's working directory
-// (StorePreserver) and is verified by re-opening it.
+// (StorePreserver), which verifies it deeply before moving it into place.
 //
 // A session is never snapshotted twice within its cooldown, whoever took
 // the snapshot: before creating one, the watcher reads the session's

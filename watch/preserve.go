@@ -49,12 +49,12 @@ type Result struct {
 	LastSnapshotID     string
 }
 
-// SnapshotInfo describes a snapshot the watcher took.
+// SnapshotInfo describes a snapshot the watcher took (verified by
+// snapshot.Manager.Create before it was moved into place).
 type SnapshotInfo struct {
 	ID        string
 	Path      string
 	CreatedAt time.Time
 	Replaced  string // a debounced snapshot it replaced
 	Pending   bool   // parked in pending/ because the store was locked
-	Verified  bool   // re-opened and every raw segment checked
 }

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,8 +43,8 @@ func OrphanDir(home string, h archive.Harness) string {
 // same session; the previous session's current.ctx goes to history/
 // otherwise) and, when asked, takes a pre-compaction snapshot through
 // snapshot.Manager with Source "watcher" — unless the session's newest
-// snapshot, whoever took it, is younger than the cooldown. The snapshot is
-// verified by re-opening it and reading every raw segment.
+// snapshot, whoever took it, is younger than the cooldown. Create verifies
+// the snapshot deeply (every segment) before it moves it into place.
 func (p *StorePreserver) Preserve(req Request) (Result, error) {
 	var res Result
 	sess := req.Session
@@ -93,7 +94,7 @@ func (p *StorePreserver) Preserve(req Request) (Result, error) {
 	}
 	if ok && req.Now.Sub(last.CreatedAt) < req.Cooldown {
 		res.SkippedSnapshot = fmt.Sprintf("session already has snapshot %s from the %s, %s ago (cooldown %s)",
-			last.ID, orUnknown(last.Source), req.Now.Sub(last.CreatedAt).Round(1e9), req.Cooldown)
+			last.ID, cmp.Or(last.Source, "unknown source"), req.Now.Sub(last.CreatedAt).Round(1e9), req.Cooldown)
 		return res, nil
 	}
 	cr, err := m.Create(snapshot.CreateOptions{TranscriptPath: sess.Path, Harness: sess.Harness, SessionID: sess.ID,
@@ -106,22 +107,9 @@ func (p *StorePreserver) Preserve(req Request) (Result, error) {
 	if info.CreatedAt.IsZero() {
 		info.CreatedAt = req.Now
 	}
-	if !cr.Pending {
-		if err := verifyArchive(cr.Path, cfg); err != nil {
-			return res, fmt.Errorf("snapshot %s does not verify: %w", cr.Snapshot.ID, err)
-		}
-		info.Verified = true
-	}
 	res.Snapshot = info
 	res.LastSnapshot, res.LastSnapshotSource, res.LastSnapshotID = info.CreatedAt, SourceWatcher, info.ID
 	return res, nil
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown source"
-	}
-	return s
 }
 
 // archive saves the session as current.ctx through snapshot.SaveCurrent,
@@ -154,20 +142,4 @@ func (p *StorePreserver) archive(s *store.Store, cfg *store.Config, sess *Sessio
 	}
 	res.Archive, res.ArchiveBytes, res.CopiedBytes = sr.Path, sr.Bytes, sr.Stats.CopiedBytes
 	return nil
-}
-
-// verifyArchive re-opens an archive and reads every raw segment, which
-// checks each segment's checksum.
-func verifyArchive(path string, cfg *store.Config) error {
-	var oo archive.OpenOptions
-	if enc, _, err := snapshot.Key(cfg); err == nil && enc != nil {
-		oo.Passphrase, oo.Key = enc.Passphrase, enc.Key
-	}
-	a, err := archive.OpenFile(path, oo)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	_, err = a.RawFiles()
-	return err
 }

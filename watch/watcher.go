@@ -123,10 +123,13 @@ func New(opts Options) (*Watcher, error) {
 	if w.opts.StatePath == "" {
 		w.opts.StatePath = StatePath(w.home)
 	}
+	w.opts.Only = nil // normalized: "claude-code" is claude
 	for _, h := range opts.Only {
-		if _, err := transcript.ParseHarness(string(h)); err != nil {
+		hh, err := transcript.ParseHarness(string(h))
+		if err != nil {
 			return nil, fmt.Errorf("watch: --llm: %w", err)
 		}
+		w.opts.Only = append(w.opts.Only, hh)
 	}
 	w.pres = opts.Preserver
 	if w.pres == nil {
@@ -153,13 +156,7 @@ func New(opts Options) (*Watcher, error) {
 
 // enabled reports whether l is watched (enabled and selected by Only).
 func (w *Watcher) enabled(l *LLMConfig) bool {
-	if !l.Enabled {
-		return false
-	}
-	return len(w.opts.Only) == 0 || slices.ContainsFunc(w.opts.Only, func(h archive.Harness) bool {
-		hh, _ := transcript.ParseHarness(string(h))
-		return hh == l.Name
-	})
+	return l.Enabled && (len(w.opts.Only) == 0 || slices.Contains(w.opts.Only, l.Name))
 }
 
 // applyConfig records each assistant's status in the state and logs the

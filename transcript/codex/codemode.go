@@ -292,24 +292,6 @@ func (c *conv) agentMessage(r rec, author, recipient, text string) {
 	c.b.AddMessage(archive.Message{ID: c.msgID(r), Role: "user", Kind: "agent", Text: head + text, AgentID: author, Timestamp: r.ts, Ref: c.ref(r)})
 }
 
-// agentContent reads agent_message content: input_text items (encrypted
-// ones have no text).
-func agentContent(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var items []contentItem
-	_ = json.Unmarshal(raw, &items)
-	var parts []string
-	for _, it := range items {
-		if it.Text != "" {
-			parts = append(parts, it.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
-
 // userText splits a user message's content into what the user wrote and
 // the blocks the harness injected (environment context, instructions,
 // <recommended_plugins>, …): kind "meta" when nothing is the user's.

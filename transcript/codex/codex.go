@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -258,12 +259,7 @@ func contentText(raw json.RawMessage) string {
 
 func reasoningText(m respReasoning) string {
 	var parts []string
-	for _, it := range m.Summary {
-		if it.Text != "" {
-			parts = append(parts, it.Text)
-		}
-	}
-	for _, it := range m.Content {
+	for _, it := range slices.Concat(m.Summary, m.Content) {
 		if it.Text != "" {
 			parts = append(parts, it.Text)
 		}
@@ -370,7 +366,7 @@ func (c *conv) responseItem(r rec) {
 		if !c.decode(r, &f, "agent_message payload") {
 			return
 		}
-		c.agentMessage(r, f.Author, f.Recipient, agentContent(f.Content))
+		c.agentMessage(r, f.Author, f.Recipient, contentText(f.Content))
 	case "local_shell_call":
 		var f struct {
 			CallID string `json:"call_id"`
@@ -418,16 +414,12 @@ func (c *conv) responseItem(r rec) {
 	}
 }
 
-func (c *conv) partial(r rec, what string) {
-	c.b.S.Import.Partial++
-	c.b.Problem(c.raw, r.line, "%s: unexpected shape", what)
-}
-
 // decode reads r's payload into v; a payload of another shape counts as
 // partial (what names it in the problem).
 func (c *conv) decode(r rec, v any, what string) bool {
 	if json.Unmarshal(r.env.Payload, v) != nil {
-		c.partial(r, what)
+		c.b.S.Import.Partial++
+		c.b.Problem(c.raw, r.line, "%s: unexpected shape", what)
 		return false
 	}
 	return true
@@ -632,12 +624,7 @@ func (c *conv) eventMsg(r rec) {
 		if e.Success != nil && !*e.Success {
 			return
 		}
-		names := make([]string, 0, len(e.Changes))
-		for f := range e.Changes {
-			names = append(names, f)
-		}
-		sort.Strings(names)
-		for _, f := range names {
+		for _, f := range slices.Sorted(maps.Keys(e.Changes)) {
 			var k struct {
 				Type string `json:"type"`
 			}

@@ -8,9 +8,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -195,12 +196,7 @@ func (g *conv) jsonl(f int, side bool, agent string) {
 				g.applyHeader(h)
 			}
 		default:
-			keys := make([]string, 0, len(obj))
-			for k := range obj {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			b.Unknown("record{" + strings.Join(keys, ",") + "}")
+			b.Unknown("record{" + strings.Join(slices.Sorted(maps.Keys(obj)), ",") + "}")
 		}
 	}
 }
@@ -242,20 +238,9 @@ func (g *conv) rewind(id string) bool {
 	if !ok || id == "" {
 		return false
 	}
-	for _, x := range g.list[i:] {
-		delete(g.pos, x.key())
-	}
 	// Subagent entries are not part of the main conversation's rewind.
-	var side []*entry
-	for _, x := range g.list[i:] {
-		if x.side {
-			side = append(side, x)
-		}
-	}
-	g.list = append(g.list[:i], side...)
-	for j := i; j < len(g.list); j++ {
-		g.pos[g.list[j].key()] = j
-	}
+	g.list = append(g.list[:i], slices.DeleteFunc(slices.Clone(g.list[i:]), func(x *entry) bool { return !x.side })...)
+	g.reindex()
 	return true
 }
 
@@ -372,11 +357,7 @@ func ProjectDir(sessionPath, projectHash string) string {
 	if json.Unmarshal(data, &reg) != nil {
 		return ""
 	}
-	paths := make([]string, 0, len(reg.Projects))
-	for p := range reg.Projects {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
+	paths := slices.Sorted(maps.Keys(reg.Projects))
 	for _, p := range paths {
 		if reg.Projects[p] == slug {
 			return p

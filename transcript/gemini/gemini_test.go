@@ -243,3 +243,38 @@ func TestCorpus(t *testing.T) {
 		})
 	}
 }
+
+// TestRewindKeepsSubagents: a $rewindTo drops the main conversation from
+// the named message on, keeps the subagents' messages read so far, and a
+// message upserted afterwards is appended again.
+func TestRewindKeepsSubagents(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "chats")
+	if err := os.MkdirAll(filepath.Join(dir, "s1"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	main := `{"sessionId":"s1","projectHash":"x"}` + "\n" +
+		`{"id":"a","type":"user","content":"first"}` + "\n" +
+		`{"id":"b","type":"gemini","content":"second"}` + "\n" +
+		`{"id":"c","type":"user","content":"third"}` + "\n"
+	sub := `{"id":"x","type":"user","content":"sub task"}` + "\n" +
+		`{"$rewindTo":"b"}` + "\n" +
+		`{"id":"y","type":"gemini","content":"sub answer"}` + "\n"
+	p := filepath.Join(dir, "session-x.jsonl")
+	if err := os.WriteFile(p, []byte(main), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "s1", "sub.jsonl"), []byte(sub), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := gemini.Import(context.Background(), p, archive.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range s.Messages {
+		got = append(got, m.Text)
+	}
+	if want := []string{"first", "sub task", "sub answer"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("messages %q, want %q", got, want)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -259,7 +260,7 @@ func importFiles(ctx context.Context, files []archive.RawFile, opt archive.Impor
 	state := -1
 	for _, f := range files {
 		i := k.b.AddRaw(f.Name, f.Data)
-		dir, base := splitName(f.Name)
+		dir, base := path.Split(f.Name)
 		agent := ""
 		if j := strings.Index(dir, "subagents/"); j >= 0 {
 			agent = strings.SplitN(dir[j+len("subagents/"):], "/", 2)[0]
@@ -330,14 +331,6 @@ func importFiles(ctx context.Context, files []archive.RawFile, opt archive.Impor
 		return nil, fmt.Errorf("kimi: %w", err)
 	}
 	return s, nil
-}
-
-func splitName(name string) (dir, base string) {
-	i := strings.LastIndex(name, "/")
-	if i < 0 {
-		return "", name
-	}
-	return name[:i], name[i+1:]
 }
 
 // rotation orders context.jsonl (last) after context_N.jsonl.
