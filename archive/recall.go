@@ -78,7 +78,7 @@ func BuildRecall(s *State) Recall {
 	if s == nil {
 		return r
 	}
-	b := recallBuilder{dir: cleanDir(s.Meta.DirectoryPath)}
+	b := recallBuilder{dir: recall.CleanDir(s.Meta.DirectoryPath)}
 	r.Session = RecallSession{
 		Harness:       s.Meta.Harness,
 		SessionID:     capBytes(s.Meta.SessionID, recallSessionIDBytes),
@@ -645,7 +645,7 @@ func planHeadline(plan string) string {
 			parts = append(parts, strings.TrimSpace(strings.TrimLeft(l, "#")))
 		}
 	}
-	return oneLine(strings.Join(parts, "; "))
+	return recall.OneLine(strings.Join(parts, "; "))
 }
 
 func (b *recallBuilder) compactions(s *State, r *Recall) {
@@ -768,8 +768,6 @@ func (b *recallBuilder) relPath(p string) string {
 	return strings.TrimPrefix(p, "./")
 }
 
-func cleanDir(d string) string { return recall.CleanDir(d) }
-
 // commandKey is a command's identity: its whitespace-normalised text, or
 // for a multi-line command its whitespace-normalised first line.
 func commandKey(cmd string) string {
@@ -777,7 +775,7 @@ func commandKey(cmd string) string {
 	if i := strings.IndexByte(cmd, '\n'); i >= 0 {
 		cmd = cmd[:i]
 	}
-	return oneLine(capBytes(cmd, 2*recallCommandBytes))
+	return recall.OneLine(capBytes(cmd, 2*recallCommandBytes))
 }
 
 // commandFamily is the program and its first non-option argument, after
@@ -899,13 +897,10 @@ func errorLine(out string) string {
 	return ""
 }
 
-// oneLine makes s valid UTF-8 on one line (recall.OneLine).
-func oneLine(s string) string { return recall.OneLine(s) }
-
-// clean is oneLine(s) cut to n bytes; s is cut first so that a huge
+// clean is recall.OneLine(s) cut to n bytes; s is cut first so that a huge
 // string costs no more than a small one.
 func clean(s string, n int) string {
-	return capBytes(oneLine(capBytes(s, 2*n+16)), n)
+	return capBytes(recall.OneLine(capBytes(s, 2*n+16)), n)
 }
 
 // capBytes cuts s to at most n bytes at a rune boundary, ending it with "…"
