@@ -119,15 +119,13 @@ func BuildRecall(s *State) Recall {
 // a struct such as time.Time is expected, so the decoder runs under
 // recover. A Recall of a newer version (Version > RecallVersion) gives
 // ErrSchema.
-func DecodeRecall(data []byte) (r Recall, err error) {
-	if r, err = decodeRecallForms(data); err != nil {
+func DecodeRecall(data []byte) (Recall, error) {
+	var r Recall
+	if err := r.UnmarshalMsgpack(data); err != nil {
 		if errors.Is(err, ErrSchema) {
 			return Recall{}, err
 		}
 		return Recall{}, fmt.Errorf("%w: recall: %w", ErrCorrupt, err)
-	}
-	if r.Version > RecallVersion {
-		return Recall{}, fmt.Errorf("%w: recall version %d (this build reads up to %d)", ErrSchema, r.Version, RecallVersion)
 	}
 	return r, nil
 }
