@@ -285,25 +285,6 @@ type errAcc struct {
 // searchTools name the tools whose path/pattern inputs are searches.
 var searchTools = map[string]bool{"Grep": true, "Glob": true, "search_file_content": true, "glob": true}
 
-// needInput reports whether t's JSON input must be decoded: small inputs
-// always; large ones (a Write's content, an Edit's strings) only when the
-// importer did not already extract what the Recall needs from them.
-func needInput(t *ToolExec) bool {
-	switch {
-	case t.Input == "":
-		return false
-	case len(t.Input) <= 4<<10:
-		return true
-	case shellTools[t.Name] && t.Command == "":
-		return true
-	case searchTools[t.Name]:
-		return true
-	case fileTools[t.Name] != 0 && len(t.RelatedFiles) == 0:
-		return true
-	}
-	return false
-}
-
 // RecallTexts reports which of t's texts BuildRecall may read (a superset:
 // input for every main-chain tool, output for failed and shell tools). An
 // importer that restores a partial State for the recall (see
@@ -385,7 +366,7 @@ func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
 		errMsg = errorLine(t.Output)
 	}
 	var in toolInput
-	if needInput(t) {
+	if t.Input != "" {
 		// Inputs are JSON objects written by the assistant; a malformed one
 		// leaves in empty and the tool still counts by name and command.
 		_ = json.Unmarshal([]byte(t.Input), &in)
