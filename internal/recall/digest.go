@@ -567,26 +567,16 @@ func (d *digester) fileSection() *dsection {
 func (d *digester) commandSection() *dsection {
 	s := &dsection{title: "## Commands (newest first, with outcome)", noun: "commands", min: 3, weight: 3}
 	cmds := d.r.Commands
-	var order []int32 // with a summary: the commands it does not name
-	if d.summary != "" {
-		order = make([]int32, 0, len(cmds))
-		for i := range cmds {
-			if d.namedCmds[i] {
-				d.sumCmds++
-				continue
-			}
-			order = append(order, int32(i))
+	order := make([]int32, 0, len(cmds)) // the commands the summary does not name
+	for i := range cmds {
+		if d.namedCmds != nil && d.namedCmds[i] {
+			d.sumCmds++
+			continue
 		}
+		order = append(order, int32(i))
 	}
-	n := len(cmds)
-	if order != nil {
-		n = len(order)
-	}
-	s.items = render(n, func(pos int) ditem {
-		c := &cmds[pos]
-		if order != nil {
-			c = &cmds[order[pos]]
-		}
+	s.items = render(len(order), func(pos int) ditem {
+		c := &cmds[order[pos]]
 		line := "- `" + OneLine(c.Command) + "`"
 		if c.Lines > 1 {
 			line += fmt.Sprintf(" (+%d lines)", c.Lines-1)
