@@ -137,7 +137,7 @@ func (d *digester) planAbbrevs() {
 		if s.noun != "files" && s.noun != "commands" {
 			continue
 		}
-		for k := 0; k < s.n && k < abbrevScan; k++ {
+		for k := 0; k < len(s.items) && k < abbrevScan; k++ {
 			it := s.items[k]
 			texts = append(texts, it.text)
 			total += it.n
