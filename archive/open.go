@@ -187,7 +187,7 @@ func (a *Archive) Close() error {
 // msgpack allocates a slice's elements from the array header before it
 // reads them.
 func unmarshal(b []byte, v any) error {
-	if ok, _ := mpguard.WellFormed(b); !ok {
+	if ok, _, _ := mpguard.WellFormed(b); !ok {
 		return mpguard.ErrMalformed
 	}
 	if err := mpguard.CheckCost(b, v); err != nil {

@@ -94,7 +94,7 @@ func unmarshalCompact(b []byte, want int64, what string, v any) error {
 	if mapForm(b) {
 		return fmt.Errorf("%w: %s in the pre-release map form (no longer read)", ErrSchema, what)
 	}
-	ok, _, end := mpguard.Walk(b)
+	ok, _, end := mpguard.WellFormed(b)
 	if !ok {
 		return fmt.Errorf("%w: %w", errCompactForm, mpguard.ErrMalformed)
 	}
