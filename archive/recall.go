@@ -287,8 +287,9 @@ var searchTools = map[string]bool{"Grep": true, "Glob": true, "search_file_conte
 
 // RecallTexts reports which of t's texts BuildRecall may read (a superset:
 // input for every main-chain tool, output for failed and shell tools). An
-// importer that restores a partial State for the recall (see
-// ModelSource.Partial) may leave the others empty, keeping their spans.
+// importer whose State goes straight to Encode may leave the others
+// empty where it sets their spans: Encode stores the spans, and BuildRecall
+// does not read those texts.
 func RecallTexts(t *ToolExec) (input, output bool) {
 	if t.Sidechain {
 		return false, false
