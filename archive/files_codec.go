@@ -58,9 +58,6 @@ func (fr fileRegistry) MarshalMsgpack() ([]byte, error) {
 
 // UnmarshalMsgpack decodes the compact form of the registry.
 func (fr *fileRegistry) UnmarshalMsgpack(b []byte) error {
-	if mapForm(b) {
-		return fmt.Errorf("%w: file registry in the pre-release map form (no longer read)", ErrSchema)
-	}
 	var w registryWire
 	if err := unmarshalCompact(b, fileRegistryForm, "file registry", &w); err != nil {
 		return err

@@ -23,7 +23,7 @@ func compareMeta(b []byte) error {
 	// msgpack exhausts memory on a header declaring many more values than
 	// the segment holds: the reference runs only where no header declares
 	// over 64 Ki (or the value is complete, so every length is backed).
-	wf, largest := mpguard.WellFormed(b)
+	wf, largest, _ := mpguard.WellFormed(b)
 	var got metaSegment
 	err := unmarshal(b, &got)
 	if !wf && err == nil {
@@ -436,7 +436,7 @@ func TestUnmarshalRefusesHostileLengths(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ok, _ := mpguard.WellFormed(b); !ok {
+		if ok, _, _ := mpguard.WellFormed(b); !ok {
 			t.Errorf("segment %d (%s) written by Encode fails the check", i, s.Type)
 		}
 	}

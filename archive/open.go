@@ -187,7 +187,7 @@ func (a *Archive) Close() error {
 // msgpack allocates a slice's elements from the array header before it
 // reads them.
 func unmarshal(b []byte, v any) error {
-	if ok, _ := mpguard.WellFormed(b); !ok {
+	if ok, _, _ := mpguard.WellFormed(b); !ok {
 		return mpguard.ErrMalformed
 	}
 	if err := mpguard.CheckCost(b, v); err != nil {
@@ -312,19 +312,12 @@ func (a *Archive) Files() ([]FileRecord, error) {
 
 // Recall decodes the stored recall (the digest's input) from the
 // summaries segment; ok is false when the archive holds none.
-func (a *Archive) Recall() (r Recall, ok bool, err error) {
-	idx := a.r.Find(ctxfmt.TypeSummaries)
-	if len(idx) == 0 {
-		return r, false, nil
-	}
-	b, err := a.r.ReadSegment(idx[0])
+func (a *Archive) Recall() (Recall, bool, error) {
+	r, err := decodeType[Recall](a, ctxfmt.TypeSummaries) // ErrCorrupt or ErrSchema
 	if err != nil {
-		return r, false, &SegmentError{Segment: "summaries", Err: err}
+		return Recall{}, false, err
 	}
-	if r, err = DecodeRecall(b); err != nil {
-		return r, false, &SegmentError{Segment: "summaries", Err: err} // ErrCorrupt or ErrSchema
-	}
-	return r, true, nil
+	return r, len(a.r.Find(ctxfmt.TypeSummaries)) > 0, nil
 }
 
 // Messages decodes the conversation and fills each message's text from the

@@ -78,7 +78,7 @@ func BuildRecall(s *State) Recall {
 	if s == nil {
 		return r
 	}
-	b := recallBuilder{dir: cleanDir(s.Meta.DirectoryPath)}
+	b := recallBuilder{dir: recall.CleanDir(s.Meta.DirectoryPath)}
 	r.Session = RecallSession{
 		Harness:       s.Meta.Harness,
 		SessionID:     capBytes(s.Meta.SessionID, recallSessionIDBytes),
@@ -119,15 +119,13 @@ func BuildRecall(s *State) Recall {
 // a struct such as time.Time is expected, so the decoder runs under
 // recover. A Recall of a newer version (Version > RecallVersion) gives
 // ErrSchema.
-func DecodeRecall(data []byte) (r Recall, err error) {
-	if r, err = decodeRecallForms(data); err != nil {
+func DecodeRecall(data []byte) (Recall, error) {
+	var r Recall
+	if err := r.UnmarshalMsgpack(data); err != nil {
 		if errors.Is(err, ErrSchema) {
 			return Recall{}, err
 		}
 		return Recall{}, fmt.Errorf("%w: recall: %w", ErrCorrupt, err)
-	}
-	if r.Version > RecallVersion {
-		return Recall{}, fmt.Errorf("%w: recall version %d (this build reads up to %d)", ErrSchema, r.Version, RecallVersion)
 	}
 	return r, nil
 }
@@ -287,29 +285,11 @@ type errAcc struct {
 // searchTools name the tools whose path/pattern inputs are searches.
 var searchTools = map[string]bool{"Grep": true, "Glob": true, "search_file_content": true, "glob": true}
 
-// needInput reports whether t's JSON input must be decoded: small inputs
-// always; large ones (a Write's content, an Edit's strings) only when the
-// importer did not already extract what the Recall needs from them.
-func needInput(t *ToolExec) bool {
-	switch {
-	case t.Input == "":
-		return false
-	case len(t.Input) <= 4<<10:
-		return true
-	case shellTools[t.Name] && t.Command == "":
-		return true
-	case searchTools[t.Name]:
-		return true
-	case fileTools[t.Name] != 0 && len(t.RelatedFiles) == 0:
-		return true
-	}
-	return false
-}
-
 // RecallTexts reports which of t's texts BuildRecall may read (a superset:
 // input for every main-chain tool, output for failed and shell tools). An
-// importer that restores a partial State for the recall (see
-// ModelSource.Partial) may leave the others empty, keeping their spans.
+// importer whose State goes straight to Encode may leave the others
+// empty where it sets their spans: Encode stores the spans, and BuildRecall
+// does not read those texts.
 func RecallTexts(t *ToolExec) (input, output bool) {
 	if t.Sidechain {
 		return false, false
@@ -387,7 +367,7 @@ func (fold *toolFold) add(b *recallBuilder, seq int, t *ToolExec) {
 		errMsg = errorLine(t.Output)
 	}
 	var in toolInput
-	if needInput(t) {
+	if t.Input != "" {
 		// Inputs are JSON objects written by the assistant; a malformed one
 		// leaves in empty and the tool still counts by name and command.
 		_ = json.Unmarshal([]byte(t.Input), &in)
@@ -645,7 +625,7 @@ func planHeadline(plan string) string {
 			parts = append(parts, strings.TrimSpace(strings.TrimLeft(l, "#")))
 		}
 	}
-	return oneLine(strings.Join(parts, "; "))
+	return recall.OneLine(strings.Join(parts, "; "))
 }
 
 func (b *recallBuilder) compactions(s *State, r *Recall) {
@@ -768,8 +748,6 @@ func (b *recallBuilder) relPath(p string) string {
 	return strings.TrimPrefix(p, "./")
 }
 
-func cleanDir(d string) string { return recall.CleanDir(d) }
-
 // commandKey is a command's identity: its whitespace-normalised text, or
 // for a multi-line command its whitespace-normalised first line.
 func commandKey(cmd string) string {
@@ -777,7 +755,7 @@ func commandKey(cmd string) string {
 	if i := strings.IndexByte(cmd, '\n'); i >= 0 {
 		cmd = cmd[:i]
 	}
-	return oneLine(capBytes(cmd, 2*recallCommandBytes))
+	return recall.OneLine(capBytes(cmd, 2*recallCommandBytes))
 }
 
 // commandFamily is the program and its first non-option argument, after
@@ -899,13 +877,10 @@ func errorLine(out string) string {
 	return ""
 }
 
-// oneLine makes s valid UTF-8 on one line (recall.OneLine).
-func oneLine(s string) string { return recall.OneLine(s) }
-
-// clean is oneLine(s) cut to n bytes; s is cut first so that a huge
+// clean is recall.OneLine(s) cut to n bytes; s is cut first so that a huge
 // string costs no more than a small one.
 func clean(s string, n int) string {
-	return capBytes(oneLine(capBytes(s, 2*n+16)), n)
+	return capBytes(recall.OneLine(capBytes(s, 2*n+16)), n)
 }
 
 // capBytes cuts s to at most n bytes at a rune boundary, ending it with "…"

@@ -34,11 +34,20 @@ func (r *Recall) MarshalMsgpack() ([]byte, error) {
 	return marshalArrays(recallToWire(r))
 }
 
-// UnmarshalMsgpack decodes the stored form of a Recall.
+// UnmarshalMsgpack decodes the stored form of a Recall; the map form
+// pre-release builds wrote, and a Recall of a newer version, give
+// ErrSchema.
 func (r *Recall) UnmarshalMsgpack(b []byte) error {
-	out, err := decodeRecallForms(b)
+	var w recallWire
+	if err := unmarshalCompact(b, recallWireForm, "recall", &w); err != nil {
+		return err
+	}
+	out, err := w.recall()
 	if err != nil {
 		return err
+	}
+	if out.Version > RecallVersion {
+		return fmt.Errorf("%w: recall version %d (this build reads up to %d)", ErrSchema, out.Version, RecallVersion)
 	}
 	*r = out
 	return nil
@@ -56,19 +65,6 @@ func recallPayload(s *State) []byte {
 		panic(fmt.Sprintf("archive: encoding the recall: %v", err))
 	}
 	return b
-}
-
-// decodeRecallForms decodes the compact form; the map form pre-release
-// builds wrote gives ErrSchema.
-func decodeRecallForms(b []byte) (Recall, error) {
-	if mapForm(b) {
-		return Recall{}, fmt.Errorf("%w: recall in the pre-release map form (no longer read)", ErrSchema)
-	}
-	var w recallWire
-	if err := unmarshalCompact(b, recallWireForm, "recall", &w); err != nil {
-		return Recall{}, err
-	}
-	return w.recall()
 }
 
 // marshalArrays encodes v as marshal does but every struct as the array
@@ -91,11 +87,14 @@ func marshalArrays(v any) ([]byte, error) {
 var errCompactForm = errors.New("malformed compact msgpack")
 
 // unmarshalCompact decodes a compact form (an array whose first element
-// is its form number, want) into v: ErrSchema for another form number,
-// errCompactForm for anything but exactly one well-formed value of v's
-// shape.
+// is its form number, want) into v: ErrSchema for another form number or
+// the map form pre-release builds wrote, errCompactForm for anything but
+// exactly one well-formed value of v's shape.
 func unmarshalCompact(b []byte, want int64, what string, v any) error {
-	ok, _, end := mpguard.Walk(b)
+	if mapForm(b) {
+		return fmt.Errorf("%w: %s in the pre-release map form (no longer read)", ErrSchema, what)
+	}
+	ok, _, end := mpguard.WellFormed(b)
 	if !ok {
 		return fmt.Errorf("%w: %w", errCompactForm, mpguard.ErrMalformed)
 	}

@@ -143,7 +143,9 @@ func compress(c Codec, l Level, src []byte) (Codec, []byte, error) {
 
 // decompressDict decodes a CodecZstdDict segment's stored plaintext b
 // into exactly rawLen bytes; dictOf returns the decoded payload of the
-// dictionary segment b names (its index, read here).
+// dictionary segment b names (its index, read here). Only pre-release
+// archives hold such segments: they are decoded the careful way (see
+// zstdStream) whatever their ratio.
 func decompressDict(b []byte, rawLen int, dictOf func(j uint64) ([]byte, error)) ([]byte, error) {
 	j, n := binary.Uvarint(b)
 	if n <= 0 {
@@ -153,17 +155,7 @@ func decompressDict(b []byte, rawLen int, dictOf func(j uint64) ([]byte, error))
 	if err != nil {
 		return nil, err
 	}
-	src := b[n:]
-	opts := []zstd.DOption{zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderDictRaw(0, dict)}
-	if rawLen > zstdFastRatio*len(src)+zstdFastSlack {
-		return zstdStream(src, rawLen, opts...)
-	}
-	dec, err := zstd.NewReader(nil, append(opts, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true))...)
-	if err != nil {
-		return nil, fmt.Errorf("zstd: %w", err)
-	}
-	defer dec.Close()
-	return decodeAllExact(dec, src, rawLen)
+	return zstdStream(b[n:], rawLen, zstd.WithDecoderDictRaw(0, dict))
 }
 
 // decodeAllExact decodes src with dec (made WithDecodeAllCapLimit, so it

@@ -329,14 +329,12 @@ func (r *Reader) ReadSegment(i int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	var out []byte
 	if e.codec == CodecZstdDict {
-		out, err := decompressDict(comp, int(e.rawLen), func(j uint64) ([]byte, error) { return r.dictionary(i, j) })
-		if err != nil {
-			return nil, ferr(segRegion(i, e.typ), ErrCorrupt, "%s data: %v", e.codec, err)
-		}
-		return out, nil
+		out, err = decompressDict(comp, int(e.rawLen), func(j uint64) ([]byte, error) { return r.dictionary(i, j) })
+	} else {
+		out, err = decompress(e.codec, comp, int(e.rawLen))
 	}
-	out, err := decompress(e.codec, comp, int(e.rawLen))
 	if err != nil {
 		return nil, ferr(segRegion(i, e.typ), ErrCorrupt, "%s data: %v", e.codec, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"errors"
 	"strconv"
+	"strings"
 )
 
 var ErrBadJSON = errors.New("malformed JSON")
@@ -62,66 +63,75 @@ func skipValue(b []byte, i int, depth int) (int, error) {
 	if i >= len(b) {
 		return 0, ErrBadJSON
 	}
-	switch c := b[i]; c {
+	switch b[i] {
 	case '"':
 		return skipString(b, i)
 	case '{', '[':
-		close := byte('}')
-		if c == '[' {
-			close = ']'
-		}
-		i = ws(b, i+1)
-		if i < len(b) && b[i] == close {
-			return i + 1, nil
-		}
-		for {
-			if c == '{' {
-				i = ws(b, i)
-				if i >= len(b) || b[i] != '"' {
-					return 0, ErrBadJSON
-				}
-				var err error
-				if i, err = skipString(b, i); err != nil {
-					return 0, err
-				}
-				i = ws(b, i)
-				if i >= len(b) || b[i] != ':' {
-					return 0, ErrBadJSON
-				}
-				i++
-			}
-			var err error
-			if i, err = skipValue(b, i, depth+1); err != nil {
-				return 0, err
-			}
+		return members(b, i, len(b), depth, nil)
+	}
+	j := i
+	for j < len(b) && strings.IndexByte(",}] \t\n\r", b[j]) < 0 {
+		j++
+	}
+	if j == i {
+		return 0, ErrBadJSON
+	}
+	return j, nil
+}
+
+// members walks the object or array starting at b[s] (a '{' or '['),
+// within b[:end], its values at nesting depth+1, calling fn (when not
+// nil) for each member: its key (nil for an array's element) and value.
+// It returns the index just past the object or array.
+func members(b []byte, s, end, depth int, fn func(key []byte, x Val)) (int, error) {
+	obj := b[s] == '{'
+	closer := byte(']')
+	if obj {
+		closer = '}'
+	}
+	i := ws(b, s+1)
+	if i < end && b[i] == closer {
+		return i + 1, nil
+	}
+	for i < end {
+		var key []byte
+		if obj {
 			i = ws(b, i)
-			if i >= len(b) {
+			if i >= end || b[i] != '"' {
 				return 0, ErrBadJSON
 			}
-			if b[i] == ',' {
-				i++
-				continue
+			ke, err := skipString(b, i)
+			if err != nil {
+				return 0, err
 			}
-			if b[i] == close {
-				return i + 1, nil
+			key = b[i+1 : ke-1]
+			i = ws(b, ke)
+			if i >= end || b[i] != ':' {
+				return 0, ErrBadJSON
 			}
+			i++
+		}
+		vs := ws(b, i)
+		ve, err := skipValue(b, vs, depth+1)
+		if err != nil {
+			return 0, err
+		}
+		if fn != nil {
+			fn(key, Val{S: vs, E: ve})
+		}
+		i = ws(b, ve)
+		if i >= end {
 			return 0, ErrBadJSON
 		}
-	default:
-		j := i
-		for j < len(b) {
-			switch b[j] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				goto done
-			}
-			j++
+		if b[i] == closer {
+			return i + 1, nil
 		}
-	done:
-		if j == i {
+		if b[i] != ',' {
 			return 0, ErrBadJSON
 		}
-		return j, nil
+		i++
 	}
+	return 0, ErrBadJSON
 }
 
 // Val is a JSON value inside a line: b[s:e].
@@ -145,43 +155,8 @@ func EachField(b []byte, v Val, fn func(key []byte, x Val)) error {
 	if v.Kind(b) != '{' {
 		return ErrBadJSON
 	}
-	i := ws(b, v.S+1)
-	if i < v.E && b[i] == '}' {
-		return nil
-	}
-	for i < v.E {
-		i = ws(b, i)
-		if i >= v.E || b[i] != '"' {
-			return ErrBadJSON
-		}
-		ke, err := skipString(b, i)
-		if err != nil {
-			return err
-		}
-		key := b[i+1 : ke-1]
-		i = ws(b, ke)
-		if i >= v.E || b[i] != ':' {
-			return ErrBadJSON
-		}
-		vs := ws(b, i+1)
-		ve, err := skipValue(b, vs, 1)
-		if err != nil {
-			return err
-		}
-		fn(key, Val{S: vs, E: ve})
-		i = ws(b, ve)
-		if i >= v.E {
-			return ErrBadJSON
-		}
-		if b[i] == '}' {
-			return nil
-		}
-		if b[i] != ',' {
-			return ErrBadJSON
-		}
-		i++
-	}
-	return ErrBadJSON
+	_, err := members(b, v.S, v.E, 0, fn)
+	return err
 }
 
 // EachElem calls fn for every element of the array v.
@@ -189,30 +164,8 @@ func EachElem(b []byte, v Val, fn func(x Val)) error {
 	if v.Kind(b) != '[' {
 		return ErrBadJSON
 	}
-	i := ws(b, v.S+1)
-	if i < v.E && b[i] == ']' {
-		return nil
-	}
-	for i < v.E {
-		vs := ws(b, i)
-		ve, err := skipValue(b, vs, 1)
-		if err != nil {
-			return err
-		}
-		fn(Val{S: vs, E: ve})
-		i = ws(b, ve)
-		if i >= v.E {
-			return ErrBadJSON
-		}
-		if b[i] == ']' {
-			return nil
-		}
-		if b[i] != ',' {
-			return ErrBadJSON
-		}
-		i++
-	}
-	return ErrBadJSON
+	_, err := members(b, v.S, v.E, 0, func(_ []byte, x Val) { fn(x) })
+	return err
 }
 
 // Field returns the member named key of object v (zero Val when absent).
@@ -236,7 +189,7 @@ func ParseLineFields(b []byte, fn func(key []byte, x Val)) (Val, error) {
 	if s >= len(b) || b[s] != '{' {
 		return Val{}, ErrBadJSON
 	}
-	e, err := fields(b, s, len(b), fn)
+	e, err := members(b, s, len(b), 0, fn)
 	if err != nil {
 		return Val{}, err
 	}
@@ -244,65 +197,10 @@ func ParseLineFields(b []byte, fn func(key []byte, x Val)) (Val, error) {
 		return Val{}, ErrBadJSON
 	}
 	return Val{S: s, E: e}, nil
-}
-
-// fields walks the object starting at b[s] (a '{'), within b[:end],
-// calling fn for each member; it returns the index just past the object.
-func fields(b []byte, s, end int, fn func(key []byte, x Val)) (int, error) {
-	i := ws(b, s+1)
-	if i < end && b[i] == '}' {
-		return i + 1, nil
-	}
-	for i < end {
-		i = ws(b, i)
-		if i >= end || b[i] != '"' {
-			return 0, ErrBadJSON
-		}
-		ke, err := skipString(b, i)
-		if err != nil {
-			return 0, err
-		}
-		key := b[i+1 : ke-1]
-		i = ws(b, ke)
-		if i >= end || b[i] != ':' {
-			return 0, ErrBadJSON
-		}
-		vs := ws(b, i+1)
-		ve, err := skipValue(b, vs, 1)
-		if err != nil {
-			return 0, err
-		}
-		fn(key, Val{S: vs, E: ve})
-		i = ws(b, ve)
-		if i >= end {
-			return 0, ErrBadJSON
-		}
-		if b[i] == '}' {
-			return i + 1, nil
-		}
-		if b[i] != ',' {
-			return 0, ErrBadJSON
-		}
-		i++
-	}
-	return 0, ErrBadJSON
 }
 
 // ParseLine checks that b holds exactly one JSON object and returns it.
-func ParseLine(b []byte) (Val, error) {
-	s := ws(b, 0)
-	if s >= len(b) || b[s] != '{' {
-		return Val{}, ErrBadJSON
-	}
-	e, err := skipValue(b, s, 0)
-	if err != nil {
-		return Val{}, err
-	}
-	if ws(b, e) != len(b) {
-		return Val{}, ErrBadJSON
-	}
-	return Val{S: s, E: e}, nil
-}
+func ParseLine(b []byte) (Val, error) { return ParseLineFields(b, nil) }
 
 // IsString reports whether v is a string literal.
 func (v Val) IsString(b []byte) bool { return v.Kind(b) == '"' }

@@ -1,7 +1,10 @@
 package jscan
 
 import (
+	"bytes"
+	"encoding/json"
 	"math/rand"
+	"strings"
 	"testing"
 )
 
@@ -57,7 +60,9 @@ func TestParseLineAndFields(t *testing.T) {
 	if err := EachElem(b, Field(b, top, "b"), func(Val) { n++ }); err != nil || n != 2 {
 		t.Errorf("b: %d elements, %v", n, err)
 	}
-	for _, bad := range []string{`{"a":"x}`, `{"a":"x\"}`, `{"a" "x"}`, `{"a":[1,}`, `{"a":1} x`, `[1]`, ``} {
+	for _, bad := range []string{`{"a":"x}`, `{"a":"x\"}`, `{"a" "x"}`, `{"a":[1,}`, `{"a":1} x`, `[1]`, ``,
+		`{"a":[1,]}`, `{"a":[,1]}`, `{"a":{,}}`, `{"a":[1 2]}`, `{"a":{"b"}}`, `{"a":{"b":}}`, `{"a":[}`, `{"a":{]}`, `{,}`, `{"a":1,}`,
+		`{"a":` + strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1) + `}`} {
 		if _, err := ParseLine([]byte(bad)); err == nil {
 			t.Errorf("ParseLine(%q) accepted", bad)
 		}
@@ -116,6 +121,113 @@ func TestParseLineFieldsMatchesTwoPasses(t *testing.T) {
 			if got[i] != want[i] {
 				t.Fatalf("ParseLineFields(%q): member %d = %v, EachField %v", l, i, got[i], want[i])
 			}
+		}
+	}
+}
+
+// TestParseLineMatchesEncodingJSON: on random objects, nested and then
+// mutated with structural bytes, quotes and the digit 1, ParseLine
+// accepts every JSON object encoding/json accepts, and EachField and
+// EachElem walk every object and array in them as encoding/json reads it.
+// (jscan takes any other run of bytes up to a delimiter as a number or
+// literal, so it also accepts some lines encoding/json refuses; the
+// structural errors it must refuse are listed in TestParseLineAndFields.)
+func TestParseLineMatchesEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	const alpha = `{}[]",:1 `
+	var value func(depth int) string
+	value = func(depth int) string {
+		switch k := rng.Intn(5); {
+		case depth < 4 && k == 0:
+			var items []string
+			for range rng.Intn(4) {
+				items = append(items, value(depth+1))
+			}
+			return "[" + strings.Join(items, ",") + "]"
+		case depth < 4 && k == 1 || depth == 0:
+			var items []string
+			for range rng.Intn(4) {
+				items = append(items, `"k" : `+value(depth+1))
+			}
+			return "{" + strings.Join(items, ", ") + "}"
+		case k == 2:
+			return `"a{,]"`
+		}
+		return "11"
+	}
+	accepted, nested := 0, 0
+	for range 50000 {
+		b := []byte(value(0))
+		for range rng.Intn(3) {
+			b[rng.Intn(len(b))] = alpha[rng.Intn(len(alpha))]
+		}
+		if !json.Valid(b) || bytes.TrimSpace(b)[0] != '{' {
+			continue
+		}
+		top, err := ParseLine(b)
+		if err != nil {
+			t.Fatalf("ParseLine(%q): %v, encoding/json accepts it", b, err)
+		}
+		got, want := countMembers(t, b, top), countJSON(t, b)
+		if got != want {
+			t.Fatalf("%q: jscan walks %d members, encoding/json %d", b, got, want)
+		}
+		accepted++
+		if got > 3 {
+			nested++
+		}
+	}
+	if accepted < 10000 || nested < 1000 {
+		t.Fatalf("%d objects accepted, %d with more than three members: the random lines test too little", accepted, nested)
+	}
+}
+
+// countMembers counts the members of v and of every object and array in
+// it, through EachField and EachElem.
+func countMembers(t *testing.T, b []byte, v Val) int {
+	n := 0
+	var err error
+	switch v.Kind(b) {
+	case '{':
+		err = EachField(b, v, func(_ []byte, x Val) { n += 1 + countMembers(t, b, x) })
+	case '[':
+		err = EachElem(b, v, func(x Val) { n += 1 + countMembers(t, b, x) })
+	}
+	if err != nil {
+		t.Fatalf("%q: walking %s: %v", b, v.Raw(b), err)
+	}
+	return n
+}
+
+// countJSON is countMembers through encoding/json's tokens: every value
+// inside an object or array but the keys.
+func countJSON(t *testing.T, b []byte) int {
+	d := json.NewDecoder(bytes.NewReader(b))
+	n := 0
+	var stack []json.Delim
+	expectKey := func() bool { return len(stack) > 0 && stack[len(stack)-1] == '{' }
+	key := true
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return n
+		}
+		if dl, ok := tok.(json.Delim); ok && (dl == '}' || dl == ']') {
+			stack = stack[:len(stack)-1]
+			key = expectKey()
+			continue
+		}
+		if expectKey() && key {
+			key = false // a key: its value is the member
+			continue
+		}
+		if len(stack) > 0 {
+			n++
+		}
+		key = expectKey()
+		if dl, ok := tok.(json.Delim); ok {
+			stack = append(stack, dl)
+			key = true
 		}
 	}
 }

@@ -88,7 +88,6 @@ type dsection struct {
 	title  string
 	noun   string  // for "… N more <noun>"
 	items  []ditem // the candidates in priority order
-	n      int     // len(items)
 	extra  int     // entries the Recall's caps already left out
 	min    int
 	weight int
@@ -100,12 +99,10 @@ type dsection struct {
 	empty   string // line shown when always and no items
 	taken   int
 	full    bool
-	titleN  int
-	emptyN  int
 	itemSum int // sum of n over taken items
 }
 
-func (s *dsection) hidden() int { return s.n - s.taken + s.extra }
+func (s *dsection) hidden() int { return len(s.items) - s.taken + s.extra }
 
 // render renders candidates 0 to n-1 with item.
 func render(n int, item func(k int) ditem) []ditem {
@@ -119,7 +116,7 @@ func render(n int, item func(k int) ditem) []ditem {
 // shown: a section appears with at least one item, or, when always, with
 // its "empty" line if it has nothing at all.
 func (s *dsection) shown() bool {
-	return s.taken > 0 || (s.always && s.n == 0 && s.extra == 0)
+	return s.taken > 0 || (s.always && len(s.items) == 0 && s.extra == 0)
 }
 
 func (s *dsection) moreLine() string {
@@ -131,9 +128,9 @@ func (s *dsection) cost() int {
 	if !s.shown() {
 		return 0
 	}
-	c := s.titleN + s.itemSum
-	if s.n == 0 && s.extra == 0 {
-		return c + s.emptyN
+	c := DigestLen(s.title) + 1 + s.itemSum
+	if len(s.items) == 0 && s.extra == 0 {
+		return c + DigestLen(s.empty) + 1
 	}
 	if s.hidden() > 0 {
 		c += DigestLen(s.moreLine()) + 1
@@ -175,7 +172,7 @@ func (d *digester) run() string {
 		return t
 	}
 	try := func(s *dsection) bool {
-		if s.full || s.taken >= s.n {
+		if s.full || s.taken >= len(s.items) {
 			return false
 		}
 		it := s.items[s.taken]
@@ -259,7 +256,7 @@ func (d *digester) render() string {
 		}
 		b.WriteString(s.title)
 		b.WriteByte('\n')
-		if s.n == 0 && s.extra == 0 {
+		if len(s.items) == 0 && s.extra == 0 {
 			b.WriteString(s.empty)
 			b.WriteByte('\n')
 			continue
@@ -348,11 +345,6 @@ func (d *digester) build() {
 		d.commandSection(),
 		d.errorSection(),
 		d.decisionSection(),
-	}
-	for _, s := range d.sections {
-		s.titleN = DigestLen(s.title) + 1
-		s.emptyN = DigestLen(s.empty) + 1
-		s.n = len(s.items)
 	}
 	// Header: who, where, when; then what this digest is.
 	h := "# Ben10 context"
@@ -567,26 +559,16 @@ func (d *digester) fileSection() *dsection {
 func (d *digester) commandSection() *dsection {
 	s := &dsection{title: "## Commands (newest first, with outcome)", noun: "commands", min: 3, weight: 3}
 	cmds := d.r.Commands
-	var order []int32 // with a summary: the commands it does not name
-	if d.summary != "" {
-		order = make([]int32, 0, len(cmds))
-		for i := range cmds {
-			if d.namedCmds[i] {
-				d.sumCmds++
-				continue
-			}
-			order = append(order, int32(i))
+	order := make([]int32, 0, len(cmds)) // the commands the summary does not name
+	for i := range cmds {
+		if d.namedCmds != nil && d.namedCmds[i] {
+			d.sumCmds++
+			continue
 		}
+		order = append(order, int32(i))
 	}
-	n := len(cmds)
-	if order != nil {
-		n = len(order)
-	}
-	s.items = render(n, func(pos int) ditem {
-		c := &cmds[pos]
-		if order != nil {
-			c = &cmds[order[pos]]
-		}
+	s.items = render(len(order), func(pos int) ditem {
+		c := &cmds[order[pos]]
 		line := "- `" + OneLine(c.Command) + "`"
 		if c.Lines > 1 {
 			line += fmt.Sprintf(" (+%d lines)", c.Lines-1)

@@ -137,7 +137,7 @@ func (d *digester) planAbbrevs() {
 		if s.noun != "files" && s.noun != "commands" {
 			continue
 		}
-		for k := 0; k < s.n && k < abbrevScan; k++ {
+		for k := 0; k < len(s.items) && k < abbrevScan; k++ {
 			it := s.items[k]
 			texts = append(texts, it.text)
 			total += it.n
@@ -212,12 +212,7 @@ func (d *digester) groupCommands(s *dsection, cmds []RecallCommand, order []int3
 	if total <= d.budget/2 {
 		return
 	}
-	at := func(k int) *RecallCommand {
-		if order != nil {
-			return &cmds[order[k]]
-		}
-		return &cmds[k]
-	}
+	at := func(k int) *RecallCommand { return &cmds[order[k]] }
 	members := map[string][]int{}
 	var keys []string
 	for k := range n {

@@ -42,10 +42,10 @@ func TestContainsTerm(t *testing.T) {
 
 func TestMoreLineCost(t *testing.T) {
 	for _, hidden := range []int{1, 9, 10, 12345} {
-		s := &dsection{noun: "files", items: make([]ditem, hidden+1), n: hidden + 1, taken: 1}
+		s := &dsection{title: "## Files", noun: "files", items: make([]ditem, hidden+1), taken: 1}
 		s.items[0] = newItem("- x", 0)
 		s.itemSum = s.items[0].n
-		want := s.itemSum + DigestLen(s.moreLine()) + 1
+		want := DigestLen(s.title) + 1 + s.itemSum + DigestLen(s.moreLine()) + 1
 		if got := s.cost(); got != want || s.hidden() != hidden {
 			t.Errorf("hidden %d: cost %d, want %d", s.hidden(), got, want)
 		}

@@ -123,32 +123,3 @@ func TestContainsTermsLargeText(t *testing.T) {
 	checkTerms(t, text, []string{"lib/xq.go", "lib/xq", "lib/xq.g", "lib/x", "go", ".go", "go test ./...", "a.exs lib", "😀",
 		"lib/xz.go.", "nothere/at/all.go", "lib/xa.go lib", "lib", "ab", "a.ex", "lib/a.ex", "go test", "ls"})
 }
-
-// isOneLine(s) is OneLine(s) == s by definition, on strings long enough to
-// go through its eight-byte steps with every kind of byte at every offset.
-func TestIsOneLineMatchesDefinition(t *testing.T) {
-	pieces := []string{"a", "bc", "defgh", "0123456789", " ", "  ", "\t", "\n", "\x00", "\x1f", "\x7f", "~", "\u0085", "\u00a0",
-		"\u2028", "\u3000", "é", "中", "😀", "\xff", "\xe2\x80", "`"}
-	rng := rand.New(rand.NewSource(3))
-	for i := 0; i < 30000; i++ {
-		var b strings.Builder
-		for n := rng.Intn(16); n > 0; n-- {
-			b.WriteString(pieces[rng.Intn(len(pieces))])
-		}
-		s := b.String()
-		if got, want := isOneLine(s), oneLineRef(s) == s; got != want {
-			t.Fatalf("isOneLine(%q) = %v, want %v", s, got, want)
-		}
-	}
-	for c := 0; c < 256; c++ {
-		for at := 0; at < 18; at++ {
-			s := []byte(strings.Repeat("x", 18))
-			s[at] = byte(c)
-			for _, v := range []string{string(s), strings.Replace(string(s), "x", " ", 1)} {
-				if got, want := isOneLine(v), oneLineRef(v) == v; got != want {
-					t.Fatalf("isOneLine(%q) = %v, want %v", v, got, want)
-				}
-			}
-		}
-	}
-}

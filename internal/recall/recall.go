@@ -148,12 +148,9 @@ type RecallOmitted struct {
 }
 
 // OneLine makes s valid UTF-8 on one line: control characters and runs of
-// whitespace become one space, leading and trailing ones go. Text that is
-// already so comes back as is, without allocating.
+// whitespace become one space, leading and trailing ones go, invalid
+// bytes become U+FFFD.
 func OneLine(s string) string {
-	if isOneLine(s) {
-		return s
-	}
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
@@ -179,25 +176,6 @@ func isBreak(r rune) bool {
 		return r <= ' ' || r == 0x7f
 	}
 	return unicode.IsSpace(r) || unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
-}
-
-// isOneLine reports whether OneLine(s) == s.
-func isOneLine(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	prevSpace := true // no leading space
-	for _, r := range s {
-		switch {
-		case r == ' ' && !prevSpace:
-			prevSpace = true
-		case isBreak(r):
-			return false
-		default:
-			prevSpace = false
-		}
-	}
-	return !prevSpace || s == ""
 }
 
 // CleanDir is directory path d without surrounding space and trailing

@@ -178,7 +178,7 @@ func (w *costWalker) skip() bool {
 	if w.stop {
 		return true
 	}
-	ok, _, end := Walk(w.b[w.i:])
+	ok, _, end := WellFormed(w.b[w.i:])
 	w.i += end
 	return ok
 }
@@ -438,15 +438,9 @@ const MaxDepth = 256
 // invalid (0xc1) and nesting stays within MaxDepth; where it is
 // not ok (depth aside) msgpack fails too, but may first allocate what a
 // header declares. largest is the largest length a header declared (for
-// the tests, which run msgpack on refused input only when that is small).
-func WellFormed(b []byte) (ok bool, largest uint64) {
-	ok, largest, _ = Walk(b)
-	return ok, largest
-}
-
-// Walk is WellFormed that also returns where the first
-// value ends.
-func Walk(b []byte) (ok bool, largest uint64, end int) {
+// the tests, which run msgpack on refused input only when that is small);
+// end is where the first value ends.
+func WellFormed(b []byte) (ok bool, largest uint64, end int) {
 	var stack [MaxDepth + 1]uint64 // values left at each open level
 	depth := 0
 	stack[0] = 1

@@ -8,7 +8,7 @@ import (
 
 // TestWellFormed: a value is well formed when every length it declares
 // lies within the bytes, no code is invalid and nesting stays within
-// MaxDepth; Walk reports where the first value ends.
+// MaxDepth; WellFormed reports where the first value ends.
 func TestWellFormed(t *testing.T) {
 	deep := func(n int) []byte { return append(bytes.Repeat([]byte{0x91}, n), 0xc0) }
 	for _, tc := range []struct {
@@ -28,12 +28,9 @@ func TestWellFormed(t *testing.T) {
 		{"nested MaxDepth deep", deep(MaxDepth), true, MaxDepth + 1},
 		{"nested past MaxDepth", deep(MaxDepth + 1), false, 0},
 	} {
-		ok, _, end := Walk(tc.b)
+		ok, _, end := WellFormed(tc.b)
 		if ok != tc.ok || (ok && end != tc.end) {
-			t.Errorf("%s: Walk = %v, end %d; want %v, end %d", tc.name, ok, end, tc.ok, tc.end)
-		}
-		if got, _ := WellFormed(tc.b); got != tc.ok {
-			t.Errorf("%s: WellFormed = %v, want %v", tc.name, got, tc.ok)
+			t.Errorf("%s: WellFormed = %v, end %d; want %v, end %d", tc.name, ok, end, tc.ok, tc.end)
 		}
 	}
 }
