@@ -186,7 +186,7 @@ func sessionStart(env *hooknote.Env, in *hooknote.Input, stdout, stderr io.Write
 	case "compact":
 		handle = func(c *hooknote.Call) (*hooknote.Output, error) { return hookstart.Compact(c, hookstart.Prepared(c)) }
 	case "startup", "clear", "":
-		handle = hookstart.Startup
+		handle = func(c *hooknote.Call) (*hooknote.Output, error) { return hookstart.Startup(c, hookstart.Recorded(c)) }
 	default:
 		return false // resume: hooknote takes note (Env.InProcess)
 	}
