@@ -17,10 +17,10 @@ import (
 	"github.com/ben10ctx/ben10/store"
 )
 
-// ErrNotPrepared: what the event needs has no valid prepared recall, so
-// the light hook hands the event to `ben10 hook`, which reads the
-// archives.
-var ErrNotPrepared = errors.New("no valid prepared recall")
+// ErrNotPrepared: what the event needs has no valid prepared recall or
+// startup record, so the light hook hands the event to `ben10 hook`,
+// which reads the archives.
+var ErrNotPrepared = errors.New("nothing valid prepared")
 
 // PreparedDir is the directory of a store root that holds prepared
 // recalls.
