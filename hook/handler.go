@@ -198,36 +198,52 @@ func (c *call) snapshotRecall(sn Snapshotter, id string) (recall.Recall, error) 
 }
 
 // atStartup is SessionStart(startup|clear) with every source: it opens
-// the saved context files, and records what it read of each for the light
-// hook's next start (hookstart.WriteStartupRecord).
+// the saved context files, and records what it read of each that had no
+// valid startup record, for the light hook's next start
+// (hookstart.WriteStartupRecord).
 func (c *call) atStartup() (*Output, error) {
-	oo := snapshot.OpenOptions(c.Cfg)
-	var read []hookstart.Candidate
-	out, err := hookstart.Startup(c.Call, hookstart.StartupSources{
-		Saved: func(cand hookstart.Candidate) (hookstart.Saved, error) {
-			read = append(read, cand)
-			return c.readSaved(cand, oo)
-		},
-		Agent: c.agentDigest,
-	})
-	key := hookstart.AuthKey(c.St)
-	for _, cand := range read {
-		if _, rerr := hookstart.ReadStartupRecord(c.St, key, cand); rerr != nil {
-			_ = recordSaved(c.St, cand, oo, c.Now) // costs the next start time, not data
+	type read struct {
+		cand hookstart.Candidate
+		id   hookstart.FileID
+		sv   hookstart.Saved
+	}
+	var reads []read
+	out, err := hookstart.Startup(c.Call, c.archiveSources(func(cand hookstart.Candidate, id hookstart.FileID, sv hookstart.Saved) {
+		reads = append(reads, read{cand, id, sv})
+	}))
+	if len(reads) > 0 {
+		key := hookstart.AuthKey(c.St)
+		for _, r := range reads {
+			if _, rerr := hookstart.ReadStartupRecord(c.St, key, r.cand); rerr != nil {
+				_ = hookstart.WriteStartupRecord(c.St, r.id, r.sv, c.Now) // costs the next start time, not data
+			}
 		}
 	}
 	return out, err
 }
 
-// readSaved reads what SessionStart(startup|clear) needs of cand from its
-// archive.
-func (c *call) readSaved(cand hookstart.Candidate, oo archive.OpenOptions) (hookstart.Saved, error) {
-	a, err := archive.OpenFile(cand.Path, oo)
-	if err != nil {
-		return hookstart.Saved{}, err
+// archiveSources are SessionStart(startup|clear)'s sources read from the
+// archives, with the assistant's own checkpoints. Each saved context file
+// read is passed to seen (when set) with its identity, taken before the
+// read, so that a file changed meanwhile gets no record.
+func (c *call) archiveSources(seen func(hookstart.Candidate, hookstart.FileID, hookstart.Saved)) hookstart.StartupSources {
+	oo := snapshot.OpenOptions(c.Cfg)
+	return hookstart.StartupSources{
+		Saved: func(cand hookstart.Candidate) (hookstart.Saved, error) {
+			id, idErr := hookstart.StatSaved(c.St, cand.Path)
+			a, err := archive.OpenFile(cand.Path, oo)
+			if err != nil {
+				return hookstart.Saved{}, err
+			}
+			defer a.Close()
+			sv := savedOf(a, c.authKey())
+			if idErr == nil && seen != nil {
+				seen(cand, id, sv)
+			}
+			return sv, nil
+		},
+		Agent: c.agentDigest,
 	}
-	defer a.Close()
-	return savedOf(a, c.authKey()), nil
 }
 
 // savedOf is what SessionStart(startup|clear) needs of archive a: its

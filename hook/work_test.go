@@ -432,10 +432,7 @@ func TestWorkerPreparesStartup(t *testing.T) {
 		t.Fatalf("offered twice:\n%s", again)
 	}
 	reset()
-	heavy := render(func(c *call) hookstart.StartupSources {
-		oo := snapshot.OpenOptions(c.Cfg)
-		return hookstart.StartupSources{Saved: func(cand hookstart.Candidate) (hookstart.Saved, error) { return c.readSaved(cand, oo) }, Agent: c.agentDigest}
-	})
+	heavy := render(func(c *call) hookstart.StartupSources { return c.archiveSources(nil) })
 	if light != heavy {
 		t.Fatalf("from the records:\n%s\nfrom the archives:\n%s", light, heavy)
 	}
