@@ -172,6 +172,7 @@ for size in $SIZES; do
 		run snap-$size "SessionStart(startup): ben10 hook" "$BEN10 hook" start
 		run snap-$size "SessionStart(startup): ben10-hook shim (as installed)" "$SHIM session-start" start
 		run cpstart-$size "SessionStart(startup), a saved context to check: ben10-hook shim" "$SHIM session-start" start
+		run cp-$size "SessionStart(startup), a saved context, no valid record: ben10-hook shim (hands on)" "$SHIM session-start" start
 		[ -z "$DJ" ] || run none "SessionStart(startup): deja hook-context" "$DJ hook-context" start)
 	hf "$runs" "${args[@]}"
 
