@@ -211,7 +211,7 @@ func (c *call) atStartup() (*Output, error) {
 	out, err := hookstart.Startup(c.Call, c.archiveSources(func(cand hookstart.Candidate, id hookstart.FileID, sv hookstart.Saved) {
 		reads = append(reads, read{cand, id, sv})
 	}))
-	if len(reads) > 0 {
+	if len(reads) > 0 && !c.Cfg.Encryption.Enabled {
 		key := hookstart.AuthKey(c.St)
 		for _, r := range reads {
 			if _, rerr := hookstart.ReadStartupRecord(c.St, key, r.cand); rerr != nil {
@@ -288,11 +288,17 @@ func recordSaved(st *store.Store, cand hookstart.Candidate, oo archive.OpenOptio
 // PrepareStartup writes a startup record for every saved context file of
 // st that has no valid one and removes the records of files gone, so that
 // the light hook decides the project's next SessionStart(startup|clear)
-// without opening an archive. The worker runs it after every save.
+// without opening an archive. The worker runs it after every save. A
+// store whose archives are encrypted keeps no record (a record holds the
+// recall in clear): its records are all removed, and `ben10 hook` reads
+// the archives.
 func PrepareStartup(st *store.Store, cfg *store.Config, now time.Time) error {
+	cands := hookstart.Candidates(st)
+	if cfg.Encryption.Enabled {
+		return hookstart.SweepStartupRecords(st, nil)
+	}
 	oo := snapshot.OpenOptions(cfg)
 	key := hookstart.AuthKey(st)
-	cands := hookstart.Candidates(st)
 	var errs []error
 	for _, cand := range cands {
 		if _, err := hookstart.ReadStartupRecord(st, key, cand); err == nil {

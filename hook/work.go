@@ -359,8 +359,11 @@ func (h *Handler) compactSnapshot(ctx context.Context, st *store.Store, cfg *sto
 	}
 	// SessionStart(compact) renders the prepared recall without opening
 	// the snapshot (the light hook). Without it, `ben10 hook` reads the
-	// archive: a failure here costs time, not data.
-	_ = prepare(st, sn, j.Session, info.ID, h.now())
+	// archive: a failure here costs time, not data. An encrypted snapshot's
+	// recall is not written in clear.
+	if !cfg.Encryption.Enabled {
+		_ = prepare(st, sn, j.Session, info.ID, h.now())
+	}
 	consumed := false
 	err = hooknote.UpdateState(st.Root(), st.ProjectDir(), h.now(), func(s *State) error {
 		ss := s.Sessions[j.Session]

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -449,4 +450,52 @@ func normSaved(s hookstart.Saved) hookstart.Saved {
 		s.Recall = &r
 	}
 	return s
+}
+
+// TestEncryptedStoreNotPrepared: a store whose archives are encrypted
+// keeps no recall in clear beside them — no startup record, no prepared
+// recall of a snapshot, and the records written before encryption was
+// turned on are removed — and `ben10 hook` still offers its saved context
+// from the archive.
+func TestEncryptedStoreNotPrepared(t *testing.T) {
+	e := newEnv(t)
+	const other = "0b9a8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d"
+	tp := e.transcript(other, 0)
+	e.fire("SessionStart", map[string]any{"session_id": other, "transcript_path": tp, "source": "startup"})
+	e.fire("SessionEnd", map[string]any{"session_id": other, "transcript_path": tp, "reason": "logout"})
+	records := func() []string {
+		m, _ := filepath.Glob(filepath.Join(e.store().Root(), hookstart.PreparedDir, "*"))
+		return m
+	}
+	if len(records()) != 1 {
+		t.Fatalf("prepared files of a clear store: %v", records())
+	}
+	keyFile := filepath.Join(e.home, "archive.key")
+	if err := os.WriteFile(keyFile, bytes.Repeat([]byte{7}, 32), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.config("  encryption:\n    enabled: true\n    key_source: keyfile\n    key_file: " + keyFile + "\n")
+	tp = e.transcript(demoSession, boundaryLine(t))
+	e.fire("SessionStart", map[string]any{"session_id": demoSession, "transcript_path": tp, "source": "startup"})
+	e.fire("PreCompact", map[string]any{"session_id": demoSession, "transcript_path": tp, "trigger": "auto"})
+	e.transcript(demoSession, 0)
+	e.fire("SessionEnd", map[string]any{"session_id": demoSession, "transcript_path": tp, "reason": "logout"})
+	if len(e.snaps.snaps) != 1 {
+		t.Fatalf("snapshots: %+v", e.snaps.snaps)
+	}
+	if got := records(); len(got) != 0 {
+		t.Fatalf("prepared files of an encrypted store: %v", got)
+	}
+	if a, err := archive.OpenFile(e.store().CurrentPath(), archive.OpenOptions{}); err == nil {
+		a.Close()
+		t.Fatal("current.ctx opens without the key: not encrypted")
+	}
+	const third = "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"
+	r := e.fire("SessionStart", map[string]any{"session_id": third, "transcript_path": e.transcript(third, 0), "source": "startup"})
+	if r.out == nil || !strings.Contains(r.out.SystemMessage, "previous session "+demoSession[:8]) {
+		t.Fatalf("SessionStart(startup) of an encrypted store: %+v", r)
+	}
+	if got := records(); len(got) != 0 {
+		t.Fatalf("ben10 hook recorded an encrypted store's archives: %v", got)
+	}
 }
