@@ -40,8 +40,8 @@
 // recall of a compaction snapshot after it is verified
 // (internal/hookstart.WritePrepared, authenticated under the user's key
 // for this project, session and snapshot) and, after every final save or
-// checkpoint, a startup record of each saved context file (PrepareStartup,
-// hookstart.WriteStartupRecord: its metadata, whether it authenticates as
+// checkpoint, a startup record of each saved context file
+// (hookstart.WriteStartupRecord: its metadata, whether it authenticates as
 // this user's, and its recall, bound to the file's path and identity) —
 // so both decide alike and render the same digest with the same code.
 //

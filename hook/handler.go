@@ -285,14 +285,14 @@ func recordSaved(st *store.Store, cand hookstart.Candidate, oo archive.OpenOptio
 	return hookstart.WriteStartupRecord(st, id, savedOf(a, snapshot.AuthKeyFor(st)), now)
 }
 
-// PrepareStartup writes a startup record for every saved context file of
+// prepareStartup writes a startup record for every saved context file of
 // st that has no valid one and removes the records of files gone, so that
 // the light hook decides the project's next SessionStart(startup|clear)
 // without opening an archive. The worker runs it after every save. A
 // store whose archives are encrypted keeps no record (a record holds the
 // recall in clear): its records are all removed, and `ben10 hook` reads
 // the archives.
-func PrepareStartup(st *store.Store, cfg *store.Config, now time.Time) error {
+func prepareStartup(st *store.Store, cfg *store.Config, now time.Time) error {
 	cands := hookstart.Candidates(st)
 	if cfg.Encryption.Enabled {
 		return hookstart.SweepStartupRecords(st, nil)

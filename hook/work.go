@@ -297,7 +297,7 @@ func (h *Handler) finalSave(ctx context.Context, st *store.Store, cfg *store.Con
 	// The next SessionStart(startup|clear) decides from the records
 	// without opening an archive (the light hook). Without them, `ben10
 	// hook` reads the archives: a failure here costs time, not data.
-	_ = PrepareStartup(st, cfg, h.now())
+	_ = prepareStartup(st, cfg, h.now())
 	return hooknote.UpdateState(st.Root(), st.ProjectDir(), h.now(), func(s *State) error {
 		key := contextKey(res.Meta)
 		s.AddRecovery(Recovery{
@@ -314,7 +314,7 @@ func (h *Handler) finalSave(ctx context.Context, st *store.Store, cfg *store.Con
 func (h *Handler) checkpointJob(ctx context.Context, st *store.Store, cfg *store.Config, j store.Job) error {
 	_, cerr := h.checkpoint(ctx, st, cfg, &Input{SessionID: j.Session, TranscriptPath: j.Transcript, Cwd: j.Cwd})
 	if cerr == nil {
-		_ = PrepareStartup(st, cfg, h.now()) // as after a final save
+		_ = prepareStartup(st, cfg, h.now()) // as after a final save
 	}
 	if errors.Is(cerr, ErrNoConversation) {
 		return nil // nothing to checkpoint yet; the next interval tries again
