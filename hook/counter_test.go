@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ben10ctx/ben10/internal/hookfast"
+	"github.com/ben10ctx/ben10/internal/hookstart"
 	"github.com/ben10ctx/ben10/store"
 )
 
@@ -188,7 +189,7 @@ func TestPromptedRecentlyIsLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &call{Call: &hooknote.Call{St: st, Now: e.now.Add(20 * time.Minute)}, h: e.handler()}
-	if s.Live(demoSession, c.Now) || c.promptedRecently(s, demoSession) {
+	if s.Live(demoSession, c.Now) || hookstart.PromptedRecently(c.Call, s, demoSession) {
 		t.Fatal("a session idle for 20 minutes counted as live")
 	}
 	e.now = e.now.Add(19 * time.Minute)
@@ -198,7 +199,7 @@ func TestPromptedRecentlyIsLive(t *testing.T) {
 	if err := os.Chtimes(hookfast.CounterPath(st.Root(), demoSession), e.now, e.now); err != nil {
 		t.Fatal(err)
 	}
-	if !c.promptedRecently(s, demoSession) {
+	if !hookstart.PromptedRecently(c.Call, s, demoSession) {
 		t.Fatal("a session prompted a minute ago is not live")
 	}
 }

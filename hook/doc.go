@@ -36,10 +36,14 @@
 // compaction. SessionStart(startup|clear) injects this project's previous
 // session when recent. Both are implemented in internal/hookstart over
 // their sources: this package reads the archives, the light shim reads
-// the recall the worker prepared after the snapshot (store's prepared/,
-// a file authenticated under the user's key for this project, session
-// and snapshot, internal/hookstart.WritePrepared), so both render the
-// same digest with the same code.
+// what the worker prepared in the store's prepared/ directory — the
+// recall of a compaction snapshot after it is verified
+// (internal/hookstart.WritePrepared, authenticated under the user's key
+// for this project, session and snapshot) and, after every final save or
+// checkpoint, a startup record of each saved context file
+// (hookstart.WriteStartupRecord: its metadata, whether it authenticates as
+// this user's, and its recall, bound to the file's path and identity) —
+// so both decide alike and render the same digest with the same code.
 //
 // State: a per-project State file (hook-state.json in the store directory)
 // keeps prompt counts, checkpoint times and the recoveries offered, injected
@@ -59,9 +63,10 @@
 // hook state types of this package are its types. Install registers the
 // shim for every event when it sits next to ben10; the shim also handles
 // SessionStart(compact) when the recall is prepared and
-// SessionStart(startup|clear) when the store holds nothing to offer, and
-// hands to `ben10 hook` what reads archives (any other SessionStart of a
-// new, cleared or compacted session), and a rewritten transcript's job to
+// SessionStart(startup|clear) when every saved context file has a valid
+// startup record (or there is none), and hands to `ben10 hook` what reads
+// archives (any other SessionStart of a new, cleared or compacted
+// session), and a rewritten transcript's job to
 // `ben10 internal work --once`.
 //
 // Fast path: a prompt with no checkpoint due touches only the session's

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/ben10ctx/ben10/archive"
@@ -155,30 +154,6 @@ func (c *call) sessionStart() (*Output, error) {
 	}
 }
 
-// startupHeader heads the digest of a previous session's saved context.
-func startupHeader(sid, kind string) string {
-	return fmt.Sprintf("[Ben10] Context of this project's previous session %s (%s). Use it if the user continues that work.\n\n", shortID(sid), kindName(kind))
-}
-
-// kindName says what a saved context file is, for people.
-func kindName(kind string) string {
-	switch kind {
-	case store.KindCurrent:
-		return "its final save"
-	case store.KindCheckpoint:
-		return "its latest checkpoint"
-	default:
-		return "from history"
-	}
-}
-
-func shortID(s string) string {
-	if len(s) > 8 {
-		return s[:8]
-	}
-	return s
-}
-
 // afterCompact is SessionStart(compact) with every source: the
 // snapshot's archive, or the transcript's lines before the compaction
 // (the light hook uses the recall the worker prepared instead).
@@ -222,179 +197,123 @@ func (c *call) snapshotRecall(sn Snapshotter, id string) (recall.Recall, error) 
 	return recall.Recall(r), nil
 }
 
+// atStartup is SessionStart(startup|clear) with every source: it opens
+// the saved context files, and records what it read of each that had no
+// valid startup record, for the light hook's next start
+// (hookstart.WriteStartupRecord).
 func (c *call) atStartup() (*Output, error) {
-	if !c.Cfg.AutoRestore {
-		return nil, c.Touch()
+	type read struct {
+		cand hookstart.Candidate
+		id   hookstart.FileID
+		sv   hookstart.Saved
 	}
-	maxAge := c.HandoffMaxAge()
-	budget := c.Cfg.Recovery.StartupDigestChars
-	if budget <= 0 {
-		budget = archive.DefaultDigestBudget
-	}
-	oo := snapshot.OpenOptions(c.Cfg)
-	var out *Output
-	err := c.Update(func(s *State, ss *SessionState) error {
-		seen := map[string]bool{}
-		var problems []error
-		// An assistant's own checkpoint (session_digest) is offered beside
-		// the saved context, in at most half the budget.
-		ad, adKey, adBlock, adOK := c.agentDigest(s, maxAge, budget/2)
-		ctxBudget := budget
-		if adOK {
-			ctxBudget -= archive.DigestLen(adBlock)
+	var reads []read
+	out, err := hookstart.Startup(c.Call, c.archiveSources(func(cand hookstart.Candidate, id hookstart.FileID, sv hookstart.Saved) {
+		reads = append(reads, read{cand, id, sv})
+	}))
+	if len(reads) > 0 && !c.Cfg.Encryption.Enabled {
+		key := hookstart.AuthKey(c.St)
+		for _, r := range reads {
+			if _, rerr := hookstart.ReadStartupRecord(c.St, key, r.cand); rerr != nil {
+				_ = hookstart.WriteStartupRecord(c.St, r.id, r.sv, c.Now) // costs the next start time, not data
+			}
 		}
-		for _, cand := range hookstart.Candidates(c.St) {
+	}
+	return out, err
+}
+
+// archiveSources are SessionStart(startup|clear)'s sources read from the
+// archives, with the assistant's own checkpoints. Each saved context file
+// read is passed to seen (when set) with its identity, taken before the
+// read, so that a file changed meanwhile gets no record.
+func (c *call) archiveSources(seen func(hookstart.Candidate, hookstart.FileID, hookstart.Saved)) hookstart.StartupSources {
+	oo := snapshot.OpenOptions(c.Cfg)
+	return hookstart.StartupSources{
+		Saved: func(cand hookstart.Candidate) (hookstart.Saved, error) {
+			id, idErr := hookstart.StatSaved(c.St, cand.Path)
 			a, err := archive.OpenFile(cand.Path, oo)
 			if err != nil {
-				problems = append(problems, fmt.Errorf("%s: %w", filepath.Base(cand.Path), err))
-				continue
+				return hookstart.Saved{}, err
 			}
-			text, msg, key, ok, err := c.startupDigest(s, a, cand, seen, ctxBudget, maxAge)
-			a.Close()
-			if err != nil {
-				problems = append(problems, fmt.Errorf("%s: %w", filepath.Base(cand.Path), err))
-				continue
+			defer a.Close()
+			sv := savedOf(a, c.authKey())
+			if idErr == nil && seen != nil {
+				seen(cand, id, sv)
 			}
-			if !ok {
-				continue
-			}
-			out = &Output{SystemMessage: msg, HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: text}}
-			hookstart.Consume(c.Call, s, Recovery{ID: "rc-" + strings.TrimPrefix(key, "ctx:"), Kind: KindHandoff, SourceSession: a.Meta().SessionID, Path: cand.Path, Key: key, Chars: archive.DigestLen(text)})
-			break
-		}
-		if adOK {
-			out = withAgentDigest(out, ad, adBlock)
-			hookstart.Consume(c.Call, s, Recovery{ID: "rc-" + adKey, Kind: KindHandoff, SourceSession: ad.Session, Path: ad.Path, Key: adKey, Chars: archive.DigestLen(adBlock)})
-		}
-		if out == nil && len(problems) > 0 {
-			return fmt.Errorf("no saved context could be read: %w", errors.Join(problems...))
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
+			return sv, nil
+		},
+		Agent: c.agentDigest,
 	}
-	if out != nil {
-		hookstart.Audit(c.Call, out, c.In.Source)
-	}
-	return out, nil
 }
 
-// promptedRecently: session sid has not ended and counted a prompt on the
-// fast path (which does not touch the state file) within hooknote.LiveWindow.
-func (c *call) promptedRecently(s *State, sid string) bool {
-	ss := s.Sessions[sid]
-	if ss == nil || !ss.Ended.IsZero() {
-		return false
-	}
-	n, mod := hookfast.ReadCounter(hookfast.CounterPath(c.St.Root(), sid))
-	return n > 0 && c.Now.Sub(mod) < hooknote.LiveWindow
-}
-
-// contextKey identifies one saved state of a session: its id and the time
-// of its last activity (from the transcript, so it does not depend on when
-// or how often the state was saved).
-func contextKey(m archive.Metadata) string {
-	return fmt.Sprintf("ctx:%s@%d", m.SessionID, m.LastActivity.UnixNano())
-}
-
-// startupDigest decides whether the archive a is this startup's recovery.
-func (c *call) startupDigest(s *State, a *archive.Archive, cand hookstart.Candidate, seen map[string]bool, budget int, maxAge time.Duration) (text, msg, key string, ok bool, err error) {
+// savedOf is what SessionStart(startup|clear) needs of archive a: its
+// metadata, whether it authenticates under k as this user's, and (then)
+// its recall.
+func savedOf(a *archive.Archive, k *archive.AuthKey) hookstart.Saved {
 	m := a.Meta()
-	sid := m.SessionID
-	if sid == c.In.SessionID || seen[sid] {
-		return "", "", "", false, nil
+	sv := hookstart.Saved{Session: m.SessionID, Harness: string(m.Harness), Directory: m.DirectoryPath, Updated: m.UpdatedAt, LastActivity: m.LastActivity}
+	if k == nil {
+		return sv
 	}
-	seen[sid] = true // only a session's newest saved state is a candidate
-	if c.sessionRunning(s, sid) {
-		return "", "", "", false, nil // another session still running: never inject its context
+	if _, err := a.Authenticate(k); err != nil {
+		return sv
 	}
-	if m.Harness != "" && m.Harness != archive.HarnessClaude {
-		return "", "", "", false, nil
+	sv.Authentic = true
+	r, ok, err := a.Recall()
+	switch {
+	case err != nil:
+		sv.RecallErr = err
+	case ok:
+		rc := recall.Recall(r)
+		sv.Recall = &rc
 	}
-	if !sameProject(m.DirectoryPath, c.St.ProjectDir()) {
-		// Another project's context (a shared fallback store), or one that
-		// does not say whose it is (an archive committed to a repository):
-		// never injected automatically.
-		return "", "", "", false, nil
-	}
-	saved := m.UpdatedAt
-	if saved.IsZero() {
-		saved = cand.Mod
-	}
-	if saved.After(c.Now.Add(maxClockSkew)) || m.LastActivity.After(c.Now.Add(maxClockSkew)) {
-		return "", "", "", false, nil // saved "in the future": not an archive this user's hooks wrote
-	}
-	if c.Now.Sub(saved) > maxAge {
-		return "", "", "", false, nil // too old to be the work being continued
-	}
-	if c.authenticated(a, "") != nil {
-		// Not saved by this user's Ben10 (a repository's archive, a
-		// teammate's export, one written before archives were tagged):
-		// listed and restorable, never injected; `ben10 context status`
-		// says why.
-		return "", "", "", false, nil
-	}
-	key = contextKey(m)
-	if s.ConsumedKey(key) != nil {
-		return "", "", "", false, nil
-	}
-	r, has, err := a.Recall()
+	return sv
+}
+
+// recordSaved writes the startup record of cand
+// (hookstart.WriteStartupRecord) from its archive.
+func recordSaved(st *store.Store, cand hookstart.Candidate, oo archive.OpenOptions, now time.Time) error {
+	id, err := hookstart.StatSaved(st, cand.Path)
 	if err != nil {
-		return "", "", "", false, err
+		return err
 	}
-	if !has {
-		return "", "", "", false, errors.New("no recall stored (written by an older ben10)")
+	a, err := archive.OpenFile(cand.Path, oo)
+	if err != nil {
+		return err
 	}
-	head := startupHeader(sid, cand.Kind)
-	body := archive.Digest(r, archive.DigestOptions{Budget: budget - archive.DigestLen(head), Now: c.Now})
-	text = head + body
-	msg = fmt.Sprintf("Ben10: restored context of the previous session %s (%s, saved %s ago; %s characters)",
-		shortID(sid), kindName(cand.Kind), store.FormatDuration(max(c.Now.Sub(saved), 0).Round(time.Minute)), hookstart.Thousands(archive.DigestLen(text)))
-	return text, msg, key, true, nil
+	defer a.Close()
+	return hookstart.WriteStartupRecord(st, id, savedOf(a, snapshot.AuthKeyFor(st)), now)
 }
 
-// maxClockSkew is how far in the future a saved context's times may lie
-// (clock adjustments between machines sharing a home) before SessionStart
-// refuses to inject it.
-const maxClockSkew = 5 * time.Minute
-
-// sameProject reports whether the saved directory path dir names the
-// project (canonical). An empty path never matches.
-func sameProject(dir, project string) bool {
-	if dir == "" {
-		return false
+// prepareStartup writes a startup record for every saved context file of
+// st that has no valid one and removes the records of files gone, so that
+// the light hook decides the project's next SessionStart(startup|clear)
+// without opening an archive. The worker runs it after every save. A
+// store whose archives are encrypted keeps no record (a record holds the
+// recall in clear): its records are all removed, and `ben10 hook` reads
+// the archives.
+func prepareStartup(st *store.Store, cfg *store.Config, now time.Time) error {
+	cands := hookstart.Candidates(st)
+	if cfg.Encryption.Enabled {
+		return hookstart.SweepStartupRecords(st, nil)
 	}
-	p := filepath.Clean(dir)
-	if c, err := store.CanonicalDir(dir); err == nil {
-		p = c
+	oo := snapshot.OpenOptions(cfg)
+	key := hookstart.AuthKey(st)
+	var errs []error
+	for _, cand := range cands {
+		if _, err := hookstart.ReadStartupRecord(st, key, cand); err == nil {
+			continue
+		}
+		if err := recordSaved(st, cand, oo, now); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", filepath.Base(cand.Path), err))
+		}
 	}
-	// A session started in a subdirectory saved into the enclosing
-	// project's store (store.ResolveProject) is the project's.
-	rel, err := filepath.Rel(project, p)
-	return err == nil && filepath.IsLocal(rel)
+	errs = append(errs, hookstart.SweepStartupRecords(st, cands))
+	return errors.Join(errs...)
 }
 
-// sessionRunning reports whether session sid may still be running in
-// another terminal, so that its context must not be injected: it has not
-// ended, and either its recorded process still runs, or (when that cannot
-// be told) it had a hook event within liveWindow. A session whose process
-// is gone crashed: its newest checkpoint is offered at once. A session
-// recorded under this hook's own process has ended too (one assistant
-// process runs one session at a time: /clear starts the next one).
-func (c *call) sessionRunning(s *State, sid string) bool {
-	ss := s.Sessions[sid]
-	if ss == nil || !ss.Ended.IsZero() {
-		return false
-	}
-	if ss.PID != 0 {
-		rec := ProcessID{PID: ss.PID, Start: ss.PIDStart}
-		if self, ok := c.Env.ProcessesOrSystem().Session(); ok && self == rec {
-			return false
-		}
-		if running, known := c.Env.ProcessesOrSystem().Running(rec); known {
-			return running
-		}
-	}
-	return s.Live(sid, c.Now) || c.promptedRecently(s, sid)
+// contextKey identifies one saved state of a session (hookstart.Saved.Key).
+func contextKey(m archive.Metadata) string {
+	sv := hookstart.Saved{Session: m.SessionID, LastActivity: m.LastActivity}
+	return sv.Key()
 }

@@ -39,7 +39,7 @@ func (c *call) authenticated(a *archive.Archive, session string) error {
 	if err != nil {
 		return err
 	}
-	if session != "" && info.Session != session && !sameProject(info.Project, c.St.ProjectDir()) {
+	if session != "" && info.Session != session && !hookstart.SameProject(info.Project, c.St.ProjectDir()) {
 		return fmt.Errorf("%w: the tag is another session's, of another project (%s)", archive.ErrBadTag, info.Project)
 	}
 	return nil
@@ -48,40 +48,33 @@ func (c *call) authenticated(a *archive.Archive, session string) error {
 // agentDigest is the checkpoint an assistant wrote itself (the MCP tool
 // session_digest) that this startup offers: the newest one this user's
 // key authenticates, of another session that is not running, saved
-// within maxAge and not in the future, not offered before. block is its
-// text as injected, at most limit characters.
-func (c *call) agentDigest(s *State, maxAge time.Duration, limit int) (d snapshot.AgentDigest, key, block string, ok bool) {
+// within maxAge and not in the future, not offered before. Its text is
+// the block as injected, at most limit characters.
+func (c *call) agentDigest(s *State, maxAge time.Duration, limit int) (hookstart.AgentBlock, bool) {
 	k := c.authKey()
 	if k == nil {
-		return d, "", "", false
+		return hookstart.AgentBlock{}, false
 	}
 	good, _ := snapshot.AgentDigests(c.St, k)
 	for _, d := range good {
-		if d.Session == c.In.SessionID || d.Saved.After(c.Now.Add(maxClockSkew)) {
+		if d.Session == c.In.SessionID || d.Saved.After(c.Now.Add(hookstart.MaxClockSkew)) {
 			continue
 		}
 		if c.Now.Sub(d.Saved) > maxAge {
 			break // the others are older
 		}
-		if d.Session != "" && (s.Live(d.Session, c.Now) || c.promptedRecently(s, d.Session)) {
+		if d.Session != "" && (s.Live(d.Session, c.Now) || hookstart.PromptedRecently(c.Call, s, d.Session)) {
 			continue
 		}
-		key = "digest:" + filepath.Base(d.Path)
+		key := "digest:" + filepath.Base(d.Path)
 		if s.ConsumedKey(key) != nil {
-			return d, "", "", false // only the newest is offered, once
+			return hookstart.AgentBlock{}, false // only the newest is offered, once
 		}
 		head := fmt.Sprintf("[Ben10] Checkpoint the assistant wrote itself in session %s (saved %s ago):\n\n",
-			orUnknown(shortID(d.Session)), store.FormatDuration(max(c.Now.Sub(d.Saved), 0).Round(time.Minute)))
-		return d, key, head + clipChars(d.Text, limit-archive.DigestLen(head)), true
+			hookstart.SessionName(d.Session), store.FormatDuration(max(c.Now.Sub(d.Saved), 0).Round(time.Minute)))
+		return hookstart.AgentBlock{Session: d.Session, Path: d.Path, Key: key, Text: head + clipChars(d.Text, limit-archive.DigestLen(head))}, true
 	}
-	return d, "", "", false
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "(not named)"
-	}
-	return s
+	return hookstart.AgentBlock{}, false
 }
 
 // clipChars cuts s to at most n characters (archive.DigestLen), marking
@@ -97,18 +90,4 @@ func clipChars(s string, n int) string {
 		keep = len(r)
 	}
 	return string(r[:keep]) + mark
-}
-
-// withAgentDigest adds the assistant's checkpoint block to the startup
-// output out (nil: the block alone).
-func withAgentDigest(out *Output, d snapshot.AgentDigest, block string) *Output {
-	if out == nil {
-		return &Output{
-			SystemMessage:      fmt.Sprintf("Ben10: offered the checkpoint the assistant of session %s wrote (%s characters)", orUnknown(shortID(d.Session)), hookstart.Thousands(archive.DigestLen(block))),
-			HookSpecificOutput: &SpecificOutput{HookEventName: SessionStart, AdditionalContext: block},
-		}
-	}
-	out.SystemMessage += "; with the checkpoint its assistant wrote"
-	out.HookSpecificOutput.AdditionalContext += "\n\n" + block
-	return out
 }

@@ -294,6 +294,10 @@ func (h *Handler) finalSave(ctx context.Context, st *store.Store, cfg *store.Con
 	if err != nil {
 		return fmt.Errorf("final save: %w", err)
 	}
+	// The next SessionStart(startup|clear) decides from the records
+	// without opening an archive (the light hook). Without them, `ben10
+	// hook` reads the archives: a failure here costs time, not data.
+	_ = prepareStartup(st, cfg, h.now())
 	return hooknote.UpdateState(st.Root(), st.ProjectDir(), h.now(), func(s *State) error {
 		key := contextKey(res.Meta)
 		s.AddRecovery(Recovery{
@@ -309,6 +313,9 @@ func (h *Handler) finalSave(ctx context.Context, st *store.Store, cfg *store.Con
 // archive; the outcome is recorded in the session's hook state.
 func (h *Handler) checkpointJob(ctx context.Context, st *store.Store, cfg *store.Config, j store.Job) error {
 	_, cerr := h.checkpoint(ctx, st, cfg, &Input{SessionID: j.Session, TranscriptPath: j.Transcript, Cwd: j.Cwd})
+	if cerr == nil {
+		_ = prepareStartup(st, cfg, h.now()) // as after a final save
+	}
 	if errors.Is(cerr, ErrNoConversation) {
 		return nil // nothing to checkpoint yet; the next interval tries again
 	}
@@ -352,8 +359,11 @@ func (h *Handler) compactSnapshot(ctx context.Context, st *store.Store, cfg *sto
 	}
 	// SessionStart(compact) renders the prepared recall without opening
 	// the snapshot (the light hook). Without it, `ben10 hook` reads the
-	// archive: a failure here costs time, not data.
-	_ = prepare(st, sn, j.Session, info.ID, h.now())
+	// archive: a failure here costs time, not data. An encrypted snapshot's
+	// recall is not written in clear.
+	if !cfg.Encryption.Enabled {
+		_ = prepare(st, sn, j.Session, info.ID, h.now())
+	}
 	consumed := false
 	err = hooknote.UpdateState(st.Root(), st.ProjectDir(), h.now(), func(s *State) error {
 		ss := s.Sessions[j.Session]

@@ -1,7 +1,9 @@
 package hook
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -13,7 +15,9 @@ import (
 	"github.com/ben10ctx/ben10/internal/hooknote"
 	"github.com/ben10ctx/ben10/internal/hookstart"
 	"github.com/ben10ctx/ben10/internal/recall"
+	"github.com/ben10ctx/ben10/snapshot"
 
+	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/store"
 )
 
@@ -345,5 +349,153 @@ func TestRegistrationKept(t *testing.T) {
 	}
 	if _, err := os.Stat(reg); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("an old registration with nothing queued was kept: %v", err)
+	}
+}
+
+// TestWorkerPreparesStartup: every final save's job leaves a startup
+// record of each saved context file — the new current.ctx and the one
+// rotated into history — and sweeps the records of files gone; the light
+// hook's startup from those records gives exactly what `ben10 hook`'s
+// gives from the archives, and honours the consumed key the second time.
+func TestWorkerPreparesStartup(t *testing.T) {
+	e := newEnv(t)
+	const other = "0b9a8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d"
+	for _, sid := range []string{other, demoSession} {
+		tp := e.transcript(sid, 0)
+		e.fire("SessionStart", map[string]any{"session_id": sid, "transcript_path": tp, "source": "startup"})
+		if sid == demoSession {
+			// A record of a file that is gone (removed by retention).
+			gone := filepath.Join(e.store().Root(), hookstart.PreparedDir, "history-session-20200101-000000.ctx.start")
+			if err := os.WriteFile(gone, []byte("stale"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r := e.fire("SessionEnd", map[string]any{"session_id": sid, "transcript_path": tp, "reason": "logout"}); r.stderr != "" {
+			t.Fatalf("SessionEnd of %s: %s", sid, r.stderr)
+		}
+		e.now = e.now.Add(time.Minute)
+	}
+	st := e.store()
+	cands := hookstart.Candidates(st)
+	if len(cands) != 2 || cands[0].Kind != store.KindCurrent || cands[1].Kind != store.KindHistory {
+		t.Fatalf("saved context files: %+v", cands)
+	}
+	key := hookstart.AuthKey(st)
+	for _, cand := range cands {
+		got, err := hookstart.ReadStartupRecord(st, key, cand)
+		if err != nil {
+			t.Fatalf("%s: %v", cand.Path, err)
+		}
+		a, err := archive.OpenFile(cand.Path, archive.OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := savedOf(a, snapshot.AuthKeyFor(st))
+		a.Close()
+		if !want.Authentic || want.Recall == nil || !reflect.DeepEqual(normSaved(got), normSaved(want)) {
+			t.Fatalf("%s: the record says\n%+v\nthe archive\n%+v", cand.Path, got, want)
+		}
+	}
+	recs, _ := filepath.Glob(filepath.Join(st.Root(), hookstart.PreparedDir, "*.start"))
+	if len(recs) != 2 {
+		t.Fatalf("startup records after the sweep: %v", recs)
+	}
+
+	// A third session starts: the records and the archives decide alike.
+	const third = "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"
+	in := &Input{SessionID: third, TranscriptPath: e.transcript(third, 0), Cwd: e.project, HookEventName: "SessionStart", Source: "startup"}
+	before := e.state()
+	render := func(src func(*call) hookstart.StartupSources) string {
+		t.Helper()
+		c, err := e.handler().env().Open(context.Background(), SessionStart, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := hookstart.Startup(c, src(&call{Call: c, h: e.handler()}))
+		if err != nil {
+			t.Fatalf("SessionStart(startup): %v", err)
+		}
+		if out == nil {
+			return ""
+		}
+		return out.SystemMessage + "\n" + out.HookSpecificOutput.AdditionalContext
+	}
+	reset := func() {
+		if err := hooknote.UpdateState(st.Root(), st.ProjectDir(), e.now, func(s *State) error { *s = *before; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	light := render(func(c *call) hookstart.StartupSources { return hookstart.Recorded(c.Call) })
+	if !strings.Contains(light, "previous session "+demoSession[:8]+" (its final save") {
+		t.Fatalf("the records offered:\n%s", light)
+	}
+	if again := render(func(c *call) hookstart.StartupSources { return hookstart.Recorded(c.Call) }); again != "" {
+		t.Fatalf("offered twice:\n%s", again)
+	}
+	reset()
+	heavy := render(func(c *call) hookstart.StartupSources { return c.archiveSources(nil) })
+	if light != heavy {
+		t.Fatalf("from the records:\n%s\nfrom the archives:\n%s", light, heavy)
+	}
+}
+
+// normSaved makes a Saved comparable after a JSON round trip (times lose
+// their location and monotonic reading).
+func normSaved(s hookstart.Saved) hookstart.Saved {
+	s.Updated, s.LastActivity = s.Updated.UTC().Round(0), s.LastActivity.UTC().Round(0)
+	if s.Recall != nil {
+		data, _ := json.Marshal(s.Recall)
+		var r recall.Recall
+		_ = json.Unmarshal(data, &r)
+		s.Recall = &r
+	}
+	return s
+}
+
+// TestEncryptedStoreNotPrepared: a store whose archives are encrypted
+// keeps no recall in clear beside them — no startup record, no prepared
+// recall of a snapshot, and the records written before encryption was
+// turned on are removed — and `ben10 hook` still offers its saved context
+// from the archive.
+func TestEncryptedStoreNotPrepared(t *testing.T) {
+	e := newEnv(t)
+	const other = "0b9a8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d"
+	tp := e.transcript(other, 0)
+	e.fire("SessionStart", map[string]any{"session_id": other, "transcript_path": tp, "source": "startup"})
+	e.fire("SessionEnd", map[string]any{"session_id": other, "transcript_path": tp, "reason": "logout"})
+	records := func() []string {
+		m, _ := filepath.Glob(filepath.Join(e.store().Root(), hookstart.PreparedDir, "*"))
+		return m
+	}
+	if len(records()) != 1 {
+		t.Fatalf("prepared files of a clear store: %v", records())
+	}
+	keyFile := filepath.Join(e.home, "archive.key")
+	if err := os.WriteFile(keyFile, bytes.Repeat([]byte{7}, 32), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.config("  encryption:\n    enabled: true\n    key_source: keyfile\n    key_file: " + keyFile + "\n")
+	tp = e.transcript(demoSession, boundaryLine(t))
+	e.fire("SessionStart", map[string]any{"session_id": demoSession, "transcript_path": tp, "source": "startup"})
+	e.fire("PreCompact", map[string]any{"session_id": demoSession, "transcript_path": tp, "trigger": "auto"})
+	e.transcript(demoSession, 0)
+	e.fire("SessionEnd", map[string]any{"session_id": demoSession, "transcript_path": tp, "reason": "logout"})
+	if len(e.snaps.snaps) != 1 {
+		t.Fatalf("snapshots: %+v", e.snaps.snaps)
+	}
+	if got := records(); len(got) != 0 {
+		t.Fatalf("prepared files of an encrypted store: %v", got)
+	}
+	if a, err := archive.OpenFile(e.store().CurrentPath(), archive.OpenOptions{}); err == nil {
+		a.Close()
+		t.Fatal("current.ctx opens without the key: not encrypted")
+	}
+	const third = "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"
+	r := e.fire("SessionStart", map[string]any{"session_id": third, "transcript_path": e.transcript(third, 0), "source": "startup"})
+	if r.out == nil || !strings.Contains(r.out.SystemMessage, "previous session "+demoSession[:8]) {
+		t.Fatalf("SessionStart(startup) of an encrypted store: %+v", r)
+	}
+	if got := records(); len(got) != 0 {
+		t.Fatalf("ben10 hook recorded an encrypted store's archives: %v", got)
 	}
 }

@@ -136,6 +136,25 @@ for size in $SIZES; do
 	for s in empty cp snap snappost; do
 		printf '. %s\nrm -rf %s\ncp -a %s %s\n' "$work/quiesce.sh" "$ctx" "$work/store-$s-$size" "$ctx" >"$work/prep-$s-$size.sh"
 	done
+	# The checkpoint's job left a startup record of it (prepared/*.start),
+	# which lets the shim decide SessionStart(startup) without opening the
+	# archive. A record is bound to its file's inode, which a copy of the
+	# store changes: after each copy, one `ben10 hook` run re-records the
+	# copied archive (the record the worker wrote, for the new inode), and
+	# the hook state is put back as it was.
+	ls "$work/store-cp-$size"/prepared/*.start >/dev/null 2>&1 || { echo "the checkpoint's job left no startup record" >&2; exit 1; }
+	{
+		cat "$work/prep-cp-$size.sh"
+		printf '%s hook <%s >/dev/null\ncp %s/hook-state.json %s/hook-state.json\n' "$BEN10" "$work/in-start-$size.json" "$work/store-cp-$size" "$ctx"
+	} >"$work/prep-cpstart-$size.sh"
+	# The row measures the shim deciding alone: a lone copy of it (no
+	# ben10 beside it to hand the event to) must not fail.
+	mkdir -p "$work/lone" && cp "$SHIM" "$work/lone/ben10-hook"
+	sh "$work/prep-cpstart-$size.sh"
+	if "$work/lone/ben10-hook" session-start <"$work/in-start-$size.json" 2>&1 >/dev/null | grep -q .; then
+		echo "the shim handed SessionStart(startup) with a recorded checkpoint to ben10 hook" >&2
+		exit 1
+	fi
 	printf '. %s\n' "$work/quiesce.sh" >"$work/prep-none.sh"
 	if [ -n "$DJ" ]; then
 		rm -rf "$DEJA_INDEX_DIR"
@@ -152,7 +171,8 @@ for size in $SIZES; do
 		[ -z "$DJ" ] || run none "UserPromptSubmit: deja hook-prompt" "$DJ hook-prompt" prompt
 		run snap-$size "SessionStart(startup): ben10 hook" "$BEN10 hook" start
 		run snap-$size "SessionStart(startup): ben10-hook shim (as installed)" "$SHIM session-start" start
-		run cp-$size "SessionStart(startup), a saved context to check: ben10-hook shim" "$SHIM session-start" start
+		run cpstart-$size "SessionStart(startup), a saved context to check: ben10-hook shim" "$SHIM session-start" start
+		run cp-$size "SessionStart(startup), a saved context, no valid record: ben10-hook shim (hands on)" "$SHIM session-start" start
 		[ -z "$DJ" ] || run none "SessionStart(startup): deja hook-context" "$DJ hook-context" start)
 	hf "$runs" "${args[@]}"
 

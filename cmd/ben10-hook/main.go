@@ -17,11 +17,12 @@
 // work --once` as a supervised child.
 //
 // SessionStart of a new, cleared or compacted session is handled here
-// when it reads no archive (internal/hookstart): after a compaction, when
-// the worker prepared the recall of the session's snapshot (a file
-// authenticated under the user's key) — the digest is rendered from it
-// with the same code as `ben10 hook` — and at a start when the store holds
-// nothing to offer.
+// when it reads no archive (internal/hookstart), with the same code as
+// `ben10 hook`: after a compaction, when the worker prepared the recall
+// of the session's snapshot, and at a start when every saved context file
+// of the project has the startup record the worker wrote after saving it
+// (each a file authenticated under the user's key and bound to the
+// archive it describes) or there is none.
 //
 // PostCompact is handled here too: its summary is redacted with the
 // project's rules and kept, tagged, for SessionStart(compact)
@@ -177,8 +178,9 @@ func note(env *hooknote.Env, ev hooknote.Event, in *hooknote.Input, stderr io.Wr
 // sessionStart handles SessionStart of a new, cleared or compacted
 // session when that reads no archive (internal/hookstart): after a
 // compaction when the worker prepared the recall of the session's
-// snapshot, at a start when the store holds nothing to offer. done is
-// false, with nothing changed, otherwise: `ben10 hook` reads the archives.
+// snapshot, at a start when every saved context file has a valid startup
+// record. done is false, with nothing changed, otherwise: `ben10 hook`
+// reads the archives.
 func sessionStart(env *hooknote.Env, in *hooknote.Input, stdout, stderr io.Writer) (done bool) {
 	ev := hooknote.SessionStart
 	var handle func(*hooknote.Call) (*hooknote.Output, error)
@@ -186,7 +188,7 @@ func sessionStart(env *hooknote.Env, in *hooknote.Input, stdout, stderr io.Write
 	case "compact":
 		handle = func(c *hooknote.Call) (*hooknote.Output, error) { return hookstart.Compact(c, hookstart.Prepared(c)) }
 	case "startup", "clear", "":
-		handle = hookstart.Startup
+		handle = func(c *hooknote.Call) (*hooknote.Output, error) { return hookstart.Startup(c, hookstart.Recorded(c)) }
 	default:
 		return false // resume: hooknote takes note (Env.InProcess)
 	}

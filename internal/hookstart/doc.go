@@ -12,8 +12,20 @@
 //     store's prepared/ directory, authenticated under the user's key for
 //     the project, session and snapshot). A source that has nothing valid
 //     returns ErrNotPrepared and the shim hands the event to `ben10 hook`.
-//   - Startup handles SessionStart(startup|clear) in a store with nothing
-//     to offer (Candidates is empty).
+//   - Startup decides SessionStart(startup|clear) — which saved context
+//     file (current.ctx, a checkpoint, history) of the project's previous
+//     session it offers, if any — and renders its digest. Its
+//     StartupSources say where each file's metadata and recall come from:
+//     `ben10 hook` opens the archives (and adds the checkpoint an
+//     assistant wrote itself); the shim reads only the startup records
+//     (Recorded) the worker writes after every save (WriteStartupRecord,
+//     ReadStartupRecord: a file in prepared/ per saved context file,
+//     authenticated under the user's key for the project and the file's
+//     path, bound to the file's size, modification time, inode and change
+//     time, so that a file rewritten or replaced since has no record). A
+//     file without a valid record, or anything in digests/, is
+//     ErrNotPrepared and the shim hands the event to `ben10 hook`, which
+//     records what it read for the next start.
 //   - PostCompact keeps the compaction summary, redacted with the
 //     project's rules and tagged (SummaryTag), for SessionStart(compact);
 //     CompactSummary and CompactSummaryAfter read it from the transcript's

@@ -1,7 +1,6 @@
 package hookstart
 
 import (
-	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
@@ -9,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -19,10 +17,10 @@ import (
 	"github.com/ben10ctx/ben10/store"
 )
 
-// ErrNotPrepared: what the event needs has no valid prepared recall, so
-// the light hook hands the event to `ben10 hook`, which reads the
-// archives.
-var ErrNotPrepared = errors.New("no valid prepared recall")
+// ErrNotPrepared: what the event needs has no valid prepared recall or
+// startup record, so the light hook hands the event to `ben10 hook`,
+// which reads the archives.
+var ErrNotPrepared = errors.New("nothing valid prepared")
 
 // PreparedDir is the directory of a store root that holds prepared
 // recalls.
@@ -102,10 +100,6 @@ type preparedBody struct {
 // the user's key of the project, the session, the snapshot id and the
 // rest of the file. The worker writes it after the snapshot is verified.
 func WritePrepared(st *store.Store, session, id string, r recall.Recall, now time.Time) error {
-	key := AuthKey(st)
-	if key == nil {
-		return errors.New("preparing the recall: the authentication key (~/.claude-code/auth.key) is unusable")
-	}
 	p, err := preparedPath(st.Root(), id)
 	if err != nil {
 		return err
@@ -114,21 +108,7 @@ func WritePrepared(st *store.Store, session, id string, r recall.Recall, now tim
 	if err != nil {
 		return fmt.Errorf("preparing the recall of snapshot %s: %w", id, err)
 	}
-	if len(body)+65 > MaxPreparedBytes {
-		return fmt.Errorf("preparing the recall of snapshot %s: %d bytes, over the %d a prepared recall may hold", id, len(body), MaxPreparedBytes)
-	}
-	dir := filepath.Dir(p)
-	if err := store.CheckDir(dir); err != nil {
-		return err
-	}
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("preparing the recall: %w", err)
-	}
-	if err := store.CheckDir(dir); err != nil {
-		return err
-	}
-	tag := hex.EncodeToString(Sum(key, preparedDomain, []byte(st.ProjectDir()), []byte(session), []byte(id), body))
-	return store.WriteFileAtomic(p, append([]byte(tag+"\n"), body...))
+	return writeTagged(st, p, preparedDomain, body, []byte(session), []byte(id))
 }
 
 // ReadPrepared returns the prepared recall of compaction snapshot id for
@@ -138,27 +118,13 @@ func WritePrepared(st *store.Store, session, id string, r recall.Recall, now tim
 // session's or project's — is ErrNotPrepared, wrapped with the reason.
 func ReadPrepared(st *store.Store, key []byte, session, id string) (recall.Recall, error) {
 	var none recall.Recall
-	if key == nil {
-		return none, fmt.Errorf("%w: the authentication key is unusable", ErrNotPrepared)
-	}
 	p, err := preparedPath(st.Root(), id)
 	if err != nil {
 		return none, err
 	}
-	if err := store.CheckDir(filepath.Dir(p)); err != nil {
-		return none, fmt.Errorf("%w: %w", ErrNotPrepared, err)
-	}
-	data, err := store.ReadFileBounded(p, MaxPreparedBytes)
+	body, err := readTagged(st, key, p, preparedDomain, []byte(session), []byte(id))
 	if err != nil {
-		return none, fmt.Errorf("%w: %w", ErrNotPrepared, err)
-	}
-	tagHex, body, ok := bytes.Cut(data, []byte("\n"))
-	tag := make([]byte, sha256.Size)
-	if !ok || len(tagHex) != 2*sha256.Size {
-		return none, fmt.Errorf("%w: %s has no tag line", ErrNotPrepared, p)
-	}
-	if _, err := hex.Decode(tag, tagHex); err != nil || !hmac.Equal(tag, Sum(key, preparedDomain, []byte(st.ProjectDir()), []byte(session), []byte(id), body)) {
-		return none, fmt.Errorf("%w: %s is not authenticated for this session and project", ErrNotPrepared, p)
+		return none, err
 	}
 	var b preparedBody
 	if err := json.Unmarshal(body, &b); err != nil {
