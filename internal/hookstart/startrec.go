@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ben10ctx/ben10/internal/hookfast"
@@ -147,8 +148,11 @@ func ReadStartupRecord(st *store.Store, key []byte, c Candidate) (Saved, error) 
 // only. Any candidate without a valid record, or an assistant's
 // checkpoint in digests/, hands the event to `ben10 hook`.
 func Recorded(c *hooknote.Call) StartupSources {
-	key := AuthKey(c.St)
-	return StartupSources{Saved: func(cand Candidate) (Saved, error) { return ReadStartupRecord(c.St, key, cand) }}
+	// The key is read (or created) at the first candidate only, as
+	// `ben10 hook` does: a start with auto-restore off or nothing saved
+	// creates nothing.
+	key := sync.OnceValue(func() []byte { return AuthKey(c.St) })
+	return StartupSources{Saved: func(cand Candidate) (Saved, error) { return ReadStartupRecord(c.St, key(), cand) }}
 }
 
 // SweepStartupRecords removes the startup records of files that are no
