@@ -439,19 +439,7 @@ func (o *restoreOptions) partialSource(cmd *cobra.Command, args []string) (*arch
 		a, err := openArchive(args[0], o.passFile)
 		return a, args[0], nil, err
 	}
-	st, _, err := o.g.openProject(o.dir, false)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	oo, err := o.restoreOpenOptions(st)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	src, _, err := o.restoreSource(cmd, st, oo, "using")
-	if err != nil {
-		return nil, "", nil, err
-	}
-	a, err := archive.OpenFile(src, oo)
+	st, a, src, _, err := o.openSource(cmd, "using")
 	return a, src, st, err
 }
 
