@@ -30,7 +30,9 @@ archive of every project Ben10 knows. Encrypted archives are not indexed.`,
 	} {
 		rebuild := sub.use == "rebuild"
 		u := &cobra.Command{Use: sub.use, Short: sub.short, Example: sub.example, Args: cobra.NoArgs,
-			RunE: g.onIndex(func(cmd *cobra.Command, x *index.Index) error { return runIndexUpdate(cmd, g, x, projects, rebuild) })}
+			RunE: g.onIndex(func(cmd *cobra.Command, _ []string, x *index.Index) error {
+				return runIndexUpdate(cmd, g, x, projects, rebuild)
+			})}
 		u.Flags().StringSliceVar(&projects, "project", nil, "also scan this project directory (repeatable)")
 		c.AddCommand(u)
 	}
@@ -52,14 +54,14 @@ archive of every project Ben10 knows. Encrypted archives are not indexed.`,
 
 // onIndex is a cobra RunE that opens the recall index (see openIndex;
 // without an update) and runs run on it.
-func (g *globalOptions) onIndex(run func(cmd *cobra.Command, x *index.Index) error) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, _ []string) error {
+func (g *globalOptions) onIndex(run func(cmd *cobra.Command, args []string, x *index.Index) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
 		x, err := openIndex(cmd.Context(), g, cmd.ErrOrStderr(), nil)
 		if err != nil {
 			return err
 		}
 		defer x.Close()
-		return run(cmd, x)
+		return run(cmd, args, x)
 	}
 }
 
@@ -90,7 +92,7 @@ func runIndexUpdate(cmd *cobra.Command, g *globalOptions, x *index.Index, projec
 	return nil
 }
 
-func (g *globalOptions) runIndexStatus(cmd *cobra.Command, x *index.Index) error {
+func (g *globalOptions) runIndexStatus(cmd *cobra.Command, _ []string, x *index.Index) error {
 	out := cmd.OutOrStdout()
 	s, err := x.Status(cmd.Context())
 	if err != nil {
@@ -121,7 +123,7 @@ func (g *globalOptions) runIndexStatus(cmd *cobra.Command, x *index.Index) error
 	return nil
 }
 
-func (g *globalOptions) runIndexVerify(cmd *cobra.Command, x *index.Index) error {
+func (g *globalOptions) runIndexVerify(cmd *cobra.Command, _ []string, x *index.Index) error {
 	out := cmd.OutOrStdout()
 	r, err := x.Verify(cmd.Context())
 	if err != nil {
