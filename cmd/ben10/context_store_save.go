@@ -305,7 +305,7 @@ func (o *restoreOptions) runStoreRestore(cmd *cobra.Command) error {
 // openSource opens the project's store and the saved context a restore
 // reads from it (see restoreSource), with the options that read it.
 func (o *restoreOptions) openSource(cmd *cobra.Command, doing string) (*store.Store, *archive.Archive, string, string, error) {
-	st, _, err := o.g.openProject(o.dir, false)
+	st, err := o.project()
 	if err != nil {
 		return nil, nil, "", "", err
 	}
