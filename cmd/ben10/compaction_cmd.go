@@ -51,17 +51,17 @@ YYYYMMDD-HHMMSS-<session> part or the session suffix (a1b2c3) works.`,
 		compactionCmd.AddCommand(c)
 		return c
 	}
-	l := sub("list", "List snapshots (reads index.json, or its listing cache)", cobra.NoArgs, o.runCompList)
+	l := sub("list", "List snapshots (reads index.json, or its listing cache)", cobra.NoArgs, g.inProject(&o.dir, true, o.runCompList))
 	l.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "more columns and the command summary")
-	sub("show ID", "Show a snapshot's details", cobra.ExactArgs(1), o.runCompShow)
-	sub("diff ID", "Compare a snapshot with the current context, with the detail compaction lost", cobra.ExactArgs(1), o.runCompDiff)
-	r := sub("restore ID", "Restore a snapshot as a resumable session, or part of it", cobra.ExactArgs(1), o.runCompRestore)
+	sub("show ID", "Show a snapshot's details", cobra.ExactArgs(1), g.inProject(&o.dir, true, o.runCompShow))
+	sub("diff ID", "Compare a snapshot with the current context, with the detail compaction lost", cobra.ExactArgs(1), g.inProject(&o.dir, true, o.runCompDiff))
+	r := sub("restore ID", "Restore a snapshot as a resumable session, or part of it", cobra.ExactArgs(1), g.inProject(&o.dir, false, o.runCompRestore))
 	r.Flags().StringVar(&o.partial, "partial", "", "messages=A-B (Markdown) | tools[=NAME] (JSONL) | files[=GLOB] (back into the project)")
 	r.Flags().StringVar(&o.out, "out", "", "with --partial messages/tools: file to write (default stdout)")
 	r.Flags().BoolVar(&o.force, "force", false, "with --partial files: overwrite files that differ")
 	r.Flags().StringVar(&o.projectDir, "project-dir", "", "project to resume in (default: the project)")
 	r.Flags().StringVar(&o.cfgDir, "config-dir", "", "Claude Code config directory (default: $CLAUDE_CONFIG_DIR or ~/.claude)")
-	x := sub("extract ID (--messages | --files | --tools)", "Extract messages (Markdown/JSONL), tool executions (JSONL) or captured files", cobra.ExactArgs(1), o.runCompExtract)
+	x := sub("extract ID (--messages | --files | --tools)", "Extract messages (Markdown/JSONL), tool executions (JSONL) or captured files", cobra.ExactArgs(1), g.inProject(&o.dir, true, o.runCompExtract))
 	x.Flags().BoolVar(&o.messages, "messages", false, "the conversation")
 	x.Flags().BoolVar(&o.files, "files", false, "captured file contents (into --out DIR)")
 	x.Flags().BoolVar(&o.tools, "tools", false, "tool executions as JSONL")
@@ -71,30 +71,26 @@ YYYYMMDD-HHMMSS-<session> part or the session suffix (a1b2c3) works.`,
 	x.Flags().StringVar(&o.glob, "glob", "", "files: only paths matching this pattern")
 	x.Flags().StringVar(&o.tool, "tool", "", "tools: only this tool")
 	x.Flags().BoolVar(&o.force, "force", false, "files: overwrite existing files")
-	sub("pin ID", "Pin a snapshot (never pruned)", cobra.ExactArgs(1), func(c *cobra.Command, a []string) error { return o.runCompPin(c, a, true) })
-	sub("unpin ID", "Unpin a snapshot", cobra.ExactArgs(1), func(c *cobra.Command, a []string) error { return o.runCompPin(c, a, false) })
-	del := sub("delete ID", "Delete a snapshot (asks first on a terminal, unless --yes)", cobra.ExactArgs(1), o.runCompDelete)
+	sub("pin ID", "Pin a snapshot (never pruned)", cobra.ExactArgs(1), g.inProject(&o.dir, false, o.runCompPin(true)))
+	sub("unpin ID", "Unpin a snapshot", cobra.ExactArgs(1), g.inProject(&o.dir, false, o.runCompPin(false)))
+	del := sub("delete ID", "Delete a snapshot (asks first on a terminal, unless --yes)", cobra.ExactArgs(1), g.inProject(&o.dir, false, o.runCompDelete))
 	del.Flags().BoolVarP(&o.yes, "yes", "y", false, "do not ask for confirmation")
-	pr := sub("prune", "Apply the retention policy now (asks first on a terminal, unless --yes)", cobra.NoArgs, o.runCompPrune)
+	pr := sub("prune", "Apply the retention policy now (asks first on a terminal, unless --yes)", cobra.NoArgs, g.inProject(&o.dir, false, o.runCompPrune))
 	pr.Flags().BoolVarP(&o.yes, "yes", "y", false, "do not ask for confirmation")
-	sub("export ID PATH", "Write a snapshot as a standalone .ctx file", cobra.ExactArgs(2), o.runCompExport)
-	s := sub("snapshot", "Take a snapshot now (what the PreCompact hook does)", cobra.NoArgs, o.runCompSnapshot)
+	sub("export ID PATH", "Write a snapshot as a standalone .ctx file", cobra.ExactArgs(2), g.inProject(&o.dir, true, o.runCompExport))
+	s := sub("snapshot", "Take a snapshot now (what the PreCompact hook does)", cobra.NoArgs, g.inProject(&o.dir, false, o.runCompSnapshot))
 	s.Flags().StringVar(&o.transcript, "transcript", "", "transcript (default: the newest of this project's Claude Code folder)")
 	s.Flags().StringVar(&o.session, "session", "", "session id (default: the transcript's)")
 	s.Flags().StringVar(&o.trigger, "trigger", "manual", "auto | manual")
 	s.Flags().StringVar(&o.level, "level", "", "compression level (default: compaction_snapshots.compression_level)")
 	s.Flags().BoolVar(&o.force, "force", false, "bypass the debounce (and compaction_snapshots.enabled)")
-	q := sub("search QUERY", "Search every snapshot's messages and tool inputs/outputs", cobra.ExactArgs(1), o.runCompSearch)
+	q := sub("search QUERY", "Search every snapshot's messages and tool inputs/outputs", cobra.ExactArgs(1), g.inProject(&o.dir, true, o.runCompSearch))
 	q.Flags().BoolVar(&o.regex, "regex", false, "QUERY is a Go regular expression (default: literal, case-insensitive)")
 	q.Flags().IntVar(&o.limit, "limit", 0, "stop after this many hits (0 = all)")
 	return compactionCmd
 }
 
-func (o *compactionOptions) runCompList(cmd *cobra.Command, _ []string) error {
-	st, m, err := o.g.openProject(o.dir, true)
-	if err != nil {
-		return err
-	}
+func (o *compactionOptions) runCompList(cmd *cobra.Command, _ []string, st *store.Store, m *snapshot.Manager) error {
 	out := bufio.NewWriterSize(cmd.OutOrStdout(), 64<<10)
 	defer out.Flush()
 	ix, err := m.Index()
@@ -119,11 +115,7 @@ func (o *compactionOptions) runCompList(cmd *cobra.Command, _ []string) error {
 	return nil
 }
 
-func (o *compactionOptions) runCompShow(cmd *cobra.Command, args []string) error {
-	_, m, err := o.g.openProject(o.dir, true)
-	if err != nil {
-		return err
-	}
+func (o *compactionOptions) runCompShow(cmd *cobra.Command, args []string, _ *store.Store, m *snapshot.Manager) error {
 	a, s, err := m.OpenArchive(args[0])
 	if err != nil {
 		return err
@@ -168,11 +160,7 @@ func (o *compactionOptions) runCompShow(cmd *cobra.Command, args []string) error
 	return nil
 }
 
-func (o *compactionOptions) runCompDiff(cmd *cobra.Command, args []string) error {
-	_, m, err := o.g.openProject(o.dir, true)
-	if err != nil {
-		return err
-	}
+func (o *compactionOptions) runCompDiff(cmd *cobra.Command, args []string, _ *store.Store, m *snapshot.Manager) error {
 	d, err := m.Diff(args[0], nil)
 	if err != nil {
 		return err
@@ -248,11 +236,7 @@ func signed(n int64) string {
 	return commas(n)
 }
 
-func (o *compactionOptions) runCompRestore(cmd *cobra.Command, args []string) error {
-	st, m, err := o.g.openProject(o.dir, false)
-	if err != nil {
-		return err
-	}
+func (o *compactionOptions) runCompRestore(cmd *cobra.Command, args []string, st *store.Store, m *snapshot.Manager) error {
 	a, s, err := m.OpenArchive(args[0])
 	if err != nil {
 		return err
@@ -317,11 +301,7 @@ func (o *compactionOptions) runCompRestore(cmd *cobra.Command, args []string) er
 	return nil
 }
 
-func (o *compactionOptions) runCompExtract(cmd *cobra.Command, args []string) error {
-	_, m, err := o.g.openProject(o.dir, true)
-	if err != nil {
-		return err
-	}
+func (o *compactionOptions) runCompExtract(cmd *cobra.Command, args []string, _ *store.Store, m *snapshot.Manager) error {
 	n := 0
 	for _, b := range []bool{o.messages, o.files, o.tools} {
 		if b {
@@ -331,11 +311,12 @@ func (o *compactionOptions) runCompExtract(cmd *cobra.Command, args []string) er
 	if n != 1 {
 		return errors.New("extract needs exactly one of --messages, --files, --tools")
 	}
-	xo := snapshot.ExtractOptions{Messages: o.messages, Files: o.files, Tools: o.tools,
-		Format: o.format, Glob: o.glob, Tool: o.tool, Force: o.force}
-	if xo.Range, err = snapshot.ParseRange(o.rng); err != nil {
+	rng, err := snapshot.ParseRange(o.rng)
+	if err != nil {
 		return err
 	}
+	xo := snapshot.ExtractOptions{Messages: o.messages, Files: o.files, Tools: o.tools,
+		Format: o.format, Glob: o.glob, Tool: o.tool, Force: o.force, Range: rng}
 	out := cmd.OutOrStdout()
 	xo.Out = out
 	if o.files {
@@ -379,27 +360,22 @@ func (o *compactionOptions) extractTo(xo snapshot.ExtractOptions, extract func(s
 	return res, err
 }
 
-func (o *compactionOptions) runCompPin(cmd *cobra.Command, args []string, pin bool) error {
-	_, m, err := o.g.openProject(o.dir, false)
-	if err != nil {
-		return err
+// runCompPin is pin (pin true) or unpin.
+func (o *compactionOptions) runCompPin(pin bool) projectRun {
+	return func(cmd *cobra.Command, args []string, _ *store.Store, m *snapshot.Manager) error {
+		if err := m.Pin(args[0], pin); err != nil {
+			return err
+		}
+		s, err := m.Get(args[0])
+		if err != nil {
+			return err
+		}
+		o.g.printWarnings(cmd, m.Warnings())
+		return o.g.result(cmd.OutOrStdout(), s, "%s %s\n", map[bool]string{true: "pinned", false: "unpinned"}[pin], s.ID)
 	}
-	if err := m.Pin(args[0], pin); err != nil {
-		return err
-	}
-	s, err := m.Get(args[0])
-	if err != nil {
-		return err
-	}
-	o.g.printWarnings(cmd, m.Warnings())
-	return o.g.result(cmd.OutOrStdout(), s, "%s %s\n", map[bool]string{true: "pinned", false: "unpinned"}[pin], s.ID)
 }
 
-func (o *compactionOptions) runCompDelete(cmd *cobra.Command, args []string) error {
-	_, m, err := o.g.openProject(o.dir, false)
-	if err != nil {
-		return err
-	}
+func (o *compactionOptions) runCompDelete(cmd *cobra.Command, args []string, _ *store.Store, m *snapshot.Manager) error {
 	s, err := m.Get(args[0])
 	if err != nil {
 		return err
@@ -418,11 +394,7 @@ func (o *compactionOptions) runCompDelete(cmd *cobra.Command, args []string) err
 	return o.g.result(cmd.OutOrStdout(), map[string]any{"deleted": s.ID}, "deleted %s (%s)\n", s.ID, humanBytes(s.CompressedBytes))
 }
 
-func (o *compactionOptions) runCompPrune(cmd *cobra.Command, _ []string) error {
-	_, m, err := o.g.openProject(o.dir, false)
-	if err != nil {
-		return err
-	}
+func (o *compactionOptions) runCompPrune(cmd *cobra.Command, _ []string, _ *store.Store, m *snapshot.Manager) error {
 	if err := o.g.confirm(o.yes, "Delete the unpinned snapshots beyond the retention policy (compaction_snapshots.retention_count, retention_days) now?"); err != nil {
 		return err
 	}
@@ -443,11 +415,7 @@ func (o *compactionOptions) runCompPrune(cmd *cobra.Command, _ []string) error {
 	return nil
 }
 
-func (o *compactionOptions) runCompExport(cmd *cobra.Command, args []string) error {
-	_, m, err := o.g.openProject(o.dir, true)
-	if err != nil {
-		return err
-	}
+func (o *compactionOptions) runCompExport(cmd *cobra.Command, args []string, _ *store.Store, m *snapshot.Manager) error {
 	s, err := m.Get(args[0])
 	if err != nil {
 		return err
@@ -458,11 +426,8 @@ func (o *compactionOptions) runCompExport(cmd *cobra.Command, args []string) err
 	return o.g.result(cmd.OutOrStdout(), map[string]any{"snapshot": s.ID, "path": args[1], "bytes": s.CompressedBytes}, "exported %s to %s (%s)\n", s.ID, args[1], humanBytes(s.CompressedBytes))
 }
 
-func (o *compactionOptions) runCompSnapshot(cmd *cobra.Command, _ []string) error {
-	st, m, err := o.g.openProject(o.dir, false)
-	if err != nil {
-		return err
-	}
+func (o *compactionOptions) runCompSnapshot(cmd *cobra.Command, _ []string, st *store.Store, m *snapshot.Manager) error {
+	var err error
 	tr := o.transcript
 	if tr == "" {
 		if tr, err = latestTranscript(st.ProjectDir()); err != nil {
@@ -549,11 +514,7 @@ func displayWidth(s string) int {
 	return n
 }
 
-func (o *compactionOptions) runCompSearch(cmd *cobra.Command, args []string) error {
-	st, m, err := o.g.openProject(o.dir, true)
-	if err != nil {
-		return err
-	}
+func (o *compactionOptions) runCompSearch(cmd *cobra.Command, args []string, st *store.Store, m *snapshot.Manager) error {
 	if !o.regex {
 		// A scoped view of `ben10 search`: this project's snapshots.
 		return runCompIndexSearch(cmd, o.g, st, args[0], o.limit)
@@ -566,7 +527,7 @@ func (o *compactionOptions) runCompSearch(cmd *cobra.Command, args []string) err
 	defer prog.Done()
 	out := prog.Writer(cmd.OutOrStdout())
 	n := 0
-	err = m.Search(args[0], o.regex, func(h snapshot.Hit) error {
+	err := m.Search(args[0], o.regex, func(h snapshot.Hit) error {
 		n++
 		prog.Add(1)
 		if o.g.json {

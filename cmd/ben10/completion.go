@@ -88,7 +88,8 @@ func ctxFlagsDir(c *cobra.Command) string {
 }
 
 // readOnlyStore opens the store of dir ("" = the current directory)
-// read-only (completion never writes), or returns nil.
+// read-only and quietly (no warnings: completion, a look-up before the
+// command's own open), or returns nil.
 func readOnlyStore(dir string) *store.Store {
 	st, err := store.Open(cmp.Or(dir, "."), store.Options{ReadOnly: true})
 	if err != nil {

@@ -131,6 +131,7 @@ type restoreOptions struct {
 	checkpoint                  int
 	mode, components, onCorrupt string
 	force                       bool
+	st                          *store.Store // see project
 }
 
 // newContextRestoreCmd builds `ben10 context restore`.

@@ -50,15 +50,15 @@ func newContextStoreCmds(g *globalOptions) []*cobra.Command {
 		cmds = append(cmds, c)
 		return c
 	}
-	s := add("status", "Show the project's saved context, checkpoints and snapshots", o.runStatus)
+	s := add("status", "Show the project's saved context, checkpoints and snapshots", g.inProject(&o.dir, true, o.runStatus))
 	s.Flags().BoolVar(&o.brief, "brief", false, "one line (for prompts and status lines)")
-	add("list", "List saved contexts: current, checkpoints, history, named saves, exports", o.runList)
+	add("list", "List saved contexts: current, checkpoints, history, named saves, exports", g.inProject(&o.dir, true, o.runList))
 	d := add("diff", "Compare the saved file registry with the working tree", o.runDiff)
 	d.Flags().BoolVar(&o.reconcile, "reconcile", false, "record the current file hashes as the new baseline")
-	c := add("clear", "Clear the current context (it is moved to history, not deleted)", o.runClear)
+	c := add("clear", "Clear the current context (it is moved to history, not deleted)", g.inProject(&o.dir, false, o.runClear))
 	c.Flags().BoolVarP(&o.force, "yes", "y", false, "do not ask for confirmation")
 	c.Flags().BoolVar(&o.force, "force", false, "do not ask for confirmation (same as --yes)")
-	p := add("prune", "Apply retention to checkpoints, history and compaction snapshots now (asks first on a terminal, unless --yes)", o.runPrune)
+	p := add("prune", "Apply retention to checkpoints, history and compaction snapshots now (asks first on a terminal, unless --yes)", g.inProject(&o.dir, false, o.runPrune))
 	p.Flags().BoolVarP(&o.force, "yes", "y", false, "do not ask for confirmation")
 	return cmds
 }
@@ -117,11 +117,7 @@ func gatherStatus(st *store.Store) statusInfo {
 	return info
 }
 
-func (o *contextStoreOptions) runStatus(cmd *cobra.Command, _ []string) error {
-	st, _, err := o.g.openProject(o.dir, true)
-	if err != nil {
-		return err
-	}
+func (o *contextStoreOptions) runStatus(cmd *cobra.Command, _ []string, st *store.Store, _ *snapshot.Manager) error {
 	info := gatherStatus(st)
 	out := bufio.NewWriter(cmd.OutOrStdout())
 	defer out.Flush()
@@ -250,11 +246,7 @@ type listEntry struct {
 	ModTime time.Time `json:"mod_time"`
 }
 
-func (o *contextStoreOptions) runList(cmd *cobra.Command, _ []string) error {
-	st, m, err := o.g.openProject(o.dir, true)
-	if err != nil {
-		return err
-	}
+func (o *contextStoreOptions) runList(cmd *cobra.Command, _ []string, st *store.Store, m *snapshot.Manager) error {
 	var list []listEntry
 	if fi, err := os.Stat(st.CurrentPath()); err == nil {
 		list = append(list, listEntry{"current", store.CurrentName, st.CurrentPath(), fi.Size(), fi.ModTime()})
@@ -423,11 +415,7 @@ func (o *contextStoreOptions) runDiff(cmd *cobra.Command, _ []string) error {
 	return nil
 }
 
-func (o *contextStoreOptions) runClear(cmd *cobra.Command, _ []string) error {
-	st, _, err := o.g.openProject(o.dir, false)
-	if err != nil {
-		return err
-	}
+func (o *contextStoreOptions) runClear(cmd *cobra.Command, _ []string, st *store.Store, _ *snapshot.Manager) error {
 	if _, err := os.Stat(st.CurrentPath()); err != nil {
 		if notExist(err) {
 			o.g.infof(cmd.OutOrStdout(), "nothing to clear: no current context\n")
@@ -443,8 +431,7 @@ func (o *contextStoreOptions) runClear(cmd *cobra.Command, _ []string) error {
 		}
 	}
 	var dst string
-	err = st.WithLock(context.Background(), func() error {
-		var err error
+	err := st.WithLock(context.Background(), func() (err error) {
 		dst, _, err = st.ClearCurrent()
 		return err
 	})
@@ -455,18 +442,14 @@ func (o *contextStoreOptions) runClear(cmd *cobra.Command, _ []string) error {
 	return o.g.result(cmd.OutOrStdout(), map[string]any{"cleared": st.CurrentPath(), "moved_to": dst}, "cleared: current context moved to %s\n", dst)
 }
 
-func (o *contextStoreOptions) runPrune(cmd *cobra.Command, _ []string) error {
-	st, m, err := o.g.openProject(o.dir, false)
-	if err != nil {
-		return err
-	}
+func (o *contextStoreOptions) runPrune(cmd *cobra.Command, _ []string, st *store.Store, m *snapshot.Manager) error {
 	if err := o.g.confirm(o.force, fmt.Sprintf("Delete the checkpoints, history and unpinned snapshots of %s beyond the retention limits now?", tildePath(st.ProjectDir()))); err != nil {
 		return err
 	}
 	var removed []string
 	prog := o.g.newProgress("Pruning", 0)
 	defer prog.Done()
-	err = st.WithLock(context.Background(), func() error {
+	err := st.WithLock(context.Background(), func() (err error) {
 		removed, err = st.Prune()
 		return err
 	})

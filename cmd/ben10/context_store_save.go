@@ -233,19 +233,7 @@ func writeExport(ctx context.Context, st *store.Store, state *archive.State, opt
 
 // runStoreRestore restores from the project's store (or --from).
 func (o *restoreOptions) runStoreRestore(cmd *cobra.Command) error {
-	st, _, err := o.g.openProject(o.dir, false)
-	if err != nil {
-		return err
-	}
-	oo, err := o.restoreOpenOptions(st)
-	if err != nil {
-		return err
-	}
-	src, note, err := o.restoreSource(cmd, st, oo, "restoring")
-	if err != nil {
-		return err
-	}
-	a, err := archive.OpenFile(src, oo)
+	st, a, src, note, err := o.openSource(cmd, "restoring")
 	if err != nil {
 		return err
 	}
@@ -314,6 +302,25 @@ func (o *restoreOptions) runStoreRestore(cmd *cobra.Command) error {
 	return nil
 }
 
+// openSource opens the project's store and the saved context a restore
+// reads from it (see restoreSource), with the options that read it.
+func (o *restoreOptions) openSource(cmd *cobra.Command, doing string) (*store.Store, *archive.Archive, string, string, error) {
+	st, err := o.project()
+	if err != nil {
+		return nil, nil, "", "", err
+	}
+	oo, err := o.restoreOpenOptions(st)
+	if err != nil {
+		return nil, nil, "", "", err
+	}
+	src, note, err := o.restoreSource(cmd, st, oo, doing)
+	if err != nil {
+		return nil, nil, "", "", err
+	}
+	a, err := archive.OpenFile(src, oo)
+	return st, a, src, note, err
+}
+
 // restoreSource resolves the saved context a restore reads from the
 // project's store: --name, --from, --checkpoint, or by default current.ctx,
 // else the newest valid checkpoint or history file (st.Recover; note says
@@ -341,13 +348,8 @@ func (o *restoreOptions) restoreSource(cmd *cobra.Command, st *store.Store, oo a
 	case o.checkpoint != 0:
 		src = st.CheckpointPath(o.checkpoint)
 	default:
-		// current.ctx that cannot be read for want of its key is neither
-		// replaced by an older file nor moved: the user is told the key.
-		if _, serr := os.Stat(st.CurrentPath()); serr == nil {
-			if err := verify(st.CurrentPath()); isKeyProblem(err) {
-				return "", "", fmt.Errorf("%s: %w", st.CurrentPath(), err)
-			}
-		}
+		// (runRestoreMode has refused a current.ctx that cannot be read
+		// for want of its key: it is neither replaced nor moved.)
 		rec, err := st.Recover(verify)
 		for _, q := range rec.Quarantined {
 			fmt.Fprintf(cmd.ErrOrStderr(), "ben10: warning: damaged file moved to %s\n", q)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"time"
@@ -31,9 +30,9 @@ archive of every project Ben10 knows. Encrypted archives are not indexed.`,
 	} {
 		rebuild := sub.use == "rebuild"
 		u := &cobra.Command{Use: sub.use, Short: sub.short, Example: sub.example, Args: cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, _ []string) error {
-				return runIndexUpdate(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr(), projects, rebuild)
-			}}
+			RunE: g.onIndex(func(cmd *cobra.Command, _ []string, x *index.Index) error {
+				return runIndexUpdate(cmd, g, x, projects, rebuild)
+			})}
 		u.Flags().StringSliceVar(&projects, "project", nil, "also scan this project directory (repeatable)")
 		c.AddCommand(u)
 	}
@@ -42,32 +41,38 @@ archive of every project Ben10 knows. Encrypted archives are not indexed.`,
 		Short:   "What the index holds",
 		Example: "  ben10 index status --json",
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runIndexStatus(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr())
-		},
+		RunE:    g.onIndex(g.runIndexStatus),
 	}, &cobra.Command{
 		Use:     "verify",
 		Short:   "Check the database and that every indexed archive is unchanged on disk",
 		Example: "  ben10 index verify",
 		Args:    cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runIndexVerify(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr())
-		},
+		RunE:    g.onIndex(g.runIndexVerify),
 	})
 	return c
 }
 
-func runIndexUpdate(ctx context.Context, g *globalOptions, out, errw io.Writer, projects []string, rebuild bool) error {
+// onIndex is a cobra RunE that opens the recall index (see openIndex;
+// without an update) and runs run on it.
+func (g *globalOptions) onIndex(run func(cmd *cobra.Command, args []string, x *index.Index) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		x, err := openIndex(cmd.Context(), g, cmd.ErrOrStderr(), nil)
+		if err != nil {
+			return err
+		}
+		defer x.Close()
+		return run(cmd, args, x)
+	}
+}
+
+func runIndexUpdate(cmd *cobra.Command, g *globalOptions, x *index.Index, projects []string, rebuild bool) error {
 	if p := currentProject(); p != "" {
 		projects = append(projects, p)
 	}
-	x, err := openIndex(ctx, g, errw, nil)
-	if err != nil {
-		return err
-	}
-	defer x.Close()
+	ctx, out, errw := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
 	opts := index.UpdateOptions{Projects: projects}
 	var st index.Stats
+	var err error
 	if rebuild {
 		st, err = x.Rebuild(ctx, opts)
 	} else {
@@ -87,13 +92,9 @@ func runIndexUpdate(ctx context.Context, g *globalOptions, out, errw io.Writer, 
 	return nil
 }
 
-func runIndexStatus(ctx context.Context, g *globalOptions, out, errw io.Writer) error {
-	x, err := openIndex(ctx, g, errw, nil)
-	if err != nil {
-		return err
-	}
-	defer x.Close()
-	s, err := x.Status(ctx)
+func (g *globalOptions) runIndexStatus(cmd *cobra.Command, _ []string, x *index.Index) error {
+	out := cmd.OutOrStdout()
+	s, err := x.Status(cmd.Context())
 	if err != nil {
 		return err
 	}
@@ -122,13 +123,9 @@ func runIndexStatus(ctx context.Context, g *globalOptions, out, errw io.Writer) 
 	return nil
 }
 
-func runIndexVerify(ctx context.Context, g *globalOptions, out, errw io.Writer) error {
-	x, err := openIndex(ctx, g, errw, nil)
-	if err != nil {
-		return err
-	}
-	defer x.Close()
-	r, err := x.Verify(ctx)
+func (g *globalOptions) runIndexVerify(cmd *cobra.Command, _ []string, x *index.Index) error {
+	out := cmd.OutOrStdout()
+	r, err := x.Verify(cmd.Context())
 	if err != nil {
 		return err
 	}

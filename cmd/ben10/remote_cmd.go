@@ -28,6 +28,7 @@ type remoteOpts struct {
 	project, key     string
 	all, force, dry  bool
 	since, session   string
+	sinceTime        time.Time // --since, parsed
 	grace            time.Duration
 	keyOut           string
 }
@@ -173,19 +174,12 @@ creates it; the others import it. It is kept in
 trust (a password manager, an encrypted message): whoever holds it can read
 everything pushed with it.`,
 	}
-	keyName := func(args []string) (string, string, error) {
-		home, r, _, err := remoteName(args)
-		if err != nil {
-			return "", "", err
-		}
-		return home, r.Name, nil
-	}
 	create := &cobra.Command{
 		Use:   "create [NAME]",
 		Short: "Create a new random team key for a remote",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			home, name, err := keyName(args)
+			home, r, _, err := remoteName(args)
 			if err != nil {
 				return err
 			}
@@ -193,10 +187,10 @@ everything pushed with it.`,
 			if err != nil {
 				return err
 			}
-			if err := remote.SaveKey(home, name, k, o.force); err != nil {
+			if err := remote.SaveKey(home, r.Name, k, o.force); err != nil {
 				return err
 			}
-			o.g.infof(cmd.OutOrStdout(), "created team key %s for remote %s in %s\nshare it with: ben10 remote key export %s\n", k.ID(), name, remote.KeyPath(home, name), name)
+			o.g.infof(cmd.OutOrStdout(), "created team key %s for remote %s in %s\nshare it with: ben10 remote key export %s\n", k.ID(), r.Name, remote.KeyPath(home, r.Name), r.Name)
 			return nil
 		},
 	}
@@ -211,20 +205,20 @@ everything pushed with it.`,
 				src = args[1]
 				args = args[:1]
 			}
-			home, name, err := keyName(args)
+			home, r, _, err := remoteName(args)
 			if err != nil {
 				return err
 			}
-			var r io.Reader = cmd.InOrStdin()
+			var in io.Reader = cmd.InOrStdin()
 			if src != "-" {
 				f, err := os.Open(src)
 				if err != nil {
 					return err
 				}
 				defer f.Close()
-				r = f
+				in = f
 			}
-			b, err := io.ReadAll(io.LimitReader(r, 4<<10))
+			b, err := io.ReadAll(io.LimitReader(in, 4<<10))
 			if err != nil {
 				return err
 			}
@@ -232,14 +226,14 @@ everything pushed with it.`,
 			if err != nil {
 				return err
 			}
-			if old, err := remote.LoadKey(home, name); err == nil && old.ID() == k.ID() {
-				o.g.infof(cmd.OutOrStdout(), "team key %s for remote %s is already installed\n", k.ID(), name)
+			if old, err := remote.LoadKey(home, r.Name); err == nil && old.ID() == k.ID() {
+				o.g.infof(cmd.OutOrStdout(), "team key %s for remote %s is already installed\n", k.ID(), r.Name)
 				return nil
 			}
-			if err := remote.SaveKey(home, name, k, o.force); err != nil {
+			if err := remote.SaveKey(home, r.Name, k, o.force); err != nil {
 				return err
 			}
-			o.g.infof(cmd.OutOrStdout(), "imported team key %s for remote %s\n", k.ID(), name)
+			o.g.infof(cmd.OutOrStdout(), "imported team key %s for remote %s\n", k.ID(), r.Name)
 			return nil
 		},
 	}
@@ -249,11 +243,11 @@ everything pushed with it.`,
 		Short: "Print the team key (or write it to --output, 0600) to hand to a teammate",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			home, name, err := keyName(args)
+			home, r, _, err := remoteName(args)
 			if err != nil {
 				return err
 			}
-			k, err := remote.LoadKey(home, name)
+			k, err := remote.LoadKey(home, r.Name)
 			if err != nil {
 				return err
 			}
@@ -277,21 +271,31 @@ everything pushed with it.`,
 	return key
 }
 
-// dialRemote loads the remote's key and connects.
-func dialRemote(ctx context.Context, args []string, create bool) (*remote.Client, *remote.Remote, *remote.Config, error) {
-	home, r, cfg, err := remoteName(args)
-	if err != nil {
-		return nil, nil, nil, err
+// remoteRun is the body of a command that talks to a remote: c is
+// connected to r (cfg is the remotes file); an interrupt ends ctx.
+type remoteRun func(ctx context.Context, cmd *cobra.Command, c *remote.Client, r *remote.Remote, cfg *remote.Config) error
+
+// onRemote is a cobra RunE that loads the team key of the remote the
+// optional NAME argument names (else the default one), connects (create:
+// making the bucket if need be) and runs run.
+func onRemote(create bool, run remoteRun) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt)
+		defer cancel()
+		home, r, cfg, err := remoteName(args)
+		if err != nil {
+			return err
+		}
+		k, err := remote.LoadKey(home, r.Name)
+		if err != nil {
+			return err
+		}
+		c, err := remote.Dial(ctx, *r, k, create)
+		if err != nil {
+			return err
+		}
+		return run(ctx, cmd, c, r, cfg)
 	}
-	k, err := remote.LoadKey(home, r.Name)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	c, err := remote.Dial(ctx, *r, k, create)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return c, r, cfg, nil
 }
 
 func newRemotePushCmd(o *remoteOpts) *cobra.Command {
@@ -306,20 +310,14 @@ not sent again; a run that uploads nothing new writes nothing. The manifest
 that lists the new entries is written after every chunk, so an interrupted push
 is simply run again.`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt)
-			defer cancel()
+		PreRunE: func(*cobra.Command, []string) (err error) {
 			if o.all && o.project != "" {
 				return errors.New("--project and --all exclude each other")
 			}
-			since, err := parseSince(o.since, time.Now())
-			if err != nil {
-				return err
-			}
-			c, r, cfg, err := dialRemote(ctx, args, true)
-			if err != nil {
-				return err
-			}
+			o.sinceTime, err = parseSince(o.since, time.Now())
+			return err
+		},
+		RunE: onRemote(true, func(ctx context.Context, cmd *cobra.Command, c *remote.Client, r *remote.Remote, cfg *remote.Config) error {
 			dirs := []string{o.project}
 			if o.all {
 				if dirs = r.Projects; len(dirs) == 0 {
@@ -338,7 +336,7 @@ is simply run again.`,
 				}
 				prog := o.g.newBytesProgress("push "+filepath.Base(st.ProjectDir()), 0)
 				c.Progress = prog.Set
-				stats, err := c.Push(ctx, st, remote.PushOptions{Project: o.key, Since: since})
+				stats, err := c.Push(ctx, st, remote.PushOptions{Project: o.key, Since: o.sinceTime})
 				prog.Done()
 				for _, w := range stats.Warnings {
 					fmt.Fprintf(o.g.io.ErrOut, "ben10: warning: %s\n", w)
@@ -365,7 +363,7 @@ is simply run again.`,
 				return fmt.Errorf("push failed:\n  %s", strings.Join(failed, "\n  "))
 			}
 			return nil
-		},
+		}),
 	}
 	push.Flags().StringVar(&o.project, "project", "", "project directory (default .)")
 	push.Flags().BoolVar(&o.all, "all", false, "every project pushed to this remote from this machine before")
@@ -389,16 +387,11 @@ With --remote-project KEY and without --project, the entries of a project
 that has no checkout here go to ~/.claude-code/remote/NAME/KEY/ as .ctx files
 (open them with "ben10 archive inspect" or "context restore --from").`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt)
-			defer cancel()
-			c, r, _, err := dialRemote(ctx, args, false)
-			if err != nil {
-				return err
-			}
+		RunE: onRemote(false, func(ctx context.Context, cmd *cobra.Command, c *remote.Client, r *remote.Remote, _ *remote.Config) error {
 			prog := o.g.newBytesProgress("pull", 0)
 			c.Progress = prog.Set
 			var stats remote.PullStats
+			var err error
 			if o.key != "" && o.project == "" {
 				home, _ := store.HomeDir()
 				dir := filepath.Join(home, ".claude-code", "remote", r.Name, strings.NewReplacer("/", "_", "\\", "_", ":", "_").Replace(o.key))
@@ -450,7 +443,7 @@ that has no checkout here go to ~/.claude-code/remote/NAME/KEY/ as .ctx files
 				return fmt.Errorf("%d entries or manifests could not be pulled (see above)", len(stats.Failed))
 			}
 			return nil
-		},
+		}),
 	}
 	pull.Flags().StringVar(&o.project, "project", "", "project directory whose store receives the entries (default .)")
 	pull.Flags().StringVar(&o.session, "session", "", "only entries of this session (id or prefix)")
@@ -463,13 +456,7 @@ func newRemoteLsCmd(o *remoteOpts) *cobra.Command {
 		Use:   "ls [NAME]",
 		Short: "List what the remote holds for a project (--all: every project)",
 		Args:  cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt)
-			defer cancel()
-			c, _, _, err := dialRemote(ctx, args, false)
-			if err != nil {
-				return err
-			}
+		RunE: onRemote(false, func(ctx context.Context, cmd *cobra.Command, c *remote.Client, _ *remote.Remote, _ *remote.Config) error {
 			project := o.key
 			if project == "" && !o.all {
 				dir := cmp.Or(o.project, ".")
@@ -507,7 +494,7 @@ func newRemoteLsCmd(o *remoteOpts) *cobra.Command {
 				return fmt.Errorf("%d manifests could not be read (see above)", len(bad))
 			}
 			return nil
-		},
+		}),
 	}
 	ls.Flags().StringVar(&o.project, "project", "", "project directory (default .)")
 	ls.Flags().StringVar(&o.key, "remote-project", "", "the project's name in the remote")
@@ -523,13 +510,7 @@ func newRemotePruneCmd(o *remoteOpts) *cobra.Command {
 them references, once older than --grace (a push in progress uploads its chunks
 before its manifest). Nothing is deleted when a manifest cannot be read.`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := signal.NotifyContext(cmd.Context(), os.Interrupt)
-			defer cancel()
-			c, r, _, err := dialRemote(ctx, args, false)
-			if err != nil {
-				return err
-			}
+		RunE: onRemote(false, func(ctx context.Context, cmd *cobra.Command, c *remote.Client, r *remote.Remote, _ *remote.Config) error {
 			stats, err := c.Prune(ctx, remote.PruneOptions{Grace: o.grace, DryRun: o.dry})
 			if err != nil {
 				return err
@@ -537,7 +518,7 @@ before its manifest). Nothing is deleted when a manifest cannot be read.`,
 			verb := map[bool]string{false: "deleted", true: "would delete"}[o.dry]
 			return o.g.result(cmd.OutOrStdout(), stats, "%s: %d chunks, %d referenced, %s %d (%s), %d unreferenced kept (younger than the grace period)\n",
 				r.Name, stats.Chunks, stats.Referenced, verb, stats.Deleted, humanBytes(stats.BytesDeleted), stats.KeptYoung)
-		},
+		}),
 	}
 	prune.Flags().DurationVar(&o.grace, "grace", remote.DefaultGrace, "keep unreferenced chunks younger than this")
 	prune.Flags().BoolVar(&o.dry, "dry-run", false, "report without deleting")

@@ -94,8 +94,9 @@ func (o *restoreOptions) runRestoreMode(cmd *cobra.Command, args []string) (hand
 	}
 	explicitSource := len(args) > 0 || o.name != "" || o.from != "" || o.checkpoint != 0
 	if mode == "" && len(args) == 0 {
-		// The configured default applies to the project's own context.
-		if st, _, err := o.g.openProject(o.dir, true); err == nil {
+		// The configured default applies to the project's own context
+		// (read quietly: the store opened below prints its warnings).
+		if st := readOnlyStore(o.dir); st != nil {
 			mode = st.Config().DefaultRestoreMode
 		}
 	}
@@ -126,7 +127,7 @@ func (o *restoreOptions) runRestoreMode(cmd *cobra.Command, args []string) (hand
 		return plain()
 	}
 	// The project's own context: check current.ctx before anything moves it.
-	st, _, err := o.g.openProject(o.dir, false)
+	st, err := o.project()
 	if err != nil {
 		return true, err
 	}
@@ -173,6 +174,19 @@ func (o *restoreOptions) runRestoreMode(cmd *cobra.Command, args []string) (hand
 	}
 	o.from = src
 	return plain()
+}
+
+// project opens the store of --dir once for the whole restore, so that
+// its warnings are printed, and the hooks' queued work resumed, once.
+func (o *restoreOptions) project() (*store.Store, error) {
+	if o.st == nil {
+		st, _, err := o.g.openProject(o.dir, false)
+		if err != nil {
+			return nil, err
+		}
+		o.st = st
+	}
+	return o.st, nil
 }
 
 func (o *restoreOptions) restoreOpenOptions(st *store.Store) (archive.OpenOptions, error) {
@@ -401,7 +415,7 @@ func (o *restoreOptions) exportDamaged(cmd *cobra.Command, st *store.Store, oo a
 func (o *restoreOptions) runFresh(cmd *cobra.Command, st *store.Store) error {
 	if st == nil {
 		var err error
-		if st, _, err = o.g.openProject(o.dir, false); err != nil {
+		if st, err = o.project(); err != nil {
 			return err
 		}
 	} else if err := quarantine(st, st.CurrentPath()); err != nil {
@@ -439,19 +453,7 @@ func (o *restoreOptions) partialSource(cmd *cobra.Command, args []string) (*arch
 		a, err := openArchive(args[0], o.passFile)
 		return a, args[0], nil, err
 	}
-	st, _, err := o.g.openProject(o.dir, false)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	oo, err := o.restoreOpenOptions(st)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	src, _, err := o.restoreSource(cmd, st, oo, "using")
-	if err != nil {
-		return nil, "", nil, err
-	}
-	a, err := archive.OpenFile(src, oo)
+	st, a, src, _, err := o.openSource(cmd, "using")
 	return a, src, st, err
 }
 

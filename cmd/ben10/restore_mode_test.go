@@ -410,3 +410,26 @@ func TestStyledOnlyOnATerminal(t *testing.T) {
 		t.Fatal("a pipe is a terminal")
 	}
 }
+
+// A restore opens the project's store once, whichever mode runs: a
+// warning about its configuration is printed once (it was printed once
+// per open, up to three times).
+func TestRestoreWarnsOnce(t *testing.T) {
+	t.Parallel()
+	p := newProject(t, 18)
+	p.run(t, "context", "save")
+	if err := os.WriteFile(filepath.Join(p.dir, ".claude", "config.yaml"), []byte("context:\n  bogus_key: 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"context", "restore"},
+		{"context", "restore", "--mode", "summary"},
+		{"context", "restore", "--mode", "selective", "--components", "tasks"},
+		{"context", "restore", "--mode", "fresh"},
+	} {
+		r := p.run(t, args...)
+		if n := strings.Count(r.stderr, "unknown key context.bogus_key"); n != 1 {
+			t.Errorf("%s: the configuration warning is printed %d times, want once:\n%s", strings.Join(args, " "), n, r.stderr)
+		}
+	}
+}

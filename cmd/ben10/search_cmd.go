@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -99,16 +98,10 @@ func openIndex(ctx context.Context, g *globalOptions, errw io.Writer, update *in
 	return x, nil
 }
 
-// currentProject is the working directory when it has a store, else "".
+// currentProject is the working directory, canonical (see
+// store.CanonicalDir), or "" when it cannot be resolved.
 func currentProject() string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	c, err := store.CanonicalDir(wd)
-	if err != nil {
-		return ""
-	}
+	c, _ := store.CanonicalDir(".")
 	return c
 }
 

@@ -37,15 +37,21 @@ is refused unless --include-unauthenticated is given.`,
   ben10 show 49314c099ed8425f:577 --before 10 --after 2 --json
   ben10 show 49314c099ed8425f:577 --resume`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if resume {
-				return runShowResume(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], projectDir, unauth)
-			}
-			if projectDir != "" {
+		PreRunE: func(*cobra.Command, []string) error {
+			if !resume && projectDir != "" {
 				return fmt.Errorf("show: --project-dir is for --resume")
 			}
-			return runShow(cmd.Context(), g, cmd.OutOrStdout(), cmd.ErrOrStderr(), args[0], before, after, unauth)
+			if !resume && (before < 0 || after < 0) {
+				return fmt.Errorf("show: --before and --after must not be negative")
+			}
+			return nil
 		},
+		RunE: g.onIndex(func(cmd *cobra.Command, args []string, x *index.Index) error {
+			if resume {
+				return runShowResume(cmd.Context(), g, cmd.OutOrStdout(), x, args[0], projectDir, unauth)
+			}
+			return runShow(cmd.Context(), g, cmd.OutOrStdout(), x, args[0], before, after, unauth)
+		}),
 	}
 	c.Flags().IntVar(&before, "before", 3, "rows before the hit")
 	c.Flags().IntVar(&after, "after", 3, "rows after the hit")
@@ -55,15 +61,7 @@ is refused unless --include-unauthenticated is given.`,
 	return c
 }
 
-func runShow(ctx context.Context, g *globalOptions, out, errw io.Writer, ref string, before, after int, unauth bool) error {
-	if before < 0 || after < 0 {
-		return fmt.Errorf("show: --before and --after must not be negative")
-	}
-	x, err := openIndex(ctx, g, errw, nil)
-	if err != nil {
-		return err
-	}
-	defer x.Close()
+func runShow(ctx context.Context, g *globalOptions, out io.Writer, x *index.Index, ref string, before, after int, unauth bool) error {
 	c, err := showRef(ctx, x, ref, before, after, unauth)
 	if err != nil {
 		return err
@@ -124,13 +122,8 @@ type showResumeResult struct {
 // runShowResume restores the session holding ref as a resumable Claude
 // Code session: the archive the index names for ref, restored like
 // `context restore FILE --resume`, in the hit's project directory (or dir).
-func runShowResume(ctx context.Context, g *globalOptions, out, errw io.Writer, ref, dir string, unauth bool) error {
-	x, err := openIndex(ctx, g, errw, nil)
-	if err != nil {
-		return err
-	}
+func runShowResume(ctx context.Context, g *globalOptions, out io.Writer, x *index.Index, ref, dir string, unauth bool) error {
 	c, err := showRef(ctx, x, ref, 0, 0, unauth)
-	x.Close()
 	if err != nil {
 		return err
 	}

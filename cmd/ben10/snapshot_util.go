@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/hook"
 	"github.com/ben10ctx/ben10/snapshot"
@@ -38,6 +40,22 @@ func (g *globalOptions) openProject(dir string, readOnly bool) (*store.Store, *s
 		fmt.Fprintf(g.io.ErrOut, "ben10: warning: queued work of %s: %v\n", st.ProjectDir(), err)
 	}
 	return st, snapshot.NewManager(st, nil), nil
+}
+
+// projectRun is the body of a command that works on one project: its
+// store and a snapshot manager on it (see openProject).
+type projectRun func(cmd *cobra.Command, args []string, st *store.Store, m *snapshot.Manager) error
+
+// inProject is a cobra RunE that opens the project *dir names (read
+// when the command runs, after the flags are parsed) and runs run on it.
+func (g *globalOptions) inProject(dir *string, readOnly bool, run projectRun) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		st, m, err := g.openProject(*dir, readOnly)
+		if err != nil {
+			return err
+		}
+		return run(cmd, args, st, m)
+	}
 }
 
 // latestTranscript is the most recently modified <session>.jsonl of the
