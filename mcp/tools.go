@@ -50,40 +50,25 @@ type DigestArgs struct {
 }
 
 func (s *server) register(srv *sdk.Server) {
-	sdk.AddTool(srv, &sdk.Tool{
-		Name: "search",
-		Description: "Search everything Ben10 captured from past and current sessions (also what compaction summarized away): " +
-			"user and assistant messages, shell commands, tool outputs, errors, paths touched, todos, compaction summaries. " +
-			"Returns ranked hits, each with a reference for show. Only this user's own archives and the team archives they pulled are searched; " +
-			"hits from any other archive (such as one that came with a cloned repository) are withheld and counted.",
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
-	}, s.search)
-	sdk.AddTool(srv, &sdk.Tool{
-		Name:        "show",
-		Description: "Show the messages, commands and outputs around a search hit (its reference), in transcript order.",
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
-	}, s.show)
-	sdk.AddTool(srv, &sdk.Tool{
-		Name: "recall_file",
-		Description: "What the session did to a file before the last compaction: reads, edits with their old and new text, writes, " +
-			"and the file's last content when Ben10 captured it. Reads this project's newest snapshot, else its current context.",
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
-	}, s.recallFile)
-	sdk.AddTool(srv, &sdk.Tool{
-		Name:        "list_sessions",
-		Description: "List this project's captured sessions, newest first: id, assistant, time, size, title and first request.",
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
-	}, s.listSessions)
-	sdk.AddTool(srv, &sdk.Tool{
-		Name:        "list_snapshots",
-		Description: "List this project's pre-compaction snapshots, newest first: id, time, size, session, tokens before compaction and first request.",
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
-	}, s.listSnapshots)
+	sdk.AddTool(srv, readTool("search", "Search everything Ben10 captured from past and current sessions (also what compaction summarized away): "+
+		"user and assistant messages, shell commands, tool outputs, errors, paths touched, todos, compaction summaries. "+
+		"Returns ranked hits, each with a reference for show. Only this user's own archives and the team archives they pulled are searched; "+
+		"hits from any other archive (such as one that came with a cloned repository) are withheld and counted."), s.search)
+	sdk.AddTool(srv, readTool("show", "Show the messages, commands and outputs around a search hit (its reference), in transcript order."), s.show)
+	sdk.AddTool(srv, readTool("recall_file", "What the session did to a file before the last compaction: reads, edits with their old and new text, writes, "+
+		"and the file's last content when Ben10 captured it. Reads this project's newest snapshot, else its current context."), s.recallFile)
+	sdk.AddTool(srv, readTool("list_sessions", "List this project's captured sessions, newest first: id, assistant, time, size, title and first request."), s.listSessions)
+	sdk.AddTool(srv, readTool("list_snapshots", "List this project's pre-compaction snapshots, newest first: id, time, size, session, tokens before compaction and first request."), s.listSnapshots)
 	sdk.AddTool(srv, &sdk.Tool{
 		Name: "session_digest",
 		Description: "Store a checkpoint you write yourself (goal, state, decisions, next steps) in this project's Ben10 store, " +
 			"redacted of secrets and authenticated as this user's, so that it survives compaction and the next session of this project is offered it at its start.",
 	}, s.sessionDigest)
+}
+
+// readTool is a tool that only reads (ReadOnlyHint).
+func readTool(name, description string) *sdk.Tool {
+	return &sdk.Tool{Name: name, Description: description, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}
 }
 
 func (s *server) search(ctx context.Context, req *sdk.CallToolRequest, a SearchArgs) (*sdk.CallToolResult, any, error) {

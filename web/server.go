@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -570,29 +571,31 @@ func (s *Server) viewPage(w http.ResponseWriter, r *http.Request, id, kind, name
 		s.fail(w, r, http.StatusInternalServerError, err.Error())
 		return
 	}
-	nonce, err := NewNonce()
-	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err.Error())
-		return
-	}
 	var cmds []string
 	if e.Resume != "" {
 		cmds = append(cmds, e.Resume)
 	}
 	cmds = append(cmds, e.Restore)
+	s.writeHTML(w, r, ContentSecurityPolicy, func(out io.Writer, nonce string) error {
+		return Render(out, st, ViewOptions{Nonce: nonce, Commands: cmds, BackURL: "/p/" + p.ID + "/",
+			Source: fmt.Sprintf("%s %s of %s", e.Kind, e.Name, p.Dir)})
+	})
+}
+
+// writeHTML answers with the page render writes, given a fresh nonce,
+// under the Content-Security-Policy csp makes of that nonce.
+func (s *Server) writeHTML(w http.ResponseWriter, r *http.Request, csp func(nonce string) string, render func(out io.Writer, nonce string) error) {
 	var buf bytes.Buffer
-	err = Render(&buf, st, ViewOptions{Nonce: nonce, Commands: cmds, BackURL: "/p/" + p.ID + "/",
-		Source: fmt.Sprintf("%s %s of %s", e.Kind, e.Name, p.Dir)})
+	nonce, err := NewNonce()
+	if err == nil {
+		err = render(&buf, nonce)
+	}
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err.Error())
 		return
 	}
-	s.writePage(w, r, ContentSecurityPolicy(nonce), buf.Bytes())
-}
-
-func (s *Server) writePage(w http.ResponseWriter, r *http.Request, csp string, page []byte) {
-	w.Header().Set("Content-Security-Policy", csp)
-	writeBody(w, r, http.StatusOK, "text/html; charset=utf-8", page)
+	w.Header().Set("Content-Security-Policy", csp(nonce))
+	writeBody(w, r, http.StatusOK, "text/html; charset=utf-8", buf.Bytes())
 }
 
 type uiPage struct {
@@ -607,18 +610,10 @@ type uiPage struct {
 }
 
 func (s *Server) renderUI(w http.ResponseWriter, r *http.Request, pg uiPage) {
-	nonce, err := NewNonce()
-	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err.Error())
-		return
-	}
-	pg.Nonce, pg.CSS, pg.JS = nonce, template.CSS(viewCSS), template.JS(uiJS)
-	var buf bytes.Buffer
-	if err := templates.ExecuteTemplate(&buf, "ui.html", pg); err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err.Error())
-		return
-	}
-	s.writePage(w, r, uiCSP(nonce), buf.Bytes())
+	s.writeHTML(w, r, uiCSP, func(out io.Writer, nonce string) error {
+		pg.Nonce, pg.CSS, pg.JS = nonce, template.CSS(viewCSS), template.JS(uiJS)
+		return templates.ExecuteTemplate(out, "ui.html", pg)
+	})
 }
 
 // uiCSP is the policy of the server's own pages: the view policy, with
