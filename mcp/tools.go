@@ -223,11 +223,11 @@ func (s *server) listSnapshots(ctx context.Context, req *sdk.CallToolRequest, a 
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := store.Open(p, store.Options{Home: s.opts.Home, ReadOnly: true})
+	m, err := s.snapshots(p)
 	if err != nil {
 		return nil, nil, err
 	}
-	ix, err := snapshot.NewManager(st, nil).Index()
+	ix, err := m.Index()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -253,7 +253,7 @@ func (s *server) listSnapshots(ctx context.Context, req *sdk.CallToolRequest, a 
 		}
 		// The snapshot listing is the project's (untrusted) file: each
 		// snapshot is listed only when this user's key authenticates it.
-		if t := s.trust(filepath.Join(st.SnapshotDir(), sn.File)); !index.Trusted(t) {
+		if t := s.trust(m.Path(sn)); !index.Trusted(t) {
 			w[t]++
 			continue
 		}
@@ -268,6 +268,16 @@ func (s *server) listSnapshots(ctx context.Context, req *sdk.CallToolRequest, a 
 		list.WriteString("\n")
 	}
 	return text(fmt.Sprintf("%sPre-compaction snapshots of %s (%d, newest first):\n%s", withheldNote(w, "snapshots"), p, shown, list.String())), nil, nil
+}
+
+// snapshots is the snapshot manager of project p's store, opened
+// read-only.
+func (s *server) snapshots(p string) (*snapshot.Manager, error) {
+	st, err := store.Open(p, store.Options{Home: s.opts.Home, ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	return snapshot.NewManager(st, nil), nil
 }
 
 // trust is the trust of the archive at path under this user's key: only
@@ -322,17 +332,17 @@ func (s *server) recallFile(ctx context.Context, req *sdk.CallToolRequest, a Rec
 		}
 	}
 	want = filepath.ToSlash(filepath.Clean(want))
-	st, err := store.Open(p, store.Options{Home: s.opts.Home, ReadOnly: true})
+	m, err := s.snapshots(p)
 	if err != nil {
 		return nil, nil, err
 	}
 	var cands []string
-	if ix, err := snapshot.NewManager(st, nil).Index(); err == nil {
+	if ix, err := m.Index(); err == nil {
 		for i := len(ix.Snapshots) - 1; i >= 0 && len(cands) < 3; i-- {
-			cands = append(cands, filepath.Join(st.SnapshotDir(), ix.Snapshots[i].File))
+			cands = append(cands, m.Path(ix.Snapshots[i]))
 		}
 	}
-	cands = append(cands, st.CurrentPath())
+	cands = append(cands, m.Store().CurrentPath())
 	var problems []string
 	w := index.Withheld{}
 	for _, path := range cands {
