@@ -17,7 +17,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -71,9 +70,8 @@ type Server struct {
 	hosts map[string]bool
 
 	limiter *rate.Limiter // requests, for all clients together
+	fails   *rate.Limiter // failed authentications
 
-	mu      sync.Mutex
-	fails   []time.Time
 	byID    map[string]*Project
 	ordered []*Project
 	// views bounds the session pages rendered at once (each loads a
@@ -107,7 +105,8 @@ func NewServer(opts ServerOptions) (*Server, error) {
 		return nil, fmt.Errorf("web: server address %q: %w", opts.Addr, err)
 	}
 	s := &Server{opts: opts, hosts: map[string]bool{}, byID: map[string]*Project{},
-		limiter: rate.NewLimiter(rate.Limit(opts.Rate), opts.Burst), views: make(chan struct{}, MaxConcurrentViews)}
+		limiter: rate.NewLimiter(rate.Limit(opts.Rate), opts.Burst), views: make(chan struct{}, MaxConcurrentViews),
+		fails: rate.NewLimiter(rate.Every(time.Minute/time.Duration(opts.AuthFailed)), opts.AuthFailed)}
 	for _, h := range []string{"localhost", "127.0.0.1", "[::1]"} {
 		s.hosts[h+":"+port] = true
 	}
@@ -224,26 +223,11 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// authFailed records a failed authentication and reports whether the
-// last minute had too many.
-func (s *Server) authFailed() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.opts.Now()
-	keep := s.fails[:0]
-	for _, t := range s.fails {
-		if now.Sub(t) < time.Minute {
-			keep = append(keep, t)
-		}
-	}
-	s.fails = append(keep, now)
-	return len(s.fails) > s.opts.AuthFailed
-}
-
 // unauthorized records a failed authentication and answers 401 with msg,
-// or 429 when the last minute had too many.
+// or 429 when there were too many (more than AuthFailed at once, or
+// AuthFailed a minute over time).
 func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request, msg string) {
-	if s.authFailed() {
+	if !s.fails.AllowN(s.opts.Now(), 1) {
 		w.Header().Del("WWW-Authenticate")
 		w.Header().Set("Retry-After", "60")
 		s.fail(w, r, http.StatusTooManyRequests, "too many failed authentications")
