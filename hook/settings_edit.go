@@ -67,8 +67,12 @@ func InstallFile(path string, opts EditOptions) (EditResult, error) {
 			shim = ShimFor(opts.Bin)
 		}
 		for _, reg := range Registrations {
+			command := Command(opts.Bin, reg.Event) // through the shim when there is one
+			if shim != "" {
+				command = ShimCommand(shim, reg.Event)
+			}
 			var err error
-			if doc, err = installEdit(doc, reg, commandFor(opts.Bin, shim, reg.Event)); err != nil {
+			if doc, err = installEdit(doc, reg, command); err != nil {
 				return nil, err
 			}
 		}
@@ -218,7 +222,7 @@ func findOurs(doc []byte, root *jsonedit.Node, event string) ([]ours, *jsonedit.
 				continue
 			}
 			for _, h := range hs.Elems {
-				if _, ok := isOurs(jsonedit.Str(doc, h.Get("command"))); ok {
+				if _, _, ok := parseOurs(jsonedit.Str(doc, h.Get("command"))); ok {
 					out = append(out, ours{event: m.Name, list: m.Value, group: g, handlers: hs, handler: h})
 				}
 			}
