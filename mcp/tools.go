@@ -174,11 +174,7 @@ func (s *server) show(ctx context.Context, _ *sdk.CallToolRequest, a ShowArgs) (
 }
 
 func (s *server) listSessions(ctx context.Context, req *sdk.CallToolRequest, a ListArgs) (*sdk.CallToolResult, any, error) {
-	limit, err := listLimit(a.Limit)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := s.project(ctx, req)
+	p, limit, err := s.listArgs(ctx, req, a)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -215,11 +211,7 @@ func (s *server) listSessions(ctx context.Context, req *sdk.CallToolRequest, a L
 }
 
 func (s *server) listSnapshots(ctx context.Context, req *sdk.CallToolRequest, a ListArgs) (*sdk.CallToolResult, any, error) {
-	limit, err := listLimit(a.Limit)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := s.project(ctx, req)
+	p, limit, err := s.listArgs(ctx, req, a)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -307,14 +299,17 @@ func withheldNote(w index.Withheld, what string) string {
 	return ""
 }
 
-func listLimit(n int) (int, error) {
-	if n == 0 {
-		return 20, nil
+// listArgs are the project and limit of a listing (list_sessions,
+// list_snapshots).
+func (s *server) listArgs(ctx context.Context, req *sdk.CallToolRequest, a ListArgs) (string, int, error) {
+	if a.Limit == 0 {
+		a.Limit = 20
 	}
-	if n < 1 || n > 100 {
-		return 0, badArgs("limit %d is not between 1 and 100", n)
+	if a.Limit < 1 || a.Limit > 100 {
+		return "", 0, badArgs("limit %d is not between 1 and 100", a.Limit)
 	}
-	return n, nil
+	p, err := s.project(ctx, req)
+	return p, a.Limit, err
 }
 
 func (s *server) recallFile(ctx context.Context, req *sdk.CallToolRequest, a RecallFileArgs) (*sdk.CallToolResult, any, error) {
