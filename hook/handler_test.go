@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ben10ctx/ben10/internal/hookfast"
+	"github.com/ben10ctx/ben10/internal/hookstart"
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
@@ -340,7 +341,7 @@ func TestFullFlow(t *testing.T) {
 	if n := archive.DigestLen(ctx); n > archive.RecoveryDigestBudget || n == 0 {
 		t.Fatalf("compact digest is %d characters", n)
 	}
-	if !strings.HasSuffix(ctx, RecallToolsLine) {
+	if !strings.HasSuffix(ctx, hookstart.RecallToolsLine) {
 		t.Errorf("compact digest does not end by naming the MCP tools:\n%s", ctx[max(0, len(ctx)-300):])
 	}
 	if r.out.HookSpecificOutput.HookEventName != SessionStart || !strings.Contains(r.out.SystemMessage, id) || strings.Contains(r.out.SystemMessage, "\n") {

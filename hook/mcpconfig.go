@@ -7,17 +7,12 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/ben10ctx/ben10/internal/hookstart"
 	"github.com/ben10ctx/ben10/internal/jsonedit"
 )
 
 // MCPServerName is the key Ben10's MCP server is registered under in
 // Claude Code's mcpServers (its tools are then mcp__ben10__search, …).
 const MCPServerName = "ben10"
-
-// RecallToolsLine ends the digest injected after a compaction: it tells
-// the assistant that Ben10's MCP tools can look up what the digest left out.
-const RecallToolsLine = hookstart.RecallToolsLine
 
 // PortableCommand is the command a project-scope registration runs: the
 // ben10 on each user's PATH, since .mcp.json is committed and shared.

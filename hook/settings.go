@@ -104,15 +104,6 @@ func ShimCommand(shimPath string, e Event) string {
 	return quote(shimPath) + " " + e.Kebab()
 }
 
-// commandFor is the command Install writes for e: through the shim when
-// there is one.
-func commandFor(binPath, shim string, e Event) string {
-	if shim != "" {
-		return ShimCommand(shim, e)
-	}
-	return Command(binPath, e)
-}
-
 func quote(p string) string {
 	if isBareName(p) {
 		return p // a command found on PATH ("ben10"): portable, no quotes needed
@@ -123,14 +114,9 @@ func quote(p string) string {
 	return `'` + strings.ReplaceAll(p, `'`, `'\''`) + `'`
 }
 
-// isOurs reports whether a command string is one of Ben10's hook commands
-// (whatever binary path it points at): "<ben10…> hook <event>" or
+// parseOurs reports whether a command string is one of Ben10's hook
+// commands (whatever binary path it points at): "<ben10…> hook <event>" or
 // "<ben10-hook> <event>". shim reports the second form.
-func isOurs(cmd string) (bin string, ok bool) {
-	bin, _, ok = parseOurs(cmd)
-	return bin, ok
-}
-
 func parseOurs(cmd string) (bin string, shim, ok bool) {
 	cmd = strings.TrimSpace(cmd)
 	i := strings.LastIndex(cmd, " ")

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -68,8 +67,12 @@ func InstallFile(path string, opts EditOptions) (EditResult, error) {
 			shim = ShimFor(opts.Bin)
 		}
 		for _, reg := range Registrations {
+			command := Command(opts.Bin, reg.Event) // through the shim when there is one
+			if shim != "" {
+				command = ShimCommand(shim, reg.Event)
+			}
 			var err error
-			if doc, err = installEdit(doc, reg, commandFor(opts.Bin, shim, reg.Event)); err != nil {
+			if doc, err = installEdit(doc, reg, command); err != nil {
 				return nil, err
 			}
 		}
@@ -140,29 +143,20 @@ func editFile(path string, opts EditOptions, edit func([]byte) ([]byte, error)) 
 }
 
 // readSettingsFile reads the settings file at path, following a symlink:
-// a regular file of at most maxSettingsSize bytes, checked before it is
-// read (a FIFO or /dev/zero behind a project's file must not block or
-// exhaust the reader). fi is nil, and no error, when there is no file.
+// a regular file of at most maxSettingsSize bytes, opened without
+// blocking (store.ReadFileBounded: a FIFO or /dev/zero behind a project's
+// file must not block or exhaust the reader). fi is nil, and no error,
+// when there is no file.
 func readSettingsFile(path string) (doc []byte, fi fs.FileInfo, err error) {
-	fi, err = os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	target, err := filepath.EvalSymlinks(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
-	case err != nil:
-		return nil, nil, err
-	case !fi.Mode().IsRegular():
-		return nil, nil, fmt.Errorf("%s is not a regular file", path)
-	case fi.Size() > maxSettingsSize:
-		return nil, nil, fmt.Errorf("%s: %d bytes, more than a settings file (%d)", path, fi.Size(), maxSettingsSize)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
+	if err == nil {
+		doc, err = store.ReadFileBounded(target, maxSettingsSize)
 	}
-	defer f.Close()
-	doc, err = io.ReadAll(io.LimitReader(f, maxSettingsSize+1))
-	if err == nil && len(doc) > maxSettingsSize {
-		err = fmt.Errorf("%s grew past %d bytes while read", path, maxSettingsSize)
+	if err == nil {
+		fi, err = os.Stat(target)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -228,7 +222,7 @@ func findOurs(doc []byte, root *jsonedit.Node, event string) ([]ours, *jsonedit.
 				continue
 			}
 			for _, h := range hs.Elems {
-				if _, ok := isOurs(jsonedit.Str(doc, h.Get("command"))); ok {
+				if _, _, ok := parseOurs(jsonedit.Str(doc, h.Get("command"))); ok {
 					out = append(out, ours{event: m.Name, list: m.Value, group: g, handlers: hs, handler: h})
 				}
 			}

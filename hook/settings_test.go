@@ -183,9 +183,9 @@ func TestIsOurs(t *testing.T) {
 		{`'/opt/ben10-hook' nonsense`, "", false},
 		{`/usr/bin/other user-prompt-submit`, "", false},
 	} {
-		bin, ok := isOurs(tc.cmd)
+		bin, _, ok := parseOurs(tc.cmd)
 		if ok != tc.ours || (ok && bin != tc.bin) {
-			t.Errorf("isOurs(%q) = %q, %v", tc.cmd, bin, ok)
+			t.Errorf("parseOurs(%q) = %q, %v", tc.cmd, bin, ok)
 		}
 	}
 }
@@ -263,7 +263,7 @@ func TestInstallWithShim(t *testing.T) {
 		for e, groups := range doc.Hooks {
 			for _, g := range groups {
 				for _, h := range g.Hooks {
-					if _, ok := isOurs(h.Command); ok {
+					if _, _, ok := parseOurs(h.Command); ok {
 						n[Event(e)]++
 					}
 				}

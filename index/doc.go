@@ -17,7 +17,7 @@
 //
 // Every .ctx archive in the stores of the projects the index knows (the
 // stores recorded in the index, the fallback stores under
-// ~/.claude-code/contexts/, the projects noted by NoteArchive, and any
+// ~/.claude-code/contexts/, the projects noted in the notes file, and any
 // project passed to Update): current.ctx, checkpoints, history and
 // compaction snapshots; and the archives pulled from team remotes into
 // the pull area (PullArea), each hit marked with its source
@@ -73,8 +73,10 @@
 //
 // Nothing indexes in a hook's synchronous path. Every save path (the
 // hooks' background worker, the watcher, `context save`, `compaction
-// snapshot`, `remote pull`) calls NoteArchive once its archive is on disk:
-// one line appended to ~/.claude-code/index-notes, no database. Every
+// snapshot`, `remote pull`) calls internal/indexnotes.Append once its
+// archive is on disk: one line appended to ~/.claude-code/index-notes (0600,
+// never through a symbolic link), no database, so that the save paths and
+// hooks do not link it; the project is remembered from then on. Every
 // Update takes the notes first and indexes the noted projects' stores: the
 // background worker (`ben10 internal work`) when its jobs are done, `ben10
 // index update`, and `ben10 search` and the MCP search tool, which catch up

@@ -231,15 +231,12 @@ func (x *Index) init() error {
 		// An older schema: the index is derived data, built again by the
 		// next Update.
 		for _, t := range []string{"fts", "docs", "texts", "archives", "projects", "pulled", "settings"} {
-			if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			if err := execAll(ctx, tx, "DROP TABLE IF EXISTS "+t); err != nil {
 				return err
 			}
 		}
 	}
-	if _, err := tx.ExecContext(ctx, schema); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version=%d", schemaVersion)); err != nil {
+	if err := execAll(ctx, tx, schema, fmt.Sprintf("PRAGMA user_version=%d", schemaVersion)); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -281,6 +278,32 @@ func column[T any](rows *sql.Rows, err error) ([]T, error) {
 		out = append(out, v)
 	}
 	return out, rows.Err()
+}
+
+// inTx runs fn in one transaction and commits it. An error, fn's or the
+// database's, is wrapped as "index: what: …".
+func (x *Index) inTx(ctx context.Context, what string, fn func(tx *sql.Tx) error) error {
+	tx, err := x.db.BeginTx(ctx, nil)
+	if err == nil {
+		defer tx.Rollback()
+		if err = fn(tx); err == nil {
+			err = tx.Commit()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("index: %s: %w", what, err)
+	}
+	return nil
+}
+
+// execAll runs each statement of queries in tx, in order.
+func execAll(ctx context.Context, tx *sql.Tx, queries ...string) error {
+	for _, q := range queries {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type execer interface {

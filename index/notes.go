@@ -15,21 +15,7 @@ import (
 	"github.com/ben10ctx/ben10/store"
 )
 
-// NotesPath is the notes file for home directory home.
-func NotesPath(home string) string { return indexnotes.Path(home) }
-
-// NoteArchive records that the archive at path, in the store of project
-// directory project, was written or removed. It does not touch the
-// database: it appends one line to the notes file (internal/indexnotes,
-// 0600, never through a symbolic link; the save paths and hooks call that
-// package directly so as not to link the database).
-// The next Update — the background worker's, `ben10 index update`'s, or
-// the one a search runs before it answers — indexes the project's store,
-// and the project is remembered from then on. Every save path calls it
-// once its archive is on disk.
-func NoteArchive(home, project, path string) error { return indexnotes.Append(home, project, path) }
-
-// NotePulled is NoteArchive for an archive `ben10 remote pull` wrote into
+// NotePulled is indexnotes.Append for an archive `ben10 remote pull` wrote into
 // the store of project: a teammate's content, deliberately untagged (a
 // session start never injects it). The note carries the SHA-256 of the
 // archive's bytes, read now, so that the index serves that archive, and
@@ -51,7 +37,7 @@ func takeNotes(home string) (projects, pulled, taken []string) {
 	if home == "" {
 		return nil, nil, nil
 	}
-	p := NotesPath(home)
+	p := indexnotes.Path(home)
 	if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
 		aside := p + ".taken-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 		_ = os.Rename(p, aside)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ben10ctx/ben10/index"
+	"github.com/ben10ctx/ben10/internal/indexnotes"
 )
 
 // TestNoteArchive: a save that notes its archive gets it indexed by the
@@ -25,10 +26,10 @@ func TestNoteArchive(t *testing.T) {
 	if err != nil || st.Added != 0 {
 		t.Fatalf("update before the note: %+v %v", st, err)
 	}
-	if err := index.NoteArchive(e.home, e.projA, cur); err != nil {
+	if err := indexnotes.Append(e.home, e.projA, cur); err != nil {
 		t.Fatal(err)
 	}
-	fi, err := os.Lstat(index.NotesPath(e.home))
+	fi, err := os.Lstat(indexnotes.Path(e.home))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("notes file: %v %v", fi, err)
 	}
@@ -36,7 +37,7 @@ func TestNoteArchive(t *testing.T) {
 	if err != nil || st.Added != 1 {
 		t.Fatalf("update after the note: %+v %v", st, err)
 	}
-	if left, _ := filepath.Glob(index.NotesPath(e.home) + "*"); len(left) != 0 {
+	if left, _ := filepath.Glob(indexnotes.Path(e.home) + "*"); len(left) != 0 {
 		t.Errorf("notes left after an Update that indexed them: %v", left)
 	}
 	hits, err := hitsOf(x.Search(ctx, index.Query{Text: "pkg/calc"}))
@@ -58,10 +59,10 @@ func TestNoteArchive(t *testing.T) {
 // dropped without failing the Update, and bad arguments are errors.
 func TestNoteArchiveHostile(t *testing.T) {
 	e := newEnv(t)
-	if err := index.NoteArchive(e.home, "", "x.ctx"); err == nil {
+	if err := indexnotes.Append(e.home, "", "x.ctx"); err == nil {
 		t.Error("a note without a project was accepted")
 	}
-	notes := index.NotesPath(e.home)
+	notes := indexnotes.Path(e.home)
 	if err := os.MkdirAll(filepath.Dir(notes), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestNoteArchiveHostile(t *testing.T) {
 	if err := os.Symlink(target, notes); err != nil {
 		t.Fatal(err)
 	}
-	if err := index.NoteArchive(e.home, e.projA, "x.ctx"); err == nil {
+	if err := indexnotes.Append(e.home, e.projA, "x.ctx"); err == nil {
 		t.Error("a note was written through a symbolic link")
 	}
 	if _, err := os.Lstat(target); !os.IsNotExist(err) {

@@ -174,21 +174,13 @@ func (x *Index) checkKey(ctx context.Context, key *archive.AuthKey) error {
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("index: authentication key: %w", err)
 	}
-	tx, err := x.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("index: authentication key: %w", err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `UPDATE archives SET hash = '', mtime = -1`); err != nil {
-		return fmt.Errorf("index: authentication key: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO settings(k, v) VALUES('key', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v`, id); err != nil {
-		return fmt.Errorf("index: authentication key: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("index: authentication key: %w", err)
-	}
-	return nil
+	return x.inTx(ctx, "authentication key", func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE archives SET hash = '', mtime = -1`); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO settings(k, v) VALUES('key', ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v`, id)
+		return err
+	})
 }
 
 // addPulled records the SHA-256 (hex) of archives `remote pull` wrote

@@ -8,9 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/ben10ctx/ben10/archive"
@@ -213,12 +214,7 @@ func (x *Index) projects(ctx context.Context, opts UpdateOptions) ([]string, err
 			set[d] = true
 		}
 	}
-	out := make([]string, 0, len(set))
-	for d := range set {
-		out = append(out, d)
-	}
-	sort.Strings(out)
-	return out, nil
+	return slices.Sorted(maps.Keys(set)), nil
 }
 
 // FallbackProjects lists the projects of the fallback stores under
@@ -344,24 +340,24 @@ func (x *Index) indexFile(ctx context.Context, pid int64, f storeFile, known map
 		countStatus(old.status, st)
 		return nil
 	}
+	// skip counts the archive as unreadable, saying why.
+	skip := func(why any) error {
+		st.Skipped++
+		st.Problems = append(st.Problems, fmt.Sprintf("%s: %v", f.path, why))
+		return nil
+	}
 	fh, err := os.Open(f.path)
 	if err != nil {
-		st.Skipped++
-		st.Problems = append(st.Problems, fmt.Sprintf("%s: %v", f.path, err))
-		return nil
+		return skip(err)
 	}
 	defer fh.Close()
 	fi, err := fh.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
-		st.Skipped++
-		st.Problems = append(st.Problems, fmt.Sprintf("%s: not a regular file", f.path))
-		return nil
+		return skip("not a regular file")
 	}
 	h := sha256.New()
 	if _, err := io.Copy(h, io.NewSectionReader(fh, 0, fi.Size())); err != nil {
-		st.Skipped++
-		st.Problems = append(st.Problems, fmt.Sprintf("%s: %v", f.path, err))
-		return nil
+		return skip(err)
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
 	if isKnown && old.hash == sum {
@@ -384,8 +380,7 @@ func (x *Index) indexFile(ctx context.Context, pid int64, f storeFile, known map
 	case StatusEncrypted:
 		st.Encrypted++
 	case StatusSkipped:
-		st.Skipped++
-		st.Problems = append(st.Problems, fmt.Sprintf("%s: %v", f.path, err))
+		skip(err)
 	default:
 		st.Added++
 		st.Rows += len(rows)
@@ -453,39 +448,31 @@ func readArchive(ra io.ReaderAt, size int64, rec *archiveRecord, key *archive.Au
 
 // write replaces the archive's rows in one transaction.
 func (x *Index) write(ctx context.Context, rec archiveRecord, rows []Row) error {
-	tx, err := x.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("index: %s: %w", rec.path, err)
-	}
-	defer tx.Rollback()
-	// The texts the old version held are dropped only after the new rows
-	// are in: a grown current.ctx keeps the full-text rows it shares.
-	old, err := deleteArchive(ctx, tx, rec.path)
-	if err != nil {
-		return fmt.Errorf("index: %s: %w", rec.path, err)
-	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO archives(project_id, path, hash, size, mtime, kind, status, problem, session, assistant, title, first_ts, last_ts, nrows, source, trust)
-		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		rec.pid, rec.path, rec.hash, rec.size, rec.mtime, rec.kind, rec.status, rec.problem, rec.session, rec.assistant, rec.title, rec.firstTS, rec.lastTS, len(rows), rec.source, rec.trust)
-	if err != nil {
-		return fmt.Errorf("index: %s: %w", rec.path, err)
-	}
-	aid, err := res.LastInsertId()
-	if err != nil {
-		return fmt.Errorf("index: %s: %w", rec.path, err)
-	}
-	if len(rows) > 0 {
-		if err := insertRows(ctx, tx, aid, rows); err != nil {
-			return fmt.Errorf("index: %s: %w", rec.path, err)
+	return x.inTx(ctx, rec.path, func(tx *sql.Tx) error {
+		// The texts the old version held are dropped only after the new
+		// rows are in: a grown current.ctx keeps the full-text rows it
+		// shares.
+		old, err := deleteArchive(ctx, tx, rec.path)
+		if err != nil {
+			return err
 		}
-	}
-	if err := dropUnused(ctx, tx, old); err != nil {
-		return fmt.Errorf("index: %s: %w", rec.path, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("index: %s: %w", rec.path, err)
-	}
-	return nil
+		res, err := tx.ExecContext(ctx, `INSERT INTO archives(project_id, path, hash, size, mtime, kind, status, problem, session, assistant, title, first_ts, last_ts, nrows, source, trust)
+			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+			rec.pid, rec.path, rec.hash, rec.size, rec.mtime, rec.kind, rec.status, rec.problem, rec.session, rec.assistant, rec.title, rec.firstTS, rec.lastTS, len(rows), rec.source, rec.trust)
+		if err != nil {
+			return err
+		}
+		aid, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		if len(rows) > 0 {
+			if err := insertRows(ctx, tx, aid, rows); err != nil {
+				return err
+			}
+		}
+		return dropUnused(ctx, tx, old)
+	})
 }
 
 // insertRows adds the rows of archive aid, each text stored once.
@@ -607,22 +594,13 @@ func (x *Index) dropMissing(ctx context.Context, seen map[string]bool) (int, err
 
 // Remove drops the archive at path from the index.
 func (x *Index) Remove(ctx context.Context, path string) error {
-	tx, err := x.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("index: remove %s: %w", path, err)
-	}
-	defer tx.Rollback()
-	tids, err := deleteArchive(ctx, tx, path)
-	if err == nil {
-		err = dropUnused(ctx, tx, tids)
-	}
-	if err != nil {
-		return fmt.Errorf("index: remove %s: %w", path, err)
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("index: remove %s: %w", path, err)
-	}
-	return nil
+	return x.inTx(ctx, "remove "+path, func(tx *sql.Tx) error {
+		tids, err := deleteArchive(ctx, tx, path)
+		if err != nil {
+			return err
+		}
+		return dropUnused(ctx, tx, tids)
+	})
 }
 
 // Rebuild empties the index (keeping the projects it knows) and indexes
@@ -631,18 +609,11 @@ func (x *Index) Rebuild(ctx context.Context, opts UpdateOptions) (Stats, error) 
 	if x.db == nil {
 		return Stats{}, ErrClosed
 	}
-	tx, err := x.db.BeginTx(ctx, nil)
+	err := x.inTx(ctx, "rebuild", func(tx *sql.Tx) error {
+		return execAll(ctx, tx, `DELETE FROM fts`, `DELETE FROM docs`, `DELETE FROM texts`, `DELETE FROM archives`)
+	})
 	if err != nil {
-		return Stats{}, fmt.Errorf("index: rebuild: %w", err)
-	}
-	defer tx.Rollback()
-	for _, q := range []string{`DELETE FROM fts`, `DELETE FROM docs`, `DELETE FROM texts`, `DELETE FROM archives`} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return Stats{}, fmt.Errorf("index: rebuild: %w", err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return Stats{}, fmt.Errorf("index: rebuild: %w", err)
+		return Stats{}, err
 	}
 	opts.Only = false
 	st, err := x.Update(ctx, opts)

@@ -183,7 +183,7 @@ func (s *server) index() (*index.Index, error) {
 }
 
 // catchUp brings the index up to date before a search, as `ben10 search`
-// does: the archives noted by saves since the last update (index.NoteArchive)
+// does: the archives noted by saves since the last update (internal/indexnotes)
 // and those of project ("" : every project) are indexed; unchanged ones
 // cost a stat. A failure leaves the search to answer from what is indexed.
 func (s *server) catchUp(ctx context.Context, x *index.Index, project string) {

@@ -50,40 +50,25 @@ type DigestArgs struct {
 }
 
 func (s *server) register(srv *sdk.Server) {
-	sdk.AddTool(srv, &sdk.Tool{
-		Name: "search",
-		Description: "Search everything Ben10 captured from past and current sessions (also what compaction summarized away): " +
-			"user and assistant messages, shell commands, tool outputs, errors, paths touched, todos, compaction summaries. " +
-			"Returns ranked hits, each with a reference for show. Only this user's own archives and the team archives they pulled are searched; " +
-			"hits from any other archive (such as one that came with a cloned repository) are withheld and counted.",
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
-	}, s.search)
-	sdk.AddTool(srv, &sdk.Tool{
-		Name:        "show",
-		Description: "Show the messages, commands and outputs around a search hit (its reference), in transcript order.",
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
-	}, s.show)
-	sdk.AddTool(srv, &sdk.Tool{
-		Name: "recall_file",
-		Description: "What the session did to a file before the last compaction: reads, edits with their old and new text, writes, " +
-			"and the file's last content when Ben10 captured it. Reads this project's newest snapshot, else its current context.",
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
-	}, s.recallFile)
-	sdk.AddTool(srv, &sdk.Tool{
-		Name:        "list_sessions",
-		Description: "List this project's captured sessions, newest first: id, assistant, time, size, title and first request.",
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
-	}, s.listSessions)
-	sdk.AddTool(srv, &sdk.Tool{
-		Name:        "list_snapshots",
-		Description: "List this project's pre-compaction snapshots, newest first: id, time, size, session, tokens before compaction and first request.",
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true},
-	}, s.listSnapshots)
+	sdk.AddTool(srv, readTool("search", "Search everything Ben10 captured from past and current sessions (also what compaction summarized away): "+
+		"user and assistant messages, shell commands, tool outputs, errors, paths touched, todos, compaction summaries. "+
+		"Returns ranked hits, each with a reference for show. Only this user's own archives and the team archives they pulled are searched; "+
+		"hits from any other archive (such as one that came with a cloned repository) are withheld and counted."), s.search)
+	sdk.AddTool(srv, readTool("show", "Show the messages, commands and outputs around a search hit (its reference), in transcript order."), s.show)
+	sdk.AddTool(srv, readTool("recall_file", "What the session did to a file before the last compaction: reads, edits with their old and new text, writes, "+
+		"and the file's last content when Ben10 captured it. Reads this project's newest snapshot, else its current context."), s.recallFile)
+	sdk.AddTool(srv, readTool("list_sessions", "List this project's captured sessions, newest first: id, assistant, time, size, title and first request."), s.listSessions)
+	sdk.AddTool(srv, readTool("list_snapshots", "List this project's pre-compaction snapshots, newest first: id, time, size, session, tokens before compaction and first request."), s.listSnapshots)
 	sdk.AddTool(srv, &sdk.Tool{
 		Name: "session_digest",
 		Description: "Store a checkpoint you write yourself (goal, state, decisions, next steps) in this project's Ben10 store, " +
 			"redacted of secrets and authenticated as this user's, so that it survives compaction and the next session of this project is offered it at its start.",
 	}, s.sessionDigest)
+}
+
+// readTool is a tool that only reads (ReadOnlyHint).
+func readTool(name, description string) *sdk.Tool {
+	return &sdk.Tool{Name: name, Description: description, Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}}
 }
 
 func (s *server) search(ctx context.Context, req *sdk.CallToolRequest, a SearchArgs) (*sdk.CallToolResult, any, error) {
@@ -189,11 +174,7 @@ func (s *server) show(ctx context.Context, _ *sdk.CallToolRequest, a ShowArgs) (
 }
 
 func (s *server) listSessions(ctx context.Context, req *sdk.CallToolRequest, a ListArgs) (*sdk.CallToolResult, any, error) {
-	limit, err := listLimit(a.Limit)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, err := s.project(ctx, req)
+	p, limit, err := s.listArgs(ctx, req, a)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -230,19 +211,15 @@ func (s *server) listSessions(ctx context.Context, req *sdk.CallToolRequest, a L
 }
 
 func (s *server) listSnapshots(ctx context.Context, req *sdk.CallToolRequest, a ListArgs) (*sdk.CallToolResult, any, error) {
-	limit, err := listLimit(a.Limit)
+	p, limit, err := s.listArgs(ctx, req, a)
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := s.project(ctx, req)
+	m, err := s.snapshots(p)
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := store.Open(p, store.Options{Home: s.opts.Home, ReadOnly: true})
-	if err != nil {
-		return nil, nil, err
-	}
-	ix, err := snapshot.NewManager(st, nil).Index()
+	ix, err := m.Index()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -268,7 +245,7 @@ func (s *server) listSnapshots(ctx context.Context, req *sdk.CallToolRequest, a 
 		}
 		// The snapshot listing is the project's (untrusted) file: each
 		// snapshot is listed only when this user's key authenticates it.
-		if t := s.trust(filepath.Join(st.SnapshotDir(), sn.File)); !index.Trusted(t) {
+		if t := s.trust(m.Path(sn)); !index.Trusted(t) {
 			w[t]++
 			continue
 		}
@@ -283,6 +260,16 @@ func (s *server) listSnapshots(ctx context.Context, req *sdk.CallToolRequest, a 
 		list.WriteString("\n")
 	}
 	return text(fmt.Sprintf("%sPre-compaction snapshots of %s (%d, newest first):\n%s", withheldNote(w, "snapshots"), p, shown, list.String())), nil, nil
+}
+
+// snapshots is the snapshot manager of project p's store, opened
+// read-only.
+func (s *server) snapshots(p string) (*snapshot.Manager, error) {
+	st, err := store.Open(p, store.Options{Home: s.opts.Home, ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	return snapshot.NewManager(st, nil), nil
 }
 
 // trust is the trust of the archive at path under this user's key: only
@@ -312,14 +299,17 @@ func withheldNote(w index.Withheld, what string) string {
 	return ""
 }
 
-func listLimit(n int) (int, error) {
-	if n == 0 {
-		return 20, nil
+// listArgs are the project and limit of a listing (list_sessions,
+// list_snapshots).
+func (s *server) listArgs(ctx context.Context, req *sdk.CallToolRequest, a ListArgs) (string, int, error) {
+	if a.Limit == 0 {
+		a.Limit = 20
 	}
-	if n < 1 || n > 100 {
-		return 0, badArgs("limit %d is not between 1 and 100", n)
+	if a.Limit < 1 || a.Limit > 100 {
+		return "", 0, badArgs("limit %d is not between 1 and 100", a.Limit)
 	}
-	return n, nil
+	p, err := s.project(ctx, req)
+	return p, a.Limit, err
 }
 
 func (s *server) recallFile(ctx context.Context, req *sdk.CallToolRequest, a RecallFileArgs) (*sdk.CallToolResult, any, error) {
@@ -337,17 +327,17 @@ func (s *server) recallFile(ctx context.Context, req *sdk.CallToolRequest, a Rec
 		}
 	}
 	want = filepath.ToSlash(filepath.Clean(want))
-	st, err := store.Open(p, store.Options{Home: s.opts.Home, ReadOnly: true})
+	m, err := s.snapshots(p)
 	if err != nil {
 		return nil, nil, err
 	}
 	var cands []string
-	if ix, err := snapshot.NewManager(st, nil).Index(); err == nil {
+	if ix, err := m.Index(); err == nil {
 		for i := len(ix.Snapshots) - 1; i >= 0 && len(cands) < 3; i-- {
-			cands = append(cands, filepath.Join(st.SnapshotDir(), ix.Snapshots[i].File))
+			cands = append(cands, m.Path(ix.Snapshots[i]))
 		}
 	}
-	cands = append(cands, st.CurrentPath())
+	cands = append(cands, m.Store().CurrentPath())
 	var problems []string
 	w := index.Withheld{}
 	for _, path := range cands {

@@ -266,7 +266,7 @@ func (c *Client) writeManifest(ctx context.Context, project string, entries []En
 		return "", err
 	}
 	name := fmt.Sprintf("%s-%s", time.Now().UTC().Format("20060102T150405.000000000Z"), hex.EncodeToString(rnd[:]))
-	b, err := encodeManifest(manifest{Version: 1, Project: project, Entries: entries})
+	b, err := json.Marshal(manifest{Version: 1, Project: project, Entries: entries})
 	if err != nil {
 		return "", err
 	}

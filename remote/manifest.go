@@ -157,8 +157,6 @@ func mergeEntries(ms []manifest) []Entry {
 	return out
 }
 
-func encodeManifest(m manifest) ([]byte, error) { return json.Marshal(m) }
-
 func decodeManifest(b []byte) (manifest, error) {
 	var m manifest
 	if err := json.Unmarshal(b, &m); err != nil {

@@ -150,7 +150,8 @@ func (c *Client) Push(ctx context.Context, st *store.Store, opts PushOptions) (P
 	}
 	stats.ChunksUploaded, stats.BytesUploaded, stats.ChunksReused = up.count, up.bytes.Load(), up.reused
 	if len(added) == 0 {
-		return stats, c.recordPushed(st, mine, &stats)
+		recordPushed(st, mine, &stats)
+		return stats, nil
 	}
 	now := time.Now().UTC()
 	for i := range added {
@@ -161,14 +162,15 @@ func (c *Client) Push(ctx context.Context, st *store.Store, opts PushOptions) (P
 		return stats, err
 	}
 	stats.Entries, stats.Manifest = len(added), where
-	return stats, c.recordPushed(st, mine, &stats)
+	recordPushed(st, mine, &stats)
+	return stats, nil
 }
 
 // recordPushed notes the entries of st's archives in its state file, so
-// that a pull into the same store skips them.
-func (c *Client) recordPushed(st *store.Store, ids []string, stats *PushStats) error {
+// that a pull into the same store skips them; a failure is a warning.
+func recordPushed(st *store.Store, ids []string, stats *PushStats) {
 	if st.ReadOnly() || len(ids) == 0 {
-		return nil
+		return
 	}
 	state := readState(st.Root())
 	changed := false
@@ -179,12 +181,11 @@ func (c *Client) recordPushed(st *store.Store, ids []string, stats *PushStats) e
 		}
 	}
 	if !changed {
-		return nil
+		return
 	}
 	if err := writeState(st.Root(), state); err != nil {
 		stats.Warnings = append(stats.Warnings, fmt.Sprintf("recording pushed entries in %s: %v", st.Root(), err))
 	}
-	return nil
 }
 
 var errSkip = errors.New("skip")

@@ -89,8 +89,12 @@ func (m *Manager) warnf(format string, args ...any) {
 	m.warnings = append(m.warnings, fmt.Sprintf(format, args...))
 }
 
-// Path is the file of a snapshot.
-func (m *Manager) Path(s Snapshot) string { return filepath.Join(m.st.SnapshotDir(), s.File) }
+// Path is the file of a snapshot. index.json is project data: the name
+// it records never leads out of the snapshot directory (only its last
+// element is used).
+func (m *Manager) Path(s Snapshot) string {
+	return filepath.Join(m.st.SnapshotDir(), filepath.Base(s.File))
+}
 
 // Policy is the retention policy of the configuration.
 func (m *Manager) Policy() Policy {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -16,7 +17,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -70,9 +70,8 @@ type Server struct {
 	hosts map[string]bool
 
 	limiter *rate.Limiter // requests, for all clients together
+	fails   *rate.Limiter // failed authentications
 
-	mu      sync.Mutex
-	fails   []time.Time
 	byID    map[string]*Project
 	ordered []*Project
 	// views bounds the session pages rendered at once (each loads a
@@ -106,7 +105,8 @@ func NewServer(opts ServerOptions) (*Server, error) {
 		return nil, fmt.Errorf("web: server address %q: %w", opts.Addr, err)
 	}
 	s := &Server{opts: opts, hosts: map[string]bool{}, byID: map[string]*Project{},
-		limiter: rate.NewLimiter(rate.Limit(opts.Rate), opts.Burst), views: make(chan struct{}, MaxConcurrentViews)}
+		limiter: rate.NewLimiter(rate.Limit(opts.Rate), opts.Burst), views: make(chan struct{}, MaxConcurrentViews),
+		fails: rate.NewLimiter(rate.Every(time.Minute/time.Duration(opts.AuthFailed)), opts.AuthFailed)}
 	for _, h := range []string{"localhost", "127.0.0.1", "[::1]"} {
 		s.hosts[h+":"+port] = true
 	}
@@ -223,26 +223,11 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// authFailed records a failed authentication and reports whether the
-// last minute had too many.
-func (s *Server) authFailed() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.opts.Now()
-	keep := s.fails[:0]
-	for _, t := range s.fails {
-		if now.Sub(t) < time.Minute {
-			keep = append(keep, t)
-		}
-	}
-	s.fails = append(keep, now)
-	return len(s.fails) > s.opts.AuthFailed
-}
-
 // unauthorized records a failed authentication and answers 401 with msg,
-// or 429 when the last minute had too many.
+// or 429 when there were too many (more than AuthFailed at once, or
+// AuthFailed a minute over time).
 func (s *Server) unauthorized(w http.ResponseWriter, r *http.Request, msg string) {
-	if s.authFailed() {
+	if !s.fails.AllowN(s.opts.Now(), 1) {
 		w.Header().Del("WWW-Authenticate")
 		w.Header().Set("Retry-After", "60")
 		s.fail(w, r, http.StatusTooManyRequests, "too many failed authentications")
@@ -570,29 +555,31 @@ func (s *Server) viewPage(w http.ResponseWriter, r *http.Request, id, kind, name
 		s.fail(w, r, http.StatusInternalServerError, err.Error())
 		return
 	}
-	nonce, err := NewNonce()
-	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err.Error())
-		return
-	}
 	var cmds []string
 	if e.Resume != "" {
 		cmds = append(cmds, e.Resume)
 	}
 	cmds = append(cmds, e.Restore)
+	s.writeHTML(w, r, ContentSecurityPolicy, func(out io.Writer, nonce string) error {
+		return Render(out, st, ViewOptions{Nonce: nonce, Commands: cmds, BackURL: "/p/" + p.ID + "/",
+			Source: fmt.Sprintf("%s %s of %s", e.Kind, e.Name, p.Dir)})
+	})
+}
+
+// writeHTML answers with the page render writes, given a fresh nonce,
+// under the Content-Security-Policy csp makes of that nonce.
+func (s *Server) writeHTML(w http.ResponseWriter, r *http.Request, csp func(nonce string) string, render func(out io.Writer, nonce string) error) {
 	var buf bytes.Buffer
-	err = Render(&buf, st, ViewOptions{Nonce: nonce, Commands: cmds, BackURL: "/p/" + p.ID + "/",
-		Source: fmt.Sprintf("%s %s of %s", e.Kind, e.Name, p.Dir)})
+	nonce, err := NewNonce()
+	if err == nil {
+		err = render(&buf, nonce)
+	}
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err.Error())
 		return
 	}
-	s.writePage(w, r, ContentSecurityPolicy(nonce), buf.Bytes())
-}
-
-func (s *Server) writePage(w http.ResponseWriter, r *http.Request, csp string, page []byte) {
-	w.Header().Set("Content-Security-Policy", csp)
-	writeBody(w, r, http.StatusOK, "text/html; charset=utf-8", page)
+	w.Header().Set("Content-Security-Policy", csp(nonce))
+	writeBody(w, r, http.StatusOK, "text/html; charset=utf-8", buf.Bytes())
 }
 
 type uiPage struct {
@@ -607,18 +594,10 @@ type uiPage struct {
 }
 
 func (s *Server) renderUI(w http.ResponseWriter, r *http.Request, pg uiPage) {
-	nonce, err := NewNonce()
-	if err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err.Error())
-		return
-	}
-	pg.Nonce, pg.CSS, pg.JS = nonce, template.CSS(viewCSS), template.JS(uiJS)
-	var buf bytes.Buffer
-	if err := templates.ExecuteTemplate(&buf, "ui.html", pg); err != nil {
-		s.fail(w, r, http.StatusInternalServerError, err.Error())
-		return
-	}
-	s.writePage(w, r, uiCSP(nonce), buf.Bytes())
+	s.writeHTML(w, r, uiCSP, func(out io.Writer, nonce string) error {
+		pg.Nonce, pg.CSS, pg.JS = nonce, template.CSS(viewCSS), template.JS(uiJS)
+		return templates.ExecuteTemplate(out, "ui.html", pg)
+	})
 }
 
 // uiCSP is the policy of the server's own pages: the view policy, with

@@ -15,7 +15,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
-	"github.com/ben10ctx/ben10/index"
+	"github.com/ben10ctx/ben10/internal/indexnotes"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript"
@@ -188,7 +188,7 @@ func (o *saveOptions) saveElsewhere(cmd *cobra.Command, st *store.Store, cfg *st
 	}
 	_ = st.Audit(store.AuditEntry{Action: store.ActionSave, Path: target, SizeBytes: res.Bytes, Messages: res.Messages, Session: state.Meta.SessionID})
 	if rel, err := filepath.Rel(st.Root(), target); err == nil && filepath.IsLocal(rel) {
-		_ = index.NoteArchive(st.Home(), st.ProjectDir(), target) // a named save: the next index update picks it up
+		_ = indexnotes.Append(st.Home(), st.ProjectDir(), target) // a named save: the next index update picks it up
 	}
 	return res, nil
 }
