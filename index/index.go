@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ben10ctx/ben10/archive"
-	_ "modernc.org/sqlite" // the pure-Go SQLite driver "sqlite"
+	"modernc.org/sqlite" // the pure-Go SQLite driver "sqlite"
 )
 
 // FileName is the index database's name in the user's data directory.
@@ -203,11 +203,27 @@ func open(path string) (*Index, error) {
 		return nil, fmt.Errorf("index: open %s: %w", path, err)
 	}
 	x := &Index{db: db, path: path}
-	if err := x.init(); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("index: open %s: %w", path, err)
+	// Two processes opening a new database at once can meet where SQLite
+	// returns SQLITE_BUSY without waiting (the switch to WAL, a schema
+	// upgrade from a shared lock): such an open is tried again until
+	// BusyTimeout.
+	for deadline := time.Now().Add(BusyTimeout); ; time.Sleep(20 * time.Millisecond) {
+		err = x.init()
+		if err == nil {
+			return x, nil
+		}
+		if !busy(err) || time.Now().After(deadline) {
+			db.Close()
+			return nil, fmt.Errorf("index: open %s: %w", path, err)
+		}
 	}
-	return x, nil
+}
+
+// busy reports whether err is SQLite's SQLITE_BUSY (primary result code
+// 5, whatever its extended code).
+func busy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == 5
 }
 
 func (x *Index) init() error {
