@@ -30,7 +30,7 @@ if [ -z "${BEN10:-}" ]; then
 	BEN10="$work/ben10"
 fi
 go build -o "$work/gentranscript" ./internal/benchdata/gentranscript
-echo "ben10 $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo +dirty), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$BEN10: ben10 $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo +dirty), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 export HOME="$work/home" BEN10_HOOK_WORK=defer
 mkdir -p "$HOME/.claude/projects"
 input() { # input EVENT PROJECT TRANSCRIPT SESSION EXTRA

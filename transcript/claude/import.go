@@ -158,7 +158,7 @@ func readPrefix(p string, limit int64) ([]byte, error) {
 // when placeholders lengthen it a little (archive.Encoder.StartRaw), and
 // for the byte that tells the end of the file.
 func spare(size int64) int64 {
-	return size/64 + 4096
+	return size/256 + 4096
 }
 
 // ErrRewritten: a transcript is shorter than a size it had, so it was
