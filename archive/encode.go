@@ -241,14 +241,25 @@ func NewEncoder(ctx context.Context, w io.Writer, opts EncodeOptions) (*Encoder,
 }
 
 // StartRaw starts redacting, cutting and compressing the raw transcript
-// files in the background. files must be the State.Raw later given to
-// Finish (the same slices, unmodified until Finish returns). Calling it
-// is optional: Finish starts the work itself when it was not started.
+// files in the background. It takes the files: with redaction on, their
+// bytes are overwritten with the redacted ones where these fit in the
+// slices' capacity (Stored returns them), so that a save holds the
+// transcript once; the caller must not use them otherwise until Finish
+// returns. Finish must be given the files Stored returns, or, without
+// redaction, these files. Calling it is optional: Finish, given a State
+// whose Raw it was not, leaves the State's files as they are.
 func (enc *Encoder) StartRaw(files []RawFile) {
+	enc.start(files, true)
+}
+
+// start is StartRaw; owned says whether the files are the encoder's to
+// overwrite.
+func (enc *Encoder) start(files []RawFile, owned bool) {
 	if enc.started {
 		return
 	}
 	enc.started = true
+	enc.e.owned = owned
 	enc.e.files = files
 	enc.e.progress = newProgressCounter(enc.e.opts.Progress, files, enc.e.opts.RedactLine != nil)
 	enc.e.opts.RedactLine = countingRedactLine(enc.e.opts.RedactLine, enc.e.progress)
@@ -274,10 +285,10 @@ func (enc *Encoder) StartRaw(files []RawFile) {
 // of what the archive holds: with redaction on, its conversation can then
 // be rebuilt from the stored raw transcript like an unredacted one's (see
 // ModelSource), and its texts need no second redaction pass. The caller
-// must not modify them. From then on the Encoder holds no reference to the
-// files given to StartRaw, so that the caller can drop them: a redacted
-// copy does not live beside the original while the model is built.
-// Finish must then be given the stored files.
+// must not modify them. They are the files given to StartRaw, rewritten
+// in place where the redacted bytes fit (a new slice where they do not):
+// a redacted copy does not live beside the original while the model is
+// built. Finish must then be given the stored files.
 func (enc *Encoder) Stored() ([]RawFile, []map[int]bool, error) {
 	if !enc.started {
 		return nil, nil, errors.New("archive: Stored before StartRaw")
@@ -311,7 +322,7 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 		return EncodeStats{}, errors.New("archive: Encode: nil State")
 	}
 	if !enc.started {
-		enc.StartRaw(s.Raw)
+		enc.start(s.Raw, false)
 	}
 	e := enc.e
 	// The model segments are built while the raw files are still being
@@ -328,11 +339,11 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 		// (Also when redaction changed nothing: the files are then the
 		// stored bytes themselves.)
 		e.fromStored = true
-	case sameFiles(e.files, s.Raw):
+	case sameFiles(e.files, s.Raw) && !(e.owned && e.opts.RedactLine != nil):
 		e.fromStored = e.opts.RedactLine == nil && e.opts.RedactText == nil
 	default:
 		<-enc.done
-		return *e.stats, errors.New("archive: Finish: State.Raw is neither the file list given to StartRaw nor the one Stored returned")
+		return *e.stats, errors.New("archive: Finish: State.Raw is neither the file list given to StartRaw nor the one Stored returned (with redaction, StartRaw's files are rewritten: only the latter)")
 	}
 	e.s = s
 	m, err := e.model()
@@ -387,6 +398,11 @@ type encoder struct {
 	origStarts  [][]int // of the files as given, on first use (origLine)
 	changed     []map[int]bool
 	storedFiles []RawFile
+	// edits[i] make stored file i from file i until planRaw applies them
+	// (stored[i] is nil until then); owned: the files given to StartRaw
+	// are the encoder's to overwrite (applyEdits in place).
+	edits [][]edit
+	owned bool
 	// fromStored: the State was built from the stored (redacted) files,
 	// so its texts are what the archive holds.
 	fromStored bool
@@ -807,10 +823,14 @@ func (e *encoder) text(ref RawRef, text string, spans []Span) (string, []Span) {
 // only grew since the previous archive (whose manifest carries the SHA-256
 // state at its chunk ends) is handled by planAppend: only the new tail is
 // redacted, cut and hashed. It ends with the per-rule redaction counts
-// (countRules), which read the original lines.
+// (countRules), which read the original lines, and only then makes the
+// stored bytes (applyEdits): over the files given to StartRaw, which are
+// then gone, so that the original and its redacted copy are never held
+// together.
 func (e *encoder) planRaw() error {
 	n := len(e.files)
 	e.stored, e.starts, e.changed = make([][]byte, n), make([][]int, n), make([]map[int]bool, n)
+	e.edits = make([][]edit, n)
 	e.man = make([]rawManifest, n)
 	e.reuse, e.prevSegs = make([]int, n), make([][]int, n)
 	e.storedFiles = make([]RawFile, n)
@@ -818,12 +838,13 @@ func (e *encoder) planRaw() error {
 	// planned by planAppend.
 	full := make([]bool, n)
 	origStarts := make([][]int, n)
+	sizes := make([]int, n) // of the stored bytes
 	var fullData [][]byte
 	for i, f := range e.files {
 		e.man[i].Name = f.Name
 		if !e.planAppend(i) {
 			full[i] = true
-			e.stored[i], e.changed[i] = f.Data, map[int]bool{}
+			e.stored[i], e.changed[i], sizes[i] = f.Data, map[int]bool{}, len(f.Data)
 			fullData = append(fullData, f.Data)
 		}
 	}
@@ -857,14 +878,15 @@ func (e *encoder) planRaw() error {
 				r = known[k].join(e.files[i].Data, r, e.opts.RedactLine)
 			}
 			k++
-			e.stored[i], e.changed[i], origStarts[i] = r.data, r.changed, r.starts
-			if len(r.changed) == 0 {
-				e.starts[i] = r.starts // the same bytes
+			e.changed[i], e.edits[i], sizes[i], origStarts[i] = r.changed, r.edits, r.size, r.starts
+			e.starts[i] = r.storedStarts()
+			if len(r.edits) > 0 {
+				e.stored[i] = nil // made by applyEdits below
 			}
 		}
 	}
 	changedLines := make([][]int, n)
-	for i, f := range e.files {
+	for i := range e.files {
 		var lines []int
 		for l := range e.changed[i] {
 			lines = append(lines, l)
@@ -872,7 +894,6 @@ func (e *encoder) planRaw() error {
 		sort.Ints(lines)
 		changedLines[i] = lines
 		e.report.LinesChanged += len(e.changed[i])
-		e.storedFiles[i] = RawFile{Name: f.Name, Data: e.stored[i]}
 	}
 	hashes := e.hashes // planAppend's, in file order
 	e.hashes = nil
@@ -882,22 +903,28 @@ func (e *encoder) planRaw() error {
 			e.hashes = append(e.hashes, hashes[k])
 			k++
 		} else {
-			data := e.stored[i]
 			starts := e.lineStartsOf(i)
 			orig := origStarts[i]
 			if orig == nil {
 				orig = starts
 			}
-			e.man[i] = rawManifest{Name: f.Name, Size: int64(len(data)),
-				Chunks: chunkLines(f.Data, data, orig, starts, e.changed[i], e.chunkSize())}
+			e.man[i] = rawManifest{Name: f.Name, Size: int64(sizes[i]),
+				Chunks: chunkLines(f.Data, sizes[i], orig, starts, e.changed[i], e.chunkSize())}
 			e.planReuse(i)
 			e.hashes = append(e.hashes, func() {
-				e.man[i].SHA256 = hashChunks(sha256.New(), data, e.man[i].Chunks)
+				e.man[i].SHA256 = hashChunks(sha256.New(), e.stored[i], e.man[i].Chunks)
 			})
 		}
 		e.man[i].RedactedLines = changedLines[i]
 	}
 	e.countRules()
+	for i, f := range e.files {
+		if e.edits[i] != nil {
+			e.stored[i] = applyEdits(f.Data, e.edits[i], e.owned)
+			e.edits[i] = nil
+		}
+		e.storedFiles[i] = RawFile{Name: f.Name, Data: e.stored[i]}
+	}
 	return nil
 }
 
@@ -946,10 +973,12 @@ func (e *encoder) lineStartsOf(i int) []int {
 // planAppend plans file i as the previous archive's reusable chunks plus
 // the rest of the file, touching only that rest: it is redacted, cut and
 // hashed from the SHA-256 state stored with the last reused chunk. The
-// stored bytes of the reused part are the previous archive's (read back
-// when redacting: the same configuration redacts the same lines the same
-// way, which RedactFingerprint vouches for). It reports false when the
-// previous archive cannot be built on this way.
+// stored bytes of the reused part are the previous archive's: when
+// redaction changed lines of it, the edits that make them from the
+// file's own bytes are read back from its segments (the same
+// configuration redacts the same lines the same way, which
+// RedactFingerprint vouches for). It reports false when the previous
+// archive cannot be built on this way.
 func (e *encoder) planAppend(i int) bool {
 	reuse, segs := e.reusable(i)
 	if reuse == 0 {
@@ -977,57 +1006,98 @@ func (e *encoder) planAppend(i int) bool {
 		return false
 	}
 	rest := data[origOff:]
-	restStored, restChanged, restOrigStarts := rest, map[int]bool{}, []int(nil)
-	stored := data
+	r := redacted{changed: map[int]bool{}, size: len(rest)}
+	var restStarts []int
 	changed := map[int]bool{}
+	var edits []edit
 	if e.opts.RedactLine != nil {
-		restStored, restChanged, restOrigStarts = redactLines(e.ctx, rest, e.opts.RedactLine, e.redactWorkers())
+		r = redactLines(e.ctx, rest, e.opts.RedactLine, e.redactWorkers())
 		if e.ctx.Err() != nil {
 			return false // (planRaw returns the error)
 		}
-		switch {
-		case storedOff == origOff && !slices.ContainsFunc(pm.RedactedLines, func(l int) bool { return l < skip }):
-			// Redaction changed no line of the reused part (whose
-			// original bytes reusable matched): its stored bytes are the
-			// file's own, and need not be decompressed.
-			if len(restChanged) == 0 {
-				stored = data // restStored is rest itself
-			} else {
-				stored = make([]byte, 0, origOff+int64(len(restStored)))
-				stored = append(append(stored, data[:origOff]...), restStored...)
-			}
-		default:
-			prefix, err := prev.readRawChunks(pm, segs[:reuse], storedOff)
-			if err != nil {
+		if storedOff != origOff || slices.ContainsFunc(pm.RedactedLines, func(l int) bool { return l < skip }) {
+			// (Otherwise redaction changed no line of the reused part,
+			// whose original bytes reusable matched: its stored bytes
+			// are the file's own, and need not be decompressed.)
+			var ok bool
+			if edits, ok = prev.prefixEdits(pm, segs[:reuse], data[:origOff]); !ok {
 				return false
 			}
-			stored = append(prefix, restStored...)
 		}
 		for _, l := range pm.RedactedLines {
 			if l < skip {
 				changed[l] = true
 			}
 		}
-		for l := range restChanged {
+		for l := range r.changed {
 			changed[l+skip] = true
 		}
+		for _, ed := range r.edits {
+			ed.off += int(origOff)
+			edits = append(edits, ed)
+		}
+		restStarts = r.storedStarts()
 	} else if storedOff != origOff {
 		return false
+	} else {
+		r.starts = lineStarts(rest)
+		restStarts = r.starts
 	}
-	restStarts := lineStarts(restStored)
-	if restOrigStarts == nil {
-		restOrigStarts = restStarts
-	}
-	tail := chunkLines(rest, restStored, restOrigStarts, restStarts, restChanged, e.chunkSize())
-	m := rawManifest{Name: e.files[i].Name, Size: int64(len(stored))}
+	tail := chunkLines(rest, r.size, r.starts, restStarts, r.changed, e.chunkSize())
+	m := rawManifest{Name: e.files[i].Name, Size: storedOff + int64(r.size)}
 	m.Chunks = append(append([]rawChunk(nil), pm.Chunks[:reuse]...), tail...)
 	e.man[i] = m
 	e.hashes = append(e.hashes, func() {
-		e.man[i].SHA256 = hashChunks(h, restStored, e.man[i].Chunks[reuse:])
+		e.man[i].SHA256 = hashChunks(h, e.stored[i][storedOff:], e.man[i].Chunks[reuse:])
 	})
-	e.stored[i], e.changed[i] = stored, changed
+	e.stored[i], e.changed[i] = data, changed
+	if len(edits) > 0 {
+		e.stored[i], e.edits[i] = nil, edits // made by planRaw (applyEdits)
+	}
 	e.reuse[i], e.prevSegs[i] = reuse, segs
 	return true
+}
+
+// prefixEdits returns the edits that make the stored bytes of raw file
+// m's leading chunks, in segments segs, from orig, the original bytes
+// they were made from: one per line that differs. The segments are read
+// one at a time, so that the stored bytes are never held whole beside
+// the original. It reports false when they do not line up (a segment
+// that does not hold what the manifest says, chunks not of whole lines).
+func (a *Archive) prefixEdits(m rawManifest, segs []int, orig []byte) ([]edit, bool) {
+	var edits []edit
+	off := 0 // of the chunk in orig
+	for k, si := range segs {
+		c := m.Chunks[k]
+		if c.OrigLen < 0 || c.OrigLen > int64(len(orig)-off) {
+			return nil, false
+		}
+		b, err := a.r.ReadSegment(si)
+		if err != nil || int64(len(b)) != c.StoredLen {
+			return nil, false
+		}
+		o := orig[off : off+int(c.OrigLen)]
+		pos := off
+		for len(o) > 0 && len(b) > 0 {
+			lo, lb := o, b
+			i, j := bytes.IndexByte(o, '\n'), bytes.IndexByte(b, '\n')
+			if (i < 0) != (j < 0) {
+				return nil, false
+			}
+			if i >= 0 {
+				lo, lb = o[:i+1], b[:j+1]
+			}
+			if !bytes.Equal(lo, lb) {
+				edits = append(edits, lineEdit(pos, lo, lb))
+			}
+			o, b, pos = o[len(lo):], b[len(lb):], pos+len(lo)
+		}
+		if len(o) > 0 || len(b) > 0 {
+			return nil, false
+		}
+		off += int(c.OrigLen)
+	}
+	return edits, true
 }
 
 func (e *encoder) chunkSize() int {
@@ -1054,21 +1124,121 @@ func (e *encoder) redactWorkers() int {
 }
 
 // redactLines applies fn to every line of data, on up to workers
-// goroutines (fn must then be safe for concurrent use). It returns the new
-// bytes, the set of changed line numbers and the line starts of the
-// original. The result depends only on what fn returns for each line, not
-// on the number of workers. Once ctx is done the blocks left are skipped
-// (the result is then incomplete: the caller checks ctx).
-func redactLines(ctx context.Context, data []byte, fn func([]byte) []byte, workers int) ([]byte, map[int]bool, []int) {
-	r := redactFiles(ctx, [][]byte{data}, fn, workers)[0]
-	return r.data, r.changed, r.starts
+// goroutines (fn must then be safe for concurrent use), and returns the
+// edits that make the redacted bytes from data (see redacted). The result
+// depends only on what fn returns for each line, not on the number of
+// workers. Once ctx is done the blocks left are skipped (the result is
+// then incomplete: the caller checks ctx).
+func redactLines(ctx context.Context, data []byte, fn func([]byte) []byte, workers int) redacted {
+	return redactFiles(ctx, [][]byte{data}, fn, workers)[0]
 }
 
-// redacted is one file's result of redactFiles: redactLines's three.
+// redacted is one file's redaction: the line starts of the original, the
+// numbers of the lines redaction changed, and the edits that turn the
+// original into the stored bytes, size bytes long. The stored bytes are
+// made only once everything that reads the original is done (applyEdits),
+// so that a save need not hold the original and a redacted copy at once.
 type redacted struct {
-	data    []byte
-	changed map[int]bool
 	starts  []int
+	changed map[int]bool
+	edits   []edit
+	size    int
+}
+
+// edit replaces the n bytes at off by repl.
+type edit struct {
+	off, n int
+	repl   []byte
+}
+
+// lineEdit returns the edit that turns the line body at off into r: the
+// part between their common prefix and suffix (so that it keeps little
+// beside the line, whose other bytes stay where they are).
+func lineEdit(off int, body, r []byte) edit {
+	p := 0
+	for p < len(body) && p < len(r) && body[p] == r[p] {
+		p++
+	}
+	q := 0
+	for q < len(body)-p && q < len(r)-p && body[len(body)-1-q] == r[len(r)-1-q] {
+		q++
+	}
+	return edit{off: off + p, n: len(body) - p - q, repl: bytes.Clone(r[p : len(r)-q])}
+}
+
+// storedStarts returns the line starts of the stored bytes: the original
+// ones moved by the edits before them.
+func (r *redacted) storedStarts() []int {
+	if len(r.edits) == 0 {
+		return r.starts
+	}
+	out := make([]int, len(r.starts))
+	shift, k := 0, 0
+	for i, st := range r.starts {
+		for ; k < len(r.edits) && r.edits[k].off < st; k++ {
+			shift += len(r.edits[k].repl) - r.edits[k].n
+		}
+		out[i] = st + shift
+	}
+	return out
+}
+
+// applyEdits returns data with edits (sorted, not overlapping) applied.
+// With inPlace, the caller gives data up: when the result fits in its
+// capacity it is written over data (the bytes past the result cleared),
+// so that no copy of the file is made; otherwise, or without inPlace, the
+// result is a new slice and data is left as it is.
+func applyEdits(data []byte, edits []edit, inPlace bool) []byte {
+	if len(edits) == 0 {
+		return data
+	}
+	size := len(data)
+	for _, e := range edits {
+		size += len(e.repl) - e.n
+	}
+	if !inPlace || size > cap(data) {
+		out := make([]byte, 0, size)
+		prev := 0 // data[prev:] is not copied yet
+		for _, e := range edits {
+			out = append(append(out, data[prev:e.off]...), e.repl...)
+			prev = e.off + e.n
+		}
+		return append(out, data[prev:]...)
+	}
+	// In place: first the runs the edits keep, moved left next to each
+	// other (none moves right, so none overwrites one not moved yet);
+	// then, from the last, each moved right to where it ends up, the
+	// replacement before it written in front of it (none lands on a run
+	// still to move, which all lie further left).
+	kept := 0
+	prev := 0
+	for _, e := range edits {
+		kept += copy(data[kept:], data[prev:e.off])
+		prev = e.off + e.n
+	}
+	last := copy(data[kept:], data[prev:])
+	kept += last
+	buf := data[:max(size, len(data))]
+	end := size // the end of the run being placed
+	for j := len(edits); j >= 0; j-- {
+		n := last
+		if j < len(edits) {
+			n = edits[j].off
+			if j > 0 {
+				n -= edits[j-1].off + edits[j-1].n
+			}
+		}
+		kept -= n
+		end -= n
+		copy(buf[end:end+n], buf[kept:kept+n])
+		if j > 0 {
+			r := edits[j-1].repl
+			end -= len(r)
+			copy(buf[end:], r)
+		}
+	}
+	clear(buf[size:])
+	return buf[:size]
 }
 
 // redactFiles is redactLines for several files at once: their lines are
@@ -1083,8 +1253,9 @@ func redactFiles(ctx context.Context, files [][]byte, fn func([]byte) []byte, wo
 		f, lo, hi int // the lines of file f starting in [lo, hi)
 	}
 	type result struct {
-		starts []int
-		repl   map[int][]byte // a line's redacted body by its index in starts, when fn changed it
+		starts  []int
+		changed []int  // indices in starts of the lines fn changed
+		edits   []edit // theirs, in order
 	}
 	total := 0
 	for _, data := range files {
@@ -1136,10 +1307,8 @@ func redactFiles(ctx context.Context, files [][]byte, fn func([]byte) []byte, wo
 				b = b[:len(b)-1]
 			}
 			if r := fn(b); !bytes.Equal(r, b) {
-				if res.repl == nil {
-					res.repl = map[int][]byte{}
-				}
-				res.repl[len(res.starts)-1] = r
+				res.changed = append(res.changed, len(res.starts)-1)
+				res.edits = append(res.edits, lineEdit(st, b, r))
 			}
 			st = next
 		}
@@ -1170,75 +1339,40 @@ func redactFiles(ctx context.Context, files [][]byte, fn func([]byte) []byte, wo
 		wg.Wait()
 	}
 	out := make([]redacted, len(files))
-	// repl[f][ln] is line ln's redacted body when fn changed it.
-	repl := make([]map[int][]byte, len(files))
-	for k, j := range jobs {
-		res := &results[k]
-		base := len(out[j.f].starts)
-		for i, r := range res.repl {
-			if repl[j.f] == nil {
-				repl[j.f] = map[int][]byte{}
-			}
-			repl[j.f][base+i] = r
-		}
-		if out[j.f].starts == nil {
-			out[j.f].starts = res.starts
-		} else {
-			out[j.f].starts = append(out[j.f].starts, res.starts...)
-		}
-	}
-	// body returns line ln of file f without its line ending.
-	body := func(f, ln int) []byte {
-		data, starts := files[f], out[f].starts
-		st, end := starts[ln], len(data)
-		if ln+1 < len(starts) {
-			end = starts[ln+1] - 1
-		} else if end > st && data[end-1] == '\n' {
-			end--
-		}
-		b := data[st:end]
-		if len(b) > 0 && b[len(b)-1] == '\r' {
-			b = b[:len(b)-1]
-		}
-		return b
-	}
 	for f, data := range files {
+		out[f].changed, out[f].size = map[int]bool{}, len(data)
+	}
+	for k, j := range jobs {
+		res, o := &results[k], &out[j.f]
+		for _, ln := range res.changed {
+			o.changed[len(o.starts)+ln] = true
+		}
+		for _, e := range res.edits {
+			o.size += len(e.repl) - e.n
+		}
+		o.edits = append(o.edits, res.edits...)
+		if o.starts == nil {
+			o.starts = res.starts
+		} else {
+			o.starts = append(o.starts, res.starts...)
+		}
+	}
+	for f := range out {
 		if out[f].starts == nil {
 			out[f].starts = []int{}
 		}
-		out[f].data, out[f].changed = data, make(map[int]bool, len(repl[f]))
-		if len(repl[f]) == 0 {
-			continue
-		}
-		lines := make([]int, 0, len(repl[f]))
-		grow := 0
-		for ln, r := range repl[f] {
-			out[f].changed[ln] = true
-			lines = append(lines, ln)
-			grow += max(0, len(r)-len(body(f, ln)))
-		}
-		sort.Ints(lines)
-		b := make([]byte, 0, len(data)+grow)
-		prev := 0 // data[prev:] is not copied yet
-		for _, ln := range lines {
-			st := out[f].starts[ln]
-			b = append(b, data[prev:st]...)
-			b = append(b, repl[f][ln]...)
-			prev = st + len(body(f, ln)) // the line ending follows
-		}
-		out[f].data = append(b, data[prev:]...)
 	}
 	return out
 }
 
-// chunkLines cuts the stored bytes at line boundaries into chunks of about
-// size bytes, recording each chunk's original extent for incremental
-// matching.
-func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map[int]bool, size int) []rawChunk {
+// chunkLines cuts the stored bytes (storedLen of them, with line starts
+// storedStarts) at line boundaries into chunks of about size bytes,
+// recording each chunk's original extent for incremental matching.
+func chunkLines(orig []byte, storedLen int, origStarts, storedStarts []int, changed map[int]bool, size int) []rawChunk {
 	var chunks []rawChunk
 	line, origOff, storedOff := 0, 0, 0
 	nlines := len(storedStarts)
-	for storedOff < len(stored) {
+	for storedOff < storedLen {
 		// Take lines until the chunk reaches size.
 		end := line
 		for end < nlines && storedStarts[end]-storedOff < size {
@@ -1247,7 +1381,7 @@ func chunkLines(orig, stored []byte, origStarts, storedStarts []int, changed map
 		if end == line {
 			end = line + 1
 		}
-		storedEnd, origEnd := len(stored), len(orig)
+		storedEnd, origEnd := storedLen, len(orig)
 		if end < nlines {
 			storedEnd, origEnd = storedStarts[end], origStarts[end]
 		}
@@ -1327,13 +1461,25 @@ func (e *encoder) planReuse(i int) {
 		origOff += pm.Chunks[k].OrigLen
 		storedOff += pm.Chunks[k].StoredLen
 	}
-	stored := e.stored[i]
-	if storedOff > int64(len(stored)) {
+	size := int(e.man[i].Size)
+	if storedOff > int64(size) {
 		return
 	}
 	rest := e.files[i].Data[origOff:]
-	restStored := stored[storedOff:]
-	ch := chunkLines(rest, restStored, lineStarts(rest), lineStarts(restStored), shiftChanged(e.changed[i], pm.Chunks[:reuse]), e.chunkSize())
+	// The stored bytes may not be made yet (planRaw): the line starts of
+	// their rest are taken from those of the whole (storedOff ends a
+	// line when redacting), or from the file itself when they are its
+	// bytes.
+	var restStarts []int
+	if e.stored[i] != nil {
+		restStarts = lineStarts(e.stored[i][storedOff:])
+	} else {
+		starts := e.lineStartsOf(i)
+		for _, st := range starts[sort.SearchInts(starts, int(storedOff)):] {
+			restStarts = append(restStarts, st-int(storedOff))
+		}
+	}
+	ch := chunkLines(rest, size-int(storedOff), lineStarts(rest), restStarts, shiftChanged(e.changed[i], pm.Chunks[:reuse]), e.chunkSize())
 	e.man[i].Chunks = append(append([]rawChunk(nil), pm.Chunks[:reuse]...), ch...)
 	e.reuse[i], e.prevSegs[i] = reuse, segs
 }

@@ -63,15 +63,13 @@ func (e *encoder) knownPrefix(i int) knownLines {
 // again with fn.
 func (k *knownLines) join(data []byte, r redacted, fn func([]byte) []byte) redacted {
 	starts := lineStarts(data[:k.off])
-	out := redacted{changed: make(map[int]bool, len(k.changed)+len(r.changed))}
+	out := redacted{changed: make(map[int]bool, len(k.changed)+len(r.changed)), size: k.off + r.size}
 	out.starts = make([]int, 0, len(starts)+len(r.starts))
 	out.starts = append(out.starts, starts...)
 	for _, st := range r.starts {
 		out.starts = append(out.starts, k.off+st)
 	}
 	// The known lines redaction changes, redacted again.
-	var b []byte
-	prev := 0 // data[prev:] is not copied yet
 	for j, l := range k.changed {
 		if j > 0 && l == k.changed[j-1] {
 			continue
@@ -85,24 +83,17 @@ func (k *knownLines) join(data []byte, r redacted, fn func([]byte) []byte) redac
 		if bytes.Equal(red, body) {
 			continue
 		}
-		if b == nil {
-			b = make([]byte, 0, len(data)+len(r.data)-(len(data)-k.off)+len(red))
-		}
 		out.changed[l] = true
-		b = append(append(b, data[prev:st]...), red...)
-		prev = st + len(body) // the line ending follows
+		ed := lineEdit(st, body, red)
+		out.edits = append(out.edits, ed)
+		out.size += len(ed.repl) - ed.n
 	}
 	for l := range r.changed {
 		out.changed[k.lines+l] = true
 	}
-	switch {
-	case b != nil:
-		out.data = append(append(b, data[prev:k.off]...), r.data...)
-	case len(r.changed) == 0:
-		out.data = data // nothing changed
-	default:
-		out.data = make([]byte, 0, k.off+len(r.data))
-		out.data = append(append(out.data, data[:k.off]...), r.data...)
+	for _, ed := range r.edits {
+		ed.off += k.off
+		out.edits = append(out.edits, ed)
 	}
 	return out
 }

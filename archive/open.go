@@ -435,26 +435,13 @@ func (a *Archive) rawSegments(f int) []int {
 	return out
 }
 
-// readRawChunks decompresses the given raw segments of file m (the
-// leading chunks of it), which must hold n bytes, with n/8 bytes of
-// capacity to spare (an incremental save appends the rest of the file).
-func (a *Archive) readRawChunks(m rawManifest, segs []int, n int64) ([]byte, error) {
-	if n < 0 || n > 1<<40 || len(segs) > len(m.Chunks) {
-		return nil, corrupt("raw file %s: %d leading bytes", m.Name, n)
-	}
-	if limit := a.decodedLimit(); n > limit {
-		return nil, fmt.Errorf("%w: raw file %s: %d leading bytes, the limit is %d", ErrTooLarge, m.Name, n, limit)
-	}
-	return a.readChunks(m, segs, n, true)
-}
-
 // readChunks reads raw file m's leading chunks from their segments segs
 // and joins them; they must hold n bytes. Every segment must decode to
 // what the manifest says its chunk stores. The result is allocated up
 // front only as far as the stored bytes make n plausible (see
-// presizeRatio), the rest growing as it is really decoded; with spare, an
-// eighth more. Without spare, a file of one chunk is its segment's bytes.
-func (a *Archive) readChunks(m rawManifest, segs []int, n int64, spare bool) ([]byte, error) {
+// presizeRatio), the rest growing as it is really decoded. A file of one
+// chunk is its segment's bytes.
+func (a *Archive) readChunks(m rawManifest, segs []int, n int64) ([]byte, error) {
 	infos := a.r.Segments()
 	var total, plausible int64
 	for k, si := range segs {
@@ -469,9 +456,7 @@ func (a *Archive) readChunks(m rawManifest, segs []int, n int64, spare bool) ([]
 		return nil, corrupt("raw file %s: chunks hold %d bytes, manifest says %d", m.Name, total, n)
 	}
 	var out []byte
-	if spare {
-		out = make([]byte, 0, min(n+n/8, max(plausible+plausible/8, presizeFree)))
-	} else if len(segs) > 1 {
+	if len(segs) > 1 {
 		out = make([]byte, 0, min(n, max(plausible, presizeFree)))
 	}
 	for k, si := range segs {
@@ -519,7 +504,7 @@ func (a *Archive) rawFile(f int) ([]byte, error) {
 	if m.Size < 0 || m.Size > 1<<40 {
 		return nil, corrupt("raw file %s: size %d", m.Name, m.Size)
 	}
-	out, err := a.readChunks(m, a.chunkSegs[f], m.Size, false)
+	out, err := a.readChunks(m, a.chunkSegs[f], m.Size)
 	if err != nil {
 		return nil, err
 	}

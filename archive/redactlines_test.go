@@ -112,7 +112,7 @@ func TestRedactLinesParallel(t *testing.T) {
 			rs := redactFiles(context.Background(), files, fn, workers)
 			for f, r := range rs {
 				w, wc := refRedactLines(files[f], fn)
-				if !bytes.Equal(r.data, w) || len(r.changed) != len(wc) || !slices.Equal(r.starts, lineStarts(files[f])) {
+				if got := applyEdits(files[f], r.edits, false); !bytes.Equal(got, w) || r.size != len(w) || len(r.changed) != len(wc) || !slices.Equal(r.starts, lineStarts(files[f])) {
 					t.Fatalf("iter %d, %d workers, file %d of %d: redactFiles differs from the serial definition", iter, workers, f, len(files))
 				}
 				for ln := range wc {
@@ -124,9 +124,30 @@ func TestRedactLinesParallel(t *testing.T) {
 		}
 		want, wantChanged := refRedactLines(data, fn)
 		for _, workers := range []int{1, 2, 3, 8} {
-			got, changed, starts := redactLines(context.Background(), data, fn, workers)
+			r := redactLines(context.Background(), data, fn, workers)
+			changed, starts := r.changed, r.starts
+			got := applyEdits(data, r.edits, false)
 			if !bytes.Equal(got, want) {
 				t.Fatalf("iter %d, %d workers: output differs from the serial definition", iter, workers)
+			}
+			if ss := r.storedStarts(); !slices.Equal(ss, lineStarts(want)) {
+				t.Fatalf("iter %d, %d workers: stored line starts differ from those of the output", iter, workers)
+			}
+			// In place, into the original's capacity: the same bytes,
+			// over the original when they fit, and nothing of the
+			// original left past them.
+			for _, spare := range []int{0, 64, len(want)} {
+				orig := append(make([]byte, 0, len(data)+spare), data...)
+				in := applyEdits(orig, r.edits, true)
+				if !bytes.Equal(in, want) {
+					t.Fatalf("iter %d, %d workers, %d spare: in place output differs", iter, workers, spare)
+				}
+				if fits := len(want) <= cap(orig); fits != (len(in) == 0 || &in[0] == &orig[0]) {
+					t.Fatalf("iter %d, %d workers, %d spare: fits %v, but written over the original: %v", iter, workers, spare, fits, !fits)
+				}
+				if len(in) < len(orig) && len(r.edits) > 0 && bytes.ContainsFunc(orig[len(in):], func(c rune) bool { return c != 0 }) {
+					t.Fatalf("iter %d, %d workers, %d spare: original bytes left past the result", iter, workers, spare)
+				}
 			}
 			if len(changed) != len(wantChanged) {
 				t.Fatalf("iter %d, %d workers: %d changed lines, want %d", iter, workers, len(changed), len(wantChanged))
@@ -162,5 +183,45 @@ func BenchmarkRedactLines(b *testing.B) {
 				redactLines(context.Background(), data, fn, workers)
 			}
 		})
+	}
+}
+
+// TestApplyEditsInPlaceAllocates: the redacted bytes written over a file
+// whose capacity holds them take no allocation at all (no copy of the
+// file, whatever its size), as the longer and the shorter placeholders
+// move the rest of the file right and left; without room, one (the
+// copy).
+func TestApplyEditsInPlaceAllocates(t *testing.T) {
+	line := []byte(`{"text":"key SECRET-0123456789 and more"}` + "\n")
+	data := bytes.Repeat(line, 1000)
+	n := 0 // lines seen: one worker, in order
+	r := redactLines(context.Background(), data, func(b []byte) []byte {
+		n++
+		if i := bytes.Index(b, []byte("SECRET-")); n%2 == 0 {
+			return append(append(append([]byte(nil), b[:i]...), "[REDACTED:a-rather-long-rule-name]"...), b[i+17:]...)
+		}
+		return bytes.Replace(b, []byte("SECRET-0123456789"), []byte("[R]"), 1)
+	}, 1)
+	if len(r.edits) != 1000 {
+		t.Fatalf("%d edits, want 1000", len(r.edits))
+	}
+	want := applyEdits(data, r.edits, false)
+	for _, c := range []struct {
+		name   string
+		spare  int
+		allocs float64
+	}{
+		{"room to spare", len(want), 0},
+		{"no room", 0, 1},
+	} {
+		buf := make([]byte, len(data), len(data)+c.spare)
+		var out []byte
+		got := testing.AllocsPerRun(20, func() {
+			copy(buf[:len(data)], data)
+			out = applyEdits(buf[:len(data)], r.edits, true)
+		})
+		if got != c.allocs || !bytes.Equal(out, want) {
+			t.Errorf("%s: %v allocations (want %v), output equal %v", c.name, got, c.allocs, bytes.Equal(out, want))
+		}
 	}
 }

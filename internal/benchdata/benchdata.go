@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -88,6 +89,62 @@ func Repeat(src []byte, size int64) []byte {
 	}
 	if i := bytes.LastIndexByte(out[:size], '\n'); i > 0 {
 		out = out[:i+1]
+	}
+	return out
+}
+
+// secretKinds are the made-up secrets WithSecrets writes, one per kind of
+// rule (package redact): a GitHub token and an Anthropic key, which their
+// placeholders shorten, and an AWS access key id, which its placeholder
+// lengthens. The characters after the prefix are drawn from alphabet.
+var secretKinds = []struct {
+	prefix, alphabet string
+	n                int
+}{
+	{"ghp_", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 36},
+	{"AKIA", "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16},
+	{"sk-ant-api03-", "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 48},
+}
+
+// WithSecrets returns a copy of data (JSON lines) in which one line in
+// every `every` that holds a "text" or "content" string value gets a
+// made-up secret at the start of that value ("key <secret> "), the kinds
+// of secretKinds in turn, generated from a fixed seed: the same input
+// gives the same output. Every such line is one that redaction changes.
+func WithSecrets(data []byte, every int) []byte {
+	if every < 1 {
+		every = 1
+	}
+	rng := rand.New(rand.NewPCG(16, 64))
+	out := make([]byte, 0, len(data)+len(data)/every/4+64)
+	n, kind := 0, 0
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line = data[:i+1]
+		}
+		data = data[len(line):]
+		at := -1
+		for _, key := range []string{`"text":"`, `"content":"`} {
+			if i := bytes.Index(line, []byte(key)); i >= 0 && (at < 0 || i < at) {
+				at = i + len(key)
+			}
+		}
+		if at < 0 {
+			out = append(out, line...)
+			continue
+		}
+		if n++; n%every != 0 {
+			out = append(out, line...)
+			continue
+		}
+		k := secretKinds[kind%len(secretKinds)]
+		kind++
+		out = append(append(out, line[:at]...), "key "+k.prefix...)
+		for range k.n {
+			out = append(out, k.alphabet[rng.IntN(len(k.alphabet))])
+		}
+		out = append(append(out, ' '), line[at:]...)
 	}
 	return out
 }

@@ -35,3 +35,34 @@ func TestTranscript(t *testing.T) {
 		t.Error("empty corpus accepted")
 	}
 }
+
+func TestWithSecrets(t *testing.T) {
+	src := []byte(`{"message":{"content":"hello"}}` + "\n" + `{"n":1}` + "\n" + `{"content":[{"type":"text","text":"hi"}]}` + "\n")
+	data := bytes.Repeat(src, 4)
+	out := WithSecrets(data, 2)
+	if !bytes.Equal(out, WithSecrets(data, 2)) {
+		t.Fatal("not deterministic")
+	}
+	lines := bytes.Split(bytes.TrimSuffix(out, []byte("\n")), []byte("\n"))
+	if len(lines) != 12 {
+		t.Fatalf("%d lines, want 12", len(lines))
+	}
+	// Of the 8 lines with a text, every second one, the kinds in turn;
+	// the others are left as they are.
+	got := 0
+	for i, l := range lines {
+		has := bytes.Contains(l, []byte(`":"key `))
+		if has {
+			got++
+			k := secretKinds[(got-1)%len(secretKinds)]
+			if !bytes.Contains(l, []byte("key "+k.prefix)) {
+				t.Errorf("line %d: %s, want a %s secret", i, l, k.prefix)
+			}
+		} else if !bytes.Equal(l, bytes.Split(data, []byte("\n"))[i]) {
+			t.Errorf("line %d changed: %s", i, l)
+		}
+	}
+	if got != 4 {
+		t.Fatalf("%d lines with a secret, want 4", got)
+	}
+}

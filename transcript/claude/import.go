@@ -146,11 +146,19 @@ func readPrefix(p string, limit int64) ([]byte, error) {
 	if fi.Size() < limit {
 		return nil, fmt.Errorf("%w: %s is %d bytes, shorter than the %d it had", ErrRewritten, p, fi.Size(), limit)
 	}
-	data := make([]byte, limit)
+	data := make([]byte, limit, limit+spare(limit))
 	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, fmt.Errorf("claude: reading %s: %w", p, err)
 	}
 	return data[:bytes.LastIndexByte(data, '\n')+1], nil
+}
+
+// spare is the capacity a transcript of size bytes is read with beyond
+// them: room for the redacted bytes to be written over the file read
+// when placeholders lengthen it a little (archive.Encoder.StartRaw), and
+// for the byte that tells the end of the file.
+func spare(size int64) int64 {
+	return size/256 + 4096
 }
 
 // ErrRewritten: a transcript is shorter than a size it had, so it was
@@ -175,7 +183,7 @@ func readFileLimited(p string) ([]byte, error) {
 	if fi.Size() > MaxFileSize {
 		return nil, fmt.Errorf("%w: %s (%d bytes)", ErrTooLarge, p, fi.Size())
 	}
-	data := make([]byte, 0, fi.Size()+1)
+	data := make([]byte, 0, fi.Size()+spare(fi.Size()))
 	prefault(data)
 	if data, err = readAllInto(f, data); err != nil {
 		return nil, fmt.Errorf("claude: reading %s: %w", p, err)

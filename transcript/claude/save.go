@@ -28,8 +28,8 @@ import (
 // undecoded (Output empty, OutputSpans set; the archive stores them as
 // pointers into the raw lines). Import, or archive.Archive.Tools on what
 // was written, gives every text. Its tool inputs are views of State.Raw
-// (the stored files), which hold the transcript once: a redacted copy
-// replaces the file read rather than living beside it.
+// (the stored files), which hold the transcript once: the redacted bytes
+// are written over the file read rather than beside it.
 //
 // Cancelling ctx stops the import and the encoding and returns ctx's
 // error; what was written to w is then incomplete.
@@ -42,9 +42,12 @@ func Save(ctx context.Context, w io.Writer, path string, iopt archive.ImportOpti
 }
 
 // SaveFiles is Save for transcript files already in memory (files[0] the
-// main transcript, as ReadFiles returns them). The files must not be
-// modified while the State returned is in use (its tool inputs may be
-// views of them).
+// main transcript, as ReadFiles returns them). It takes the files: with
+// redaction (eopt.RedactLine) their bytes are overwritten with the
+// redacted ones where these fit (see archive.Encoder.StartRaw; the
+// State's Raw then holds them), so that the transcript is held once. The
+// files must not be modified while the State returned is in use (its
+// tool inputs may be views of them).
 func SaveFiles(ctx context.Context, w io.Writer, files []archive.RawFile, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
 	enc, err := archive.NewEncoder(ctx, w, eopt)
 	if err != nil {

@@ -3,6 +3,10 @@
 //
 //	go run ./internal/benchdata/gentranscript -dir /tmp/big -size 100000000
 //
+// With -secrets N, one line in N that holds a text gets a made-up secret
+// (benchdata.WithSecrets): a transcript whose lines redaction changes, a
+// little larger than -size.
+//
 // -corpus defaults to the corpus's claude folder as the tests find it
 // ($BEN10_CORPUS, or shared/corpus beside the module root or an ancestor).
 package main
@@ -21,6 +25,7 @@ func main() {
 	corpus := flag.String("corpus", def, "directory of the corpus's Claude Code sessions")
 	dir := flag.String("dir", os.TempDir(), "directory to write the transcript into")
 	size := flag.Int64("size", 100_000_000, "size in bytes (cut back to a line boundary)")
+	secrets := flag.Int("secrets", 0, "put a made-up secret in one text line in `N` (0: none)")
 	flag.Parse()
 	if *corpus == "" {
 		fmt.Fprintln(os.Stderr, "gentranscript: no corpus found; pass -corpus or set $"+testcorpus.EnvVar)
@@ -30,6 +35,16 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gentranscript:", err)
 		os.Exit(1)
+	}
+	if *secrets > 0 {
+		b, err := os.ReadFile(p)
+		if err == nil {
+			err = os.WriteFile(p, benchdata.WithSecrets(b, *secrets), 0o600)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gentranscript:", err)
+			os.Exit(1)
+		}
 	}
 	fmt.Println(p)
 }
