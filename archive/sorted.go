@@ -50,3 +50,16 @@ func (r ImportReport) EncodeMsgpack(e *msgpack.Encoder) error {
 	}
 	return e.Encode(wire{r.Lines, r.Skipped, r.Partial, r.Truncated, r.InvalidUTF8, sortedCounts(r.UnknownTypes), r.Problems, r.Blank, r.Files})
 }
+
+// EncodeMsgpack encodes r as msgpack encodes the struct, with the keys of
+// Rules sorted (see sortedCounts), so that equal reports give equal bytes.
+func (r RedactionReport) EncodeMsgpack(e *msgpack.Encoder) error {
+	type wire struct {
+		Enabled         bool         `msgpack:"enabled"`
+		LinesChanged    int          `msgpack:"lines_changed"`
+		TextsChanged    int          `msgpack:"texts_changed"`
+		ContentsChanged int          `msgpack:"contents_changed,omitempty"`
+		Rules           sortedCounts `msgpack:"rules,omitempty"`
+	}
+	return e.Encode(wire{r.Enabled, r.LinesChanged, r.TextsChanged, r.ContentsChanged, sortedCounts(r.Rules)})
+}
