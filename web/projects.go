@@ -48,7 +48,6 @@ type Project struct {
 
 	mu   sync.Mutex
 	meta map[string]cachedMeta // archive path → its metadata
-	key  *archive.AuthKey      // see authKey
 }
 
 type cachedMeta struct {
@@ -209,24 +208,13 @@ func (p *Project) metaOf(path string, mod time.Time, size int64) (archive.Metada
 	if err != nil {
 		c.err = err.Error()
 	} else {
-		c.meta, c.trust = a.Meta(), index.TrustOf(a, p.authKey(), false)
+		c.meta, c.trust = a.Meta(), index.TrustOf(a, snapshot.AuthKeyFor(p.st), false)
 		a.Close()
 	}
 	p.mu.Lock()
 	p.meta[path] = c
 	p.mu.Unlock()
 	return c.meta, c.trust, c.err
-}
-
-// authKey is this user's authentication key, read once (nil while it
-// cannot be read: then no archive is authenticated).
-func (p *Project) authKey() *archive.AuthKey {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.key == nil {
-		p.key = snapshot.AuthKeyFor(p.st)
-	}
-	return p.key
 }
 
 // commands are the shell commands that restore e into its project and,
@@ -301,7 +289,7 @@ func (p *Project) Load(e Entry) (*archive.State, string, error) {
 	}
 	var trust string
 	st, err := loadArchive(e.path, snapshot.OpenOptions(p.st.Config()), func(a *archive.Archive) {
-		trust = index.TrustOf(a, p.authKey(), false)
+		trust = index.TrustOf(a, snapshot.AuthKeyFor(p.st), false)
 	})
 	return st, trust, err
 }

@@ -114,7 +114,7 @@ func TestResumeTrust(t *testing.T) {
 		{name: "own snapshot", args: []string{"context", "compaction", "restore", snap, "--dir", p.dir}, ok: true},
 		{name: "own current context", args: []string{"context", "restore", "--dir", p.dir}, ok: true},
 		{name: "planted FILE named", args: []string{"context", "restore", planted, "--resume", "--project-dir", p.dir, "--force"}, ok: true, stderr: warned + planted + " is not authenticated as yours"},
-		{name: "hit replaced after indexing", args: append([]string{"show", own, "--resume"}, resume...), stderr: "show --resume: the archive of " + own + " (" + current + ") is not authenticated as yours (authentication tag does not verify", replace: current},
+		{name: "hit replaced after indexing", args: append([]string{"show", own, "--resume"}, resume...), stderr: "show --resume " + own + ": " + current + " is not authenticated as yours (authentication tag does not verify", replace: current},
 		{name: "hit replaced, asked for", args: append([]string{"show", own, "--resume", "--include-unauthenticated"}, resume...), ok: true, stderr: warned},
 		{name: "snapshot replaced", args: []string{"context", "compaction", "restore", snap, "--dir", p.dir}, stderr: refused, replace: filepath.Join(store, "compaction-snapshots", ix.Snapshots[0].File)},
 		{name: "snapshot replaced, asked for", args: []string{"context", "compaction", "restore", snap, "--dir", p.dir, "--include-unauthenticated"}, ok: true, stderr: warned},

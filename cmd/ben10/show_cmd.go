@@ -176,40 +176,29 @@ func runShowResume(ctx context.Context, g *globalOptions, out io.Writer, x *inde
 // unless unauth (--include-unauthenticated), as allowResume says. The
 // caller closes the returned file after its last use of the archive.
 func openIndexed(ctx context.Context, g *globalOptions, x *index.Index, path, ref string, unauth bool) (*archive.Archive, *os.File, error) {
-	pass, err := passphrase("")
-	if err != nil {
-		return nil, nil, err
-	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("show --resume %s: %w", ref, err)
 	}
-	a, trust, err := trustNow(ctx, x, f, pass)
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = errors.New("not a regular file")
+	}
+	var a *archive.Archive
+	if err == nil {
+		a, err = archive.Open(f, fi.Size(), archive.OpenOptions{}) // the index holds no encrypted archive
+	}
+	trust := ""
+	if err == nil {
+		trust, err = x.TrustNow(ctx, f, a)
+	}
 	if err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("show --resume %s: %s: %w", ref, path, err)
 	}
-	if err := g.allowResume(fmt.Sprintf("the archive of %s (%s)", ref, path), trust, unauth); err != nil {
+	if err := g.allowResume("show --resume "+ref+": "+path, trust, unauth); err != nil {
 		f.Close()
-		return nil, nil, fmt.Errorf("show --resume: %w", err)
+		return nil, nil, err
 	}
 	return a, f, nil
-}
-
-// trustNow opens the archive of the regular file f and decides its trust
-// (Index.TrustNow) on that open file.
-func trustNow(ctx context.Context, x *index.Index, f *os.File, pass []byte) (*archive.Archive, string, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, "", err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, "", errors.New("not a regular file")
-	}
-	a, err := archive.Open(f, fi.Size(), archive.OpenOptions{Passphrase: pass})
-	if err != nil {
-		return nil, "", err
-	}
-	t, err := x.TrustNow(ctx, f, a)
-	return a, t, err
 }
