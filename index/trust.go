@@ -2,10 +2,15 @@ package index
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -136,6 +141,35 @@ func TrustOfFile(path string, oo archive.OpenOptions, key *archive.AuthKey) stri
 	}
 	defer a.Close()
 	return TrustOf(a, key, false)
+}
+
+// TrustNow is the trust of the archive a, read from the open file f,
+// decided now as Update decides it: this user's key, else team content
+// (in the pull area, or a file whose SHA-256 NotePulled recorded). The
+// index's verdict dates from when the archive was indexed and the file
+// may have been replaced since: a command that hands an archive's content
+// to an assistant checks the file it opened with this, on the bytes it
+// reads (f is hashed, never opened again).
+func (x *Index) TrustNow(ctx context.Context, f *os.File, a *archive.Archive) (string, error) {
+	key := x.authKey()
+	if t := TrustOf(a, key, false); t == TrustUser {
+		return t, nil
+	}
+	team := inPullArea(x.home, filepath.Dir(f.Name()))
+	if !team {
+		fi, err := f.Stat()
+		if err != nil {
+			return "", fmt.Errorf("index: %s: %w", f.Name(), err)
+		}
+		h := sha256.New()
+		if _, err := io.Copy(h, io.NewSectionReader(f, 0, fi.Size())); err != nil {
+			return "", fmt.Errorf("index: %s: %w", f.Name(), err)
+		}
+		if team, err = x.isPulled(ctx, hex.EncodeToString(h.Sum(nil))); err != nil {
+			return "", err
+		}
+	}
+	return TrustOf(a, key, team), nil
 }
 
 // authKey is the key archives are authenticated with: Options.Key, else

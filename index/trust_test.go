@@ -240,3 +240,61 @@ func TestSegmentsStayFew(t *testing.T) {
 		t.Errorf("%d segments after a rebuild, want 1", n)
 	}
 }
+
+// TestTrustNow: the trust of an open archive file, decided now, is the
+// one Update records for the same bytes; a file replaced after it was
+// indexed is judged on its new bytes (a pull's note vouches for the bytes
+// it wrote, not for what replaces them).
+func TestTrustNow(t *testing.T) {
+	e := newEnv(t)
+	planted := trustEnv(t, e)
+	x := open(t, e.home)
+	ctx := context.Background()
+	if _, err := x.Update(ctx, index.UpdateOptions{Projects: []string{e.projA, e.projB}}); err != nil {
+		t.Fatal(err)
+	}
+	current := filepath.Join(e.storeA, "current.ctx")
+	pulled := filepath.Join(e.storeA, "history", "session-pulled.ctx")
+	area := filepath.Join(index.PullArea(e.home), "team", "github.com_acme_app", "history-main-0123abcd.ctx")
+	other := filepath.Join(e.storeB, "history", "session-1.ctx")
+	trustNow := func(path string) string {
+		t.Helper()
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := archive.Open(f, fi.Size(), archive.OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := x.TrustNow(ctx, f, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	for _, c := range []struct {
+		name, path, want string
+		replace          []byte // the file's new bytes, after indexing
+	}{
+		{"own", current, index.TrustUser, nil},
+		{"planted", planted, index.TrustNoTag, nil},
+		{"pulled into the store", pulled, index.TrustTeam, nil},
+		{"pull area", area, index.TrustTeam, nil},
+		{"another user's", other, index.TrustOtherKey, nil},
+		{"own, replaced", current, index.TrustOtherKey, encodeWith(t, fixture, otherKey)},
+		{"pulled, replaced", pulled, index.TrustNoTag, encodeWith(t, fixture, nil)},
+	} {
+		if c.replace != nil {
+			put(t, c.path, c.replace)
+		}
+		if got := trustNow(c.path); got != c.want {
+			t.Errorf("%s: TrustNow %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"embed"
 	"html/template"
 	"time"
+
+	"github.com/ben10ctx/ben10/index"
 )
 
 // The pages' style, scripts and templates, in assets/: view.css styles
@@ -33,12 +35,22 @@ func asset(name string) string {
 // templates are view.html's "head" and "tail" and ui.html. date stamps a
 // view page's times to the second, minute a listing's to the minute.
 var templates = template.Must(template.New("").Funcs(template.FuncMap{
-	"csp":    ContentSecurityPolicy,
-	"uiCSP":  uiCSP,
-	"date":   func(t time.Time) string { return format(t, "2006-01-02 15:04:05Z") },
-	"minute": func(t time.Time) string { return format(t, "2006-01-02 15:04Z") },
-	"size":   humanSize,
+	"csp":       ContentSecurityPolicy,
+	"uiCSP":     uiCSP,
+	"date":      func(t time.Time) string { return format(t, "2006-01-02 15:04:05Z") },
+	"minute":    func(t time.Time) string { return format(t, "2006-01-02 15:04Z") },
+	"size":      humanSize,
+	"untrusted": untrusted,
 }).ParseFS(assets, "assets/*.html"))
+
+// untrusted says why an archive of trust t (Entry.Trust) is not this
+// user's own, "" when it is or could not be read (its error says why).
+func untrusted(t string) string {
+	if t == "" || index.Trusted(t) {
+		return ""
+	}
+	return index.TrustReason(t)
+}
 
 // format is t in UTC as layout, "" for the zero time.
 func format(t time.Time, layout string) string {

@@ -199,7 +199,7 @@ func TestRealBrowserServe(t *testing.T) {
 	shot = run(t, ctx, "project screenshot", chromedp.FullScreenshot(100))
 	checkScreenshot(t, shot, "serve-project")
 	for _, e := range es {
-		st, err := tp.p.Load(e)
+		st, _, err := tp.p.Load(e)
 		if err != nil {
 			t.Fatal(err)
 		}

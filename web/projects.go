@@ -51,10 +51,11 @@ type Project struct {
 }
 
 type cachedMeta struct {
-	mod  time.Time
-	size int64
-	meta archive.Metadata
-	err  string
+	mod   time.Time
+	size  int64
+	meta  archive.Metadata
+	trust string
+	err   string
 }
 
 // OpenProject opens dir's store read-only (nothing is created). home is
@@ -94,8 +95,13 @@ type Entry struct {
 	Trigger   string    `json:"trigger,omitempty"`
 	Restore   string    `json:"restore_command"`
 	Resume    string    `json:"resume_command,omitempty"`
-	Error     string    `json:"error,omitempty"`
-	path      string
+	// Trust is whose the archive is (index.TrustUser: this user's key
+	// authenticates it; index.TrustNoTag, … otherwise; "" when it cannot
+	// be read). The pages mark an entry that is not this user's, since a
+	// cloned repository can bring a store.
+	Trust string `json:"trust,omitempty"`
+	Error string `json:"error,omitempty"`
+	path  string
 }
 
 // Path is the archive file of e.
@@ -108,10 +114,11 @@ func (p *Project) Entries() ([]Entry, error) {
 	var out []Entry
 	add := func(kind, name, path string, size int64, mod time.Time) {
 		e := Entry{Project: p.ID, Kind: kind, Name: name, SavedAt: mod, SizeBytes: size, path: path}
-		m, merr := p.metaOf(path, mod, size)
+		m, trust, merr := p.metaOf(path, mod, size)
 		if merr != "" {
 			e.Error = merr
 		}
+		e.Trust = trust
 		e.SessionID, e.Harness, e.Title, e.Model = m.SessionID, string(m.Harness), m.Title, m.Model
 		e.Messages, e.Tools = m.MessageCount, m.ToolCount
 		out = append(out, e)
@@ -162,8 +169,8 @@ func (p *Project) Entries() ([]Entry, error) {
 		case !fi.Mode().IsRegular():
 			e.path, e.Error = "", fmt.Sprintf("%s is not a regular file", e.path)
 		default:
-			m, merr := p.metaOf(e.path, fi.ModTime(), fi.Size())
-			e.Harness, e.Title, e.Model, e.Error = string(m.Harness), m.Title, m.Model, merr
+			m, trust, merr := p.metaOf(e.path, fi.ModTime(), fi.Size())
+			e.Harness, e.Title, e.Model, e.Trust, e.Error = string(m.Harness), m.Title, m.Model, trust, merr
 		}
 		out = append(out, e)
 	}
@@ -185,25 +192,29 @@ func (p *Project) Snapshots() ([]snapshot.Snapshot, error) {
 	return out, nil
 }
 
-func (p *Project) metaOf(path string, mod time.Time, size int64) (archive.Metadata, string) {
+// metaOf is the metadata and the trust (see Entry.Trust) of the archive
+// at path, or why it cannot be read; cached until the file's time or size
+// changes. (The view page checks the trust again on the archive it
+// renders.)
+func (p *Project) metaOf(path string, mod time.Time, size int64) (archive.Metadata, string, string) {
 	p.mu.Lock()
 	c, ok := p.meta[path]
 	p.mu.Unlock()
 	if ok && c.mod.Equal(mod) && c.size == size {
-		return c.meta, c.err
+		return c.meta, c.trust, c.err
 	}
 	c = cachedMeta{mod: mod, size: size}
 	a, err := archive.OpenFile(path, snapshot.OpenOptions(p.st.Config()))
 	if err != nil {
 		c.err = err.Error()
 	} else {
-		c.meta = a.Meta()
+		c.meta, c.trust = a.Meta(), index.TrustOf(a, snapshot.AuthKeyFor(p.st), false)
 		a.Close()
 	}
 	p.mu.Lock()
 	p.meta[path] = c
 	p.mu.Unlock()
-	return c.meta, c.err
+	return c.meta, c.trust, c.err
 }
 
 // commands are the shell commands that restore e into its project and,
@@ -269,21 +280,33 @@ func (p *Project) Find(ref string) (Entry, error) {
 	return Entry{}, fmt.Errorf("%w: no session or snapshot %q in %s", ErrNotFound, ref, p.st.Root())
 }
 
-// Load reads the whole session of e.
-func (p *Project) Load(e Entry) (*archive.State, error) {
+// Load reads the whole session of e and its trust (see Entry.Trust),
+// decided on the archive it reads: the file may have changed since it was
+// listed.
+func (p *Project) Load(e Entry) (*archive.State, string, error) {
 	if e.path == "" {
-		return nil, fmt.Errorf("web: %s %s of %s cannot be read: %s", e.Kind, e.Name, p.Dir, e.Error)
+		return nil, "", fmt.Errorf("web: %s %s of %s cannot be read: %s", e.Kind, e.Name, p.Dir, e.Error)
 	}
-	return LoadArchive(e.path, snapshot.OpenOptions(p.st.Config()))
+	var trust string
+	st, err := loadArchive(e.path, snapshot.OpenOptions(p.st.Config()), func(a *archive.Archive) {
+		trust = index.TrustOf(a, snapshot.AuthKeyFor(p.st), false)
+	})
+	return st, trust, err
 }
 
 // LoadArchive reads the whole session of a .ctx file.
 func LoadArchive(path string, oo archive.OpenOptions) (*archive.State, error) {
+	return loadArchive(path, oo, func(*archive.Archive) {})
+}
+
+// loadArchive is LoadArchive, calling check on the open archive first.
+func loadArchive(path string, oo archive.OpenOptions, check func(*archive.Archive)) (*archive.State, error) {
 	a, err := archive.OpenFile(path, oo)
 	if err != nil {
 		return nil, fmt.Errorf("web: %s: %w", path, err)
 	}
 	defer a.Close()
+	check(a)
 	st, err := a.Load()
 	if err != nil {
 		return nil, fmt.Errorf("web: %s: %w", path, err)

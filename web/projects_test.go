@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/store"
 )
 
@@ -49,9 +50,9 @@ func TestProjectFind(t *testing.T) {
 			t.Errorf("Find(%q) = %s %s %s, %v; want %s of %s", c.ref, e.Kind, e.Name, e.SessionID, err, c.kind, c.session)
 			continue
 		}
-		st, err := tp.p.Load(e)
-		if err != nil || st.Meta.SessionID != c.session {
-			t.Errorf("Load(%s %s): %v", e.Kind, e.Name, err)
+		st, trust, err := tp.p.Load(e)
+		if err != nil || st.Meta.SessionID != c.session || trust != index.TrustUser || e.Trust != trust {
+			t.Errorf("Load(%s %s): trust %q (listed %q), %v", e.Kind, e.Name, trust, e.Trust, err)
 		}
 	}
 }
@@ -124,7 +125,7 @@ func TestProjectHostileIndex(t *testing.T) {
 			if e.Error == "" || e.Path() != "" {
 				t.Errorf("file %q: entry %+v, want an error and no path", file, e)
 			}
-			if _, err := tp.p.Load(e); err == nil {
+			if _, _, err := tp.p.Load(e); err == nil {
 				t.Errorf("file %q: Load read it", file)
 			}
 		}

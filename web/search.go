@@ -112,7 +112,7 @@ func snapshotSearch(ctx context.Context, ps []*Project, text string, limit int) 
 		}
 		trusted := map[string]Entry{}
 		for _, e := range es {
-			if e.Kind == KindSnapshot && p.trust(e) == index.TrustUser {
+			if e.Kind == KindSnapshot && e.Trust == index.TrustUser {
 				trusted[e.Name] = e
 			}
 		}
@@ -137,13 +137,4 @@ func snapshotSearch(ctx context.Context, ps []*Project, text string, limit int) 
 		}
 	}
 	return hits, nil
-}
-
-// trust is the trust of e's archive under this user's key (index.TrustOf;
-// "" when it cannot be read).
-func (p *Project) trust(e Entry) string {
-	if e.path == "" {
-		return ""
-	}
-	return index.TrustOfFile(e.path, snapshot.OpenOptions(p.st.Config()), snapshot.AuthKeyFor(p.st))
 }

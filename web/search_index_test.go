@@ -97,7 +97,7 @@ func TestSnapshotSearchTrust(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e, err := p.Find("current"); err != nil || p.trust(e) != index.TrustOtherKey {
+	if e, err := p.Find("current"); err != nil || e.Trust != index.TrustOtherKey {
 		t.Fatalf("the other user does not see the store as another key's: %v", err)
 	}
 	if hits, code := searchHits(t, newSearchServer(t, nil, p), "/api/search?q=pkg/calc"); code != 200 || len(hits) != 0 {

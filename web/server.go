@@ -336,8 +336,11 @@ type ProjectInfo struct {
 	Fallback  bool   `json:"fallback_store"`
 	Saved     int    `json:"saved"`
 	Snapshots int    `json:"snapshots"`
-	URL       string `json:"url"`
-	Error     string `json:"error,omitempty"`
+	// Unauthenticated counts the saved sessions and snapshots this
+	// user's key does not authenticate (Entry.Trust).
+	Unauthenticated int    `json:"unauthenticated,omitempty"`
+	URL             string `json:"url"`
+	Error           string `json:"error,omitempty"`
 }
 
 func (s *Server) projectInfos() []ProjectInfo {
@@ -353,6 +356,9 @@ func (s *Server) projectInfos() []ProjectInfo {
 				pi.Snapshots++
 			} else {
 				pi.Saved++
+			}
+			if untrusted(e.Trust) != "" {
+				pi.Unauthenticated++
 			}
 		}
 		out = append(out, pi)
@@ -451,6 +457,7 @@ type SnapshotJSON struct {
 	Project  string            `json:"project"`
 	Name     string            `json:"name"`
 	ViewURL  string            `json:"view_url"`
+	Trust    string            `json:"trust,omitempty"` // as in Entry
 	Snapshot snapshot.Snapshot `json:"snapshot"`
 }
 
@@ -468,13 +475,23 @@ func (s *Server) apiSnapshots(w http.ResponseWriter, r *http.Request) {
 	out := []SnapshotJSON{}
 	for _, p := range ps {
 		snaps, err := p.Snapshots()
+		if err == nil {
+			var es []Entry
+			es, err = p.Entries()
+			trust := map[string]string{}
+			for _, e := range es {
+				if e.Kind == KindSnapshot {
+					trust[e.Name] = e.Trust
+				}
+			}
+			for _, sn := range snaps {
+				name := snapshot.ShortID(sn.ID)
+				out = append(out, SnapshotJSON{Project: p.ID, Name: name, ViewURL: ViewURL(p.ID, KindSnapshot, name), Trust: trust[name], Snapshot: sn})
+			}
+		}
 		if err != nil {
 			s.fail(w, r, http.StatusInternalServerError, err.Error())
 			return
-		}
-		for _, sn := range snaps {
-			name := snapshot.ShortID(sn.ID)
-			out = append(out, SnapshotJSON{Project: p.ID, Name: name, ViewURL: ViewURL(p.ID, KindSnapshot, name), Snapshot: sn})
 		}
 	}
 	if len(out) > limit {
@@ -550,7 +567,10 @@ func (s *Server) viewPage(w http.ResponseWriter, r *http.Request, id, kind, name
 		s.fail(w, r, http.StatusServiceUnavailable, "request ended while waiting")
 		return
 	}
-	st, err := p.Load(e)
+	// An archive this user's key does not authenticate is rendered
+	// behind a mark that says so (ViewOptions.Unauthenticated), decided on
+	// the archive rendered.
+	st, trust, err := p.Load(e)
 	if err != nil {
 		s.fail(w, r, http.StatusInternalServerError, err.Error())
 		return
@@ -562,7 +582,7 @@ func (s *Server) viewPage(w http.ResponseWriter, r *http.Request, id, kind, name
 	cmds = append(cmds, e.Restore)
 	s.writeHTML(w, r, ContentSecurityPolicy, func(out io.Writer, nonce string) error {
 		return Render(out, st, ViewOptions{Nonce: nonce, Commands: cmds, BackURL: "/p/" + p.ID + "/",
-			Source: fmt.Sprintf("%s %s of %s", e.Kind, e.Name, p.Dir)})
+			Source: fmt.Sprintf("%s %s of %s", e.Kind, e.Name, p.Dir), Unauthenticated: untrusted(trust)})
 	})
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ben10ctx/ben10/index"
 )
 
 const testToken = "test-token-0123456789abcdefghijklmnop"
@@ -218,6 +220,7 @@ type apiEntry struct {
 	Trigger   string    `json:"trigger"`
 	Restore   string    `json:"restore_command"`
 	Resume    string    `json:"resume_command"`
+	Trust     string    `json:"trust"`
 	Error     string    `json:"error"`
 	ViewURL   string    `json:"view_url"`
 }
@@ -237,7 +240,7 @@ func TestServerAPI(t *testing.T) {
 	cur := cps.Checkpoints[0]
 	if cur.Kind != KindCurrent || cur.SessionID != claudeSession || cur.Assistant != "claude" || cur.Messages != 19 ||
 		cur.ViewURL != "/p/"+id+"/view/current/current" || !strings.Contains(cur.Resume, "claude --resume "+claudeSession) ||
-		!strings.HasSuffix(cur.Restore, "ben10 context restore") {
+		!strings.HasSuffix(cur.Restore, "ben10 context restore") || cur.Trust != index.TrustUser {
 		t.Errorf("newest checkpoint = %+v", cur)
 	}
 	one := decode[struct {
@@ -273,10 +276,11 @@ func TestServerAPI(t *testing.T) {
 			Project  string          `json:"project"`
 			Name     string          `json:"name"`
 			ViewURL  string          `json:"view_url"`
+			Trust    string          `json:"trust"`
 			Snapshot json.RawMessage `json:"snapshot"`
 		} `json:"snapshots"`
 	}](t, f.do("GET", "/api/snapshots?project="+id, "bearer"))
-	if len(snaps.Snapshots) != 1 || !strings.HasPrefix(snaps.Snapshots[0].ViewURL, "/p/"+id+"/view/snapshot/") ||
+	if len(snaps.Snapshots) != 1 || !strings.HasPrefix(snaps.Snapshots[0].ViewURL, "/p/"+id+"/view/snapshot/") || snaps.Snapshots[0].Trust != index.TrustUser ||
 		!bytes.Contains(snaps.Snapshots[0].Snapshot, []byte(`"session_id": "`+claudeSession)) {
 		t.Errorf("snapshots = %+v", snaps)
 	}

@@ -18,6 +18,10 @@ type ViewOptions struct {
 	// Source says where the session was read from ("checkpoint 3 of
 	// ~/src/app"); shown under the title.
 	Source string
+	// Unauthenticated, when set, says why this user's key does not
+	// authenticate the archive (index.TrustReason): the page then says
+	// so above the session, in a mark that cannot be missed.
+	Unauthenticated string
 	// Commands are shell commands shown with a copy button (for example
 	// "claude --resume <id>").
 	Commands []string
@@ -50,14 +54,15 @@ func Render(w io.Writer, st *archive.State, opts ViewOptions) error {
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	head := pageHead{
-		Title:    pageTitle(st),
-		Nonce:    opts.Nonce,
-		Source:   opts.Source,
-		Commands: opts.Commands,
-		BackURL:  opts.BackURL,
-		Meta:     st.Meta,
-		Rendered: opts.Now.UTC().Format(time.RFC3339),
-		CSS:      template.CSS(viewCSS),
+		Title:     pageTitle(st),
+		Nonce:     opts.Nonce,
+		Source:    opts.Source,
+		Untrusted: opts.Unauthenticated,
+		Commands:  opts.Commands,
+		BackURL:   opts.BackURL,
+		Meta:      st.Meta,
+		Rendered:  opts.Now.UTC().Format(time.RFC3339),
+		CSS:       template.CSS(viewCSS),
 	}
 	if err := templates.ExecuteTemplate(bw, "head", head); err != nil {
 		return fmt.Errorf("web: render: %w", err)
@@ -111,6 +116,7 @@ func pageTitle(st *archive.State) string {
 
 type pageHead struct {
 	Title, Nonce, Source, BackURL, Rendered string
+	Untrusted                               string
 	Commands                                []string
 	Meta                                    archive.Metadata
 	CSS                                     template.CSS

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/web"
@@ -26,7 +27,7 @@ type compactionOptions struct {
 	g                                        *globalOptions
 	dir, transcript, session, trigger, level string
 	verbose, force, regex, messages, files   bool
-	yes                                      bool
+	yes, unauth                              bool
 	tools                                    bool
 	partial, out, format, rng, projectDir    string
 	cfgDir, glob, tool                       string
@@ -61,6 +62,7 @@ YYYYMMDD-HHMMSS-<session> part or the session suffix (a1b2c3) works.`,
 	r.Flags().BoolVar(&o.force, "force", false, "with --partial files: overwrite files that differ")
 	r.Flags().StringVar(&o.projectDir, "project-dir", "", "project to resume in (default: the project)")
 	r.Flags().StringVar(&o.cfgDir, "config-dir", "", "Claude Code config directory (default: $CLAUDE_CONFIG_DIR or ~/.claude)")
+	r.Flags().BoolVar(&o.unauth, "include-unauthenticated", false, "restore as a session a snapshot not authenticated as yours (a planted or pulled one)")
 	x := sub("extract ID (--messages | --files | --tools)", "Extract messages (Markdown/JSONL), tool executions (JSONL) or captured files", cobra.ExactArgs(1), g.inProject(&o.dir, true, o.runCompExtract))
 	x.Flags().BoolVar(&o.messages, "messages", false, "the conversation")
 	x.Flags().BoolVar(&o.files, "files", false, "captured file contents (into --out DIR)")
@@ -245,6 +247,13 @@ func (o *compactionOptions) runCompRestore(cmd *cobra.Command, args []string, st
 	out := cmd.OutOrStdout()
 	audit := func(detail string) {
 		_ = st.Audit(store.AuditEntry{Action: store.ActionRestore, SnapshotID: s.ID, Path: m.Path(s), Messages: s.PreCompaction.MessageCount, Detail: detail})
+	}
+	// A session to resume is refused for a snapshot this user's key does
+	// not authenticate (planted in a cloned repository, pulled from a
+	// teammate) unless asked for; a part restored for the user to read
+	// is written with a warning.
+	if err := o.g.allowResume("snapshot "+s.ID, index.TrustOf(a, snapshot.AuthKeyFor(st), false), o.unauth || o.partial != ""); err != nil {
+		return err
 	}
 	if o.partial == "" {
 		proj := cmp.Or(o.projectDir, st.ProjectDir())

@@ -130,7 +130,7 @@ type restoreOptions struct {
 	name, from, dir             string
 	checkpoint                  int
 	mode, components, onCorrupt string
-	force                       bool
+	force, unauth               bool
 	st                          *store.Store // see project
 }
 
@@ -151,7 +151,13 @@ default the project's current.ctx — when that fails verification, the newest
 valid checkpoint, then history file, says which one and how old. A source
 other than current.ctx is first installed as current.ctx (the previous one
 moves to history/). With reconcile_on_restore, changed tracked files are
-reported.`,
+reported.
+
+A session is restored only from an archive your key authenticates: one a
+cloned repository planted in the project's store, or one pulled from a
+teammate, is refused unless --include-unauthenticated is given. A FILE
+or --from PATH you name is your choice: restored, with a warning when it
+is not authenticated as yours.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: o.runContextRestore,
 	}
@@ -165,6 +171,7 @@ reported.`,
 	f.IntVar(&o.checkpoint, "checkpoint", 0, "restore checkpoint K (cp-K)")
 	f.StringVar(&o.dir, "dir", "", "project directory (default: the current directory)")
 	f.BoolVar(&o.force, "force", false, "restore an archive saved in another project (its working directory is mapped to this one)")
+	f.BoolVar(&o.unauth, "include-unauthenticated", false, "restore a saved context of the store not authenticated as yours")
 	o.addModeFlags(contextRestoreCmd)
 	return contextRestoreCmd
 }
@@ -451,6 +458,9 @@ func (o *restoreOptions) runContextRestore(cmd *cobra.Command, args []string) er
 		}
 	}
 	if err := o.g.checkForeignIn(a, args[0], dir, o.force); err != nil {
+		return err
+	}
+	if err := o.g.checkResume(a, args[0], true); err != nil {
 		return err
 	}
 	res, err := o.g.restoreResumable(a, args[0], archive.RestoreOptions{ProjectDir: dir, ConfigDir: o.cfgDr})

@@ -246,6 +246,9 @@ func (o *restoreOptions) runStoreRestore(cmd *cobra.Command) error {
 			return err
 		}
 	}
+	if err := o.g.checkResume(a, src, o.unauth || o.from != ""); err != nil {
+		return err
+	}
 	installed := ""
 	if src != st.CurrentPath() {
 		data, err := os.ReadFile(src)

@@ -502,6 +502,9 @@ func (o *restoreOptions) runPartialRestore(cmd *cobra.Command, mode string, args
 				return err
 			}
 		}
+		if err := o.g.checkResume(a, src, o.unauth || o.from != "" || len(args) > 0); err != nil {
+			return err
+		}
 		res, err := o.g.restoreResumable(a, src, archive.RestoreOptions{ProjectDir: proj, ConfigDir: o.cfgDr})
 		if err != nil {
 			return err

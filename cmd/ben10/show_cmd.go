@@ -32,7 +32,9 @@ the hit's project directory unless --project-dir names another, and prints
 the command that resumes it and where the hit is in it.
 
 A reference into an archive not authenticated as yours (see ` + "`ben10 search`" + `)
-is refused unless --include-unauthenticated is given.`,
+is refused unless --include-unauthenticated is given. --resume checks the
+archive file again when it restores it (it may have been replaced since it
+was indexed) and refuses one not authenticated now the same way.`,
 		Example: `  ben10 show 49314c099ed8425f:577
   ben10 show 49314c099ed8425f:577 --before 10 --after 2 --json
   ben10 show 49314c099ed8425f:577 --resume`,
@@ -138,11 +140,11 @@ func runShowResume(ctx context.Context, g *globalOptions, out io.Writer, x *inde
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return fmt.Errorf("show --resume: the hit's project %s is not a directory here (give --project-dir)", dir)
 	}
-	a, err := openArchive(c.Archive, "")
+	a, f, err := openIndexed(ctx, g, x, c.Archive, ref, unauth)
 	if err != nil {
-		return fmt.Errorf("show --resume %s: %s: %w", ref, c.Archive, err)
+		return err
 	}
-	defer a.Close()
+	defer f.Close()
 	if err := requireConversation(a, c.Archive); err != nil {
 		return err
 	}
@@ -165,4 +167,38 @@ func runShowResume(ctx context.Context, g *globalOptions, out io.Writer, x *inde
 	fmt.Fprintf(out, "the hit is the %s%s: %s\n", hit.Kind, when, oneLine(hit.Text, 120))
 	fmt.Fprintf(out, "resume with: cd %s && claude --resume %s\n", web.ShellQuote(res.ProjectDir), res.SessionID)
 	return nil
+}
+
+// openIndexed opens the archive file path that the index names for ref
+// and checks its trust now, on the open file the archive is read from
+// (x.TrustNow): the index's verdict dates from indexing, and the file may
+// have been replaced since. An archive not authenticated now is refused
+// unless unauth (--include-unauthenticated), as allowResume says. The
+// caller closes the returned file after its last use of the archive.
+func openIndexed(ctx context.Context, g *globalOptions, x *index.Index, path, ref string, unauth bool) (*archive.Archive, *os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("show --resume %s: %w", ref, err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = errors.New("not a regular file")
+	}
+	var a *archive.Archive
+	if err == nil {
+		a, err = archive.Open(f, fi.Size(), archive.OpenOptions{}) // the index holds no encrypted archive
+	}
+	trust := ""
+	if err == nil {
+		trust, err = x.TrustNow(ctx, f, a)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("show --resume %s: %s: %w", ref, path, err)
+	}
+	if err := g.allowResume("show --resume "+ref+": "+path, trust, unauth); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return a, f, nil
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ben10ctx/ben10/archive"
+	"github.com/ben10ctx/ben10/index"
 	"github.com/ben10ctx/ben10/redact"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/transcript"
@@ -62,54 +63,61 @@ it is written unless --no-redact.`,
 	return c
 }
 
-// viewSource loads the session ref names (see the command's help).
-func viewSource(ctx context.Context, ref string, o viewOptions) (*archive.State, string, error) {
+// viewSource loads the session ref names (see the command's help), with
+// the page's Source and, for a saved context of a store this user's key
+// does not authenticate, its Unauthenticated mark (a file named is the
+// user's choice, shown as it is).
+func viewSource(ctx context.Context, ref string, o viewOptions) (*archive.State, web.ViewOptions, error) {
 	if ref != "" {
 		if fi, err := os.Stat(ref); err == nil {
 			if !fi.IsDir() && strings.HasSuffix(ref, ".ctx") {
 				pass, err := readPassphrase(o.passFile)
 				if err != nil {
-					return nil, "", err
+					return nil, web.ViewOptions{}, err
 				}
 				oo := archive.OpenOptions{Passphrase: pass}
 				if pass == nil {
 					oo = snapshot.OpenOptions(nil)
 				}
 				st, err := web.LoadArchive(ref, oo)
-				return st, ref, err
+				return st, web.ViewOptions{Source: ref}, err
 			}
 			st, err := transcript.Import(ctx, ref, "", archive.ImportOptions{})
 			if err != nil {
-				return nil, "", fmt.Errorf("%s: %w", ref, err)
+				return nil, web.ViewOptions{}, fmt.Errorf("%s: %w", ref, err)
 			}
 			if !o.noRedact {
 				web.RedactState(st, func(s string) string { out, _ := redact.Default().String(s); return out })
 			}
-			return st, "transcript " + ref, nil
+			return st, web.ViewOptions{Source: "transcript " + ref}, nil
 		}
 	}
 	dir := cmp.Or(o.dir, ".")
 	p, err := web.OpenProject(dir, "")
 	if err != nil {
-		return nil, "", err
+		return nil, web.ViewOptions{}, err
 	}
 	e, err := p.Find(ref)
 	if err != nil {
 		if ref != "" && errors.Is(err, web.ErrNotFound) {
-			return nil, "", fmt.Errorf("%q is not a file, and %w", ref, err)
+			return nil, web.ViewOptions{}, fmt.Errorf("%q is not a file, and %w", ref, err)
 		}
-		return nil, "", err
+		return nil, web.ViewOptions{}, err
 	}
-	st, err := p.Load(e)
+	st, trust, err := p.Load(e)
 	if err != nil {
-		return nil, "", err
+		return nil, web.ViewOptions{}, err
 	}
-	return st, fmt.Sprintf("%s %s of %s", e.Kind, e.Name, tildePath(p.Dir)), nil
+	opts := web.ViewOptions{Source: fmt.Sprintf("%s %s of %s", e.Kind, e.Name, tildePath(p.Dir))}
+	if !index.Trusted(trust) {
+		opts.Unauthenticated = index.TrustReason(trust)
+	}
+	return st, opts, nil
 }
 
 func runView(cmd *cobra.Command, ref string, o viewOptions) error {
 	start := time.Now()
-	st, source, err := viewSource(cmd.Context(), ref, o)
+	st, opts, err := viewSource(cmd.Context(), ref, o)
 	if err != nil {
 		return err
 	}
@@ -117,7 +125,7 @@ func runView(cmd *cobra.Command, ref string, o viewOptions) error {
 	if st.Meta.Harness == archive.HarnessClaude && st.Meta.SessionID != "" {
 		cmds = append(cmds, "claude --resume "+web.ShellQuote(st.Meta.SessionID))
 	}
-	opts := web.ViewOptions{Source: source, Commands: cmds}
+	opts.Commands = cmds
 	if o.out == "-" {
 		return web.Render(cmd.OutOrStdout(), st, opts)
 	}
