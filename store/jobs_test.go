@@ -163,3 +163,35 @@ func TestJobAuthenticated(t *testing.T) {
 		t.Fatalf("UpdateJob of a job not read from the queue: %v", err)
 	}
 }
+
+// TestJobUnusableKey: with the user's key unusable (readable by others),
+// no job is queued — the error names the key — and a queued job is
+// listed as refused, not rewritten: once the key is usable again, the
+// job is authentic and runs as before.
+func TestJobUnusableKey(t *testing.T) {
+	e := newEnv(t)
+	s := e.open(t, Options{})
+	j, err := s.QueueJob(Job{Event: "SessionEnd", Session: "sess-a", Transcript: "/t/a.jsonl", Size: 10, Time: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kp := AuthKeyPath(s.Home())
+	if err := os.Chmod(kp, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s = e.open(t, Options{}) // a new Store reads the key again
+	if _, err := s.QueueJob(Job{Event: "SessionEnd", Session: "sess-b", Transcript: "/t/b.jsonl", Size: 10}); !errors.Is(err, ErrAuthKey) {
+		t.Fatalf("QueueJob with an unusable key: %v, want ErrAuthKey", err)
+	}
+	jobs, err := s.Jobs()
+	if err != nil || len(jobs) != 1 || !jobs[0].Failed || !strings.Contains(jobs[0].LastError, "cannot be checked") {
+		t.Fatalf("jobs with an unusable key: %+v, %v", jobs, err)
+	}
+	if err := os.Chmod(kp, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	jobs, err = e.open(t, Options{}).Jobs()
+	if err != nil || len(jobs) != 1 || jobs[0].Failed || jobs[0].Path != j.Path {
+		t.Fatalf("jobs once the key is usable again: %+v, %v", jobs, err)
+	}
+}

@@ -263,20 +263,11 @@ func jobMAC(key []byte, project string, j Job) string {
 		[]byte(j.Cwd), t(j.Time), n(int64(j.Attempts)), []byte(j.LastError), t(j.NextTry), []byte(strconv.FormatBool(j.Failed))))
 }
 
-// jobKey is the user's key (read, or created, once per Store).
-func (s *Store) jobKey() ([]byte, error) {
-	k, err := s.authKey()
-	if err != nil {
-		return nil, fmt.Errorf("the authentication key: %w", err)
-	}
-	return k, nil
-}
-
 // verifyJob reports why j is not authentic for this store (nil: it is).
 func (s *Store) verifyJob(j Job) error {
-	key, err := s.jobKey()
+	key, err := s.authKey()
 	if err != nil {
-		return fmt.Errorf("%w (%w)", ErrJobRefused, err)
+		return fmt.Errorf("%w (it cannot be checked: %w)", ErrJobRefused, err)
 	}
 	if j.MAC == "" || !hmac.Equal([]byte(j.MAC), []byte(jobMAC(key, s.ProjectDir(), j))) {
 		return fmt.Errorf("%w (no valid MAC for this project under this user's key)", ErrJobRefused)
@@ -286,7 +277,7 @@ func (s *Store) verifyJob(j Job) error {
 
 // signJob sets j's MAC under the user's key.
 func (s *Store) signJob(j *Job) error {
-	key, err := s.jobKey()
+	key, err := s.authKey()
 	if err != nil {
 		return err
 	}

@@ -92,8 +92,8 @@ type Store struct {
 	warnings []Warning
 	holder   LockHolder // while held by this Store
 
-	// authKey is the user's key, read (or created) at its first use
-	// (see jobKey).
+	// authKey is the user's key (LoadOrCreateAuthKey), read (or
+	// created) at its first use: a job queued or listed.
 	authKey func() ([]byte, error)
 }
 
