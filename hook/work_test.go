@@ -203,9 +203,10 @@ func TestFailedJobKeptAndRetried(t *testing.T) {
 	}
 }
 
-// TestPlantedJobRefused: a job file a repository brings in its store
-// (untrusted) that names a file outside Claude Code's projects directory
-// is never read; it is kept as failed with the reason.
+// TestPlantedJobRefused: a job that names a file outside Claude Code's
+// projects directory is never read, even one that authenticates (a
+// planted job that does not is refused before: jobauth_test.go); it is
+// kept as failed with the reason.
 func TestPlantedJobRefused(t *testing.T) {
 	e := newEnv(t)
 	st, err := store.Open(e.project, store.Options{Home: e.home})

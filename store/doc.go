@@ -72,6 +72,12 @@
 // so no requested snapshot or checkpoint is lost. See Lock for how stale
 // locks are treated.
 //
+// QueueJob queues a hook's Job in pending/ the same way, for the user's
+// worker. Each job carries a MAC under the user's key (LoadOrCreateAuthKey)
+// bound to the project; Jobs lists a job whose MAC does not verify as
+// failed (ErrJobRefused), never to be run, so a repository cannot plant
+// work for the worker.
+//
 // # Configuration
 //
 // LoadConfig reads ~/.claude-code/config.yaml and <project>/.claude/config.yaml

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"crypto/hmac"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -220,20 +222,80 @@ type Job struct {
 	Attempts  int       `json:"attempts,omitempty"`
 	LastError string    `json:"last_error,omitempty"`
 	NextTry   time.Time `json:"next_try,omitzero"`
-	// Failed: the job failed MaxJobAttempts times. It is kept (and shown
-	// by status and doctor) but not retried automatically.
+	// Failed: the job failed MaxJobAttempts times, or its file cannot be
+	// read or is not authenticated (see Jobs). It is kept but not retried
+	// automatically.
 	Failed bool `json:"failed,omitempty"`
+	// MAC authenticates the job (see jobMAC): the hexadecimal HMAC under
+	// the user's key of the project and every field above.
+	MAC string `json:"mac,omitempty"`
 
 	// Path is the job's file (set by Jobs and QueueJob, not stored).
 	Path string `json:"-"`
+	// authentic: the job was read with a valid MAC, or written by
+	// QueueJob (set by Jobs and QueueJob, not stored).
+	authentic bool
+}
+
+// jobDomain separates a job's MAC from every other use of the user's key.
+const jobDomain = "ben10 job v1"
+
+// ErrJobRefused: a queued job is not authenticated by this user's key —
+// not written by this user's hooks (a job file a repository brought
+// along, one copied from another project or another user, or one edited
+// since). Such a job is listed as Failed, never run.
+var ErrJobRefused = errors.New("not written by this user's hooks: refused")
+
+// jobMAC is the MAC of j under key for the store of project: every
+// stored field of Job but the MAC, in order, each length-prefixed (see
+// AuthSum). A field added to Job must be added here (a test checks that
+// each one changes the MAC).
+func jobMAC(key []byte, project string, j Job) string {
+	t := func(t time.Time) []byte {
+		if t.IsZero() {
+			return nil
+		}
+		return []byte(t.UTC().Format(time.RFC3339Nano))
+	}
+	n := func(v int64) []byte { return strconv.AppendInt(nil, v, 10) }
+	return hex.EncodeToString(AuthSum(key, jobDomain, []byte(project),
+		[]byte(j.Event), []byte(j.Trigger), []byte(j.Session), []byte(j.Transcript), n(j.Size), []byte(j.Head),
+		[]byte(j.Cwd), t(j.Time), n(int64(j.Attempts)), []byte(j.LastError), t(j.NextTry), []byte(strconv.FormatBool(j.Failed))))
+}
+
+// verifyJob reports why j is not authentic for this store (nil: it is).
+func (s *Store) verifyJob(j Job) error {
+	key, err := s.authKey()
+	if err != nil {
+		return fmt.Errorf("%w (it cannot be checked: %w)", ErrJobRefused, err)
+	}
+	if j.MAC == "" || !hmac.Equal([]byte(j.MAC), []byte(jobMAC(key, s.ProjectDir(), j))) {
+		return fmt.Errorf("%w (no valid MAC for this project under this user's key)", ErrJobRefused)
+	}
+	return nil
+}
+
+// signJob sets j's MAC under the user's key.
+func (s *Store) signJob(j *Job) error {
+	key, err := s.authKey()
+	if err != nil {
+		return err
+	}
+	j.MAC = jobMAC(key, s.ProjectDir(), *j)
+	j.authentic = true
+	return nil
 }
 
 // MaxJobAttempts is how many failed runs make a job Failed.
 const MaxJobAttempts = 5
 
 // QueueJob writes j into the store's queue (pending/, atomically; no lock
-// needed) and returns it with its Path set.
+// needed), authenticated under the user's key (read, or created, at the
+// Store's first job), and returns it with its Path and MAC set.
 func (s *Store) QueueJob(j Job) (Job, error) {
+	if err := s.signJob(&j); err != nil {
+		return j, fmt.Errorf("store: queueing %s job of session %s: %w", j.Event, j.Session, err)
+	}
 	data, err := json.Marshal(j)
 	if err != nil {
 		return j, fmt.Errorf("store: encoding job: %w", err)
@@ -248,8 +310,10 @@ func (s *Store) QueueJob(j Job) (Job, error) {
 
 // Jobs lists the queued jobs, oldest first. It takes no lock: jobs are
 // written atomically and removed only by the worker that did them. A job
-// file that cannot be read or decoded is returned as a Failed job with
-// LastError saying why (it is kept for the user to see).
+// file that cannot be read or decoded, or whose MAC this user's key does
+// not verify for this project (ErrJobRefused), is returned as a Failed
+// job with LastError saying why: it is kept for the user to see, never
+// run. The user's key is read only when there is a job to verify.
 func (s *Store) Jobs() ([]Job, error) { return s.jobs("") }
 
 // SessionJobs is Jobs for the jobs of session only: it reads only their
@@ -281,6 +345,10 @@ func (s *Store) jobs(session string) ([]Job, error) {
 		}
 		if err != nil {
 			j = Job{Session: p.Session, Time: p.Created, Failed: true, LastError: fmt.Sprintf("unreadable job file: %v", err)}
+		} else if err = s.verifyJob(j); err != nil {
+			j.Failed, j.LastError = true, err.Error()
+		} else {
+			j.authentic = true
 		}
 		j.Path = p.Path
 		out = append(out, j)
@@ -289,10 +357,18 @@ func (s *Store) jobs(session string) ([]Job, error) {
 }
 
 // UpdateJob rewrites a queued job (its attempts, error, next try)
-// atomically in place.
+// atomically in place, with its MAC computed again. Only a job Jobs or
+// QueueJob returned as authentic can be rewritten: a refused job is
+// never given a valid MAC.
 func (s *Store) UpdateJob(j Job) error {
 	if filepath.Dir(j.Path) != s.PendingDir() {
 		return fmt.Errorf("store: %s is not a job of this store", j.Path)
+	}
+	if !j.authentic {
+		return fmt.Errorf("store: updating job %s: %w", j.Path, ErrJobRefused)
+	}
+	if err := s.signJob(&j); err != nil {
+		return fmt.Errorf("store: updating job %s: %w", j.Path, err)
 	}
 	data, err := json.Marshal(j)
 	if err != nil {

@@ -91,6 +91,10 @@ type Store struct {
 	wmu      sync.Mutex
 	warnings []Warning
 	holder   LockHolder // while held by this Store
+
+	// authKey is the user's key (LoadOrCreateAuthKey), read (or
+	// created) at its first use: a job queued or listed.
+	authKey func() ([]byte, error)
 }
 
 // HomeDir returns $HOME when set, else the platform's home directory.
@@ -143,6 +147,7 @@ func Open(projectDir string, opts Options) (*Store, error) {
 		now:      opts.Now,
 		mu:       make(chan struct{}, 1),
 	}
+	s.authKey = sync.OnceValues(func() ([]byte, error) { return LoadOrCreateAuthKey(home) })
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -2,7 +2,10 @@ package store
 
 import (
 	"bytes"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -93,4 +96,19 @@ func readAuthKey(p string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %s does not hold 64 hexadecimal digits", ErrAuthKey, p)
 	}
 	return k, nil
+}
+
+// AuthSum is the HMAC-SHA256 of fields under key in the domain named by
+// domain, every field (the domain first) prefixed by its length as 8
+// little-endian bytes: the scheme of archive.AuthKey.Sum. Every use of the
+// user's key has its own domain.
+func AuthSum(key []byte, domain string, fields ...[]byte) []byte {
+	m := hmac.New(sha256.New, key)
+	var n [8]byte
+	for _, f := range append([][]byte{[]byte(domain)}, fields...) {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(f)))
+		m.Write(n[:])
+		m.Write(f)
+	}
+	return m.Sum(nil)
 }

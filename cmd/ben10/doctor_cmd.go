@@ -160,6 +160,7 @@ func runDoctor(dir string) []check {
 	if st != nil {
 		out = append(out, archiveChecks(st, cfg)...)
 		out = append(out, authChecks(st, cfg)...)
+		out = append(out, jobChecks(st)...)
 	}
 
 	// Claude Code's transcript cleanup.
@@ -324,4 +325,31 @@ func authChecks(st *store.Store, cfg *store.Config) []check {
 		why = append(why, rel+": "+u.Reason)
 	}
 	return append(out, check{"auth", "warn", fmt.Sprintf("%d saved context(s) not saved by you, never injected at a session start: %s (%s)", len(un), strings.Join(why, "; "), snapshot.AdoptHint)})
+}
+
+// jobChecks: the jobs the hooks queued in the store, and each one kept as
+// failed (refused as not written by this user's hooks, unreadable, or
+// failed store.MaxJobAttempts times) with its reason. Nothing when the
+// queue is empty.
+func jobChecks(st *store.Store) []check {
+	jobs, err := st.Jobs()
+	if err != nil {
+		return []check{{"jobs", "warn", err.Error()}}
+	}
+	var failed []string
+	for _, j := range jobs {
+		if j.Failed {
+			// The file's name comes from the project directory: quoted.
+			failed = append(failed, fmt.Sprintf("%q: %s", filepath.Base(j.Path), j.LastError))
+		}
+	}
+	var out []check
+	if n := len(jobs) - len(failed); n > 0 {
+		out = append(out, check{"jobs", "ok", fmt.Sprintf("%d job(s) queued for the worker", n)})
+	}
+	if len(failed) > 0 {
+		out = append(out, check{"jobs", "warn", fmt.Sprintf("%d queued job(s) failed and are not retried (remove them from %s once read): %s",
+			len(failed), st.PendingDir(), strings.Join(failed, "; "))})
+	}
+	return out
 }

@@ -2,8 +2,6 @@ package hookstart
 
 import (
 	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -54,14 +52,7 @@ func AuthKey(st *store.Store) []byte {
 // domain, every field (the domain first) prefixed by its length as 8
 // little-endian bytes: the scheme of archive.AuthKey.Sum.
 func Sum(key []byte, domain string, fields ...[]byte) []byte {
-	m := hmac.New(sha256.New, key)
-	var n [8]byte
-	for _, f := range append([][]byte{[]byte(domain)}, fields...) {
-		binary.LittleEndian.PutUint64(n[:], uint64(len(f)))
-		m.Write(n[:])
-		m.Write(f)
-	}
-	return m.Sum(nil)
+	return store.AuthSum(key, domain, fields...)
 }
 
 // safeID reports whether id (read from the hook state, untrusted) can name
