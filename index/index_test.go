@@ -329,6 +329,7 @@ func TestCorruptIndexIsRebuilt(t *testing.T) {
 	}{
 		{"garbage", bytes.Repeat([]byte("not a database "), 500)},
 		{"truncated header", []byte("SQLite format 3\x00\x10\x00")},
+		{"schema page overwritten", schemaOverwritten(t)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -348,6 +349,24 @@ func TestCorruptIndexIsRebuilt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// schemaOverwritten is an index whose first page, past the 100-byte
+// header, is garbage: SQLite reads it as a malformed schema
+// (SQLITE_CORRUPT), not as "not a database".
+func schemaOverwritten(t *testing.T) []byte {
+	home := t.TempDir()
+	x, err := index.Open(index.Options{Home: home, Key: testKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	data, err := os.ReadFile(index.DefaultPath(home))
+	if err != nil || len(data) < 4096 {
+		t.Fatalf("index file: %d bytes, %v", len(data), err)
+	}
+	copy(data[100:4096], bytes.Repeat([]byte{0xa5}, 4096))
+	return data
 }
 
 // Two writers (two connections, as two processes would have) index the same

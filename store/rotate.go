@@ -169,7 +169,7 @@ func (s *Store) SaveCurrentFunc(write func(io.Writer) error, meta Meta, opts Sav
 	if used+hw.n > WarnStorageBytes && opts.Rotate && hasOld {
 		res.Warnings = append(res.Warnings, Warning{File: s.root, Message: fmt.Sprintf(
 			"context storage is %s, above the %s warning level; consider `ben10 context prune`",
-			formatMB(used+hw.n), formatMB(WarnStorageBytes))})
+			FormatBytes(used+hw.n), FormatBytes(WarnStorageBytes))})
 	}
 	if opts.Rotate && hasOld {
 		hp, err := s.moveToHistory(oldInfo.ModTime())

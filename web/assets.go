@@ -4,6 +4,8 @@ import (
 	"embed"
 	"html/template"
 	"time"
+
+	"github.com/ben10ctx/ben10/store"
 )
 
 // The pages' style, scripts and templates, in assets/: view.css styles
@@ -37,7 +39,7 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"uiCSP":  uiCSP,
 	"date":   func(t time.Time) string { return format(t, "2006-01-02 15:04:05Z") },
 	"minute": func(t time.Time) string { return format(t, "2006-01-02 15:04Z") },
-	"size":   humanSize,
+	"size":   store.FormatBytes,
 }).ParseFS(assets, "assets/*.html"))
 
 // format is t in UTC as layout, "" for the zero time.
