@@ -16,6 +16,7 @@ import (
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/index"
+	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript"
 )
@@ -53,6 +54,17 @@ func put(t testing.TB, path string, data []byte) {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// putSnapshot writes a compaction snapshot of the store directory and the
+// index.json that lists it, as the snapshot manager does.
+func putSnapshot(t testing.TB, storeDir, file string, data []byte) {
+	t.Helper()
+	put(t, filepath.Join(storeDir, "compaction-snapshots", file), data)
+	ix := &snapshot.Index{Version: snapshot.IndexVersion, Snapshots: []snapshot.Snapshot{
+		{ID: strings.TrimSuffix(file, ".ctx"), File: file, CreatedAt: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC), CompressedBytes: int64(len(data))},
+	}}
+	put(t, filepath.Join(storeDir, "compaction-snapshots", "index.json"), ix.Marshal())
 }
 
 type env struct {
@@ -95,7 +107,7 @@ func TestUpdateSearchShow(t *testing.T) {
 	e := newEnv(t)
 	plain := encode(t, fixture, nil)
 	put(t, filepath.Join(e.storeA, "current.ctx"), plain)
-	put(t, filepath.Join(e.storeA, "compaction-snapshots", "pre-compact-20260101-100000-11111111.ctx"), plain)
+	putSnapshot(t, e.storeA, "pre-compact-20260101-100000-11111111.ctx", plain)
 	put(t, filepath.Join(e.storeB, "history", "session-20260101T100000Z.ctx"), plain)
 	put(t, filepath.Join(e.storeB, "checkpoints", "cp-001.ctx"), encode(t, fixture, &ctxfmt.Encryption{Key: bytes.Repeat([]byte{7}, 32)}))
 	put(t, filepath.Join(e.storeA, "checkpoints", "cp-001.ctx"), plain[:len(plain)/2])
