@@ -246,7 +246,7 @@ type listEntry struct {
 	ModTime time.Time `json:"mod_time"`
 }
 
-func (o *contextStoreOptions) runList(cmd *cobra.Command, _ []string, st *store.Store, m *snapshot.Manager) error {
+func (o *contextStoreOptions) runList(cmd *cobra.Command, _ []string, st *store.Store, _ *snapshot.Manager) error {
 	var list, snaps []listEntry
 	all, _ := snapshot.Archives(st.Root())
 	var ix snapshot.Index // the listed snapshots, for their handles
