@@ -554,7 +554,7 @@ func TestErrorLogIsBounded(t *testing.T) {
 	home := t.TempDir()
 	big := strings.Repeat("e", 5000)
 	for i := 0; i < 1500; i++ {
-		if err := AppendError(home, ErrorEntry{Time: time.Now(), Event: "PreCompact", Error: big}); err != nil {
+		if err := hookfast.AppendError(home, hookfast.ErrorEntry{Time: time.Now(), Event: "PreCompact", Error: big}); err != nil {
 			t.Fatal(err)
 		}
 	}
