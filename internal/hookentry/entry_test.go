@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ben10ctx/ben10/hook"
+	"github.com/ben10ctx/ben10/internal/hookfast"
 )
 
 // TestUnsupervisedRecoversPanic: a panic in an event handled in the hook's
