@@ -6,9 +6,9 @@ import (
 )
 
 // DecodeCost is what decoding segment payload b of type t would allocate
-// by the typed walk unmarshal runs before msgpack, with the segment's
-// budget; ok is false when the walk refuses b.
-func DecodeCost(b []byte, t ctxfmt.SegmentType) (cost, limit uint64, ok bool) {
+// by the typed walk unmarshal runs before msgpack, and the walk's refusal;
+// typed is false for a segment type not decoded by reflection.
+func DecodeCost(b []byte, t ctxfmt.SegmentType) (cost uint64, typed bool, err error) {
 	var v any
 	switch t {
 	case ctxfmt.TypeMetadata:
@@ -24,9 +24,10 @@ func DecodeCost(b []byte, t ctxfmt.SegmentType) (cost, limit uint64, ok bool) {
 	case ctxfmt.TypeTaskState:
 		v = &TaskState{}
 	default:
-		return 0, 0, false
+		return 0, false, nil
 	}
-	return mpguard.Cost(b, v)
+	cost, err = mpguard.CheckCost(b, v)
+	return cost, true, err
 }
 
 // RestoreFiles is restoreFiles, for the external restore tests.

@@ -190,7 +190,7 @@ func unmarshal(b []byte, v any) error {
 	if ok, _, _ := mpguard.WellFormed(b); !ok {
 		return mpguard.ErrMalformed
 	}
-	if err := mpguard.CheckCost(b, v); err != nil {
+	if _, err := mpguard.CheckCost(b, v); err != nil {
 		if errors.Is(err, mpguard.ErrOverBudget) {
 			return fmt.Errorf("%w: %w", ErrTooLarge, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ben10ctx/ben10/hook"
+	"github.com/ben10ctx/ben10/internal/hooknote"
 )
 
 // The hook decodes its stdin and hook-state.json, and encodes its stdout,
@@ -35,7 +36,7 @@ func FuzzHookStateDecode(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(root, hook.StateName), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		got, gerr := hook.ReadState(root)
+		got, gerr := hooknote.ReadState(root)
 		want := &hook.State{Version: hook.StateVersion, Sessions: map[string]*hook.SessionState{}}
 		werr := json.Unmarshal(data, want)
 		if werr == nil && want.Version > hook.StateVersion {

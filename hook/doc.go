@@ -2,7 +2,8 @@
 // for it: `ben10 hook EVENT` reads the hook JSON on stdin (ReadInput),
 // Handler.Run handles it and prints the hook output (Output), and always
 // exits 0 — a failure is one line on stderr and one in the error log
-// (AppendError), never a blocked compaction or prompt.
+// (internal/hookfast, shared with the ben10-hook shim), never a blocked
+// compaction or prompt.
 //
 // Handlers take note, they do not save while Claude Code waits. Claude
 // Code's transcript is append-only (a compaction appends its boundary and

@@ -226,7 +226,7 @@ func (e *env) state() *State {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	s, err := ReadState(st.Root())
+	s, err := hooknote.ReadState(st.Root())
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -475,7 +475,7 @@ func TestStartupSkipsLiveSessionsOldContextAndOtherProjects(t *testing.T) {
 func TestFailuresExitZeroAndLog(t *testing.T) {
 	e := newEnv(t)
 	logged := func() int {
-		b, _ := os.ReadFile(ErrorLogPath(e.home))
+		b, _ := os.ReadFile(hookfast.ErrorLogPath(e.home))
 		return bytes.Count(b, []byte("\n"))
 	}
 	cases := []struct {
@@ -554,15 +554,15 @@ func TestErrorLogIsBounded(t *testing.T) {
 	home := t.TempDir()
 	big := strings.Repeat("e", 5000)
 	for i := 0; i < 1500; i++ {
-		if err := AppendError(home, ErrorEntry{Time: time.Now(), Event: "PreCompact", Error: big}); err != nil {
+		if err := hookfast.AppendError(home, hookfast.ErrorEntry{Time: time.Now(), Event: "PreCompact", Error: big}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	fi, err := os.Stat(ErrorLogPath(home))
-	if err != nil || fi.Size() > MaxErrorLog+2*hookfast.MaxErrorText {
+	fi, err := os.Stat(hookfast.ErrorLogPath(home))
+	if err != nil || fi.Size() > hookfast.MaxErrorLog+2*hookfast.MaxErrorText {
 		t.Fatalf("error log %v bytes (%v)", fi.Size(), err)
 	}
-	if _, err := os.Stat(ErrorLogPath(home) + ".1"); err != nil {
+	if _, err := os.Stat(hookfast.ErrorLogPath(home) + ".1"); err != nil {
 		t.Fatalf("no rotated log: %v", err)
 	}
 }

@@ -168,7 +168,7 @@ func TestUnauthenticatedJobsRefused(t *testing.T) {
 				t.Fatal(err)
 			}
 			h := e.handler()
-			if h.Queued() {
+			if h.due() {
 				t.Error("the planted job counts as work to do")
 			}
 			if err := h.Resume(t.Context(), e.store()); err != nil || len(e.spawned) != 0 {

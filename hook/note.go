@@ -91,10 +91,6 @@ const (
 	KindHandoff      = hooknote.KindHandoff
 )
 
-// ReadState reads the state file in the store directory root, with the
-// prompts counted on the fast path since the last update added in.
-func ReadState(root string) (*State, error) { return hooknote.ReadState(root) }
-
 // ProcessID identifies a running process across PID reuse.
 type ProcessID = hooknote.ProcessID
 

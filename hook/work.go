@@ -23,10 +23,6 @@ import (
 	"github.com/ben10ctx/ben10/transcript/claude"
 )
 
-// Queued reports whether any project of the user has queued jobs that a
-// worker would run now.
-func (h *Handler) Queued() bool { return h.due() }
-
 // due reports whether a registered project has a job a worker would run
 // now.
 func (h *Handler) due() bool {

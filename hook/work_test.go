@@ -289,7 +289,7 @@ func TestHookQueuesWhileWorkerRuns(t *testing.T) {
 	if jobs, err := e.store().Jobs(); err != nil || len(jobs) != 0 {
 		t.Fatalf("jobs left after the worker: %+v, %v", jobs, err)
 	}
-	if hooknote.WorkerRunning(e.home) || h.Queued() {
+	if hooknote.WorkerRunning(e.home) || h.due() {
 		t.Fatal("the worker lock is held or a job waits after the worker returned")
 	}
 }
@@ -317,7 +317,7 @@ func TestRegistrationKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.work()
-	if len(e.snaps.snaps) != 1 || e.handler().Queued() {
+	if len(e.snaps.snaps) != 1 || e.handler().due() {
 		t.Fatalf("the job was not done: %+v", e.snaps.snaps)
 	}
 	if fi2, err := os.Stat(reg); err != nil || !os.SameFile(fi, fi2) {

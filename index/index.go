@@ -8,12 +8,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/ben10ctx/ben10/archive"
 	"modernc.org/sqlite" // the pure-Go SQLite driver "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // FileName is the index database's name in the user's data directory.
@@ -159,13 +159,19 @@ func Open(opts Options) (*Index, error) {
 // errDamaged marks a database that must be rebuilt.
 var errDamaged = errors.New("index: database damaged")
 
+// damaged reports whether err says the file is not a usable database:
+// errDamaged, or SQLite's SQLITE_CORRUPT or SQLITE_NOTADB (with any
+// extended code).
 func damaged(err error) bool {
 	if errors.Is(err, errDamaged) {
 		return true
 	}
-	s := err.Error()
-	return strings.Contains(s, "not a database") || strings.Contains(s, "malformed") ||
-		strings.Contains(s, "SQLITE_CORRUPT") || strings.Contains(s, "SQLITE_NOTADB")
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff
+	return code == sqlite3.SQLITE_CORRUPT || code == sqlite3.SQLITE_NOTADB
 }
 
 func open(path string) (*Index, error) {
@@ -223,7 +229,7 @@ func open(path string) (*Index, error) {
 // 5, whatever its extended code).
 func busy(err error) bool {
 	var se *sqlite.Error
-	return errors.As(err, &se) && se.Code()&0xff == 5
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 func (x *Index) init() error {

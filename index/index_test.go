@@ -16,6 +16,7 @@ import (
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/index"
+	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript"
 )
@@ -53,6 +54,17 @@ func put(t testing.TB, path string, data []byte) {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// putSnapshot writes a compaction snapshot of the store directory and the
+// index.json that lists it, as the snapshot manager does.
+func putSnapshot(t testing.TB, storeDir, file string, data []byte) {
+	t.Helper()
+	put(t, filepath.Join(storeDir, "compaction-snapshots", file), data)
+	ix := &snapshot.Index{Version: snapshot.IndexVersion, Snapshots: []snapshot.Snapshot{
+		{ID: strings.TrimSuffix(file, ".ctx"), File: file, CreatedAt: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC), CompressedBytes: int64(len(data))},
+	}}
+	put(t, filepath.Join(storeDir, "compaction-snapshots", "index.json"), ix.Marshal())
 }
 
 type env struct {
@@ -95,7 +107,7 @@ func TestUpdateSearchShow(t *testing.T) {
 	e := newEnv(t)
 	plain := encode(t, fixture, nil)
 	put(t, filepath.Join(e.storeA, "current.ctx"), plain)
-	put(t, filepath.Join(e.storeA, "compaction-snapshots", "pre-compact-20260101-100000-11111111.ctx"), plain)
+	putSnapshot(t, e.storeA, "pre-compact-20260101-100000-11111111.ctx", plain)
 	put(t, filepath.Join(e.storeB, "history", "session-20260101T100000Z.ctx"), plain)
 	put(t, filepath.Join(e.storeB, "checkpoints", "cp-001.ctx"), encode(t, fixture, &ctxfmt.Encryption{Key: bytes.Repeat([]byte{7}, 32)}))
 	put(t, filepath.Join(e.storeA, "checkpoints", "cp-001.ctx"), plain[:len(plain)/2])
@@ -329,6 +341,7 @@ func TestCorruptIndexIsRebuilt(t *testing.T) {
 	}{
 		{"garbage", bytes.Repeat([]byte("not a database "), 500)},
 		{"truncated header", []byte("SQLite format 3\x00\x10\x00")},
+		{"schema page overwritten", schemaOverwritten(t)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -348,6 +361,24 @@ func TestCorruptIndexIsRebuilt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// schemaOverwritten is an index whose first page, past the 100-byte
+// header, is garbage: SQLite reads it as a malformed schema
+// (SQLITE_CORRUPT), not as "not a database".
+func schemaOverwritten(t *testing.T) []byte {
+	home := t.TempDir()
+	x, err := index.Open(index.Options{Home: home, Key: testKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	data, err := os.ReadFile(index.DefaultPath(home))
+	if err != nil || len(data) < 4096 {
+		t.Fatalf("index file: %d bytes, %v", len(data), err)
+	}
+	copy(data[100:4096], bytes.Repeat([]byte{0xa5}, 4096))
+	return data
 }
 
 // Two writers (two connections, as two processes would have) index the same

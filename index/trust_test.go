@@ -44,7 +44,7 @@ var otherKey = func() *archive.AuthKey {
 func trustEnv(t *testing.T, e env) string {
 	t.Helper()
 	put(t, filepath.Join(e.storeA, "current.ctx"), encodeWith(t, fixture, testKey))
-	planted := filepath.Join(e.storeA, "checkpoints", "cp-planted.ctx")
+	planted := filepath.Join(e.storeA, "checkpoints", "cp-999.ctx")
 	put(t, planted, encodeWith(t, "testdata/second.jsonl", nil))
 	pulled := filepath.Join(e.storeA, "history", "session-pulled.ctx")
 	put(t, pulled, encodeWith(t, "testdata/second.jsonl", nil))
@@ -113,7 +113,7 @@ func TestTrust(t *testing.T) {
 		}
 	}
 	r, err := x.Verify(ctx)
-	if err != nil || !r.OK() || len(r.Unauthenticated) != 2 || !strings.Contains(r.Unauthenticated[0], "cp-planted.ctx: no authentication tag") ||
+	if err != nil || !r.OK() || len(r.Unauthenticated) != 2 || !strings.Contains(r.Unauthenticated[0], "cp-999.ctx: no authentication tag") ||
 		!strings.Contains(r.Unauthenticated[1], "session-1.ctx: tagged with another user's key") {
 		t.Errorf("verify: %+v %v", r, err)
 	}
@@ -124,7 +124,7 @@ func TestTrust(t *testing.T) {
 func TestTrustWithoutNote(t *testing.T) {
 	e := newEnv(t)
 	put(t, filepath.Join(e.storeA, "current.ctx"), encodeWith(t, fixture, testKey))
-	put(t, filepath.Join(e.storeA, "checkpoints", "cp-planted.ctx"), encodeWith(t, "testdata/second.jsonl", nil))
+	put(t, filepath.Join(e.storeA, "checkpoints", "cp-999.ctx"), encodeWith(t, "testdata/second.jsonl", nil))
 	x := open(t, e.home)
 	ctx := context.Background()
 	if _, err := x.Update(ctx, index.UpdateOptions{Projects: []string{e.projA}}); err != nil {

@@ -13,9 +13,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 
 	// The Claude Code importer rebuilds a conversation stored as pointers
@@ -244,11 +246,13 @@ func FallbackProjects(home string) []string {
 type storeFile struct {
 	path   string
 	kind   string
-	info   os.FileInfo
+	size   int64
+	mod    time.Time
 	source string // where the archive came from, when not this user's own saves
 }
 
-// storeFiles lists the archives of dir's stores (primary and fallback).
+// storeFiles lists the archives of dir's stores (primary and fallback):
+// what snapshot.Archives lists in each.
 func (x *Index) storeFiles(dir string) ([]storeFile, error) {
 	roots := []string{}
 	if s, err := store.Open(dir, store.Options{Home: x.home, ReadOnly: true}); err == nil {
@@ -267,16 +271,11 @@ func (x *Index) storeFiles(dir string) ([]storeFile, error) {
 		if fi, err := os.Lstat(r); err != nil || !fi.IsDir() {
 			continue
 		}
-		if fi, err := os.Lstat(filepath.Join(r, store.CurrentName)); err == nil && fi.Mode().IsRegular() {
-			out = append(out, storeFile{path: filepath.Join(r, store.CurrentName), kind: ArchiveCurrent, info: fi})
-		}
-		for _, sub := range []struct{ dir, kind string }{
-			{"checkpoints", ArchiveCheckpoint},
-			{"history", ArchiveHistory},
-			{"compaction-snapshots", ArchiveSnapshot},
-			{"named", ArchiveNamed},
-		} {
-			out = append(out, ctxFiles(filepath.Join(r, sub.dir), sub.kind, "")...)
+		all, _ := snapshot.Archives(r) // what cannot be listed is not indexed
+		for _, a := range all {
+			if a.Path != "" {
+				out = append(out, storeFile{path: a.Path, kind: a.Kind, size: a.Size, mod: a.ModTime})
+			}
 		}
 	}
 	return out, nil
@@ -295,7 +294,7 @@ func ctxFiles(d, kind, source string) []storeFile {
 			continue
 		}
 		if fi, err := e.Info(); err == nil {
-			out = append(out, storeFile{path: filepath.Join(d, e.Name()), kind: kind, info: fi, source: source})
+			out = append(out, storeFile{path: filepath.Join(d, e.Name()), kind: kind, size: fi.Size(), mod: fi.ModTime(), source: source})
 		}
 	}
 	return out
@@ -335,7 +334,7 @@ func (x *Index) indexed(ctx context.Context) (map[string]archiveRow, error) {
 // indexed archives, see indexed).
 func (x *Index) indexFile(ctx context.Context, pid int64, f storeFile, known map[string]archiveRow, st *Stats) error {
 	old, isKnown := known[f.path]
-	if isKnown && old.size == f.info.Size() && old.mtime == f.info.ModTime().UnixNano() {
+	if isKnown && old.size == f.size && old.mtime == f.mod.UnixNano() {
 		st.Unchanged++
 		countStatus(old.status, st)
 		return nil

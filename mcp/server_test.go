@@ -409,9 +409,9 @@ func TestUnauthenticatedWithheld(t *testing.T) {
 	)
 	st := filepath.Join(e.project, ".claude", "context")
 	for path, data := range map[string][]byte{
-		filepath.Join(st, "checkpoints", "cp-planted.ctx"): encodeAs(t, plantedTranscript(t, untagged), nil),
-		filepath.Join(st, "history", "session-other.ctx"):  encodeAs(t, plantedTranscript(t, otherKey), other),
-		filepath.Join(st, "current.ctx"):                   withTagOf(t, encodeAs(t, plantedTranscript(t, tampered), nil), own),
+		filepath.Join(st, "checkpoints", "cp-999.ctx"):    encodeAs(t, plantedTranscript(t, untagged), nil),
+		filepath.Join(st, "history", "session-other.ctx"): encodeAs(t, plantedTranscript(t, otherKey), other),
+		filepath.Join(st, "current.ctx"):                  withTagOf(t, encodeAs(t, plantedTranscript(t, tampered), nil), own),
 	} {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			t.Fatal(err)

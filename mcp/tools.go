@@ -198,7 +198,7 @@ func (s *server) listSessions(ctx context.Context, req *sdk.CallToolRequest, a L
 			fmt.Fprintf(&b, "\n… and %d older\n", len(ss)-limit)
 			break
 		}
-		fmt.Fprintf(&b, "\n- %s (%s) %s → %s, %s, %d archives", se.Session, se.Assistant, stamp(se.First), stamp(se.Last), sizeOf(se.Size), se.Archives)
+		fmt.Fprintf(&b, "\n- %s (%s) %s → %s, %s, %d archives", se.Session, se.Assistant, stamp(se.First), stamp(se.Last), store.FormatBytes(se.Size), se.Archives)
 		if se.Title != "" {
 			fmt.Fprintf(&b, "\n  title: %s", oneLine(se.Title, 120))
 		}
@@ -250,7 +250,7 @@ func (s *server) listSnapshots(ctx context.Context, req *sdk.CallToolRequest, a 
 			continue
 		}
 		shown++
-		fmt.Fprintf(&list, "\n- %s  %s  %s  session %s  %s, %d tokens before compaction (%s)", sn.ID, stamp(sn.CreatedAt), sn.Harness, sn.SessionID, sizeOf(sn.CompressedBytes), sn.PreCompaction.TokenCount, sn.Trigger)
+		fmt.Fprintf(&list, "\n- %s  %s  %s  session %s  %s, %d tokens before compaction (%s)", sn.ID, stamp(sn.CreatedAt), sn.Harness, sn.SessionID, store.FormatBytes(sn.CompressedBytes), sn.PreCompaction.TokenCount, sn.Trigger)
 		if sn.Pinned {
 			list.WriteString(", pinned")
 		}
@@ -489,14 +489,4 @@ func stamp(t time.Time) string {
 		return "-"
 	}
 	return t.UTC().Format("2006-01-02 15:04")
-}
-
-func sizeOf(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

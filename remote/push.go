@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -342,25 +340,24 @@ func (u *uploader) wait() error {
 }
 
 // localArchives lists what Push sends: current.ctx, history/*.ctx and the
-// compaction snapshots.
+// compaction snapshots (snapshot.Archives; a snapshot with no usable file
+// is a warning).
 func localArchives(st *store.Store) ([]localArchive, []string) {
 	var out []localArchive
 	var warns []string
-	if fi, err := os.Stat(st.CurrentPath()); err == nil && fi.Mode().IsRegular() {
-		out = append(out, localArchive{path: st.CurrentPath(), kind: KindCurrent, name: store.CurrentName})
+	all, err := snapshot.Archives(st.Root())
+	if err != nil {
+		warns = append(warns, fmt.Sprintf("archives of %s: %v", st.Root(), err))
 	}
-	if hs, err := st.History(); err == nil {
-		for _, h := range hs {
-			out = append(out, localArchive{path: h.Path, kind: KindHistory, name: strings.TrimSuffix(filepath.Base(h.Path), ".ctx")})
+	for _, a := range all {
+		switch {
+		case a.Kind == snapshot.KindSnapshot && a.Err != nil:
+			warns = append(warns, fmt.Sprintf("compaction snapshot %s of %s: %v", a.Name, st.Root(), a.Err))
+		case a.Kind == snapshot.KindSnapshot:
+			out = append(out, localArchive{path: a.Path, kind: KindSnapshot, name: a.Name, trigger: a.Snapshot.Trigger, created: a.Snapshot.CreatedAt})
+		case a.Kind == store.KindCurrent || a.Kind == store.KindHistory:
+			out = append(out, localArchive{path: a.Path, kind: a.Kind, name: a.Name})
 		}
-	}
-	m := snapshot.NewManager(st, st.Config())
-	if ix, err := m.Index(); err == nil {
-		for _, s := range ix.Snapshots {
-			out = append(out, localArchive{path: m.Path(s), kind: KindSnapshot, name: s.ID, trigger: s.Trigger, created: s.CreatedAt})
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		warns = append(warns, fmt.Sprintf("compaction snapshots of %s: %v", st.Root(), err))
 	}
 	return out, warns
 }

@@ -3,7 +3,6 @@ package snapshot
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/ben10ctx/ben10/archive"
@@ -72,33 +71,21 @@ func TrustReason(err error) string {
 // (damaged, or encrypted without the key at hand) are left to the
 // verification checks and not listed.
 func UnauthenticatedArchives(st *store.Store, cfg *store.Config, k *archive.AuthKey) []Unauthenticated {
-	type file struct{ path, kind string }
-	var files []file
-	if _, err := os.Stat(st.CurrentPath()); err == nil {
-		files = append(files, file{st.CurrentPath(), store.KindCurrent})
-	}
-	cps, _ := st.Checkpoints()
-	hs, _ := st.History()
-	for _, e := range append(cps, hs...) {
-		files = append(files, file{e.Path, e.Kind})
-	}
-	m := NewManager(st, cfg)
-	if ix, err := m.Index(); err == nil {
-		for _, s := range ix.Snapshots {
-			files = append(files, file{m.Path(s), "snapshot"})
-		}
-	}
+	files, _ := Archives(st.Root())
 	oo := OpenOptions(cfg)
 	var out []Unauthenticated
 	for _, f := range files {
-		a, err := archive.OpenFile(f.path, oo)
+		if f.Kind == store.KindNamed || f.Path == "" {
+			continue
+		}
+		a, err := archive.OpenFile(f.Path, oo)
 		if err != nil {
 			continue
 		}
 		_, err = a.Authenticate(k)
 		a.Close()
 		if err != nil {
-			out = append(out, Unauthenticated{Path: f.path, Kind: f.kind, Reason: TrustReason(err)})
+			out = append(out, Unauthenticated{Path: f.Path, Kind: f.Kind, Reason: TrustReason(err)})
 		}
 	}
 	_, bad := AgentDigests(st, k)

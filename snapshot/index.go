@@ -322,7 +322,7 @@ func PlanPrune(ix *Index, p Policy, now time.Time) Plan {
 		}
 	}
 	if p.MaxBytes > 0 && total > p.MaxBytes {
-		plan.Warnings = append(plan.Warnings, fmt.Sprintf("pinned snapshots alone take %s, over the %s limit: unpin some or raise compaction_snapshots.max_storage_mb", HumanBytes(total), HumanBytes(p.MaxBytes)))
+		plan.Warnings = append(plan.Warnings, fmt.Sprintf("pinned snapshots alone take %s, over the %s limit: unpin some or raise compaction_snapshots.max_storage_mb", store.FormatBytes(total), store.FormatBytes(p.MaxBytes)))
 	}
 	if kept = len(ix.Snapshots) - len(del); p.RetentionCount > 0 && kept > p.RetentionCount {
 		plan.Warnings = append(plan.Warnings, fmt.Sprintf("%d snapshots kept, over retention_count %d, because pinned snapshots are never pruned", kept, p.RetentionCount))
@@ -354,17 +354,4 @@ func (ix *Index) Debounced(session string, window time.Duration, now time.Time) 
 		}
 	}
 	return -1
-}
-
-// HumanBytes prints a size in B, KB, MB or GB (powers of 1024).
-func HumanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/ben10ctx/ben10/store"
 )
 
 // ListTable is the table of `compaction list`: the column titles, then
@@ -36,7 +38,7 @@ func NewListTable(ix *Index, verbose bool) *ListTable {
 		if verbose {
 			row = append(row, strconv.Itoa(p.FileCount), strconv.Itoa(p.ToolExecutionCount), s.Trigger)
 		}
-		t.rows = append(t.rows, append(row, HumanBytes(s.CompressedBytes), pin))
+		t.rows = append(t.rows, append(row, store.FormatBytes(s.CompressedBytes), pin))
 	}
 	return t
 }

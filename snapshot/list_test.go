@@ -27,16 +27,16 @@ func TestListTable(t *testing.T) {
 		want    []string
 	}{
 		{false, []string{
-			"ID                      Date                 Tokens     Messages  Size    Pinned",
-			"20260128-170500-a1b2c3  Jan 28, 2026 12:05p  1,234,567  12        100 B   ",
-			"20260127-193000-a1b2c3  Jan 27, 2026 2:30p   999        5         6.0 KB  ",
-			"0001f3                  Jan 26, 2026 10:30p  180,241    847       3.0 MB  📌",
+			"ID                      Date                 Tokens     Messages  Size     Pinned",
+			"20260128-170500-a1b2c3  Jan 28, 2026 12:05p  1,234,567  12        100 B    ",
+			"20260127-193000-a1b2c3  Jan 27, 2026 2:30p   999        5         6.0 KiB  ",
+			"0001f3                  Jan 26, 2026 10:30p  180,241    847       3.0 MiB  📌",
 		}},
 		{true, []string{
-			"ID                      Date                 Tokens     Messages  Files  Tools  Trigger    Size    Pinned",
-			"20260128-170500-a1b2c3  Jan 28, 2026 12:05p  1,234,567  12        0      0      manual     100 B   ",
-			"20260127-193000-a1b2c3  Jan 27, 2026 2:30p   999        5         0      0      manual     6.0 KB  ",
-			"0001f3                  Jan 26, 2026 10:30p  180,241    847       23     156    threshold  3.0 MB  📌",
+			"ID                      Date                 Tokens     Messages  Files  Tools  Trigger    Size     Pinned",
+			"20260128-170500-a1b2c3  Jan 28, 2026 12:05p  1,234,567  12        0      0      manual     100 B    ",
+			"20260127-193000-a1b2c3  Jan 27, 2026 2:30p   999        5         0      0      manual     6.0 KiB  ",
+			"0001f3                  Jan 26, 2026 10:30p  180,241    847       23     156    threshold  3.0 MiB  📌",
 		}},
 	}
 	for _, tt := range tests {

@@ -83,7 +83,7 @@ type StorageLimitError struct {
 func (e *StorageLimitError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "store: %s storage limit reached (%s): %s in use, %s more refused",
-		e.Area, formatMB(e.LimitBytes), formatMB(e.UsedBytes), formatMB(e.AddBytes))
+		e.Area, FormatBytes(e.LimitBytes), FormatBytes(e.UsedBytes), FormatBytes(e.AddBytes))
 	if len(e.Options) > 0 {
 		b.WriteString("; options: ")
 		b.WriteString(strings.Join(e.Options, "; "))
@@ -94,8 +94,18 @@ func (e *StorageLimitError) Error() string {
 // Unwrap makes errors.Is(err, ErrStorageLimit) true.
 func (e *StorageLimitError) Unwrap() error { return ErrStorageLimit }
 
-func formatMB(n int64) string {
-	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+// FormatBytes prints a size for people in B, KiB, MiB or GiB (powers of
+// 1024, the unit named as such): every size Ben10 shows is printed by it.
+func FormatBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }
 
 // ConfigError names the file, line and key of an invalid configuration value

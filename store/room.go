@@ -35,7 +35,7 @@ func (r Refusal) String() string {
 		what = "the save of " + filepath.Base(r.Path)
 	}
 	return fmt.Sprintf("%s refused %s: %s storage limit %s reached (%s in use, %s more); run `ben10 context prune` or raise context.max_storage_mb",
-		r.Time.Local().Format("2006-01-02 15:04"), what, r.Area, formatMB(r.LimitBytes), formatMB(r.UsedBytes), formatMB(r.AddBytes))
+		r.Time.Local().Format("2006-01-02 15:04"), what, r.Area, FormatBytes(r.LimitBytes), FormatBytes(r.UsedBytes), FormatBytes(r.AddBytes))
 }
 
 // Refusals returns the refused saves recorded since the last successful

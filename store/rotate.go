@@ -32,6 +32,7 @@ const (
 	KindCurrent    = "current"
 	KindCheckpoint = "checkpoint"
 	KindHistory    = "history"
+	KindNamed      = "named" // named/<name>.ctx: `ben10 context save --name`
 )
 
 // Meta is current.ctx.meta: a small JSON description of current.ctx that
@@ -169,7 +170,7 @@ func (s *Store) SaveCurrentFunc(write func(io.Writer) error, meta Meta, opts Sav
 	if used+hw.n > WarnStorageBytes && opts.Rotate && hasOld {
 		res.Warnings = append(res.Warnings, Warning{File: s.root, Message: fmt.Sprintf(
 			"context storage is %s, above the %s warning level; consider `ben10 context prune`",
-			formatMB(used+hw.n), formatMB(WarnStorageBytes))})
+			FormatBytes(used+hw.n), FormatBytes(WarnStorageBytes))})
 	}
 	if opts.Rotate && hasOld {
 		hp, err := s.moveToHistory(oldInfo.ModTime())
@@ -297,7 +298,7 @@ func (s *Store) uniqueHistoryPath(t time.Time) string {
 
 // Entry is one saved context file.
 type Entry struct {
-	Kind    string    `json:"kind"` // KindCurrent, KindCheckpoint or KindHistory
+	Kind    string    `json:"kind"` // KindCurrent, KindCheckpoint, KindHistory or KindNamed
 	N       int       `json:"n,omitempty"`
 	Path    string    `json:"path"`
 	ModTime time.Time `json:"mod_time"`
@@ -305,8 +306,35 @@ type Entry struct {
 }
 
 // Checkpoints lists checkpoints/cp-NNN.ctx, oldest (lowest N) first.
-func (s *Store) Checkpoints() ([]Entry, error) {
-	es, err := s.listDir(s.CheckpointsDir(), KindCheckpoint, func(name string) (int, bool) {
+func (s *Store) Checkpoints() ([]Entry, error) { return checkpointsIn(s.CheckpointsDir()) }
+
+// History lists history/session-*.ctx, oldest first.
+func (s *Store) History() ([]Entry, error) { return historyIn(s.HistoryDir()) }
+
+// Archives lists the saved context files of the store directory root
+// (any store directory of a project: its own, the fallback one):
+// current.ctx, the checkpoints (Checkpoints' order), the history
+// (History's order) and the named saves (KindNamed, by name). Only
+// regular files count: a symbolic link is never followed, a writer's
+// temporary file never listed. A directory that cannot be read is an
+// error, returned with what the others list.
+func Archives(root string) ([]Entry, error) {
+	var out []Entry
+	cur := filepath.Join(root, CurrentName)
+	if fi, err := os.Lstat(cur); err == nil && fi.Mode().IsRegular() {
+		out = append(out, Entry{Kind: KindCurrent, Path: cur, ModTime: fi.ModTime(), Size: fi.Size()})
+	}
+	cps, err1 := checkpointsIn(filepath.Join(root, CheckpointsName))
+	hs, err2 := historyIn(filepath.Join(root, HistoryName))
+	named, err3 := listDir(filepath.Join(root, NamedName), KindNamed, func(name string) (int, bool) {
+		return 0, strings.HasSuffix(name, ".ctx") && !strings.HasPrefix(name, TempPrefix)
+	})
+	out = append(append(append(out, cps...), hs...), named...)
+	return out, errors.Join(err1, err2, err3)
+}
+
+func checkpointsIn(dir string) ([]Entry, error) {
+	es, err := listDir(dir, KindCheckpoint, func(name string) (int, bool) {
 		num, pre := strings.CutPrefix(name, "cp-")
 		num, suf := strings.CutSuffix(num, ".ctx")
 		n, err := strconv.Atoi(num)
@@ -316,16 +344,15 @@ func (s *Store) Checkpoints() ([]Entry, error) {
 	return es, err
 }
 
-// History lists history/session-*.ctx, oldest first.
-func (s *Store) History() ([]Entry, error) {
-	es, err := s.listDir(s.HistoryDir(), KindHistory, func(name string) (int, bool) {
+func historyIn(dir string) ([]Entry, error) {
+	es, err := listDir(dir, KindHistory, func(name string) (int, bool) {
 		return 0, strings.HasPrefix(name, "session-") && strings.HasSuffix(name, ".ctx")
 	})
 	slices.SortFunc(es, func(a, b Entry) int { return cmp.Or(a.ModTime.Compare(b.ModTime), cmp.Compare(a.Path, b.Path)) })
 	return es, err
 }
 
-func (s *Store) listDir(dir, kind string, match func(string) (int, bool)) ([]Entry, error) {
+func listDir(dir, kind string, match func(string) (int, bool)) ([]Entry, error) {
 	des, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

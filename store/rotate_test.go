@@ -288,7 +288,7 @@ func TestStorageLimits(t *testing.T) {
 	f.Close()
 	s2.SaveCurrent([]byte("a"), Meta{}, SaveOptions{})
 	res, err := s2.SaveCurrent([]byte("b"), Meta{}, SaveOptions{Rotate: true})
-	if err != nil || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "50.0 MB") {
+	if err != nil || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "50.0 MiB") {
 		t.Fatalf("warning expected: %+v %v", res.Warnings, err)
 	}
 	u, err := s2.Usage()

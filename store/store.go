@@ -24,6 +24,7 @@ const (
 	MetaName        = "current.ctx.meta"
 	CheckpointsName = "checkpoints"
 	HistoryName     = "history"
+	NamedName       = "named"
 	SnapshotsName   = "compaction-snapshots"
 	IndexName       = "index.json"
 	PinnedName      = ".pinned"

@@ -3,6 +3,8 @@ package watch
 import (
 	"fmt"
 	"time"
+
+	"github.com/ben10ctx/ben10/store"
 )
 
 // Observation is what the watcher knows about one session when it
@@ -54,7 +56,7 @@ func Decide(l *LLMConfig, o Observation, now time.Time) Decision {
 		d.Reasons = append(d.Reasons, fmt.Sprintf("context %.1f%% ≥ export %.0f%%", o.Percent, t.ExportPercent))
 	}
 	if mb := l.Triggers.SizeMB; mb > 0 && float64(o.Size-o.SizeAtExport) >= mb*(1<<20) {
-		d.Reasons = append(d.Reasons, fmt.Sprintf("size grew %.1f MB ≥ %g MB", float64(o.Size-o.SizeAtExport)/(1<<20), mb))
+		d.Reasons = append(d.Reasons, fmt.Sprintf("size grew %s ≥ %g MiB", store.FormatBytes(o.Size-o.SizeAtExport), mb))
 	}
 	if m := l.Triggers.TimeMinutes; m > 0 {
 		since := o.LastExport

@@ -36,7 +36,7 @@ func TestDecide(t *testing.T) {
 		{"archive-only export does not hold back a snapshot", kimi, with(pct(80), func(o *Observation) { o.LastExport = ago(1) }), true, true, true, "", "context"},
 		{"kimi turns", kimi, with(pct(10), func(o *Observation) { o.Turns = 10 }), false, true, false, "", "10 turns ≥ 10"},
 		{"kimi 9 turns", kimi, with(pct(10), func(o *Observation) { o.Turns = 9 }), false, false, false, "", ""},
-		{"kimi size growth", kimi, with(pct(10), func(o *Observation) { o.Size, o.SizeAtExport = 12<<20, 7<<20 }), false, true, false, "", "size grew 5.0 MB"},
+		{"kimi size growth", kimi, with(pct(10), func(o *Observation) { o.Size, o.SizeAtExport = 12<<20, 7<<20 }), false, true, false, "", "size grew 5.0 MiB"},
 		{"kimi size below growth", kimi, with(pct(10), func(o *Observation) { o.Size, o.SizeAtExport = 12<<20, 8<<20 }), false, false, false, "", ""},
 		{"kimi time since first seen", kimi, with(pct(10), func(o *Observation) { o.FirstSeen = ago(15) }), false, true, false, "", "since last export ≥ 15 min"},
 		{"kimi time since export", kimi, with(pct(10), func(o *Observation) { o.FirstSeen, o.LastExport = ago(60), ago(14) }), false, false, false, "", ""},

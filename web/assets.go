@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ben10ctx/ben10/index"
+	"github.com/ben10ctx/ben10/store"
 )
 
 // The pages' style, scripts and templates, in assets/: view.css styles
@@ -39,7 +40,7 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"uiCSP":     uiCSP,
 	"date":      func(t time.Time) string { return format(t, "2006-01-02 15:04:05Z") },
 	"minute":    func(t time.Time) string { return format(t, "2006-01-02 15:04Z") },
-	"size":      humanSize,
+	"size":      store.FormatBytes,
 	"untrusted": untrusted,
 }).ParseFS(assets, "assets/*.html"))
 

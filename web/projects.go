@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -20,17 +19,14 @@ import (
 	"github.com/ben10ctx/ben10/store"
 )
 
-// Kinds of saved sessions (Entry.Kind).
+// Kinds of saved sessions (Entry.Kind): those of snapshot.Archives.
 const (
-	KindCurrent    = "current"
-	KindCheckpoint = "checkpoint"
-	KindHistory    = "history"
-	KindNamed      = "named"
-	KindSnapshot   = "snapshot"
+	KindCurrent    = store.KindCurrent
+	KindCheckpoint = store.KindCheckpoint
+	KindHistory    = store.KindHistory
+	KindNamed      = store.KindNamed
+	KindSnapshot   = snapshot.KindSnapshot
 )
-
-// namedDir is where `ben10 context save --name` keeps named contexts.
-const namedDir = "named"
 
 // ErrNotFound is returned when a project, saved session or snapshot does
 // not exist.
@@ -123,56 +119,29 @@ func (p *Project) Entries() ([]Entry, error) {
 		e.Messages, e.Tools = m.MessageCount, m.ToolCount
 		out = append(out, e)
 	}
-	if fi, err := os.Lstat(p.st.CurrentPath()); err == nil && fi.Mode().IsRegular() {
-		add(KindCurrent, KindCurrent, p.st.CurrentPath(), fi.Size(), fi.ModTime())
-	}
-	cps, err := p.st.Checkpoints()
+	all, err := snapshot.Archives(p.st.Root())
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range cps {
-		add(KindCheckpoint, strconv.Itoa(c.N), c.Path, c.Size, c.ModTime)
-	}
-	hs, err := p.st.History()
-	if err != nil {
-		return nil, err
-	}
-	for _, h := range hs {
-		add(KindHistory, strings.TrimSuffix(filepath.Base(h.Path), ".ctx"), h.Path, h.Size, h.ModTime)
-	}
-	if des, err := os.ReadDir(filepath.Join(p.st.Root(), namedDir)); err == nil {
-		for _, d := range des {
-			if !d.Type().IsRegular() || !strings.HasSuffix(d.Name(), ".ctx") {
-				continue
+	for _, a := range all {
+		switch a.Kind {
+		case snapshot.KindSnapshot:
+			s := a.Snapshot
+			e := Entry{Project: p.ID, Kind: KindSnapshot, Name: snapshot.ShortID(s.ID), SessionID: s.SessionID,
+				SavedAt: s.CreatedAt, SizeBytes: s.CompressedBytes, Messages: s.PreCompaction.MessageCount,
+				Tools: s.PreCompaction.ToolExecutionCount, Trigger: s.Trigger, path: a.Path}
+			if a.Err != nil {
+				e.Error = a.Err.Error()
+			} else {
+				m, trust, merr := p.metaOf(a.Path, a.ModTime, a.Size)
+				e.Harness, e.Title, e.Model, e.Trust, e.Error = string(m.Harness), m.Title, m.Model, trust, merr
 			}
-			if fi, err := d.Info(); err == nil {
-				add(KindNamed, strings.TrimSuffix(d.Name(), ".ctx"), filepath.Join(p.st.Root(), namedDir, d.Name()), fi.Size(), fi.ModTime())
-			}
-		}
-	}
-	ix, err := p.mgr.Index()
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range ix.Snapshots {
-		e := Entry{Project: p.ID, Kind: KindSnapshot, Name: snapshot.ShortID(s.ID), SessionID: s.SessionID,
-			SavedAt: s.CreatedAt, SizeBytes: s.CompressedBytes, Messages: s.PreCompaction.MessageCount,
-			Tools: s.PreCompaction.ToolExecutionCount, Trigger: s.Trigger, path: p.mgr.Path(s)}
-		// index.json is project data: its file names are not trusted to
-		// stay inside the snapshot directory, or to be regular files.
-		fi, err := os.Lstat(e.path)
-		switch {
-		case s.File == "" || filepath.Base(s.File) != s.File || strings.HasPrefix(s.File, "."):
-			e.path, e.Error = "", fmt.Sprintf("index.json names the file %q, outside %s", s.File, p.st.SnapshotDir())
-		case err != nil:
-			e.path, e.Error = "", err.Error()
-		case !fi.Mode().IsRegular():
-			e.path, e.Error = "", fmt.Sprintf("%s is not a regular file", e.path)
+			out = append(out, e)
+		case KindCurrent:
+			add(KindCurrent, KindCurrent, a.Path, a.Size, a.ModTime)
 		default:
-			m, trust, merr := p.metaOf(e.path, fi.ModTime(), fi.Size())
-			e.Harness, e.Title, e.Model, e.Trust, e.Error = string(m.Harness), m.Title, m.Model, trust, merr
+			add(a.Kind, a.Name, a.Path, a.Size, a.ModTime)
 		}
-		out = append(out, e)
 	}
 	for i := range out {
 		out[i].Restore, out[i].Resume = p.commands(out[i])

@@ -11,6 +11,7 @@ import (
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/ctxfmt"
 	"github.com/ben10ctx/ben10/index"
+	"github.com/ben10ctx/ben10/store"
 	"github.com/ben10ctx/ben10/transcript"
 )
 
@@ -38,7 +39,7 @@ func TestServerUnauthenticated(t *testing.T) {
 	}
 	root := f.p.Store().Root()
 	planted := map[string][]byte{
-		filepath.Join(root, namedDir, "planted.ctx"):            encodeWith(t, claudeFixture, nil),
+		filepath.Join(root, store.NamedName, "planted.ctx"):     encodeWith(t, claudeFixture, nil),
 		filepath.Join(root, "history", "session-other-key.ctx"): encodeWith(t, claudeFixture, other),
 	}
 	for path, b := range planted {

@@ -246,35 +246,29 @@ type listEntry struct {
 	ModTime time.Time `json:"mod_time"`
 }
 
-func (o *contextStoreOptions) runList(cmd *cobra.Command, _ []string, st *store.Store, m *snapshot.Manager) error {
-	var list []listEntry
-	if fi, err := os.Stat(st.CurrentPath()); err == nil {
-		list = append(list, listEntry{"current", store.CurrentName, st.CurrentPath(), fi.Size(), fi.ModTime()})
-	}
-	if cps, err := st.Checkpoints(); err == nil {
-		for _, c := range cps {
-			list = append(list, listEntry{"checkpoint", fmt.Sprint(c.N), c.Path, c.Size, c.ModTime})
+func (o *contextStoreOptions) runList(cmd *cobra.Command, _ []string, st *store.Store, _ *snapshot.Manager) error {
+	var list, snaps []listEntry
+	all, _ := snapshot.Archives(st.Root())
+	var ix snapshot.Index // the listed snapshots, for their handles
+	for _, a := range all {
+		switch {
+		case a.Kind == snapshot.KindSnapshot && a.Err == nil:
+			ix.Snapshots = append(ix.Snapshots, *a.Snapshot)
+			snaps = append(snaps, listEntry{"snapshot", "", a.Path, a.Snapshot.CompressedBytes, a.Snapshot.CreatedAt})
+		case a.Kind != snapshot.KindSnapshot:
+			list = append(list, listEntry{a.Kind, a.Name, a.Path, a.Size, a.ModTime})
 		}
 	}
-	if hs, err := st.History(); err == nil {
-		for _, h := range hs {
-			list = append(list, listEntry{"history", strings.TrimSuffix(filepath.Base(h.Path), ".ctx"), h.Path, h.Size, h.ModTime})
+	ents, _ := os.ReadDir(st.ExportsDir())
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && strings.HasSuffix(e.Name(), ".ctxpkg") {
+			list = append(list, listEntry{"export", strings.TrimSuffix(e.Name(), ".ctxpkg"), filepath.Join(st.ExportsDir(), e.Name()), fi.Size(), fi.ModTime()})
 		}
 	}
-	for _, d := range []struct{ kind, dir, ext string }{{"named", filepath.Join(st.Root(), namedDir), ".ctx"}, {"export", st.ExportsDir(), ".ctxpkg"}} {
-		ents, _ := os.ReadDir(d.dir)
-		for _, e := range ents {
-			if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && strings.HasSuffix(e.Name(), d.ext) {
-				list = append(list, listEntry{d.kind, strings.TrimSuffix(e.Name(), d.ext), filepath.Join(d.dir, e.Name()), fi.Size(), fi.ModTime()})
-			}
-		}
+	for i, h := range snapshot.Handles(&ix) {
+		snaps[i].Name = h
 	}
-	if ix, err := m.Index(); err == nil {
-		h := snapshot.Handles(ix)
-		for i, s := range ix.Snapshots {
-			list = append(list, listEntry{"snapshot", h[i], m.Path(s), s.CompressedBytes, s.CreatedAt})
-		}
-	}
+	list = append(list, snaps...)
 	out := bufio.NewWriter(cmd.OutOrStdout())
 	defer out.Flush()
 	return o.g.table(out, nonNil(list), nil, func(tw io.Writer) {

@@ -217,7 +217,7 @@ func storageChecks(st *store.Store) []check {
 	}
 	u, err := st.Usage()
 	if err == nil {
-		cs = append(cs, check{"storage", "ok", fmt.Sprintf("%s writable; %.1f MB context, %.1f MB snapshots", root, float64(u.Context)/(1<<20), float64(u.Snapshots)/(1<<20))})
+		cs = append(cs, check{"storage", "ok", fmt.Sprintf("%s writable; %s context, %s snapshots", root, store.FormatBytes(u.Context), store.FormatBytes(u.Snapshots))})
 	}
 	return cs
 }

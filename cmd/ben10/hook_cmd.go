@@ -10,6 +10,7 @@ import (
 
 	"github.com/ben10ctx/ben10/hook"
 	"github.com/ben10ctx/ben10/internal/hookentry"
+	"github.com/ben10ctx/ben10/internal/hookfast"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/spf13/cobra"
 )
@@ -86,7 +87,7 @@ with backoff and kept.`,
 			projects, err := h.Work(cmd.Context())
 			if err != nil {
 				// Nobody reads this process's stderr: log it where the hooks log.
-				_ = hook.AppendError(home, hook.ErrorEntry{Time: time.Now(), Event: "work", Error: err.Error()})
+				_ = hookfast.AppendError(home, hookfast.ErrorEntry{Time: time.Now(), Event: "work", Error: err.Error()})
 			}
 			// This detached process is the hooks' background work: what it
 			// wrote goes into the recall index here, never in the hook itself.

@@ -16,6 +16,7 @@ import (
 	"github.com/ben10ctx/ben10/archive"
 	"github.com/ben10ctx/ben10/hook"
 	"github.com/ben10ctx/ben10/internal/fidelity"
+	"github.com/ben10ctx/ben10/internal/hookfast"
 	"github.com/ben10ctx/ben10/internal/hookstart"
 )
 
@@ -188,7 +189,7 @@ func TestHookE2EDemo(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(hook.ErrorLogPath(w.home))
+			log, _ := os.ReadFile(hookfast.ErrorLogPath(w.home))
 			t.Fatalf("background recompression did not finish:\n%s\nerrors: %s", data, log)
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -241,7 +242,7 @@ func TestHookE2EDemo(t *testing.T) {
 	if again := next.fire("SessionStart", map[string]any{"source": "startup"}); again != nil {
 		t.Fatalf("re-fired startup injected again")
 	}
-	if log, err := os.ReadFile(hook.ErrorLogPath(w.home)); err == nil && len(log) > 0 {
+	if log, err := os.ReadFile(hookfast.ErrorLogPath(w.home)); err == nil && len(log) > 0 {
 		t.Fatalf("error log:\n%s", log)
 	}
 
@@ -289,7 +290,7 @@ func TestHookE2EFailuresExitZero(t *testing.T) {
 			t.Errorf("%s: exit %d stdout %q stderr %q", tc.name, r.code, r.stdout, r.stderr)
 		}
 	}
-	log, _ := os.ReadFile(hook.ErrorLogPath(w.home))
+	log, _ := os.ReadFile(hookfast.ErrorLogPath(w.home))
 	if n := bytes.Count(log, []byte("\n")); n != 4 {
 		t.Errorf("error log has %d lines:\n%s", n, log)
 	}

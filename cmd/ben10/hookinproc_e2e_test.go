@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ben10ctx/ben10/hook"
 	"github.com/ben10ctx/ben10/internal/hookfast"
+	"github.com/ben10ctx/ben10/internal/hooknote"
 	"github.com/ben10ctx/ben10/store"
 )
 
@@ -50,7 +50,7 @@ func TestHookTakeNoteInOneProcess(t *testing.T) {
 			case tc.job != "" && (len(js) != before+1 || !hasJob(js, tc.job)):
 				t.Fatalf("%s: want a %s job queued, have %+v", tc.event, tc.job, js)
 			}
-			st, err := hook.ReadState(w.contextDir())
+			st, err := hooknote.ReadState(w.contextDir())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +99,7 @@ func TestHookRewrittenTranscriptJobInChild(t *testing.T) {
 	if w.workerRunning() || processesWithHome(w.home) {
 		t.Fatal("a worker outlived the hook")
 	}
-	if data, _ := os.ReadFile(hook.ErrorLogPath(w.home)); len(data) != 0 {
+	if data, _ := os.ReadFile(hookfast.ErrorLogPath(w.home)); len(data) != 0 {
 		t.Fatalf("error log: %s", data)
 	}
 }

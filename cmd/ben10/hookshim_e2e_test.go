@@ -12,6 +12,7 @@ import (
 
 	"github.com/ben10ctx/ben10/hook"
 	"github.com/ben10ctx/ben10/internal/hookfast"
+	"github.com/ben10ctx/ben10/internal/hooknote"
 )
 
 // installedCommand is Ben10's command for event in the settings file at
@@ -115,7 +116,7 @@ func (w *shimWorld) counter() int {
 }
 
 func (w *shimWorld) errorLog() string {
-	data, _ := os.ReadFile(hook.ErrorLogPath(w.home))
+	data, _ := os.ReadFile(hookfast.ErrorLogPath(w.home))
 	return string(data)
 }
 
@@ -435,7 +436,7 @@ func TestShimTakesNoteE2E(t *testing.T) {
 // state reads the project's hook state.
 func (w *hookWorld) state() *hook.State {
 	w.t.Helper()
-	s, err := hook.ReadState(w.contextDir())
+	s, err := hooknote.ReadState(w.contextDir())
 	if err != nil {
 		w.t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ben10ctx/ben10/hook"
 	"github.com/ben10ctx/ben10/index"
+	"github.com/ben10ctx/ben10/internal/hookfast"
 	"github.com/ben10ctx/ben10/store"
 	"github.com/spf13/cobra"
 )
@@ -169,6 +169,6 @@ func indexInBackground(ctx context.Context, project string) {
 		}
 	}
 	if err != nil {
-		_ = hook.AppendError(home, hook.ErrorEntry{Time: time.Now(), Event: "index", Project: project, Error: err.Error()})
+		_ = hookfast.AppendError(home, hookfast.ErrorEntry{Time: time.Now(), Event: "index", Project: project, Error: err.Error()})
 	}
 }

@@ -34,7 +34,7 @@ func TestProgressOfLongSaves(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			screen, code := runOnTTYEnv(t, base, "", c.args...)
 			if code != 0 || !strings.Contains(screen, "\r\x1b[K") || !strings.Contains(screen, c.label+" ") ||
-				!strings.Contains(screen, "%") || !strings.Contains(screen, "KB / ") || !strings.Contains(screen, "left") {
+				!strings.Contains(screen, "%") || !strings.Contains(screen, "KiB / ") || !strings.Contains(screen, "left") {
 				t.Fatalf("on a terminal: exit %d, want %q with bytes, %% and time left:\n%q", code, c.label, screen)
 			}
 			screen, code = runOnTTYEnv(t, append(base, "NO_COLOR=1"), "", c.args...)

@@ -87,7 +87,7 @@ func TestProgressPlainUnderNoColor(t *testing.T) {
 func TestProgressText(t *testing.T) {
 	t.Parallel()
 	p := &progress{label: "Saving", total: 40 << 20, done: 10 << 20, bytes: true}
-	if got := p.text(2 * time.Second); got != "Saving 10.0 MB / 40.0 MB  25% 2.0s, about 6s left" {
+	if got := p.text(2 * time.Second); got != "Saving 10.0 MiB / 40.0 MiB  25% 2.0s, about 6s left" {
 		t.Errorf("bytes: %q", got)
 	}
 	p = &progress{label: "Searching", total: 4, done: 4}
@@ -151,11 +151,11 @@ func TestProgressEagerDrawsEveryUpdate(t *testing.T) {
 	p.mu.Unlock()
 	report := p.Report()
 	report(1<<20, 4<<20)
-	if !strings.Contains(out.String(), "Saving 1.0 MB / 4.0 MB  25%") {
+	if !strings.Contains(out.String(), "Saving 1.0 MiB / 4.0 MiB  25%") {
 		t.Fatalf("update not drawn: %q", out.String())
 	}
 	report(4<<20, 4<<20)
-	if !strings.Contains(out.String(), "4.0 MB / 4.0 MB 100%") {
+	if !strings.Contains(out.String(), "4.0 MiB / 4.0 MiB 100%") {
 		t.Fatalf("update not drawn: %q", out.String())
 	}
 	p.Done()

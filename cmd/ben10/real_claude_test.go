@@ -12,6 +12,7 @@ import (
 	"github.com/ben10ctx/ben10/hook"
 	"github.com/ben10ctx/ben10/internal/claudetest"
 	"github.com/ben10ctx/ben10/internal/e2e"
+	"github.com/ben10ctx/ben10/internal/hooknote"
 )
 
 // The tests in this file run the real Claude Code CLI (claude, from npm
@@ -141,7 +142,7 @@ func TestRealClaudePrintHooks(t *testing.T) {
 	// The worker records its checkpoint in the state just after writing it.
 	var ss *hook.SessionState
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		st, err := hook.ReadState(realStoreDir(env))
+		st, err := hooknote.ReadState(realStoreDir(env))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -387,7 +388,7 @@ func TestRealClaudeExitSaves(t *testing.T) {
 	if sum := ben10(t, env, "context", "restore", "--mode", "summary"); !strings.Contains(sum, cmd) {
 		t.Fatalf("current.ctx's digest does not name %q:\n%s", cmd, sum)
 	}
-	st, err := hook.ReadState(realStoreDir(env))
+	st, err := hooknote.ReadState(realStoreDir(env))
 	if err != nil {
 		t.Fatal(err)
 	}

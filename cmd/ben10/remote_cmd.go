@@ -393,8 +393,12 @@ that has no checkout here go to ~/.claude-code/remote/NAME/KEY/ as .ctx files
 			var stats remote.PullStats
 			var err error
 			if o.key != "" && o.project == "" {
-				home, _ := store.HomeDir()
-				dir := filepath.Join(home, ".claude-code", "remote", r.Name, strings.NewReplacer("/", "_", "\\", "_", ":", "_").Replace(o.key))
+				home, herr := store.HomeDir()
+				if herr != nil {
+					prog.Done()
+					return fmt.Errorf("remote pull: the pull area needs a home directory: %w", herr)
+				}
+				dir := filepath.Join(index.PullArea(home), r.Name, strings.NewReplacer("/", "_", "\\", "_", ":", "_").Replace(o.key))
 				stats, err = c.PullDir(ctx, dir, remote.PullOptions{Project: o.key, Session: o.session})
 			} else {
 				st, _, oerr := o.g.openProject(o.project, false)

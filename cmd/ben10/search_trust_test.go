@@ -28,7 +28,7 @@ func TestRecallCLIUnauthenticated(t *testing.T) {
 	if _, _, err := transcript.Save(context.Background(), &buf, "../../index/testdata/second.jsonl", "", archive.ImportOptions{}, archive.EncodeOptions{Codec: ctxfmt.CodecZstd}); err != nil {
 		t.Fatal(err)
 	}
-	planted := filepath.Join(p.dir, ".claude", "context", "checkpoints", "cp-planted.ctx")
+	planted := filepath.Join(p.dir, ".claude", "context", "checkpoints", "cp-999.ctx")
 	if err := os.MkdirAll(filepath.Dir(planted), 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -109,7 +109,7 @@ func latestTranscript(project string) (string, error) {
 	return best, nil
 }
 
-func humanBytes(n int64) string { return snapshot.HumanBytes(n) }
+func humanBytes(n int64) string { return store.FormatBytes(n) }
 
 // commas prints n with thousands separators.
 func commas(n int64) string { return snapshot.Commas(n) }

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/ben10ctx/ben10/ctxfmt"
-	"github.com/ben10ctx/ben10/hook"
 	"github.com/ben10ctx/ben10/internal/benchdata"
+	"github.com/ben10ctx/ben10/internal/hooknote"
 	"github.com/ben10ctx/ben10/snapshot"
 	"github.com/ben10ctx/ben10/store"
 )
@@ -198,8 +198,14 @@ func TestWorkE2EConcurrentSessionEnds(t *testing.T) {
 	if fmt.Sprint(saved) != fmt.Sprint(ids) {
 		t.Fatalf("final saves recorded for %v, want %v", saved, ids)
 	}
-	if (&hook.Handler{Home: w.home}).Queued() {
-		t.Fatal("the worker left the project registered with nothing queued")
+	for _, project := range hooknote.QueuedProjects(w.home) {
+		st, err := store.Open(project, store.Options{Home: w.home, ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if jobs, _ := st.Jobs(); len(jobs) != 0 {
+			t.Fatalf("the worker left %d jobs queued in %s", len(jobs), project)
+		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ben10ctx/ben10/hook"
+	"github.com/ben10ctx/ben10/internal/hookfast"
 )
 
 // TestUnsupervisedRecoversPanic: a panic in an event handled in the hook's
@@ -18,7 +19,7 @@ func TestUnsupervisedRecoversPanic(t *testing.T) {
 	t.Setenv("HOME", home)
 	for _, ev := range []string{"pre-compact", "session-end", "user-prompt-submit"} {
 		t.Run(ev, func(t *testing.T) {
-			before, _ := os.ReadFile(hook.ErrorLogPath(home))
+			before, _ := os.ReadFile(hookfast.ErrorLogPath(home))
 			h := &hook.Handler{Home: home, Getenv: func(string) string { panic("injected failure") }}
 			in := &hook.Input{SessionID: "s1", Cwd: t.TempDir(), TranscriptPath: filepath.Join(home, "t.jsonl")}
 			var out, errb bytes.Buffer
@@ -28,7 +29,7 @@ func TestUnsupervisedRecoversPanic(t *testing.T) {
 			if out.Len() != 0 || strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), "panic: injected failure") {
 				t.Fatalf("stdout %q, stderr %q: want one stderr line about the panic", out.String(), errb.String())
 			}
-			after, _ := os.ReadFile(hook.ErrorLogPath(home))
+			after, _ := os.ReadFile(hookfast.ErrorLogPath(home))
 			added := strings.TrimPrefix(string(after), string(before))
 			if strings.Count(added, "\n") != 1 || !strings.Contains(added, "injected failure") || !strings.Contains(added, ev) {
 				t.Fatalf("error log gained %q", added)

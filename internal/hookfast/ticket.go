@@ -111,7 +111,7 @@ func LoadTicket(home, project string) (*Ticket, bool) {
 		return nil, false
 	}
 	var t Ticket
-	if err := unmarshalTicket(data, &t); err != nil {
+	if err := json.Unmarshal(data, &t); err != nil {
 		return nil, false
 	}
 	if t.Project != project || !t.Valid() {

@@ -106,6 +106,15 @@ func TestTicketRoundTripAndInvalidation(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, false},
+		{"ticket over the size bound", func(t *testing.T, w *ticketWorld, tk *Ticket) {
+			// Valid JSON naming this project, padded past maxTicketBytes
+			// with white space: refused unread.
+			data, _ := os.ReadFile(TicketPath(w.home, w.project))
+			data = append(data, bytes.Repeat([]byte(" "), maxTicketBytes)...)
+			if err := os.WriteFile(TicketPath(w.home, w.project), data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
 		{"another project's ticket under this name", func(t *testing.T, w *ticketWorld, tk *Ticket) {
 			other := *tk
 			other.Project = "/elsewhere"

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/ben10ctx/ben10/internal/hookfast"
@@ -39,25 +40,15 @@ type Candidate struct {
 // Candidates lists st's saved context files, newest first; current.ctx
 // wins a tie.
 func Candidates(st *store.Store) []Candidate {
+	es, _ := store.Archives(st.Root())
 	var cs []Candidate
-	if fi, err := os.Stat(st.CurrentPath()); err == nil {
-		cs = append(cs, Candidate{st.CurrentPath(), store.KindCurrent, fi.ModTime()})
-	}
-	if cps, err := st.Checkpoints(); err == nil {
-		for _, e := range cps {
-			cs = append(cs, Candidate{e.Path, store.KindCheckpoint, e.ModTime})
+	for _, e := range es {
+		if e.Kind != store.KindNamed {
+			cs = append(cs, Candidate{e.Path, e.Kind, e.ModTime})
 		}
 	}
-	if hs, err := st.History(); err == nil {
-		for _, e := range hs {
-			cs = append(cs, Candidate{e.Path, store.KindHistory, e.ModTime})
-		}
-	}
-	for i := 1; i < len(cs); i++ {
-		for j := i; j > 0 && cs[j].Mod.After(cs[j-1].Mod); j-- {
-			cs[j], cs[j-1] = cs[j-1], cs[j]
-		}
-	}
+	// Stable: current.ctx, listed first, stays first on a tie.
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Mod.After(cs[j].Mod) })
 	return cs
 }
 

@@ -405,22 +405,23 @@ func addStructFields(t reflect.Type, m *msgpackFields, depth int) {
 }
 
 // CheckCost checks that decoding b into v (a pointer) would allocate
-// within the budget of a segment of len(b) bytes: an error wrapping
-// ErrOverBudget when it would not, ErrMalformed for bytes whose decoding
-// the walk does not model. b must have passed WellFormed.
-func CheckCost(b []byte, v any) error {
+// within the budget of a segment of len(b) bytes, and returns what the
+// walk counted: an error wrapping ErrOverBudget when it would not,
+// ErrMalformed for bytes whose decoding the walk does not model. b must
+// have passed WellFormed.
+func CheckCost(b []byte, v any) (used uint64, err error) {
 	t := reflect.TypeOf(v)
 	if t == nil || t.Kind() != reflect.Pointer {
-		return fmt.Errorf("mpguard: decoding into %T", v)
+		return 0, fmt.Errorf("mpguard: decoding into %T", v)
 	}
 	bud := newBudget(len(b))
 	if !msgpackCost(b, t.Elem(), &bud) {
 		if bud.used > bud.limit {
-			return fmt.Errorf("%w (%d bytes declared for a %d-byte segment)", ErrOverBudget, bud.used, len(b))
+			return bud.used, fmt.Errorf("%w (%d bytes declared for a %d-byte segment)", ErrOverBudget, bud.used, len(b))
 		}
-		return ErrMalformed
+		return bud.used, ErrMalformed
 	}
-	return nil
+	return bud.used, nil
 }
 
 // ErrMalformed: a length runs past the end of the bytes, or values nest
@@ -481,13 +482,4 @@ func WellFormed(b []byte) (ok bool, largest uint64, end int) {
 			stack[depth] = items
 		}
 	}
-}
-
-// Cost is what decoding b into v (a pointer) would allocate by CheckCost's
-// walk, the budget of a segment of len(b) bytes, and whether the walk
-// stayed within it (for the tests of package archive).
-func Cost(b []byte, v any) (used, limit uint64, ok bool) {
-	bud := newBudget(len(b))
-	ok = msgpackCost(b, reflect.TypeOf(v).Elem(), &bud)
-	return bud.used, bud.limit, ok
 }

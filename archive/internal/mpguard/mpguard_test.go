@@ -53,12 +53,16 @@ func TestCheckCost(t *testing.T) {
 		{"64 Ki nil 4 KiB structs", nils(1 << 16), &[]big{}, false, ErrOverBudget},
 		{"not a pointer", nils(1), []int{}, false, nil},
 	} {
-		err := CheckCost(tc.b, tc.v)
+		_, err := CheckCost(tc.b, tc.v)
 		if (err == nil) != tc.ok || (tc.is != nil && !errors.Is(err, tc.is)) {
 			t.Errorf("%s: CheckCost = %v, want ok %v (wrapping %v)", tc.name, err, tc.ok, tc.is)
 		}
 	}
-	if used, limit, ok := Cost(nils(1<<16), &[]big{}); ok || used <= limit {
-		t.Errorf("Cost of 64 Ki 4 KiB structs: used %d, limit %d, ok %v", used, limit, ok)
+	b := nils(1 << 16)
+	if used, err := CheckCost(b, &[]big{}); err == nil || used <= segmentBudget(len(b)) {
+		t.Errorf("CheckCost of 64 Ki 4 KiB structs: counted %d, budget %d, error %v", used, segmentBudget(len(b)), err)
+	}
+	if used, err := CheckCost(nils(1000), &[]int{}); err != nil || used != 1000*8 {
+		t.Errorf("CheckCost of a thousand nil ints: counted %d, error %v; want 8000 bytes", used, err)
 	}
 }
