@@ -74,9 +74,8 @@
 // append-only counter in <store>/hook-prompts/: no lock, no JSON state, no
 // fsync. Losing a few counts on power loss only delays a checkpoint. The
 // counter, the checkpoint pacing and the error log are implemented once in
-// internal/hookfast: the shim counts such a prompt through the ticket
-// (hookfast.Ticket) hooknote writes whenever it resolves a project's store
-// and pacing for a prompt, without reading the configuration.
+// internal/hookfast, and the shim counts such a prompt in process with the
+// code `ben10 hook` runs (internal/hooknote).
 //
 // Settings: Install, Uninstall and Status edit and read Claude Code's
 // settings files, keeping every other setting and hook.

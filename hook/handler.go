@@ -34,11 +34,6 @@ type Handler struct {
 	// worker (`ben10 internal work`) that does the jobs PreCompact and
 	// SessionEnd queue.
 	Spawn func(args ...string) error
-	// PromptCounted: the ben10-hook shim already counted this
-	// UserPromptSubmit in the session's counter (and found a checkpoint
-	// due, or could not decide), so the handler goes straight to the slow
-	// path without counting it again.
-	PromptCounted bool
 	// Processes tells the assistant process of a session and whether it
 	// still runs (default SystemProcesses).
 	Processes Processes

@@ -119,7 +119,7 @@ const (
 func (h *Handler) env() *hooknote.Env {
 	return &hooknote.Env{
 		Home: h.Home, Getenv: h.Getenv, Now: h.Now, Spawn: h.Spawn,
-		PromptCounted: h.PromptCounted, Processes: h.Processes,
+		Processes: h.Processes,
 		SyncWork: func(ctx context.Context, st *store.Store, j store.Job) error {
 			if h.SyncWork != nil {
 				if err := hooknote.RegisterProject(h.home(), st.ProjectDir()); err != nil {

@@ -10,9 +10,7 @@
 // runs for it (internal/hooknote): read the bounded hook JSON, find the
 // project's store, update the session's hook state and, for a save that
 // is due (a checkpoint, PreCompact, SessionEnd), queue its job and start
-// the user's worker, `ben10 internal work`, detached. A prompt with no
-// checkpoint due is counted through the ticket the full hook keeps
-// (hookfast.Ticket), without reading the configuration. A transcript found
+// the user's worker, `ben10 internal work`, detached. A transcript found
 // rewritten has its job done before the hook returns, by `ben10 internal
 // work --once` as a supervised child.
 //
@@ -34,9 +32,7 @@
 // supervised child (hookfast.Supervise): whatever happens to the child (a
 // crash, a fatal runtime error, a hang past the event's deadline) the
 // shim exits 0 with one line on stderr and an entry in the error log, and
-// forwards the child's output only when it succeeded. A prompt the shim
-// already counted is passed with --prompt-counted so it is not counted
-// twice.
+// forwards the child's output only when it succeeded.
 //
 // Like every Ben10 hook it exits 0: a failure is one line on stderr and
 // one entry in ~/.claude-code/ben10-errors.log.
@@ -108,13 +104,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if name == "" {
 		name = in.HookEventName
 	}
-	counted := false
-	if rerr == nil && perr == nil && in.SessionID != "" && hookfast.EventKey(name) == "userpromptsubmit" {
-		var done bool
-		if done, counted = fastPrompt(in); done {
-			return 0
-		}
-	}
 	if rerr != nil {
 		// Hand on what was read; the rest of stdin is still on fd 0 only
 		// when nothing was read from it, so report the read error here.
@@ -129,7 +118,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fail(stderr, name, in, err)
 		return 0
 	}
-	env := &hooknote.Env{Bin: bin, PromptCounted: counted, SyncWork: syncWork(bin)}
+	env := &hooknote.Env{Bin: bin, SyncWork: syncWork(bin)}
 	if ev, eerr := hooknote.ParseEvent(name); perr == nil && eerr == nil && env.InProcess(ev, in) {
 		return note(env, ev, in, stderr)
 	}
@@ -138,9 +127,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		full = append(full, event)
 	}
 	full = append(full, rest...)
-	if counted {
-		full = append(full, "--prompt-counted")
-	}
 	home, _ := hookfast.HomeDir()
 	return hookfast.Supervise(hookfast.Supervision{
 		Bin: bin, Args: full, Input: data,
@@ -231,23 +217,6 @@ func syncWork(bin string) func(context.Context, *store.Store, store.Job) error {
 		}
 		return hookfast.RunChild(ctx, bin, "internal", "work", "--once")
 	}
-}
-
-// fastPrompt is UserPromptSubmit's fast path through the project's ticket.
-func fastPrompt(in *hooknote.Input) (done, counted bool) {
-	home, err := hookfast.HomeDir()
-	if err != nil {
-		return false, false
-	}
-	project, err := hookfast.ProjectDir(os.Getenv, in.Cwd)
-	if err != nil {
-		return false, false
-	}
-	t, ok := hookfast.LoadTicket(home, project)
-	if !ok {
-		return false, false
-	}
-	return hookfast.CountPrompt(t.Root, in.SessionID, t.Pacing, time.Now())
 }
 
 // fullBinary is the ben10 executable next to this one.

@@ -133,91 +133,82 @@ func (w *shimWorld) checkOneLine(r result, logBefore, want string) {
 	}
 }
 
-// TestShimFastAndSlowPaths drives prompts through the real shim: the first
-// (no ticket yet) is handed to ben10, which writes the ticket; the next
-// ones are counted by the shim alone (the lone copy, with no ben10 beside
-// it, handles them); a due checkpoint is handed to ben10 with
-// --prompt-counted and counted exactly once; a changed configuration
-// invalidates the ticket.
-func TestShimFastAndSlowPaths(t *testing.T) {
+// TestShimCountsPrompts drives prompts through the real shim beside a
+// stand-in ben10 that only records how it is called: a prompt with no
+// checkpoint due is counted by the shim alone (ben10 never runs), a due
+// one queues its checkpoint job and starts the worker (`ben10 internal
+// work`), and a changed configuration applies from the next prompt. The
+// real worker then does the job, every prompt counted once.
+func TestShimCountsPrompts(t *testing.T) {
 	t.Parallel()
 	w := newShimWorld(t, "  checkpoint_interval: 4\n  checkpoint_minutes: 0\n")
 	if out := w.fire("SessionStart", map[string]any{"source": "startup"}); out != nil {
 		t.Fatalf("startup injected %+v", out)
 	}
-	project, _ := hookfast.CanonicalDir(w.project)
-	ticket := hookfast.TicketPath(w.home, project)
-	if _, err := os.Stat(ticket); err == nil {
-		t.Fatal("a ticket before any prompt")
+	dir := t.TempDir()
+	shim, calls := filepath.Join(dir, "ben10-hook"), filepath.Join(dir, "calls")
+	data, err := os.ReadFile(shimBin)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// 1: no ticket, the lone shim cannot decide and cannot hand on.
-	before := w.errorLog()
-	r := w.prompt(w.lone, map[string]any{"prompt": "one"})
-	w.checkOneLine(r, before, "ben10 is not next to ben10-hook")
-	if w.counter() != 0 {
-		t.Fatalf("counter %d after a prompt the shim could not place", w.counter())
+	if err := os.WriteFile(shim, data, 0o700); err != nil {
+		t.Fatal(err)
 	}
-	// 1 again through the installed pair: ben10 counts it and writes the ticket.
-	if r := w.prompt(shimBin, map[string]any{"prompt": "one"}); r.code != 0 || r.stdout != "" || r.stderr != "" {
-		t.Fatalf("prompt 1: %+v", r)
+	if err := os.WriteFile(filepath.Join(dir, "ben10"), []byte("#!/bin/sh\necho \"$*\" >>"+calls+"\n"), 0o700); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := os.Stat(ticket); err != nil {
-		t.Fatalf("no ticket after the full path: %v", err)
-	}
-	if w.counter() != 1 {
-		t.Fatalf("counter %d after prompt 1", w.counter())
-	}
-	stateBefore, _ := os.ReadFile(filepath.Join(w.contextDir(), "hook-state.json"))
-	// 2 and 3: the lone shim counts them itself.
-	for i := 2; i <= 3; i++ {
-		if r := w.prompt(w.lone, map[string]any{"prompt": "p"}); r.code != 0 || r.stdout != "" || r.stderr != "" {
-			t.Fatalf("prompt %d on the fast path: %+v", i, r)
+	called := func() string { b, _ := os.ReadFile(calls); return string(b) }
+	// The worker is started detached: wait until it has recorded n calls.
+	waitCalls := func(n int) string {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); strings.Count(called(), "\n") < n && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
 		}
-		if w.counter() != i {
-			t.Fatalf("counter %d after prompt %d", w.counter(), i)
+		return called()
+	}
+	env := append(append([]string(nil), w.env...), "BEN10_HOOK_WORK=background")
+	prompt := func(i int) {
+		t.Helper()
+		if r := runBinary(t, shim, w.input("UserPromptSubmit", map[string]any{"prompt": "p"}), env, "user-prompt-submit"); r.code != 0 || r.stdout != "" || r.stderr != "" {
+			t.Fatalf("prompt %d: %+v", i, r)
+		}
+	}
+	var stateBefore []byte
+	for i := 1; i <= 3; i++ {
+		prompt(i)
+		if w.counter() != i || called() != "" {
+			t.Fatalf("prompt %d: counter %d, ben10 called %q", i, w.counter(), called())
+		}
+		if i == 1 {
+			stateBefore, _ = os.ReadFile(filepath.Join(w.contextDir(), "hook-state.json"))
 		}
 	}
 	if after, _ := os.ReadFile(filepath.Join(w.contextDir(), "hook-state.json")); !bytes.Equal(after, stateBefore) {
-		t.Fatal("the fast path rewrote the state file")
+		t.Fatal("counting a prompt rewrote the state file")
 	}
-	// 4 is due: the lone shim counts it, then cannot hand on.
-	before = w.errorLog()
-	r = w.prompt(w.lone, map[string]any{"prompt": "four"})
-	w.checkOneLine(r, before, "ben10 is not next to ben10-hook")
-	if w.counter() != 4 {
-		t.Fatalf("counter %d: the due prompt was not counted once", w.counter())
+	prompt(4) // due: the job is queued and the worker started
+	if got := waitCalls(1); got != "internal work\n" {
+		t.Fatalf("the due prompt called ben10 %q, want the worker started once", got)
 	}
-	// Through the pair, prompt 5 is due too (5 ≥ 4): ben10 runs with
-	// --prompt-counted, folds the counter, checkpoints.
-	if r := w.prompt(shimBin, map[string]any{"prompt": "five"}); r.code != 0 || r.stdout != "" || r.stderr != "" {
-		t.Fatalf("prompt 5: %+v", r)
+	if ss := w.state().Sessions[w.session]; ss == nil || ss.Prompts != 4 {
+		t.Fatalf("state after the due prompt: %+v (want 4 prompts, each counted once)", ss)
+	}
+	if r := runBinary(t, ben10Bin, nil, w.env, "internal", "work"); r.code != 0 {
+		t.Fatalf("the worker: %+v", r)
 	}
 	if cps, _ := filepath.Glob(filepath.Join(w.contextDir(), "checkpoints", "cp-*.ctx")); len(cps) != 1 {
-		t.Fatalf("checkpoints after the due prompt: %v", cps)
+		t.Fatalf("checkpoints after the worker: %v", cps)
 	}
-	ss := w.state().Sessions[w.session]
-	if ss == nil || ss.Prompts != 5 || ss.SinceCheckpoint != 0 || ss.Checkpoints != 1 {
-		t.Fatalf("state after the checkpoint: %+v (want 5 prompts, each counted once)", ss)
+	prompt(5)
+	if ss := w.state().Sessions[w.session]; ss == nil || ss.Prompts != 5 || ss.Checkpoints != 1 || ss.SinceCheckpoint != 1 || called() != "internal work\n" {
+		t.Fatalf("prompt 5: state %+v, ben10 called %q (want 5 prompts, 1 since the checkpoint, no call)", ss, called())
 	}
-	// Prompt 6 on the fast path again.
-	if r := w.prompt(w.lone, map[string]any{"prompt": "six"}); r.code != 0 || r.stderr != "" || w.counter() != 1 {
-		t.Fatalf("prompt 6: %+v, counter %d", r, w.counter())
-	}
-	// A changed configuration: the ticket no longer holds, the lone shim
-	// hands on (and fails) instead of deciding with stale pacing.
-	w.setConfig("  checkpoint_interval: 100\n  checkpoint_minutes: 0\n  auto_save: false\n")
-	before = w.errorLog()
-	r = w.prompt(w.lone, map[string]any{"prompt": "seven"})
-	w.checkOneLine(r, before, "ben10 is not next to ben10-hook")
-	if w.counter() != 1 {
-		t.Fatalf("a stale ticket was used: counter %d", w.counter())
-	}
-	// The pair renews the ticket; then the lone shim is fast again.
-	if r := w.prompt(shimBin, map[string]any{"prompt": "seven"}); r.code != 0 || r.stderr != "" {
-		t.Fatalf("prompt 7: %+v", r)
-	}
-	if r := w.prompt(w.lone, map[string]any{"prompt": "eight"}); r.code != 0 || r.stderr != "" || w.counter() != 3 {
-		t.Fatalf("prompt 8 after the ticket was renewed: %+v, counter %d", r, w.counter())
+	// A changed configuration applies at once: with an interval of 2,
+	// prompt 6 (the second since the checkpoint) is due.
+	w.setConfig("  checkpoint_interval: 2\n  checkpoint_minutes: 0\n")
+	prompt(6)
+	if got := waitCalls(2); got != "internal work\ninternal work\n" {
+		t.Fatalf("prompt 6 under the new interval called ben10 %q, want the worker started again", got)
 	}
 }
 

@@ -165,11 +165,6 @@ func Unsupervised(h *hook.Handler, args []string, in *hook.Input, perr error, st
 			code = 0
 		}
 	}()
-	for _, a := range args {
-		if a == "--prompt-counted" {
-			h.PromptCounted = true
-		}
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), hookfast.EventDeadline(name))
 	defer cancel()
 	if h.SyncWork == nil {
@@ -204,12 +199,10 @@ func WantsHelp(args []string) bool {
 	return false
 }
 
-// Run is `ben10 hook [EVENT] [--input FILE] [--prompt-counted]`: EVENT as
-// Claude Code names it or in kebab-case (default: the input's
-// hook_event_name); --input reads the hook JSON from FILE instead of
-// stdin (benchmarks, replays); --prompt-counted tells UserPromptSubmit that
-// the ben10-hook shim already counted the prompt. It returns the exit
-// code, which is always 0 (see hook.Handler.Run).
+// Run is `ben10 hook [EVENT] [--input FILE]`: EVENT as Claude Code names
+// it or in kebab-case (default: the input's hook_event_name); --input
+// reads the hook JSON from FILE instead of stdin (benchmarks, replays). It
+// returns the exit code, which is always 0 (see hook.Handler.Run).
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	h := &hook.Handler{}
 	for i := 0; i < len(args); i++ {
@@ -225,10 +218,6 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				stdin = f
 			}
 			args = append(args[:i:i], args[min(i+2, len(args)):]...)
-			i--
-		case "--prompt-counted":
-			h.PromptCounted = true
-			args = append(args[:i:i], args[i+1:]...)
 			i--
 		}
 	}

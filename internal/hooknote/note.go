@@ -32,10 +32,6 @@ type Env struct {
 	// Spawn starts the worker, `Bin internal work`, detached with its
 	// standard streams closed (default spawnDetached).
 	Spawn func(args ...string) error
-	// PromptCounted: the ben10-hook shim already counted this
-	// UserPromptSubmit in the session's counter, so the call does not
-	// count it again.
-	PromptCounted bool
 	// Processes tells the assistant process of a session and whether it
 	// still runs (default SystemProcesses).
 	Processes Processes
@@ -196,13 +192,9 @@ func (e *Env) Open(ctx context.Context, ev Event, in *Input) (c *Call, err error
 	}
 	counted := false
 	if ev == UserPromptSubmit {
-		if e.PromptCounted {
-			counted = true
-		} else {
-			var done bool
-			if done, counted = e.fastPrompt(in); done {
-				return nil, nil
-			}
+		var done bool
+		if done, counted = e.fastPrompt(in); done {
+			return nil, nil
 		}
 	}
 	dir, err := e.projectDir(in)
