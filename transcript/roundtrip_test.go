@@ -15,7 +15,7 @@ import (
 // TestArchiveRoundTrip encodes each importer's fixture into a .ctx
 // archive, opens it and checks the model and the raw files come back
 // unchanged, and that ExportRaw writes every original file byte for byte.
-// Codex tool outputs and Gemini CLI texts are stored as pointers into
+// Codex tool outputs, Gemini CLI and Kimi texts are stored as pointers into
 // their raw lines (pointers), not a second time.
 func TestArchiveRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
@@ -26,7 +26,7 @@ func TestArchiveRoundTrip(t *testing.T) {
 		{"codex-hostile", "codex/testdata/hostile.jsonl", false},
 		{"gemini", "gemini/testdata/session-2026-04-23T12-00-5e550001.jsonl", true},
 		{"gemini-legacy", "gemini/testdata/session-legacy.json", false},
-		{"kimi", "kimi/testdata/share/sessions/2b8c70fb72d8a087e5dee109778f74cf/0b9c5d2e-1111-4a2b-9c3d-000000000001", false},
+		{"kimi", "kimi/testdata/share/sessions/2b8c70fb72d8a087e5dee109778f74cf/0b9c5d2e-1111-4a2b-9c3d-000000000001", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := transcript.Import(context.Background(), tc.path, "", archive.ImportOptions{})
