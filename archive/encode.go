@@ -213,6 +213,32 @@ func EncodeWithStats(ctx context.Context, w io.Writer, s *State, opts EncodeOpti
 	return enc.Finish(s)
 }
 
+// EncodeOwned is EncodeWithStats for a State the caller gives up, built
+// from its raw files as they were read (an importer's State): with
+// redaction, the files' bytes are overwritten with the redacted ones where
+// these fit (see Encoder.StartRaw) rather than copied, so that the encode
+// holds the transcript once, and s.Raw is set to the stored files. The
+// bytes written are EncodeWithStats's. Texts the State leaves to be read
+// from their raw lines (spans without a text) must not be in lines that
+// redaction changes: those are rewritten.
+func EncodeOwned(ctx context.Context, w io.Writer, s *State, opts EncodeOptions) (EncodeStats, error) {
+	if s == nil {
+		return EncodeStats{}, errors.New("archive: Encode: nil State")
+	}
+	enc, err := NewEncoder(ctx, w, opts)
+	if err != nil {
+		return EncodeStats{}, err
+	}
+	enc.StartRaw(s.Raw)
+	stored, _, err := enc.Stored()
+	if err != nil {
+		enc.Discard()
+		return EncodeStats{}, err
+	}
+	s.Raw, enc.asRead = stored, true
+	return enc.Finish(s)
+}
+
 // Encoder writes one archive in two steps, so that the raw transcript can
 // be redacted and compressed (StartRaw) while the caller still builds the
 // model from it, then the model is added (Finish). Encode is NewEncoder,
@@ -225,6 +251,9 @@ type Encoder struct {
 	planErr error
 	rawErr  error
 	used    bool
+	// asRead: the State given to Finish was built from the files given
+	// to StartRaw as they were before redaction (EncodeOwned).
+	asRead bool
 }
 
 // NewEncoder returns an Encoder writing to w on Finish; cancelling ctx
@@ -338,7 +367,7 @@ func (enc *Encoder) Finish(s *State) (EncodeStats, error) {
 	case e.opts.RedactLine != nil && sameFiles(e.storedFiles, s.Raw):
 		// (Also when redaction changed nothing: the files are then the
 		// stored bytes themselves.)
-		e.fromStored = true
+		e.fromStored = !enc.asRead
 	case sameFiles(e.files, s.Raw) && !(e.owned && e.opts.RedactLine != nil):
 		e.fromStored = e.opts.RedactLine == nil && e.opts.RedactText == nil
 	default:

@@ -26,9 +26,9 @@ var (
 	zstdEnc     [LevelBest + 1]*zstd.Encoder
 	zstdEncErr  [LevelBest + 1]error
 
-	zstdDecOnce sync.Once
-	zstdDec     *zstd.Decoder
-	zstdDecErr  error
+	// zstdDecoders are the decoders DecodeAll runs on, one per
+	// goroutine decoding at once.
+	zstdDecoders sync.Pool
 
 	lz4Fast = sync.Pool{New: func() any { return new(lz4.Compressor) }}
 	lz4HC   = sync.Pool{New: func() any { return new(lz4.CompressorHC) }}
@@ -70,20 +70,6 @@ func zstdEncoder(l Level) (*zstd.Encoder, error) {
 		)
 	})
 	return zstdEnc[l], zstdEncErr[l]
-}
-
-// zstdDecoder returns the shared decoder. DecodeAll is limited to the
-// capacity of dst (set to the segment's raw length), so a frame can never
-// make it allocate more than the index promised.
-func zstdDecoder() (*zstd.Decoder, error) {
-	zstdDecOnce.Do(func() {
-		zstdDec, zstdDecErr = zstd.NewReader(nil,
-			zstd.WithDecoderConcurrency(0),
-			zstd.WithDecoderMaxWindow(maxZstdWindow),
-			zstd.WithDecodeAllCapLimit(true),
-		)
-	})
-	return zstdDec, zstdDecErr
 }
 
 // compress encodes src with codec c at level l. It returns CodecNone and
@@ -158,10 +144,32 @@ func decompressDict(b []byte, rawLen int, dictOf func(j uint64) ([]byte, error))
 	return zstdStream(b[n:], rawLen, zstd.WithDecoderDictRaw(0, dict))
 }
 
-// decodeAllExact decodes src with dec (made WithDecodeAllCapLimit, so it
-// writes at most cap(dst) bytes) into exactly rawLen bytes: one spare byte
-// of capacity lets an over-long frame show itself.
-func decodeAllExact(dec *zstd.Decoder, src []byte, rawLen int) ([]byte, error) {
+// decodeAllExact decodes src into exactly rawLen bytes, with a decoder
+// made WithDecodeAllCapLimit, so it writes at most cap(dst) bytes (set to
+// the segment's raw length: a frame can never make it allocate more than
+// the index promised); one spare byte of capacity lets an over-long frame
+// show itself. A klauspost decoder keeps a reference to the last output
+// it wrote until it decodes its next frame: each is given an empty one
+// before it goes back to zstdDecoders, so that an idle decoder does not
+// keep a segment its caller dropped alive (the earlier archive's segments
+// an incremental save reads were, beside the save's peak).
+func decodeAllExact(src []byte, rawLen int) ([]byte, error) {
+	dec, _ := zstdDecoders.Get().(*zstd.Decoder)
+	if dec == nil {
+		var err error
+		dec, err = zstd.NewReader(nil,
+			zstd.WithDecoderConcurrency(1),
+			zstd.WithDecoderMaxWindow(maxZstdWindow),
+			zstd.WithDecodeAllCapLimit(true),
+		)
+		if err != nil {
+			return nil, fmt.Errorf("zstd decoder: %w", err)
+		}
+	}
+	defer func() {
+		_, _ = dec.DecodeAll(nil, nil)
+		zstdDecoders.Put(dec)
+	}()
 	dst, err := dec.DecodeAll(src, make([]byte, 0, rawLen+1))
 	if err != nil {
 		return nil, fmt.Errorf("zstd: %w", err)
@@ -331,14 +339,10 @@ func decompress(c Codec, src []byte, rawLen int) ([]byte, error) {
 		}
 		return dst, nil
 	case CodecZstd:
-		dec, err := zstdDecoder()
-		if err != nil {
-			return nil, fmt.Errorf("zstd decoder: %w", err)
-		}
 		if rawLen > zstdFastRatio*len(src)+zstdFastSlack {
 			return zstdStream(src, rawLen)
 		}
-		return decodeAllExact(dec, src, rawLen)
+		return decodeAllExact(src, rawLen)
 	}
 	return nil, fmt.Errorf("unknown codec %s", c)
 }

@@ -12,12 +12,17 @@
 # then `ben10 internal work --once` measured; the snapshot also at
 # compression_level 19, i.e. max), the SessionEnd save after a
 # checkpoint 20 lines older (incremental), and `context save --level` at
-# each level with its size against `zstd -3`. Needs GNU time, zstd and the
-# session corpus (BEN10_CORPUS, else ../shared/corpus). Peak RSS is what
-# GNU time reports (%M, KiB).
+# each level of LEVELS (default: all four) with its size against `zstd -3`. Then, per assistant of
+# ASSISTANTS (default "codex gemini kimi"), `context save --out` of a
+# session of that size made from its corpus file (gentranscript -from:
+# repeated, the same made-up secrets), against its own budget. Needs GNU
+# time, zstd and the session corpus (BEN10_CORPUS, else ../shared/corpus).
+# Peak RSS is what GNU time reports (%M, KiB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZES=${SIZES:-3 100}
+ASSISTANTS=${ASSISTANTS-codex gemini kimi}
+LEVELS=${LEVELS-default better best max}
 corpus=${BEN10_CORPUS:-}
 for c in ../shared/corpus ../../shared/corpus; do
 	[ -n "$corpus" ] || [ ! -d "$c/claude" ] || corpus=$(cd "$c" && pwd)
@@ -82,8 +87,21 @@ for size in $SIZES; do
 	input SessionEnd "$p" "$t" "$sid" ',"reason":"prompt_input_exit"' | "$BEN10" hook >/dev/null
 	mem "SessionEnd after a checkpoint (incremental)" "$BEN10" internal work --once
 	z3=$(zstd -3 -c "$t" | wc -c)
-	for lvl in default better best max; do
+	for lvl in $LEVELS; do
 		mem "context save --out --level $lvl" "$BEN10" context save --transcript "$t" --out "$work/l.ctx" --full --level "$lvl" -q
 		printf '  %-50s %10d bytes  %5.2fx zstd -3 (%d)\n' "  its size" "$(stat -c %s "$work/l.ctx")" "$(python3 -c "print($(stat -c %s "$work/l.ctx")/$z3)")" "$z3"
+	done
+	# The largest JSONL session of each assistant's corpus folder (Kimi's
+	# wire log: a flat layout needs its sessions/ directory), repeated.
+	for a in $ASSISTANTS; do
+		src=$(ls -S "$corpus/$a"/*.jsonl 2>/dev/null | head -n 1)
+		[ -n "$src" ] || { echo "  (no $a session in $corpus/$a)"; continue; }
+		mkdir -p "$work/$a-$size"
+		t=$("$work/gentranscript" -from "$src" -dir "$work/$a-$size" -size $((size * 1000000)) -secrets 5)
+		bytes=$(stat -c %s "$t")
+		budget=$(python3 -c "print(64 + $bytes / 2**20)")
+		echo "  $a: $(basename "$src") repeated, $bytes bytes, budget $budget MiB"
+		mem "$a: context save --out (new archive)" "$BEN10" context save --transcript "$t" --harness "$a" --out "$work/$a.ctx" -q
+		rm -rf "$work/$a-$size" "$work/$a.ctx"
 	done
 done

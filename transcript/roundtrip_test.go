@@ -15,15 +15,18 @@ import (
 // TestArchiveRoundTrip encodes each importer's fixture into a .ctx
 // archive, opens it and checks the model and the raw files come back
 // unchanged, and that ExportRaw writes every original file byte for byte.
+// Codex tool outputs, Gemini CLI and Kimi texts are stored as pointers into
+// their raw lines (pointers), not a second time.
 func TestArchiveRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		name, path string
+		pointers   bool
 	}{
-		{"codex", "codex/testdata/basic.jsonl"},
-		{"codex-hostile", "codex/testdata/hostile.jsonl"},
-		{"gemini", "gemini/testdata/session-2026-04-23T12-00-5e550001.jsonl"},
-		{"gemini-legacy", "gemini/testdata/session-legacy.json"},
-		{"kimi", "kimi/testdata/share/sessions/2b8c70fb72d8a087e5dee109778f74cf/0b9c5d2e-1111-4a2b-9c3d-000000000001"},
+		{"codex", "codex/testdata/basic.jsonl", true},
+		{"codex-hostile", "codex/testdata/hostile.jsonl", false},
+		{"gemini", "gemini/testdata/session-2026-04-23T12-00-5e550001.jsonl", true},
+		{"gemini-legacy", "gemini/testdata/session-legacy.json", false},
+		{"kimi", "kimi/testdata/share/sessions/2b8c70fb72d8a087e5dee109778f74cf/0b9c5d2e-1111-4a2b-9c3d-000000000001", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := transcript.Import(context.Background(), tc.path, "", archive.ImportOptions{})
@@ -31,8 +34,12 @@ func TestArchiveRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			var buf bytes.Buffer
-			if err := archive.Encode(context.Background(), &buf, s, archive.EncodeOptions{}); err != nil {
+			stats, err := archive.EncodeWithStats(context.Background(), &buf, s, archive.EncodeOptions{})
+			if err != nil {
 				t.Fatal(err)
+			}
+			if tc.pointers && stats.PointerTexts == 0 {
+				t.Error("no text stored as a pointer into its raw line")
 			}
 			a, err := archive.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()), archive.OpenOptions{})
 			if err != nil {

@@ -194,8 +194,9 @@ func byLocation(path string) archive.Harness {
 // Save imports the session at path with the importer for h (h == ""
 // detects it) and writes it as a .ctx archive to w. Claude Code sessions go
 // through claude.Save: the raw files are compressed while the model is
-// built. Other assistants' sessions are imported in full and encoded.
-// With eopt.Previous (an earlier archive of the same session) the raw
+// built. Other assistants' sessions are imported in full and encoded, their
+// raw files redacted in place (archive.EncodeOwned): the State returned
+// holds the raw files as stored. With eopt.Previous (an earlier archive of the same session) the raw
 // segments it holds unchanged are copied. It returns the State saved.
 // Cancelling ctx stops the work and returns ctx's error.
 func Save(ctx context.Context, w io.Writer, path string, h archive.Harness, iopt archive.ImportOptions, eopt archive.EncodeOptions) (*archive.State, archive.EncodeStats, error) {
@@ -215,7 +216,7 @@ func Save(ctx context.Context, w io.Writer, path string, h archive.Harness, iopt
 	if err != nil {
 		return nil, archive.EncodeStats{}, err
 	}
-	stats, err := archive.EncodeWithStats(ctx, w, st, eopt)
+	stats, err := archive.EncodeOwned(ctx, w, st, eopt)
 	if err != nil {
 		return nil, stats, err
 	}

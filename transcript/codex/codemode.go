@@ -271,7 +271,7 @@ func (c *conv) addCellCommands(r rec, t *archive.ToolExec, cmds []codeCommand) {
 func (c *conv) cellOutput(t *archive.ToolExec) {
 	for _, id := range c.cellExtra[t.ID] {
 		if x := c.b.Tool(id); x != nil {
-			x.Output, x.Success, x.DurationMS, x.ResultRef = t.Output, t.Success, t.DurationMS, t.ResultRef
+			x.Output, x.OutputSpans, x.Success, x.DurationMS, x.ResultRef = t.Output, t.OutputSpans, t.Success, t.DurationMS, t.ResultRef
 		}
 	}
 }

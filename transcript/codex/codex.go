@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -59,6 +60,7 @@ type envelope struct {
 
 type rec struct {
 	line int
+	data []byte // the line
 	ts   time.Time
 	env  envelope
 	typ  string // payload.type
@@ -90,7 +92,13 @@ func (c *conv) parse() {
 	c.cellExtra = map[string][]string{}
 	c.agentSeen = map[string]bool{}
 	for l, e := range imp.Records[envelope](b, c.raw) {
-		r := rec{line: l.N, ts: imp.ParseTime(e.Timestamp), env: *e}
+		if i := bytes.Index(l.Data, e.Payload); i >= 0 {
+			// The payload as a view of the line (the same bytes), not
+			// the copy encoding/json made: the records are all held
+			// until the end of the import.
+			e.Payload = l.Data[i : i+len(e.Payload)]
+		}
+		r := rec{line: l.N, data: l.Data, ts: imp.ParseTime(e.Timestamp), env: *e}
 		var head struct {
 			Type string `json:"type"`
 		}
@@ -503,6 +511,11 @@ func (c *conv) addOutput(r rec, id string, raw json.RawMessage) {
 		t = &b.S.Tools[i]
 	}
 	t.Output = out
+	var spans []archive.Span
+	if out != "" {
+		spans = imp.Spans(r.data, raw)
+	}
+	t.OutputSpans = spans
 	t.Success = success
 	if dur > 0 {
 		t.DurationMS = dur
@@ -511,7 +524,7 @@ func (c *conv) addOutput(r rec, id string, raw json.RawMessage) {
 	}
 	t.ResultRef = c.ref(r)
 	c.cellOutput(t)
-	b.AddMessage(archive.Message{ID: c.msgID(r), Role: "user", Kind: "tool_result", Text: out, Timestamp: r.ts, ToolCallIDs: []string{id}, Ref: c.ref(r)})
+	b.AddMessage(archive.Message{ID: c.msgID(r), Role: "user", Kind: "tool_result", Text: out, TextSpans: spans, Timestamp: r.ts, ToolCallIDs: []string{id}, Ref: c.ref(r)})
 }
 
 // outputText reads a function_call_output: a string (possibly the old

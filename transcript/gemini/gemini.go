@@ -84,6 +84,9 @@ type entry struct {
 	line  int
 	side  bool
 	agent string
+	// whole: raw is line of file, as read (not an element of a $set
+	// list), so texts can be located in it (imp.Spans).
+	whole bool
 }
 
 func newConv(ctx context.Context, opt archive.ImportOptions) *conv {
@@ -186,7 +189,7 @@ func (g *conv) jsonl(f int, side bool, agent string) {
 				b.Problem(f, l.N, "$rewindTo unknown message %q", id)
 			}
 		case obj["id"] != nil && imp.Str(obj["id"]) != "":
-			g.upsert(&entry{id: imp.Str(obj["id"]), raw: json.RawMessage(l.Data), file: f, line: l.N, side: side, agent: agent})
+			g.upsert(&entry{id: imp.Str(obj["id"]), raw: json.RawMessage(l.Data), file: f, line: l.N, side: side, agent: agent, whole: true})
 		case obj["sessionId"] != nil:
 			if side {
 				continue
@@ -284,7 +287,7 @@ func (g *conv) set(f, line int, raw json.RawMessage, side bool) {
 			Content json.RawMessage `json:"content"`
 		}
 		if summary == "" && json.Unmarshal(m, &mm) == nil && mm.Type == "user" {
-			if t := partsText(mm.Content); strings.Contains(t, "<state_snapshot>") {
+			if t, _ := partsText(mm.Content); strings.Contains(t, "<state_snapshot>") {
 				summary = t
 			}
 		}
@@ -412,53 +415,72 @@ type toolCall struct {
 }
 
 // partsText renders a PartListUnion: a string, a part or a list of parts.
-func partsText(raw json.RawMessage) string {
+// lit is the JSON string literal the text is, when it is one literal
+// decoded as it is (for imp.Spans), else nil.
+func partsText(raw json.RawMessage) (text string, lit json.RawMessage) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s
+		return s, raw
 	}
 	var parts []map[string]json.RawMessage
 	if json.Unmarshal(raw, &parts) != nil {
 		var one map[string]json.RawMessage
 		if json.Unmarshal(raw, &one) != nil {
-			return ""
+			return "", nil
 		}
 		parts = []map[string]json.RawMessage{one}
 	}
 	var out []string
 	for _, p := range parts {
+		var t string
 		switch {
 		case p["text"] != nil:
-			out = append(out, imp.Str(p["text"]))
+			t, lit = imp.Str(p["text"]), p["text"]
 		case p["functionResponse"] != nil:
-			out = append(out, functionOutput(p["functionResponse"]))
+			t, lit = functionOutput(p["functionResponse"])
 		case p["inlineData"] != nil, p["fileData"] != nil:
-			out = append(out, "[attachment]")
+			t = "[attachment]"
+		default:
+			continue
 		}
+		out = append(out, t)
 	}
-	return strings.Join(out, "\n")
+	if len(out) != 1 {
+		lit = nil
+	}
+	return strings.Join(out, "\n"), lit
 }
 
-func functionOutput(raw json.RawMessage) string {
+// functionOutput renders a functionResponse part; lit as for partsText.
+func functionOutput(raw json.RawMessage) (string, json.RawMessage) {
 	var fr struct {
 		Response map[string]json.RawMessage `json:"response"`
 	}
 	if json.Unmarshal(raw, &fr) != nil {
-		return ""
+		return "", nil
 	}
 	for _, k := range []string{"output", "error", "content"} {
 		if v, ok := fr.Response[k]; ok {
 			if s := imp.Str(v); s != "" {
-				return s
+				return s, v
 			}
-			return string(v)
+			return string(v), nil
 		}
 	}
 	if len(fr.Response) > 0 {
 		b, _ := json.Marshal(fr.Response)
-		return string(b)
+		return string(b), nil
 	}
-	return ""
+	return "", nil
+}
+
+// spans locates text, read from the literal lit of entry e, in e's line
+// (nil when e is not a line as read, or text is empty).
+func (e *entry) spans(text string, lit json.RawMessage) []archive.Span {
+	if !e.whole || text == "" {
+		return nil
+	}
+	return imp.Spans(e.raw, lit)
 }
 
 func (g *conv) finish() (*archive.State, error) {
@@ -518,8 +540,8 @@ func (g *conv) message(e *entry) {
 		return
 	}
 	ts := imp.ParseTime(mr.Timestamp)
-	text := partsText(mr.Content)
-	base := archive.Message{ID: mr.ID, Timestamp: ts, Sidechain: e.side, AgentID: e.agent, Ref: ref}
+	text, lit := partsText(mr.Content)
+	base := archive.Message{ID: mr.ID, Timestamp: ts, Sidechain: e.side, AgentID: e.agent, Ref: ref, TextSpans: e.spans(text, lit)}
 	switch mr.Type {
 	case "user":
 		base.Role, base.Kind = "user", "prompt"
@@ -538,7 +560,7 @@ func (g *conv) message(e *entry) {
 				parts = append(parts, strings.TrimSpace("**"+t.Subject+"** "+t.Description))
 			}
 			th := base
-			th.ID, th.Role, th.Kind, th.Text = mr.ID+"#thoughts", "assistant", "thinking", strings.Join(parts, "\n\n")
+			th.ID, th.Role, th.Kind, th.Text, th.TextSpans = mr.ID+"#thoughts", "assistant", "thinking", strings.Join(parts, "\n\n"), nil
 			b.AddMessage(th)
 		}
 		base.Role, base.Kind, base.Text = "assistant", "text", text
@@ -575,7 +597,9 @@ func (g *conv) tool(tc toolCall, msgTS time.Time, e *entry, ref archive.RawRef) 
 	t := archive.ToolExec{ID: id, Name: tc.Name, Input: imp.JSONText(tc.Args), Timestamp: ts, Sidechain: e.side, Ref: ref, ResultRef: ref}
 	t.Success = tc.Status == "success"
 	if len(tc.Result) > 0 && string(tc.Result) != "null" {
-		t.Output = partsText(tc.Result)
+		var lit json.RawMessage
+		t.Output, lit = partsText(tc.Result)
+		t.OutputSpans = e.spans(t.Output, lit)
 	}
 	if t.Output == "" && len(tc.ResultDisplay) > 0 {
 		t.Output = imp.Str(tc.ResultDisplay)

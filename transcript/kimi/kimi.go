@@ -420,6 +420,39 @@ func contentText(raw json.RawMessage) (text, think string) {
 	return strings.Join(t, "\n"), strings.Join(th, "\n\n")
 }
 
+// textLiteral returns the JSON string literal of content raw that text
+// (contentText's) was decoded from as it is, for imp.Spans: raw itself
+// when it is a string, the text part's when that part alone gives text;
+// else nil.
+func textLiteral(raw json.RawMessage, text string) json.RawMessage {
+	if text == "" || len(raw) == 0 {
+		return nil
+	}
+	if raw[0] == '"' {
+		return raw
+	}
+	var parts []struct {
+		Type string          `json:"type"`
+		Text json.RawMessage `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return nil
+	}
+	var lit json.RawMessage
+	for _, p := range parts {
+		switch p.Type {
+		case "text":
+			if lit != nil {
+				return nil
+			}
+			lit = p.Text
+		case "image_url", "audio_url", "video_url":
+			return nil
+		}
+	}
+	return lit
+}
+
 const compactedPrefix = "<system>Previous context has been compacted"
 
 func (k *conv) readContext(f int, agent string, rotated bool) {
@@ -477,7 +510,8 @@ func (k *conv) readContext(f int, agent string, rotated bool) {
 			}
 		}
 		id := fmt.Sprintf("%d:%d", f, l.N)
-		m := archive.Message{ID: id, Role: c.Role, Text: text, Sidechain: side, AgentID: agent, Ref: ref(l.N)}
+		spans := imp.Spans(l.Data, textLiteral(c.Content, text))
+		m := archive.Message{ID: id, Role: c.Role, Text: text, TextSpans: spans, Sidechain: side, AgentID: agent, Ref: ref(l.N)}
 		switch c.Role {
 		case "user":
 			m.Kind = "prompt"
@@ -493,7 +527,7 @@ func (k *conv) readContext(f int, agent string, rotated bool) {
 		case "tool":
 			m.Role, m.Kind = "user", "tool_result"
 			m.ToolCallIDs = []string{c.ToolCallID}
-			k.toolResult(c.ToolCallID, text, l.N, f)
+			k.toolResult(c.ToolCallID, text, spans, l.N, f)
 		case "assistant":
 			m.Kind = "text"
 			if think != "" {
@@ -550,12 +584,12 @@ func addTool(b *imp.Builder, t archive.ToolExec, args []byte) {
 	}
 }
 
-func (k *conv) toolResult(id, text string, line, f int) {
+func (k *conv) toolResult(id, text string, spans []archive.Span, line, f int) {
 	t := k.b.Tool(id)
 	if t == nil {
 		return
 	}
-	t.Output = text
+	t.Output, t.OutputSpans = text, spans
 	t.Success = !strings.HasPrefix(strings.TrimSpace(text), "<system>ERROR")
 	t.ResultRef = archive.RawRef{File: f, Line: line}
 }

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -405,6 +406,24 @@ func EpochTime(f float64) time.Time {
 	}
 	sec := int64(f)
 	return time.Unix(sec, int64((f-float64(sec))*1e9)).UTC().Round(time.Microsecond)
+}
+
+// Spans locates a text read from the JSON string literal raw (quotes
+// included, as encoding/json's RawMessage holds it) in its line: the
+// first place the line holds those bytes. The archive then stores a
+// pointer into the raw line instead of the text, once it has checked that
+// the pointer gives the text back (a literal the text was not decoded
+// from as it is keeps the text inline). nil when raw is no string or the
+// line does not hold it.
+func Spans(line, raw []byte) []archive.Span {
+	if len(raw) < 2 || raw[0] != '"' || len(line) > math.MaxUint32 {
+		return nil
+	}
+	off := bytes.Index(line, raw)
+	if off < 0 {
+		return nil
+	}
+	return []archive.Span{{Off: uint32(off), Len: uint32(len(raw))}}
 }
 
 // JSONText returns raw if it is valid JSON, else raw encoded as a JSON
