@@ -26,9 +26,14 @@ func TestMain(m *testing.M) {
 	}
 	// One go build for both: it loads the packages once and links the
 	// two binaries side by side (or, in the kept directory, leaves them
-	// alone when no source changed: go build's up-to-date check).
+	// alone when no source changed: go build's up-to-date check). Built
+	// as make build builds them: pure Go, statically linked, stripped —
+	// the binaries users run, which also start with fewer page faults
+	// than a dynamically linked one (the tests start ben10 ~650 times).
 	ben10Bin, shimBin = filepath.Join(dir, "ben10"), filepath.Join(dir, "ben10-hook")
-	if out, err := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "../ben10-hook").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-ldflags", "-s -w", "-o", dir+string(filepath.Separator), ".", "../ben10-hook")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building ben10 and ben10-hook: %v\n%s", err, out)
 		if !keep {
 			os.RemoveAll(dir)

@@ -15,10 +15,6 @@ import (
 // a hostile current.ctx as damaged instead of "verified".
 func TestArchiveVerifyHostile(t *testing.T) {
 	t.Parallel()
-	paths, err := hostile.Shared()
-	if err != nil {
-		t.Fatal(err)
-	}
 	family := map[string]bool{}
 	for _, c := range hostile.Cases() {
 		t.Run(c.Name, func(t *testing.T) {
@@ -30,7 +26,11 @@ func TestArchiveVerifyHostile(t *testing.T) {
 			} else {
 				family[f] = true
 			}
-			r := runBen10(t, nil, nil, "archive", "verify", "--deep", paths[c.Name])
+			path, err := hostile.SharedPath(c.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := runBen10(t, nil, nil, "archive", "verify", "--deep", path)
 			if c.Name == "raw-zstd-bomb" {
 				if r.code != 0 {
 					t.Fatalf("a valid archive: exit %d, %s", r.code, r.stderr)
@@ -38,7 +38,7 @@ func TestArchiveVerifyHostile(t *testing.T) {
 				return
 			}
 			lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
-			if r.code != 2 || len(lines) != 1 || !strings.Contains(lines[0], filepath.Base(paths[c.Name])) {
+			if r.code != 2 || len(lines) != 1 || !strings.Contains(lines[0], filepath.Base(path)) {
 				t.Fatalf("exit %d, stderr %q; want exit 2 and one line naming the file", r.code, r.stderr)
 			}
 		})
@@ -50,7 +50,11 @@ func TestArchiveVerifyHostile(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"meta-raw-count", "conversation-nil-array", "raw-lz4-lie"} {
-		b, err := os.ReadFile(paths[name])
+		path, err := hostile.SharedPath(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -94,25 +94,62 @@ func Archives(dir string) (map[string]string, error) {
 	return out, nil
 }
 
-// shared is the corpus Shared writes once per process.
+// shared is the corpus Shared and SharedPath write, each case once per
+// process.
 var shared struct {
-	once  sync.Once
+	mu    sync.Mutex
 	dir   string
 	paths map[string]string
-	err   error
 }
 
-// Shared returns the corpus written once per process into a temporary
-// directory, for test packages whose several tests read it (none may
-// change the files): written once, not once per test. The package's
-// TestMain calls RemoveShared after the tests.
+// Shared returns the whole corpus written once per process into a
+// temporary directory, for test packages whose several tests read it
+// (none may change the files): written once, not once per test. The
+// package's TestMain calls RemoveShared after the tests.
 func Shared() (map[string]string, error) {
-	shared.once.Do(func() {
-		if shared.dir, shared.err = os.MkdirTemp("", "ben10-hostile-"); shared.err == nil {
-			shared.paths, shared.err = Archives(shared.dir)
+	out := map[string]string{}
+	for _, c := range Cases() {
+		p, err := SharedPath(c.Name)
+		if err != nil {
+			return nil, err
 		}
-	})
-	return shared.paths, shared.err
+		out[c.Name] = p
+	}
+	return out, nil
+}
+
+// SharedPath is Shared for the one case named: the corpus's file for it,
+// written (once per process) only when a test asks for it, so that a run
+// that reads a few cases does not write them all.
+func SharedPath(name string) (string, error) {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if p, ok := shared.paths[name]; ok {
+		return p, nil
+	}
+	var c *Case
+	for _, k := range Cases() {
+		if k.Name == name {
+			c = &k
+			break
+		}
+	}
+	if c == nil {
+		return "", fmt.Errorf("hostile: no case named %q", name)
+	}
+	if shared.dir == "" {
+		dir, err := os.MkdirTemp("", "ben10-hostile-")
+		if err != nil {
+			return "", fmt.Errorf("hostile: %w", err)
+		}
+		shared.dir, shared.paths = dir, map[string]string{}
+	}
+	p := filepath.Join(shared.dir, name+".ctx")
+	if err := c.write(p); err != nil {
+		return "", fmt.Errorf("hostile: %s: %w", name, err)
+	}
+	shared.paths[name] = p
+	return p, nil
 }
 
 // RemoveShared removes the directory Shared wrote, if it did.
