@@ -51,6 +51,13 @@ func runOnTTYEnv(t *testing.T, env []string, answer string, args ...string) (str
 		cmd.Process.Kill()
 		t.Fatalf("ben10 %v did not finish; terminal:\n%s", args, out.String())
 	}
+	// Read what the child wrote before it exited: the copy ends (EIO)
+	// once the terminal's buffer is drained. Closing first could lose the
+	// last lines.
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+	}
 	f.Close()
 	<-done
 	code := 0
