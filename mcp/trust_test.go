@@ -1,43 +1,20 @@
 package mcp_test
 
 import (
-	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ben10ctx/ben10/archive"
-	"github.com/ben10ctx/ben10/ctxfmt"
+	"github.com/ben10ctx/ben10/internal/hostile"
 )
 
-// tamperTag changes the last byte of the authentication tag of the
-// archive at path in place, keeping its size and modification time (the
-// index takes the file for unchanged): the tag no longer verifies.
+// tamperTag changes the authentication tag of the archive at path in
+// place, keeping its size and modification time: the index takes the file
+// for unchanged, but the tag no longer verifies.
 func tamperTag(t *testing.T, path string) {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := ctxfmt.NewReader(bytes.NewReader(b), int64(len(b)), ctxfmt.ReaderOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tags := r.Find(archive.TypeAuthTag)
-	if len(tags) != 1 {
-		t.Fatalf("%s has %d tags", path, len(tags))
-	}
-	s := r.Segments()[tags[0]]
-	b[s.Offset+s.StoredLen-1] ^= 0xff
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+	if err := hostile.TamperSegment(path, archive.TypeAuthTag); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -495,3 +495,33 @@ func Reseal(b []byte) []byte {
 	}
 	return b
 }
+
+// TamperSegment flips the last stored byte of the one segment of type t
+// in the archive at path, in place, keeping the file's size and
+// modification time: a file replaced after it was indexed or listed, as
+// a reader that goes by size and time sees it. Tests use it on the
+// authentication tag.
+func TamperSegment(path string, t ctxfmt.SegmentType) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	r, err := ctxfmt.NewReader(bytes.NewReader(b), int64(len(b)), ctxfmt.ReaderOptions{})
+	if err != nil {
+		return err
+	}
+	found := r.Find(t)
+	if len(found) != 1 {
+		return fmt.Errorf("%s has %d segments of type %#x, want 1", path, len(found), t)
+	}
+	s := r.Segments()[found[0]]
+	b[s.Offset+s.StoredLen-1] ^= 0xff
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return err
+	}
+	return os.Chtimes(path, fi.ModTime(), fi.ModTime())
+}
